@@ -1,0 +1,3 @@
+from tklscore.cli import main
+
+raise SystemExit(main())

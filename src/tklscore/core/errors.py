@@ -1,0 +1,44 @@
+"""Errors for bad input: each names the file, row and column at fault and what is wrong."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input the user can fix. ``str()`` is a complete, actionable message."""
+
+    def __init__(self, message: str, *, file: str | None = None, row: int | None = None,
+                 column: str | None = None, hint: str | None = None):
+        self.message = message
+        self.file = file
+        self.row = row
+        self.column = column
+        self.hint = hint
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.file:
+            where.append(str(self.file))
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        text = (": ".join([", ".join(where), self.message]) if where else self.message)
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+
+class MissingWeightsError(InputError):
+    """Sensitive values that have no weight; ``pairs`` lists every (attribute, value)."""
+
+    def __init__(self, pairs: list[tuple[str, str]], *, file: str | None = None):
+        self.pairs = pairs
+        shown = ", ".join(f"({a!r}, {v!r})" for a, v in pairs[:50])
+        more = f" and {len(pairs) - 50} more" if len(pairs) > 50 else ""
+        super().__init__(
+            f"{len(pairs)} sensitive value(s) have no weight: {shown}{more}",
+            file=file,
+            hint="add them to the weights file, or treat missing weights as 0 explicitly "
+                 "(--missing-weight-zero)",
+        )

@@ -1,0 +1,209 @@
+"""Loading a table (CSV/TSV, Excel, Parquet) into pandas, keeping values as written.
+
+Every cell is kept as the text it was written as (ids stay strings, ``007`` stays
+``007``). A missing cell (empty in CSV, NaN/None in Excel or Parquet) becomes the empty
+string: for a categorical quasi-identifier or sensitive attribute it is a value of its
+own. A continuous column must parse as numbers; see :meth:`Table.numeric`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.errors import InputError
+
+MISSING = ""
+_SAMPLE_BYTES = 256 * 1024
+_DELIMITERS = [",", ";", "\t", "|"]
+_EXCEL = {".xlsx", ".xlsm", ".xls"}
+_PARQUET = {".parquet", ".pq"}
+
+
+@dataclass
+class Table:
+    """A loaded table: ``frame`` holds one str column per column of the file."""
+
+    frame: pd.DataFrame
+    name: str = "<table>"
+    kind: str = "memory"  # csv | excel | parquet | memory
+    delimiter: str | None = None
+    encoding: str | None = None
+    _numeric: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, name: str = "<table>") -> "Table":
+        return cls(_as_text(frame, name), name=name)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.frame.columns)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def row_number(self, position: int) -> int:
+        """The number a user sees for a 0-based record position: files with a header line
+        count it as row 1 (as a spreadsheet or text editor shows them)."""
+        return position + 2 if self.kind in ("csv", "excel") else position + 1
+
+    def require_columns(self, columns, what: str = "column") -> None:
+        missing = [c for c in columns if c not in self.frame.columns]
+        if missing:
+            raise InputError(
+                f"{what} {', '.join(repr(c) for c in missing)} not found; the table has "
+                f"columns {', '.join(repr(c) for c in self.frame.columns)}",
+                file=self.name)
+
+    def numeric(self, column: str) -> np.ndarray:
+        """The column parsed as finite numbers (float64), or an error naming the first bad row."""
+        if column not in self._numeric:
+            self.require_columns([column])
+            text = self.frame[column]
+            values = pd.to_numeric(text, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+            bad = ~np.isfinite(values)
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raw = text.iloc[first]
+                shown = "an empty cell" if raw == MISSING else f"'{raw}'"
+                raise InputError(
+                    f"continuous column holds {shown}, which is not a number "
+                    f"({int(bad.sum())} such cell(s) in all)",
+                    file=self.name, row=self.row_number(first), column=column,
+                    hint="fix the value, or treat the column as categorical")
+            self._numeric[column] = values
+        return self._numeric[column]
+
+
+def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
+               encoding: str | None = None, sheet: str | int | None = None) -> Table:
+    """Load CSV/TSV (delimiter and encoding detected unless given), Excel or Parquet."""
+    path = Path(path)
+    name = str(path)
+    if not path.exists():
+        raise InputError("file not found", file=name)
+    if path.is_dir():
+        raise InputError("is a folder, not a table file", file=name)
+    suffix = path.suffix.lower()
+    if suffix in _EXCEL:
+        return _load_excel(path, sheet)
+    if suffix in _PARQUET:
+        return _load_parquet(path)
+    return _load_text(path, delimiter, encoding)
+
+
+def _load_excel(path: Path, sheet) -> Table:
+    try:
+        frame = pd.read_excel(path, sheet_name=0 if sheet is None else sheet, dtype=str)
+    except ValueError as exc:  # e.g. unknown sheet
+        raise InputError(f"cannot read the workbook: {exc}", file=str(path)) from None
+    except Exception as exc:  # openpyxl raises several unrelated types for damaged files
+        raise InputError(f"not a readable Excel workbook ({exc.__class__.__name__}: {exc})",
+                         file=str(path)) from None
+    table = Table(_as_text(frame, str(path)), name=str(path), kind="excel")
+    return table
+
+
+def _load_parquet(path: Path) -> Table:
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
+        raise InputError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})",
+                         file=str(path)) from None
+    return Table(_as_text(frame, str(path)), name=str(path), kind="parquet")
+
+
+def _as_text(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    columns = [str(c).strip() for c in frame.columns]
+    _check_header(columns, name)
+    text = {
+        column: frame.iloc[:, i].astype(object).where(frame.iloc[:, i].notna(), MISSING).map(str)
+        for i, column in enumerate(columns)
+    }
+    return pd.DataFrame(text, columns=columns, index=pd.RangeIndex(len(frame))).astype(object)
+
+
+def _check_header(columns: list[str], name: str) -> None:
+    if not columns:
+        raise InputError("has no columns (is the file empty?)", file=name)
+    for i, column in enumerate(columns):
+        if column == "" or column.startswith("Unnamed: "):
+            raise InputError(f"column {i + 1} of the header has no name", file=name, row=1)
+    seen: dict[str, int] = {}
+    for i, column in enumerate(columns):
+        if column in seen:
+            raise InputError(f"column name '{column}' appears twice in the header "
+                             f"(columns {seen[column] + 1} and {i + 1})", file=name, row=1)
+        seen[column] = i
+
+
+def detect_encoding(sample: bytes) -> str:
+    if sample.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(sample).best()
+    return best.encoding if best is not None else "cp1252"
+
+
+def detect_delimiter(text: str, suffix: str = "") -> str:
+    """The delimiter that splits the first lines into the same number (> 1) of fields,
+    preferring the one giving the most fields; ``,`` when nothing splits (one column)."""
+    lines = text.splitlines()[:50]
+    if len(text) >= _SAMPLE_BYTES // 2 and len(lines) > 1:
+        lines = lines[:-1]  # the last sampled line may be cut
+    order = (["\t"] if suffix == ".tsv" else []) + [d for d in _DELIMITERS if not (suffix == ".tsv" and d == "\t")]
+    best, best_fields = None, 1
+    for delimiter in order:
+        counts = {len(row) for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter) if row}
+        if len(counts) == 1:
+            fields = counts.pop()
+            if fields > best_fields:
+                best, best_fields = delimiter, fields
+    if best is None:  # ragged lines: take the delimiter most common in the header
+        header = lines[0] if lines else ""
+        best = max(order, key=header.count) if any(header.count(d) for d in order) else ("\t" if suffix == ".tsv" else ",")
+    return best
+
+
+def _load_text(path: Path, delimiter: str | None, encoding: str | None) -> Table:
+    name = str(path)
+    with open(path, "rb") as handle:
+        sample = handle.read(_SAMPLE_BYTES)
+    if not sample.strip():
+        raise InputError("the file is empty", file=name)
+    encoding = encoding or detect_encoding(sample)
+    try:
+        text = sample.decode(encoding, errors="ignore")
+    except LookupError:
+        raise InputError(f"unknown encoding '{encoding}'", file=name) from None
+    delimiter = delimiter or detect_delimiter(text, path.suffix.lower())
+    header = next(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter), [])
+    _check_header([h.strip() for h in header], name)
+    try:
+        frame = pd.read_csv(path, sep=delimiter, encoding=encoding, dtype=str,
+                            keep_default_na=False, na_filter=False, engine="c")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot be decoded as {encoding} ({exc.reason} at byte {exc.start})",
+                         file=name, hint="give the encoding explicitly") from None
+    except pd.errors.ParserError as exc:
+        raise InputError(f"is not a well-formed delimited file ('{delimiter}'): {exc}",
+                         file=name) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    table = Table(frame.fillna(MISSING).astype(object), name=name, kind="csv",
+                  delimiter=delimiter, encoding=encoding)
+    return table
