@@ -1,0 +1,44 @@
+"""Distinguishing factors are computed once per (source, roles); W(r) once per weights."""
+
+import numpy as np
+import pytest
+
+import tklscore.core.scores as scores_module
+from tklscore.core import Scorer, Weights
+from tklscore.core.examples import TABLE_4_2_WEIGHTS, thesis_example
+
+
+def test_weights_and_selection_changes_do_not_recompute_factors(monkeypatch):
+    calls = []
+    real = scores_module.compute_distinguishing_factors
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scores_module, "compute_distinguishing_factors", counting)
+    example = thesis_example()
+    scorer = Scorer(example.source, example.roles)
+    first = scorer.score([3, 4, 5, 6], example.weights)
+    doubled = Weights([(a, v, w / 2) for a, v, w in TABLE_4_2_WEIGHTS])
+    second = scorer.score([3, 4, 5, 6], doubled)
+    third = scorer.score([0, 1], doubled, x=float("inf"))
+    assert len(calls) == 1
+    # the re-scores are real: halving every weight halves W(r) and L
+    assert second.records["weight_sum"].to_numpy() == pytest.approx(first.records["weight_sum"].to_numpy() / 2)
+    assert second.scores.l_severity == pytest.approx(first.scores.l_severity / 2)
+    assert third.published_rows == 2 and third.records["id"].tolist() == ["0", "1"]
+
+
+def test_record_weights_cached_per_weights_and_recomputed_on_change():
+    example = thesis_example()
+    scorer = Scorer(example.source, example.roles)
+    a, _ = scorer.record_weights(example.weights)
+    again, _ = scorer.record_weights(example.weights)
+    assert again is a
+    changed = Weights([(attr, v, 1.0 if v == "HIV" and attr == "Disease" else w)
+                       for attr, v, w in TABLE_4_2_WEIGHTS])
+    b, _ = scorer.record_weights(changed)
+    assert b is not a
+    assert b[3] - a[3] == pytest.approx(1.0 - 0.432)
+    np.testing.assert_allclose(np.delete(b, 3), np.delete(a, 3))
