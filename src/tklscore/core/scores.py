@@ -148,7 +148,7 @@ class Scorer:
             raise InputError("the source table has no records", file=source.name)
         self.source = source
         self.roles = roles
-        self.ids = source_ids(source, roles.identifier)
+        self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         self._qi = [factorize(source.frame[c].to_numpy(dtype=object)) for c in roles.qi]
         self._sa: dict[str, Codes] = {
             c: factorize(source.numeric(c), ordered=True) if c in roles.continuous
@@ -161,6 +161,12 @@ class Scorer:
 
     def __len__(self) -> int:
         return len(self.source)
+
+    def ids_of(self, positions: np.ndarray) -> np.ndarray:
+        """Ids of source records: the identifier column's values, else row positions."""
+        if self._ids is None:
+            return np.asarray(positions).astype(str).astype(object)
+        return self._ids[positions]
 
     def _missing_value_notes(self) -> list[str]:
         notes = []
@@ -228,7 +234,7 @@ class Scorer:
         x = check_x(x)
         if not isinstance(release, Release):
             positions = np.asarray(release, dtype=np.int64)
-            release = Release(positions, self.ids[positions])
+            release = Release(positions, self.ids_of(positions))
         positions = release.positions
         weight_sum_all, warnings = self.record_weights(weights, missing_weight_zero)
         factors = self.factors_of(positions)
