@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import math
 import platform
 import resource
 import statistics
@@ -208,8 +207,8 @@ def run_main(n: int, seed: int, repeats: int) -> bool:
     n_classes = int(factors.equivalence_class.max()) + 1
     sizes = np.bincount(factors.equivalence_class)
     distinct = {c: len(scorer._sa[c].uniques) for c in SA}
-    print(f"QI levels: " + ", ".join(f"{c} {len(scorer._qi[i].uniques)}" for i, c in enumerate(QI)))
-    print(f"SA levels: " + ", ".join(f"{c} {distinct[c]}" for c in SA)
+    print("QI levels: " + ", ".join(f"{c} {len(scorer._qi[i].uniques)}" for i, c in enumerate(QI)))
+    print("SA levels: " + ", ".join(f"{c} {distinct[c]}" for c in SA)
           + f" (continuous: {CONTINUOUS_SA}, {len(weights.entries)} weight entries, "
             f"{N_INTERVALS} intervals)")
     print(f"equivalence classes: {n_classes:,}; size min {sizes.min()}, median {int(np.median(sizes))}, "

@@ -50,8 +50,8 @@ class Roles:
             claimed[column] = role.value
         stray = sorted(self.continuous - set(self.sa))
         if stray:
-            raise InputError(f"declared continuous but not sensitive; only sensitive attributes are "
-                             f"continuous or categorical", column=stray[0])
+            raise InputError("declared continuous but not sensitive; only sensitive attributes are "
+                             "continuous or categorical", column=stray[0])
 
     def role_of(self, column: str) -> Role:
         if column == self.identifier:

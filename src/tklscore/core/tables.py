@@ -154,10 +154,40 @@ def detect_encoding(sample: bytes) -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
+    if _plausibly_cp1252(sample):
+        return "cp1252"
     from charset_normalizer import from_bytes
 
     best = from_bytes(sample).best()
     return best.encoding if best is not None else "cp1252"
+
+
+# Non-letters a Western European (cp1252/latin-1) text plausibly holds; the other
+# non-ASCII non-letters (e.g. '³', '¹', '¯': cp1250's 'ł', 'ą', 'Ż') point to another code page.
+_CP1252_SYMBOLS = set("\xa0€£¢¥°§©®«»‘’‚“”„–—…·•²±×÷¿¡½¼¾™µ†‡‰")
+_NOT_CP1252_LETTERS = set("ÐÝÞðýþ")  # cp1254's Ğ İ Ş ğ ı ş (rare in Western text)
+
+
+def _plausibly_cp1252(sample: bytes) -> bool:
+    """Whether a non-UTF-8 sample reads as Western European text in cp1252 (of which
+    latin-1 text is a subset): charset_normalizer alone often takes small Western files
+    for cp1250 or an exotic code page. Other single-byte code pages read as cp1252 give
+    symbols, Icelandic letters, or words made almost only of accented letters."""
+    try:
+        text = sample.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    letters = accented = 0
+    for char in text:
+        if char.isalpha():
+            letters += 1
+            if ord(char) > 127:
+                if char in _NOT_CP1252_LETTERS:
+                    return False
+                accented += 1
+        elif ord(char) > 127 and char not in _CP1252_SYMBOLS:
+            return False
+    return accented <= 0.25 * letters
 
 
 def detect_delimiter(text: str, suffix: str = "") -> str:
@@ -201,9 +231,31 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None) -> Table
         raise InputError(f"cannot be decoded as {encoding} ({exc.reason} at byte {exc.start})",
                          file=name, hint="give the encoding explicitly") from None
     except pd.errors.ParserError as exc:
-        raise InputError(f"is not a well-formed delimited file ('{delimiter}'): {exc}",
+        _check_field_counts(path, encoding, delimiter, len(header), name)
+        raise InputError(f"is not a well-formed delimited file ('{delimiter}'): {str(exc).strip()}",
                          file=name) from None
+    # pandas pads short rows with empty cells and takes the first column as the index when
+    # the first record has one field more than the header: neither may pass silently.
+    if (not isinstance(frame.index, pd.RangeIndex) or len(frame.columns) != len(header)
+            or (len(frame) and (frame.iloc[:, -1] == MISSING).any())):
+        _check_field_counts(path, encoding, delimiter, len(header), name)
     frame.columns = [str(c).strip() for c in frame.columns]
     table = Table(frame.fillna(MISSING).astype(object), name=name, kind="csv",
                   delimiter=delimiter, encoding=encoding)
     return table
+
+
+def _check_field_counts(path: Path, encoding: str, delimiter: str, expected: int, name: str) -> None:
+    """An error naming the first record whose number of fields differs from the header's."""
+    try:
+        with open(path, encoding=encoding, newline="") as handle:
+            records = (row for row in csv.reader(handle, delimiter=delimiter) if row)
+            next(records, None)  # the header
+            bad = [(position, len(row)) for position, row in enumerate(records) if len(row) != expected]
+    except (csv.Error, UnicodeDecodeError):
+        return  # the caller reports what pandas found
+    if bad:
+        position, fields = bad[0]
+        raise InputError(f"has {fields} field(s) but the header has {expected} "
+                         f"({len(bad)} such row(s) in all)",
+                         file=name, row=position + 2, hint="every row needs one field per column")

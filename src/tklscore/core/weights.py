@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.errors import InputError
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _INTERVAL = re.compile(
@@ -146,6 +146,8 @@ def load_weights(path: str | os.PathLike) -> Weights:
     """Read a weights CSV with the columns attribute, value, weight (in any order)."""
     path = Path(path)
     name = str(path)
+    if path.is_dir():
+        raise InputError("is a folder, not a weights file", file=name)
     if not path.is_file():
         raise InputError("weights file not found", file=name)
     try:
@@ -169,6 +171,9 @@ def load_weights(path: str | os.PathLike) -> Weights:
             continue
         if len(row) <= max(ia, iv, iw):
             raise InputError(f"has {len(row)} field(s); expected {len(header)}", file=name, row=number)
+        if any(cell.strip() for cell in row[len(header):]):
+            raise InputError(f"has {len(row)} field(s); expected {len(header)}", file=name, row=number,
+                             hint="quote a value holding the delimiter, e.g. \"[0,30)\"")
         raw = row[iw].strip()
         try:
             weight = float(raw)
