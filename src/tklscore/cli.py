@@ -51,8 +51,17 @@ def _x(text: str) -> float:
     return value
 
 
+class UsageError(Exception):
+    """A command-line argument is missing or malformed."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tklscore", description="Misuseability scores of a data release: "
+    parser = _Parser(prog="tklscore", description="Misuseability scores of a data release: "
                                      "tkl-Score, tkl-Score_max, M-Score and L-Severity.")
     parser.add_argument("--version", action="version", version=f"tklscore {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -96,7 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        print(f"tklscore: error: {error}", file=sys.stderr)
+        return 2
+    except SystemExit as done:  # --help, --version
+        return int(done.code or 0)
     try:
         if args.command == "score":
             return _score(args)
