@@ -101,15 +101,19 @@ def _class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
                                   values: Codes) -> np.ndarray:
     """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,
-    normalised by the class size) and the whole table's (q)."""
+    normalised by the class size k) and the whole table's (q).
+
+    Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
+    exactly like the table has distance exactly 0."""
     n = len(classes)
-    q = np.bincount(values.codes, minlength=values.cardinality) / n
+    table_counts = np.bincount(values.codes, minlength=values.cardinality)
     cls, val, counts = _class_value_counts(classes, n_classes, values)
-    p = counts / class_sizes[cls]
-    # values absent from a class contribute q_v each; the q_v of all values sum to 1
-    inside = np.abs(p - q[val]) - q[val]
-    distance = 0.5 * (1.0 + np.bincount(cls, weights=inside, minlength=n_classes))
-    return np.clip(distance, 0.0, 1.0)
+    k = class_sizes[cls]
+    inside = np.abs(counts * n - table_counts[val] * k)
+    # a value absent from a class contributes q_v = C_v / n, in all (n − Σ_inside C_v) / n
+    numerator = (np.bincount(cls, weights=inside, minlength=n_classes)
+                 + (n - np.bincount(cls, weights=table_counts[val], minlength=n_classes)) * class_sizes)
+    return np.clip(numerator / (2.0 * class_sizes * n), 0.0, 1.0)
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
@@ -117,16 +121,19 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
-    A class's cumulative distribution is a step function that only changes at its own
-    values, so the sum over all m positions is summed per step with prefix sums of the
-    table's cumulative distribution F: O(pairs · log m), not O(classes · m).
+    A class's cumulative count c(i) is a step function that only changes at its own
+    values, so Σ_i |c(i)·n − C(i)·k| (C: the table's cumulative count, k: the class size)
+    is summed per step with prefix sums of C: O(pairs · log m), not O(classes · m). The
+    sums are exact integers while they fit in int64, so equal distributions give exactly 0.
     """
     m = values.cardinality
     if m <= 1:
         return np.zeros(n_classes)
     n = len(classes)
-    F = np.cumsum(np.bincount(values.codes, minlength=m)) / n
-    prefix_F = np.concatenate(([0.0], np.cumsum(F)))  # prefix_F[i] = Σ_{j<i} F[j]
+    exact = float(m) * n * n < 2.0 ** 62
+    number = np.int64 if exact else np.float64
+    C = np.cumsum(np.bincount(values.codes, minlength=m)).astype(number)
+    prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
     cls, val, counts = _class_value_counts(classes, n_classes, values)
     order = np.lexsort((val, cls))
     cls, val, counts = cls[order], val[order], counts[order]
@@ -134,14 +141,18 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     first = np.ones(len(cls), dtype=bool)
     first[1:] = cls[1:] != cls[:-1]
     before_class = (cumulative - counts)[first]  # records of earlier classes
-    G = (cumulative - before_class[np.cumsum(first) - 1]) / class_sizes[cls]
+    c = (cumulative - before_class[np.cumsum(first) - 1]).astype(number)  # class cumulative count
+    k = class_sizes[cls].astype(number)
     last = np.ones(len(cls), dtype=bool)
     last[:-1] = first[1:]
     a = val
     b = np.where(last, m, np.roll(val, -1))
-    split = np.clip(np.searchsorted(F, G, side="left"), a, b)
-    step = (G * (split - a) - (prefix_F[split] - prefix_F[a])
-            + (prefix_F[b] - prefix_F[split]) - G * (b - split))
-    total = np.bincount(cls, weights=step, minlength=n_classes)
-    total[cls[first]] += prefix_F[val[first]]  # positions before the class's lowest value
-    return np.clip(total / (m - 1), 0.0, 1.0)
+    # positions i in [a, b) with C(i)·k ≥ c·n start at the first C(i) ≥ ceil(c·n / k)
+    threshold = -((-c * n) // k) if exact else c * n / k
+    split = np.clip(np.searchsorted(C, threshold, side="left"), a, b)
+    step = (c * n * (split - a) - k * (prefix_C[split] - prefix_C[a])
+            + k * (prefix_C[b] - prefix_C[split]) - c * n * (b - split))
+    total = np.zeros(n_classes, dtype=number)
+    starts = np.flatnonzero(first)  # pairs are sorted by class: one run per class
+    total[cls[starts]] = np.add.reduceat(step, starts) + k[starts] * prefix_C[val[starts]]  # + before the lowest value
+    return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
