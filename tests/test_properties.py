@@ -468,3 +468,23 @@ def test_reference_reproduces_the_spec_oracles(data_dir):
     age = ref.source_factors(rows, qi, ["Age"], {"Age"})
     assert age[0].t == Fraction(2, 7)
     assert round(float(max(f.t for f in age)), 4) == 0.4143
+
+
+# --------------------------------------------------------------------------- EMD arithmetic paths
+
+
+@SETTINGS
+@given(classes=st.lists(st.integers(0, 4), min_size=1, max_size=60), data=st.data())
+def test_ordered_emd_float_path_equals_exact_integer_path(classes, data):
+    """Tables too large for int64 sums take the float path; both paths agree."""
+    from tklscore.core.codes import factorize, group_ids
+    from tklscore.core.distinguishing_factors import ordered_emd_by_class
+
+    values = np.array(data.draw(st.lists(st.integers(0, 9), min_size=len(classes), max_size=len(classes))),
+                      dtype=float)
+    ids, n_classes = group_ids([factorize(np.array(classes))], len(classes))
+    sizes = np.bincount(ids, minlength=n_classes)
+    codes = factorize(values, ordered=True)
+    exact = ordered_emd_by_class(ids, n_classes, sizes, codes, exact=True)
+    floating = ordered_emd_by_class(ids, n_classes, sizes, codes, exact=False)
+    np.testing.assert_allclose(floating, exact, rtol=1e-12, atol=1e-15)

@@ -117,20 +117,22 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                         values: Codes) -> np.ndarray:
+                         values: Codes, exact: bool | None = None) -> np.ndarray:
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
     A class's cumulative count c(i) is a step function that only changes at its own
     values, so Σ_i |c(i)·n − C(i)·k| (C: the table's cumulative count, k: the class size)
     is summed per step with prefix sums of C: O(pairs · log m), not O(classes · m). The
-    sums are exact integers while they fit in int64, so equal distributions give exactly 0.
+    sums are exact integers while they fit in int64 (``exact=None`` decides by the size),
+    so equal distributions give exactly 0; beyond that they are floats.
     """
     m = values.cardinality
     if m <= 1:
         return np.zeros(n_classes)
     n = len(classes)
-    exact = float(m) * n * n < 2.0 ** 62
+    if exact is None:
+        exact = float(m) * n * n < 2.0 ** 62
     number = np.int64 if exact else np.float64
     C = np.cumsum(np.bincount(values.codes, minlength=m)).astype(number)
     prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
