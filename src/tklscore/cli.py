@@ -13,7 +13,7 @@ import math
 import os
 import sys
 
-from tklscore import __version__
+from tklscore import __version__, cli_ahp, cli_model, cli_taxonomy
 from tklscore.core.atomic import atomic_write
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, write_thesis_example
@@ -100,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     example.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
 
     commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
+    for module in (cli_ahp, cli_taxonomy, cli_model):
+        module.register(commands)
     return parser
 
 
@@ -113,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version
         return int(done.code or 0)
     try:
+        if hasattr(args, "handler"):
+            return args.handler(args)
         if args.command == "score":
             return _score(args)
         if args.command == "example":
@@ -124,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         print(f"tklscore: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. piped into head: the reader has gone, nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:
         print(f"tklscore: error: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2

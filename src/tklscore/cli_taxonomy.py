@@ -1,0 +1,9 @@
+"""`tklscore taxonomy ...` (being written; registers nothing yet)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add the `taxonomy` subcommand; its parser sets `handler=run` (run(args) -> exit status)."""
