@@ -15,6 +15,7 @@ import sys
 
 from tklscore import __version__, cli_ahp, cli_model, cli_taxonomy
 from tklscore.core.atomic import atomic_write
+from tklscore.core.data_model import TklDataModel
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, write_thesis_example
 from tklscore.core.published import locate_by_ids, locate_table
@@ -80,8 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--sa", metavar="COL[,COL...]", type=_columns, required=True, help="sensitive columns")
     score.add_argument("--continuous", metavar="COL[,COL...]", type=_columns, default=[],
                        help="sensitive columns that are continuous (numeric, ordered)")
-    score.add_argument("--weights", metavar="WEIGHTS.csv", required=True,
-                       help="CSV attribute,value,weight (intervals such as [0,30) for continuous columns)")
+    weighting = score.add_mutually_exclusive_group(required=True)
+    weighting.add_argument("--weights", metavar="WEIGHTS.csv",
+                           help="CSV attribute,value,weight (intervals such as [0,30) for continuous columns)")
+    weighting.add_argument("--model", metavar="MODEL.ttl",
+                           help="a tkl-Data Model (Turtle) whose derived weights are used")
     score.add_argument("--missing-weight-zero", action="store_true",
                        help="treat sensitive values without a weight as weight 0 (default: error)")
     score.add_argument("--x", metavar="X|inf", type=_x, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
@@ -150,7 +154,7 @@ def _score(args) -> int:
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    weights = load_weights(args.weights)
+    weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous)

@@ -10,8 +10,12 @@ from pathlib import Path
 import pandas as pd
 
 from tklscore.core.atomic import atomic_write
+from tklscore.core.data_model import TklDataModel
+from tklscore.core.lseverity_model import write_thesis_lseverity_model
 from tklscore.core.roles import Roles
 from tklscore.core.tables import Table
+from tklscore.core.taxonomy import extract_taxonomy
+from tklscore.core.vocabulary import Vocabulary
 from tklscore.core.weights import Weights
 
 TABLE_3_1_COLUMNS = ["id", "Job", "City", "Gender", "Disease", "Medication", "Age", "Initial Diagnosis"]
@@ -62,7 +66,8 @@ def thesis_example() -> Example:
 
 
 def write_thesis_example(directory: str | Path) -> list[Path]:
-    """Write table_3_1.csv, table_3_6.csv (Scenario 1) and weights_table_4_2.csv."""
+    """Write table_3_1.csv, table_3_6.csv (Scenario 1), weights_table_4_2.csv, model.ttl
+    (the tkl-Data Model with its AHP judgements) and lseverity_model.ttl (Table 3.7)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     published = [row for row in TABLE_3_1 if row[0] in SCENARIO_1_IDS]
@@ -78,4 +83,55 @@ def write_thesis_example(directory: str | Path) -> list[Path]:
         with atomic_write(path) as handle:
             csv.writer(handle, lineterminator="\n").writerows(rows)
         written.append(path)
+    thesis_model().save(directory / "model.ttl")
+    written.append(directory / "model.ttl")
+    written.append(write_thesis_lseverity_model(directory / "lseverity_model.ttl"))
     return written
+
+
+# The thesis' tkl-Data Model of Table 3.1 (Figures 4.7 and 4.8; data-model.md §3).
+THESIS_ALIGNMENT = {"Disease": "Health", "Medication": "Prescription", "Age": "Age",
+                    "Initial Diagnosis": "HealthRecord"}
+THESIS_AGE_BINS = [("[0,30)", "V.LT-30"), ("[30,inf)", "V.GEQ-30")]
+# (criterion A, criterion B, rating of A over B) per criteria group: Tables A.5 and 4.1
+THESIS_JUDGEMENTS = {
+    "External": [("PhysicalCharacteristic", "MedicalHealth", 1 / 4)],
+    "MedicalHealth": [("Health", "HealthRecord", 2), ("Health", "Prescription", 3),
+                      ("HealthRecord", "Prescription", 2)],
+}
+# node label -> HL7 label; V-0.H1N1 has none: it takes E.Viral's by propagation
+THESIS_LABELS = {
+    "V.LT-30": "moderate", "V.GEQ-30": "moderate",
+    "E.Viral": "restricted", "V-0.HIV": "very restricted", "V-0.Flu": "low",
+    "V-0.Hypertension": "restricted",
+    "V.ARV": "restricted", "V.Tamiflu": "restricted", "V.Statin": "restricted",
+    "V.Paracetamol": "restricted", "V.Antibiotics": "restricted",
+    "V-1.HIV": "restricted", "V-1.Hypertension": "moderate", "V-1.Flu": "low", "V-1.Migraine": "low",
+}
+# the priorities as the thesis tables them (Figure 4.8), for assigning them directly
+THESIS_TABLED_PRIORITIES = {"PhysicalCharacteristic": 0.2, "MedicalHealth": 0.8,
+                            "Health": 0.540, "HealthRecord": 0.297, "Prescription": 0.163}
+
+
+def thesis_model(judgements: bool = True):
+    """The tkl-Data Model of Table 3.1 on the built-in taxonomy: with the AHP judgements of
+    Tables A.5 and 4.1, or (``judgements=False``) with the priorities as tabled."""
+    vocabulary = Vocabulary.builtin_thesis()
+    alignment = {column: vocabulary.resolve(name) for column, name in THESIS_ALIGNMENT.items()}
+    taxonomy = extract_taxonomy(vocabulary, list(alignment.values()))
+    example = thesis_example()
+    model = TklDataModel.build(taxonomy, example.source, example.roles, alignment, {"Age": THESIS_AGE_BINS},
+                               namespace="https://tklscore.org/tables/MED#")
+    viral = model.add_element("Disease", "Viral")
+    for label in ("V-0.H1N1", "V-0.HIV", "V-0.Flu"):
+        model.move(model.find(label).iri, viral)
+    for label, qualitative in THESIS_LABELS.items():
+        model.set_label(model.find(label).iri, qualitative)
+    if judgements:
+        for group, ratings in THESIS_JUDGEMENTS.items():
+            for a, b, rating in ratings:
+                model.set_judgement(model.find(group).iri, model.find(a).iri, model.find(b).iri, rating)
+    else:
+        for label, priority in THESIS_TABLED_PRIORITIES.items():
+            model.set_assigned_priority(model.find(label).iri, priority)
+    return model
