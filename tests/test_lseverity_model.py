@@ -308,7 +308,7 @@ _:flu a ls:DataInstance ; ls:attribute "Disease" ; ls:value "Flu" ; ls:sensitivi
 def test_unparseable_file(tmp_path):
     path = tmp_path / "broken.ttl"
     path.write_text("this is not @@ turtle <<<", encoding="utf-8")
-    with pytest.raises(InputError, match="is not valid Turtle") as caught:
+    with pytest.raises(InputError, match="cannot be read as turtle at line 1") as caught:
         LSeverityModel.load(path)
     assert str(path) in str(caught.value)
     with pytest.raises(InputError, match="not found"):

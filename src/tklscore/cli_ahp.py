@@ -9,7 +9,6 @@ import io
 import json
 import math
 import sys
-from pathlib import Path
 
 from tklscore.core.ahp import (
     RANDOM_INDEX,
@@ -19,7 +18,7 @@ from tklscore.core.ahp import (
     parse_judgement,
     verdict,
 )
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.tables import detect_delimiter
 
 HELP = """\
@@ -88,12 +87,8 @@ def run(args) -> int:
 def read_matrix(path) -> tuple[list[str], list[list[float]], list[int]]:
     """Criteria names, the judgement matrix (NaN = missing judgement, mirrors of single
     judgements filled by reciprocity) and the file row number of each criterion's row."""
-    path = Path(path)
+    path = existing_file(path, "judgement matrix file")
     name = str(path)
-    if path.is_dir():
-        raise InputError("is a folder, not a judgement matrix file", file=name)
-    if not path.is_file():
-        raise InputError("judgement matrix file not found", file=name)
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")

@@ -21,7 +21,6 @@ from decimal import Decimal
 from collections import deque
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
@@ -31,6 +30,7 @@ from tklscore.core.ahp import AHPResult, aggregate_judgements, ahp, reciprocal_m
 from tklscore.core.atomic import atomic_write
 from tklscore.core.errors import InputError
 from tklscore.core.labels import HL7_CONFIDENTIALITY, LabelScale
+from tklscore.core.rdf_files import parse_rdf_file
 from tklscore.core.weights import Interval, Weights
 
 DSO = Namespace("https://tklscore.org/ns/dso#")
@@ -589,18 +589,7 @@ class TklDataModel:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "TklDataModel":
-        path = Path(path)
-        name = str(path)
-        if not path.is_file():
-            raise InputError("model file not found" if not path.is_dir() else "is a folder, not a model file",
-                             file=name)
-        graph = Graph()
-        try:
-            graph.parse(path, format="turtle")
-        except Exception as error:  # rdflib raises several parser-specific types
-            raise InputError(f"is not a readable Turtle file ({error.__class__.__name__}: {error})",
-                             file=name) from None
-        return cls.from_graph(graph, name)
+        return cls.from_graph(parse_rdf_file(path, what="model file"), str(path))
 
     @classmethod
     def from_graph(cls, graph: Graph, name: str = "<model>") -> "TklDataModel":

@@ -42,3 +42,15 @@ class MissingWeightsError(InputError):
             hint="add them to the weights file, or treat missing weights as 0 explicitly "
                  "(--missing-weight-zero)",
         )
+
+
+def existing_file(path, what: str = "file"):
+    """``path`` as a Path if it is a readable file, else an error saying what is wrong."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"is a folder, not a {what}", file=str(path))
+    if not path.is_file():
+        raise InputError(f"{what} not found", file=str(path))
+    return path

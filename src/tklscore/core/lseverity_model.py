@@ -437,20 +437,9 @@ class LSeverityModel:
     @classmethod
     def load(cls, path: str | os.PathLike) -> LSeverityModel:
         """Read a model written by :meth:`save` (or by hand in the same vocabulary)."""
-        path = Path(path)
-        name = str(path)
-        if path.is_dir():
-            raise InputError("is a folder, not an L-Severity model file", file=name)
-        if not path.is_file():
-            raise InputError("L-Severity model file not found", file=name)
-        from rdflib import Graph
+        from tklscore.core.rdf_files import parse_rdf_file
 
-        try:
-            graph = Graph().parse(path, format="turtle")
-        except Exception as error:  # noqa: BLE001 - rdflib raises many types for bad syntax and encodings
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
-            raise InputError(f"is not valid Turtle: {first}", file=name) from None
-        return _Reader(graph, name).read()
+        return _Reader(parse_rdf_file(path, what="L-Severity model file"), str(path)).read()
 
 
 class _Reader:

@@ -19,9 +19,7 @@ link.
 from __future__ import annotations
 
 import difflib
-import json
 import re
-import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SKOS
 
 from tklscore.core.errors import InputError
+from tklscore.core.rdf_files import parse_rdf_file
 
 PREDICATES = {
     "subClassOf": RDFS.subClassOf,
@@ -41,16 +40,6 @@ PREDICATES = {
 CLASS_TYPES = (RDFS.Class, OWL.Class, SKOS.Concept)
 IGNORED_PARENTS = {str(OWL.Thing), str(RDFS.Resource), str(RDFS.Class)}
 
-FORMATS = {
-    ".ttl": "turtle", ".turtle": "turtle",
-    ".rdf": "xml", ".owl": "xml", ".xml": "xml", ".rdfs": "xml",
-    ".jsonld": "json-ld", ".json": "json-ld", ".json-ld": "json-ld",
-    ".nt": "nt", ".ntriples": "nt",
-    ".n3": "n3",
-    ".trig": "trig",
-    ".nq": "nquads", ".nquads": "nquads",
-}
-
 BUILTIN_THESIS = "thesis_taxonomy.ttl"
 
 
@@ -58,118 +47,6 @@ def local_name(iri: str) -> str:
     """The part of an IRI after the last '#' or '/' (the IRI itself if that is empty)."""
     name = re.split(r"[#/]", iri.rstrip("#/"))[-1] if iri else iri
     return name or iri
-
-
-def _format_of(path: Path, data: bytes) -> tuple[str, bool]:
-    """The rdflib format name and whether it was guessed from the content."""
-    suffix = path.suffix.lower()
-    if suffix in FORMATS:
-        return FORMATS[suffix], False
-    guessed = rdflib.util.guess_format(str(path))
-    if guessed:
-        return guessed, False
-    start = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:200]
-    if start.startswith(b"<") and not start.startswith(b"<http"):
-        return "xml", True
-    if start.startswith((b"{", b"[")):
-        return "json-ld", True
-    return "turtle", True
-
-
-def _describe_bad_syntax(error: Exception) -> tuple[int | None, str] | None:
-    """Line (1-based) and a short text for rdflib's Turtle/N3 ``BadSyntax``."""
-    why = getattr(error, "_why", None)
-    lines = getattr(error, "lines", None)
-    if why is None or not isinstance(lines, int):
-        return None
-    text = getattr(error, "_str", b"")
-    position = getattr(error, "_i", None)
-    near = ""
-    if isinstance(text, bytes) and isinstance(position, int):
-        start = text.rfind(b"\n", 0, position) + 1
-        end = text.find(b"\n", position)
-        end = len(text) if end < 0 else end
-        near = text[max(start, position - 40):min(end, position + 40)].decode("utf-8", "replace")
-    detail = f"bad syntax ({why})" + (f" near '{near.strip()}'" if near.strip() else "")
-    return lines + 1, detail
-
-
-def _error_line(error: Exception) -> int | None:
-    """The line a parser error points at, if the parser says."""
-    for attribute in ("lineno", "lines", "line"):
-        value = getattr(error, attribute, None)
-        if isinstance(value, int) and value > 0:
-            return value
-    getter = getattr(error, "getLineNumber", None)  # xml.sax.SAXParseException
-    value = getter() if callable(getter) else None
-    if isinstance(value, int) and value > 0:
-        return value
-    match = re.search(r"\bline:?\s*(\d+)", str(error), re.IGNORECASE)
-    return int(match.group(1)) if match else None
-
-
-def _remote_contexts(node, found: list[str]) -> None:
-    """Collect the remote ``@context``/``@import`` references of a JSON-LD document."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in ("@context", "@import"):
-                for item in value if isinstance(value, list) else [value]:
-                    if isinstance(item, str):
-                        found.append(item)
-                    else:
-                        _remote_contexts(item, found)
-            else:
-                _remote_contexts(value, found)
-    elif isinstance(node, list):
-        for item in node:
-            _remote_contexts(item, found)
-
-
-def _parse_file(graph: rdflib.Graph, path: Path) -> None:
-    """Parse one local file into ``graph``; bad syntax → InputError naming file and line."""
-    if not path.exists():
-        raise InputError("vocabulary file not found", file=str(path))
-    if not path.is_file():
-        raise InputError("not a file (a vocabulary must be a Turtle, RDF/XML or JSON-LD file)",
-                         file=str(path))
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot be read: {error.strerror or error}", file=str(path)) from None
-    fmt, guessed = _format_of(path, data)
-    if fmt == "json-ld":
-        try:
-            document = json.loads(data.decode("utf-8-sig"))
-        except UnicodeDecodeError as error:
-            raise InputError(f"not UTF-8 text: {error}", file=str(path)) from None
-        except json.JSONDecodeError as error:
-            raise InputError(f"not valid JSON-LD: {error.msg} at line {error.lineno}, "
-                             f"column {error.colno}", file=str(path), row=None) from None
-        remote: list[str] = []
-        _remote_contexts(document, remote)
-        if remote:
-            raise InputError(
-                f"the JSON-LD document refers to a remote @context ({remote[0]}), which "
-                f"this offline tool does not fetch", file=str(path),
-                hint="inline the context in the file, or use the Turtle or RDF/XML version")
-    try:
-        with warnings.catch_warnings():  # rdflib's own deprecations (JSON-LD parser)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            graph.parse(data=data, format=fmt, publicID=path.resolve().as_uri())
-    except Exception as error:  # noqa: BLE001 - every parser has its own exception types
-        described = _describe_bad_syntax(error)
-        if described:
-            line, detail = described
-        else:
-            line = _error_line(error)
-            detail = " ".join(str(error).split())
-        where = f" at line {line}" if line else ""
-        if len(detail) > 300:
-            detail = detail[:300] + "..."
-        hint = ("format guessed from the content; name the file .ttl, .rdf or .jsonld"
-                if guessed else None)
-        raise InputError(f"cannot be read as {fmt}{where}: {detail or error.__class__.__name__}",
-                         file=str(path), hint=hint) from None
 
 
 def _pick_literal(values: Iterable) -> str | None:
@@ -220,7 +97,7 @@ class Vocabulary:
         chosen = cls._predicates(predicates)
         rdf = rdflib.Graph()
         for path in paths:
-            _parse_file(rdf, path)
+            parse_rdf_file(path, rdf, "vocabulary file")
         return cls.from_rdf(rdf, predicates=chosen, sources=[str(p) for p in paths])
 
     @staticmethod

@@ -16,11 +16,10 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _INTERVAL = re.compile(
@@ -144,12 +143,8 @@ def _check_weight(entry: WeightEntry, name: str) -> None:
 
 def load_weights(path: str | os.PathLike) -> Weights:
     """Read a weights CSV with the columns attribute, value, weight (in any order)."""
-    path = Path(path)
+    path = existing_file(path, "weights file")
     name = str(path)
-    if path.is_dir():
-        raise InputError("is a folder, not a weights file", file=name)
-    if not path.is_file():
-        raise InputError("weights file not found", file=name)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
