@@ -650,6 +650,14 @@ class TklDataModel:
                 float(one(judgement, TKLM.rating, what="a judgement"))
         return model
 
+    def copy(self) -> "TklDataModel":
+        """An independent copy (nodes are immutable; the judgement tables are copied)."""
+        other = TklDataModel(self.namespace, self.scale, self.method, self.random_index)
+        other.nodes = dict(self.nodes)
+        other.root = self.root
+        other.judgements = {p: {e: dict(t) for e, t in experts.items()} for p, experts in self.judgements.items()}
+        return other
+
     def state(self) -> tuple:
         """Everything the model holds, comparable (for round-trip checks and undo)."""
         return (self.namespace, self.scale, self.method, self.random_index, self.root,
