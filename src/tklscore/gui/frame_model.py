@@ -1,0 +1,79 @@
+"""A Qt table model over a pandas DataFrame: rows are fetched from the frame on demand
+(nothing is copied into item widgets), sorting reorders an index, not the frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+
+class FrameModel(QAbstractTableModel):
+    def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5):
+        super().__init__(parent)
+        self.float_digits = float_digits
+        self._frame = pd.DataFrame()
+        self._order = np.arange(0)
+        self._highlight: np.ndarray | None = None  # per frame row: True to highlight
+        if frame is not None:
+            self.set_frame(frame)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    def set_frame(self, frame: pd.DataFrame, highlight: np.ndarray | None = None) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self._order = np.arange(len(frame))
+        self._highlight = highlight
+        self.endResetModel()
+
+    def frame_row(self, row: int) -> int:
+        """The frame's row position shown at view row ``row``."""
+        return int(self._order[row])
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame.columns)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row = self._order[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            value = self._frame.iat[row, index.column()]
+            if isinstance(value, (float, np.floating)):
+                return f"{value:.{self.float_digits}f}"
+            return "(empty)" if value == "" and role == Qt.ItemDataRole.DisplayRole else str(value)
+        if role == Qt.ItemDataRole.UserRole:
+            return self._frame.iat[row, index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if pd.api.types.is_numeric_dtype(self._frame.dtypes.iloc[index.column()]):
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and self._highlight is not None and self._highlight[row]:
+            return QBrush(QColor(255, 120, 90, 90))
+        return None
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return str(self._frame.columns[section])
+        return str(section + 1)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if not len(self._frame):
+            return
+        self.layoutAboutToBeChanged.emit()
+        values = self._frame.iloc[:, column]
+        if not pd.api.types.is_numeric_dtype(values):
+            numbers = pd.to_numeric(values, errors="coerce")
+            values = numbers if numbers.notna().all() else values.astype(str)
+        self._order = np.argsort(values.to_numpy(), kind="stable")
+        if order == Qt.SortOrder.DescendingOrder:
+            self._order = self._order[::-1]
+        self.layoutChanged.emit()

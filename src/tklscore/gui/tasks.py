@@ -1,0 +1,118 @@
+"""Long work off the UI thread: a task runs a function in a thread pool, reports progress,
+can be cancelled, and delivers its result (or a specific error) back on the UI thread."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from typing import Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from tklscore.core.errors import InputError
+
+
+class Cancelled(Exception):
+    """Raised inside a task's function when the user cancelled it."""
+
+
+class TaskControl:
+    """Handed to the task's function: ``progress(percent, text)`` and ``check()`` (raises
+    :class:`Cancelled` once the task is cancelled)."""
+
+    def __init__(self, task: "Task"):
+        self._task = task
+        self._cancelled = threading.Event()
+
+    def progress(self, percent: int, text: str = "") -> None:
+        self.check()
+        self._task.signals.progress.emit(int(percent), text)
+
+    def check(self) -> None:
+        if self._cancelled.is_set():
+            raise Cancelled()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+
+class TaskSignals(QObject):
+    progress = Signal(int, str)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+
+class Task(QRunnable):
+    def __init__(self, name: str, function: Callable[[TaskControl], object]):
+        super().__init__()
+        self.name = name
+        self.function = function
+        self.signals = TaskSignals()
+        self.control = TaskControl(self)
+        self.setAutoDelete(False)
+
+    def cancel(self) -> None:
+        self.control._cancelled.set()
+
+    def run(self) -> None:
+        try:
+            result = self.function(self.control)
+        except Cancelled:
+            self.signals.cancelled.emit()
+            return
+        except InputError as error:
+            self.signals.failed.emit(str(error))
+            return
+        except MemoryError:
+            self.signals.failed.emit(f"{self.name}: not enough memory")
+            return
+        except Exception as error:  # a bug: report it specifically, keep the application alive
+            traceback.print_exc()
+            self.signals.failed.emit(f"{self.name} failed unexpectedly: {error.__class__.__name__}: {error}")
+            return
+        if self.control.cancelled:
+            self.signals.cancelled.emit()
+        else:
+            self.signals.finished.emit(result)
+
+
+class TaskRunner(QObject):
+    """Runs tasks one at a time in order (scoring state is not shared between threads)."""
+
+    busy = Signal(bool, str)
+    progress = Signal(int, str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.current: list[Task] = []
+
+    def start(self, name: str, function: Callable[[TaskControl], object],
+              on_done: Callable[[object], None], on_failed: Callable[[str], None]) -> Task:
+        task = Task(name, function)
+        task.signals.progress.connect(self.progress)
+        task.signals.finished.connect(lambda result: self._settle(task, on_done, result))
+        task.signals.failed.connect(lambda message: self._settle(task, on_failed, message))
+        task.signals.cancelled.connect(lambda: self._settle(task, None, None))
+        self.current.append(task)
+        self.busy.emit(True, name)
+        self.pool.start(task)
+        return task
+
+    def _settle(self, task: Task, callback, value) -> None:
+        if task in self.current:
+            self.current.remove(task)
+        if not self.current:
+            self.busy.emit(False, "")
+        if callback is not None:
+            callback(value)
+
+    def cancel_all(self) -> None:
+        for task in list(self.current):
+            task.cancel()
+
+    def wait(self, msecs: int = 30000) -> bool:
+        return self.pool.waitForDone(msecs)

@@ -1,0 +1,397 @@
+"""The application state behind every view: the project, the loaded source table, its
+Scorer, the tkl-Data Model with undo/redo, the candidate releases and their scores.
+
+Views read from the Workbench and call its methods; it tells them what changed through
+signals. Long work (loading, distinguishing factors, scoring) runs in a TaskRunner, one
+task at a time; a result that an edit has made stale is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from tklscore.core.data_model import TklDataModel
+from tklscore.core.errors import InputError
+from tklscore.core.examples import thesis_example, thesis_model
+from tklscore.core.project import Project
+from tklscore.core.published import Release
+from tklscore.core.rdf_files import parse_rdf_file
+from tklscore.core.releases import ReleaseDefinition, resolve_release
+from tklscore.core.roles import Roles
+from tklscore.core.scores import ScoreReport, Scorer
+from tklscore.core.tables import Table, load_table
+from tklscore.core.weights import Weights, load_weights
+from tklscore.gui.tasks import TaskControl, TaskRunner
+
+AUTOSAVE_MS = 30_000
+
+
+class ModelEdit(QUndoCommand):
+    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies."""
+
+    def __init__(self, workbench: "Workbench", text: str, before: TklDataModel, after: TklDataModel):
+        super().__init__(text)
+        self.workbench = workbench
+        self.before = before
+        self.after = after
+
+    def redo(self) -> None:
+        self.workbench._set_model(self.after.copy())
+
+    def undo(self) -> None:
+        self.workbench._set_model(self.before.copy())
+
+
+class Workbench(QObject):
+    sourceChanged = Signal()      # a new table, or new roles
+    releasesChanged = Signal()    # releases added/removed/renamed, or another one is current
+    modelChanged = Signal()       # the tkl-Data Model or the weights changed
+    scoresChanged = Signal()      # new score reports
+    status = Signal(str)          # what just happened, for the status bar
+    failed = Signal(str)          # a specific error for the user
+    dirtyChanged = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.runner = TaskRunner(self)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
+        self.project = Project()
+        self.project_path: str | None = None
+        self.table: Table | None = None
+        self.scorer: Scorer | None = None
+        self.model: TklDataModel | None = None
+        self.weights: Weights | None = None
+        self.weights_problem: str | None = None
+        self.reports: dict[str, ScoreReport] = {}
+        self.resolved: dict[ReleaseDefinition, Release] = {}
+        self._generation = {"source": 0, "scorer": 0, "scores": 0}
+        self._dirty = False
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        self.autosave_timer.start()
+
+    # ------------------------------------------------------------------ project
+
+    def new_project(self) -> None:
+        self.runner.cancel_all()
+        self.project = Project()
+        self.project_path = None
+        self.table = self.scorer = self.model = self.weights = None
+        self.weights_problem = None
+        self.reports = {}
+        self.resolved = {}
+        self.undo_stack.clear()
+        self._mark(False)
+        self.sourceChanged.emit()
+        self.releasesChanged.emit()
+        self.modelChanged.emit()
+        self.scoresChanged.emit()
+
+    def load_example(self, name: str = "thesis") -> None:
+        if name != "thesis":
+            raise InputError(f"there is no built-in example '{name}' (thesis is)")
+        example = thesis_example()
+        model = thesis_model()
+        project = Project(builtin="thesis", roles=example.roles,
+                          releases=[ReleaseDefinition("Scenario 1", "ids", ids=tuple(example.published_ids)),
+                                    ReleaseDefinition("Scenario 2", "ids",
+                                                      ids=tuple(example.source.frame["id"]))],
+                          current_release="Scenario 1",
+                          model_turtle=model.to_graph().serialize(format="turtle"))
+        self._open(project, None)
+
+    def open_project(self, path: str) -> None:
+        self._open(Project.load(path), str(path))
+
+    def _open(self, project: Project, path: str | None) -> None:
+        self.new_project()
+        self.project = project
+        self.project_path = path
+        if project.model_turtle:
+            from rdflib import Graph
+
+            graph = Graph()
+            try:
+                graph.parse(data=project.model_turtle, format="turtle")
+            except Exception as error:  # rdflib raises parser-specific types
+                raise InputError(f"the tkl-Data Model inside the project cannot be read: {error}",
+                                 file=path) from None
+            self.model = TklDataModel.from_graph(graph, path or "project")
+        self._refresh_weights()
+        self.modelChanged.emit()
+        self.releasesChanged.emit()
+        self._load_source()
+
+    def save_project(self, path: str | None = None) -> str:
+        path = path or self.project_path
+        if not path:
+            raise InputError("the project has no file yet; choose where to save it")
+        self._sync_project()
+        self.project.save(path)
+        self.project_path = str(path)
+        self.undo_stack.setClean()
+        self._mark(False)
+        self.status.emit(f"Saved {path}")
+        self._recovery_path().unlink(missing_ok=True)
+        return str(path)
+
+    def _sync_project(self) -> None:
+        self.project.model_turtle = self.model.to_graph().serialize(format="turtle") if self.model else None
+
+    def _recovery_path(self) -> Path:
+        folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+                      or Path.home() / ".tklscore")
+        folder.mkdir(parents=True, exist_ok=True)
+        name = Path(self.project_path).name if self.project_path else "untitled.tklproj"
+        return folder / f"recovery-{name}"
+
+    def autosave(self) -> Path | None:
+        """Write a recovery copy of an unsaved project (the real file is only written on save)."""
+        if not self.is_dirty():
+            return None
+        self._sync_project()
+        path = self._recovery_path()
+        try:
+            self.project.save(path)
+        except OSError as error:
+            self.status.emit(f"Could not write the recovery copy: {error}")
+            return None
+        return path
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.dirtyChanged.emit(not clean or self._dirty)
+
+    def is_dirty(self) -> bool:
+        return self._dirty or not self.undo_stack.isClean()
+
+    def _mark(self, dirty: bool) -> None:
+        self._dirty = dirty
+        self.dirtyChanged.emit(self.is_dirty())
+
+    # ------------------------------------------------------------------ source and roles
+
+    def open_source(self, path: str, options: dict | None = None, roles: Roles | None = None) -> None:
+        self.project.source_path = str(path)
+        self.project.builtin = None
+        self.project.source_options = dict(options or {})
+        self.project.roles = roles or Roles()
+        self.resolved.clear()
+        self._mark(True)
+        self._load_source()
+
+    def _load_source(self) -> None:
+        project = self.project
+        if project.builtin is None and not project.source_path:
+            return
+        self.scorer = None
+        generation = self._next_generation("source")
+
+        def load(control: TaskControl):
+            control.progress(5, "Loading the source table")
+            if project.builtin == "thesis":
+                return thesis_example().source
+            return load_table(project.source_path, **project.source_options)
+
+        def done(table: Table) -> None:
+            if generation != self._generation["source"]:
+                return
+            self.table = table
+            self.status.emit(f"Loaded {table.name}: {len(table):,} records, {len(table.columns)} columns")
+            self.sourceChanged.emit()
+            self._rebuild_scorer()
+
+        self.runner.start("Loading the source table", load, done, self._fail)
+
+    def set_roles(self, roles: Roles) -> None:
+        if self.table is not None:
+            roles.validate(self.table)
+        self.project.roles = roles
+        self.resolved.clear()
+        self._mark(True)
+        self.sourceChanged.emit()
+        self._rebuild_scorer()
+
+    def _rebuild_scorer(self) -> None:
+        self.scorer = None
+        self.reports = {}
+        self.scoresChanged.emit()
+        if self.table is None or not self.project.roles.sa:
+            self.status.emit("Choose the quasi-identifiers and sensitive attributes to see scores")
+            return
+        table, roles = self.table, self.project.roles
+        generation = self._next_generation("scorer")
+
+        def build(control: TaskControl) -> Scorer:
+            control.progress(10, "Computing the distinguishing factors")
+            scorer = Scorer(table, roles)
+            _ = scorer.factors
+            return scorer
+
+        def done(scorer: Scorer) -> None:
+            if generation != self._generation["scorer"]:
+                return
+            self.scorer = scorer
+            self.rescore()
+
+        self.runner.start("Computing the distinguishing factors", build, done, self._fail)
+
+    # ------------------------------------------------------------------ releases
+
+    def release_names(self) -> list[str]:
+        return [r.name for r in self.project.releases]
+
+    def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
+        if definition.name in self.release_names():
+            raise InputError(f"there is already a release named '{definition.name}'")
+        if self.table is not None:
+            resolve_release(definition, self.table, self.project.roles)  # fail now, not later
+        self.project.releases.append(definition)
+        if make_current or self.project.current_release is None:
+            self.project.current_release = definition.name
+        self._mark(True)
+        self.releasesChanged.emit()
+        self.rescore()
+
+    def replace_release(self, name: str, definition: ReleaseDefinition) -> None:
+        index = self.release_names().index(name)
+        if self.table is not None:
+            resolve_release(definition, self.table, self.project.roles)
+        self.project.releases[index] = definition
+        if self.project.current_release == name:
+            self.project.current_release = definition.name
+        self._mark(True)
+        self.releasesChanged.emit()
+        self.rescore()
+
+    def remove_release(self, name: str) -> None:
+        self.project.releases = [r for r in self.project.releases if r.name != name]
+        self.reports.pop(name, None)
+        if self.project.current_release == name:
+            self.project.current_release = self.project.releases[0].name if self.project.releases else None
+        self._mark(True)
+        self.releasesChanged.emit()
+        self.scoresChanged.emit()
+
+    def set_current_release(self, name: str) -> None:
+        self.project.release(name)
+        self.project.current_release = name
+        self.releasesChanged.emit()
+        self.scoresChanged.emit()
+
+    def current_report(self) -> ScoreReport | None:
+        name = self.project.current_release
+        return self.reports.get(name) if name else None
+
+    def current_release(self) -> Release | None:
+        name = self.project.current_release
+        if not name:
+            return None
+        definition = self.project.release(name)
+        return self.resolved.get(definition)
+
+    # ------------------------------------------------------------------ weights and model
+
+    def set_x(self, x: float) -> None:
+        if math.isnan(x) or x < 1:
+            raise InputError(f"x must be at least 1 (or ∞), not {x:g}")
+        self.project.x = x
+        self._mark(True)
+        self.rescore()
+
+    def set_model(self, model: TklDataModel | None) -> None:
+        self.undo_stack.clear()
+        self._set_model(model)
+        self._mark(True)
+
+    def use_weights_file(self, path: str) -> None:
+        load_weights(path)
+        self.project.weights_path = str(path)
+        self.undo_stack.clear()
+        self._set_model(None)
+        self._mark(True)
+
+    def open_model(self, path: str) -> None:
+        self.set_model(TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path)))
+
+    def edit_model(self, text: str, change) -> None:
+        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing."""
+        if self.model is None:
+            raise InputError("there is no tkl-Data Model to edit")
+        before = self.model.copy()
+        after = self.model.copy()
+        change(after)
+        self.undo_stack.push(ModelEdit(self, text, before, after))
+
+    def _set_model(self, model: TklDataModel | None) -> None:
+        self.model = model
+        self._refresh_weights()
+        self.modelChanged.emit()
+        self.rescore()
+
+    def _refresh_weights(self) -> None:
+        self.weights, self.weights_problem = None, None
+        try:
+            if self.model is not None:
+                self.weights = self.model.to_weights()
+            elif self.project.weights_path:
+                self.weights = load_weights(self.project.weights_path)
+            else:
+                self.weights_problem = "Choose weights: a tkl-Data Model or a weights file"
+        except InputError as error:
+            self.weights_problem = str(error)
+        if self.weights_problem:
+            self.status.emit(self.weights_problem)
+
+    # ------------------------------------------------------------------ scoring
+
+    def rescore(self) -> None:
+        """Score every release in the background with the current weights and x."""
+        if self.scorer is None or self.table is None:
+            return
+        if self.weights is None:
+            self.reports = {}
+            self.scoresChanged.emit()
+            return
+        scorer, weights, x = self.scorer, self.weights, self.project.x
+        table, roles = self.table, self.project.roles
+        definitions = list(self.project.releases)
+        resolved = dict(self.resolved)
+        generation = self._next_generation("scores")
+
+        def score(control: TaskControl):
+            reports, releases = {}, {}
+            for i, definition in enumerate(definitions):
+                control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name}")
+                release = resolved.get(definition) or resolve_release(definition, table, roles)
+                releases[definition] = release
+                reports[definition.name] = scorer.score(release, weights, x)
+            return reports, releases
+
+        def done(result) -> None:
+            if generation != self._generation["scores"]:
+                return
+            self.reports, self.resolved = result
+            current = self.current_report()
+            if current is not None:
+                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                                 f"{current.published_rows:,} of {current.source_rows:,} records")
+            self.scoresChanged.emit()
+
+        self.runner.start("Scoring", score, done, self._fail)
+
+    def _next_generation(self, stage: str) -> int:
+        """A new generation of ``stage``; later stages' pending results become stale too."""
+        stages = list(self._generation)
+        for later in stages[stages.index(stage):]:
+            self._generation[later] += 1
+        return self._generation[stage]
+
+    def _fail(self, message: str) -> None:
+        self.status.emit(message)
+        self.failed.emit(message)

@@ -1,0 +1,120 @@
+"""The application state (Workbench): example, background scoring, undo/redo, project
+save/reopen, recovery copy, bad input — driven with pytest-qt, offscreen."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+
+from tklscore.core.errors import InputError
+from tklscore.core.examples import thesis_example, thesis_model
+from tklscore.core.releases import ReleaseDefinition
+from tklscore.core.scores import Scorer
+from tklscore.gui.workbench import Workbench
+
+
+@pytest.fixture
+def workbench(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    bench = Workbench()
+    yield bench
+    bench.runner.cancel_all()
+    bench.runner.wait()
+
+
+def wait_scored(qtbot, bench, names=("Scenario 1", "Scenario 2")):
+    qtbot.waitUntil(lambda: all(n in bench.reports for n in names) and not bench.runner.current, timeout=10000)
+
+
+def test_example_is_scored_in_the_background(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    assert round(workbench.reports["Scenario 1"].scores.tkl, 5) == round(
+        Scorer(thesis_example().source, thesis_example().roles).score([3, 4, 5, 6], thesis_model().to_weights()).scores.tkl, 5)
+    assert workbench.reports["Scenario 2"].normalized_source.tkl == pytest.approx(1.0)
+    assert workbench.current_report() is workbench.reports["Scenario 1"]
+
+
+def test_model_edits_undo_and_redo(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    before = workbench.reports["Scenario 1"].scores.tkl
+    arv = workbench.model.find("V.ARV").iri
+    with qtbot.waitSignal(workbench.scoresChanged, timeout=10000):
+        workbench.edit_model("Label ARV", lambda m: m.set_label(arv, "very restricted"))
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    after = workbench.reports["Scenario 1"].scores.tkl
+    assert after > before and workbench.is_dirty()
+    expected = thesis_model()
+    expected.set_label(expected.find("V.ARV").iri, "very restricted")
+    assert workbench.weights.fingerprint == expected.to_weights().fingerprint
+    workbench.undo_stack.undo()
+    qtbot.waitUntil(lambda: not workbench.runner.current and
+                    workbench.reports["Scenario 1"].scores.tkl == pytest.approx(before), timeout=10000)
+    assert workbench.model.find("V.ARV").qualitative == "restricted"
+    workbench.undo_stack.redo()
+    assert workbench.model.find("V.ARV").qualitative == "very restricted"
+    with pytest.raises(InputError, match="not a label of the scale"):
+        workbench.edit_model("bad", lambda m: m.set_label(arv, "secret"))
+    assert workbench.undo_stack.count() == 1  # the bad edit left nothing behind
+
+
+def test_incomplete_model_shows_the_problem_instead_of_scores(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    arv = workbench.model.find("V.ARV").iri
+    workbench.edit_model("Unlabel ARV", lambda m: m.set_label(arv, None))
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    assert workbench.weights is None and "V.ARV of A.Medication has no label" in workbench.weights_problem
+    assert workbench.reports == {}
+
+
+def test_project_save_and_reopen_gives_the_same_state(qtbot, workbench, tmp_path):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.add_release(ReleaseDefinition("Edmonton", "filter", expression="City == 'Edmonton'"))
+    workbench.set_x(float("inf"))
+    medical = workbench.model.find("MedicalHealth").iri
+    health, record = workbench.model.find("Health").iri, workbench.model.find("HealthRecord").iri
+    workbench.edit_model("judge", lambda m: m.set_judgement(medical, health, record, 5))
+    wait_scored(qtbot, workbench, ("Scenario 1", "Scenario 2", "Edmonton"))
+    path = tmp_path / "release.tklproj"
+    workbench.save_project(str(path))
+    assert not workbench.is_dirty()
+    scores = {name: report.scores for name, report in workbench.reports.items()}
+    state = workbench.model.state()
+    other = Workbench()
+    other.open_project(str(path))
+    wait_scored(qtbot, other, ("Scenario 1", "Scenario 2", "Edmonton"))
+    assert other.model.state() == state
+    assert other.project.current_release == "Edmonton" and other.project.x == float("inf")
+    assert {name: report.scores for name, report in other.reports.items()} == scores
+    assert not other.is_dirty()
+
+
+def test_recovery_copy_is_written_while_unsaved(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    assert workbench.autosave() is None  # nothing to recover yet
+    workbench.set_x(2.0)
+    path = workbench.autosave()
+    assert path is not None and path.exists()
+    from tklscore.core.project import Project
+
+    assert Project.load(path).x == 2.0
+
+
+def test_bad_input_is_reported_specifically(qtbot, workbench, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("")
+    with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
+        workbench.open_source(str(bad))
+    assert failed.args[0] == f"{bad}: the file is empty"
+    broken = tmp_path / "broken.tklproj"
+    broken.write_text("{")
+    with pytest.raises(InputError, match="not JSON"):
+        workbench.open_project(str(broken))
+    with pytest.raises(InputError, match="x must be at least 1"):
+        workbench.set_x(0.5)
