@@ -112,6 +112,7 @@ class ScoreReport:
     normalized_max: ScoreSet
     records: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
+    source_scores: ScoreSet | None = None  # the source published whole: the denominators by source
 
     def to_json_dict(self) -> dict:
         return {
@@ -161,6 +162,16 @@ class Scorer:
 
     def __len__(self) -> int:
         return len(self.source)
+
+    @property
+    def qi_codes(self) -> list[Codes]:
+        """Factorised codes of the quasi-identifiers, in role order."""
+        return list(self._qi)
+
+    @property
+    def sa_codes(self) -> dict[str, Codes]:
+        """Factorised codes of the sensitive attributes (continuous: sorted numbers)."""
+        return dict(self._sa)
 
     def ids_of(self, positions: np.ndarray) -> np.ndarray:
         """Ids of source records: the identifier column's values, else row positions."""
@@ -257,7 +268,7 @@ class Scorer:
             "weight_sum": weight_sum, "tkl": rs.tkl, "m_score": rs.m_score, "l_severity": rs.l_severity,
         }, columns=list(RECORD_COLUMNS))
         return ScoreReport(len(self.source), n, x, scores, by_source,
-                           normalise_by_theoretical_max(scores, n, x), records, warnings)
+                           normalise_by_theoretical_max(scores, n, x), records, warnings, whole)
 
 
 def _shown(value) -> str:

@@ -34,6 +34,10 @@ class FrameModel(QAbstractTableModel):
         """The frame's row position shown at view row ``row``."""
         return int(self._order[row])
 
+    def view_row(self, frame_row: int) -> int:
+        """The view row showing the frame's row position ``frame_row``."""
+        return int(np.flatnonzero(self._order == frame_row)[0])
+
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._frame)
 
