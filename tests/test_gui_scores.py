@@ -1,0 +1,185 @@
+"""The Scores view on the thesis example (real widgets, offscreen): summary, x, records,
+explanation, charts and exports. Scores use the thesis' Table 4.2 weights (spec
+scoring.md oracles); the example's own tkl-Data Model derives slightly different ones
+(scoring.md erratum 5)."""
+
+import math
+
+import pytest
+from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtWidgets import QFileDialog
+
+from tklscore.core.examples import write_thesis_example
+from tklscore.gui.charts import SORT_TKL
+from tklscore.gui.scores_view import ScoresView, riskiest_mask
+from tklscore.gui.workbench import Workbench
+
+TKL, TKL_MAX, M, M_INF, L = range(5)
+RAW, BY_SOURCE, BY_MAX = range(3)
+
+
+def wait_scores(qtbot, workbench, tkl):
+    qtbot.waitUntil(lambda: workbench.current_report() is not None
+                    and abs(workbench.current_report().scores.tkl - tkl) < 5e-6, timeout=15000)
+
+
+@pytest.fixture
+def view(qtbot, tmp_path):
+    QStandardPaths.setTestModeEnabled(True)
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    view = ScoresView(workbench)
+    qtbot.addWidget(view)
+    view.resize(1200, 900)
+    view.show()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: bool(workbench.reports), timeout=15000)
+    files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
+    workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
+    wait_scores(qtbot, workbench, 4.98258)
+    yield view
+    workbench.runner.cancel_all()
+
+
+def test_summary_and_releases(view, qtbot):
+    assert view.summary_text(TKL, RAW) == "4.98258"
+    assert view.summary_text(TKL, BY_SOURCE) == "0.5686"
+    assert view.summary_text(TKL_MAX, RAW) == "1.54949"
+    assert view.summary_text(M, RAW) == "1.67040"
+    assert view.summary_text(L, BY_SOURCE) == "0.5055"
+    assert view.summary_text(TKL, BY_MAX) == f"{4.98258 / 8:.4f}"
+    assert view.release_combo.currentText() == "Scenario 1"
+    view.release_combo.setCurrentText("Scenario 2")
+    assert view.workbench.project.current_release == "Scenario 2"
+    assert view.summary_text(TKL, RAW) == "8.76302"
+    assert view.summary_text(TKL, BY_SOURCE) == "1.0000"
+    assert view.records_model.rowCount() == 7
+    # the view follows the workbench too
+    view.workbench.set_current_release("Scenario 1")
+    assert view.release_combo.currentText() == "Scenario 1"
+    assert view.summary_text(TKL, RAW) == "4.98258"
+
+
+def test_x_infinite(view, qtbot):
+    view.x_infinite.setChecked(True)
+    assert math.isinf(view.workbench.project.x)
+    qtbot.waitUntil(lambda: math.isinf(view.workbench.current_report().x), timeout=15000)
+    assert view.summary_text(M, RAW) == "0.41760"
+    assert view.summary_text(M_INF, BY_SOURCE) == "0.7143"
+    assert "∞" in view.summary.verticalHeaderItem(M).text()
+    assert not view.x_spin.isEnabled()
+    view.x_infinite.setChecked(False)
+    view.x_spin.setValue(10)
+    qtbot.waitUntil(lambda: view.workbench.current_report().x == 10, timeout=15000)
+    assert view.summary_text(M, RAW) == f"{4 ** 0.1 * 0.41760:.5f}"
+
+
+def test_records_table_sorts_and_highlights(view):
+    model = view.records_model
+    assert model.rowCount() == 4
+    tkl_column = list(model.frame.columns).index("tkl")
+    view.records_view.sortByColumn(tkl_column, Qt.SortOrder.DescendingOrder)
+    shown = [float(model.data(model.index(r, tkl_column), Qt.ItemDataRole.UserRole)) for r in range(4)]
+    assert shown == sorted(shown, reverse=True)
+    assert model.data(model.index(0, 0)) == "3"
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is not None  # the riskiest
+    assert model.data(model.index(3, 0), Qt.ItemDataRole.BackgroundRole) is None
+    assert list(riskiest_mask([1.0, 3.0, 2.0] * 10)).count(True) == 3
+
+
+def test_selecting_a_record_explains_it(view):
+    view.select_record(0)  # published record 3
+    explanation = view.explanation
+    assert explanation is not None and explanation.id == "3"
+    assert explanation.class_ids == ["3", "4"]
+    assert explanation.weight_sum == pytest.approx(0.83520, abs=5e-6)
+    text = view.explain_browser.toPlainText()
+    assert "{3, 4}" in text and "0.83520" in text and "Medication" in text
+
+
+def test_charts(view, qtbot):
+    assert view.per_record_chart.point_count() == 4
+    assert view.growth_chart.point_count() == 4
+    assert view.releases_chart.bar_count() == 2 * 5
+    assert len(view.per_record_chart.legend.items) == 3
+    assert len(view.releases_chart.legend.items) == 5
+    assert view.per_record_chart.plot_item.getAxis("left").labelText
+    # thesis order: ascending by L-Severity → the last point is record 3 (L = 0.41760 / 2.10240)
+    tkl = view.per_record_chart.series["l_severity"].yData
+    assert list(tkl) == sorted(tkl)
+    assert tkl[-1] == pytest.approx(0.41760 / 2.10240, abs=1e-5)
+    assert view.per_record_chart.ids[-1] == "3"
+    view.order_combo.setCurrentIndex(view.order_combo.findData(SORT_TKL))
+    assert view.per_record_chart.ids[0] == "3"
+    # growth ends at the release's normalised scores
+    growth = view.growth_chart.series
+    assert growth["tkl"].yData[-1] == pytest.approx(0.5686, abs=1e-4)
+    assert growth["m_score"].yData[-1] == pytest.approx(0.4082, abs=1e-4)
+    assert growth["l_severity"].yData[-1] == pytest.approx(0.5055, abs=1e-4)
+    view.workbench.set_current_release("Scenario 2")
+    assert view.per_record_chart.point_count() == 7
+
+
+def test_chart_export(view, tmp_path, monkeypatch):
+    for index, suffix in [(0, ".png"), (1, ".svg"), (2, ".png")]:
+        view.chart_tabs.setCurrentIndex(index)
+        target = tmp_path / f"chart{index}{suffix}"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                            staticmethod(lambda *a, t=target, s=suffix: (str(t.with_suffix("")), f"(*{s})")))
+        view.export_chart_button.click()
+        assert target.exists() and target.stat().st_size > 0
+    failures = []
+    view.workbench.failed.connect(failures.append)
+    assert not view.export_chart(str(tmp_path / "chart.gif"))
+    assert failures and ".png or .svg" in failures[0]
+
+
+def test_report_export(view, tmp_path, monkeypatch):
+    written = {}
+    for suffix in (".html", ".pdf", ".csv"):
+        target = tmp_path / f"report{suffix}"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                            staticmethod(lambda *a, t=target: (str(t), "")))
+        view.export_report_button.click()
+        assert target.exists() and target.stat().st_size > 0
+        written[suffix] = target
+    text = written[".html"].read_text(encoding="utf-8")
+    for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "data:image/png;base64,",
+                     "Consistency"):
+        assert expected in text
+    assert written[".pdf"].read_bytes().startswith(b"%PDF")
+    lines = written[".csv"].read_text().strip().splitlines()
+    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity"
+    assert len(lines) == 1 + 4
+
+
+def test_large_series_are_decimated(qtbot):
+    import numpy as np
+    import pandas as pd
+
+    from tklscore.core.scores import ScoreSet
+    from tklscore.gui.charts import MAX_POINTS, GrowthChart, PerRecordChart
+
+    rng = np.random.default_rng(0)
+    n = 50_000
+    records = pd.DataFrame({"id": np.arange(n).astype(str), "tkl": rng.random(n), "m_score": rng.random(n),
+                            "l_severity": rng.random(n)})
+    whole = ScoreSet(float(n), 1.0, float(n), 1.0, float(n))
+    for chart in (PerRecordChart(), GrowthChart()):
+        qtbot.addWidget(chart)
+        chart.set_data(records, whole, math.inf)
+        assert 0 < chart.point_count() <= MAX_POINTS
+    assert chart.series["tkl"].yData[-1] == pytest.approx(records["tkl"].sum() / n)
+    assert chart.series["m_score"].yData[-1] == pytest.approx(records["m_score"].max() / n)
+
+
+def test_report_shows_judgement_consistency(qtbot):
+    from tklscore.gui.report import build_report_html
+
+    QStandardPaths.setTestModeEnabled(True)
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: bool(workbench.reports), timeout=15000)
+    text = build_report_html(workbench)
+    assert "MedicalHealth" in text and "CR" in text and "Weights from the tkl-Data Model" in text
