@@ -84,6 +84,24 @@ class ModelChanges:
     values_not_in_table: list[tuple[str, str]] = field(default_factory=list)
 
 
+@dataclass
+class Realignment:
+    """What :meth:`TklDataModel.realign` did: the new taxonomy (its conflicts, and what the
+    extraction pruned), the classes that came into the model or left it, and the
+    judgements (group, criterion a, criterion b) that no longer apply."""
+
+    taxonomy: object
+    added: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    forgotten: list[tuple[str, str, str]] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Classes of the model found in the vocabulary under another IRI (by local name)."""
+
+    @property
+    def conflicts(self) -> list:
+        return self.taxonomy.conflicts
+
+
 class TklDataModel:
     def __init__(self, namespace: str = "https://tklscore.org/tables/T#", scale: LabelScale = HL7_CONFIDENTIALITY,
                  method: str = "eigenvector", random_index: str = "thesis"):
@@ -186,6 +204,132 @@ class TklDataModel:
                              f"not under '{self.nodes[taxonomy_class].label}'")
         self._forget_judgements_of(attribute.iri)
         self.nodes[attribute.iri] = replace(attribute, parent=taxonomy_class)
+
+    # ------------------------------------------------------------------ re-alignment
+
+    def alignment(self) -> dict[str, str]:
+        """Column → the taxonomy class its attribute is aligned under (unaligned columns left out)."""
+        return {n.column: n.parent for n in self.nodes.values()
+                if n.kind == Kind.ATTRIBUTE and n.parent is not None}
+
+    def taxonomy_for(self, vocabulary, alignment: dict[str, str] | None = None,
+                     keep_parent: dict[str, str] | None = None, keep_current: bool = True):
+        """The taxonomy extracted from ``vocabulary`` above the classes of ``alignment``
+        (default: the model's own). With ``keep_current``, a class with several parents keeps
+        the parent it has in this model unless ``keep_parent`` says otherwise; the current
+        root is kept when it still lies above every mapped class."""
+        import networkx as nx
+
+        from tklscore.core.taxonomy import TAXONOMY_ROOT, extract_taxonomy
+
+        alignment = self._resolved_alignment(vocabulary, self.alignment() if alignment is None else alignment)
+        mapped = list(dict.fromkeys(alignment.values()))
+        if not mapped:
+            raise InputError("no column is aligned: align at least one column with a vocabulary class")
+        root = None
+        if self.root is not None and self.root != TAXONOMY_ROOT and self.root in vocabulary.graph:
+            below = nx.descendants(vocabulary.graph, self.root) | {self.root}
+            if all(m in below for m in mapped):
+                root = self.root
+        keep = {vocabulary.resolve(c): vocabulary.resolve(p) for c, p in (keep_parent or {}).items()}
+        taxonomy = extract_taxonomy(vocabulary, mapped, keep, root)
+        if keep_current:
+            current = {}
+            for conflict in taxonomy.conflicts:
+                node = self.nodes.get(conflict.node)
+                if (conflict.node not in keep and node is not None and node.kind == Kind.TAXONOMY
+                        and node.parent in conflict.parents and node.parent != conflict.kept):
+                    current[conflict.node] = node.parent
+            if current:
+                taxonomy = extract_taxonomy(vocabulary, mapped, {**current, **keep}, root)
+        return taxonomy
+
+    @staticmethod
+    def _resolved_alignment(vocabulary, alignment: dict[str, str]) -> dict[str, str]:
+        """The alignment in ``vocabulary``'s IRIs: a class the vocabulary lacks is found by its
+        local name when that is unambiguous (IRIs differ between DPV releases)."""
+        resolved = {}
+        for column, cls in alignment.items():
+            try:
+                resolved[column] = vocabulary.resolve(cls)
+            except InputError as error:
+                found = _same_class(vocabulary, cls)
+                if found is None:
+                    raise InputError(f"column '{column}' is aligned under '{_local_name(cls)}', which the "
+                                     f"vocabulary lacks: {error.message}", hint=error.hint) from None
+                resolved[column] = found
+        return resolved
+
+    def _rename_classes(self, rename: dict[str, str]) -> None:
+        """Give taxonomy classes new IRIs (another release of the vocabulary), judgements included."""
+        if not rename:
+            return
+        def new(iri: str) -> str:
+            return rename.get(iri, iri)
+
+        self.nodes = {new(i): replace(n, iri=new(n.iri), parent=None if n.parent is None else new(n.parent))
+                      for i, n in self.nodes.items()}
+        self.root = None if self.root is None else new(self.root)
+        self.judgements = {new(p): {e: {(new(a), new(b)): r for (a, b), r in t.items()} for e, t in experts.items()}
+                           for p, experts in self.judgements.items()}
+
+    def realign(self, vocabulary, column: str | None = None, class_iri: str | None = None,
+                keep_parent: dict[str, str] | None = None, keep_current: bool = True):
+        """Align ``column`` under ``class_iri`` (a class of ``vocabulary``) and rebuild the upper
+        part: the taxonomy is re-extracted from the new alignment (``keep_parent``: class →
+        the parent it keeps; ``keep_current``: see :meth:`taxonomy_for`). Every label, element,
+        value, assigned priority and judgement that still applies is kept: a judgement
+        applies while both criteria are still in the group under the same parent. Returns a
+        :class:`Realignment` (the new taxonomy with its conflicts and pruning, the classes
+        added and dropped, the judgements forgotten)."""
+        rename = {}
+        for iri, node in self.nodes.items():
+            if node.kind in (Kind.ROOT, Kind.TAXONOMY) and iri not in vocabulary.graph:
+                found = _same_class(vocabulary, iri)
+                if found is not None and found not in self.nodes:
+                    rename[iri] = found
+        if column is not None:
+            self.attribute(column)
+        self._rename_classes(rename)
+        alignment = self.alignment()
+        if column is not None:
+            if class_iri is None:
+                raise InputError(f"choose the class to align column '{column}' with")
+            alignment[column] = vocabulary.resolve(class_iri)
+        alignment = self._resolved_alignment(vocabulary, alignment)
+        taxonomy = self.taxonomy_for(vocabulary, alignment, keep_parent, keep_current)
+        nodes: dict[str, Node] = {}
+        for iri in taxonomy.nodes:
+            kind = Kind.ROOT if iri == taxonomy.root else Kind.TAXONOMY
+            parent = taxonomy.parent.get(iri) if iri != taxonomy.root else None
+            old = self.nodes.get(iri)
+            if old is not None and old.kind not in (Kind.ROOT, Kind.TAXONOMY):
+                raise InputError(f"the class '{taxonomy.label(iri)}' has the IRI of the model's "
+                                 f"{old.kind.value} '{old.label}'")
+            assigned = old.assigned if old is not None and kind == Kind.TAXONOMY else None
+            nodes[iri] = Node(iri, kind, taxonomy.label(iri), parent, assigned=assigned)
+        for node in self.nodes.values():
+            if node.kind in (Kind.ROOT, Kind.TAXONOMY):
+                continue
+            if node.kind == Kind.ATTRIBUTE:
+                node = replace(node, parent=alignment.get(node.column))
+            nodes[node.iri] = node
+        upper = [iri for iri, n in self.nodes.items() if n.kind in (Kind.ROOT, Kind.TAXONOMY)]
+        result = Realignment(taxonomy, added=[i for i in taxonomy.nodes if i not in self.nodes],
+                             dropped=[i for i in upper if i not in nodes], renamed=rename)
+        old_groups = {p: set(self.criteria_group(p)) for p in self.judgements if p in self.nodes}
+        self.nodes = nodes
+        self.root = taxonomy.root
+        for parent in list(self.judgements):
+            group = set(self.criteria_group(parent)) if parent in self.nodes else set()
+            applies = group & old_groups.get(parent, set())
+            for table in self.judgements[parent].values():
+                for pair in [p for p in table if not set(p) <= applies]:
+                    del table[pair]
+                    result.forgotten.append((parent, *pair))
+            if parent not in self.nodes:
+                del self.judgements[parent]
+        return result
 
     def _table_parent(self, column: str, parent: str | None) -> str:
         attribute = self.attribute(column)
@@ -689,6 +833,14 @@ def _bin_name(interval: str) -> str:
     if math.isinf(parsed.high):
         return f"{'GEQ' if parsed.low_closed else 'GT'}-{parsed.low:g}"
     return f"{'GEQ' if parsed.low_closed else 'GT'}-{parsed.low:g}-{'LEQ' if parsed.high_closed else 'LT'}-{parsed.high:g}"
+
+
+def _same_class(vocabulary, iri: str) -> str | None:
+    """The vocabulary's class with the local name of ``iri``, when there is exactly one."""
+    try:
+        return vocabulary.resolve(_local_name(iri))
+    except InputError:
+        return None
 
 
 def _local_name(iri: str) -> str:
