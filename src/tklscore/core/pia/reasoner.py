@@ -1,0 +1,508 @@
+"""Forward chaining with full provenance and Delete/Rederive maintenance (pia.md §9).
+
+``Reasoner(rules).materialize(triples)`` computes the fixed point DB_r of Def 3.3.9 with
+a **semi-naive** forward chainer over interned terms and indexed Python sets, and keeps
+**every** justification of every derived triple (not only the first, as Jena does): a
+:class:`Justification` is one rule firing, ``(rule, grounded body)``. PIA needs all of
+them, otherwise a disruption that breaks one derivation could leave a violation standing.
+
+The result is a :class:`Closure` that stays a fixed point under updates:
+
+* ``closure.remove(triples)`` retracts asserted triples with **Delete/Rederive**:
+  over-delete everything whose derivations use a retracted triple, drop those
+  derivations, re-admit each over-deleted triple that still has a derivation from
+  surviving triples, and propagate semi-naively from the re-admitted ones;
+* ``closure.add(triples)`` asserts triples and propagates semi-naively;
+* ``closure.replace([(old, new), ...])`` is AlterData (Alg 8) in place;
+* ``with closure.altered(removals, additions):`` applies an alteration and reverts it
+  on exit — the apply/re-check/revert loop of candidate-solution evaluation.
+
+Each update returns a :class:`Change` (triples that entered or left the closure, and
+triples whose asserted/inferred status flipped) so violation detection can be
+incremental (:class:`tklscore.core.pia.violations.ViolationMonitor`).
+
+Vocabulary: *asserted* triples are the input DB (DBm after MinimizeDB); *inferred*
+triples are ``closure − asserted`` (Alg 1: C = DBmf − DBm). An asserted triple that is
+also derivable keeps its justifications (MinimizeDB and participant search use them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from rdflib.term import Node
+
+from tklscore.core.pia.facts import DEFAULT_ISA_PREDICATES, IsaHierarchy, Triple
+from tklscore.core.pia.rules import Rule, Var, check_unique_names
+
+_F = tuple[int, int, int]          # an interned fact
+_D = tuple[int, tuple[_F, ...]]    # a derivation: (rule index, grounded body)
+
+
+class Justification(NamedTuple):
+    """One rule firing that derives a triple: the rule and its grounded body, in body order."""
+
+    rule: Rule
+    body: tuple[Triple, ...]
+
+    def __str__(self) -> str:
+        return f"{self.rule.name}: " + " ∧ ".join(map(str, self.body))
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one update did to the closure (net effect).
+
+    ``added``/``removed``: triples that entered / left the closure; ``now_asserted`` /
+    ``now_inferred``: triples that stayed but changed status.
+    """
+
+    added: frozenset[Triple] = frozenset()
+    removed: frozenset[Triple] = frozenset()
+    now_asserted: frozenset[Triple] = frozenset()
+    now_inferred: frozenset[Triple] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.now_asserted or self.now_inferred)
+
+    def touched(self) -> frozenset[Triple]:
+        return self.added | self.removed | self.now_asserted | self.now_inferred
+
+
+@dataclass
+class _CompiledRule:
+    rule: Rule
+    atoms: list[tuple[int, int, int]]       # constant id >= 0, variable -(k+1)
+    head: tuple[int, int, int]
+    nvars: int
+    plans: list[list[int]] = field(default_factory=list)  # per seed atom: order of the others
+
+
+class Reasoner:
+    """A compiled rule set; ``materialize`` builds a :class:`Closure` of some triples."""
+
+    def __init__(self, rules: Sequence[Rule]):
+        rules = list(rules)
+        check_unique_names(rules)
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self._ids: dict[Node, int] = {}
+        self._terms: list[Node] = []
+        self._compiled = [self._compile(r) for r in self.rules]
+        # one generated join function per (rule, body atom used as the seed)
+        self._by_pred: dict[int, list] = {}
+        self._var_pred: list = []
+        for ri, cr in enumerate(self._compiled):
+            for ai, atom in enumerate(cr.atoms):
+                fn = _generate_join(ri, cr, ai)
+                if atom[1] >= 0:
+                    self._by_pred.setdefault(atom[1], []).append(fn)
+                else:
+                    self._var_pred.append(fn)
+        # the subject and object indexes serve only atoms with a variable predicate
+        self._needs_so = bool(self._var_pred)
+
+    # -- terms -------------------------------------------------------------------------
+    def intern(self, term: Node) -> int:
+        tid = self._ids.get(term)
+        if tid is None:
+            tid = self._ids[term] = len(self._terms)
+            self._terms.append(term)
+        return tid
+
+    def term(self, tid: int) -> Node:
+        return self._terms[tid]
+
+    def _compile(self, rule: Rule) -> _CompiledRule:
+        variables: dict[Var, int] = {}
+
+        def enc(t) -> int:
+            if isinstance(t, Var):
+                if t not in variables:
+                    variables[t] = len(variables)
+                return -(variables[t] + 1)
+            return self.intern(t)
+
+        atoms = [tuple(enc(t) for t in a) for a in rule.body]
+        head = tuple(enc(t) for t in rule.head)
+        cr = _CompiledRule(rule, atoms, head, len(variables))  # type: ignore[arg-type]
+        for seed in range(len(atoms)):
+            bound = {v for v in atoms[seed] if v < 0}
+            rest = [i for i in range(len(atoms)) if i != seed]
+            order = []
+            while rest:
+                # most bound positions first; among equals, a bound predicate first
+                def score(i, bound=bound):
+                    a = atoms[i]
+                    return (sum(1 for v in a if v >= 0 or v in bound), a[1] >= 0 or a[1] in bound)
+                best = max(rest, key=score)
+                order.append(best)
+                rest.remove(best)
+                bound |= {v for v in atoms[best] if v < 0}
+            cr.plans.append(order)
+        return cr
+
+    def materialize(self, triples: Iterable[Triple]) -> Closure:
+        """The fixed point of the rules over ``triples`` (all of them asserted)."""
+        closure = Closure(self)
+        closure._add_ids([closure._fid(t) for t in triples], axioms=True)
+        return closure
+
+
+class Closure:
+    """A materialized fixed point with all justifications, maintained under updates."""
+
+    def __init__(self, reasoner: Reasoner):
+        self.reasoner = reasoner
+        self._asserted: set[_F] = set()
+        self._facts: set[_F] = set()
+        self._derivs: dict[_F, set[_D]] = {}
+        self._ps: dict[tuple[int, int], set[int]] = {}
+        self._po: dict[tuple[int, int], set[int]] = {}
+        self._p: dict[int, set[tuple[int, int]]] = {}
+        self._s: dict[int, set[tuple[int, int]]] = {}
+        self._o: dict[int, set[tuple[int, int]]] = {}
+
+    # -- conversion --------------------------------------------------------------------
+    def _fid(self, t: Sequence[Node]) -> _F:
+        intern = self.reasoner.intern
+        return (intern(t[0]), intern(t[1]), intern(t[2]))
+
+    def _lookup(self, t: Sequence[Node]) -> _F | None:
+        ids = self.reasoner._ids
+        try:
+            return (ids[t[0]], ids[t[1]], ids[t[2]])
+        except KeyError:
+            return None
+
+    def _triple(self, f: _F) -> Triple:
+        terms = self.reasoner._terms
+        return Triple(terms[f[0]], terms[f[1]], terms[f[2]])
+
+    def _just(self, d: _D) -> Justification:
+        return Justification(self.reasoner.rules[d[0]], tuple(self._triple(b) for b in d[1]))
+
+    # -- queries -----------------------------------------------------------------------
+    def __contains__(self, t) -> bool:
+        f = self._lookup(t)
+        return f is not None and f in self._facts
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def triples(self) -> set[Triple]:
+        """Everything in the closure (DBmf)."""
+        return {self._triple(f) for f in self._facts}
+
+    def asserted(self) -> set[Triple]:
+        """The asserted triples (the DB that was reasoned over)."""
+        return {self._triple(f) for f in self._asserted}
+
+    def inferred(self) -> set[Triple]:
+        """Triples in the closure that were not asserted (C = DBmf − DBm)."""
+        return {self._triple(f) for f in self._facts - self._asserted}
+
+    def is_asserted(self, t) -> bool:
+        f = self._lookup(t)
+        return f is not None and f in self._asserted
+
+    def is_inferred(self, t) -> bool:
+        f = self._lookup(t)
+        return f is not None and f in self._facts and f not in self._asserted
+
+    def justifications(self, t) -> list[Justification]:
+        """Every rule firing that derives ``t`` (empty for a triple nothing derives)."""
+        f = self._lookup(t)
+        if f is None:
+            return []
+        return sorted((self._just(d) for d in self._derivs.get(f, ())), key=_just_key)
+
+    def uses(self, t) -> list[tuple[Triple, Justification]]:
+        """Every ``(conclusion, justification)`` whose body contains ``t`` (participation)."""
+        f = self._lookup(t)
+        if f is None:
+            return []
+        if f not in self._facts:
+            return []
+        found = {(h, (ri, body)) for ri, h, body in self._fire([f])}
+        return sorted(((self._triple(h), self._just(d)) for h, d in found),
+                      key=lambda x: (str(x[0]), _just_key(x[1])))
+
+    def justification_map(self) -> dict[Triple, set[tuple[str, tuple[Triple, ...]]]]:
+        """``{triple: {(rule name, body), ...}}`` for every derived triple (for display and tests)."""
+        return {self._triple(f): {(self.reasoner.rules[ri].name, tuple(map(self._triple, body)))
+                                  for ri, body in ds}
+                for f, ds in self._derivs.items() if ds}
+
+    def justification_count(self) -> int:
+        return sum(len(d) for d in self._derivs.values())
+
+    def stats(self) -> dict[str, int]:
+        return {"asserted": len(self._asserted), "inferred": len(self._facts - self._asserted),
+                "facts": len(self._facts), "justifications": self.justification_count()}
+
+    def isa_hierarchy(self, isa_predicates: Iterable[Node] = DEFAULT_ISA_PREDICATES) -> IsaHierarchy:
+        """The ISA hierarchy of everything in the closure (used to label its triples)."""
+        ids = self.reasoner._ids
+        preds = {ids[p] for p in isa_predicates if p in ids}
+        return IsaHierarchy((self._triple((s, p, o)) for p in preds for s, o in self._p.get(p, ())),
+                            isa_predicates)
+
+    def copy(self) -> Closure:
+        """An independent copy sharing the (append-only) term table."""
+        other = Closure(self.reasoner)
+        other._asserted = set(self._asserted)
+        other._facts = set(self._facts)
+        other._derivs = {k: set(v) for k, v in self._derivs.items()}
+        for name in ("_ps", "_po", "_p", "_s", "_o"):
+            setattr(other, name, {k: set(v) for k, v in getattr(self, name).items()})
+        return other
+
+    # -- updates -----------------------------------------------------------------------
+    def add(self, triples: Iterable[Triple]) -> Change:
+        """Assert triples and propagate to the new fixed point."""
+        fids = [self._fid(t) for t in triples]
+        flipped = {f for f in fids if f in self._facts and f not in self._asserted}
+        added = self._add_ids(fids)
+        return Change(added=frozenset(map(self._triple, added)),
+                      now_asserted=frozenset(map(self._triple, flipped)))
+
+    def remove(self, triples: Iterable[Triple]) -> Change:
+        """Retract asserted triples (Delete/Rederive). Triples that are not asserted are ignored."""
+        fids = {f for f in (self._lookup(t) for t in triples) if f is not None and f in self._asserted}
+        if not fids:
+            return Change()
+        self._asserted -= fids
+        derivs = self._derivs
+        asserted = self._asserted
+        # 1. over-delete: find every derivation that uses a deleted triple (by firing the
+        #    rules with it as the seed while everything is still indexed), drop it, and
+        #    delete its conclusion too unless that conclusion is asserted
+        over: set[_F] = set(fids)
+        delta = list(fids)
+        while delta:
+            nxt = []
+            for ri, h, body in self._fire(delta):
+                hd = derivs.get(h)
+                if hd is not None:
+                    hd.discard((ri, body))
+                if h not in over and h not in asserted:
+                    over.add(h)
+                    nxt.append(h)
+            delta = nxt
+        for f in over:
+            self._unindex(f)
+        # 2. rederive: over-deleted triples that kept a derivation from surviving triples
+        back = [f for f in over if derivs.get(f)]
+        for f in back:
+            self._index(f)
+        self._propagate(back)
+        removed = {f for f in over if f not in self._facts}
+        for f in removed:
+            derivs.pop(f, None)
+        flipped = fids - removed
+        return Change(removed=frozenset(map(self._triple, removed)),
+                      now_inferred=frozenset(map(self._triple, flipped)))
+
+    def replace(self, pairs: Iterable[tuple[Triple, Triple | None]]) -> Change:
+        """AlterData (Alg 8): each asserted ``old`` is replaced by ``new`` (``None`` removes it)."""
+        pairs = list(pairs)
+        before_rm = self.remove([old for old, _ in pairs])
+        before_add = self.add([new for _, new in pairs if new is not None])
+        return _compose(before_rm, before_add)
+
+    @contextmanager
+    def altered(self, removals: Iterable[Triple] = (), additions: Iterable[Triple] = ()
+                ) -> Iterator[Change]:
+        """Apply an alteration for the duration of a ``with`` block, then restore exactly."""
+        removals = [t for t in removals if self.is_asserted(t)]
+        additions = [t for t in additions if not self.is_asserted(t) and t not in removals]
+        change = _compose(self.remove(removals), self.add(additions))
+        try:
+            yield change
+        finally:
+            self.remove(additions)
+            self.add(removals)
+
+    # -- engine ------------------------------------------------------------------------
+    def _index(self, f: _F) -> None:
+        s, p, o = f
+        self._facts.add(f)
+        ps = self._ps.get((p, s))
+        if ps is None:
+            self._ps[(p, s)] = {o}
+        else:
+            ps.add(o)
+        po = self._po.get((p, o))
+        if po is None:
+            self._po[(p, o)] = {s}
+        else:
+            po.add(s)
+        pp = self._p.get(p)
+        if pp is None:
+            self._p[p] = {(s, o)}
+        else:
+            pp.add((s, o))
+        if self.reasoner._needs_so:
+            self._s.setdefault(s, set()).add((p, o))
+            self._o.setdefault(o, set()).add((s, p))
+
+    def _unindex(self, f: _F) -> None:
+        s, p, o = f
+        self._facts.discard(f)
+        self._ps[(p, s)].discard(o)
+        self._po[(p, o)].discard(s)
+        self._p[p].discard((s, o))
+        if self.reasoner._needs_so:
+            self._s[s].discard((p, o))
+            self._o[o].discard((s, p))
+
+    def _add_ids(self, fids: Iterable[_F], axioms: bool = False) -> set[_F]:
+        new: list[_F] = []
+        for f in fids:
+            if f in self._asserted:
+                continue
+            self._asserted.add(f)
+            if f not in self._facts:
+                self._index(f)
+                new.append(f)
+        if axioms:
+            for ri, cr in enumerate(self.reasoner._compiled):
+                if not cr.atoms:
+                    h = cr.head
+                    self._derivs.setdefault(h, set()).add((ri, ()))
+                    if h not in self._facts:
+                        self._index(h)
+                        new.append(h)
+        return set(new) | self._propagate(new)
+
+    def _fire(self, seeds: Iterable[_F]) -> list[tuple[int, _F, tuple[_F, ...]]]:
+        """Every rule firing with at least one of ``seeds`` in its body, against the store."""
+        by_pred = self.reasoner._by_pred
+        var_pred = self.reasoner._var_pred
+        facts, ps, po, pp, ss, oo = self._facts, self._ps, self._po, self._p, self._s, self._o
+        out: list = []
+        for f in seeds:
+            for fn in by_pred.get(f[1], ()):
+                fn(f, facts, ps, po, pp, ss, oo, out)
+            for fn in var_pred:
+                fn(f, facts, ps, po, pp, ss, oo, out)
+        return out
+
+    def _propagate(self, delta: Iterable[_F]) -> set[_F]:
+        """Semi-naive rounds from ``delta`` (already indexed); returns the triples added.
+
+        Each round fires the rules with one body atom bound to a triple new in the last
+        round and the other atoms matched against everything; every firing is recorded
+        (a set per conclusion), so all justifications are kept.
+        """
+        facts = self._facts
+        derivs = self._derivs
+        added: set[_F] = set()
+        delta = list(delta)
+        while delta:
+            fresh: dict[_F, None] = {}
+            for ri, h, body in self._fire(delta):
+                hd = derivs.get(h)
+                if hd is None:
+                    derivs[h] = {(ri, body)}
+                else:
+                    hd.add((ri, body))
+                if h not in facts:
+                    fresh[h] = None
+            for h in fresh:
+                self._index(h)
+            added.update(fresh)
+            delta = list(fresh)
+        return added
+
+
+def _generate_join(ri: int, cr: _CompiledRule, seed: int):
+    """Python source for one (rule, seed atom) join, compiled once per rule set.
+
+    The function unifies the seed atom with a triple ``f`` and then walks the other body
+    atoms in ``cr.plans[seed]`` order with nested loops over the closure's indexes,
+    appending ``(rule index, head, body)`` for every grounding.
+    """
+    atoms = cr.atoms
+    names: dict[int, str] = {}
+    lines = ["def join(f, facts, ps, po, pp, ss, oo, out):", "    a0, a1, a2 = f"]
+    indent = "    "
+    conds = []
+    for pos, t in enumerate(atoms[seed]):
+        if t >= 0:
+            conds.append(f"a{pos} != {t}")
+        elif -t - 1 in names:
+            conds.append(f"a{pos} != {names[-t - 1]}")
+        else:
+            names[-t - 1] = f"a{pos}"
+    if conds:
+        lines.append(f"{indent}if {' or '.join(conds)}: return")
+    body = {seed: "f"}
+
+    def val(t: int) -> str | None:
+        return str(t) if t >= 0 else names.get(-t - 1)
+
+    for step, ai in enumerate(cr.plans[seed]):
+        terms = atoms[ai]
+        bound = [val(t) for t in terms]
+        temps = [f"x{step}_{pos}" for pos in range(3)]
+        S, P, O = bound
+        if P is not None:
+            if S is not None and O is not None:
+                lines.append(f"{indent}if ({S}, {P}, {O}) in facts:")
+            elif S is not None:
+                lines.append(f"{indent}for {temps[2]} in ps.get(({P}, {S}), ()):")
+            elif O is not None:
+                lines.append(f"{indent}for {temps[0]} in po.get(({P}, {O}), ()):")
+            else:
+                lines.append(f"{indent}for {temps[0]}, {temps[2]} in pp.get({P}, ()):")
+        elif S is not None:
+            lines.append(f"{indent}for {temps[1]}, {temps[2]} in ss.get({S}, ()):")
+        elif O is not None:
+            lines.append(f"{indent}for {temps[0]}, {temps[1]} in oo.get({O}, ()):")
+        else:
+            lines.append(f"{indent}for {temps[0]}, {temps[1]}, {temps[2]} in facts:")
+        indent += "    "
+        conds = []
+        for pos, t in enumerate(terms):
+            if bound[pos] is not None:
+                continue
+            k = -t - 1  # unbound here, so a variable (constants are always bound)
+            if k in names:
+                conds.append(f"{temps[pos]} != {names[k]}")
+            else:
+                names[k] = temps[pos]
+        if P is None and S is not None and O is not None:
+            conds.append(f"{temps[2]} != {O}")
+        if conds:
+            lines.append(f"{indent}if {' or '.join(conds)}: continue")
+        body[ai] = "(" + ", ".join(val(t) for t in terms) + ")"
+    head = "(" + ", ".join(val(t) for t in cr.head) + ")"
+    body_expr = "(" + "".join(body[i] + ", " for i in range(len(atoms))) + ")"
+    lines.append(f"{indent}out.append(({ri}, {head}, {body_expr}))")
+    source = "\n".join(lines)
+    namespace: dict = {}
+    # the source is built above from integers and fixed identifiers only (no user text)
+    exec(compile(source, f"<pia rule {cr.rule.name} seed {seed}>", "exec"), namespace)  # noqa: S102
+    fn = namespace["join"]
+    fn.source = source
+    return fn
+
+
+def _just_key(j: Justification):
+    return (j.rule.name, tuple(map(str, j.body)))
+
+
+def _compose(first: Change, second: Change) -> Change:
+    """Net effect of two successive changes."""
+    added = (first.added - second.removed) | (second.added - first.removed)
+    removed = (first.removed - second.added) | (second.removed - first.added)
+    back = first.removed & second.added        # left and came back: maybe flipped status
+    gone = first.added & second.removed
+    now_asserted = ((first.now_asserted - second.now_inferred) | second.now_asserted) - gone
+    now_inferred = ((first.now_inferred - second.now_asserted) | second.now_inferred) - gone
+    return Change(frozenset(added - back), frozenset(removed - gone),
+                  frozenset(now_asserted | back), frozenset(now_inferred))
