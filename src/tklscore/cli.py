@@ -106,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
     for module in (cli_ahp, cli_taxonomy, cli_model):
         module.register(commands)
+    gui = commands.add_parser("gui", help="start the desktop application")
+    gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
+    gui.add_argument("--project", metavar="FILE", help="open a project file")
+    gui.add_argument("--screenshot", metavar="OUT.png", help="render the view once everything has loaded, save, exit")
+    gui.add_argument("--view", choices=["release", "scores", "model", "ahp"], default="release",
+                     help="the view to show first")
+    gui.set_defaults(handler=_gui)
     return parser
 
 
@@ -147,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
               f"(please report it; TKLSCORE_DEBUG=1 shows the details)", file=sys.stderr)
         return 1
     return 0
+
+
+def _gui(args) -> int:
+    from tklscore.gui.app import main as gui_main  # Qt is loaded only for the application
+
+    return gui_main(args)
 
 
 def _score(args) -> int:

@@ -72,3 +72,63 @@ class Roles:
         for column in self.sa:
             if column in self.continuous:
                 table.numeric(column)
+
+
+# ---------------------------------------------------------------------------- guesses
+
+_ID_NAMES = {"id", "identifier", "key", "record", "recordid", "record_id", "record id", "rowid", "row_id",
+             "patientid", "patient_id", "patient id"}
+_QUICK = 1000
+MANY_DISTINCT = 20  # a numeric column with at least this many distinct values reads as continuous
+
+
+def _looks_like_id(name: str) -> bool:
+    lowered = name.strip().lower()
+    return lowered in _ID_NAMES or lowered.endswith(("_id", " id", "-id"))
+
+
+def guess_roles(table, sample_rows: int | None = None) -> dict[str, tuple[Role, bool]]:
+    """Suggested ``(role, continuous)`` for each column of ``table``, for the user to confirm.
+
+    The rules are deliberately simple (they only pre-fill the form):
+
+    * the first column named like an id (``id``, ``identifier``, ``key``, ``…_id``, ``… id``)
+      whose values are all non-empty and unique is the **identifier** (any other id-like
+      column is insensitive);
+    * a column whose cells all parse as numbers and that has many distinct values
+      (at least ``min(MANY_DISTINCT, half the rows)``, and at least 2) is a **continuous
+      sensitive** attribute;
+    * every other column is **insensitive**: quasi-identifiers and categorical sensitive
+      attributes depend on what the data means, so the user chooses them.
+
+    With ``sample_rows`` the numeric test looks at the first ``sample_rows`` rows only (fast
+    for a large table; applying the roles still checks every cell of a continuous column).
+    """
+    import pandas as pd
+
+    frame = table.frame
+    rows = len(frame)
+    many = max(2, min(MANY_DISTINCT, min(rows, sample_rows or rows) // 2))
+    guesses: dict[str, tuple[Role, bool]] = {}
+    identifier_found = False
+    for column in frame.columns:
+        values = frame[column]
+        if _looks_like_id(str(column)):
+            unique = rows > 0 and not (values == "").any() and values.is_unique
+            guesses[column] = (Role.IDENTIFIER if unique and not identifier_found else Role.INSENSITIVE, False)
+            identifier_found = identifier_found or unique
+            continue
+        # a small sample rejects text columns cheaply; a numeric-looking column is then checked
+        if rows and pd.to_numeric(values.iloc[:_QUICK], errors="coerce").notna().all():
+            numbers = pd.to_numeric(values if sample_rows is None else values.iloc[:sample_rows], errors="coerce")
+            if numbers.notna().all() and numbers.nunique() >= many and _finite(numbers):
+                guesses[column] = (Role.SENSITIVE, True)
+                continue
+        guesses[column] = (Role.INSENSITIVE, False)
+    return guesses
+
+
+def _finite(numbers) -> bool:
+    import numpy as np
+
+    return bool(np.isfinite(numbers.to_numpy(dtype="float64")).all())

@@ -232,8 +232,8 @@ class AhpView(QWidget):
             for iri in groups:
                 labels = ", ".join(model.nodes[c].label for c in model.criteria_group(iri))
                 self.group_combo.addItem(f"Under {model.nodes[iri].label}: {labels}", iri)
-            if self.parent_iri not in groups:
-                self.parent_iri = groups[0] if groups else None
+            if self.parent_iri not in groups:  # start with the largest group: it needs the most care
+                self.parent_iri = max(groups, key=lambda g: len(model.criteria_group(g))) if groups else None
             if self.parent_iri:
                 self.group_combo.setCurrentIndex(groups.index(self.parent_iri))
             self.group_combo.blockSignals(False)
