@@ -37,6 +37,7 @@ def view(qtbot, tmp_path):
     files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
     workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
     wait_scores(qtbot, workbench, 4.98258)
+    qtbot.waitUntil(lambda: not view.charts_pending())
     yield view
     workbench.runner.cancel_all()
 
@@ -117,6 +118,8 @@ def test_charts(view, qtbot):
     assert growth["m_score"].yData[-1] == pytest.approx(0.4082, abs=1e-4)
     assert growth["l_severity"].yData[-1] == pytest.approx(0.5055, abs=1e-4)
     view.workbench.set_current_release("Scenario 2")
+    assert view.charts_pending()  # drawn in later event-loop turns, the window stays responsive
+    qtbot.waitUntil(lambda: not view.charts_pending())
     assert view.per_record_chart.point_count() == 7
 
 

@@ -67,7 +67,10 @@ class Table:
         if column not in self._numeric:
             self.require_columns([column])
             text = self.frame[column]
-            values = pd.to_numeric(text, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+            # parse each distinct text once: O(n) hashing plus O(distinct) parsing
+            codes, uniques = pd.factorize(text.to_numpy(dtype=object), use_na_sentinel=False)
+            parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+            values = parsed.to_numpy(dtype="float64", na_value=np.nan)[codes]
             bad = ~np.isfinite(values)
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])

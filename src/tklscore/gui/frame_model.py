@@ -14,6 +14,8 @@ class FrameModel(QAbstractTableModel):
         super().__init__(parent)
         self.float_digits = float_digits
         self._frame = pd.DataFrame()
+        self._columns: list[np.ndarray] = []   # the frame's columns as arrays: data() must be cheap
+        self._numeric: list[bool] = []
         self._order = np.arange(0)
         self._highlight: np.ndarray | None = None  # per frame row: True to highlight
         if frame is not None:
@@ -26,6 +28,8 @@ class FrameModel(QAbstractTableModel):
     def set_frame(self, frame: pd.DataFrame, highlight: np.ndarray | None = None) -> None:
         self.beginResetModel()
         self._frame = frame
+        self._columns = [frame.iloc[:, i].to_numpy() for i in range(len(frame.columns))]
+        self._numeric = [pd.api.types.is_numeric_dtype(t) for t in frame.dtypes]
         self._order = np.arange(len(frame))
         self._highlight = highlight
         self.endResetModel()
@@ -49,14 +53,14 @@ class FrameModel(QAbstractTableModel):
             return None
         row = self._order[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            value = self._frame.iat[row, index.column()]
+            value = self._columns[index.column()][row]
             if isinstance(value, (float, np.floating)):
                 return f"{value:.{self.float_digits}f}"
             return "(empty)" if value == "" and role == Qt.ItemDataRole.DisplayRole else str(value)
         if role == Qt.ItemDataRole.UserRole:
-            return self._frame.iat[row, index.column()]
+            return self._columns[index.column()][row]
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if pd.api.types.is_numeric_dtype(self._frame.dtypes.iloc[index.column()]):
+            if self._numeric[index.column()]:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and self._highlight is not None and self._highlight[row]:
             return QBrush(QColor(255, 120, 90, 90))

@@ -163,6 +163,7 @@ class ReleaseView(QWidget):
 
         self.frame_model = FrameModel(parent=self)
         self.table_view = QTableView()
+        self.table_view.horizontalHeader().setResizeContentsPrecision(100)  # sample rows: big tables
         self.table_view.setModel(self.frame_model)
         self.table_view.setSortingEnabled(True)
         self.table_view.horizontalHeader().setSortIndicatorShown(False)
@@ -562,7 +563,7 @@ class ReleaseView(QWidget):
         if release is not None or workbench.table is None:
             return release
         scoring = bool(workbench.project.roles.sa) and workbench.weights is not None
-        if definition.kind == "file" and scoring:
+        if scoring:  # the Workbench resolves it in the background while scoring
             return None
         key = (definition, id(workbench.table), workbench.project.roles)
         if key not in self._fallback:

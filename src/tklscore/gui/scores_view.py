@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QTimer, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -54,7 +54,7 @@ def riskiest_mask(tkl: np.ndarray, share: float = RISKIEST_SHARE) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
     if n:
         count = max(1, math.ceil(share * n))
-        mask[np.argsort(-np.asarray(tkl), kind="stable")[:count]] = True
+        mask[np.argpartition(-np.asarray(tkl), count - 1)[:count]] = True
     return mask
 
 
@@ -64,6 +64,7 @@ class ScoresView(QWidget):
         self.workbench = workbench
         self.explanation: RecordExplanation | None = None
         self._report: ScoreReport | None = None
+        self._chart_steps: list = []  # chart updates still to draw, one per event-loop turn
 
         # ---- top bar: release, x, exports
         self.release_combo = QComboBox()
@@ -108,6 +109,7 @@ class ScoresView(QWidget):
         # ---- per-record table and explanation
         self.records_model = FrameModel(parent=self)
         self.records_view = QTableView()
+        self.records_view.horizontalHeader().setResizeContentsPrecision(100)  # sample rows: big tables
         self.records_view.setObjectName("recordsTable")
         self.records_view.setModel(self.records_model)
         self.records_view.setSortingEnabled(True)
@@ -223,11 +225,10 @@ class ScoresView(QWidget):
             header = self.records_view.horizontalHeader()
             header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
             self.records_view.resizeColumnsToContents()
-            whole = report.source_scores
-            self.per_record_chart.set_data(report.records, whole, report.x)
-            self.growth_chart.set_data(report.records, whole, report.x)
-        self.releases_chart.set_data({name: r.normalized_source for name, r in self.workbench.reports.items()},
-                                     self.workbench.project.x)
+        # the charts follow in later turns of the event loop, one each, so that the window
+        # stays responsive while large releases are drawn
+        self._chart_steps = [self._draw_per_record, self._draw_growth, self._draw_releases]
+        QTimer.singleShot(0, self._next_chart)
         self.explanation = None
         self.explain_browser.setHtml("<p>Select a record to see why it scores what it scores.</p>")
 
@@ -253,6 +254,29 @@ class ScoresView(QWidget):
             if report.warnings:
                 text += " ⚠ " + " ⚠ ".join(report.warnings)
             self.info_label.setText(text)
+
+    def _next_chart(self) -> None:
+        if self._chart_steps:
+            self._chart_steps.pop(0)()
+            if self._chart_steps:
+                QTimer.singleShot(0, self._next_chart)
+
+    def _draw_per_record(self) -> None:
+        report = self._report
+        if report is not None:
+            self.per_record_chart.set_data(report.records, report.source_scores, report.x)
+
+    def _draw_growth(self) -> None:
+        report = self._report
+        if report is not None:
+            self.growth_chart.set_data(report.records, report.source_scores, report.x)
+
+    def _draw_releases(self) -> None:
+        self.releases_chart.set_data({name: r.normalized_source for name, r in self.workbench.reports.items()},
+                                     self.workbench.project.x)
+
+    def charts_pending(self) -> bool:
+        return bool(self._chart_steps)
 
     def summary_text(self, row: int, column: int) -> str:
         """The text of the summary cell (row: score, column 0 raw / 1 by source / 2 by max)."""
