@@ -118,3 +118,27 @@ def test_bad_input_is_reported_specifically(qtbot, workbench, tmp_path):
         workbench.open_project(str(broken))
     with pytest.raises(InputError, match="x must be at least 1"):
         workbench.set_x(0.5)
+
+
+def test_a_source_that_fails_to_load_leaves_no_stale_table(qtbot, workbench, tmp_path):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    missing = tmp_path / "missing.csv"
+    with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
+        workbench.open_source(str(missing))
+    assert failed.args[0] == f"{missing}: file not found"
+    assert workbench.table is None and workbench.scorer is None and workbench.reports == {}
+    assert workbench.project.source_path == str(missing)  # named, so that the user can retry
+
+
+def test_one_bad_release_does_not_hide_the_others(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    # as a large table's release is only resolved while scoring (add_release checks small ones)
+    workbench.project.releases.append(ReleaseDefinition("Bad filter", "filter", expression="Nope == 1"))
+    with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
+        workbench.rescore()
+    assert failed.args[0].startswith("Release 'Bad filter': filter 'Nope == 1' cannot be evaluated")
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    assert set(workbench.reports) == {"Scenario 1", "Scenario 2"}
+    assert "Bad filter" in workbench.release_errors

@@ -28,6 +28,7 @@ from tklscore.core.weights import Weights, load_weights
 from tklscore.gui.tasks import TaskControl, TaskRunner
 
 AUTOSAVE_MS = 30_000
+SYNC_RESOLVE_ROWS = 200_000
 
 
 class ModelEdit(QUndoCommand):
@@ -68,6 +69,7 @@ class Workbench(QObject):
         self.weights: Weights | None = None
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
+        self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
@@ -177,6 +179,8 @@ class Workbench(QObject):
     # ------------------------------------------------------------------ source and roles
 
     def open_source(self, path: str, options: dict | None = None, roles: Roles | None = None) -> None:
+        """Load another source table. The project names it at once (so that the user can
+        retry with other settings); if it fails to load, no table is held, never the old one."""
         self.project.source_path = str(path)
         self.project.builtin = None
         self.project.source_options = dict(options or {})
@@ -187,26 +191,35 @@ class Workbench(QObject):
 
     def _load_source(self) -> None:
         project = self.project
-        if project.builtin is None and not project.source_path:
+        builtin, path, options = project.builtin, project.source_path, dict(project.source_options)
+        if builtin is None and not path:
             return
-        self.scorer = None
         generation = self._next_generation("source")
 
         def load(control: TaskControl):
             control.progress(5, "Loading the source table")
-            if project.builtin == "thesis":
+            if builtin == "thesis":
                 return thesis_example().source
-            return load_table(project.source_path, **project.source_options)
+            return load_table(path, **options)
+
+        def failed(message: str) -> None:
+            if generation == self._generation["source"]:
+                self.table = self.scorer = None
+                self.reports = {}
+                self.sourceChanged.emit()
+                self.scoresChanged.emit()
+            self._fail(message)
 
         def done(table: Table) -> None:
             if generation != self._generation["source"]:
                 return
+            self.scorer = None
             self.table = table
             self.status.emit(f"Loaded {table.name}: {len(table):,} records, {len(table.columns)} columns")
             self.sourceChanged.emit()
             self._rebuild_scorer()
 
-        self.runner.start("Loading the source table", load, done, self._fail)
+        self.runner.start("Loading the source table", load, done, failed)
 
     def set_roles(self, roles: Roles) -> None:
         if self.table is not None:
@@ -246,11 +259,16 @@ class Workbench(QObject):
     def release_names(self) -> list[str]:
         return [r.name for r in self.project.releases]
 
+    def _check_release(self, definition: ReleaseDefinition) -> None:
+        """Resolve a new definition at once on a small table (so a mistake is refused before
+        it is added); a large table's releases are resolved while scoring, in the background."""
+        if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
+            self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
+
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
             raise InputError(f"there is already a release named '{definition.name}'")
-        if self.table is not None:
-            resolve_release(definition, self.table, self.project.roles)  # fail now, not later
+        self._check_release(definition)
         self.project.releases.append(definition)
         if make_current or self.project.current_release is None:
             self.project.current_release = definition.name
@@ -260,8 +278,7 @@ class Workbench(QObject):
 
     def replace_release(self, name: str, definition: ReleaseDefinition) -> None:
         index = self.release_names().index(name)
-        if self.table is not None:
-            resolve_release(definition, self.table, self.project.roles)
+        self._check_release(definition)
         self.project.releases[index] = definition
         if self.project.current_release == name:
             self.project.current_release = definition.name
@@ -365,18 +382,24 @@ class Workbench(QObject):
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
-            reports, releases = {}, {}
+            reports, releases, errors = {}, {}, {}
             for i, definition in enumerate(definitions):
                 control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name}")
-                release = resolved.get(definition) or resolve_release(definition, table, roles)
+                try:
+                    release = resolved.get(definition) or resolve_release(definition, table, roles)
+                except InputError as error:  # one bad release must not hide the others' scores
+                    errors[definition.name] = str(error)
+                    continue
                 releases[definition] = release
                 reports[definition.name] = scorer.score(release, weights, x)
-            return reports, releases
+            return reports, releases, errors
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.resolved = result
+            self.reports, self.resolved, self.release_errors = result
+            for name, message in self.release_errors.items():
+                self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
