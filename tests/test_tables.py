@@ -370,3 +370,24 @@ def test_row_numbers_of_unlocated_published_rows(tmp_path, data_dir):
     for suffix, row in ((".csv", "row 4"), (".parquet", "row 3")):
         published = load_table(_write(frame, tmp_path / f"p{suffix}"))
         assert locate_table(source, published, continuous={"Age"}).unlocated == [row]
+
+
+def test_large_files_load_in_chunks_with_progress_and_can_be_cancelled(tmp_path, monkeypatch, data_dir):
+    import tklscore.core.tables as tables
+
+    monkeypatch.setattr(tables, "_CHUNKED_BYTES", 100)
+    monkeypatch.setattr(tables, "_CHUNK_ROWS", 2)
+    seen = []
+    chunked = load_table(data_dir / "thesis_table_3_1.csv", progress=seen.append)
+    whole = load_table(data_dir / "thesis_table_3_1.csv")
+    assert chunked.frame.equals(whole.frame) and len(seen) == 4
+    assert seen == sorted(seen) and 0 < seen[0] and seen[-1] <= 0.99
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(fraction):
+        raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        load_table(data_dir / "thesis_table_3_1.csv", progress=cancel)

@@ -14,6 +14,7 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,8 @@ from tklscore.core.errors import InputError
 
 MISSING = ""
 _SAMPLE_BYTES = 256 * 1024
+_CHUNKED_BYTES = 8 * 1024 * 1024  # files this large are read in chunks when progress is wanted
+_CHUNK_ROWS = 100_000
 _DELIMITERS = [",", ";", "\t", "|"]
 _EXCEL = {".xlsx", ".xlsm", ".xls"}
 _PARQUET = {".parquet", ".pq"}
@@ -86,8 +89,12 @@ class Table:
 
 
 def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
-               encoding: str | None = None, sheet: str | int | None = None) -> Table:
-    """Load CSV/TSV (delimiter and encoding detected unless given), Excel or Parquet."""
+               encoding: str | None = None, sheet: str | int | None = None,
+               progress: Callable[[float], None] | None = None) -> Table:
+    """Load CSV/TSV (delimiter and encoding detected unless given), Excel or Parquet.
+
+    ``progress(fraction)`` is called as a large CSV/TSV file is read in chunks; it may
+    raise (e.g. on cancel) to stop reading."""
     path = Path(path)
     name = str(path)
     if not path.exists():
@@ -99,7 +106,7 @@ def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
         return _load_excel(path, sheet)
     if suffix in _PARQUET:
         return _load_parquet(path)
-    return _load_text(path, delimiter, encoding)
+    return _load_text(path, delimiter, encoding, progress)
 
 
 def _load_excel(path: Path, sheet) -> Table:
@@ -213,7 +220,22 @@ def detect_delimiter(text: str, suffix: str = "") -> str:
     return best
 
 
-def _load_text(path: Path, delimiter: str | None, encoding: str | None) -> Table:
+def _read_delimited(path: Path, sample: bytes, progress, **options) -> pd.DataFrame:
+    size = path.stat().st_size
+    if progress is None or size < _CHUNKED_BYTES:
+        return pd.read_csv(path, **options)
+    lines = max(1, sample.count(b"\n"))
+    expected_rows = max(1, size * lines // max(1, len(sample)))
+    chunks, rows = [], 0
+    with pd.read_csv(path, chunksize=_CHUNK_ROWS, **options) as reader:
+        for chunk in reader:
+            chunks.append(chunk)
+            rows += len(chunk)
+            progress(min(0.99, rows / expected_rows))
+    return pd.concat(chunks, ignore_index=True) if chunks else pd.read_csv(path, **options)
+
+
+def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
     name = str(path)
     with open(path, "rb") as handle:
         sample = handle.read(_SAMPLE_BYTES)
@@ -228,8 +250,8 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None) -> Table
     header = next(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter), [])
     _check_header([h.strip() for h in header], name)
     try:
-        frame = pd.read_csv(path, sep=delimiter, encoding=encoding, dtype=str,
-                            keep_default_na=False, na_filter=False, engine="c")
+        frame = _read_delimited(path, sample, progress, sep=delimiter, encoding=encoding, dtype=str,
+                                keep_default_na=False, na_filter=False, engine="c")
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot be decoded as {encoding} ({exc.reason} at byte {exc.start})",
                          file=name, hint="give the encoding explicitly") from None

@@ -450,6 +450,12 @@ class AhpView(QWidget):
             self.inconsistent_label.setText("No judgement stands out as inconsistent."
                                             if result.n > 2 else "")
             self.suggest_button.setEnabled(False)
+        elif math.isclose(worst.suggested, worst.value, rel_tol=1e-9):
+            a, b = labels[worst.row], labels[worst.column]
+            self.inconsistent_label.setText(
+                f"The judgement deviating most is {describe(a, b, worst.value)}; the Saaty scale has "
+                f"no value closer to the priorities, so there is nothing to change.")
+            self.suggest_button.setEnabled(False)
         else:
             a, b = labels[worst.row], labels[worst.column]
             self.inconsistent_label.setText(

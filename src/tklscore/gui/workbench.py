@@ -200,7 +200,8 @@ class Workbench(QObject):
             control.progress(5, "Loading the source table")
             if builtin == "thesis":
                 return thesis_example().source
-            return load_table(path, **options)
+            return load_table(path, **options,
+                              progress=lambda f: control.progress(int(5 + 90 * f), "Loading the source table"))
 
         def failed(message: str) -> None:
             if generation == self._generation["source"]:
