@@ -13,7 +13,7 @@ import math
 import os
 import sys
 
-from tklscore import __version__, cli_ahp, cli_model, cli_taxonomy
+from tklscore import __version__, cli_ahp, cli_model, cli_pia, cli_taxonomy
 from tklscore.core.atomic import atomic_write
 from tklscore.core.data_model import TklDataModel
 from tklscore.core.errors import InputError
@@ -104,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     example.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
 
     commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
-    for module in (cli_ahp, cli_taxonomy, cli_model):
+    for module in (cli_ahp, cli_taxonomy, cli_model, cli_pia):
         module.register(commands)
     gui = commands.add_parser("gui", help="start the desktop application")
     gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")

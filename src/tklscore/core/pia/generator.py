@@ -1,0 +1,240 @@
+"""Seeded synthetic patient databases shaped like the dissertation's (pia.md §3, §4.5, §6, §9).
+
+The evaluation data of Table 4.1 is not published; this generator reproduces its shape:
+
+* patients ``Pat_i`` (``Pat_i.v`` for a patient seeded with a violation, as in Fig. 4.1),
+  each ``(Pat_i, ISA, Patient)``, one ``(Pat_i, HasDoctor, MD-k)`` and one or two
+  ``(Pat_i, TakesMedication, M-…)`` — about 3.7 asserted triples per patient (§3:
+  3.4–4.0);
+* doctors ``MD-k`` with ``(MD-k, IsDoctorType, <specialty>)`` and ``(MD-k, ISA, Physician)``;
+* an ontology (``ontology.ttl``) of dotted-code hierarchies — medications ``M-1.2.1.1`` ISA
+  ``M-1.2.1`` ISA ``M-1.2`` ISA ``M-1`` ISA Medication, diseases ``D-2.1.1`` …, specialties
+  ISA Physician, Patient/Physician ISA Person;
+* the rules (``rules.txt``, Jena syntax): ISA transitivity, medication inheritance
+  ``(p TakesMedication m) (m ISA c) → (p TakesMedication c)``, ``SeenBy`` (doctor type)
+  and the two violation rules of Fig. 4.1::
+
+      [cancer: (?p HasDoctor ?d) (?d IsDoctorType Oncologist) (?p TakesMedication M-1.1.1)
+               -> (?p DiagnosedWith D-2.1.1)]
+      [hepatitis: (?p HasDoctor ?d) (?d IsDoctorType Hepatologist) (?p TakesMedication M-1.2.1.1)
+               -> (?p DiagnosedWith D-1.1.1.1)]
+
+* ``labels.csv``: DiagnosedWith → High, TakesMedication → Medium, SeenBy → Low;
+  ``threshold.txt``: ``Medium``.
+
+Every violation is backed by exactly 3 ground facts (HasDoctor, IsDoctorType,
+TakesMedication). Violations alternate cancer / hepatitis; violation k > 2 shares the
+doctor (hence the IsDoctorType fact) of violation k − 2, so 0/1/2/4 violations have
+0/3/6/10 participants and 0/63/4,095/1,048,575 exhaustive solutions, as in Table 4.1
+(``participant_count(v) = 3v − max(0, v − 2)``). Patients without a violation never
+satisfy a violation rule (their medication, with its ISA ancestors, never meets the
+trigger medication of their doctor's specialty). Everything is drawn from
+``random.Random(seed)``: the same arguments give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rdflib import URIRef
+
+from tklscore.core.atomic import atomic_write
+from tklscore.core.errors import InputError
+from tklscore.core.pia.facts import ISA, Triple
+
+NAMESPACE = "http://example.org/pia-synthetic#"
+FILES = ("ontology.ttl", "data.ttl", "rules.txt", "labels.csv", "threshold.txt")
+SPECIALTIES = ("Oncologist", "Hepatologist", "Cardiologist", "GeneralPractitioner",
+               "Neurologist", "Nephrologist")
+TRIGGERS = {  # violation rule → (doctor type, medication, disease)
+    "cancer": ("Oncologist", "M-1.1.1", "D-2.1.1"),
+    "hepatitis": ("Hepatologist", "M-1.2.1.1", "D-1.1.1.1"),
+}
+
+RULES = f"""# Synthetic PIA rules (tklscore.core.pia.generator), Jena rule syntax.
+@prefix ex: <{NAMESPACE}>.
+@prefix pia: <urn:tklscore:pia#>.
+
+[isaTransitive: (?a pia:ISA ?b) (?b pia:ISA ?c) -> (?a pia:ISA ?c)]
+[medicationInheritance: (?p ex:TakesMedication ?m) (?m pia:ISA ?c) -> (?p ex:TakesMedication ?c)]
+[seenBy: (?p ex:HasDoctor ?d) (?d ex:IsDoctorType ?t) -> (?p ex:SeenBy ?t)]
+# the violation rules of Fig. 4.1
+[cancer: (?p ex:HasDoctor ?d) (?d ex:IsDoctorType ex:Oncologist) (?p ex:TakesMedication ex:M-1.1.1)
+         -> (?p ex:DiagnosedWith ex:D-2.1.1)]
+[hepatitis: (?p ex:HasDoctor ?d) (?d ex:IsDoctorType ex:Hepatologist) (?p ex:TakesMedication ex:M-1.2.1.1)
+         -> (?p ex:DiagnosedWith ex:D-1.1.1.1)]
+"""
+
+LABELS = """subject,predicate,object,label
+*,DiagnosedWith,*,High
+*,TakesMedication,*,Medium
+*,SeenBy,*,Low
+"""
+
+THRESHOLD = "Medium"
+
+
+def term(name: str) -> URIRef:
+    return URIRef(NAMESPACE + name)
+
+
+def participant_count(violations: int) -> int:
+    """Ground facts behind ``violations`` generated violations (0/3/6/10 for 0/1/2/4)."""
+    return 3 * violations - max(0, violations - 2)
+
+
+@dataclass
+class Generated:
+    ontology: list[Triple]
+    data: list[Triple]
+    violating_patients: list[str] = field(default_factory=list)
+    participants: list[Triple] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+def _tree(prefix: str, root: str, fan: tuple[int, ...]) -> tuple[list[Triple], list[str]]:
+    triples, nodes = [], []
+
+    def grow(code: str, parent: str, depth: int) -> None:
+        if depth == len(fan):
+            return
+        for i in range(1, fan[depth] + 1):
+            child_code = f"{code}.{i}" if code else str(i)
+            child = f"{prefix}-{child_code}"
+            triples.append(Triple(term(child), ISA, term(parent)))
+            nodes.append(child)
+            grow(child_code, child, depth + 1)
+
+    grow("", root, 0)
+    return triples, nodes
+
+
+def _ontology() -> tuple[list[Triple], list[str], dict[str, set[str]]]:
+    meds_isa, meds = _tree("M", "Medication", (3, 2, 2, 2))   # 3+6+12+24 = 45 medications
+    dis_isa, _ = _tree("D", "Disease", (3, 2, 2, 2))          # D-2.1.1, D-1.1.1.1, …
+    onto = meds_isa + dis_isa
+    onto += [Triple(term(s), ISA, term("Physician")) for s in SPECIALTIES]
+    onto += [Triple(term("Patient"), ISA, term("Person")), Triple(term("Physician"), ISA, term("Person")),
+             Triple(term("Medication"), ISA, term("Substance")), Triple(term("Disease"), ISA, term("Condition"))]
+    parent = {str(s)[len(NAMESPACE):]: str(o)[len(NAMESPACE):] for s, _, o in meds_isa}
+    ancestors: dict[str, set[str]] = {}
+    for m in meds:
+        chain, node = {m}, m
+        while node in parent:
+            node = parent[node]
+            chain.add(node)
+        ancestors[m] = chain
+    return onto, meds, ancestors
+
+
+def generate(patients: int, violations: int, seed: int = 1) -> Generated:
+    """``(ontology, data)`` with ``patients`` patients of which ``violations`` violate."""
+    if isinstance(patients, bool) or not isinstance(patients, int) or patients < 1:
+        raise InputError(f"the number of patients must be a positive whole number, not {patients!r}")
+    if isinstance(violations, bool) or not isinstance(violations, int) or violations < 0:
+        raise InputError(f"the number of violations must be a whole number ≥ 0, not {violations!r}")
+    if violations > patients:
+        raise InputError(f"{violations} violations need at least {violations} patients, not {patients}",
+                         hint="each violation belongs to its own patient")
+    rng = random.Random(seed)
+    onto, meds, ancestors = _ontology()
+    n_doctors = max(40, patients // 25)
+    doctors = [f"MD-{k}" for k in range(1, n_doctors + 1)]
+    dtype = {d: rng.choice(SPECIALTIES) for d in doctors}
+    violating = sorted(rng.sample(range(1, patients + 1), violations))
+    # violation k (0-based): rule alternates; k ≥ 2 shares the doctor of violation k − 2
+    kinds = ["cancer" if k % 2 == 0 else "hepatitis" for k in range(violations)]
+    violation_doctor: dict[int, str] = {}
+    used: set[str] = set()
+    for k, kind in enumerate(kinds):
+        if k >= 2:
+            violation_doctor[k] = violation_doctor[k - 2]
+            continue
+        wanted = TRIGGERS[kind][0]
+        choices = [d for d in doctors if dtype[d] == wanted and d not in used]
+        if not choices:
+            choices = [d for d in doctors if d not in used]
+            doctor = rng.choice(choices)
+            dtype[doctor] = wanted
+        else:
+            doctor = rng.choice(choices)
+        used.add(doctor)
+        violation_doctor[k] = doctor
+    trigger_of = {spec: med for spec, med, _ in TRIGGERS.values()}
+
+    data: list[Triple] = []
+    for d in doctors:
+        data.append(Triple(term(d), term("IsDoctorType"), term(dtype[d])))
+        data.append(Triple(term(d), ISA, term("Physician")))
+    participants: list[Triple] = []
+    names: list[str] = []
+    slot = {p: k for k, p in enumerate(violating)}
+    for i in range(1, patients + 1):
+        if i in slot:
+            k = slot[i]
+            name = f"Pat_{i}.v"
+            names.append(name)
+            doctor = violation_doctor[k]
+            facts = [Triple(term(name), term("HasDoctor"), term(doctor)),
+                     Triple(term(doctor), term("IsDoctorType"), term(dtype[doctor])),
+                     Triple(term(name), term("TakesMedication"), term(TRIGGERS[kinds[k]][1]))]
+            participants.extend(f for f in facts if f not in participants)
+            data.append(Triple(term(name), ISA, term("Patient")))
+            data.extend([facts[0], facts[2]])
+            continue
+        name = f"Pat_{i}"
+        doctor = rng.choice(doctors)
+        trigger = trigger_of.get(dtype[doctor])
+        allowed = [m for m in meds if trigger is None or trigger not in ancestors[m]]
+        count = 1 if rng.random() < 0.3 else 2
+        data.append(Triple(term(name), ISA, term("Patient")))
+        data.append(Triple(term(name), term("HasDoctor"), term(doctor)))
+        for m in rng.sample(allowed, count):
+            data.append(Triple(term(name), term("TakesMedication"), term(m)))
+    return Generated(onto, data, names, participants)
+
+
+def _turtle(triples: list[Triple], comment: str) -> str:
+    lines = [f"# {comment}", f"@prefix ex: <{NAMESPACE}> .", "@prefix pia: <urn:tklscore:pia#> .", ""]
+    for s, p, o in triples:
+        lines.append(f"{_qname(s)} {_qname(p)} {_qname(o)} .")
+    return "\n".join(lines) + "\n"
+
+
+_LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+
+
+def _qname(node) -> str:
+    text = str(node)
+    local = text[len(NAMESPACE):]
+    if text.startswith(NAMESPACE) and local and not local.endswith(".") and _LOCAL.fullmatch(local):
+        return "ex:" + local  # Turtle allows inner dots and dashes: ex:Pat_4.v, ex:M-1.2.1.1
+    if text.startswith("urn:tklscore:pia#"):
+        return "pia:" + text.split("#", 1)[1]
+    return f"<{text}>"
+
+
+def write_generated(directory: str | Path, patients: int, violations: int, seed: int = 1) -> Generated:
+    """Generate and write ontology.ttl, data.ttl, rules.txt, labels.csv, threshold.txt."""
+    result = generate(patients, violations, seed)
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise InputError("is a file, not a folder", file=str(directory))
+    directory.mkdir(parents=True, exist_ok=True)
+    texts = {
+        "ontology.ttl": _turtle(result.ontology, "Synthetic PIA ontology (ISA hierarchies)"),
+        "data.ttl": _turtle(result.data, f"Synthetic PIA data: {patients} patients, {violations} "
+                                         f"violation(s), seed {seed}"),
+        "rules.txt": RULES,
+        "labels.csv": LABELS,
+        "threshold.txt": THRESHOLD + "\n",
+    }
+    for name in FILES:
+        path = directory / name
+        with atomic_write(path) as handle:
+            handle.write(texts[name])
+        result.files.append(path)
+    return result
