@@ -93,14 +93,10 @@ def test_bob_safety_and_limits(capsys, tmp_path):
     prefs = tmp_path / "prefs.csv"
     prefs.write_text("subject,predicate,object,preference\nBob,given,Interferon,3\n")
     code, out, err = run(capsys, BOB + ["--method", "efficient", "--format", "json", "--preferences", prefs])
-    try:
-        import tklscore.core.pia.efficient  # noqa: F401
-    except ModuleNotFoundError:
-        assert code == 2 and "the efficient method is not available yet" in err
-    else:  # wired: the same JSON shape, with an impact
-        assert code == 0, err
-        doc = json.loads(out)
-        assert doc["solution"]["valid"] is True and isinstance(doc["solution"]["impact"], float)
+    assert code == 0, err  # the same JSON shape, with an impact
+    doc = json.loads(out)
+    assert doc["solution"]["valid"] is True and isinstance(doc["solution"]["impact"], float)
+    assert doc["solution"]["cost"] == 0.5
     # the exhaustive method ignores preferences, and says so
     code, out, err = run(capsys, BOB + ["--preferences", prefs])
     assert code == 0 and "preferences are used by the efficient method only" in err

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from tklscore.core.atomic import atomic_write
-from tklscore.core.errors import InputError, existing_file
+from tklscore.core.errors import existing_file
 
 DEFAULT_MAX_SOLUTIONS = 4 ** 8 - 1
 """The CLI's default limit on exhaustive solutions: 65,535 (8 candidate facts)."""
@@ -102,13 +102,9 @@ def run_generate(args) -> int:
 
 
 def _efficient():
-    try:
-        from tklscore.core.pia import efficient
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.endswith("efficient"):
-            raise InputError("the efficient method is not available yet") from None
-        raise
-    return efficient.efficient_disruption
+    from tklscore.core.pia.efficient import efficient_disruption
+
+    return efficient_disruption
 
 
 def analyze(args) -> dict:

@@ -87,6 +87,10 @@ from tklscore.core.pia.violations import (
     minimize_db,
 )
 
+from tklscore.core.pia.disruption import DisruptionResult, exhaustive_disruption
+from tklscore.core.pia.efficient import efficient_disruption
+from tklscore.core.pia.preferences import load_preferences, load_safety, save_preferences, suggested_preferences
+
 __all__ = [
                                      "DEFAULT_ISA_PREDICATES",
                                      "DEFAULT_ORDER",
@@ -136,4 +140,11 @@ __all__ = [
                                      "quaternary_digits",
                                      "quaternary_powerset",
                                      "solution_count",
+                                     "DisruptionResult",
+                                     "exhaustive_disruption",
+                                     "efficient_disruption",
+                                     "load_preferences",
+                                     "load_safety",
+                                     "save_preferences",
+                                     "suggested_preferences",
 ]
