@@ -27,9 +27,12 @@ class Codes:
         return len(self.uniques)
 
 
-def factorize(values: np.ndarray, *, ordered: bool = False) -> Codes:
+def factorize(values, *, ordered: bool = False) -> Codes:
+    """Codes of an array or Series; a Series of Arrow-backed strings is factorised by Arrow
+    (no Python object per cell, and without holding the interpreter lock)."""
     codes, uniques = pd.factorize(values, sort=ordered, use_na_sentinel=False)
-    return Codes(codes.astype(np.int64, copy=False), np.asarray(uniques))
+    uniques = np.asarray(uniques, dtype=object if not pd.api.types.is_numeric_dtype(uniques) else None)
+    return Codes(codes.astype(np.int64, copy=False), uniques)
 
 
 def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:

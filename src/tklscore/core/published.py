@@ -39,40 +39,42 @@ class Release:
                 file=self.name, hint="a published table must be a subset of the source table")
 
 
-def source_ids(source: Table, id_column: str | None) -> np.ndarray:
-    """The id of every source record (values of the identifier column, else row positions);
-    an identifier column must hold unique, non-empty ids."""
-    if id_column is None:
-        return np.arange(len(source)).astype(str).astype(object)
+def source_ids(source: Table, id_column: str) -> pd.Index:
+    """The ids of the source records (the identifier column's values, as an Index for
+    look-ups); an identifier column must hold unique, non-empty ids."""
     source.require_columns([id_column], "identifier column")
-    ids = source.frame[id_column].to_numpy(dtype=object)
-    empty = np.flatnonzero(ids == "")
+    ids = pd.Index(source.frame[id_column])
+    empty = np.flatnonzero((ids == "").to_numpy() if hasattr(ids == "", "to_numpy") else (ids == ""))
     if len(empty):
         raise InputError("identifier is empty", file=source.name, row=source.row_number(int(empty[0])),
                          column=id_column)
-    duplicated = pd.Series(ids).duplicated(keep=False).to_numpy()
-    if duplicated.any():
+    if not ids.is_unique:
+        duplicated = ids.duplicated(keep=False)
         where = np.flatnonzero(duplicated)
         first = ids[where[0]]
         rows = [source.row_number(int(i)) for i in where if ids[i] == first]
         raise InputError(
             f"identifier '{first}' appears {len(rows)} times (rows {', '.join(map(str, rows[:10]))}); "
-            f"{len(np.unique(ids[where].astype(str)))} id(s) are duplicated in all",
+            f"{ids[where].nunique()} id(s) are duplicated in all",
             file=source.name, column=id_column, hint="an identifier column must be unique")
     return ids
 
 
 def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = "--rows") -> Release:
-    """Publish the source records with the given ids (row positions without ``id_column``)."""
-    wanted = np.array([str(i).strip() for i in ids], dtype=object)
-    duplicated = pd.Series(wanted).duplicated().to_numpy()
-    if duplicated.any():
-        raise InputError(f"id '{wanted[duplicated][0]}' is listed more than once", file=name)
-    known = source_ids(source, id_column)
-    positions = pd.Index(known).get_indexer(wanted)
+    """Publish the source records with the given ids (0-based row numbers without ``id_column``)."""
+    wanted = pd.Index([str(i).strip() for i in ids], dtype=object)
+    if not wanted.is_unique:
+        raise InputError(f"id '{wanted[wanted.duplicated()][0]}' is listed more than once", file=name)
+    if id_column is not None:
+        positions = source_ids(source, id_column).get_indexer(wanted)
+    else:
+        numbers = pd.to_numeric(pd.Series(wanted, dtype=object), errors="coerce").to_numpy()
+        valid = np.isfinite(numbers) & (numbers == np.floor(numbers)) & (numbers >= 0) & (numbers < len(source))
+        valid &= np.array([w.isdigit() for w in wanted], dtype=bool)  # "3", not "3.0" or "+3"
+        positions = np.where(valid, np.nan_to_num(numbers, nan=-1), -1).astype(np.int64)
     found = positions >= 0
     missing = [f"id '{i}'" for i in wanted[~found]]
-    return Release(positions[found].astype(np.int64), wanted[found], missing, name)
+    return Release(positions[found].astype(np.int64), wanted[found].to_numpy(dtype=object), missing, name)
 
 
 def locate_table(source: Table, published: Table, id_column: str | None = None,
@@ -91,8 +93,8 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
         if column in continuous:
             values = np.concatenate([source.numeric(column), published.numeric(column)])
         else:
-            values = np.concatenate([source.frame[column].to_numpy(dtype=object),
-                                     published.frame[column].to_numpy(dtype=object)])
+            values = pd.concat([source.frame[column].astype(object), published.frame[column].astype(object)],
+                               ignore_index=True)
         columns.append(factorize(values))
     key, _ = group_ids(columns, n_source + n_published)
     src = pd.DataFrame({"key": key[:n_source], "occ": _occurrence(key[:n_source]),

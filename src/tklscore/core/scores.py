@@ -150,10 +150,10 @@ class Scorer:
         self.source = source
         self.roles = roles
         self._ids = source_ids(source, roles.identifier) if roles.identifier else None
-        self._qi = [factorize(source.frame[c].to_numpy(dtype=object)) for c in roles.qi]
+        self._qi = [factorize(source.frame[c]) for c in roles.qi]
         self._sa: dict[str, Codes] = {
             c: factorize(source.numeric(c), ordered=True) if c in roles.continuous
-            else factorize(source.frame[c].to_numpy(dtype=object))
+            else factorize(source.frame[c])
             for c in roles.sa
         }
         self._weights_cache: dict = {}
@@ -177,12 +177,12 @@ class Scorer:
         """Ids of source records: the identifier column's values, else row positions."""
         if self._ids is None:
             return np.asarray(positions).astype(str).astype(object)
-        return self._ids[positions]
+        return self._ids[positions].to_numpy(dtype=object)
 
     def _missing_value_notes(self) -> list[str]:
         notes = []
         for column in self.roles.qi + tuple(c for c in self.roles.sa if c not in self.roles.continuous):
-            empty = int((self.source.frame[column].to_numpy(dtype=object) == MISSING).sum())
+            empty = int((self.source.frame[column] == MISSING).sum())
             if empty:
                 notes.append(f"column '{column}' has {empty} empty cell(s); they count as a value of their own")
         return notes

@@ -71,7 +71,7 @@ class Table:
             self.require_columns([column])
             text = self.frame[column]
             # parse each distinct text once: O(n) hashing plus O(distinct) parsing
-            codes, uniques = pd.factorize(text.to_numpy(dtype=object), use_na_sentinel=False)
+            codes, uniques = pd.factorize(text, use_na_sentinel=False)
             parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
             values = parsed.to_numpy(dtype="float64", na_value=np.nan)[codes]
             bad = ~np.isfinite(values)
@@ -265,7 +265,8 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
             or (len(frame) and (frame.iloc[:, -1] == MISSING).any())):
         _check_field_counts(path, encoding, delimiter, len(header), name)
     frame.columns = [str(c).strip() for c in frame.columns]
-    table = Table(frame.fillna(MISSING).astype(object), name=name, kind="csv",
+    # columns stay pandas' text dtype (Arrow-backed with pandas 3): no Python object per cell
+    table = Table(frame.fillna(MISSING) if frame.isna().to_numpy().any() else frame, name=name, kind="csv",
                   delimiter=delimiter, encoding=encoding)
     return table
 

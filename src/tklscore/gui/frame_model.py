@@ -14,7 +14,7 @@ class FrameModel(QAbstractTableModel):
         super().__init__(parent)
         self.float_digits = float_digits
         self._frame = pd.DataFrame()
-        self._columns: list[np.ndarray] = []   # the frame's columns as arrays: data() must be cheap
+        self._columns: list = []   # the frame's columns as arrays: data() must be cheap
         self._numeric: list[bool] = []
         self._order = np.arange(0)
         self._highlight: np.ndarray | None = None  # per frame row: True to highlight
@@ -28,7 +28,9 @@ class FrameModel(QAbstractTableModel):
     def set_frame(self, frame: pd.DataFrame, highlight: np.ndarray | None = None) -> None:
         self.beginResetModel()
         self._frame = frame
-        self._columns = [frame.iloc[:, i].to_numpy() for i in range(len(frame.columns))]
+        # pandas arrays, not numpy: Arrow-backed text is read a visible cell at a time instead
+        # of being converted to Python objects up front
+        self._columns = [frame.iloc[:, i].array for i in range(len(frame.columns))]
         self._numeric = [pd.api.types.is_numeric_dtype(t) for t in frame.dtypes]
         self._order = np.arange(len(frame))
         self._highlight = highlight
