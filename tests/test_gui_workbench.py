@@ -142,3 +142,19 @@ def test_one_bad_release_does_not_hide_the_others(qtbot, workbench):
     qtbot.waitUntil(lambda: not workbench.runner.current)
     assert set(workbench.reports) == {"Scenario 1", "Scenario 2"}
     assert "Bad filter" in workbench.release_errors
+
+
+def test_a_recovery_copy_reopens_as_unsaved_work(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    arv = workbench.model.find("V.ARV").iri
+    workbench.edit_model("label", lambda m: m.set_label(arv, "low"))
+    path = workbench.autosave()
+    assert workbench.recovery_copies() == [path]
+    other = Workbench()
+    other.open_recovery(str(path))
+    wait_scored(qtbot, other)
+    assert other.model.find("V.ARV").qualitative == "low"
+    assert other.is_dirty() and other.project_path is None and not path.exists()
+    other.undo_stack.setClean()
+    other._mark(False)

@@ -22,6 +22,8 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
     app.setApplicationName("tkl-Score Workbench")
     app.setOrganizationName("tklscore")
     window = MainWindow()
+    if not (example or project or screenshot):
+        QTimer.singleShot(0, lambda: window.offer_recovery(at_start=True))
     if example:
         window.workbench.load_example(example)
     elif project:

@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Open project…", self.open_project_dialog, QKeySequence.StandardKey.Open)
         self.recent_menu = file_menu.addMenu("Open &recent")
         self._action(file_menu, "Open the thesis &example", lambda: self.guard(self.workbench.load_example))
+        self._action(file_menu, "Recover &unsaved work…", self.offer_recovery)
         file_menu.addSeparator()
         self._action(file_menu, "&Save project", self.save_project, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Save project &as…", self.save_project_as, QKeySequence.StandardKey.SaveAs)
@@ -195,6 +196,21 @@ class MainWindow(QMainWindow):
         for path in recent:
             self._action(self.recent_menu, path, lambda _=False, p=path: self.confirm_discard() and self.open_project(p))
         self.recent_menu.setEnabled(bool(recent))
+
+    def offer_recovery(self, at_start: bool = False) -> None:
+        """Offer the newest recovery copy left by a session that did not save."""
+        copies = self.workbench.recovery_copies()
+        if not copies:
+            if not at_start:
+                QMessageBox.information(self, "Recover unsaved work", "There is no unsaved work to recover.")
+            return
+        newest = copies[0]
+        answer = QMessageBox.question(
+            self, "Recover unsaved work",
+            f"An earlier session ended with unsaved changes ({newest.name}). Open them now?\n\n"
+            "Yes opens them as an unsaved project; No keeps the copy for later (File ▸ Recover unsaved work).")
+        if answer == QMessageBox.StandardButton.Yes and self.confirm_discard():
+            self.guard(self.workbench.open_recovery, str(newest))
 
     def about(self) -> None:
         QMessageBox.about(self, "About tkl-Score Workbench",

@@ -169,6 +169,17 @@ class Workbench(QObject):
     def _clean_changed(self, clean: bool) -> None:
         self.dirtyChanged.emit(not clean or self._dirty)
 
+    def recovery_copies(self) -> list[Path]:
+        """Recovery copies left by sessions that ended with unsaved changes, newest first."""
+        folder = self._recovery_path().parent
+        return sorted(folder.glob("recovery-*"), key=lambda p: p.stat().st_mtime, reverse=True)
+
+    def open_recovery(self, path: str | Path) -> None:
+        """Reopen a recovery copy as unsaved work (Save asks where to keep it)."""
+        self._open(Project.load(path), None)
+        Path(path).unlink(missing_ok=True)
+        self._mark(True)
+
     def is_dirty(self) -> bool:
         return self._dirty or not self.undo_stack.isClean()
 
