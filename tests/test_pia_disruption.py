@@ -251,7 +251,8 @@ def test_generator_shape_and_determinism(tmp_path):
     assert set(load_triples(tmp_path / "a" / "data.ttl")) == set(a.data)
     assert (tmp_path / "a" / "threshold.txt").read_text().strip() == "Medium"
     assert (tmp_path / "a" / "labels.csv").read_text() == LABELS
-    assert len(load_rules(tmp_path / "a" / "rules.txt")) == 5
+    assert [r.name for r in load_rules(tmp_path / "a" / "rules.txt")] == [
+        "isaTransitive", "medicationInheritance", "seenBy", "cancer", "hepatitis", "leukemia"]
 
 
 def test_generator_bad_input():
@@ -369,3 +370,12 @@ def test_exhaustive_optimum_matches_recomputation(violations, seed, data_st):
     for s in quaternary_powerset(candidates, a.closure.isa_hierarchy()):
         if s.cost < result.cost:
             assert assess(alter_data(g.data, s), REASONER, GEN_MAPPING, "Medium", ontology=g.ontology).violations
+
+
+def test_safety_file_for_a_triple_not_in_the_data(tmp_path):
+    """Bad input: a safety value (like a preference) for a triple that is not in the data."""
+    data, *_ = bob()
+    path = tmp_path / "safety.csv"
+    path.write_text("subject,predicate,object,safety\nBob,given,Leonard,3\n")
+    with pytest.raises(InputError, match=r"row 2: safety for \(Bob, given, Leonard\), which is not a fact of the data"):
+        load_safety(path, data)

@@ -11,24 +11,32 @@ The evaluation data of Table 4.1 is not published; this generator reproduces its
   ``M-1.2.1`` ISA ``M-1.2`` ISA ``M-1`` ISA Medication, diseases ``D-2.1.1`` …, specialties
   ISA Physician, Patient/Physician ISA Person;
 * the rules (``rules.txt``, Jena syntax): ISA transitivity, medication inheritance
-  ``(p TakesMedication m) (m ISA c) → (p TakesMedication c)``, ``SeenBy`` (doctor type)
-  and the two violation rules of Fig. 4.1::
+  ``(p TakesMedication m) (m ISA c) → (p TakesMedication c)``, ``SeenBy`` (doctor type),
+  the two violation rules of Fig. 4.1 and a second oncology rule::
 
       [cancer: (?p HasDoctor ?d) (?d IsDoctorType Oncologist) (?p TakesMedication M-1.1.1)
                -> (?p DiagnosedWith D-2.1.1)]
       [hepatitis: (?p HasDoctor ?d) (?d IsDoctorType Hepatologist) (?p TakesMedication M-1.2.1.1)
                -> (?p DiagnosedWith D-1.1.1.1)]
+      [leukemia: (?p HasDoctor ?d) (?d IsDoctorType Oncologist) (?p TakesMedication M-1.1.2)
+               -> (?p DiagnosedWith D-2.1.2)]
 
 * ``labels.csv``: DiagnosedWith → High, TakesMedication → Medium, SeenBy → Low;
   ``threshold.txt``: ``Medium``.
 
 Every violation is backed by exactly 3 ground facts (HasDoctor, IsDoctorType,
-TakesMedication). Violations alternate cancer / hepatitis; violation k > 2 shares the
-doctor (hence the IsDoctorType fact) of violation k − 2, so 0/1/2/4 violations have
-0/3/6/10 participants and 0/63/4,095/1,048,575 exhaustive solutions, as in Table 4.1
-(``participant_count(v) = 3v − max(0, v − 2)``). Patients without a violation never
-satisfy a violation rule (their medication, with its ISA ancestors, never meets the
-trigger medication of their doctor's specialty). Everything is drawn from
+TakesMedication). The shape follows Table 5.6 (pia.md §4.8): violations 1 and 2 are
+independent (cancer and hepatitis, each its own patient and doctor: 3 facts each, 7
+covering subsets each); from the third on, violations come in **pairs on one patient**
+(``cancer`` + ``leukemia``: one ``Pat_i.v`` with one oncologist and the two trigger
+medications), so the two violations of a pair share the HasDoctor and IsDoctorType facts
+— 4 facts, 13 covering subsets; an odd last violation is again independent (a cancer
+patient with a fresh oncologist). Hence 0/1/2/4 violations have 0/3/6/10 participants,
+0/63/4,095/1,048,575 exhaustive solutions (Table 4.1) and 0/7/49/637 = 7·7·13 removal
+covers (Table 5.6); ``participant_count(v) = 3v − 2·⌊(v − 2)/2⌋`` for v ≥ 2 and
+``cover_count(v)`` gives the covers. Patients without a violation never satisfy a
+violation rule (their medications, with their ISA ancestors, never meet a trigger
+medication of their doctor's specialty). Everything is drawn from
 ``random.Random(seed)``: the same arguments give byte-identical files.
 """
 
@@ -52,6 +60,7 @@ SPECIALTIES = ("Oncologist", "Hepatologist", "Cardiologist", "GeneralPractitione
 TRIGGERS = {  # violation rule → (doctor type, medication, disease)
     "cancer": ("Oncologist", "M-1.1.1", "D-2.1.1"),
     "hepatitis": ("Hepatologist", "M-1.2.1.1", "D-1.1.1.1"),
+    "leukemia": ("Oncologist", "M-1.1.2", "D-2.1.2"),
 }
 
 RULES = f"""# Synthetic PIA rules (tklscore.core.pia.generator), Jena rule syntax.
@@ -66,6 +75,9 @@ RULES = f"""# Synthetic PIA rules (tklscore.core.pia.generator), Jena rule synta
          -> (?p ex:DiagnosedWith ex:D-2.1.1)]
 [hepatitis: (?p ex:HasDoctor ?d) (?d ex:IsDoctorType ex:Hepatologist) (?p ex:TakesMedication ex:M-1.2.1.1)
          -> (?p ex:DiagnosedWith ex:D-1.1.1.1)]
+# a second oncology rule: a patient on both oncology triggers has two violations sharing two facts
+[leukemia: (?p ex:HasDoctor ?d) (?d ex:IsDoctorType ex:Oncologist) (?p ex:TakesMedication ex:M-1.1.2)
+         -> (?p ex:DiagnosedWith ex:D-2.1.2)]
 """
 
 LABELS = """subject,predicate,object,label
@@ -81,9 +93,34 @@ def term(name: str) -> URIRef:
     return URIRef(NAMESPACE + name)
 
 
+def _groups(violations: int) -> list[tuple[str, ...]]:
+    """The violating patients' rule groups: two single violations, then pairs, an odd one last."""
+    groups: list[tuple[str, ...]] = [("cancer",), ("hepatitis",)][:violations]
+    rest = max(0, violations - 2)
+    groups += [("cancer", "leukemia")] * (rest // 2)
+    if rest % 2:
+        groups.append(("cancer",))
+    return groups
+
+
 def participant_count(violations: int) -> int:
     """Ground facts behind ``violations`` generated violations (0/3/6/10 for 0/1/2/4)."""
-    return 3 * violations - max(0, violations - 2)
+    return sum(2 + len(group) for group in _groups(violations))
+
+
+def cover_count(violations: int) -> int:
+    """Non-empty covering subsets of the participants (0/7/49/637 for 0/1/2/4, Table 5.6).
+
+    A single violation's 3 facts: 2³ − 1 = 7 covers; a pair sharing 2 of its 4 facts:
+    2⁴ − 1 − 2 = 13 (the subsets missing one violation are ∅ plus its private fact).
+    Independent groups multiply.
+    """
+    if violations == 0:
+        return 0
+    total = 1
+    for group in _groups(violations):
+        total *= 7 if len(group) == 1 else 13
+    return total
 
 
 @dataclass
@@ -136,24 +173,23 @@ def generate(patients: int, violations: int, seed: int = 1) -> Generated:
         raise InputError(f"the number of patients must be a positive whole number, not {patients!r}")
     if isinstance(violations, bool) or not isinstance(violations, int) or violations < 0:
         raise InputError(f"the number of violations must be a whole number ≥ 0, not {violations!r}")
-    if violations > patients:
-        raise InputError(f"{violations} violations need at least {violations} patients, not {patients}",
-                         hint="each violation belongs to its own patient")
+    needed = len(_groups(violations))
+    if needed > patients:
+        raise InputError(f"{violations} violations need at least {needed} patients, not {patients}",
+                         hint="the first three violations each belong to their own patient; "
+                              "from the fourth on they come in pairs on one patient")
     rng = random.Random(seed)
     onto, meds, ancestors = _ontology()
     n_doctors = max(40, patients // 25)
     doctors = [f"MD-{k}" for k in range(1, n_doctors + 1)]
     dtype = {d: rng.choice(SPECIALTIES) for d in doctors}
-    violating = sorted(rng.sample(range(1, patients + 1), violations))
-    # violation k (0-based): rule alternates; k ≥ 2 shares the doctor of violation k − 2
-    kinds = ["cancer" if k % 2 == 0 else "hepatitis" for k in range(violations)]
-    violation_doctor: dict[int, str] = {}
+    groups = _groups(violations)
+    violating = sorted(rng.sample(range(1, patients + 1), len(groups)))
+    # each violating patient (group) has its own doctor of the wanted specialty
+    group_doctor: dict[int, str] = {}
     used: set[str] = set()
-    for k, kind in enumerate(kinds):
-        if k >= 2:
-            violation_doctor[k] = violation_doctor[k - 2]
-            continue
-        wanted = TRIGGERS[kind][0]
+    for k, group in enumerate(groups):
+        wanted = TRIGGERS[group[0]][0]
         choices = [d for d in doctors if dtype[d] == wanted and d not in used]
         if not choices:
             choices = [d for d in doctors if d not in used]
@@ -162,8 +198,10 @@ def generate(patients: int, violations: int, seed: int = 1) -> Generated:
         else:
             doctor = rng.choice(choices)
         used.add(doctor)
-        violation_doctor[k] = doctor
-    trigger_of = {spec: med for spec, med, _ in TRIGGERS.values()}
+        group_doctor[k] = doctor
+    triggers_of: dict[str, set[str]] = {}
+    for spec, med, _ in TRIGGERS.values():
+        triggers_of.setdefault(spec, set()).add(med)
 
     data: list[Triple] = []
     for d in doctors:
@@ -177,18 +215,19 @@ def generate(patients: int, violations: int, seed: int = 1) -> Generated:
             k = slot[i]
             name = f"Pat_{i}.v"
             names.append(name)
-            doctor = violation_doctor[k]
+            doctor = group_doctor[k]
+            takes = [Triple(term(name), term("TakesMedication"), term(TRIGGERS[kind][1])) for kind in groups[k]]
             facts = [Triple(term(name), term("HasDoctor"), term(doctor)),
-                     Triple(term(doctor), term("IsDoctorType"), term(dtype[doctor])),
-                     Triple(term(name), term("TakesMedication"), term(TRIGGERS[kinds[k]][1]))]
+                     Triple(term(doctor), term("IsDoctorType"), term(dtype[doctor])), *takes]
             participants.extend(f for f in facts if f not in participants)
             data.append(Triple(term(name), ISA, term("Patient")))
-            data.extend([facts[0], facts[2]])
+            data.append(facts[0])
+            data.extend(takes)
             continue
         name = f"Pat_{i}"
         doctor = rng.choice(doctors)
-        trigger = trigger_of.get(dtype[doctor])
-        allowed = [m for m in meds if trigger is None or trigger not in ancestors[m]]
+        triggers = triggers_of.get(dtype[doctor], set())
+        allowed = [m for m in meds if not triggers & ancestors[m]]
         count = 1 if rng.random() < 0.3 else 2
         data.append(Triple(term(name), ISA, term("Patient")))
         data.append(Triple(term(name), term("HasDoctor"), term(doctor)))
