@@ -645,3 +645,17 @@ def test_alg_9_alone_keeps_the_removal_on_generated_data():
     assert r.solution.extra["reasoner_checks"] == 2          # baseline + final check
     refined = efficient_disruption(result, mapping=mapping)
     assert refined.cost == 0.5 and refined.solution.extra["refined"]
+
+
+def test_preferences_for_facts_not_in_the_data_are_refused_in_code_too():
+    data = load_triples(RES / "bob_data.ttl")
+    onto = load_triples(RES / "bob_ontology.ttl")
+    reasoner = Reasoner(load_rules(RES / "bob.rules"))
+    mapping = load_patterns(RES / "bob_patterns.csv",
+                            resolver=TermResolver(known=[x for t in data + onto for x in t]))
+    assessment = assess(data, reasoner, mapping, "Medium", ontology=onto)
+    inferred = assessment.violations[0].triple  # inferred, so not a fact of the data
+    with pytest.raises(InputError, match="is not a fact of the patient data"):
+        efficient_disruption(assessment, mapping=mapping, preferences={inferred: 2})
+    with pytest.raises(InputError, match="safety value is given for"):
+        efficient_disruption(assessment, mapping=mapping, safety={inferred: 3})

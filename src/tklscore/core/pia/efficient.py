@@ -834,6 +834,12 @@ def efficient_disruption(assessment, *, preferences: Mapping[Triple, int] | None
     minimized = assessment.minimized
     closure: Closure = assessment.closure
     db0 = list(dict.fromkeys(data)) if data is not None else list(minimized.kept) + list(minimized.removed)
+    known = set(db0)
+    for what, levels in (("preference", prefs), ("safety value", safe_levels)):
+        stray = [t for t in levels if t not in known]
+        if stray:
+            raise InputError(f"a {what} is given for {stray[0]}, which is not a fact of the patient data"
+                             + (f" ({len(stray)} such facts)" if len(stray) > 1 else ""))
     report(0.0)
     if not assessment.violations:
         report(1.0)
