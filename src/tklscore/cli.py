@@ -110,8 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
     gui.add_argument("--project", metavar="FILE", help="open a project file")
     gui.add_argument("--screenshot", metavar="OUT.png", help="render the view once everything has loaded, save, exit")
-    gui.add_argument("--view", choices=["release", "scores", "model", "ahp"], default="release",
+    gui.add_argument("--view", choices=["release", "scores", "model", "ahp", "patient"], default="release",
                      help="the view to show first")
+    gui.add_argument("--patient", action="store_true",
+                     help="start in the patient view (PIA's Patient Data Visualizer); same as --view patient")
     gui.set_defaults(handler=_gui)
     return parser
 

@@ -22,17 +22,12 @@ is valid, ``valid: false``.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import sys
-import time
 from pathlib import Path
 
 from tklscore.core.atomic import atomic_write
-from tklscore.core.errors import existing_file
-
-DEFAULT_MAX_SOLUTIONS = 4 ** 8 - 1
-"""The CLI's default limit on exhaustive solutions: 65,535 (8 candidate facts)."""
+from tklscore.core.pia.analysis import DEFAULT_MAX_SOLUTIONS, _efficient  # noqa: F401  (re-exported)
 
 
 def _count(text: str) -> int:
@@ -101,60 +96,17 @@ def run_generate(args) -> int:
     return 0
 
 
-def _efficient():
-    from tklscore.core.pia.efficient import efficient_disruption
-
-    return efficient_disruption
-
-
 def analyze(args) -> dict:
     """Run the analysis; returns the JSON document (plus ``"_result"``/``"_assessment"``)."""
-    from tklscore.core.pia import (
-        TermResolver,
-        assess,
-        load_patterns,
-        load_rules,
-        load_triples,
-    )
-    from tklscore.core.pia.disruption import exhaustive_disruption
-    from tklscore.core.pia.facts import graph_prefixes
-    from tklscore.core.pia.preferences import load_preferences, load_safety
+    from tklscore.core.pia.analysis import analyze_files
 
-    start = time.perf_counter()
-    for path, what in ((args.ontology, "ontology file"), (args.data, "data file"),
-                       (args.rules, "rule file"), (args.labels, "label file")):
-        existing_file(path, what)
-    onto = load_triples(args.ontology)
-    data = load_triples(args.data)
-    rules = load_rules(args.rules)
-    prefixes = {**graph_prefixes(args.ontology), **graph_prefixes(args.data)}
-    from tklscore.core.pia import Var
-
-    rule_terms = [t for r in rules for atom in (*r.body, r.head) for t in atom if not isinstance(t, Var)]
-    known = [*(t for triple in (*data, *onto) for t in triple), *rule_terms]
-    mapping = load_patterns(args.labels, resolver=TermResolver(prefixes=prefixes, known=known))
-    threshold = mapping.order.parse(args.threshold, column="--threshold")
-    preferences = load_preferences(args.preferences, data, prefixes=prefixes) if args.preferences else None
-    safety = load_safety(args.safety, data, prefixes=prefixes) if args.safety else None
-    loaded = time.perf_counter()
-
-    from tklscore.core.pia import Reasoner
-
-    assessment = assess(data, Reasoner(rules), mapping, threshold, ontology=onto)
-    assessed = time.perf_counter()
-    if args.method == "efficient":
-        efficient = _efficient()
-        kwargs = {"preferences": preferences, "safety": safety}
-        if "mapping" in inspect.signature(efficient).parameters:
-            kwargs["mapping"] = mapping
-        result = efficient(assessment, **kwargs)
-    else:
-        if preferences:
-            print("tklscore: warning: patient preferences are used by the efficient method only; "
-                  "the exhaustive search minimises the alteration cost", file=sys.stderr)
-        result = exhaustive_disruption(assessment, max_solutions=args.max_solutions, safety=safety,
-                                       mapping=mapping, data=data)
-    done = time.perf_counter()
+    run = analyze_files(args.ontology, args.data, args.rules, args.labels, args.threshold,
+                        method=args.method, preferences=args.preferences, safety=args.safety,
+                        max_solutions=args.max_solutions)
+    if args.preferences and args.method != "efficient":
+        print("tklscore: warning: patient preferences are used by the efficient method only; "
+              "the exhaustive search minimises the alteration cost", file=sys.stderr)
+    result, assessment, data = run.result, run.assessment, run.data
 
     def row(t):
         return [str(t[0]), str(t[1]), str(t[2])]
@@ -172,8 +124,7 @@ def analyze(args) -> dict:
         "solution": {"alterations": alterations, "cost": float(result.cost),
                      "impact": None if result.impact is None else float(result.impact),
                      "valid": bool(result.valid)},
-        "timings_ms": {"load": (loaded - start) * 1000, "assess": (assessed - loaded) * 1000,
-                       "disruption": (done - assessed) * 1000, "total": (done - start) * 1000},
+        "timings_ms": run.timings_ms,
     }
     return {**document, "_result": result, "_assessment": assessment, "_data": data}
 

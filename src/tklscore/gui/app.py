@@ -49,7 +49,8 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
 
 def main(args) -> int:
     try:
-        return run(args.example, args.project, args.screenshot, args.view)
+        view = "patient" if getattr(args, "patient", False) else args.view
+        return run(args.example, args.project, args.screenshot, view)
     except InputError as error:
         print(f"tklscore: error: {error}", file=sys.stderr)
         return 2

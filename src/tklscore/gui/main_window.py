@@ -1,4 +1,5 @@
-"""The main window: the four views (Release, Scores, Model, AHP) over one Workbench, with
+"""The main window: the four views (Release, Scores, Model, AHP) over one Workbench and the
+patient view (PIA's Patient Data Visualizer, independent of the Workbench), with
 menus, undo/redo, a project file with recent files, a recovery copy and a status bar that
 shows long work with its progress and a cancel button."""
 
@@ -15,11 +16,12 @@ from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp_view import AhpView
 from tklscore.gui.model_view import ModelView
+from tklscore.gui.patient_view import PatientView
 from tklscore.gui.release_view import ReleaseView
 from tklscore.gui.scores_view import ScoresView
 from tklscore.gui.workbench import Workbench
 
-VIEWS = ("release", "scores", "model", "ahp")
+VIEWS = ("release", "scores", "model", "ahp", "patient")
 PROJECT_FILTER = "tkl-Score projects (*.tklproj);;All files (*)"
 MAX_RECENT = 8
 
@@ -38,7 +40,9 @@ class MainWindow(QMainWindow):
             "model": ModelView(self.workbench, self),
             "ahp": AhpView(self.workbench, self),
         }
-        titles = {"release": "&1 Release", "scores": "&2 Scores", "model": "&3 tkl-Data Model", "ahp": "&4 AHP"}
+        self.views["patient"] = PatientView(self)
+        titles = {"release": "&1 Release", "scores": "&2 Scores", "model": "&3 tkl-Data Model", "ahp": "&4 AHP",
+                  "patient": "&5 Patient"}
         for key, view in self.views.items():
             self.tabs.addTab(view, titles[key])
         self.setCentralWidget(self.tabs)

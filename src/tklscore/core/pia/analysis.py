@@ -1,0 +1,121 @@
+"""One PIA analysis from files: load → assess (Alg 1–3, 5, 6) → disruption (Alg 4 or Ch. 5).
+
+Shared by ``tklscore pia analyze`` and the patient view. Pure: no Qt, no printing.
+
+    from tklscore.core.pia.analysis import analyze_files
+    run = analyze_files(ontology="bob_ontology.ttl", data="bob_data.ttl", rules="bob.rules",
+                        labels="bob_patterns.csv", threshold="Medium", method="efficient",
+                        preferences={...} or "prefs.csv")
+    run.assessment.violations, run.result.solution, run.timings_ms
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tklscore.core.errors import existing_file
+from tklscore.core.pia.facts import Triple
+
+DEFAULT_MAX_SOLUTIONS = 4 ** 8 - 1
+"""The default limit on exhaustive solutions: 65,535 (8 candidate facts)."""
+
+
+@dataclass
+class Analysis:
+    """Everything one run loaded and computed."""
+
+    ontology: list[Triple]
+    data: list[Triple]
+    rules: list
+    mapping: object
+    threshold: object
+    prefixes: dict[str, str]
+    preferences: dict[Triple, int] | None
+    safety: dict[Triple, int] | None
+    assessment: object
+    result: object
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _efficient():
+    from tklscore.core.pia.efficient import efficient_disruption
+
+    return efficient_disruption
+
+
+def load_inputs(ontology, data, rules, labels):
+    """(ontology triples, data triples, rules, mapping, prefixes) — the files checked first."""
+    from tklscore.core.pia import (
+        TermResolver,
+        Var,
+        load_patterns,
+        load_rules,
+        load_triples,
+    )
+    from tklscore.core.pia.facts import graph_prefixes
+
+    for path, what in ((ontology, "ontology file"), (data, "data file"),
+                       (rules, "rule file"), (labels, "label file")):
+        existing_file(path, what)
+    onto = load_triples(ontology)
+    facts = load_triples(data)
+    rule_list = load_rules(rules)
+    prefixes = {**graph_prefixes(ontology), **graph_prefixes(data)}
+    rule_terms = [t for r in rule_list for atom in (*r.body, r.head) for t in atom if not isinstance(t, Var)]
+    known = [*(t for triple in (*facts, *onto) for t in triple), *rule_terms]
+    mapping = load_patterns(labels, resolver=TermResolver(prefixes=prefixes, known=known))
+    return onto, facts, rule_list, mapping, prefixes
+
+
+def _levels(value, facts, prefixes, kind):
+    from tklscore.core.pia.preferences import load_preferences
+
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return {Triple(*t): v for t, v in value.items()}
+    return load_preferences(value, facts, kind=kind, prefixes=prefixes)
+
+
+def analyze_files(ontology: str | Path, data: str | Path, rules: str | Path, labels: str | Path,
+                  threshold: str, *, method: str = "exhaustive",
+                  preferences: str | Path | Mapping[Triple, int] | None = None,
+                  safety: str | Path | Mapping[Triple, int] | None = None,
+                  max_solutions: int | None = DEFAULT_MAX_SOLUTIONS) -> Analysis:
+    """Run the whole analysis. ``preferences``/``safety``: a file (CSV or RDF) or a mapping.
+
+    Bad input raises :class:`~tklscore.core.errors.InputError` naming the file and place.
+    """
+    from tklscore.core.pia import Reasoner, assess
+    from tklscore.core.pia.disruption import exhaustive_disruption
+
+    if method not in ("exhaustive", "efficient"):
+        raise ValueError(f"method must be 'exhaustive' or 'efficient', not {method!r}")
+    start = time.perf_counter()
+    onto, facts, rule_list, mapping, prefixes = load_inputs(ontology, data, rules, labels)
+    level = mapping.order.parse(threshold, column="--threshold")
+    prefs = _levels(preferences, facts, prefixes, "preference")
+    safe = _levels(safety, facts, prefixes, "safety")
+    loaded = time.perf_counter()
+    assessment = assess(facts, Reasoner(rule_list), mapping, level, ontology=onto)
+    assessed = time.perf_counter()
+    if method == "efficient":
+        efficient = _efficient()
+        kwargs = {"preferences": prefs, "safety": safe}
+        if "mapping" in inspect.signature(efficient).parameters:
+            kwargs["mapping"] = mapping
+        result = efficient(assessment, **kwargs)
+    else:
+        result = exhaustive_disruption(assessment, max_solutions=max_solutions, safety=safe,
+                                       mapping=mapping, data=facts)
+    done = time.perf_counter()
+    timings = {"load": (loaded - start) * 1000, "assess": (assessed - loaded) * 1000,
+               "disruption": (done - assessed) * 1000, "total": (done - start) * 1000}
+    return Analysis(onto, facts, rule_list, mapping, level, prefixes, prefs, safe, assessment, result, timings)
+
+
+__all__ = ["DEFAULT_MAX_SOLUTIONS", "Analysis", "analyze_files", "load_inputs"]
