@@ -407,7 +407,8 @@ class ReleaseView(QWidget):
             project = self.workbench.project
             self._loaded_with = (project.source_path, dict(project.source_options or {}))
             self.frame_model.set_frame(table.frame if table is not None else pd.DataFrame())
-            self.table_view.resizeColumnsToContents()
+            if table is not None and len(table) <= 50_000:  # a big table keeps default widths
+                self.table_view.resizeColumnsToContents()
             self._fallback.clear()
         self._fill_source_form()
         self._fill_roles()

@@ -224,7 +224,8 @@ class ScoresView(QWidget):
             self.records_model.set_frame(report.records, riskiest_mask(report.records["tkl"].to_numpy()))
             header = self.records_view.horizontalHeader()
             header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
-            self.records_view.resizeColumnsToContents()
+            if len(report.records) <= 50_000:  # a big release keeps default widths
+                self.records_view.resizeColumnsToContents()
         # the charts follow in later turns of the event loop, one each, so that the window
         # stays responsive while large releases are drawn
         self._chart_steps = [self._draw_per_record, self._draw_growth, self._draw_releases]
