@@ -83,3 +83,26 @@ def test_screenshot_command_renders_a_view(tmp_path):
     assert done.returncode == 0, done.stderr
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1600, 1000)
+
+
+def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp_path, monkeypatch):
+    from tklscore.gui.charts import SORT_TKL
+    from tklscore.gui.report import build_report_html
+
+    bench = window.workbench
+    bench.load_example("thesis")
+    scored(qtbot, window)
+    scores = window.views["scores"]
+    scores.order_combo.setCurrentIndex(scores.order_combo.findData(SORT_TKL))
+    assert bench.project.settings["per_record_order"] == SORT_TKL and bench.is_dirty()
+    html = build_report_html(bench, {})
+    assert "The tkl-Data Model" in html and "V-0.HIV" in html and "0.43169" in html
+    path = tmp_path / "charts.tklproj"
+    bench.save_project(str(path))
+    again = MainWindow(settings=window.settings)
+    qtbot.addWidget(again)
+    assert again.open_project(str(path))
+    scored(qtbot, again)
+    assert again.views["scores"].order_combo.currentData() == SORT_TKL
+    assert again.views["scores"].per_record_chart.order == SORT_TKL
+    again.workbench.runner.wait()

@@ -78,6 +78,30 @@ def _consistency(workbench) -> str:
     return text
 
 
+def _model_tree(workbench) -> str:
+    """The model as an indented table: every node with its kind, label, priority and weight."""
+    model = workbench.model
+    if model is None or model.root is None:
+        return "<p>No tkl-Data Model: the weights come from a weights file.</p>"
+    derivation = model.derive()
+    rows = []
+
+    def visit(iri: str, depth: int) -> None:
+        node = model.nodes[iri]
+        priority = derivation.priorities.get(iri)
+        weight = derivation.weights.get(iri)
+        rows.append(["&nbsp;&nbsp;&nbsp;" * depth + html.escape(node.label), node.kind.value,
+                     html.escape(node.qualitative or ""), fmt(priority) if priority is not None else "",
+                     fmt(weight) if weight is not None else ""])
+        for child in model.children(iri):
+            visit(child, depth + 1)
+
+    visit(model.root, 0)
+    problems = "".join(f"<li>{html.escape(p)}</li>" for p in derivation.problems)
+    return _table(["node", "kind", "label", "priority", "weight"], rows) + (
+        f"<p>Still missing:</p><ul>{problems}</ul>" if problems else "")
+
+
 def _weights(workbench) -> str:
     weights = workbench.weights
     if weights is None:
@@ -139,6 +163,7 @@ def build_report_html(workbench, images: dict[str, bytes] | None = None, inline_
         parts.append(_table(list(RECORD_COLUMNS), [
             [str(r[0]), str(r[1]), str(r[2])] + [fmt(v) for v in r[3:]]
             for r in shown.itertuples(index=False, name=None)]))
+    parts.append("<h2>The tkl-Data Model</h2>" + _model_tree(workbench))
     parts.append("<h2>Weights</h2>" + _weights(workbench))
     parts.append("<h2>Consistency of the AHP judgements</h2>" + _consistency(workbench))
     parts.append("</body></html>")

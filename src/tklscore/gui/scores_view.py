@@ -128,8 +128,7 @@ class ScoresView(QWidget):
         self.order_combo = QComboBox()
         self.order_combo.addItem("Sort as the thesis' Figures 5.1/5.2 (ascending L-Severity)", SORT_THESIS)
         self.order_combo.addItem("Sort by tkl-Score, riskiest first", SORT_TKL)
-        self.order_combo.currentIndexChanged.connect(
-            lambda _: self.per_record_chart.set_order(self.order_combo.currentData()))
+        self.order_combo.currentIndexChanged.connect(self._order_chosen)
         per_record = QWidget()
         per_record_layout = QVBoxLayout(per_record)
         per_record_layout.setContentsMargins(0, 0, 0, 0)
@@ -211,6 +210,7 @@ class ScoresView(QWidget):
     # ------------------------------------------------------------------ refresh
 
     def refresh(self) -> None:
+        self._restore_chart_settings()
         self._refresh_releases()
         self._sync_x()
         report = self.workbench.current_report()
@@ -255,6 +255,24 @@ class ScoresView(QWidget):
             if report.warnings:
                 text += " ⚠ " + " ⚠ ".join(report.warnings)
             self.info_label.setText(text)
+
+    def _order_chosen(self, _index: int = 0) -> None:
+        order = self.order_combo.currentData()
+        self.per_record_chart.set_order(order)
+        settings = self.workbench.project.settings
+        if settings.get("per_record_order") != order:
+            settings["per_record_order"] = order
+            self.workbench._mark(True)
+
+    def _restore_chart_settings(self) -> None:
+        """Chart settings live in the project file, so a reopened project shows the same."""
+        order = self.workbench.project.settings.get("per_record_order")
+        index = self.order_combo.findData(order) if order else -1
+        if index >= 0 and index != self.order_combo.currentIndex():
+            self.order_combo.blockSignals(True)
+            self.order_combo.setCurrentIndex(index)
+            self.order_combo.blockSignals(False)
+            self.per_record_chart.set_order(order)
 
     def _next_chart(self) -> None:
         if self._chart_steps:
