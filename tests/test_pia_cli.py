@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 
+from pia_support import EX, RES
 from tklscore import cli_pia
 from tklscore.core.errors import InputError
 from tklscore.core.pia import load_triples
 
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
-EX = "http://example.org/pia#"
 SYN = "http://example.org/pia-synthetic#"
 ISA = "urn:tklscore:pia#ISA"
 

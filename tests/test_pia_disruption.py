@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import filecmp
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rdflib import URIRef
 
+from pia_support import EX, T, bob_assessment, ex
 from tklscore.core.errors import InputError
 from tklscore.core.pia import (
     ISA,
     PrivacyMapping,
     PrivacyPattern,
     Reasoner,
-    TermResolver,
-    Triple,
     assess,
     detect_violations,
-    load_patterns,
     load_rules,
     load_triples,
     parse_jena_rules,
@@ -50,25 +46,8 @@ from tklscore.core.pia.preferences import (
     suggested_preferences,
 )
 
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
-EX = "http://example.org/pia#"
 
-
-def ex(name: str) -> URIRef:
-    return URIRef(EX + name)
-
-
-def T(s, p, o) -> Triple:
-    return Triple(ex(s), ISA if p == "ISA" else ex(p), ex(o))
-
-
-def bob():
-    data = load_triples(RES / "bob_data.ttl")
-    onto = load_triples(RES / "bob_ontology.ttl")
-    reasoner = Reasoner(load_rules(RES / "bob.rules"))
-    mapping = load_patterns(RES / "bob_patterns.csv",
-                            resolver=TermResolver(known=[t for f in data + onto for t in f]))
-    return data, onto, reasoner, mapping, assess(data, reasoner, mapping, "Medium", ontology=onto)
+bob = bob_assessment
 
 
 GIVEN = T("Bob", "given", "Interferon")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import itertools
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from rdflib import URIRef
 
+from pia_support import EX, RES, bob_assessment, ex
 from tklscore.core.errors import InputError
 from tklscore.core.pia import (
     ISA,
@@ -47,13 +46,6 @@ from tklscore.core.pia.efficient import (
     traverse_for_cover,
 )
 from tklscore.core.pia.solutions import PARENT, REMOVE
-
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
-EX = "http://example.org/pia#"
-
-
-def ex(name: str) -> URIRef:
-    return URIRef(EX + name)
 
 
 def fact(letter: str) -> Triple:
@@ -648,12 +640,7 @@ def test_alg_9_alone_keeps_the_removal_on_generated_data():
 
 
 def test_preferences_for_facts_not_in_the_data_are_refused_in_code_too():
-    data = load_triples(RES / "bob_data.ttl")
-    onto = load_triples(RES / "bob_ontology.ttl")
-    reasoner = Reasoner(load_rules(RES / "bob.rules"))
-    mapping = load_patterns(RES / "bob_patterns.csv",
-                            resolver=TermResolver(known=[x for t in data + onto for x in t]))
-    assessment = assess(data, reasoner, mapping, "Medium", ontology=onto)
+    _, _, _, mapping, assessment = bob_assessment()
     inferred = assessment.violations[0].triple  # inferred, so not a fact of the data
     with pytest.raises(InputError, match="is not a fact of the patient data"):
         efficient_disruption(assessment, mapping=mapping, preferences={inferred: 2})

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import URIRef
 
+from pia_support import EX, RES, T, ex
 from tklscore.core.errors import InputError
 from tklscore.core.pia import (
     DEFAULT_ORDER,
@@ -25,17 +26,6 @@ from tklscore.core.pia import (
     load_patterns_csv,
     load_triples,
 )
-
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
-EX = "http://example.org/pia#"
-
-
-def ex(name: str) -> URIRef:
-    return URIRef(EX + name)
-
-
-def T(s, p, o) -> Triple:
-    return Triple(ex(s), ISA if p == "ISA" else ex(p), ex(o))
 
 
 def bob_isa() -> tuple[IsaHierarchy, list]:

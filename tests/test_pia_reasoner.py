@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import Literal, URIRef
 
+from pia_support import EX, RES, ex
 from tklscore.core.errors import InputError
 from tklscore.core.pia import (
     ISA,
@@ -22,13 +22,6 @@ from tklscore.core.pia import (
     parse_jena_rules,
     parse_n3_rules,
 )
-
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
-EX = "http://example.org/pia#"
-
-
-def ex(name: str) -> URIRef:
-    return URIRef(EX + name)
 
 
 def T(s: str, p: str, o) -> Triple:

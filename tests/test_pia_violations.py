@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rdflib import URIRef
 
+from pia_support import EX, T, bob_setup, ex
 from tklscore.core.pia import (
     ISA,
     ROOT,
@@ -18,7 +17,6 @@ from tklscore.core.pia import (
     PrivacyPattern,
     Reasoner,
     Rule,
-    TermResolver,
     Triple,
     Var,
     ViolationMonitor,
@@ -26,9 +24,6 @@ from tklscore.core.pia import (
     alteration_cost,
     assess,
     detect_violations,
-    load_patterns,
-    load_rules,
-    load_triples,
     minimize_db,
     parse_jena_rules,
     quaternary_digits,
@@ -45,30 +40,10 @@ from tklscore.core.pia.solutions import (
     make_alteration,
 )
 
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
-EX = "http://example.org/pia#"
-
-
-def ex(name: str) -> URIRef:
-    return URIRef(EX + name)
-
-
-def T(s, p, o) -> Triple:
-    return Triple(ex(s), ISA if p == "ISA" else ex(p), ex(o))
-
 
 # --------------------------------------------------------------------------------------
 # the running example (Ch. 1)
 # --------------------------------------------------------------------------------------
-
-
-def bob_setup():
-    data = load_triples(RES / "bob_data.ttl")
-    onto = load_triples(RES / "bob_ontology.ttl")
-    reasoner = Reasoner(load_rules(RES / "bob.rules"))
-    mapping = load_patterns(RES / "bob_patterns.csv",
-                            resolver=TermResolver(known=[t for f in data + onto for t in f]))
-    return data, onto, reasoner, mapping
 
 
 def test_running_example_minimize_detect_participants():
