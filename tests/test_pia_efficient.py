@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -546,17 +545,11 @@ def test_bad_input_progress_and_cancel():
 # --------------------------------------------------------------------------------------
 
 
-def test_timing_four_violations_5000_patients(capsys):
+def test_four_violations_at_5000_patients():
+    """Table 5.6's largest case (timed by benchmarks/bench_pia.py, not here)."""
     _g, _reasoner, mapping, result = generated(5000, 4)
-    start = time.perf_counter()
     r = efficient_disruption(result, mapping=mapping)
-    elapsed = time.perf_counter() - start
-    with capsys.disabled():
-        print(f"\nefficient disruption, 4 violations, 5,000 patients: {elapsed * 1000:.0f} ms "
-              f"(target ≤ 1000 ms), covers {r.evaluated}, cost {r.cost}, Impact {r.impact}, "
-              f"stages {r.timings_ms}")
     assert r.valid and r.evaluated == 637
-    assert elapsed < 5.0      # target ≤ 1 s; loose bound against slow CI machines
 
 
 # --------------------------------------------------------------------------------------
