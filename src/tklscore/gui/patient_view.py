@@ -35,7 +35,7 @@ from PySide6.QtCore import (
     QUrl,
     Signal,
 )
-from PySide6.QtGui import QDesktopServices, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QDesktopServices, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -269,8 +269,22 @@ class PatientView(QWidget):
 
     functionChanged = Signal(str)
 
+    def _use_light_palette(self) -> None:
+        """The patient pages have their own light colours (like a printed leaflet), so the
+        view keeps a light palette whatever the desktop theme: text stays dark on light."""
+        palette = self.palette()
+        for role, colour in [(QPalette.ColorRole.Window, "#ffffff"), (QPalette.ColorRole.WindowText, "#1b2733"),
+                             (QPalette.ColorRole.Base, "#ffffff"), (QPalette.ColorRole.AlternateBase, "#f4f7fb"),
+                             (QPalette.ColorRole.Text, "#1b2733"), (QPalette.ColorRole.Button, "#eef2f7"),
+                             (QPalette.ColorRole.ButtonText, "#1b2733"), (QPalette.ColorRole.ToolTipBase, "#ffffff"),
+                             (QPalette.ColorRole.ToolTipText, "#1b2733")]:
+            palette.setColor(role, QColor(colour))
+        self.setPalette(palette)
+        self.setAutoFillBackground(True)
+
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._use_light_palette()
         self.ontology_path = resource_path("pia/bob_ontology.ttl")
         self.rules_path = resource_path("pia/bob.rules")
         self.labels_path = resource_path("pia/bob_patterns.csv")
