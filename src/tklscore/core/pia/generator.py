@@ -6,10 +6,18 @@ The evaluation data of Table 4.1 is not published; this generator reproduces its
   each ``(Pat_i, ISA, Patient)``, one ``(Pat_i, HasDoctor, MD-k)`` and one or two
   ``(Pat_i, TakesMedication, M-…)`` — about 3.7 asserted triples per patient (§3:
   3.4–4.0);
-* doctors ``MD-k`` with ``(MD-k, IsDoctorType, <specialty>)`` and ``(MD-k, ISA, Physician)``;
-* an ontology (``ontology.ttl``) of dotted-code hierarchies — medications ``M-1.2.1.1`` ISA
-  ``M-1.2.1`` ISA ``M-1.2`` ISA ``M-1`` ISA Medication, diseases ``D-2.1.1`` …, specialties
-  ISA Physician, Patient/Physician ISA Person;
+* doctors ``MD-k`` (max(25, patients // 25) of them) with ``(MD-k, IsDoctorType, <specialty>)``
+  and ``(MD-k, ISA, Physician)``;
+* an ontology (``ontology.ttl``) of dotted-code hierarchies — medication classes ``M-1`` …
+  ``M-6`` ISA Medication with two products each (``M-1.2`` ISA ``M-1``; patients without a
+  violation take products), the trigger branch ``M-1.1.1``/``M-1.1.2`` ISA ``M-1.1`` and
+  ``M-1.2.1.1`` ISA ``M-1.2.1`` ISA ``M-1.2``; a sparse disease tree (``D-2.1.1``,
+  ``D-1.1.1.1``, …) ISA Disease; specialties ISA Physician. The ontology is small and a
+  prescribed product inherits only to its class and Medication, so the inferred counts match
+  Table 4.1 (inferred ≈ asserted: ≈18,200 inferred at 5,000 patients against 17,875–19,609,
+  and ≈400 at 100 against 376–417; pia.md §4.5). An earlier shape (every patient on a leaf
+  of a full 4-level medication tree, Medication ISA Substance, Patient/Physician ISA
+  Person) inferred about twice Table 4.1's counts;
 * the rules (``rules.txt``, Jena syntax): ISA transitivity, medication inheritance
   ``(p TakesMedication m) (m ISA c) → (p TakesMedication c)``, ``SeenBy`` (doctor type),
   the two violation rules of Fig. 4.1 and a second oncology rule::
@@ -132,31 +140,31 @@ class Generated:
     files: list[Path] = field(default_factory=list)
 
 
-def _tree(prefix: str, root: str, fan: tuple[int, ...]) -> tuple[list[Triple], list[str]]:
-    triples, nodes = [], []
+# The medication hierarchy (pia.md §3, §4.5): drug classes ``M-1`` … ``M-6`` ISA Medication,
+# each with ``PRODUCTS`` products ``M-a.b`` (what patients are prescribed), plus the trigger
+# branch of the violation rules: ``M-1.1.1``/``M-1.1.2`` ISA ``M-1.1`` and ``M-1.2.1.1`` ISA
+# ``M-1.2.1`` ISA ``M-1.2``. A product inherits to its class and Medication only, so a patient
+# infers about 1.6 TakesMedication triples (Table 4.1: inferred ≈ asserted).
+MEDICATION_CLASSES = 6
+PRODUCTS = 2
+TRIGGER_BRANCH = ("1.1.1", "1.1.2", "1.2.1", "1.2.1.1")
+DISEASES = ("1", "2", "3", "1.1", "1.1.1", "1.1.1.1", "2.1", "2.1.1", "2.1.1.1", "2.1.2")
 
-    def grow(code: str, parent: str, depth: int) -> None:
-        if depth == len(fan):
-            return
-        for i in range(1, fan[depth] + 1):
-            child_code = f"{code}.{i}" if code else str(i)
-            child = f"{prefix}-{child_code}"
-            triples.append(Triple(term(child), ISA, term(parent)))
-            nodes.append(child)
-            grow(child_code, child, depth + 1)
 
-    grow("", root, 0)
-    return triples, nodes
+def _dotted(prefix: str, root: str, codes) -> list[Triple]:
+    """``prefix-code`` ISA ``prefix-<code minus its last part>`` (or ``root`` for one part)."""
+    return [Triple(term(f"{prefix}-{code}"), ISA,
+                   term(f"{prefix}-{code.rsplit('.', 1)[0]}" if "." in code else root)) for code in codes]
 
 
 def _ontology() -> tuple[list[Triple], list[str], dict[str, set[str]]]:
-    meds_isa, meds = _tree("M", "Medication", (3, 2, 2, 2))   # 3+6+12+24 = 45 medications
-    dis_isa, _ = _tree("D", "Disease", (3, 2, 2, 2))          # D-2.1.1, D-1.1.1.1, …
-    onto = meds_isa + dis_isa
+    products = [f"{a}.{b}" for a in range(1, MEDICATION_CLASSES + 1) for b in range(1, PRODUCTS + 1)]
+    codes = [str(a) for a in range(1, MEDICATION_CLASSES + 1)] + products + list(TRIGGER_BRANCH)
+    meds_isa = _dotted("M", "Medication", codes)
+    onto = meds_isa + _dotted("D", "Disease", DISEASES)               # D-2.1.1, D-1.1.1.1, …
     onto += [Triple(term(s), ISA, term("Physician")) for s in SPECIALTIES]
-    onto += [Triple(term("Patient"), ISA, term("Person")), Triple(term("Physician"), ISA, term("Person")),
-             Triple(term("Medication"), ISA, term("Substance")), Triple(term("Disease"), ISA, term("Condition"))]
     parent = {str(s)[len(NAMESPACE):]: str(o)[len(NAMESPACE):] for s, _, o in meds_isa}
+    meds = [f"M-{code}" for code in products]
     ancestors: dict[str, set[str]] = {}
     for m in meds:
         chain, node = {m}, m
@@ -180,7 +188,7 @@ def generate(patients: int, violations: int, seed: int = 1) -> Generated:
                               "from the fourth on they come in pairs on one patient")
     rng = random.Random(seed)
     onto, meds, ancestors = _ontology()
-    n_doctors = max(40, patients // 25)
+    n_doctors = max(25, patients // 25)   # 25 at 100 patients (MD-21 …), 40 at 1,000 (MD-32, Fig. 4.1)
     doctors = [f"MD-{k}" for k in range(1, n_doctors + 1)]
     dtype = {d: rng.choice(SPECIALTIES) for d in doctors}
     groups = _groups(violations)
