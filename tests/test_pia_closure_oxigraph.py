@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import BNode, Literal, URIRef
 
+from pia_support import facts_st, rules_st, triple_st
 from tklscore.core.pia import Reasoner, Rule, Triple, Var, load_rules, load_triples, parse_jena_rules
 from tklscore.core.pia.generator import RULES as GENERATED_RULES
 from tklscore.core.pia.generator import generate
@@ -117,36 +118,6 @@ def assert_same_as_oxigraph(reasoner: Reasoner, closure, asserted) -> None:
 # --------------------------------------------------------------------------------------
 # random rule sets and data
 # --------------------------------------------------------------------------------------
-
-EX = "http://example.org/pia-ox#"
-CONSTS = [URIRef(f"{EX}c{i}") for i in range(4)]
-PREDS = [URIRef(f"{EX}p{i}") for i in range(3)]
-VARS = [Var("x"), Var("y"), Var("z")]
-triple_st = st.builds(Triple, st.sampled_from(CONSTS), st.sampled_from(PREDS), st.sampled_from(CONSTS))
-facts_st = st.sets(triple_st, max_size=12)
-
-
-@st.composite
-def rule_st(draw, name):
-    from tklscore.core.pia import Atom
-
-    n = draw(st.integers(0, 3))        # 0: an axiom (empty body, ground head)
-    body = []
-    for _ in range(n):
-        s = draw(st.sampled_from(VARS + CONSTS[:2]))
-        p = draw(st.sampled_from(PREDS + [Var("q")])) if n > 1 else draw(st.sampled_from(PREDS))
-        o = draw(st.sampled_from(VARS + CONSTS[:2]))
-        body.append(Atom(s, p, o))
-    bound = sorted(set().union(*(a.variables() for a in body)), key=lambda v: v.name)
-    pool = bound + CONSTS
-    head = Atom(draw(st.sampled_from(pool)), draw(st.sampled_from(PREDS)), draw(st.sampled_from(pool)))
-    return Rule(name, tuple(body), head)
-
-
-@st.composite
-def rules_st(draw):
-    return [draw(rule_st(f"r{i}")) for i in range(draw(st.integers(1, 4)))]
-
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import Literal, URIRef
 
-from pia_support import EX, RES, ex
+from pia_support import CONSTS, EX, PREDS, RES, ex, facts_st
+from pia_support import rules_st as support_rules_st
 from tklscore.core.errors import InputError
 from tklscore.core.pia import (
     ISA,
@@ -198,32 +199,8 @@ def naive_closure(rules: list[Rule], facts: set[Triple]):
     return db, justs
 
 
-CONSTS = [ex(f"c{i}") for i in range(4)]
-PREDS = [ex(f"p{i}") for i in range(3)]
-VARS = [Var("x"), Var("y"), Var("z")]
-
-facts_st = st.sets(st.builds(Triple, st.sampled_from(CONSTS), st.sampled_from(PREDS), st.sampled_from(CONSTS)),
-                   max_size=12)
-
-
-@st.composite
-def rule_st(draw, name):
-    n = draw(st.integers(1, 3))
-    body = []
-    for _ in range(n):
-        s = draw(st.sampled_from(VARS + CONSTS[:2]))
-        p = draw(st.sampled_from(PREDS + [Var("q")] if draw(st.booleans()) and n > 1 else PREDS))
-        o = draw(st.sampled_from(VARS + CONSTS[:2]))
-        body.append(Atom(s, p, o))
-    bound = sorted(set().union(*(a.variables() for a in body)))
-    pool = bound + CONSTS
-    head = Atom(draw(st.sampled_from(pool)), draw(st.sampled_from(PREDS)), draw(st.sampled_from(pool)))
-    return Rule(name, tuple(body), head)
-
-
-@st.composite
-def rules_st(draw):
-    return [draw(rule_st(f"r{i}")) for i in range(draw(st.integers(1, 4)))]
+def rules_st():
+    return support_rules_st(axioms=False)
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
