@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QInputDialog, QMessageBox
 
 from tklscore.core.examples import TABLE_3_1, TABLE_3_1_COLUMNS, write_thesis_example
 from tklscore.core.roles import Role, Roles, guess_roles
 from tklscore.core.tables import Table
-from tklscore.gui.release_view import ReleaseView
+from tklscore.gui.release_view import PublishedFileDialog, ReleaseView
 from tklscore.gui.workbench import Workbench
 
 TIMEOUT = 10_000
@@ -185,6 +185,7 @@ def test_published_file_with_a_foreign_record_lists_it(qtbot, thesis, monkeypatc
         [["99", "Nurse", "Banff", "Male", "Flu", "Paracetamol", "40", "Flu"]]
     published.write_text("\n".join(",".join(r) for r in rows) + "\n", encoding="utf-8")
     choose_file(monkeypatch, published)
+    monkeypatch.setattr(PublishedFileDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
     answers = Answers(monkeypatch)
     click(qtbot, view.from_file_button)
     assert answers.asked[0][2] == "published"
@@ -366,3 +367,36 @@ def test_excel_sheet_is_chosen_and_reloaded(qtbot, view, workbench, monkeypatch,
     assert list(workbench.table.columns) == ["key", "Town"] and view.frame_model.rowCount() == 3
     assert view.role_combo("key").currentData() == Role.IDENTIFIER
     assert workbench.project.source_options == {"sheet": "second"}
+
+
+def test_a_published_file_shows_how_it_is_read_and_can_be_read_otherwise(qtbot, thesis, monkeypatch, tmp_path):
+    view, workbench = thesis, thesis.workbench
+    published = tmp_path / "published.csv"
+    rows = [TABLE_3_1_COLUMNS] + [r for r in TABLE_3_1 if r[0] in ("3", "4")]
+    published.write_bytes(("\n".join(";".join(r) for r in rows) + "\n").encode("cp1252"))
+    dialog = PublishedFileDialog(str(published), ";", "utf-8", view)
+    qtbot.addWidget(dialog)
+    assert dialog.preview_model.rowCount() == 2 and dialog.preview_model.columnCount() == 8
+    assert dialog.options() == {}
+    dialog.delimiter_combo.setCurrentIndex(dialog.delimiter_combo.findData(","))
+    assert dialog.preview_model.columnCount() == 1  # the preview shows the wrong choice at once
+    assert dialog.options() == {"delimiter": ","}
+    dialog.encoding_combo.setCurrentText("no-such-encoding")
+    assert "Cannot be read" in dialog.problem.text()
+    assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    # through the view: the user picks the file and keeps a chosen encoding; the release reads it so
+    choose_file(monkeypatch, published)
+
+    def accept_with_latin1(self):
+        self.encoding_combo.setCurrentText("latin-1")
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(PublishedFileDialog, "exec", accept_with_latin1)
+    Answers(monkeypatch)
+    click(qtbot, view.from_file_button)
+    definition = workbench.project.releases[-1]
+    assert definition.kind == "file" and definition.options == {"encoding": "latin-1"}
+    wait_report(qtbot, workbench, definition.name)
+    assert workbench.reports[definition.name].published_rows == 2
+    row = table_texts(view.releases_table, 0).index(definition.name)
+    assert "latin-1" in view.releases_table.item(row, 1).text()

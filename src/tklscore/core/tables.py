@@ -235,6 +235,19 @@ def _read_delimited(path: Path, sample: bytes, progress, **options) -> pd.DataFr
     return pd.concat(chunks, ignore_index=True) if chunks else pd.read_csv(path, **options)
 
 
+def sniff_text_file(path: str | os.PathLike) -> tuple[str, str]:
+    """The delimiter and encoding :func:`load_table` would detect for a CSV/TSV file."""
+    path = Path(path)
+    with open(path, "rb") as handle:
+        sample = handle.read(_SAMPLE_BYTES)
+    encoding = detect_encoding(sample)
+    return detect_delimiter(sample.decode(encoding, errors="ignore"), path.suffix.lower()), encoding
+
+
+def is_text_table(path: str | os.PathLike) -> bool:
+    return Path(path).suffix.lower() not in _EXCEL | _PARQUET
+
+
 def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
     name = str(path)
     with open(path, "rb") as handle:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QFrame, QGroupBox,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFrame, QGroupBox,
                                QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QListWidget,
                                QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
@@ -31,6 +31,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.published import Release
 from tklscore.core.releases import ReleaseDefinition, resolve_release
 from tklscore.core.roles import Role, Roles, guess_roles
+from tklscore.core.tables import is_text_table, sniff_text_file
 from tklscore.gui.frame_model import FrameModel
 
 TABLE_FILTER = ("Tables (*.csv *.tsv *.txt *.xlsx *.xlsm *.xls *.parquet *.pq);;"
@@ -720,7 +721,25 @@ class ReleaseView(QWidget):
         path, _ = QFileDialog.getOpenFileName(self, "Open the published table", start, TABLE_FILTER)
         if not path:
             return False
-        return self._add({"kind": "file", "path": path}, Path(path).stem)
+        options = self.published_file_options(path)
+        if options is None:
+            return False
+        return self._add({"kind": "file", "path": path, "options": options}, Path(path).stem)
+
+    def published_file_options(self, path: str) -> dict | None:
+        """Show how a published CSV/TSV file will be read (detected delimiter and encoding,
+        with a preview) and let the user override them; None when cancelled."""
+        if not is_text_table(path):
+            return {}
+        try:
+            delimiter, encoding = sniff_text_file(path)
+        except OSError as error:
+            self._fail(f"{path}: {error.strerror or error}")
+            return None
+        dialog = PublishedFileDialog(path, delimiter, encoding, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.options()
 
     def release_from_filter(self) -> bool:
         if not self._need_table():
@@ -804,9 +823,81 @@ def _describe(definition: ReleaseDefinition) -> str:
         shown = ", ".join(definition.ids[:12]) + (", …" if len(definition.ids) > 12 else "")
         return f"ids: {shown}"
     if definition.kind == "file":
-        return f"file: {Path(definition.path).name if definition.path else '?'}"
+        name = Path(definition.path).name if definition.path else "?"
+        options = definition.options or {}
+        read_as = ", ".join(filter(None, [DELIMITERS.get(options.get("delimiter"), ""), options.get("encoding")]))
+        return f"file: {name}" + (f" ({read_as})" if read_as else "")
     return f"filter: {definition.expression}"
 
 
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class PublishedFileDialog(QDialog):
+    """How a published CSV/TSV file will be read: the detected delimiter and encoding,
+    overridable, with a preview of its first rows."""
+
+    PREVIEW_ROWS = 20
+
+    def __init__(self, path: str, delimiter: str, encoding: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Read the published table")
+        self.path = path
+        self.detected = (delimiter, encoding)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"<b>{_html(Path(path).name)}</b> — detected: delimiter "
+                                f"{DELIMITERS.get(delimiter, repr(delimiter))}, encoding {encoding}. "
+                                "Change them if the preview looks wrong."))
+        form = QHBoxLayout()
+        form.addWidget(QLabel("Delimiter:"))
+        self.delimiter_combo = QComboBox()
+        for value, label in DELIMITERS.items():
+            self.delimiter_combo.addItem(label, value)
+        self.delimiter_combo.setCurrentIndex(max(0, self.delimiter_combo.findData(delimiter)))
+        form.addWidget(self.delimiter_combo)
+        form.addWidget(QLabel("Encoding:"))
+        self.encoding_combo = QComboBox()
+        self.encoding_combo.setEditable(True)
+        self.encoding_combo.addItems(ENCODINGS if encoding in ENCODINGS else ENCODINGS + [encoding])
+        self.encoding_combo.setCurrentText(encoding)
+        form.addWidget(self.encoding_combo)
+        form.addStretch(1)
+        layout.addLayout(form)
+        self.preview_model = FrameModel()
+        self.preview = QTableView()
+        self.preview.setModel(self.preview_model)
+        layout.addWidget(self.preview)
+        self.problem = QLabel("")
+        self.problem.setStyleSheet("color: #b00020;")
+        self.problem.setWordWrap(True)
+        layout.addWidget(self.problem)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.delimiter_combo.currentIndexChanged.connect(self.refresh)
+        self.encoding_combo.currentTextChanged.connect(self.refresh)
+        self.resize(760, 420)
+        self.refresh()
+
+    def options(self) -> dict:
+        """The settings chosen (only those that differ from the detected ones)."""
+        chosen = {"delimiter": self.delimiter_combo.currentData(), "encoding": self.encoding_combo.currentText()}
+        detected = dict(zip(("delimiter", "encoding"), self.detected))
+        return {k: v for k, v in chosen.items() if v and v != detected[k]}
+
+    def refresh(self) -> None:
+        try:
+            frame = pd.read_csv(self.path, sep=self.delimiter_combo.currentData(),
+                                encoding=self.encoding_combo.currentText(), dtype=str, keep_default_na=False,
+                                nrows=self.PREVIEW_ROWS)
+        except (UnicodeDecodeError, LookupError, pd.errors.ParserError, ValueError, OSError) as error:
+            self.preview_model.set_frame(pd.DataFrame())
+            self.problem.setText(f"Cannot be read this way: {error}")
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
+            return
+        self.preview_model.set_frame(frame)
+        self.preview.resizeColumnsToContents()
+        self.problem.setText("")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
