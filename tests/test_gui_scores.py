@@ -137,14 +137,15 @@ def test_chart_export(view, tmp_path, monkeypatch):
     assert failures and ".png or .svg" in failures[0]
 
 
-def test_report_export(view, tmp_path, monkeypatch):
+def test_report_export(view, qtbot, tmp_path, monkeypatch):
     written = {}
     for suffix in (".html", ".pdf", ".csv"):
         target = tmp_path / f"report{suffix}"
         monkeypatch.setattr(QFileDialog, "getSaveFileName",
                             staticmethod(lambda *a, t=target: (str(t), "")))
-        view.export_report_button.click()
-        assert target.exists() and target.stat().st_size > 0
+        view.export_report_button.click()  # written in the background
+        qtbot.waitUntil(lambda t=target: t.exists() and not view.workbench.runner.current, timeout=15000)
+        assert target.stat().st_size > 0 and not list(tmp_path.glob(".*.tmp"))
         written[suffix] = target
     text = written[".html"].read_text(encoding="utf-8")
     for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "data:image/png;base64,",

@@ -14,7 +14,9 @@ import base64
 import datetime as _dt
 import html
 import math
+import os
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QMarginsF, QUrl
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocument
@@ -170,20 +172,53 @@ def build_report_html(workbench, images: dict[str, bytes] | None = None, inline_
     return "\n".join(parts)
 
 
-def write_html(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Path:
+def prepare_report(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Callable[[], Path]:
+    """Read what the report needs now (on the UI thread) and return the function that
+    writes the file; that one touches no widget and may run in a background thread.
+    Every format is written to a temporary file and renamed over ``path`` (atomic)."""
     path = Path(path)
-    path.write_text(build_report_html(workbench, images, inline_images=True), encoding="utf-8")
+    suffix = path.suffix.lower()
+    if suffix in (".html", ".htm"):
+        text = build_report_html(workbench, images, inline_images=True)
+        return lambda: _write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+    if suffix == ".pdf":
+        text = build_report_html(workbench, images, inline_images=False)
+        pngs = list((images or {}).values())
+        return lambda: _write_atomic(path, lambda temporary: _print_pdf(temporary, text, pngs))
+    if suffix == ".csv":
+        report = workbench.current_report()
+        if report is None:
+            raise InputError("there are no per-record scores to export yet")
+        records = report.records
+        return lambda: _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False))
+    raise InputError(f"a report can be written as .html, .pdf or .csv, not '{suffix or path.name}'",
+                     file=str(path))
+
+
+def export_report(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Path:
+    """Write the report as HTML, PDF or CSV, chosen by the file's extension."""
+    return prepare_report(path, workbench, images)()
+
+
+def _write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(temporary)
+        if not temporary.exists() or temporary.stat().st_size == 0:
+            raise OSError(f"nothing could be written to {path}")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
     return path
 
 
-def write_pdf(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Path:
+def _print_pdf(path: Path, text: str, pngs: list[bytes]) -> None:
     """The report as PDF through Qt's own printing (QTextDocument on a QPdfWriter)."""
-    path = Path(path)
     document = QTextDocument()
-    for i, png in enumerate((images or {}).values()):
-        image = QImage.fromData(png, "PNG")
-        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart{i}.png"), image)
-    document.setHtml(build_report_html(workbench, images, inline_images=False))
+    for i, png in enumerate(pngs):
+        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart{i}.png"),
+                             QImage.fromData(png, "PNG"))
+    document.setHtml(text)
     writer = QPdfWriter(str(path))
     writer.setTitle("tkl-Score release report")
     writer.setCreator(f"tkl-Score Workbench {__version__}")
@@ -191,28 +226,3 @@ def write_pdf(path: str | Path, workbench, images: dict[str, bytes] | None = Non
                                      QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     document.print_(writer)
     del writer  # finishes the file
-    if not path.exists() or path.stat().st_size == 0:
-        raise OSError(f"the PDF could not be written to {path}")
-    return path
-
-
-def write_csv(path: str | Path, workbench) -> Path:
-    report = workbench.current_report()
-    if report is None:
-        raise InputError("there are no per-record scores to export yet")
-    path = Path(path)
-    report.records.to_csv(path, index=False)
-    return path
-
-
-def export_report(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Path:
-    """Write the report as HTML, PDF or CSV, chosen by the file's extension."""
-    suffix = Path(path).suffix.lower()
-    if suffix in (".html", ".htm"):
-        return write_html(path, workbench, images)
-    if suffix == ".pdf":
-        return write_pdf(path, workbench, images)
-    if suffix == ".csv":
-        return write_csv(path, workbench)
-    raise InputError(f"a report can be written as .html, .pdf or .csv, not '{suffix or Path(path).name}'",
-                     file=str(path))

@@ -41,7 +41,7 @@ from tklscore.gui.charts import (
     ReleasesChart,
 )
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.report import REPORT_FORMATS, SCORE_ROWS, export_report, score_rows
+from tklscore.gui.report import prepare_report, REPORT_FORMATS, SCORE_ROWS, score_rows
 
 RISKIEST_SHARE = 0.10
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
@@ -356,12 +356,17 @@ class ScoresView(QWidget):
             self.export_report(_with_suffix(path, chosen, ".html"))
 
     def export_report(self, path: str) -> bool:
-        """Write the report as HTML, PDF or CSV by the file's extension."""
+        """Write the report as HTML, PDF or CSV by the file's extension, in the background
+        (the charts are drawn and the report's content read here, the file written there)."""
         images = {} if Path(path).suffix.lower() == ".csv" else self.chart_images()
-        ok = self._guard(export_report, path, self.workbench, images)
-        if ok:
-            self.workbench.status.emit(f"Report written to {path}")
-        return ok
+        writer = []
+        if not self._guard(lambda: writer.append(prepare_report(path, self.workbench, images))):
+            return False
+        self.workbench.runner.start(
+            "Exporting the report", lambda control: writer[0](),
+            lambda written: self.workbench.status.emit(f"Report written to {written}"),
+            lambda message: self.workbench.failed.emit(f"{path}: the report could not be written ({message})"))
+        return True
 
 
 def explanation_html(e: RecordExplanation, scores=None) -> str:
