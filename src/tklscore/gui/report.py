@@ -115,7 +115,7 @@ def _weights(workbench) -> str:
 
 def build_report_html(workbench, images: dict[str, bytes] | None = None, inline_images: bool = True) -> str:
     """The report as HTML. ``images``: chart title → PNG bytes; inline as base64 data URIs,
-    else referenced as ``chart<i>.png`` (see :func:`write_pdf`)."""
+    else referenced as ``chart<i>.png`` (see :func:`prepare_report`)."""
     project = workbench.project
     name = project.current_release
     report = workbench.current_report()

@@ -41,7 +41,7 @@ from tklscore.gui.charts import (
     ReleasesChart,
 )
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.report import prepare_report, REPORT_FORMATS, SCORE_ROWS, score_rows
+from tklscore.gui.report import REPORT_FORMATS, SCORE_ROWS, prepare_report, score_rows
 
 RISKIEST_SHARE = 0.10
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
