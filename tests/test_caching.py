@@ -42,3 +42,23 @@ def test_record_weights_cached_per_weights_and_recomputed_on_change():
     assert b is not a
     assert b[3] - a[3] == pytest.approx(1.0 - 0.432)
     np.testing.assert_allclose(np.delete(b, 3), np.delete(a, 3))
+
+
+def test_factor_computation_reports_progress_and_can_be_stopped():
+    example = thesis_example()
+    scorer = Scorer(example.source, example.roles)
+
+    class Stop(Exception):
+        pass
+
+    def stop(fraction):
+        if fraction > 0.3:
+            raise Stop()
+
+    with pytest.raises(Stop):
+        scorer.compute_factors(stop)
+    assert "factors" not in scorer.__dict__  # nothing half-computed is kept
+    seen = []
+    factors = scorer.compute_factors(seen.append)
+    assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0) and len(seen) == 2 * 4 + 1
+    assert scorer.factors is factors and factors.k.tolist() == [1, 2, 2, 2, 2, 2, 2]

@@ -44,14 +44,25 @@ class DistinguishingFactors:
 
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
-                                   continuous: frozenset[str] | set[str]) -> DistinguishingFactors:
+                                   continuous: frozenset[str] | set[str],
+                                   progress=None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
-    (at least one, name → codes; a continuous SA's uniques are sorted numbers)."""
+    (at least one, name → codes; a continuous SA's uniques are sorted numbers).
+    ``progress(fraction)`` is called between the steps (it may raise to stop)."""
+    steps, done = 2 * len(sa) + 1, 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done / steps)
+
     n = len(next(iter(sa.values())).codes)
     classes, n_classes = group_ids(qi, n)
     class_sizes = np.bincount(classes, minlength=n_classes)
     k = class_sizes[classes]
-    l = l_distinguishing_factor(qi, list(sa.values()), n)
+    step()
+    l = l_distinguishing_factor(qi, list(sa.values()), n, step)
     class_t = {}
     t = np.zeros(n, dtype=np.float64)
     for name, codes in sa.items():
@@ -61,6 +72,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             per_class = variational_distance_by_class(classes, n_classes, class_sizes, codes)
         class_t[name] = per_class
         np.maximum(t, per_class[classes], out=t)
+        step()
     return DistinguishingFactors(k, l, t, classes, class_t)
 
 
@@ -73,8 +85,9 @@ def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> Distingui
     return DistinguishingFactors(k, l, np.zeros(n), np.zeros(n, dtype=np.int64), {})
 
 
-def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int) -> np.ndarray:
-    """Minimal multi-attribute l-diversity (Definition 10) of the groups containing each row."""
+def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None) -> np.ndarray:
+    """Minimal multi-attribute l-diversity (Definition 10) of the groups containing each row
+    (``step()`` is called after each sensitive attribute)."""
     l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     for i, target in enumerate(sa):
         others = qi + sa[:i] + sa[i + 1:]
@@ -84,6 +97,8 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int) -> np.ndar
         group_of_pair[pairs] = groups
         distinct = np.bincount(group_of_pair, minlength=n_groups)
         np.minimum(l, distinct[groups], out=l)
+        if step is not None:
+            step()
     return l
 
 

@@ -190,9 +190,15 @@ class Scorer:
     @cached_property
     def factors(self) -> DistinguishingFactors | None:
         """k-, l- and t-DF of every source record (None without QIs: they depend on P)."""
-        if not self._qi:
-            return None
-        return compute_distinguishing_factors(self._qi, self._sa, self.roles.continuous)
+        return self.compute_factors()
+
+    def compute_factors(self, progress=None) -> DistinguishingFactors | None:
+        """The distinguishing factors, computed once (``progress(fraction)`` between steps;
+        it may raise to stop, and then nothing is kept)."""
+        if "factors" not in self.__dict__:
+            self.__dict__["factors"] = (None if not self._qi else compute_distinguishing_factors(
+                self._qi, self._sa, self.roles.continuous, progress))
+        return self.__dict__["factors"]
 
     def factors_of(self, positions: np.ndarray) -> DistinguishingFactors:
         if self.factors is not None:

@@ -253,9 +253,9 @@ class Workbench(QObject):
         generation = self._next_generation("scorer")
 
         def build(control: TaskControl) -> Scorer:
-            control.progress(10, "Computing the distinguishing factors")
+            control.progress(5, "Computing the distinguishing factors")
             scorer = Scorer(table, roles)
-            _ = scorer.factors
+            scorer.compute_factors(lambda f: control.progress(int(10 + 90 * f), "Computing the distinguishing factors"))
             return scorer
 
         def done(scorer: Scorer) -> None:
