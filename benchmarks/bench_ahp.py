@@ -1,4 +1,4 @@
-"""Benchmark of the AHP engine (``tklscore.core.ahp.ahp``): priorities + CR.
+"""Benchmark of the AHP engine (``tklscore.core.model.ahp.ahp``): priorities + CR.
 
     .venv/bin/python benchmarks/bench_ahp.py [--repeats R] [--seed S]
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from tklscore.core.ahp import ahp
+from tklscore.core.model.ahp import ahp
 
 SCALE = np.array([1 / 9, 1 / 8, 1 / 7, 1 / 6, 1 / 5, 1 / 4, 1 / 3, 1 / 2, 1, 2, 3, 4, 5, 6, 7, 8, 9])
 TARGET_S = 5e-3

@@ -25,14 +25,14 @@ from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench_scoring import CATEGORICAL_SA, CONTINUOUS_SA, N_INTERVALS, QI, make_source  # noqa: E402
-from tklscore.core.data_model import TklDataModel  # noqa: E402
-from tklscore.core.labels import HL7_CONFIDENTIALITY  # noqa: E402
+from tklscore.core.model.data_model import TklDataModel  # noqa: E402
+from tklscore.core.model.labels import HL7_CONFIDENTIALITY  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
-from tklscore.core.releases import ReleaseDefinition  # noqa: E402
-from tklscore.core.roles import Roles  # noqa: E402
-from tklscore.core.taxonomy import extract_taxonomy  # noqa: E402
-from tklscore.core.tables import Table  # noqa: E402
-from tklscore.core.vocabulary import Vocabulary  # noqa: E402
+from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
+from tklscore.core.tables.roles import Roles  # noqa: E402
+from tklscore.core.model.taxonomy import extract_taxonomy  # noqa: E402
+from tklscore.core.tables.loading import Table  # noqa: E402
+from tklscore.core.model.vocabulary import Vocabulary  # noqa: E402
 from tklscore.gui.main_window import MainWindow  # noqa: E402
 
 ALIGNMENT = {"disease": "Health", "medication": "Prescription", "amount": "Age", "diagnosis": "HealthRecord"}

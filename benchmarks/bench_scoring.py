@@ -45,8 +45,8 @@ import pandas as pd
 
 import tklscore
 from tklscore.core import Roles, Scorer, Table, Weights
-from tklscore.core.codes import group_ids
-from tklscore.core.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,
+from tklscore.core.tables.codes import group_ids
+from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,
                                                   variational_distance_by_class)
 
 TARGET_FULL_S = 3.0

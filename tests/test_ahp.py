@@ -13,7 +13,7 @@ from helpers import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tklscore.core.ahp import (
+from tklscore.core.model.ahp import (
     RANDOM_INDEX,
     SAATY_SCALE,
     AHPResult,

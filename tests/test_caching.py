@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import tklscore.core.scores as scores_module
+import tklscore.core.scoring.scores as scores_module
 from tklscore.core import Scorer, Weights
 from tklscore.core.examples import TABLE_4_2_WEIGHTS, thesis_example
 

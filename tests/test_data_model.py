@@ -9,11 +9,11 @@ from rdflib import RDF, RDFS, Graph
 
 from helpers import run_cli
 from tklscore.core import Roles, Scorer, Table, load_weights
-from tklscore.core.data_model import DSO, Kind, TklDataModel
+from tklscore.core.model.data_model import DSO, Kind, TklDataModel
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.labels import HL7_CONFIDENTIALITY, LabelScale
-from tklscore.core.resources import resource_path
+from tklscore.core.model.labels import HL7_CONFIDENTIALITY, LabelScale
+from tklscore.core.files.resources import resource_path
 
 TABLED_WEIGHTS = {  # data-model.md §3, from the priorities as tabled (0.540, 0.297, 0.163)
     ("Disease", "Flu"): 0.0864, ("Disease", "H1N1"): 0.3456, ("Disease", "Hypertension"): 0.3456,
@@ -313,7 +313,7 @@ def test_example_writes_both_models(tmp_path, capsys, data_dir):
     assert code == 0, err
     expected = Scorer(thesis_example().source, thesis_example().roles).score([3, 4, 5, 6], thesis_model().to_weights())
     assert json.loads(out)["scores"]["tkl"] == pytest.approx(expected.scores.tkl, abs=1e-12)
-    from tklscore.core.lseverity_model import LSeverityModel
+    from tklscore.core.model.lseverity_model import LSeverityModel
 
     table_3_7 = {(e.attribute, e.value): e.weight
                  for e in load_weights(data_dir / "thesis_table_3_7_lseverity_weights.csv").entries}

@@ -3,10 +3,10 @@ class, keeping every judgement, label and element that still applies (data-model
 
 import pytest
 
-from tklscore.core.data_model import Kind
+from tklscore.core.model.data_model import Kind
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_model
-from tklscore.core.vocabulary import Vocabulary
+from tklscore.core.model.vocabulary import Vocabulary
 
 DPV = "http://www.w3.org/ns/dpv#"
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from tklscore.core.examples import thesis_example
-from tklscore.core.explain import ORDERED_EMD, VARIATIONAL, explain_record
-from tklscore.core.roles import Roles
-from tklscore.core.scores import Scorer
+from tklscore.core.scoring.explain import ORDERED_EMD, VARIATIONAL, explain_record
+from tklscore.core.tables.roles import Roles
+from tklscore.core.scoring.scores import Scorer
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from tklscore.core.ahp import AHPResult, ahp
+from tklscore.core.model.ahp import AHPResult, ahp
 from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.releases import resolve_release
-from tklscore.core.scores import Scorer
-from tklscore.gui.ahp_view import AMBER, COMBINED, GREEN, RED, AhpView
-from tklscore.gui.saaty_slider import SaatySlider, describe, position_of, value_of
+from tklscore.core.release.selection import resolve_release
+from tklscore.core.scoring.scores import Scorer
+from tklscore.gui.ahp.view import AMBER, COMBINED, GREEN, RED, AhpView
+from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, position_of, value_of
 from tklscore.gui.workbench import Workbench
 
 TABLE_4_1 = (0.5396, 0.2970, 0.1634)
@@ -30,7 +30,7 @@ def expected_for(edit):
     weights = model.to_weights()
     example = thesis_example()
     scorer = Scorer(example.source, example.roles)
-    from tklscore.core.releases import ReleaseDefinition
+    from tklscore.core.release.selection import ReleaseDefinition
 
     release = resolve_release(ReleaseDefinition("Scenario 1", "ids", ids=tuple(example.published_ids)),
                               example.source, example.roles)
@@ -189,7 +189,7 @@ def test_second_expert_and_combined(view, qtbot):
 
 
 def test_traffic_light_thresholds():
-    from tklscore.gui.ahp_view import light_of
+    from tklscore.gui.ahp.view import light_of
 
     def at(cr, n=3):
         return AHPResult(priorities=np.ones(n) / n, lambda_max=3, ci=0, cr=cr, random_index=0.52,

@@ -10,14 +10,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from tklscore.gui.model_tree import (
+from tklscore.gui.model.tree import (
     CLASS_MIME,
     KIND_COL,
     LABEL_COL,
     PRIORITY_COL,
     WEIGHT_COL,
 )
-from tklscore.gui.model_view import SETTINGS_KEY, ModelView
+from tklscore.gui.model.view import SETTINGS_KEY, ModelView
 from tklscore.gui.workbench import Workbench
 
 DPV = "http://www.w3.org/ns/dpv#"

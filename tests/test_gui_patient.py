@@ -15,8 +15,8 @@ from tklscore.core.pia.preferences import (
     load_preferences,
     suggested_preferences,
 )
-from tklscore.core.resources import resource_path
-from tklscore.gui.patient_view import (
+from tklscore.core.files.resources import resource_path
+from tklscore.gui.patient.view import (
     CATEGORIES,
     FUNCTION_KEYS,
     PatientView,
@@ -245,7 +245,7 @@ def test_main_window_has_the_patient_tab(qtbot, tmp_path, monkeypatch):
 
 
 def test_graph_scales_to_hundreds_of_nodes(qtbot):
-    from tklscore.gui.ontology_graph import OntologyGraph
+    from tklscore.gui.patient.ontology_graph import OntologyGraph
 
     graph = OntologyGraph()
     qtbot.addWidget(graph)

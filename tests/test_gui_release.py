@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QInputDialog, QMessageBox
 
 from tklscore.core.examples import TABLE_3_1, TABLE_3_1_COLUMNS, write_thesis_example
-from tklscore.core.roles import Role, Roles, guess_roles
-from tklscore.core.tables import Table
-from tklscore.gui.release_view import PublishedFileDialog, ReleaseView
+from tklscore.core.tables.roles import Role, Roles, guess_roles
+from tklscore.core.tables.loading import Table
+from tklscore.gui.release.view import PublishedFileDialog, ReleaseView
 from tklscore.gui.workbench import Workbench
 
 TIMEOUT = 10_000

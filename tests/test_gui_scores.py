@@ -10,8 +10,8 @@ from PySide6.QtCore import QStandardPaths, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from tklscore.core.examples import write_thesis_example
-from tklscore.gui.charts import SORT_TKL
-from tklscore.gui.scores_view import ScoresView, riskiest_mask
+from tklscore.gui.scores.charts import SORT_TKL
+from tklscore.gui.scores.view import ScoresView, riskiest_mask
 from tklscore.gui.workbench import Workbench
 
 TKL, TKL_MAX, M, M_INF, L = range(5)
@@ -161,8 +161,8 @@ def test_large_series_are_decimated(qtbot):
     import numpy as np
     import pandas as pd
 
-    from tklscore.core.scores import ScoreSet
-    from tklscore.gui.charts import MAX_POINTS, GrowthChart, PerRecordChart
+    from tklscore.core.scoring.scores import ScoreSet
+    from tklscore.gui.scores.charts import MAX_POINTS, GrowthChart, PerRecordChart
 
     rng = np.random.default_rng(0)
     n = 50_000

@@ -9,8 +9,8 @@ import pytest
 
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.releases import ReleaseDefinition
-from tklscore.core.scores import Scorer
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.scoring.scores import Scorer
 from tklscore.gui.workbench import Workbench
 
 

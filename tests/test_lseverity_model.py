@@ -9,7 +9,7 @@ import pytest
 
 from tklscore.core import InputError, Scorer, Weights, locate_by_ids
 from tklscore.core.examples import thesis_example
-from tklscore.core.lseverity_model import (
+from tklscore.core.model.lseverity_model import (
     LSeverityModel,
     load_lseverity_model,
     thesis_lseverity_model,

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tklscore.core.ahp import reciprocal_matrix
+from tklscore.core.model.ahp import reciprocal_matrix
 from tklscore.core.errors import InputError
-from tklscore.core.mscore_model import MScoreModel, thesis_example_model
-from tklscore.core.weights import Weights
+from tklscore.core.model.mscore_model import MScoreModel, thesis_example_model
+from tklscore.core.scoring.weights import Weights
 
 MEDICATIONS = ["ARV", "Tamiflu", "Statin", "Paracetamol", "Antibiotics"]
 

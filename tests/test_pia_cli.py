@@ -1,4 +1,4 @@
-"""``tklscore pia analyze`` / ``tklscore pia generate`` (tklscore.cli_pia)."""
+"""``tklscore pia analyze`` / ``tklscore pia generate`` (tklscore.cli.pia)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 from pia_support import EX, RES
-from tklscore import cli_pia
+from tklscore.cli import pia as cli_pia
 from tklscore.core.errors import InputError
 from tklscore.core.pia import load_triples
 

@@ -8,7 +8,7 @@ import pytest
 from tklscore.core import InputError, Roles
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.project import Project
-from tklscore.core.releases import ReleaseDefinition, filter_positions, resolve_release
+from tklscore.core.release.selection import ReleaseDefinition, filter_positions, resolve_release
 
 
 def test_release_definitions_resolve(tmp_path):

@@ -480,8 +480,8 @@ def test_reference_reproduces_the_spec_oracles(data_dir):
 @given(classes=st.lists(st.integers(0, 4), min_size=1, max_size=60), data=st.data())
 def test_ordered_emd_float_path_equals_exact_integer_path(classes, data):
     """Tables too large for int64 sums take the float path; both paths agree."""
-    from tklscore.core.codes import factorize, group_ids
-    from tklscore.core.distinguishing_factors import ordered_emd_by_class
+    from tklscore.core.tables.codes import factorize, group_ids
+    from tklscore.core.scoring.distinguishing_factors import ordered_emd_by_class
 
     values = np.array(data.draw(st.lists(st.integers(0, 9), min_size=len(classes), max_size=len(classes))),
                       dtype=float)

@@ -373,7 +373,7 @@ def test_row_numbers_of_unlocated_published_rows(tmp_path, data_dir):
 
 
 def test_large_files_load_in_chunks_with_progress_and_can_be_cancelled(tmp_path, monkeypatch, data_dir):
-    import tklscore.core.tables as tables
+    import tklscore.core.tables.loading as tables
 
     monkeypatch.setattr(tables, "_CHUNKED_BYTES", 100)
     monkeypatch.setattr(tables, "_CHUNK_ROWS", 2)

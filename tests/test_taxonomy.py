@@ -15,8 +15,8 @@ import pytest
 from helpers import run_cli
 
 from tklscore.core.errors import InputError
-from tklscore.core.taxonomy import TAXONOMY_ROOT, Taxonomy, extract_taxonomy
-from tklscore.core.vocabulary import Vocabulary
+from tklscore.core.model.taxonomy import TAXONOMY_ROOT, Taxonomy, extract_taxonomy
+from tklscore.core.model.vocabulary import Vocabulary
 
 MAPPED = ["Health", "Prescription", "Age", "HealthRecord"]
 V01 = "http://www.w3.org/ns/dpv#"

@@ -1,22 +1,21 @@
-"""The scoring core: a pure library (pandas/numpy), no Qt.
+"""The core: a pure library (pandas/numpy, rdflib, networkx), no Qt.
 
-Concepts and where they live (names as in the spec, ``shared/spec/scoring.md``):
+Packages by concept (names as in the spec); ``docs/architecture.md`` describes them:
 
-- ``tables``                 loading source and published tables (CSV/TSV, Excel, Parquet)
-- ``roles``                  attribute roles: identifier, quasi-identifier, sensitive, insensitive
-- ``published``              locating the records of a published table in the source
-- ``distinguishing_factors`` k-DF, l-DF (multi-attribute), t-DF (variational distance, ordered EMD)
-- ``weights``                sensitive-value weights, W(r)
-- ``scores``                 M-Score, L-Severity, tkl-Score, tkl-Score_max, normalisation
-- ``examples``               the thesis' illustrative example (Table 3.1, Scenario 1, Table 4.2)
+- ``tables``     loading tables, column roles, locating published records, the group-by engine
+- ``scoring``    k-DF, l-DF, t-DF, weights, M-Score, L-Severity, tkl-Score, normalisation
+- ``release``    how a release is defined and transformed
+- ``model``      DPV taxonomy, AHP, labels, the tkl-Data Model, the M/L weight models
+- ``pia``        privacy inference analysis (reasoner, labels, violations, disruption)
+- ``files``      atomic writes, RDF files, bundled resources
 """
 
 from tklscore.core.errors import InputError, MissingWeightsError
-from tklscore.core.roles import Roles
-from tklscore.core.tables import Table, load_table
-from tklscore.core.weights import Weights, load_weights
-from tklscore.core.published import Release, locate_by_ids, locate_table
-from tklscore.core.scores import ScoreReport, ScoreSet, Scorer
+from tklscore.core.tables.roles import Roles
+from tklscore.core.tables.loading import Table, load_table
+from tklscore.core.scoring.weights import Weights, load_weights
+from tklscore.core.tables.published import Release, locate_by_ids, locate_table
+from tklscore.core.scoring.scores import ScoreReport, ScoreSet, Scorer
 
 __all__ = [
     "InputError",

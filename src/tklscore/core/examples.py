@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from tklscore.core.atomic import atomic_write
-from tklscore.core.data_model import TklDataModel
-from tklscore.core.lseverity_model import write_thesis_lseverity_model
-from tklscore.core.roles import Roles
-from tklscore.core.tables import Table
-from tklscore.core.taxonomy import extract_taxonomy
-from tklscore.core.vocabulary import Vocabulary
-from tklscore.core.weights import Weights
+from tklscore.core.files.atomic import atomic_write
+from tklscore.core.model.data_model import TklDataModel
+from tklscore.core.model.lseverity_model import write_thesis_lseverity_model
+from tklscore.core.tables.roles import Roles
+from tklscore.core.tables.loading import Table
+from tklscore.core.model.taxonomy import extract_taxonomy
+from tklscore.core.model.vocabulary import Vocabulary
+from tklscore.core.scoring.weights import Weights
 
 TABLE_3_1_COLUMNS = ["id", "Job", "City", "Gender", "Disease", "Medication", "Age", "Initial Diagnosis"]
 TABLE_3_1 = [

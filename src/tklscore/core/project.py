@@ -14,10 +14,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tklscore.core.atomic import atomic_write
+from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError, existing_file
-from tklscore.core.releases import ReleaseDefinition
-from tklscore.core.roles import Roles
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.tables.roles import Roles
 
 FORMAT = "tklscore-project"
 VERSION = 1

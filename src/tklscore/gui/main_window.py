@@ -14,11 +14,11 @@ from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QMessageBox, QP
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
-from tklscore.gui.ahp_view import AhpView
-from tklscore.gui.model_view import ModelView
-from tklscore.gui.patient_view import PatientView
-from tklscore.gui.release_view import ReleaseView
-from tklscore.gui.scores_view import ScoresView
+from tklscore.gui.ahp.view import AhpView
+from tklscore.gui.model.view import ModelView
+from tklscore.gui.patient.view import PatientView
+from tklscore.gui.release.view import ReleaseView
+from tklscore.gui.scores.view import ScoresView
 from tklscore.gui.workbench import Workbench
 
 VIEWS = ("release", "scores", "model", "ahp", "patient")

@@ -23,7 +23,7 @@ from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocum
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
-from tklscore.core.scores import RECORD_COLUMNS, ScoreReport, ScoreSet
+from tklscore.core.scoring.scores import RECORD_COLUMNS, ScoreReport, ScoreSet
 
 MAX_REPORT_ROWS = 500
 SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score (x = {x})"),

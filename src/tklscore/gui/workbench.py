@@ -14,17 +14,17 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from tklscore.core.data_model import TklDataModel
+from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.project import Project
-from tklscore.core.published import Release
-from tklscore.core.rdf_files import parse_rdf_file
-from tklscore.core.releases import ReleaseDefinition, resolve_release
-from tklscore.core.roles import Roles
-from tklscore.core.scores import ScoreReport, Scorer
-from tklscore.core.tables import Table, load_table
-from tklscore.core.weights import Weights, load_weights
+from tklscore.core.tables.published import Release
+from tklscore.core.files.rdf import parse_rdf_file
+from tklscore.core.release.selection import ReleaseDefinition, resolve_release
+from tklscore.core.tables.roles import Roles
+from tklscore.core.scoring.scores import ScoreReport, Scorer
+from tklscore.core.tables.loading import Table, load_table
+from tklscore.core.scoring.weights import Weights, load_weights
 from tklscore.gui.tasks import TaskControl, TaskRunner
 
 AUTOSAVE_MS = 30_000

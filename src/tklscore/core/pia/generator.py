@@ -57,7 +57,7 @@ from pathlib import Path
 
 from rdflib import URIRef
 
-from tklscore.core.atomic import atomic_write
+from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError
 from tklscore.core.pia.facts import ISA, Triple
 

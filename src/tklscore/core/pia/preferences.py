@@ -44,7 +44,7 @@ from pathlib import Path
 
 from rdflib import Literal, URIRef
 
-from tklscore.core.atomic import atomic_write
+from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError
 from tklscore.core.pia.disruption import MUST_BE_RELEASED, evaluation_closure
 from tklscore.core.pia.facts import PIA, Triple, graph_prefixes, local_name, parse_graph

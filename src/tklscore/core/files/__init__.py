@@ -1,0 +1,1 @@
+"""Files the tool reads and writes: atomic writes, RDF files, bundled resources."""

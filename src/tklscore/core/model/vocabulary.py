@@ -1,0 +1,216 @@
+"""A class hierarchy read from RDF vocabulary files (DPV or any other RDFS/SKOS vocabulary).
+
+``Vocabulary.load(paths)`` parses local Turtle, RDF/XML, N-Triples/N3/TriG or JSON-LD files
+(never anything over the network) and keeps only what the domain taxonomy needs:
+
+- the hierarchy: a child→parent link for every ``rdfs:subClassOf`` and/or ``skos:broader``
+  triple (configurable). ``rdf:type`` is never a parent link (DPV 2.x types every
+  category as ``dpv:PersonalData``). Blank-node parents (OWL restrictions), ``owl:Thing``,
+  ``rdfs:Resource`` and self-links (``X subClassOf X``, trivially true in RDFS) are ignored;
+- a label per class: ``rdfs:label``, else ``skos:prefLabel`` (English, else untagged,
+  else any language), else the local name.
+
+``vocab.graph`` is a ``networkx.DiGraph`` with edges parent→child and the node attribute
+``label``; its nodes are the IRIs (strings) of the classes: everything typed
+``rdfs:Class``/``owl:Class``/``skos:Concept`` and everything on either side of a hierarchy
+link.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import networkx as nx
+import rdflib
+from rdflib import Literal, URIRef
+from rdflib.namespace import OWL, RDF, RDFS, SKOS
+
+from tklscore.core.errors import InputError
+from tklscore.core.files.rdf import parse_rdf_file
+
+PREDICATES = {
+    "subClassOf": RDFS.subClassOf,
+    "broader": SKOS.broader,
+}
+"""Hierarchy predicates by short name (``--predicates subClassOf,broader``)."""
+
+CLASS_TYPES = (RDFS.Class, OWL.Class, SKOS.Concept)
+IGNORED_PARENTS = {str(OWL.Thing), str(RDFS.Resource), str(RDFS.Class)}
+
+BUILTIN_THESIS = "thesis_taxonomy.ttl"
+
+
+def local_name(iri: str) -> str:
+    """The part of an IRI after the last '#' or '/' (the IRI itself if that is empty)."""
+    name = re.split(r"[#/]", iri.rstrip("#/"))[-1] if iri else iri
+    return name or iri
+
+
+def _pick_literal(values: Iterable) -> str | None:
+    """English first, then untagged, then any other language (alphabetically)."""
+    literals = [v for v in values if isinstance(v, Literal) and str(v).strip()]
+    if not literals:
+        return None
+
+    def rank(literal: Literal):
+        lang = (literal.language or "").lower()
+        if lang == "en":
+            order = 0
+        elif lang.startswith("en-"):
+            order = 1
+        elif not lang:
+            order = 2
+        else:
+            order = 3
+        return (order, lang, str(literal))
+
+    return " ".join(str(min(literals, key=rank)).split())
+
+
+class Vocabulary:
+    """Classes, their labels and their hierarchy (``graph``: edges parent→child)."""
+
+    def __init__(self, graph: nx.DiGraph, sources: Sequence[str] = (),
+                 predicates: Sequence[str] = ("subClassOf", "broader")):
+        self.graph = graph
+        self.sources = list(sources)
+        self.predicates = tuple(predicates)
+        self._by_local: dict[str, list[str]] = {}
+        for node in graph.nodes:
+            self._by_local.setdefault(local_name(node), []).append(node)
+        for candidates in self._by_local.values():
+            candidates.sort()
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def load(cls, paths: str | Path | Sequence[str | Path],
+             predicates: Sequence[str] | str = ("subClassOf", "broader")) -> Vocabulary:
+        """Read one or more local RDF files into one vocabulary."""
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        paths = [Path(p) for p in paths]
+        if not paths:
+            raise InputError("no vocabulary file given")
+        chosen = cls._predicates(predicates)
+        rdf = rdflib.Graph()
+        for path in paths:
+            parse_rdf_file(path, rdf, "vocabulary file")
+        return cls.from_rdf(rdf, predicates=chosen, sources=[str(p) for p in paths])
+
+    @staticmethod
+    def _predicates(predicates: Sequence[str] | str) -> tuple[str, ...]:
+        if isinstance(predicates, str):
+            predicates = [p.strip() for p in predicates.split(",")]
+        chosen = []
+        lookup = {name.lower(): name for name in PREDICATES}
+        for name in predicates:
+            key = lookup.get(str(name).strip().lower())
+            if key is None:
+                raise InputError(f"unknown hierarchy predicate '{name}'",
+                                 hint=f"use one or more of {', '.join(PREDICATES)}")
+            if key not in chosen:
+                chosen.append(key)
+        if not chosen:
+            raise InputError("no hierarchy predicate given",
+                             hint=f"use one or more of {', '.join(PREDICATES)}")
+        return tuple(chosen)
+
+    @classmethod
+    def from_rdf(cls, rdf: rdflib.Graph, predicates: Sequence[str] = ("subClassOf", "broader"),
+                 sources: Sequence[str] = ()) -> Vocabulary:
+        """Build the hierarchy from an already parsed rdflib graph."""
+        chosen = cls._predicates(predicates)
+        graph = nx.DiGraph()
+        for class_type in CLASS_TYPES:
+            for subject in rdf.subjects(RDF.type, class_type):
+                if isinstance(subject, URIRef) and str(subject) not in IGNORED_PARENTS:
+                    graph.add_node(str(subject))
+        for name in chosen:
+            for child, parent in rdf.subject_objects(PREDICATES[name]):
+                if not isinstance(child, URIRef) or not isinstance(parent, URIRef):
+                    continue  # blank nodes: OWL restrictions, anonymous classes
+                child_iri, parent_iri = str(child), str(parent)
+                if child_iri in IGNORED_PARENTS:
+                    continue
+                graph.add_node(child_iri)
+                if parent_iri in IGNORED_PARENTS or parent_iri == child_iri:
+                    continue
+                graph.add_edge(parent_iri, child_iri)
+        for node in graph.nodes:
+            subject = URIRef(node)
+            label = (_pick_literal(rdf.objects(subject, RDFS.label))
+                     or _pick_literal(rdf.objects(subject, SKOS.prefLabel))
+                     or local_name(node))
+            graph.nodes[node]["label"] = label
+        return cls(graph, sources=sources, predicates=chosen)
+
+    @classmethod
+    def builtin_thesis(cls) -> Vocabulary:
+        """The taxonomy of the thesis (DPV v0.1 structure), shipped in ``resources/``."""
+        from tklscore.core.files.resources import resource_path
+
+        return cls.load([resource_path(BUILTIN_THESIS)], predicates=("subClassOf",))
+
+    # -- queries --------------------------------------------------------------------------
+    @property
+    def classes(self) -> list[str]:
+        return list(self.graph.nodes)
+
+    def __contains__(self, iri: object) -> bool:
+        return iri in self.graph
+
+    def __len__(self) -> int:
+        return self.graph.number_of_nodes()
+
+    def label(self, iri: str) -> str:
+        if iri in self.graph:
+            return self.graph.nodes[iri].get("label") or local_name(iri)
+        return local_name(iri)
+
+    def parents(self, iri: str) -> list[str]:
+        """Direct parents (sorted), ``[]`` for a root or an unknown IRI."""
+        if iri not in self.graph:
+            return []
+        return sorted(self.graph.predecessors(iri))
+
+    def children(self, iri: str) -> list[str]:
+        if iri not in self.graph:
+            return []
+        return sorted(self.graph.successors(iri))
+
+    def resolve(self, name_or_iri: str) -> str:
+        """The IRI of a class given by full IRI or by local name (case-sensitive, then not)."""
+        text = str(name_or_iri).strip()
+        if not text:
+            raise InputError("empty class name")
+        if text in self.graph:
+            return text
+        candidates = self._by_local.get(text)
+        if not candidates:
+            folded = [iri for name, iris in self._by_local.items() if name.lower() == text.lower()
+                      for iri in iris]
+            candidates = sorted(folded) or None
+        if candidates and len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            raise InputError(
+                f"the class name '{text}' is ambiguous: {len(candidates)} classes have it "
+                f"({', '.join(candidates)})", hint="give the full IRI")
+        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", text) and local_name(text) in self._by_local:
+            same = self._by_local[local_name(text)]
+            raise InputError(f"no class <{text}> in the vocabulary",
+                             hint=f"did you mean {', '.join(same)}? (IRIs differ between "
+                                  f"vocabulary releases; the local name alone also works"
+                                  f"{'' if len(same) == 1 else ' when unambiguous'})")
+        close = difflib.get_close_matches(text, list(self._by_local), n=5, cutoff=0.6)
+        if not close:
+            lowered = {name.lower(): name for name in self._by_local}
+            close = [lowered[m] for m in difflib.get_close_matches(text.lower(), list(lowered),
+                                                                   n=5, cutoff=0.6)]
+        hint = (f"did you mean {', '.join(close)}?" if close
+                else "give a class by its full IRI or local name")
+        where = f" ({', '.join(self.sources)})" if self.sources else ""
+        raise InputError(f"no class '{text}' in the vocabulary{where}", hint=hint)

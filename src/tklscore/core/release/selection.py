@@ -1,0 +1,95 @@
+"""Candidate releases: how a published table is defined, and resolving it to a Release.
+
+A release is defined by source ids (``ids``), by a published table file (``file``,
+located by the identifier column or matched on all its columns), or by a filter
+expression over the source (``filter``, pandas query syntax; continuous columns compare
+as numbers, column names with spaces go in backticks: ```Initial Diagnosis` == 'Flu'``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.errors import InputError
+from tklscore.core.tables.published import Release, locate_by_ids, locate_table
+from tklscore.core.tables.roles import Roles
+from tklscore.core.tables.loading import Table, load_table
+
+KINDS = ("ids", "file", "filter")
+
+
+@dataclass(frozen=True)
+class ReleaseDefinition:
+    name: str
+    kind: str = "ids"                   # ids | file | filter
+    ids: tuple[str, ...] = ()           # kind ids: source ids (row numbers without an id column)
+    path: str | None = None             # kind file
+    expression: str | None = None       # kind filter
+    options: dict = field(default_factory=dict, compare=False, hash=False)  # file: delimiter, encoding, sheet
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise InputError(f"release '{self.name}': unknown kind '{self.kind}' (one of {', '.join(KINDS)})")
+        if not self.name.strip():
+            raise InputError("a release needs a name")
+        object.__setattr__(self, "ids", tuple(str(i) for i in self.ids))
+
+    def to_dict(self) -> dict:
+        data = {"name": self.name, "kind": self.kind}
+        if self.kind == "ids":
+            data["ids"] = list(self.ids)
+        elif self.kind == "file":
+            data["path"] = self.path
+            if self.options:
+                data["options"] = dict(self.options)
+        else:
+            data["expression"] = self.expression
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ReleaseDefinition":
+        try:
+            return cls(name=str(data["name"]), kind=str(data.get("kind", "ids")),
+                       ids=tuple(data.get("ids", ())), path=data.get("path"),
+                       expression=data.get("expression"), options=dict(data.get("options", {})))
+        except KeyError as missing:
+            raise InputError(f"a release lacks its {missing.args[0]}") from None
+
+
+def resolve_release(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
+    """The source records a definition publishes (unlocated records are kept in the Release)."""
+    if definition.kind == "ids":
+        release = locate_by_ids(source, definition.ids, roles.identifier, name=definition.name)
+    elif definition.kind == "file":
+        if not definition.path:
+            raise InputError(f"release '{definition.name}' has no file")
+        published = load_table(definition.path, **definition.options)
+        release = locate_table(source, published, roles.identifier, roles.continuous)
+    else:
+        positions = filter_positions(source, roles, definition.expression or "")
+        ids = (source.frame[roles.identifier].iloc[positions].to_numpy(dtype=object) if roles.identifier
+               else positions.astype(str).astype(object))
+        release = Release(positions, ids)
+    return Release(release.positions, release.ids, release.unlocated, definition.name)
+
+
+def filter_positions(source: Table, roles: Roles, expression: str) -> np.ndarray:
+    """Row positions of the source records matching a pandas query expression."""
+    if not expression.strip():
+        raise InputError("the filter expression is empty")
+    frame = source.frame.copy(deep=False)
+    for column in roles.continuous:
+        frame[column] = source.numeric(column)
+    frame.index = pd.RangeIndex(len(frame))
+    try:
+        mask = frame.eval(expression, engine="python")
+    except Exception as error:  # pandas raises many types for a bad expression
+        raise InputError(f"filter '{expression}' cannot be evaluated: {error}",
+                         hint="use column names (in backticks when they contain spaces), ==, !=, <, >, "
+                              "and, or, not, and quoted text such as 'Flu'") from None
+    if not isinstance(mask, pd.Series) or mask.dtype != bool:
+        raise InputError(f"filter '{expression}' does not give true/false for each record")
+    return np.flatnonzero(mask.to_numpy())

@@ -1,0 +1,175 @@
+"""Distinguishing factors of records (thesis Definitions 12, 15, 16; spec scoring.md).
+
+All three are computed against the SOURCE table, once per (source, roles):
+
+- k-DF(r): size of r's equivalence class (records sharing r's QI values).
+- l-DF(r): minimal multi-attribute l-diversity of the groups containing r: for each SA
+  A_i, group by QI ∪ (SA \\ {A_i}) and count the distinct values of A_i in r's group.
+- t-DF(r): maximal t-closeness of r's equivalence class over the SAs: variational
+  distance for a categorical SA, ordered Earth Mover's Distance with 1/(m-1) for a
+  continuous one.
+
+With no QIs the factors depend on the published table P instead: k-DF = |P|, l-DF is
+the multi-attribute l-diversity of P grouped by the SAs only, t-DF = 0
+(:func:`factors_without_quasi_identifiers`).
+
+Cost: O((s+1)·n) hash group-bys for s SAs and n rows, plus one O(p log p) sort of the
+p ≤ n distinct (class, value) pairs of each continuous SA. Nothing is quadratic in the
+rows or in the distinct values of an attribute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tklscore.core.tables.codes import Codes, group_ids
+
+
+@dataclass(frozen=True)
+class DistinguishingFactors:
+    """Per-record factors (arrays aligned with the records they were computed for) and,
+    for explanations, each equivalence class's t-closeness per sensitive attribute."""
+
+    k: np.ndarray
+    l: np.ndarray
+    t: np.ndarray
+    equivalence_class: np.ndarray
+    class_t: dict[str, np.ndarray]
+
+    def take(self, positions: np.ndarray) -> "DistinguishingFactors":
+        return DistinguishingFactors(self.k[positions], self.l[positions], self.t[positions],
+                                     self.equivalence_class[positions], self.class_t)
+
+
+def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
+                                   continuous: frozenset[str] | set[str],
+                                   progress=None) -> DistinguishingFactors:
+    """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
+    (at least one, name → codes; a continuous SA's uniques are sorted numbers).
+    ``progress(fraction)`` is called between the steps (it may raise to stop)."""
+    steps, done = 2 * len(sa) + 1, 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done / steps)
+
+    n = len(next(iter(sa.values())).codes)
+    classes, n_classes = group_ids(qi, n)
+    class_sizes = np.bincount(classes, minlength=n_classes)
+    k = class_sizes[classes]
+    step()
+    l = l_distinguishing_factor(qi, list(sa.values()), n, step)
+    class_t = {}
+    t = np.zeros(n, dtype=np.float64)
+    for name, codes in sa.items():
+        if name in continuous:
+            per_class = ordered_emd_by_class(classes, n_classes, class_sizes, codes)
+        else:
+            per_class = variational_distance_by_class(classes, n_classes, class_sizes, codes)
+        class_t[name] = per_class
+        np.maximum(t, per_class[classes], out=t)
+        step()
+    return DistinguishingFactors(k, l, t, classes, class_t)
+
+
+def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> DistinguishingFactors:
+    """Factors of the records of P when there are no QIs: k = |P|, l from P grouped by
+    the SAs only, t = 0 (Definitions 12, 15, 16)."""
+    n = len(sa_at_published[0].codes) if sa_at_published else 0
+    k = np.full(n, n, dtype=np.int64)
+    l = l_distinguishing_factor([], sa_at_published, n)
+    return DistinguishingFactors(k, l, np.zeros(n), np.zeros(n, dtype=np.int64), {})
+
+
+def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None) -> np.ndarray:
+    """Minimal multi-attribute l-diversity (Definition 10) of the groups containing each row
+    (``step()`` is called after each sensitive attribute)."""
+    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    for i, target in enumerate(sa):
+        others = qi + sa[:i] + sa[i + 1:]
+        groups, n_groups = group_ids(others, n)
+        pairs, n_pairs = group_ids([(groups, n_groups), target], n)
+        group_of_pair = np.empty(n_pairs, dtype=np.int64)
+        group_of_pair[pairs] = groups
+        distinct = np.bincount(group_of_pair, minlength=n_groups)
+        np.minimum(l, distinct[groups], out=l)
+        if step is not None:
+            step()
+    return l
+
+
+def _class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
+    """The distinct (class, value) pairs with their counts."""
+    pairs, n_pairs = group_ids([(classes, n_classes), values], len(classes))
+    counts = np.bincount(pairs, minlength=n_pairs)
+    class_of_pair = np.empty(n_pairs, dtype=np.int64)
+    value_of_pair = np.empty(n_pairs, dtype=np.int64)
+    class_of_pair[pairs] = classes
+    value_of_pair[pairs] = values.codes
+    return class_of_pair, value_of_pair, counts
+
+
+def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
+                                  values: Codes) -> np.ndarray:
+    """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,
+    normalised by the class size k) and the whole table's (q).
+
+    Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
+    exactly like the table has distance exactly 0."""
+    n = len(classes)
+    table_counts = np.bincount(values.codes, minlength=values.cardinality)
+    cls, val, counts = _class_value_counts(classes, n_classes, values)
+    k = class_sizes[cls]
+    inside = np.abs(counts * n - table_counts[val] * k)
+    # a value absent from a class contributes q_v = C_v / n, in all (n − Σ_inside C_v) / n
+    numerator = (np.bincount(cls, weights=inside, minlength=n_classes)
+                 + (n - np.bincount(cls, weights=table_counts[val], minlength=n_classes)) * class_sizes)
+    return np.clip(numerator / (2.0 * class_sizes * n), 0.0, 1.0)
+
+
+def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
+                         values: Codes, exact: bool | None = None) -> np.ndarray:
+    """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
+    of a continuous SA, for each class; 0 when m = 1.
+
+    A class's cumulative count c(i) is a step function that only changes at its own
+    values, so Σ_i |c(i)·n − C(i)·k| (C: the table's cumulative count, k: the class size)
+    is summed per step with prefix sums of C: O(pairs · log m), not O(classes · m). The
+    sums are exact integers while they fit in int64 (``exact=None`` decides by the size),
+    so equal distributions give exactly 0; beyond that they are floats.
+    """
+    m = values.cardinality
+    if m <= 1:
+        return np.zeros(n_classes)
+    n = len(classes)
+    if exact is None:
+        exact = float(m) * n * n < 2.0 ** 62
+    number = np.int64 if exact else np.float64
+    C = np.cumsum(np.bincount(values.codes, minlength=m)).astype(number)
+    prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
+    cls, val, counts = _class_value_counts(classes, n_classes, values)
+    order = np.lexsort((val, cls))
+    cls, val, counts = cls[order], val[order], counts[order]
+    cumulative = np.cumsum(counts)
+    first = np.ones(len(cls), dtype=bool)
+    first[1:] = cls[1:] != cls[:-1]
+    before_class = (cumulative - counts)[first]  # records of earlier classes
+    c = (cumulative - before_class[np.cumsum(first) - 1]).astype(number)  # class cumulative count
+    k = class_sizes[cls].astype(number)
+    last = np.ones(len(cls), dtype=bool)
+    last[:-1] = first[1:]
+    a = val
+    b = np.where(last, m, np.roll(val, -1))
+    # positions i in [a, b) with C(i)·k ≥ c·n start at the first C(i) ≥ ceil(c·n / k)
+    threshold = -((-c * n) // k) if exact else c * n / k
+    split = np.clip(np.searchsorted(C, threshold, side="left"), a, b)
+    step = (c * n * (split - a) - k * (prefix_C[split] - prefix_C[a])
+            + k * (prefix_C[b] - prefix_C[split]) - c * n * (b - split))
+    total = np.zeros(n_classes, dtype=number)
+    starts = np.flatnonzero(first)  # pairs are sorted by class: one run per class
+    total[cls[starts]] = np.add.reduceat(step, starts) + k[starts] * prefix_C[val[starts]]  # + before the lowest value
+    return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)

@@ -1,0 +1,283 @@
+"""M-Score, L-Severity, tkl-Score and tkl-Score_max of a published table, raw and
+normalised (spec scoring.md, "Scores of a published table P").
+
+| score         | record score                      | table score                          |
+| M-Score       | RS_M   = min(1, W(r)) / k-DF(r)   | n^(1/x) · max_r RS_M  (x → ∞: max)   |
+| L-Severity    | RS_L   = W(r) / k-DF(r)           | Σ_r RS_L                             |
+| tkl-Score     | RS_tkl = (t-DF(r) + W(r)) / l-DF(r) | Σ_r RS_tkl                         |
+| tkl-Score_max | RS_tkl                            | max_r RS_tkl                         |
+
+:class:`Scorer` holds one source table with its roles. The distinguishing factors are
+computed once per Scorer and the record weights W(r) once per weights, so changing only
+the weights or the published selection re-scores in O(|P|) (+ O(n) gathers for W).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.tables.codes import Codes, factorize
+from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
+                                                  factors_without_quasi_identifiers)
+from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.tables.published import Release, source_ids
+from tklscore.core.tables.roles import Roles
+from tklscore.core.tables.loading import MISSING, Table
+from tklscore.core.scoring.weights import Weights
+
+SCORE_NAMES = ("tkl", "tkl_max", "m_score", "m_score_inf", "l_severity")
+RECORD_COLUMNS = ("id", "k", "l", "t", "weight_sum", "tkl", "m_score", "l_severity")
+
+
+@dataclass(frozen=True)
+class ScoreSet:
+    """The five table scores (any may be None when a normalisation is undefined)."""
+
+    tkl: float | None
+    tkl_max: float | None
+    m_score: float | None
+    m_score_inf: float | None
+    l_severity: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class RecordScores:
+    """Record scores RS_tkl, RS_M and RS_L of each published record."""
+
+    tkl: np.ndarray
+    m_score: np.ndarray
+    l_severity: np.ndarray
+
+
+def record_scores(k: np.ndarray, l: np.ndarray, t: np.ndarray, weight_sum: np.ndarray) -> RecordScores:
+    return RecordScores(
+        tkl=(t + weight_sum) / l,
+        m_score=np.minimum(1.0, weight_sum) / k,
+        l_severity=weight_sum / k,
+    )
+
+
+def table_scores(records: RecordScores, x: float) -> ScoreSet:
+    n = len(records.tkl)
+    if n == 0:
+        return ScoreSet(0.0, 0.0, 0.0, 0.0, 0.0)
+    m_inf = float(records.m_score.max())
+    return ScoreSet(
+        tkl=float(records.tkl.sum()),
+        tkl_max=float(records.tkl.max()),
+        m_score=m_score_table(n, m_inf, x),
+        m_score_inf=m_inf,
+        l_severity=float(records.l_severity.sum()),
+    )
+
+
+def m_score_table(n: int, max_record_score: float, x: float) -> float:
+    """M-Score = n^(1/x) · max_r RS_M; x → ∞ gives max_r RS_M."""
+    return max_record_score if math.isinf(x) else n ** (1.0 / x) * max_record_score
+
+
+def normalise_by_source(scores: ScoreSet, source_scores: ScoreSet, n: int) -> ScoreSet:
+    """score(P) / score(S published whole); None where S scores 0 (0 for an empty P)."""
+    def ratio(value: float, whole: float) -> float | None:
+        if n == 0:
+            return 0.0
+        return value / whole if whole > 0 else None
+    return ScoreSet(*(ratio(getattr(scores, k), getattr(source_scores, k)) for k in SCORE_NAMES))
+
+
+def normalise_by_theoretical_max(scores: ScoreSet, n: int, x: float) -> ScoreSet:
+    """Against every record scoring its maximum (1 for RS_M and RS_L, 2 for RS_tkl):
+    tkl / 2n, tkl_max / 2, M / n^(1/x), M(x→∞) / 1, L / n; 0 for an empty P."""
+    if n == 0:
+        return ScoreSet(0.0, 0.0, 0.0, 0.0, 0.0)
+    return ScoreSet(scores.tkl / (2 * n), scores.tkl_max / 2, scores.m_score / m_score_table(n, 1.0, x),
+                    scores.m_score_inf, scores.l_severity / n)
+
+
+@dataclass
+class ScoreReport:
+    source_rows: int
+    published_rows: int
+    x: float
+    scores: ScoreSet
+    normalized_source: ScoreSet
+    normalized_max: ScoreSet
+    records: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+    source_scores: ScoreSet | None = None  # the source published whole: the denominators by source
+
+    def to_json_dict(self) -> dict:
+        return {
+            "source_rows": self.source_rows,
+            "published_rows": self.published_rows,
+            "x": "inf" if math.isinf(self.x) else float(self.x),
+            "scores": self.scores.as_dict(),
+            "normalized": {"source": self.normalized_source.as_dict(),
+                           "theoretical_max": self.normalized_max.as_dict()},
+            "records": [
+                {"id": str(r[0]), "k": int(r[1]), "l": int(r[2]), "t": float(r[3]),
+                 "weight_sum": float(r[4]), "tkl": float(r[5]), "m_score": float(r[6]),
+                 "l_severity": float(r[7])}
+                for r in self.records.itertuples(index=False, name=None)
+            ],
+        }
+
+
+def check_x(x: float) -> float:
+    x = float(x)
+    if math.isnan(x) or x < 1:
+        raise InputError(f"x = {x:g} is not allowed; M-Score needs x ≥ 1 (or inf)", column="x")
+    return x
+
+
+class Scorer:
+    """Scores releases of one source table under one assignment of roles."""
+
+    def __init__(self, source: Table, roles: Roles):
+        if not roles.sa:
+            raise InputError("no sensitive attribute is chosen; scoring needs at least one")
+        roles.validate(source)
+        if len(source) == 0:
+            raise InputError("the source table has no records", file=source.name)
+        self.source = source
+        self.roles = roles
+        self._ids = source_ids(source, roles.identifier) if roles.identifier else None
+        self._qi = [factorize(source.frame[c]) for c in roles.qi]
+        self._sa: dict[str, Codes] = {
+            c: factorize(source.numeric(c), ordered=True) if c in roles.continuous
+            else factorize(source.frame[c])
+            for c in roles.sa
+        }
+        self._weights_cache: dict = {}
+        self._whole_cache: dict = {}
+        self.notes = self._missing_value_notes()
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    @property
+    def qi_codes(self) -> list[Codes]:
+        """Factorised codes of the quasi-identifiers, in role order."""
+        return list(self._qi)
+
+    @property
+    def sa_codes(self) -> dict[str, Codes]:
+        """Factorised codes of the sensitive attributes (continuous: sorted numbers)."""
+        return dict(self._sa)
+
+    def ids_of(self, positions: np.ndarray) -> np.ndarray:
+        """Ids of source records: the identifier column's values, else row positions."""
+        if self._ids is None:
+            return np.asarray(positions).astype(str).astype(object)
+        return self._ids[positions].to_numpy(dtype=object)
+
+    def _missing_value_notes(self) -> list[str]:
+        notes = []
+        for column in self.roles.qi + tuple(c for c in self.roles.sa if c not in self.roles.continuous):
+            empty = int((self.source.frame[column] == MISSING).sum())
+            if empty:
+                notes.append(f"column '{column}' has {empty} empty cell(s); they count as a value of their own")
+        return notes
+
+    @cached_property
+    def factors(self) -> DistinguishingFactors | None:
+        """k-, l- and t-DF of every source record (None without QIs: they depend on P)."""
+        return self.compute_factors()
+
+    def compute_factors(self, progress=None) -> DistinguishingFactors | None:
+        """The distinguishing factors, computed once (``progress(fraction)`` between steps;
+        it may raise to stop, and then nothing is kept)."""
+        if "factors" not in self.__dict__:
+            self.__dict__["factors"] = (None if not self._qi else compute_distinguishing_factors(
+                self._qi, self._sa, self.roles.continuous, progress))
+        return self.__dict__["factors"]
+
+    def factors_of(self, positions: np.ndarray) -> DistinguishingFactors:
+        if self.factors is not None:
+            return self.factors.take(positions)
+        return factors_without_quasi_identifiers(
+            [Codes(c.codes[positions], c.uniques) for c in self._sa.values()])
+
+    def record_weights(self, weights: Weights, missing_weight_zero: bool = False) -> tuple[np.ndarray, list[str]]:
+        """W(r) of every source record, and warnings; cached per weights."""
+        key = (weights.fingerprint, missing_weight_zero)
+        if key not in self._weights_cache:
+            total = np.zeros(len(self.source))
+            missing: list[tuple[str, str]] = []
+            for name, codes in self._sa.items():
+                per_value = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
+                absent = np.isnan(per_value)
+                if absent.any():
+                    missing += [(name, _shown(v)) for v in codes.uniques[absent]]
+                    per_value = np.where(absent, 0.0, per_value)
+                total += per_value[codes.codes]
+            if missing and not missing_weight_zero:
+                raise MissingWeightsError(missing, file=weights.name)
+            warnings = []
+            if missing:
+                warnings.append(f"{len(missing)} sensitive value(s) have no weight and count as 0: "
+                                + ", ".join(f"({a!r}, {v!r})" for a, v in missing[:20])
+                                + (" ..." if len(missing) > 20 else ""))
+            above = total > 1.0 + 1e-12
+            if above.any():
+                warnings.append(f"the weights sum above 1 for {int(above.sum())} source record(s) "
+                                f"(largest W(r) = {total.max():.5g}); tkl and L use W(r) as it is, M caps it "
+                                f"at 1, and normalisation against the theoretical maximum is no longer "
+                                f"bounded by 1")
+            self._weights_cache = {key: (total, warnings)}  # keep only the current weights
+        return self._weights_cache[key]
+
+    def whole_source_scores(self, weights: Weights, x: float, missing_weight_zero: bool = False) -> ScoreSet:
+        """Scores of S published whole (the denominator of normalisation against the source)."""
+        key = (weights.fingerprint, missing_weight_zero, x)
+        if key not in self._whole_cache:
+            weight_sum, _ = self.record_weights(weights, missing_weight_zero)
+            factors = self.factors_of(np.arange(len(self.source)))
+            self._whole_cache = {key: table_scores(
+                record_scores(factors.k, factors.l, factors.t, weight_sum), x)}
+        return self._whole_cache[key]
+
+    def score(self, release: Release | np.ndarray, weights: Weights, x: float = 1.0,
+              missing_weight_zero: bool = False) -> ScoreReport:
+        """Score a published table given as a :class:`Release` (or source row positions)."""
+        x = check_x(x)
+        if not isinstance(release, Release):
+            positions = np.asarray(release, dtype=np.int64)
+            release = Release(positions, self.ids_of(positions))
+        positions = release.positions
+        weight_sum_all, warnings = self.record_weights(weights, missing_weight_zero)
+        factors = self.factors_of(positions)
+        weight_sum = weight_sum_all[positions]
+        rs = record_scores(factors.k, factors.l, factors.t, weight_sum)
+        scores = table_scores(rs, x)
+        n = len(positions)
+        whole = self.whole_source_scores(weights, x, missing_weight_zero)
+        by_source = normalise_by_source(scores, whole, n)
+        warnings = list(self.notes) + list(warnings)
+        undefined = [k for k, v in by_source.as_dict().items() if v is None]
+        if undefined:
+            warnings.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
+                            f"the whole source table scores 0")
+        if release.unlocated:
+            warnings.append(f"{len(release.unlocated)} published record(s) could not be located in the "
+                            f"source and are not scored: " + "; ".join(release.unlocated[:20]))
+        records = pd.DataFrame({
+            "id": release.ids, "k": factors.k, "l": factors.l, "t": factors.t,
+            "weight_sum": weight_sum, "tkl": rs.tkl, "m_score": rs.m_score, "l_severity": rs.l_severity,
+        }, columns=list(RECORD_COLUMNS))
+        return ScoreReport(len(self.source), n, x, scores, by_source,
+                           normalise_by_theoretical_max(scores, n, x), records, warnings, whole)
+
+
+def _shown(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -1,0 +1,178 @@
+"""Sensitive-value weights and the record weight sum W(r) (spec scoring.md, "Weights").
+
+A weights file is a CSV ``attribute,value,weight``. For a categorical SA ``value`` is a
+value as written in the table (the empty value is the empty string). For a continuous SA
+``value`` is an interval such as ``[0,30)`` or ``[30,inf)`` (a single number is the
+interval holding just that number); a raw value takes the weight of the interval it
+falls in. Weights lie in [0, 1]. Entries for attributes that are not sensitive in the
+table at hand are ignored, so one file can serve several tables.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from tklscore.core.errors import InputError, existing_file
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_INTERVAL = re.compile(
+    rf"^\s*([\[(])\s*(-?inf|{_NUMBER})\s*[,;]\s*(\+?inf|{_NUMBER})\s*([\])])\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    low_closed: bool
+    high_closed: bool
+
+    @classmethod
+    def parse(cls, text: str) -> "Interval | None":
+        match = _INTERVAL.match(text)
+        if match:
+            low, high = float(match.group(2)), float(match.group(3))
+            return cls(low, high, match.group(1) == "[" and math.isfinite(low),
+                       match.group(4) == "]" and math.isfinite(high))
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return cls(value, value, True, True) if math.isfinite(value) else None
+
+    def is_empty(self) -> bool:
+        return self.low > self.high or (self.low == self.high and not (self.low_closed and self.high_closed))
+
+    def overlaps(self, other: "Interval") -> bool:
+        first, second = sorted((self, other), key=lambda i: (i.low, not i.low_closed))
+        return first.high > second.low or (first.high == second.low and first.high_closed and second.low_closed)
+
+    def positions_in(self, sorted_values: np.ndarray) -> slice:
+        """The slice of ``sorted_values`` that lies in the interval."""
+        start = np.searchsorted(sorted_values, self.low, side="left" if self.low_closed else "right")
+        stop = np.searchsorted(sorted_values, self.high, side="right" if self.high_closed else "left")
+        return slice(int(start), int(max(start, stop)))
+
+    def __str__(self) -> str:
+        def num(x: float) -> str:
+            return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:g}"
+        return f"{'[' if self.low_closed else '('}{num(self.low)},{num(self.high)}{']' if self.high_closed else ')'}"
+
+
+@dataclass(frozen=True)
+class WeightEntry:
+    attribute: str
+    value: str
+    weight: float
+    row: int | None = None  # row of the weights file, for error messages
+
+
+class Weights:
+    """An immutable set of (attribute, value) → weight entries."""
+
+    def __init__(self, entries, name: str = "<weights>"):
+        self.name = name
+        self._entries: tuple[WeightEntry, ...] = tuple(
+            e if isinstance(e, WeightEntry) else WeightEntry(*e) for e in entries)
+        self._by_attribute: dict[str, dict[str, WeightEntry]] = {}
+        for entry in self._entries:
+            _check_weight(entry, name)
+            seen = self._by_attribute.setdefault(entry.attribute, {})
+            if entry.value in seen and seen[entry.value].weight != entry.weight:
+                raise InputError(
+                    f"({entry.attribute!r}, {entry.value!r}) has two weights: {seen[entry.value].weight:g} "
+                    f"(row {seen[entry.value].row}) and {entry.weight:g}", file=name, row=entry.row)
+            seen[entry.value] = entry
+        self.fingerprint = hash(tuple((e.attribute, e.value, e.weight) for e in self._entries))
+        self._intervals: dict[str, list[tuple[Interval, WeightEntry]]] = {}
+
+    @property
+    def entries(self) -> tuple[WeightEntry, ...]:
+        return self._entries
+
+    @property
+    def attributes(self) -> list[str]:
+        return list(self._by_attribute)
+
+    def weights_of(self, attribute: str, uniques: np.ndarray, continuous: bool) -> np.ndarray:
+        """The weight of each distinct value of ``attribute`` (NaN where none is given);
+        ``uniques`` of a continuous attribute are sorted numbers."""
+        if continuous:
+            out = np.full(len(uniques), np.nan)
+            for interval, entry in self._interval_entries(attribute):
+                out[interval.positions_in(uniques)] = entry.weight
+            return out
+        table = self._by_attribute.get(attribute, {})
+        return np.array([table[v].weight if v in table else np.nan for v in uniques], dtype=np.float64)
+
+    def _interval_entries(self, attribute: str) -> list[tuple[Interval, WeightEntry]]:
+        if attribute not in self._intervals:
+            parsed = []
+            for entry in self._by_attribute.get(attribute, {}).values():
+                interval = Interval.parse(entry.value)
+                if interval is None or interval.is_empty():
+                    raise InputError(
+                        f"'{entry.value}' is not an interval such as [0,30) or [30,inf) "
+                        f"(or a single number), but '{attribute}' is continuous",
+                        file=self.name, row=entry.row, column="value")
+                for other, other_entry in parsed:
+                    if interval.overlaps(other):
+                        raise InputError(
+                            f"intervals {other} (row {other_entry.row}) and {interval} of "
+                            f"'{attribute}' overlap; a value must fall in one interval only",
+                            file=self.name, row=entry.row, column="value")
+                parsed.append((interval, entry))
+            self._intervals[attribute] = parsed
+        return self._intervals[attribute]
+
+
+def _check_weight(entry: WeightEntry, name: str) -> None:
+    if not entry.attribute:
+        raise InputError("the attribute is empty", file=name, row=entry.row, column="attribute")
+    if not (isinstance(entry.weight, (int, float)) and math.isfinite(entry.weight)):
+        raise InputError(f"weight {entry.weight!r} is not a number", file=name, row=entry.row, column="weight")
+    if not 0.0 <= entry.weight <= 1.0:
+        raise InputError(f"weight {entry.weight:g} is outside [0, 1]", file=name, row=entry.row, column="weight")
+
+
+def load_weights(path: str | os.PathLike) -> Weights:
+    """Read a weights CSV with the columns attribute, value, weight (in any order)."""
+    path = existing_file(path, "weights file")
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        text = path.read_text(encoding="cp1252")
+    from tklscore.core.tables.loading import detect_delimiter
+
+    rows = list(csv.reader(io.StringIO(text), delimiter=detect_delimiter(text, path.suffix.lower())))
+    if not rows:
+        raise InputError("the weights file is empty", file=name)
+    header = [h.strip().lower() for h in rows[0]]
+    missing = [c for c in ("attribute", "value", "weight") if c not in header]
+    if missing:
+        raise InputError(f"the header lacks column(s) {', '.join(missing)}; expected attribute,value,weight",
+                         file=name, row=1)
+    ia, iv, iw = (header.index(c) for c in ("attribute", "value", "weight"))
+    entries = []
+    for number, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) <= max(ia, iv, iw):
+            raise InputError(f"has {len(row)} field(s); expected {len(header)}", file=name, row=number)
+        if any(cell.strip() for cell in row[len(header):]):
+            raise InputError(f"has {len(row)} field(s); expected {len(header)}", file=name, row=number,
+                             hint="quote a value holding the delimiter, e.g. \"[0,30)\"")
+        raw = row[iw].strip()
+        try:
+            weight = float(raw)
+        except ValueError:
+            raise InputError(f"weight '{raw}' is not a number", file=name, row=number, column="weight") from None
+        entries.append(WeightEntry(row[ia].strip(), row[iv], weight, number))
+    return Weights(entries, name=name)

@@ -1,0 +1,112 @@
+"""The published table P: which source records it releases (spec scoring.md, Vocabulary).
+
+A published record is located in the source S by the identifier column when there is
+one; without one, by matching every column of P as a multiset (each published row takes
+a distinct source row with the same values). Records that cannot be located are kept in
+``Release.unlocated``, never dropped silently. Without an identifier column, a record's
+id is its 0-based row position in the source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.tables.codes import factorize, group_ids
+from tklscore.core.errors import InputError
+from tklscore.core.tables.loading import Table
+
+
+@dataclass(frozen=True)
+class Release:
+    """``positions``: source row of each located published record, in published order."""
+
+    positions: np.ndarray
+    ids: np.ndarray
+    unlocated: list[str] = field(default_factory=list)
+    name: str = "published"
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def require_all_located(self) -> None:
+        if self.unlocated:
+            shown = "; ".join(self.unlocated[:20]) + ("; ..." if len(self.unlocated) > 20 else "")
+            raise InputError(
+                f"{len(self.unlocated)} published record(s) cannot be located in the source: {shown}",
+                file=self.name, hint="a published table must be a subset of the source table")
+
+
+def source_ids(source: Table, id_column: str) -> pd.Index:
+    """The ids of the source records (the identifier column's values, as an Index for
+    look-ups); an identifier column must hold unique, non-empty ids."""
+    source.require_columns([id_column], "identifier column")
+    ids = pd.Index(source.frame[id_column])
+    empty = np.flatnonzero((ids == "").to_numpy() if hasattr(ids == "", "to_numpy") else (ids == ""))
+    if len(empty):
+        raise InputError("identifier is empty", file=source.name, row=source.row_number(int(empty[0])),
+                         column=id_column)
+    if not ids.is_unique:
+        duplicated = ids.duplicated(keep=False)
+        where = np.flatnonzero(duplicated)
+        first = ids[where[0]]
+        rows = [source.row_number(int(i)) for i in where if ids[i] == first]
+        raise InputError(
+            f"identifier '{first}' appears {len(rows)} times (rows {', '.join(map(str, rows[:10]))}); "
+            f"{ids[where].nunique()} id(s) are duplicated in all",
+            file=source.name, column=id_column, hint="an identifier column must be unique")
+    return ids
+
+
+def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = "--rows") -> Release:
+    """Publish the source records with the given ids (0-based row numbers without ``id_column``)."""
+    wanted = pd.Index([str(i).strip() for i in ids], dtype=object)
+    if not wanted.is_unique:
+        raise InputError(f"id '{wanted[wanted.duplicated()][0]}' is listed more than once", file=name)
+    if id_column is not None:
+        positions = source_ids(source, id_column).get_indexer(wanted)
+    else:
+        numbers = pd.to_numeric(pd.Series(wanted, dtype=object), errors="coerce").to_numpy()
+        valid = np.isfinite(numbers) & (numbers == np.floor(numbers)) & (numbers >= 0) & (numbers < len(source))
+        valid &= np.array([w.isdigit() for w in wanted], dtype=bool)  # "3", not "3.0" or "+3"
+        positions = np.where(valid, np.nan_to_num(numbers, nan=-1), -1).astype(np.int64)
+    found = positions >= 0
+    missing = [f"id '{i}'" for i in wanted[~found]]
+    return Release(positions[found].astype(np.int64), wanted[found].to_numpy(dtype=object), missing, name)
+
+
+def locate_table(source: Table, published: Table, id_column: str | None = None,
+                 continuous: frozenset[str] | set[str] = frozenset()) -> Release:
+    """Locate the rows of a published table in the source (by id, else by all columns)."""
+    if id_column is not None:
+        published.require_columns([id_column], "identifier column")
+        return locate_by_ids(source, published.frame[id_column].to_numpy(), id_column, published.name)
+    extra = [c for c in published.columns if c not in source.frame.columns]
+    if extra:
+        raise InputError(f"column(s) {', '.join(map(repr, extra))} of the published table are not in "
+                         f"the source {source.name}", file=published.name)
+    n_source, n_published = len(source), len(published)
+    columns = []
+    for column in published.columns:
+        if column in continuous:
+            values = np.concatenate([source.numeric(column), published.numeric(column)])
+        else:
+            values = pd.concat([source.frame[column].astype(object), published.frame[column].astype(object)],
+                               ignore_index=True)
+        columns.append(factorize(values))
+    key, _ = group_ids(columns, n_source + n_published)
+    src = pd.DataFrame({"key": key[:n_source], "occ": _occurrence(key[:n_source]),
+                        "pos": np.arange(n_source)})
+    pub = pd.DataFrame({"key": key[n_source:], "occ": _occurrence(key[n_source:])})
+    matched = pub.merge(src, on=["key", "occ"], how="left")["pos"].to_numpy()
+    found = ~np.isnan(matched)
+    positions = matched[found].astype(np.int64)
+    unlocated = [f"row {published.row_number(int(i))}" for i in np.flatnonzero(~found)]
+    return Release(positions, positions.astype(str).astype(object), unlocated, published.name)
+
+
+def _occurrence(keys: np.ndarray) -> np.ndarray:
+    """How many earlier rows share each row's key (0 for the first)."""
+    return pd.Series(keys).groupby(keys).cumcount().to_numpy()

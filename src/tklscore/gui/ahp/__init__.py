@@ -1,0 +1,1 @@
+"""The AHP view: Saaty sliders, the reciprocal matrix, priorities and consistency."""

@@ -1,0 +1,1 @@
+"""The tkl-Data Model view: the model tree, the DPV browser, alignment."""

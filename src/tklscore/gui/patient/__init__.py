@@ -1,0 +1,1 @@
+"""The Patient view, mirroring PIA's Patient Data Visualizer."""

@@ -1,0 +1,1 @@
+"""The Release view: the source table, column roles, candidate releases."""

@@ -1,0 +1,1 @@
+"""The Scores view: summary, per-record table, charts."""
