@@ -100,7 +100,7 @@ def check_delimiter(delimiter: str | None) -> str | None:
     delimiter = _DELIMITER_NAMES.get(delimiter, delimiter)
     if len(delimiter) != 1 or delimiter in "\r\n\"" or delimiter.isalnum():
         raise InputError(f"the delimiter must be one character such as , ; | or \\t (tab), "
-                         f"not '{shorten(delimiter)}'")
+                         f"not {shorten(delimiter)!r}")
     return delimiter
 
 
