@@ -55,6 +55,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--skip-unlocated", action="store_true",
                        help="score the located records when some published records are not in the source "
                             "(default: error)")
+    score.add_argument("--strict", action="store_true",
+                       help="refuse a published table whose sensitive values contradict the source record "
+                            "with the same id (default: warn and score the source's values)")
     score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
     score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
     score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
@@ -69,7 +72,9 @@ def run(args) -> int:
     weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
-        release = locate_table(source, published, args.id_column, roles.continuous)
+        release = locate_table(source, published, args.id_column, roles.continuous, roles.sa)
+        if args.strict:
+            release.require_consistent()
     else:
         release = locate_by_ids(source, args.rows, args.id_column)
     if not args.skip_unlocated:
@@ -79,7 +84,8 @@ def run(args) -> int:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     text = render(report, args.format, source=args.source, published=args.published or "--rows")
     if args.output:
-        with atomic_write(args.output) as handle:
+        inputs = [args.source, args.published, args.weights, args.model]
+        with atomic_write(args.output, inputs=inputs) as handle:
             handle.write(text)
     else:
         sys.stdout.write(text)
@@ -91,8 +97,8 @@ def render(report: ScoreReport, fmt: str, source: str = "", published: str = "")
         return json.dumps(report.to_json_dict(), indent=2) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
-        report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
-                              lineterminator="\n")
+        # no float_format: each float is written as repr() writes it, the shortest text that reads back exactly
+        report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), lineterminator="\n")
         return buffer.getvalue()
     return render_table(report, source, published)
 
@@ -108,6 +114,8 @@ def render_table(report: ScoreReport, source: str = "", published: str = "") -> 
              "",
              f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
     for key in SCORE_NAMES:
+        if key == "m_score_inf" and math.isinf(report.x):
+            continue  # the M-Score row above is already x = inf
         label = SCORE_LABELS[key].replace("(x)", f"(x={x})")
         lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
                      f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"

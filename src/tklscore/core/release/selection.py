@@ -67,13 +67,13 @@ def resolve_release(definition: ReleaseDefinition, source: Table, roles: Roles) 
         if not definition.path:
             raise InputError(f"release '{definition.name}' has no file")
         published = load_table(definition.path, **definition.options)
-        release = locate_table(source, published, roles.identifier, roles.continuous)
+        release = locate_table(source, published, roles.identifier, roles.continuous, roles.sa)
     else:
         positions = filter_positions(source, roles, definition.expression or "")
         ids = (source.frame[roles.identifier].iloc[positions].to_numpy(dtype=object) if roles.identifier
                else positions.astype(str).astype(object))
         release = Release(positions, ids)
-    return Release(release.positions, release.ids, release.unlocated, definition.name)
+    return Release(release.positions, release.ids, release.unlocated, definition.name, release.conflicts)
 
 
 def filter_positions(source: Table, roles: Roles, expression: str) -> np.ndarray:

@@ -23,7 +23,7 @@ import pandas as pd
 from tklscore.core.tables.codes import Codes, factorize
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
-from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.errors import InputError, MissingWeightsError, shorten
 from tklscore.core.tables.published import Release, source_ids
 from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import MISSING, Table
@@ -235,11 +235,13 @@ class Scorer:
                     per_value = np.where(absent, 0.0, per_value)
                 total += per_value[codes.codes]
             if missing and not missing_weight_zero:
-                raise MissingWeightsError(missing, file=weights.name)
+                intervals = [a for a in dict.fromkeys(a for a, _ in missing)
+                             if a not in self.roles.continuous and weights.has_intervals(a)]
+                raise MissingWeightsError(missing, file=weights.name, interval_attributes=intervals)
             warnings = []
             if missing:
                 warnings.append(f"{len(missing)} sensitive value(s) have no weight and count as 0: "
-                                + ", ".join(f"({a!r}, {v!r})" for a, v in missing[:20])
+                                + ", ".join(f"({shorten(a, 40)!r}, {shorten(v, 40)!r})" for a, v in missing[:20])
                                 + (" ..." if len(missing) > 20 else ""))
             above = total > 1.0 + 1e-12
             if above.any():
@@ -284,6 +286,8 @@ class Scorer:
         if undefined:
             warnings.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
                             f"the whole source table scores 0")
+        if release.conflict_warning():
+            warnings.append(release.conflict_warning())
         if release.unlocated:
             warnings.append(f"{len(release.unlocated)} published record(s) could not be located in the "
                             f"source and are not scored: " + "; ".join(release.unlocated[:20]))

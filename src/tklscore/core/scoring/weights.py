@@ -99,6 +99,10 @@ class Weights:
     def attributes(self) -> list[str]:
         return list(self._by_attribute)
 
+    def has_intervals(self, attribute: str) -> bool:
+        """Whether the entries of ``attribute`` are written as intervals such as [0,30)."""
+        return any(_INTERVAL.match(value) for value in self._by_attribute.get(attribute, {}))
+
     def weights_of(self, attribute: str, uniques: np.ndarray, continuous: bool) -> np.ndarray:
         """The weight of each distinct value of ``attribute`` (NaN where none is given);
         ``uniques`` of a continuous attribute are sorted numbers."""

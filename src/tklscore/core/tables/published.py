@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.tables.codes import factorize, group_ids
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, shorten
 from tklscore.core.tables.loading import Table
 
 
@@ -27,6 +27,21 @@ class Release:
     ids: np.ndarray
     unlocated: list[str] = field(default_factory=list)
     name: str = "published"
+    conflicts: list[str] = field(default_factory=list)  # published rows whose sensitive values differ
+
+    def conflict_warning(self) -> str | None:
+        """A warning listing the published records whose sensitive values contradict the
+        source record with the same id (they are scored with the source's values)."""
+        if not self.conflicts:
+            return None
+        shown = "; ".join(self.conflicts[:20]) + ("; ..." if len(self.conflicts) > 20 else "")
+        return (f"{len(self.conflicts)} published record(s) hold sensitive values that contradict the source "
+                f"record with the same id, and are scored with the source's values: {shown}")
+
+    def require_consistent(self) -> None:
+        if self.conflicts:
+            raise InputError(self.conflict_warning(), file=self.name,
+                             hint="correct the published table or the ids, or score without --strict")
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -78,11 +93,15 @@ def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = 
 
 
 def locate_table(source: Table, published: Table, id_column: str | None = None,
-                 continuous: frozenset[str] | set[str] = frozenset()) -> Release:
-    """Locate the rows of a published table in the source (by id, else by all columns)."""
+                 continuous: frozenset[str] | set[str] = frozenset(), sensitive=()) -> Release:
+    """Locate the rows of a published table in the source (by id, else by all columns).
+    Located by id, a record whose ``sensitive`` columns hold other values than the source
+    record's is listed in ``Release.conflicts``."""
     if id_column is not None:
         published.require_columns([id_column], "identifier column")
-        return locate_by_ids(source, published.frame[id_column].to_numpy(), id_column, published.name)
+        release = locate_by_ids(source, published.frame[id_column].to_numpy(), id_column, published.name)
+        conflicts = _conflicts(source, published, release, id_column, sensitive, continuous)
+        return Release(release.positions, release.ids, release.unlocated, release.name, conflicts)
     extra = [c for c in published.columns if c not in source.frame.columns]
     if extra:
         raise InputError(f"column(s) {', '.join(map(repr, extra))} of the published table are not in "
@@ -105,6 +124,32 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
     positions = matched[found].astype(np.int64)
     unlocated = [f"row {published.row_number(int(i))}" for i in np.flatnonzero(~found)]
     return Release(positions, positions.astype(str).astype(object), unlocated, published.name)
+
+
+def _conflicts(source: Table, published: Table, release: Release, id_column: str, sensitive,
+               continuous) -> list[str]:
+    rows = pd.Index(published.frame[id_column].map(lambda i: str(i).strip())).get_indexer(release.ids)
+    columns = [c for c in sensitive if c in published.frame.columns and c in source.frame.columns]
+    differs = np.zeros(len(rows), dtype=bool)
+    seen: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
+    for column in columns:
+        mine = published.frame[column].to_numpy(dtype=object)[rows]
+        theirs = source.frame[column].to_numpy(dtype=object)[release.positions]
+        if column in continuous:
+            numbers = pd.to_numeric(pd.Series(mine, dtype=object), errors="coerce").to_numpy(dtype="float64")
+            bad = ~(numbers == source.numeric(column)[release.positions])
+        else:
+            bad = mine != theirs
+        differs |= bad
+        seen.append((column, bad, mine, theirs))
+    found = []
+    for k in np.flatnonzero(differs)[:50]:
+        parts = [f"{column} '{shorten(mine[k], 30)}' (source '{shorten(theirs[k], 30)}')"
+                 for column, bad, mine, theirs in seen if bad[k]]
+        found.append(f"id '{shorten(release.ids[k], 30)}' (row {published.row_number(int(rows[k]))}): "
+                     + ", ".join(parts))
+    found += [f"id '{shorten(release.ids[k], 30)}'" for k in np.flatnonzero(differs)[50:]]
+    return found
 
 
 def _occurrence(keys: np.ndarray) -> np.ndarray:

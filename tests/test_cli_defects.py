@@ -1,0 +1,146 @@
+"""Defects a new user met on the command line (issue 9 §3), through ``tklscore.cli.main``."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from helpers import run_cli
+
+QI = "Job,City,Gender"
+SA = "Disease,Medication,Age,Initial Diagnosis"
+
+
+@pytest.fixture
+def ex(tmp_path, capsys):
+    code, out, _ = run_cli(capsys, ["example", "thesis", "--dir", tmp_path / "ex"])
+    assert code == 0
+    return {os.path.basename(p): tmp_path / "ex" / os.path.basename(p) for p in out.split()}
+
+
+def score_argv(ex, *extra, published=None, weights=None):
+    return ["score", ex["table_3_1.csv"], "--published", published or ex["table_3_6.csv"], "--id-column", "id",
+            "--qi", QI, "--sa", SA, "--continuous", "Age", "--weights", weights or ex["weights_table_4_2.csv"],
+            *extra]
+
+
+# ----------------------------------------------------------------- output files
+
+def test_output_gets_the_umask_mode_and_an_existing_files_mode(ex, tmp_path, capsys):
+    previous = os.umask(0o022)
+    try:
+        out = tmp_path / "o.json"
+        assert run_cli(capsys, score_argv(ex, "--format", "json", "--output", out))[0] == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        out.chmod(0o604)
+        assert run_cli(capsys, score_argv(ex, "--format", "csv", "--output", out))[0] == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o604 and out.read_text().startswith("id,k,l,t,")
+    finally:
+        os.umask(previous)
+
+
+@pytest.mark.parametrize("which", ["table_3_1.csv", "table_3_6.csv", "weights_table_4_2.csv"])
+def test_output_onto_an_input_is_refused(ex, capsys, which):
+    before = ex[which].read_bytes()
+    code, _, err = run_cli(capsys, score_argv(ex, "--output", ex[which]))
+    assert code == 2
+    assert f"{ex[which]}: is also an input" in err and "refusing to overwrite it" in err
+    assert ex[which].read_bytes() == before
+
+
+def test_output_through_a_symlink_and_onto_a_read_only_file(ex, tmp_path, capsys):
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert run_cli(capsys, score_argv(ex, "--format", "json", "--output", link))[0] == 0
+    assert link.is_symlink() and json.loads(target.read_text())["published_rows"] == 4
+    target.chmod(0o444)
+    code, _, err = run_cli(capsys, score_argv(ex, "--format", "json", "--output", link))
+    assert code == 2 and f"{link}: is read-only; refusing to replace it" in err
+
+
+def test_output_into_a_missing_folder_names_the_given_path(ex, tmp_path, capsys):
+    given = tmp_path / "nofolder" / "o.json"
+    code, _, err = run_cli(capsys, score_argv(ex, "--output", given))
+    assert code == 2
+    assert err.startswith(f"tklscore: error: {given}: the folder {tmp_path / 'nofolder'} does not exist")
+    assert ".tmp" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ex"]
+
+
+# ----------------------------------------------------------------- score output
+
+def test_table_with_x_inf_prints_the_m_score_row_once(ex, capsys):
+    code, out, _ = run_cli(capsys, score_argv(ex, "--x", "inf"))
+    assert code == 0
+    assert out.count("M-Score (x=inf)") == 1
+    assert "M-Score (x=inf)       0.41760      0.7143      0.4176" in out
+    code, out, _ = run_cli(capsys, score_argv(ex, "--x", "2"))
+    assert "M-Score (x=2)" in out and out.count("M-Score (x=inf)") == 1
+
+
+def test_csv_prints_shortest_round_trip_floats(ex, capsys):
+    code, out, _ = run_cli(capsys, score_argv(ex, "--format", "csv"))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity"
+    assert lines[3] == "5,2,1,0.7142857142857143,0.32544,1.0397257142857144,0.16272,0.16272"
+    for line in lines[1:]:
+        for cell in line.split(",")[3:]:
+            assert cell == repr(float(cell))
+
+
+# ----------------------------------------------------------------- contradicting published rows
+
+def contradicting(ex, tmp_path):
+    text = ex["table_3_6.csv"].read_text().replace("3,Lawyer,Edmonton,Male,HIV,ARV,49,HIV",
+                                                    "3,Lawyer,Edmonton,Male,Flu,ARV,50,HIV")
+    path = tmp_path / "published.csv"
+    path.write_text(text)
+    return path
+
+
+def test_a_published_row_contradicting_the_source_is_warned_about(ex, tmp_path, capsys):
+    published = contradicting(ex, tmp_path)
+    code, out, err = run_cli(capsys, score_argv(ex, "--format", "json", published=published))
+    assert code == 0
+    assert json.loads(out)["scores"]["tkl"] == pytest.approx(4.98258, abs=5e-6)  # the source's values
+    assert ("tklscore: warning: 1 published record(s) hold sensitive values that contradict the source record "
+            "with the same id, and are scored with the source's values: id '3' (row 2): Disease 'Flu' "
+            "(source 'HIV'), Age '50' (source '49')") in err
+
+
+def test_strict_refuses_a_published_row_contradicting_the_source(ex, tmp_path, capsys):
+    published = contradicting(ex, tmp_path)
+    code, out, err = run_cli(capsys, score_argv(ex, "--strict", published=published))
+    assert code == 2 and out == ""
+    assert err.startswith(f"tklscore: error: {published}: 1 published record(s) hold sensitive values")
+    code, _, err = run_cli(capsys, score_argv(ex, "--strict"))
+    assert code == 0 and "contradict" not in err
+
+
+# ----------------------------------------------------------------- missing weights
+
+def test_missing_weights_of_a_column_with_interval_weights_hint_at_continuous(ex, capsys):
+    argv = score_argv(ex)
+    argv[argv.index("--continuous"):argv.index("--continuous") + 2] = []
+    code, _, err = run_cli(capsys, argv)
+    assert code == 2
+    assert "6 sensitive value(s) have no weight: ('Age', '27'), ('Age', '19')" in err
+    assert ("the weights file gives intervals such as [0,30) for 'Age', which apply to a continuous column "
+            "only: add --continuous Age") in err
+    code, _, err = run_cli(capsys, score_argv(ex, weights=ex["weights_table_4_2.csv"]).__add__([]))
+    assert code == 0
+
+
+def test_missing_categorical_weights_keep_the_plain_hint(ex, tmp_path, capsys):
+    weights = tmp_path / "w.csv"
+    weights.write_text("\n".join(l for l in ex["weights_table_4_2.csv"].read_text().splitlines()
+                                 if not l.startswith("Disease,Flu")) + "\n")
+    code, _, err = run_cli(capsys, score_argv(ex, weights=weights))
+    assert code == 2 and "('Disease', 'Flu')" in err and "--missing-weight-zero" in err
+    assert "--continuous" not in err
