@@ -144,3 +144,59 @@ def test_missing_categorical_weights_keep_the_plain_hint(ex, tmp_path, capsys):
     code, _, err = run_cli(capsys, score_argv(ex, weights=weights))
     assert code == 2 and "('Disease', 'Flu')" in err and "--missing-weight-zero" in err
     assert "--continuous" not in err
+
+
+# ----------------------------------------------------------------- pia and ahp
+
+def pia_bob(tmp_path):
+    from pia_support import RES
+
+    return ["pia", "analyze", "--ontology", RES / "bob_ontology.ttl", "--data", RES / "bob_data.ttl",
+            "--rules", RES / "bob.rules", "--labels", RES / "bob_patterns.csv"]
+
+
+def test_pia_generate_help_explains_every_option(capsys):
+    code, out, _ = run_cli(capsys, ["pia", "generate", "--help"])
+    assert code == 0
+    for option, words in [("--patients N", "number of patients"), ("--violations V", "number of privacy violations"),
+                          ("--seed S", "random seed"), ("--dir DIR", "folder to write to")]:
+        line = next(l for l in out.splitlines() if l.strip().startswith(option))
+        assert words in line or words in out.split(option, 1)[1].split("\n  --", 1)[0], (option, out)
+
+
+@pytest.mark.parametrize("threshold", ["Secret", "--format"])
+def test_pia_threshold_that_is_not_a_label(tmp_path, capsys, threshold):
+    code, out, err = run_cli(capsys, pia_bob(tmp_path) + [f"--threshold={threshold}"])
+    assert code == 2 and out == ""
+    assert err.startswith(f"tklscore: error: the threshold '{threshold}' is not a label of the order "
+                          "Public < Low < Medium < High")
+    assert "column" not in err
+
+
+def test_pia_threshold_missing_its_value_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run_cli(capsys, pia_bob(tmp_path) + ["--threshold", "--format", "json"])
+    assert code == 2 and "argument --threshold: expected one argument" in err
+
+
+def test_pia_output_data_onto_an_input_is_refused(tmp_path, capsys):
+    data = tmp_path / "data.ttl"
+    from pia_support import RES
+
+    data.write_bytes((RES / "bob_data.ttl").read_bytes())
+    argv = pia_bob(tmp_path)
+    argv[argv.index("--data") + 1] = data
+    code, _, err = run_cli(capsys, argv + ["--threshold", "Medium", "--output-data", data])
+    assert code == 2 and f"{data}: is also an input" in err
+    assert data.read_bytes() == (RES / "bob_data.ttl").read_bytes()
+
+
+def test_ahp_never_suggests_the_value_already_set(tmp_path, capsys):
+    matrix = tmp_path / "m.csv"
+    matrix.write_text(",Health,HealthRecord,Prescription\nHealth,1,2,3\nHealthRecord,,1,2\nPrescription,,,1\n")
+    code, out, _ = run_cli(capsys, ["ahp", matrix])
+    assert code == 0
+    assert ("Most inconsistent judgement: Health vs HealthRecord = 2; the priorities imply 1.82, no value of "
+            "the scale is closer, so there is nothing to change") in out
+    matrix.write_text(",A,B,C,D\nA,1,2,1/4,1/8\nB,,1,2,4\nC,,,1,2\nD,,,,1\n")
+    code, out, _ = run_cli(capsys, ["ahp", matrix])
+    assert "Most inconsistent judgement: A vs B = 2; the priorities imply 0.45, suggested 1/2" in out

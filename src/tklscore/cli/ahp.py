@@ -182,8 +182,10 @@ def render_table(result: AHPResult, criteria: list[str], name: str = "",
                      if len(criteria) > 2 else "Most inconsistent judgement: none (n ≤ 2 is always consistent)")
     else:
         implied = result.priorities[worst.row] / result.priorities[worst.column]
+        advice = (f"suggested {_ratio(worst.suggested)}" if worst.has_better_value
+                  else "no value of the scale is closer, so there is nothing to change")
         lines.append(f"Most inconsistent judgement: {criteria[worst.row]} vs {criteria[worst.column]} = "
-                     f"{_ratio(worst.value)}; the priorities imply {implied:.3g}, suggested {_ratio(worst.suggested)}")
+                     f"{_ratio(worst.value)}; the priorities imply {implied:.3g}, {advice}")
     filled = [(criteria[i], criteria[j], result.completed_matrix[i][j])
               for i in range(len(criteria)) for j in range(i + 1, len(criteria))
               if missing is not None and missing[i][j]]

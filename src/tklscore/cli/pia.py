@@ -26,7 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.atomic import atomic_write, check_output
 from tklscore.core.pia.analysis import DEFAULT_MAX_SOLUTIONS, _efficient  # noqa: F401  (re-exported)
 
 
@@ -72,7 +72,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     analyze.add_argument("--max-solutions", type=_count, default=DEFAULT_MAX_SOLUTIONS, metavar="N",
                          help=f"refuse an exhaustive search over more than N solutions "
                               f"(default {DEFAULT_MAX_SOLUTIONS:,})")
-    analyze.add_argument("--format", choices=["text", "json"], default="text")
+    analyze.add_argument("--format", choices=["text", "json"], default="text",
+                         help="text (for people, default) or json (see the module documentation)")
     analyze.add_argument("--output-data", metavar="FILE",
                          help="write the authorised (altered) data set to FILE (Turtle; .nt: N-Triples)")
     analyze.set_defaults(handler=run_analyze)
@@ -80,9 +81,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     generate = actions.add_parser("generate", help="write a seeded synthetic patient database",
                                   description="Write ontology.ttl, data.ttl, rules.txt, labels.csv and "
                                               "threshold.txt shaped like the dissertation's test data.")
-    generate.add_argument("--patients", type=_positive, required=True, metavar="N")
-    generate.add_argument("--violations", type=_count, required=True, metavar="V")
-    generate.add_argument("--seed", type=int, default=1, metavar="S")
+    generate.add_argument("--patients", type=_positive, required=True, metavar="N",
+                          help="number of patients in the data (at least 1)")
+    generate.add_argument("--violations", type=_count, required=True, metavar="V",
+                          help="number of privacy violations the data must allow (0 or more)")
+    generate.add_argument("--seed", type=int, default=1, metavar="S",
+                          help="random seed: the same seed writes the same files (default 1)")
     generate.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
     generate.set_defaults(handler=run_generate)
 
@@ -130,11 +134,14 @@ def analyze(args) -> dict:
 
 
 def run_analyze(args) -> int:
+    inputs = [args.ontology, args.data, args.rules, args.labels, args.preferences, args.safety]
+    if args.output_data:
+        check_output(args.output_data, inputs)  # before the analysis, which may take long
     document = analyze(args)
     result, assessment = document.pop("_result"), document.pop("_assessment")
     document.pop("_data")
     if args.output_data:
-        _write_data(args.output_data, result.authorised, args.data)
+        _write_data(args.output_data, result.authorised, args.data, inputs)
     if args.format == "json":
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return 0
@@ -168,7 +175,7 @@ def _text(document: dict, result, assessment, args) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_data(path: str, triples, source: str) -> None:
+def _write_data(path: str, triples, source: str, inputs=()) -> None:
     from rdflib import Graph
 
     from tklscore.core.pia.facts import parse_graph
@@ -180,5 +187,5 @@ def _write_data(path: str, triples, source: str) -> None:
         graph.add(tuple(t))
     fmt = "nt" if Path(path).suffix.lower() == ".nt" else "turtle"
     text = graph.serialize(format=fmt)
-    with atomic_write(path) as handle:
+    with atomic_write(path, inputs=inputs) as handle:
         handle.write(text)

@@ -105,6 +105,12 @@ class Judgement:
     value: float
     suggested: float
 
+    @property
+    def has_better_value(self) -> bool:
+        """Whether the suggestion differs from the judgement given (else the scale has no
+        value closer to the priorities, and there is nothing to suggest)."""
+        return not math.isclose(self.suggested, self.value, rel_tol=1e-9)
+
 
 @dataclass(frozen=True)
 class AHPResult:

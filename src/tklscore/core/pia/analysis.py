@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tklscore.core.errors import existing_file
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.pia.facts import Triple
 
 DEFAULT_MAX_SOLUTIONS = 4 ** 8 - 1
@@ -97,7 +97,10 @@ def analyze_files(ontology: str | Path, data: str | Path, rules: str | Path, lab
         raise ValueError(f"method must be 'exhaustive' or 'efficient', not {method!r}")
     start = time.perf_counter()
     onto, facts, rule_list, mapping, prefixes = load_inputs(ontology, data, rules, labels)
-    level = mapping.order.parse(threshold, column="--threshold")
+    try:
+        level = mapping.order.parse(threshold)
+    except InputError as error:
+        raise InputError(f"the threshold {error.message}", hint=error.hint) from None
     prefs = _levels(preferences, facts, prefixes, "preference")
     safe = _levels(safety, facts, prefixes, "safety")
     loaded = time.perf_counter()

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from rdflib.term import Node
 
+from tklscore.core.errors import InputError
 from tklscore.core.pia.facts import DEFAULT_ISA_PREDICATES, IsaHierarchy, Triple
 from tklscore.core.pia.privacy_labels import Label, PrivacyMapping
 from tklscore.core.pia.reasoner import Change, Closure, Justification, Reasoner
@@ -88,7 +89,10 @@ def detect_violations(closure: Closure, mapping: PrivacyMapping, threshold: Labe
 
 def _threshold(mapping: PrivacyMapping, threshold: Label) -> Label:
     if isinstance(threshold, str):
-        return mapping.order.parse(threshold, column="threshold")
+        try:
+            return mapping.order.parse(threshold)
+        except InputError as error:
+            raise InputError(f"the threshold {error.message}", hint=error.hint) from None
     return threshold
 
 
