@@ -200,3 +200,19 @@ def test_ahp_never_suggests_the_value_already_set(tmp_path, capsys):
     matrix.write_text(",A,B,C,D\nA,1,2,1/4,1/8\nB,,1,2,4\nC,,,1,2\nD,,,,1\n")
     code, out, _ = run_cli(capsys, ["ahp", matrix])
     assert "Most inconsistent judgement: A vs B = 2; the priorities imply 0.45, suggested 1/2" in out
+
+
+def test_pia_refuses_a_mapping_that_is_not_monotone_naming_both_lines(tmp_path, capsys):
+    from pia_support import RES
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text((RES / "bob_patterns.csv").read_text().rstrip("\n") + "\n*,diagnosedWith,Hepatitis-C,Public\n")
+    lines = labels.read_text().splitlines()
+    broad = next(i for i, l in enumerate(lines, 1) if l.startswith("*,diagnosedWith,*,"))
+    argv = pia_bob(tmp_path)
+    argv[argv.index("--labels") + 1] = labels
+    code, out, err = run_cli(capsys, argv + ["--threshold", "Medium"])
+    assert code == 2 and out == ""
+    assert err.startswith(f"tklscore: error: {labels}: the privacy mapping is not monotone: "
+                          f"(*, diagnosedWith, Hepatitis-C) → Public [{labels}, row {len(lines)}] is contained in "
+                          f"(*, diagnosedWith, *) → Low [{labels}, row {broad}] but its label is not at least as high")

@@ -56,7 +56,7 @@ def load_inputs(ontology, data, rules, labels):
         load_rules,
         load_triples,
     )
-    from tklscore.core.pia.facts import graph_prefixes
+    from tklscore.core.pia.facts import IsaHierarchy, graph_prefixes
 
     for path, what in ((ontology, "ontology file"), (data, "data file"),
                        (rules, "rule file"), (labels, "label file")):
@@ -68,6 +68,7 @@ def load_inputs(ontology, data, rules, labels):
     rule_terms = [t for r in rule_list for atom in (*r.body, r.head) for t in atom if not isinstance(t, Var)]
     known = [*(t for triple in (*facts, *onto) for t in triple), *rule_terms]
     mapping = load_patterns(labels, resolver=TermResolver(prefixes=prefixes, known=known))
+    mapping.check_monotone(IsaHierarchy([*onto, *facts]), file=str(labels))  # pia.md §2.2, Def 3.3.10
     return onto, facts, rule_list, mapping, prefixes
 
 

@@ -258,8 +258,10 @@ class MonotonicityViolation:
 
     def describe(self, order: LabelOrder) -> str:
         where = f" [{self.narrow.source}]" if self.narrow.source else ""
+        broad_where = f" [{self.broad.source}]" if self.broad.source else ""
         return (f"{self.narrow} → {order.format(self.narrow.label)}{where} is contained in "
-                f"{self.broad} → {order.format(self.broad.label)} but its label is not at least as high")
+                f"{self.broad} → {order.format(self.broad.label)}{broad_where} but its label is not at least "
+                f"as high")
 
 
 class PrivacyMapping:
