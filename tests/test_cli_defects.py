@@ -216,3 +216,22 @@ def test_pia_refuses_a_mapping_that_is_not_monotone_naming_both_lines(tmp_path, 
     assert err.startswith(f"tklscore: error: {labels}: the privacy mapping is not monotone: "
                           f"(*, diagnosedWith, Hepatitis-C) → Public [{labels}, row {len(lines)}] is contained in "
                           f"(*, diagnosedWith, *) → Low [{labels}, row {broad}] but its label is not at least as high")
+
+
+# ----------------------------------------------------------------- tkl-Data Model
+
+def test_a_model_with_a_subclassof_cycle_is_refused(ex, tmp_path, capsys):
+    text = ex["model.ttl"].read_text()
+    start = text.index("t:A.Disease a dso:DiscreteAttribute")
+    cyclic = text[:start] + text[start:].replace("rdfs:subClassOf <http://www.w3.org/ns/dpv#Health>",
+                                                 "rdfs:subClassOf t:E.Viral", 1)
+    model = tmp_path / "cyclic.ttl"
+    model.write_text(cyclic)
+    expected = (f"tklscore: error: {model}: the rdfs:subClassOf links form a cycle: 'A.Disease' → 'E.Viral' → "
+                f"'A.Disease' (every node must lead up to the root; remove one of these links)")
+    code, _, err = run_cli(capsys, ["model", "weights", model])
+    assert code == 2 and err.strip() == expected
+    argv = score_argv(ex)
+    argv[argv.index("--weights"):argv.index("--weights") + 2] = ["--model", model]
+    code, _, err = run_cli(capsys, argv)
+    assert code == 2 and err.strip() == expected

@@ -786,6 +786,7 @@ class TklDataModel:
             if node.qualitative is not None and node.qualitative not in scale.names:
                 raise InputError(f"'{node.label}' has the label '{node.qualitative}', which the scale "
                                  f"'{scale.name}' lacks", file=name)
+        _refuse_cycles(model, name)
         for judgement in graph.subjects(RDF.type, TKLM.Judgement):
             parent, a, b = (str(one(judgement, p, what="a judgement"))
                             for p in (TKLM.group, TKLM.criterionA, TKLM.criterionB))
@@ -855,3 +856,23 @@ def _double(value: float) -> Literal:
 
 def _str(value) -> str | None:
     return None if value is None else str(value)
+
+
+def _refuse_cycles(model: "TklDataModel", name: str) -> None:
+    """An error when the subClassOf links of ``model`` form a cycle (each node has one
+    parent, so following them from every node once finds every cycle in linear time)."""
+    done: set[str] = set()
+    for start in model.nodes:
+        path: list[str] = []
+        on_path: set[str] = set()
+        iri = start
+        while iri is not None and iri not in done and iri not in on_path:
+            path.append(iri)
+            on_path.add(iri)
+            iri = model.nodes[iri].parent
+        if iri is not None and iri in on_path:
+            cycle = path[path.index(iri):] + [iri]
+            raise InputError("the rdfs:subClassOf links form a cycle: "
+                             + " → ".join(f"'{model.nodes[i].label}'" for i in cycle), file=name,
+                             hint="every node must lead up to the root; remove one of these links")
+        done.update(path)
