@@ -43,3 +43,103 @@ def test_the_scores_view_shows_published_rows_that_contradict_the_source(qtbot, 
                 "and are scored with the source's values: id '4' (row 3): Disease 'Flu' (source 'Hypertension')")
     assert expected in report.warnings
     qtbot.waitUntil(lambda: expected in view.info_label.text(), timeout=5000)
+
+
+# ----------------------------------------------------------------- project files
+
+BAD_VERSION = '{"format": "tklscore-project", "version": "1", "source": {"builtin": "thesis"}}'
+
+
+def test_file_open_of_a_wrong_typed_project_shows_a_clear_message(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMessageBox
+
+    from tklscore.gui.main_window import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    bad = tmp_path / "bad.tklproj"
+    bad.write_text(BAD_VERSION)
+    assert not window.open_project(str(bad))
+    dialog = window.findChild(QMessageBox, "errorDialog")
+    assert dialog is not None
+    assert dialog.text() == (f"{bad}: 'version' must be a whole number, not text (\"1\") (the project file is "
+                             f"damaged; fix the field or save the project again)")
+    dialog.close()
+
+
+@pytest.mark.parametrize("text, message", [
+    (BAD_VERSION, "'version' must be a whole number, not text (\"1\")"),
+    ('{"format": "tklscore-project", "version": true, "source": {}}', "'version' must be a whole number, not true/false"),
+    ('{"format": "tklscore-project", "version": 1, "source": {}, "roles": {"qi": "Job"}}',
+     "'roles.qi' must be a list of column names, not text (\"Job\")"),
+    ('{"format": "tklscore-project", "version": 1, "source": {}, "x": "big"}', "'x' must be a number or \"inf\""),
+    ('{"format": "tklscore-project", "version": 1, "source": [], "x": 1}', "'source' must be an object ({...}), not a list"),
+    ('{"format": "tklscore-project", "version": 1, "source": {}, "releases": ["a"]}', "release 1 must be an object"),
+    ('{"format": "tklscore-project", "version": 1, "source": {"options": {"delimiter": 5}, "path": "s.csv"}}', None),
+])
+def test_wrong_typed_project_fields_are_named(tmp_path, text, message):
+    from tklscore.core.errors import InputError
+    from tklscore.core.project import Project
+
+    path = tmp_path / "p.tklproj"
+    path.write_text(text)
+    if message is None:  # a wrong-typed option reaches the table loader, which names it
+        project = Project.load(path)
+        (tmp_path / "s.csv").write_text("a,b\n1,2\n")
+        from tklscore.core.tables.loading import load_table
+
+        with pytest.raises(InputError, match="the delimiter must be one character"):
+            load_table(project.source_path, **project.source_options)
+        return
+    with pytest.raises(InputError) as caught:
+        Project.load(path)
+    assert str(caught.value).startswith(f"{path}: {message}")
+
+
+def run_gui(tmp_path, *argv):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_DATA_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+    return subprocess.run([sys.executable, "-m", "tklscore", "gui", *map(str, argv)], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_gui_project_option_with_a_wrong_typed_project(tmp_path):
+    bad = tmp_path / "bad.tklproj"
+    bad.write_text(BAD_VERSION)
+    done = run_gui(tmp_path, "--project", bad)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"tklscore: error: {bad}: 'version' must be a whole number, not text")
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_screenshot_into_a_missing_folder_is_an_error(tmp_path):
+    out = tmp_path / "missing" / "shot.png"
+    done = run_gui(tmp_path, "--example", "thesis", "--screenshot", out)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"tklscore: error: {out}: the folder {out.parent} does not exist "
+                                   f"(create it first, or choose another output file)")
+    assert not out.parent.exists()
+
+
+def test_recovery_copies_of_projects_with_the_same_file_name_do_not_collide(qtbot, workbench, tmp_path):
+    first, second = tmp_path / "a" / "release.tklproj", tmp_path / "b" / "release.tklproj"
+    copies = []
+    for path in (first, second):
+        path.parent.mkdir()
+        workbench.load_example("thesis")
+        qtbot.waitUntil(lambda: bool(workbench.reports) and not workbench.runner.current, timeout=15000)
+        workbench.save_project(str(path))
+        workbench.set_x(2.0 if path is first else 3.0)
+        copies.append(workbench.autosave())
+    assert copies[0] != copies[1] and all(c.exists() for c in copies)
+    assert sorted(workbench.recovery_copies()) == sorted(copies)
+    from tklscore.core.project import Project
+
+    assert sorted(Project.load(c).x for c in copies) == [2.0, 3.0]
+    assert all(c.name.startswith("recovery-release-") for c in copies)
+    workbench.undo_stack.setClean()
+    workbench._mark(False)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tklscore.core.files.atomic import atomic_write
-from tklscore.core.errors import InputError, existing_file
+from tklscore.core.errors import InputError, existing_file, shorten
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.tables.roles import Roles
 
@@ -61,9 +61,10 @@ class Project:
 
     @classmethod
     def from_dict(cls, data: dict, folder: Path | None = None, name: str = "<project>") -> "Project":
-        if data.get("format") != FORMAT:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError("is not a tkl-Score Workbench project", file=name)
-        if int(data.get("version", 0)) > VERSION:
+        _check_types(data, name)
+        if data.get("version", 0) > VERSION:
             raise InputError(f"was written by a newer version (project format {data['version']})", file=name)
 
         def absolute(path: str | None) -> str | None:
@@ -113,6 +114,70 @@ class Project:
         if not isinstance(data, dict):
             raise InputError("is not a tkl-Score Workbench project", file=str(path))
         return cls.from_dict(data, path.resolve().parent, str(path))
+
+
+_TEXT, _NUMBER, _LIST, _DICT, _OPTIONAL = "text", "a number", "a list", "an object ({...})", " or null"
+_FIELDS: list[tuple[tuple[str, ...], tuple[type, ...], str]] = [
+    (("version",), (int,), "a whole number"),
+    (("source",), (dict,), _DICT),
+    (("source", "path"), (str, type(None)), _TEXT + _OPTIONAL),
+    (("source", "options"), (dict, type(None)), _DICT + _OPTIONAL),
+    (("source", "builtin"), (str, type(None)), _TEXT + _OPTIONAL),
+    (("roles",), (dict,), _DICT),
+    (("roles", "qi"), (list,), "a list of column names"),
+    (("roles", "sa"), (list,), "a list of column names"),
+    (("roles", "continuous"), (list,), "a list of column names"),
+    (("roles", "identifier"), (str, type(None)), _TEXT + _OPTIONAL),
+    (("releases",), (list,), "a list of releases"),
+    (("current_release",), (str, type(None)), _TEXT + _OPTIONAL),
+    (("weights",), (dict,), _DICT),
+    (("weights", "path"), (str, type(None)), _TEXT + _OPTIONAL),
+    (("weights", "model"), (str, type(None)), "Turtle text" + _OPTIONAL),
+    (("x",), (int, float, str), "a number or \"inf\""),
+    (("settings",), (dict, type(None)), _DICT + _OPTIONAL),
+]
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _check_types(data: dict, name: str) -> None:
+    """An error naming the first field of a project file that has the wrong type."""
+    for keys, types, wanted in _FIELDS:
+        value, present = data, True
+        for key in keys:
+            if not isinstance(value, dict) or key not in value:
+                present = False
+                break
+            value = value[key]
+        if not present:
+            continue
+        wrong = not isinstance(value, types) or (isinstance(value, bool) and bool not in types)
+        if keys == ("x",) and not wrong and isinstance(value, str) and value != "inf":
+            wrong = True
+        if wrong:
+            shown = json.dumps(value, ensure_ascii=False)
+            raise InputError(f"'{'.'.join(keys)}' must be {wanted}, not {_kind(value)} "
+                             f"({shorten(shown)})", file=name, hint="the project file is damaged; "
+                             "fix the field or save the project again")
+    roles = data.get("roles", {})
+    for key in ("qi", "sa", "continuous"):
+        for item in roles.get(key, []):
+            if not isinstance(item, str):
+                raise InputError(f"'roles.{key}' must list column names, not {_kind(item)} "
+                                 f"({shorten(json.dumps(item))})", file=name)
+    for number, entry in enumerate(data.get("releases", []), start=1):
+        if not isinstance(entry, dict):
+            raise InputError(f"release {number} must be an object, not {_kind(entry)}", file=name)
+        if "ids" in entry and not isinstance(entry["ids"], list):
+            raise InputError(f"'ids' of release {number} must be a list, not {_kind(entry['ids'])}", file=name)
+        for key in ("name", "kind", "path", "expression"):
+            if key in entry and not isinstance(entry[key], (str, type(None))):
+                raise InputError(f"'{key}' of release {number} must be text, not {_kind(entry[key])}", file=name)
 
 
 def _relative(path: str | None, folder: Path | None) -> str | None:

@@ -9,12 +9,15 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import check_output
 
 
 def run(example: str | None = None, project: str | None = None, screenshot: str | None = None,
         view: str = "release", size: tuple[int, int] = (1600, 1000)) -> int:
     from tklscore.gui.main_window import MainWindow
 
+    if screenshot:
+        check_output(screenshot)  # a missing folder or a read-only file is said before any work
     app = QApplication.instance()
     if app is None:
         QApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
@@ -37,11 +40,14 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
                 QTimer.singleShot(100, shoot)
                 return
             app.processEvents()
-            window.grab().save(screenshot)
+            saved = window.grab().save(screenshot)
+            if not saved:
+                print(f"tklscore: error: {screenshot}: the screenshot could not be written "
+                      f"(use a .png, .jpg or .bmp file name)", file=sys.stderr)
             window.workbench.undo_stack.setClean()
             window.workbench._mark(False)
             window.close()
-            app.quit()
+            app.exit(0 if saved else 2)
 
         QTimer.singleShot(300, shoot)
     return app.exec()

@@ -8,6 +8,7 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -150,8 +151,12 @@ class Workbench(QObject):
         folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
                       or Path.home() / ".tklscore")
         folder.mkdir(parents=True, exist_ok=True)
-        name = Path(self.project_path).name if self.project_path else "untitled.tklproj"
-        return folder / f"recovery-{name}"
+        if not self.project_path:
+            return folder / "recovery-untitled.tklproj"
+        # keyed by the full path: two projects with the same file name keep their own copies
+        path = Path(self.project_path).resolve()
+        key = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
+        return folder / f"recovery-{path.stem}-{key}{path.suffix or '.tklproj'}"
 
     def autosave(self) -> Path | None:
         """Write a recovery copy of an unsaved project (the real file is only written on save)."""

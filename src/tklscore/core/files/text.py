@@ -97,8 +97,8 @@ def check_delimiter(delimiter: str | None) -> str | None:
     """A delimiter as the csv reader needs it: one character (``\\t`` and ``tab`` spell a tab)."""
     if delimiter is None:
         return None
-    delimiter = _DELIMITER_NAMES.get(delimiter, delimiter)
-    if len(delimiter) != 1 or delimiter in "\r\n\"" or delimiter.isalnum():
+    delimiter = _DELIMITER_NAMES.get(delimiter, delimiter) if isinstance(delimiter, str) else delimiter
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\r\n\"" or delimiter.isalnum():
         raise InputError(f"the delimiter must be one character such as , ; | or \\t (tab), "
                          f"not {shorten(delimiter)!r}")
     return delimiter
