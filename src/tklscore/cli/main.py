@@ -15,6 +15,7 @@ import sys
 
 from tklscore import __version__
 from tklscore.cli import ahp as cli_ahp, model as cli_model, pia as cli_pia, taxonomy as cli_taxonomy
+from tklscore.cli import release as cli_release
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     example.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
 
     commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
-    for module in (cli_ahp, cli_taxonomy, cli_model, cli_pia):
+    for module in (cli_ahp, cli_taxonomy, cli_model, cli_pia, cli_release):
         module.register(commands)
     gui = commands.add_parser("gui", help="start the desktop application")
     gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
