@@ -9,6 +9,7 @@ import json
 import math
 import sys
 
+from tklscore.cli.arguments import column_list as _columns, x_value as _x
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
@@ -21,13 +22,6 @@ from tklscore.core.tables.roles import Roles
 
 SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score (x)",
                 "m_score_inf": "M-Score (x=inf)", "l_severity": "L-Severity"}
-
-
-def _columns(text: str) -> list[str]:
-    items = [item.strip() for item in text.split(",")]
-    if any(not item for item in items):
-        raise argparse.ArgumentTypeError(f"empty name in the list '{text}'")
-    return items
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -59,8 +53,6 @@ def _share(text: str) -> float:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    from tklscore.cli.main import _x
-
     parser.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
     parser.add_argument("--qi", metavar="COL[,COL...]", type=_columns, default=[], help="quasi-identifier columns")
     parser.add_argument("--sa", metavar="COL[,COL...]", type=_columns, required=True, help="sensitive columns")
