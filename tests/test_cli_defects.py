@@ -235,3 +235,26 @@ def test_a_model_with_a_subclassof_cycle_is_refused(ex, tmp_path, capsys):
     argv[argv.index("--weights"):argv.index("--weights") + 2] = ["--model", model]
     code, _, err = run_cli(capsys, argv)
     assert code == 2 and err.strip() == expected
+
+
+# ----------------------------------------------------------------- fuzzing as a new user
+
+def test_odd_files_into_score_and_example(ex, tmp_path, capsys):
+    a_file = tmp_path / "afile"
+    a_file.write_text("hi\n")
+    code, _, err = run_cli(capsys, ["example", "thesis", "--dir", a_file])
+    assert code == 2 and err.strip() == f"tklscore: error: {a_file}: is a file, not a folder"
+    code, _, err = run_cli(capsys, ["pia", "generate", "--patients", "1", "--violations", "0", "--dir", a_file])
+    assert code == 2 and err.strip() == f"tklscore: error: {a_file}: is a file, not a folder"
+    code, _, err = run_cli(capsys, score_argv(ex, weights=ex["model.ttl"]))
+    assert code == 2 and "expected attribute,value,weight (this looks like RDF: give a tkl-Data Model with --model)" in err
+    empty = tmp_path / "empty.csv"
+    empty.write_text(ex["table_3_6.csv"].read_text().splitlines()[0] + "\n")
+    code, _, err = run_cli(capsys, score_argv(ex, published=empty))
+    assert code == 2 and err.strip().startswith(f"tklscore: error: {empty}: the published table has no records")
+    fake = tmp_path / "source.xlsx"
+    fake.write_text("not a workbook")
+    argv = score_argv(ex)
+    argv[1] = fake
+    code, _, err = run_cli(capsys, argv)
+    assert code == 2 and err.strip().startswith(f"tklscore: error: {fake}: is not an Excel workbook")

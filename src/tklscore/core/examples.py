@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.atomic import atomic_write, output_folder
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.model.lseverity_model import write_thesis_lseverity_model
 from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
@@ -70,8 +70,7 @@ def write_thesis_example(directory: str | Path) -> list[Path]:
     """Write table_3_1.csv, table_3_6.csv (Scenario 1), weights_table_4_2.csv, model.ttl
     (the tkl-Data Model with its AHP judgements), mscore_model.ttl (Figure 3.1: Medication
     and Age only, as the thesis gives it) and lseverity_model.ttl (Table 3.7)."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = output_folder(directory)
     published = [row for row in TABLE_3_1 if row[0] in SCENARIO_1_IDS]
     files = {
         "table_3_1.csv": [TABLE_3_1_COLUMNS] + TABLE_3_1,

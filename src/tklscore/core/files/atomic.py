@@ -83,6 +83,18 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike | N
     return target
 
 
+def output_folder(directory: str | os.PathLike) -> Path:
+    """``directory`` created if need be (with its parents), or an InputError naming it."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise InputError("is a file, not a folder", file=str(directory))
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"the folder cannot be created: {error.strerror or error}", file=str(directory)) from None
+    return directory
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, inputs: Iterable[str | os.PathLike | None] = ()) -> Iterator[Path]:
     """A temporary path beside ``path`` (already created, with the final mode) to write

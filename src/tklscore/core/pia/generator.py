@@ -57,7 +57,7 @@ from pathlib import Path
 
 from rdflib import URIRef
 
-from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.atomic import atomic_write, output_folder
 from tklscore.core.errors import InputError
 from tklscore.core.pia.facts import ISA, Triple
 
@@ -267,10 +267,7 @@ def _qname(node) -> str:
 def write_generated(directory: str | Path, patients: int, violations: int, seed: int = 1) -> Generated:
     """Generate and write ontology.ttl, data.ttl, rules.txt, labels.csv, threshold.txt."""
     result = generate(patients, violations, seed)
-    directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise InputError("is a file, not a folder", file=str(directory))
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = output_folder(directory)
     texts = {
         "ontology.ttl": _turtle(result.ontology, "Synthetic PIA ontology (ISA hierarchies)"),
         "data.ttl": _turtle(result.data, f"Synthetic PIA data: {patients} patients, {violations} "

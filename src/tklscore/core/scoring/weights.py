@@ -158,8 +158,10 @@ def load_weights(path: str | os.PathLike) -> Weights:
     header = [h.strip().lower() for h in first]
     missing = [c for c in ("attribute", "value", "weight") if c not in header]
     if missing:
+        model = text.lstrip().startswith(("@prefix", "@base", "PREFIX", "<")) or path.suffix.lower() == ".ttl"
         raise InputError(f"the header lacks column(s) {', '.join(missing)}; expected attribute,value,weight",
-                         file=name, row=header_row)
+                         file=name, row=header_row,
+                         hint="this looks like RDF: give a tkl-Data Model with --model" if model else None)
     ia, iv, iw = (header.index(c) for c in ("attribute", "value", "weight"))
     entries = []
     for number, row in rows[1:]:

@@ -116,6 +116,9 @@ def _load_excel(path: Path, sheet) -> Table:
     try:
         frame = pd.read_excel(path, sheet_name=0 if sheet is None else sheet, dtype=str)
     except ValueError as exc:  # e.g. unknown sheet
+        if "format cannot be determined" in str(exc):
+            raise InputError("is not an Excel workbook", file=str(path),
+                             hint="save it as .xlsx, or give a CSV file a .csv name") from None
         raise InputError(f"cannot read the workbook: {exc}", file=str(path)) from None
     except Exception as exc:  # openpyxl raises several unrelated types for damaged files
         raise InputError(f"not a readable Excel workbook ({exc.__class__.__name__}: {exc})",

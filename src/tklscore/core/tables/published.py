@@ -97,6 +97,9 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
     """Locate the rows of a published table in the source (by id, else by all columns).
     Located by id, a record whose ``sensitive`` columns hold other values than the source
     record's is listed in ``Release.conflicts``."""
+    if len(published) == 0:
+        raise InputError("the published table has no records", file=published.name,
+                         hint="a release publishes at least one record")
     if id_column is not None:
         published.require_columns([id_column], "identifier column")
         release = locate_by_ids(source, published.frame[id_column].to_numpy(), id_column, published.name)
