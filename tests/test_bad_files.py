@@ -143,3 +143,17 @@ def test_messages_never_echo_a_huge_cell(tmp_path, capsys, thesis):
     assert "… (100,002 characters)', which is not a number" in err
     assert shorten("a" * 10_000_000).endswith("… (10,000,000 characters)")
     assert shorten("short") == "short"
+
+
+def test_unlocated_and_unknown_values_are_shortened_in_messages(tmp_path, capsys, thesis):
+    table, weights = thesis
+    published = tmp_path / "published.csv"
+    published.write_text(table.splitlines()[0] + "\n" + "9" * 100_000 + ",Lawyer,Calgary,Male,Flu,ARV,30,Flu\n")
+    argv = score(tmp_path, table, weights)
+    argv[argv.index("--rows"):argv.index("--rows") + 2] = ["--published", published]
+    err = error_of(capsys, argv)
+    assert "1 published record(s) cannot be located in the source: id '999999" in err
+    assert "… (100,000 characters)" in err
+    matrix = tmp_path / "m.csv"
+    matrix.write_text(",A,B\nA,1," + "x" * 100_000 + "\nB,,1\n")
+    assert "'xxxxxxxxxx" in error_of(capsys, ["ahp", matrix])

@@ -193,7 +193,7 @@ def parse_judgement(text, on_scale: bool = False) -> float | None:
             else:
                 value = float(shown)
         except ValueError:
-            raise InputError(f"'{shown}' is not a judgement",
+            raise InputError(f"'{shorten(shown)}' is not a judgement",
                              hint="write a number such as 3 or 0.5, a fraction such as 1/3, "
                                   "or leave the cell empty") from None
     if not math.isfinite(value):

@@ -40,7 +40,7 @@ from pathlib import Path
 from rdflib import RDF, Literal, URIRef
 from rdflib.term import Node
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, shorten
 from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.pia.facts import ISA, PIA, IsaHierarchy, local_name, parse_graph
 
@@ -107,7 +107,7 @@ class TotalOrder(LabelOrder):
         key = str(text).strip().casefold()
         key = self._alias.get(key, key).casefold()
         if key not in self._rank:
-            raise InputError(f"'{str(text).strip()}' is not a label of the order {self.describe()}",
+            raise InputError(f"'{shorten(str(text).strip())}' is not a label of the order {self.describe()}",
                              file=file, row=row, column=column,
                              hint="use one of the labels of the order, or extend the order")
         return self.levels[self._rank[key]]

@@ -63,8 +63,8 @@ class Table:
         missing = [c for c in columns if c not in self.frame.columns]
         if missing:
             raise InputError(
-                f"{what} {', '.join(repr(c) for c in missing)} not found; the table has "
-                f"columns {', '.join(repr(c) for c in self.frame.columns)}",
+                f"{what} {', '.join(repr(shorten(c)) for c in missing)} not found; the table has "
+                f"columns {', '.join(repr(shorten(c)) for c in self.frame.columns)}",
                 file=self.name)
 
     def numeric(self, column: str) -> np.ndarray:

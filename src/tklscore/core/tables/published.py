@@ -69,7 +69,7 @@ def source_ids(source: Table, id_column: str) -> pd.Index:
         first = ids[where[0]]
         rows = [source.row_number(int(i)) for i in where if ids[i] == first]
         raise InputError(
-            f"identifier '{first}' appears {len(rows)} times (rows {', '.join(map(str, rows[:10]))}); "
+            f"identifier '{shorten(first)}' appears {len(rows)} times (rows {', '.join(map(str, rows[:10]))}); "
             f"{ids[where].nunique()} id(s) are duplicated in all",
             file=source.name, column=id_column, hint="an identifier column must be unique")
     return ids
@@ -79,7 +79,7 @@ def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = 
     """Publish the source records with the given ids (0-based row numbers without ``id_column``)."""
     wanted = pd.Index([str(i).strip() for i in ids], dtype=object)
     if not wanted.is_unique:
-        raise InputError(f"id '{wanted[wanted.duplicated()][0]}' is listed more than once", file=name)
+        raise InputError(f"id '{shorten(wanted[wanted.duplicated()][0])}' is listed more than once", file=name)
     if id_column is not None:
         positions = source_ids(source, id_column).get_indexer(wanted)
     else:
@@ -88,7 +88,7 @@ def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = 
         valid &= np.array([w.isdigit() for w in wanted], dtype=bool)  # "3", not "3.0" or "+3"
         positions = np.where(valid, np.nan_to_num(numbers, nan=-1), -1).astype(np.int64)
     found = positions >= 0
-    missing = [f"id '{i}'" for i in wanted[~found]]
+    missing = [f"id '{shorten(i)}'" for i in wanted[~found]]
     return Release(positions[found].astype(np.int64), wanted[found].to_numpy(dtype=object), missing, name)
 
 
