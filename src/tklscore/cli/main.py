@@ -8,22 +8,16 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
 import os
 import sys
 
 from tklscore import __version__
-from tklscore.cli import ahp as cli_ahp, model as cli_model, pia as cli_pia, taxonomy as cli_taxonomy
-from tklscore.core.files.atomic import atomic_write
-from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError
-from tklscore.core.examples import thesis_example, write_thesis_example
-from tklscore.core.tables.published import locate_by_ids, locate_table
-from tklscore.core.tables.roles import Roles
-from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer
-from tklscore.core.tables.loading import load_table
-from tklscore.core.scoring.weights import load_weights
+
+# Commands are parsed by a parser holding only the command asked for, and each module is
+# imported when its command runs: `tklscore score` and `--version` never load RDF or Qt.
+_OWN_COMMANDS = ("score", "example", "demo", "gui")
 
 SCORE_LABELS = {
     "tkl": "tkl-Score",
@@ -62,12 +56,32 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command (``only``: of that one of this module's commands)."""
     parser = _Parser(prog="tklscore", description="Misuseability scores of a data release: "
                                      "tkl-Score, tkl-Score_max, M-Score and L-Severity.")
     parser.add_argument("--version", action="version", version=f"tklscore {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    if only in (None, "score"):
+        _add_score(commands)
+    if only in (None, "example"):
+        example = commands.add_parser("example", help="write a built-in example's files")
+        example.add_argument("name", choices=["thesis"], help="thesis: Table 3.1, Table 3.6 (Scenario 1), Table 4.2")
+        example.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
+    if only in (None, "demo"):
+        commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
+    if only is None:
+        from tklscore.cli import ahp as cli_ahp, model as cli_model, pia as cli_pia, taxonomy as cli_taxonomy
+
+        for module in (cli_ahp, cli_taxonomy, cli_model, cli_pia):
+            module.register(commands)
+    if only in (None, "gui"):
+        _add_gui(commands)
+    return parser
+
+
+def _add_score(commands) -> None:
     score = commands.add_parser("score", help="score a published table against its source table",
                                 description="Score a published table (a file, or ids of source records) "
                                             "against its source table.")
@@ -100,13 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
     score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
 
-    example = commands.add_parser("example", help="write a built-in example's files")
-    example.add_argument("name", choices=["thesis"], help="thesis: Table 3.1, Table 3.6 (Scenario 1), Table 4.2")
-    example.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
 
-    commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
-    for module in (cli_ahp, cli_taxonomy, cli_model, cli_pia):
-        module.register(commands)
+def _add_gui(commands) -> None:
     gui = commands.add_parser("gui", help="start the desktop application")
     gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
     gui.add_argument("--project", metavar="FILE", help="open a project file")
@@ -116,11 +125,19 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--patient", action="store_true",
                      help="start in the patient view (PIA's Patient Data Visualizer); same as --view patient")
     gui.set_defaults(handler=_gui)
-    return parser
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The command named in ``argv`` when it is one of this module's (else None: all are built)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first in _OWN_COMMANDS:
+        return first
+    return "score" if argv and argv[0] == "--version" and len(argv) == 1 else None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    parser = build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
@@ -134,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "score":
             return _score(args)
         if args.command == "example":
+            from tklscore.core.examples import write_thesis_example
+
             for path in write_thesis_example(args.dir):
                 print(path)
             return 0
@@ -166,11 +185,23 @@ def _gui(args) -> int:
 
 
 def _score(args) -> int:
+    from tklscore.core.files.atomic import atomic_write
+    from tklscore.core.scoring.scores import Scorer
+    from tklscore.core.scoring.weights import load_weights
+    from tklscore.core.tables.loading import load_table
+    from tklscore.core.tables.published import locate_by_ids, locate_table
+    from tklscore.core.tables.roles import Roles
+
     sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
+    if args.weights:
+        weights = load_weights(args.weights)
+    else:
+        from tklscore.core.model.data_model import TklDataModel
+
+        weights = TklDataModel.load(args.model).to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous)
@@ -190,11 +221,13 @@ def _score(args) -> int:
     return 0
 
 
-def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
+def render(report, fmt: str, source: str = "", published: str = "") -> str:
     if fmt == "json":
-        return json.dumps(report.to_json_dict(), indent=2) + "\n"
+        return report.to_json()
     if fmt == "csv":
         buffer = io.StringIO()
+        from tklscore.core.scoring.scores import RECORD_COLUMNS
+
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
                               lineterminator="\n")
         return buffer.getvalue()
@@ -205,7 +238,9 @@ def _fixed(value: float | None, digits: int) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
+def render_table(report, source: str = "", published: str = "") -> str:
+    from tklscore.core.scoring.scores import SCORE_NAMES
+
     x = "inf" if math.isinf(report.x) else f"{report.x:g}"
     lines = [f"Source:    {source} ({report.source_rows} records)",
              f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
@@ -224,6 +259,10 @@ def render_table(report: ScoreReport, source: str = "", published: str = "") -> 
 
 
 def _demo() -> int:
+    from tklscore.core.examples import thesis_example
+    from tklscore.core.scoring.scores import Scorer
+    from tklscore.core.tables.published import locate_by_ids
+
     example = thesis_example()
     scorer = Scorer(example.source, example.roles)
     scenario_1 = locate_by_ids(example.source, example.published_ids, example.roles.identifier)

@@ -649,7 +649,7 @@ class TklDataModel:
                 new_values[column] = []
             else:
                 present = {v.value for v in self._values_of(column)}
-                distinct = list(dict.fromkeys(table.frame[column].tolist()))
+                distinct = list(dict.fromkeys(table.text(column).tolist()))
                 new_values[column] = [v for v in distinct if v not in present]
                 changes.values_not_in_table += [(column, v) for v in present if v not in set(distinct)]
         shared = _shared_value_labels(new_values, self)
