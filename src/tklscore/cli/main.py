@@ -9,10 +9,9 @@ Each command group is a module with ``register(subparsers)`` whose parsers set
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-
-import importlib
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
@@ -28,6 +27,7 @@ COMMAND_GROUPS = [
     "taxonomy",
     "model",
     "pia",
+    "release",
     "gui",
 ]
 
