@@ -22,18 +22,21 @@ def make_window(qtbot, tmp_path, monkeypatch, **kwargs):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings=settings, **kwargs)
-    qtbot.addWidget(win)
+    qtbot.addWidget(win, before_close_func=discard)
     return win
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    win = make_window(qtbot, tmp_path, monkeypatch)
-    yield win
+def discard(win):
+    """Close without the unsaved-changes question."""
     win.workbench.undo_stack.setClean()
     win.workbench._mark(False)
     win.workbench.runner.cancel_all()
     win.workbench.runner.wait()
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    return make_window(qtbot, tmp_path, monkeypatch)
 
 
 def scored(qtbot, win):
