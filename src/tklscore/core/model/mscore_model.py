@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from tklscore.core.model.ahp import AHPResult, ahp, reciprocal_matrix
+from tklscore.core.model.ahp import ACCEPTABLE_CR, AHPResult, ahp, reciprocal_matrix
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.files.rdf import decimal_literal
@@ -204,7 +204,7 @@ class MScoreModel:
     def to_weights(self) -> Weights:
         return Weights(self.weights(), name=self.name)
 
-    def inconsistent(self, threshold: float = 0.10) -> dict[str | None, AHPResult]:
+    def inconsistent(self, threshold: float = ACCEPTABLE_CR) -> dict[str | None, AHPResult]:
         """The groups whose AHP judgements have CR above ``threshold``."""
         return {k: r for k, r in self.results.items() if not r.acceptable(threshold)}
 
