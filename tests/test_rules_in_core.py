@@ -49,7 +49,7 @@ def test_a_project_with_a_bad_x_names_it(tmp_path):
     Project().save(path)
     text = path.read_text().replace('"x": 1.0', '"x": 0.5')
     path.write_text(text)
-    with pytest.raises(InputError, match="p.tklproj.*M-Score needs x ≥ 1"):
+    with pytest.raises(InputError, match="p.tklproj.*x must be at least 1"):
         Project.load(path)
 
 

@@ -53,7 +53,7 @@ def parse_x(value) -> float:
         raise InputError(f"x = {value!r} is not a number or 'inf'", column="x")
     x = float(value)
     if math.isnan(x) or x < 1:
-        raise InputError(f"x = {x:g} is not allowed; M-Score needs x ≥ 1 (or inf)", column="x")
+        raise InputError(f"x = {x:g} is not allowed; M-Score's x must be at least 1 (or inf)", column="x")
     return x
 
 
