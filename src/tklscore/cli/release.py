@@ -142,7 +142,8 @@ def run_release(args) -> int:
     if args.output:
         buffer = io.StringIO()
         result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
-        with atomic_write(args.output) as handle:
+        inputs = [args.source, args.weights, args.model, *(path for _, path in args.hierarchy)]
+        with atomic_write(args.output, inputs=inputs) as handle:
             handle.write(buffer.getvalue())
     data = result.to_json_dict()
     out = {key: data[key] for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized",
