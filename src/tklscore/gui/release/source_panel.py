@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroup
 from tklscore.core.errors import InputError
 from tklscore.core.tables.roles import Roles
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.release.formats import DELIMITERS, ENCODINGS, EXCEL_SUFFIXES, PARQUET_SUFFIXES, TABLE_FILTER
+from tklscore.core.tables.loading import table_kind
+from tklscore.gui.release.formats import DELIMITERS, ENCODINGS, TABLE_FILTER
 
 
 class SourcePanel(QGroupBox):
@@ -95,8 +96,7 @@ class SourcePanel(QGroupBox):
             return "builtin"
         if not project.source_path:
             return None
-        suffix = Path(project.source_path).suffix.lower()
-        return "excel" if suffix in EXCEL_SUFFIXES else "parquet" if suffix in PARQUET_SUFFIXES else "text"
+        return table_kind(project.source_path)
 
     def _fill_source_form(self) -> None:
         project, table = self.workbench.project, self.workbench.table
