@@ -338,7 +338,7 @@ def test_errors_go_through_the_one_guard_to_a_dialog(qtbot, tmp_path, monkeypatc
     assert not scores._guard(window.workbench.set_x, 0.5)
     assert not release.guard(open, str(tmp_path / "missing.csv"))
     texts = [box.text() for box in window.findChildren(QMessageBox, "errorDialog")]
-    assert texts == ["open a source table first", "x must be at least 1 (or ∞), not 0.5",
+    assert texts == ["open a source table first", "column 'x': x = 0.5 is not allowed; M-Score's x must be at least 1 (or inf)",
                      f"{tmp_path / 'missing.csv'}: No such file or directory"]
 
 
