@@ -4,12 +4,11 @@ of what was clicked, the preference of the selected fact (0-3) and what the anal
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QButtonGroup, QGroupBox, QHBoxLayout, QLabel, QPushButton, QRadioButton, QSplitter,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from tklscore.core.pia.preferences import PREFERENCE_MEANINGS
 from tklscore.gui.patient.graph_panel import GraphPanel
 from tklscore.gui.patient.ontology_graph import ROLE_COLOUR
+from tklscore.gui.patient.preference_box import PreferenceBox
 
 
 class GraphPage(QWidget):
@@ -58,7 +57,7 @@ class GraphPage(QWidget):
         self.explanation.setStyleSheet("QTextBrowser { background:white; color:#1b2733; font-size:11pt; }")
         side_layout.addWidget(title)
         side_layout.addWidget(self.explanation, 3)
-        self.preference_box = self._preference_box()
+        self.preference_box = PreferenceBox()
         side_layout.addWidget(self.preference_box)
         self.findings = QTextBrowser()
         self.findings.setOpenLinks(False)
@@ -68,41 +67,6 @@ class GraphPage(QWidget):
         splitter.setStretchFactor(0, 1)
         splitter.setSizes([1000, 400])
         layout.addWidget(splitter)
-
-    def _preference_box(self) -> QGroupBox:
-        box = QGroupBox("Your preference for this fact")
-        layout = QVBoxLayout(box)
-        self.pref_fact = QLabel("Click a blue arrow in the graph.")
-        self.pref_fact.setWordWrap(True)
-        self.pref_fact.setStyleSheet("font-weight:bold;")
-        layout.addWidget(self.pref_fact)
-        question = QLabel("How much do you mind this being released?")
-        question.setWordWrap(True)
-        layout.addWidget(question)
-        self.pref_buttons: list[QRadioButton] = []
-        self.pref_group = QButtonGroup(self)
-        for level, meaning in PREFERENCE_MEANINGS.items():
-            radio = QRadioButton(f"{level}  {meaning}")
-            radio.setObjectName(f"preference_{level}")
-            self.pref_group.addButton(radio, level)
-            layout.addWidget(radio)
-            self.pref_buttons.append(radio)
-        self.pref_hint = QLabel()
-        self.pref_hint.setWordWrap(True)
-        layout.addWidget(self.pref_hint)
-        row = QHBoxLayout()
-        self.suggest_button = QPushButton("Use all suggestions")
-        self.suggest_button.setToolTip("Set every fact that has a green suggestion to the suggested level")
-        self.save_button = QPushButton("Save preferences")
-        self.save_button.setStyleSheet("QPushButton:enabled { background:#1d3557; color:white; padding:4px 12px; }")
-        row.addWidget(self.suggest_button)
-        row.addWidget(self.save_button)
-        layout.addLayout(row)
-        self.save_status = QLabel("")
-        self.save_status.setWordWrap(True)
-        self.save_status.setStyleSheet("color:#44515f;")
-        layout.addWidget(self.save_status)
-        return box
 
     def set_mode(self, mode: str, analysed: bool) -> None:
         """load, discover or preferences: which controls and which colours of the legend show."""

@@ -42,7 +42,7 @@ from tklscore.gui.patient.about import AboutPage
 from tklscore.gui.patient.explanations import edge_html, findings_html, node_html
 from tklscore.gui.patient.graph_page import GraphPage
 from tklscore.gui.patient.information import CATEGORIES, DocumentPage, InformationPage, LearnMoreDialog, SamplePage
-from tklscore.gui.patient.ontology_graph import ROLE_COLOUR, OntologyGraph
+from tklscore.gui.patient.ontology_graph import OntologyGraph
 from tklscore.gui.patient.places import PlacesPage
 from tklscore.gui.patient.words import TITLE, edge_words, preferences_path_for, sentence, term_name
 from tklscore.gui.tasks import TaskRunner
@@ -153,9 +153,9 @@ class PatientView(QWidget):
         sample.panel.graph.edgeClicked.connect(lambda key: sample.explain.setHtml(self._edge_html(key)))
         graph_page.example_button.clicked.connect(lambda: self.load_patient(self.example_path))
         graph_page.choose_button.clicked.connect(self.load_patient_dialog)
-        graph_page.pref_group.idClicked.connect(self.set_preference)
-        graph_page.suggest_button.clicked.connect(self.apply_suggestions)
-        graph_page.save_button.clicked.connect(self.save)
+        graph_page.preference_box.pref_group.idClicked.connect(self.set_preference)
+        graph_page.preference_box.suggest_button.clicked.connect(self.apply_suggestions)
+        graph_page.preference_box.save_button.clicked.connect(self.save)
         graph_page.graph.nodeClicked.connect(self._node_clicked)
         graph_page.graph.edgeClicked.connect(self._edge_clicked)
         # the pages' parts the functions below work with
@@ -168,9 +168,9 @@ class PatientView(QWidget):
         self.panel, self.graph, self.explanation = graph_page.panel, graph_page.graph, graph_page.explanation
         self.findings, self.preference_box = graph_page.findings, graph_page.preference_box
         self.example_button, self.choose_button = graph_page.example_button, graph_page.choose_button
-        self.data_label, self.save_button, self.save_status = (graph_page.data_label, graph_page.save_button,
-                                                               graph_page.save_status)
-        self.pref_buttons, self.pref_group = graph_page.pref_buttons, graph_page.pref_group
+        box = graph_page.preference_box
+        self.data_label, self.save_button, self.save_status = graph_page.data_label, box.save_button, box.save_status
+        self.pref_buttons, self.pref_group = box.pref_buttons, box.pref_group
 
     def _toolbar(self) -> QFrame:
         bar = QFrame()
@@ -521,42 +521,9 @@ class PatientView(QWidget):
         self.graph.tidy_labels()
 
     def _show_preference_control(self, fact: Triple | None) -> None:
-        page = self.graph_page
         self.selected_fact = fact
-        for radio in self.pref_buttons:
-            radio.setEnabled(fact is not None)
-            radio.setStyleSheet("")
-        self.save_button.setEnabled(self.preferences_dirty)
-        page.suggest_button.setEnabled(bool(self.suggested))
-        if fact is None:
-            page.pref_fact.setText("Click a blue arrow in the graph.")
-            page.pref_hint.setText("")
-            self.pref_group.setExclusive(False)
-            for radio in self.pref_buttons:
-                radio.setChecked(False)
-            self.pref_group.setExclusive(True)
-            return
-        page.pref_fact.setText(f"“{sentence(fact)}”")
-        current, suggested = self.preferences.get(fact), self.suggested.get(fact)
-        if suggested is not None:
-            self.pref_buttons[suggested].setStyleSheet(
-                f"background:{ROLE_COLOUR['suggested']}; color:white; border-radius:3px; padding:2px;")
-        if current is not None:
-            self.pref_buttons[current].setStyleSheet(
-                f"background:{ROLE_COLOUR['current']}; color:black; border-radius:3px; padding:2px;")
-        self.pref_group.setExclusive(False)
-        for level, radio in enumerate(self.pref_buttons):
-            radio.setChecked(level == (current if current is not None else 0))
-        self.pref_group.setExclusive(True)
-        hints = []
-        if suggested is not None:
-            hints.append(f"<span style='background:{ROLE_COLOUR['suggested']}; color:white'>&nbsp;Suggested: "
-                         f"{suggested}&nbsp;</span>")
-        if current is not None:
-            hints.append(f"<span style='background:{ROLE_COLOUR['current']}'>&nbsp;Your setting: {current}&nbsp;</span>")
-        else:
-            hints.append("No setting yet (0, fine to release, is assumed).")
-        page.pref_hint.setText(" ".join(hints))
+        self.preference_box.show_fact(fact, self.preferences.get(fact), self.suggested.get(fact),
+                                      self.preferences_dirty, bool(self.suggested))
 
     def set_preference(self, level: int) -> None:
         if self.selected_fact is None:
