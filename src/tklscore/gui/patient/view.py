@@ -433,16 +433,20 @@ class PatientView(QWidget):
 
         self.runner.start("Discovering information", work, done, failed)
 
-    def show_discover(self) -> None:
+    def _with_analysis(self, mode: str, show) -> None:
+        """Show ``mode`` once the analysis of the loaded data is there (started if needed)."""
         if not self._need_data():
             return
-        self._graph_mode("discover")
-        if self.analysis is None:
-            self.findings.setVisible(True)
-            self.findings.setHtml(WORKING)
-            self.analyze(then=lambda: self.current_function == "discover" and self._show_discoveries())
-        else:
-            self._show_discoveries()
+        self._graph_mode(mode)
+        if self.analysis is not None:
+            show()
+            return
+        self.findings.setVisible(True)
+        self.findings.setHtml(WORKING)
+        self.analyze(then=lambda: self.current_function == mode and show())
+
+    def show_discover(self) -> None:
+        self._with_analysis("discover", self._show_discoveries)
 
     def _show_discoveries(self) -> None:
         self._graph_mode("discover")
@@ -477,15 +481,7 @@ class PatientView(QWidget):
         self.panel.set_focus_keys(keys & set(self.graph.nodes))
 
     def show_preferences(self) -> None:
-        if not self._need_data():
-            return
-        self._graph_mode("preferences")
-        if self.analysis is None:
-            self.findings.setVisible(True)
-            self.findings.setHtml(WORKING)
-            self.analyze(then=lambda: self.current_function == "preferences" and self._show_preferences())
-        else:
-            self._show_preferences()
+        self._with_analysis("preferences", self._show_preferences)
 
     def _show_preferences(self) -> None:
         self._graph_mode("preferences")
