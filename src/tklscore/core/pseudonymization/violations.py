@@ -181,9 +181,11 @@ class ViolationEngine:
         """risk_F(i) for every row (NaN where the value is absent)."""
         present = self.present if present is None else present & self.present
         columns = [self._codes[c] for c in self.check_qi_set(qi_set)]
-        matches, sizes = match_counts(columns, len(self), self.field, present)
+        shares = match_risks(columns, len(self), self.field, present)
+        if len(shares) == len(self):
+            return shares
         risks = np.full(len(self), np.nan)
-        risks[present] = matches / sizes
+        risks[present] = shares
         return risks
 
     def violations(self, qi_set, thresholds: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
@@ -217,13 +219,14 @@ class ViolationEngine:
         return result
 
 
-def match_counts(columns: list[Codes], n: int, field: SensitiveField,
-                 present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each present row (in order): how many present rows of its kF-set lie in its
-    margin window, and the kF-set's size. ``columns`` are the codes of the QIs in F."""
+def match_risks(columns: list[Codes], n: int, field: SensitiveField, present: np.ndarray) -> np.ndarray:
+    """risk_F of each present row (in order): the share of the present rows of its kF-set
+    that lie in its margin window. ``columns`` are the codes of the QIs in F."""
     everything = bool(present.all())
     rank = field.rank if everything else field.rank[present]
     m = len(rank)
+    if m == 0:
+        return np.zeros(0)
     span = field.distinct
     bits = max(1, m.bit_length())
     key, size = group_keys(columns, n, limit=max(2, (1 << (62 - bits)) // span))
@@ -234,7 +237,7 @@ def match_counts(columns: list[Codes], n: int, field: SensitiveField,
         cumulative = np.zeros(size * span + 1, dtype=np.int64)
         np.cumsum(np.bincount(base + rank, minlength=size * span), out=cumulative[1:])
         matches = cumulative[base + field.hi_of_rank[rank] + 1] - cumulative[base + field.lo_of_rank[rank]]
-        return matches, np.bincount(key, minlength=size)[key]
+        return matches / np.bincount(key, minlength=size)[key]
     if (size * span) >> (62 - bits):  # keys too wide to carry the row number: sort an index
         order = np.argsort(key * span + rank, kind="stable")
         keys = (key * span + rank)[order]
@@ -245,15 +248,16 @@ def match_counts(columns: list[Codes], n: int, field: SensitiveField,
     groups = keys // span
     base = groups * span
     ranks = keys - base
-    matches_sorted = (np.searchsorted(keys, base + field.hi_of_rank[ranks], side="right")
-                      - np.searchsorted(keys, base + field.lo_of_rank[ranks], side="left"))
-    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if m else np.zeros(0, dtype=np.int64)
-    lengths = np.diff(np.r_[starts, m])
-    matches = np.empty(m, dtype=np.int64)
-    sizes = np.empty(m, dtype=np.int64)
-    matches[order] = matches_sorted
-    sizes[order] = np.repeat(lengths, lengths)
-    return matches, sizes
+    matches = (np.searchsorted(keys, base + field.hi_of_rank[ranks], side="right")
+               - np.searchsorted(keys, base + field.lo_of_rank[ranks], side="left"))
+    new_group = np.empty(m, dtype=bool)
+    new_group[0] = True
+    np.not_equal(groups[1:], groups[:-1], out=new_group[1:])
+    starts = np.flatnonzero(new_group)
+    lengths = np.diff(starts, append=m)
+    risks = np.empty(m)
+    risks[order] = matches / lengths[np.cumsum(new_group) - 1]
+    return risks
 
 
 def naive_risks(groups: list, values: list, margin: float) -> list[float]:
