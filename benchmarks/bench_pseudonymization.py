@@ -14,7 +14,9 @@ compare its value with every record of its kF-set: O(Σ|G|²) Python loops) on a
 ``--sample``-row sample, printing the ratio on that sample. No peer tool exists: the
 paper's Java tool is not published with its violation code (disclosure-risk.md A1), so
 the naive reference stands in. The key figures are measured ``--repeat`` times (best
-and median shown); the machine may be shared, so say so when quoting them.
+and median wall-clock time, and the process's CPU time, which a shared machine inflates
+less); the machine's load average is printed — quote it with the figures. The exit status
+is 1 when a target fails on CPU time.
 
     .venv/bin/python benchmarks/bench_pseudonymization.py
     .venv/bin/python benchmarks/bench_pseudonymization.py --rows 200000 --sample 2000 --repeat 3
@@ -23,6 +25,7 @@ and median shown); the machine may be shared, so say so when quoting them.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -71,13 +74,16 @@ def naive_counts(frame: pd.DataFrame, qi_set, values: np.ndarray, thresholds: np
     return violations
 
 
-def timed(function, repeat: int) -> tuple[list[float], object]:
-    times, result = [], None
+def timed(function, repeat: int) -> tuple[list[float], object, list[float]]:
+    """Wall-clock times, the last result, and this process's CPU times (less sensitive to a
+    shared machine: time spent waiting for a core is not counted)."""
+    times, cpu, result = [], [], None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = function()
         times.append(time.perf_counter() - start)
-    return times, result
+        cpu.append(time.process_time() - start_cpu)
+    return times, result, cpu
 
 
 def main(argv=None) -> int:
@@ -96,25 +102,31 @@ def main(argv=None) -> int:
     weights = table.frame["weight"].astype(int)
     print(f"weight: mean {weights.mean():.1f}, SD {weights.std():.1f}, {weights.nunique()} distinct; "
           f"classes over all QIs: {table.frame.groupby(QI).ngroups:,}")
-    prepare, engine = timed(lambda: ViolationEngine(table, "weight", QI, margin=args.margin), 1)
+    prepare, engine, _ = timed(lambda: ViolationEngine(table, "weight", QI, margin=args.margin), 1)
     print(f"prepare engine:          {prepare[0]:7.3f} s")
-    all_times, transitions = timed(lambda: engine.all_transitions(thresholds), args.repeat)
-    one_times, maximum = timed(lambda: engine.transition(QI, thresholds), args.repeat * 2)
-    ok_all, ok_one = min(all_times) <= 10, min(one_times) <= 0.5
-    print(f"all 63 subsets:          best {min(all_times):7.3f} s  median {statistics.median(all_times):7.3f} s"
-          f"   target ≤ 10 s   {'PASS' if ok_all else 'FAIL'}")
-    print(f"one subset (all 6 QIs):  best {min(one_times):7.3f} s  median {statistics.median(one_times):7.3f} s"
-          f"   target ≤ 0.5 s  {'PASS' if ok_one else 'FAIL'}")
+    all_times, transitions, all_cpu = timed(lambda: engine.all_transitions(thresholds), args.repeat)
+    one_times, maximum, one_cpu = timed(lambda: engine.transition(QI, thresholds), args.repeat * 2)
+    def verdict(wall, cpu, limit):
+        return (f"wall {'PASS' if min(wall) <= limit else 'FAIL'}, CPU {'PASS' if min(cpu) <= limit else 'FAIL'}")
+
+    ok_all, ok_one = min(all_cpu) <= 10, min(one_cpu) <= 0.5
+    print(f"all 63 subsets:          wall best {min(all_times):7.3f} s  median {statistics.median(all_times):7.3f} s"
+          f"   CPU best {min(all_cpu):7.3f} s   target ≤ 10 s: {verdict(all_times, all_cpu, 10)}")
+    print(f"one subset (all 6 QIs):  wall best {min(one_times):7.3f} s  median {statistics.median(one_times):7.3f} s"
+          f"   CPU best {min(one_cpu):7.3f} s   target ≤ 0.5 s: {verdict(one_times, one_cpu, 0.5)}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} during the run (wall time includes waiting "
+          f"for a core; CPU time does not)")
     counts = sorted(((t.violations, t.qi_set) for t in transitions), reverse=True)
     print(f"N_v all QIs: {maximum.violations:,}; highest subsets: "
           + "; ".join(f"{'+'.join(q)} {n:,}" for n, q in counts[:3]))
 
     sample = Table(table.frame.iloc[:args.sample].reset_index(drop=True), name="sample")
     values = sample.frame["weight"].astype(float).to_numpy()
-    subset = ["sex", "age", "race"]
+    subset = QI
     small = ViolationEngine(sample, "weight", QI, margin=args.margin)
-    fast_times, fast = timed(lambda: small.transition(subset, thresholds[:args.sample]).violations, 5)
-    slow_times, slow = timed(lambda: naive_counts(sample.frame, subset, values, thresholds[:args.sample],
+    fast_times, fast, _ = timed(lambda: small.transition(subset, thresholds[:args.sample]).violations, 5)
+    slow_times, slow, _ = timed(lambda: naive_counts(sample.frame, subset, values, thresholds[:args.sample],
                                                   args.margin), 1)
     assert fast == slow, (fast, slow)
     print(f"naive pairwise reference ({args.sample:,} rows, subset {'+'.join(subset)}: N_v {slow}): "

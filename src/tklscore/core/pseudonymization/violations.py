@@ -227,27 +227,28 @@ def match_risks(columns: list[Codes], n: int, field: SensitiveField, present: np
     m = len(rank)
     if m == 0:
         return np.zeros(0)
-    span = field.distinct
+    shift = max(1, (field.distinct - 1).bit_length())
+    span = 1 << shift  # a power of two: keys split by shifts, not divisions
     bits = max(1, m.bit_length())
     key, size = group_keys(columns, n, limit=max(2, (1 << (62 - bits)) // span))
     if not everything:
         key = key[present]
     if size * span <= max(_BINCOUNT_LIMIT, m // 4):  # small key space: count, no sort
-        base = key * span
+        base = key << shift
         cumulative = np.zeros(size * span + 1, dtype=np.int64)
         np.cumsum(np.bincount(base + rank, minlength=size * span), out=cumulative[1:])
         matches = cumulative[base + field.hi_of_rank[rank] + 1] - cumulative[base + field.lo_of_rank[rank]]
         return matches / np.bincount(key, minlength=size)[key]
     if (size * span) >> (62 - bits):  # keys too wide to carry the row number: sort an index
-        order = np.argsort(key * span + rank, kind="stable")
-        keys = (key * span + rank)[order]
+        order = np.argsort((key << shift) | rank, kind="stable")
+        keys = ((key << shift) | rank)[order]
     else:  # one sort of (key, rank, row) packed in an int64: no argsort, no hash pass
-        packed = np.sort(((key * span + rank) << bits) | np.arange(m, dtype=np.int64))
+        packed = np.sort((((key << shift) | rank) << bits) | np.arange(m, dtype=np.int64))
         keys = packed >> bits
         order = packed & ((1 << bits) - 1)
-    groups = keys // span
-    base = groups * span
-    ranks = keys - base
+    groups = keys >> shift
+    base = groups << shift
+    ranks = keys & (span - 1)
     matches = (np.searchsorted(keys, base + field.hi_of_rank[ranks], side="right")
                - np.searchsorted(keys, base + field.lo_of_rank[ranks], side="left"))
     new_group = np.empty(m, dtype=bool)
