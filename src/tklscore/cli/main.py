@@ -13,7 +13,7 @@ import os
 import sys
 
 from tklscore import __version__
-from tklscore.cli import ahp, demo, example, gui, model, pia, pseudonymization, score, taxonomy
+from tklscore.cli import ahp, demo, example, gui, model, pia, pseudonymization, release, score, taxonomy
 from tklscore.core.errors import InputError
 
 COMMAND_GROUPS = [
@@ -24,6 +24,7 @@ COMMAND_GROUPS = [
     taxonomy,
     model,
     pia,
+    release,
     pseudonymization,
     gui,
 ]
