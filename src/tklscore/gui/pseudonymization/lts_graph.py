@@ -112,7 +112,7 @@ class LtsGraph(QGraphicsView):
             scene.addItem(ellipse)
             self._text(node, p.x(), 0, bold=True)
             if at_risk:
-                self._text("at risk", p.x(), STATE_RADIUS + 10, color=QColor("#e65100"), size=8)
+                self._text("at risk", p.x(), -STATE_RADIUS - 12, color=QColor("#e65100"), size=8)
         risks = [(u, d) for u, _, d in graph.edges(data=True) if d["kind"] == "risk"]
         by_node: dict[str, list[dict]] = {}
         for u, d in risks:

@@ -93,7 +93,8 @@ class PseudonymizationView(QWidget):
             line.addWidget(edit, 1)
             line.addWidget(button)
             files.addRow(label, line)
-        self.example_button = QPushButton("Load the §6.2 example (1,103 survey records)")
+        self.example_button = QPushButton("Load the §6.2 example")
+        self.example_button.setToolTip("1,103 survey records shaped like the paper's Table 4, 2-anonymised")
         self.example_button.clicked.connect(self.load_example)
         files.addRow("", self.example_button)
         row.addLayout(files, 3)
@@ -111,7 +112,8 @@ class PseudonymizationView(QWidget):
         self.seed_spin.setRange(0, 2**31 - 1)
         fields.addRow("Sensitive field", self.sensitive_combo)
         fields.addRow("Records matched by", self.id_combo)
-        fields.addRow("Margin (values this close count as equal)", self.margin_spin)
+        self.margin_spin.setToolTip("Two values at most this far apart count as equal (0 for a text field)")
+        fields.addRow("Margin", self.margin_spin)
         fields.addRow("Violation when", self.operator_combo)
         fields.addRow("Removal seed", self.seed_spin)
         row.addLayout(fields, 2)
@@ -153,6 +155,10 @@ class PseudonymizationView(QWidget):
         self.mode_combo.currentIndexChanged.connect(self.mode_stack.setCurrentIndex)
         thresholds.addRow("Thresholds from", self.mode_combo)
         thresholds.addRow("", self.mode_stack)
+        for combo in (self.sensitive_combo, self.id_combo, self.operator_combo, self.mode_combo,
+                      self.threshold_column, self.category_combo, self.flag_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
         self.analyse_button = QPushButton("Analyse")
         self.analyse_button.setDefault(True)
         self.analyse_button.clicked.connect(self.run_analysis)
@@ -174,7 +180,8 @@ class PseudonymizationView(QWidget):
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
         report_layout.addWidget(self.verdict)
         self.report_table = QTableWidget(0, 4)
-        self.report_table.setHorizontalHeaderLabels(["", "original", "trimmed", "δ = trimmed − original"])
+        self.report_table.setHorizontalHeaderLabels(["", "original", "trimmed", "δ"])
+        self.report_table.horizontalHeaderItem(3).setToolTip("δ = trimmed − original")
         self.report_table.verticalHeader().hide()
         self.report_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         report_layout.addWidget(self.report_table, 1)
@@ -272,6 +279,7 @@ class PseudonymizationView(QWidget):
         def set_model() -> None:
             self.model = DataFlowModel.load(path)
             self.model_edit.setText(f"{Path(path).name}: {self.model.name}")
+            self.model_edit.setCursorPosition(0)
 
         return self._guard(set_model)
 
@@ -304,8 +312,10 @@ class PseudonymizationView(QWidget):
     def _tables_changed(self) -> None:
         if self.original is not None:
             self.original_edit.setText(f"{self.original.name} ({len(self.original):,} records)")
+            self.original_edit.setCursorPosition(0)
         if self.pseudonymised is not None:
             self.pseudonymised_edit.setText(f"{self.pseudonymised.name} ({len(self.pseudonymised):,} records)")
+            self.pseudonymised_edit.setCursorPosition(0)
         columns = self.pseudonymised.columns if self.pseudonymised is not None else []
         original_columns = self.original.columns if self.original is not None else []
         for combo, items in ((self.sensitive_combo, original_columns), (self.threshold_column, columns),
