@@ -74,7 +74,7 @@ def _compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]
 
 
 def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
-               limit: int = _LIMIT) -> tuple[np.ndarray, int]:
+               limit: int = 1 << 62) -> tuple[np.ndarray, int]:
     """Like :func:`group_ids` but without the final compaction when it can be spared: keys
     ``0..size-1`` (mixed radix over the columns' codes) that are equal exactly for rows of
     one group, with ``size < limit``; not every key in the range need occur. Sorting or
@@ -86,7 +86,7 @@ def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality >= limit:
-            key, size = _compact(key)
+            key, size = _compact(key, size)
             if size * cardinality >= limit:
                 return group_ids(pairs, n)
         key = key * cardinality + codes
