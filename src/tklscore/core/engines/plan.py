@@ -41,10 +41,15 @@ class Plan:
     def duplicate_ids(self) -> str:
         return "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"
 
+    def value_codes(self, i: int) -> str:
+        """The distinct values of SA i, sorted (text, or numbers for a continuous one), with
+        a dense integer code: every later group-by and join runs on integers."""
+        return (f"SELECT v AS s{i}, CAST(ROW_NUMBER() OVER (ORDER BY v) - 1 AS BIGINT) AS c{i} "
+                f"FROM (SELECT DISTINCT s{i} AS v FROM src) AS d")
+
     def distinct_values(self, i: int) -> str:
-        """The distinct values of SA i (sorted numbers for a continuous one)."""
-        return f"SELECT DISTINCT s{i} AS v FROM src ORDER BY v" if self.continuous[i] else \
-            f"SELECT DISTINCT s{i} AS v FROM src"
+        """The values of SA i in code order (needs ``codes_{i}``)."""
+        return f"SELECT s{i} AS v FROM codes_{i} ORDER BY c{i}"
 
     # ------------------------------------------------------------------ equivalence classes
 
@@ -54,62 +59,65 @@ class Plan:
         return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
                 f"FROM (SELECT {keys}, COUNT(*) AS k FROM src GROUP BY {keys}) AS grouped")
 
+    def coded(self) -> str:
+        """Every record as integers: its class id and the code of each SA value (needs
+        ``classes`` and ``codes_{i}``)."""
+        codes = ", ".join(f"codes_{i}.c{i}" for i in range(len(self.sa)))
+        joins = " ".join(f"JOIN codes_{i} USING (s{i})" for i in range(len(self.sa)))
+        return (f"SELECT src.rid, src.id, classes.cid, {codes} FROM src "
+                f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
+
     def variational_distance(self, i: int, n: int) -> str:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) per class, absent values adding C_v/n, on exact
         integers (as ``variational_distance_by_class``), ordered by class id."""
-        keys = ", ".join(self.qi)
         return (
-            f"SELECT c.cid, (CAST(v.inside AS DOUBLE) + CAST(({n} - v.covered) * c.k AS DOUBLE)) "
-            f"/ (2.0 * c.k * {n}) AS t "
-            f"FROM (SELECT {keys}, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
+            f"SELECT classes.cid, (CAST(v.inside AS DOUBLE) + CAST(({n} - v.covered) * classes.k AS DOUBLE)) "
+            f"/ (2.0 * classes.k * {n}) AS t "
+            f"FROM (SELECT pairs.cid, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
             f"SUM(totals.c) AS covered "
-            f"FROM (SELECT {keys}, s{i}, COUNT(*) AS c FROM src GROUP BY {keys}, s{i}) AS pairs "
-            f"JOIN (SELECT s{i}, COUNT(*) AS c FROM src GROUP BY s{i}) AS totals USING (s{i}) "
-            f"JOIN classes USING ({keys}) GROUP BY {keys}) AS v "
-            f"JOIN classes AS c USING ({keys}) ORDER BY c.cid")
-
-    def value_index(self, i: int) -> str:
-        """The sorted distinct values of continuous SA i with their 0-based rank."""
-        return (f"SELECT v AS s{i}, CAST(ROW_NUMBER() OVER (ORDER BY v) - 1 AS BIGINT) AS idx "
-                f"FROM (SELECT DISTINCT s{i} AS v FROM src) AS d")
+            f"FROM (SELECT cid, c{i}, COUNT(*) AS c FROM coded GROUP BY cid, c{i}) AS pairs "
+            f"JOIN (SELECT c{i}, COUNT(*) AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
+            f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
+            f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")
 
     def class_value_pairs(self, i: int) -> str:
-        """The distinct (class, value rank) pairs of continuous SA i with their counts,
-        sorted by class then value (the input of the ordered EMD)."""
-        keys = ", ".join(self.qi)
-        return (f"SELECT classes.cid, ranks.idx, COUNT(*) AS c FROM src JOIN classes USING ({keys}) "
-                f"JOIN value_index_{i} AS ranks USING (s{i}) GROUP BY classes.cid, ranks.idx "
-                f"ORDER BY classes.cid, ranks.idx")
+        """The distinct (class, value code) pairs of continuous SA i with their counts,
+        sorted by class then value (the input of the ordered EMD; codes are value ranks)."""
+        return f"SELECT cid, c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY cid, c{i} ORDER BY cid, idx"
 
     def value_counts(self, i: int) -> str:
-        """How many records hold each value rank of continuous SA i, by rank."""
-        return (f"SELECT ranks.idx, COUNT(*) AS c FROM src JOIN value_index_{i} AS ranks USING (s{i}) "
-                f"GROUP BY ranks.idx ORDER BY ranks.idx")
+        """How many records hold each value code of SA i, by code."""
+        return f"SELECT c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY c{i} ORDER BY idx"
 
     # ------------------------------------------------------------------ per record
 
     def records(self) -> str:
-        """k, l, t and W(r) of every source record (needs ``classes``, ``class_t(cid, t)``
-        and ``weights_{i}(s{i}, w)`` for each SA).
+        """k, l, t, W(r) and the record scores of every source record (needs ``coded``,
+        ``combinations``, ``classes``, ``class_t(cid, t)`` and ``weights_{i}(c{i}, w)``).
 
         l-DF: for each SA A_i the number of distinct A_i values in the record's group of
-        QI ∪ (SA \\\\ {A_i}); the minimum over the SAs."""
-        keys = self.qi
+        QI ∪ (SA \\ {A_i}), i.e. the number of distinct (class, all SA values)
+        combinations in it; the minimum over the SAs."""
+        codes = [f"c{i}" for i in range(len(self.sa))]
         joins, distinct = [], []
-        for i in range(len(self.sa)):
-            by = ", ".join(keys + [s for j, s in enumerate(self.sa) if j != i])
-            joins.append(f"JOIN (SELECT {by}, COUNT(DISTINCT s{i}) AS d FROM src GROUP BY {by}) AS g{i} "
+        for i in range(len(codes)):
+            by = ", ".join(["cid"] + [c for j, c in enumerate(codes) if j != i])
+            joins.append(f"JOIN (SELECT {by}, COUNT(*) AS d FROM combinations GROUP BY {by}) AS g{i} "
                          f"USING ({by})")
             distinct.append(f"g{i}.d")
         weight_sum = "0.0"
-        for i in range(len(self.sa)):
+        for i in range(len(codes)):
             weight_sum = f"({weight_sum} + w{i}.w)"
-            joins.append(f"JOIN weights_{i} AS w{i} USING (s{i})")
+            joins.append(f"JOIN weights_{i} AS w{i} USING (c{i})")
         least = distinct[0] if len(distinct) == 1 else f"LEAST({', '.join(distinct)})"
-        return (f"SELECT src.rid, classes.k, CAST({least} AS BIGINT) AS l, class_t.t, "
-                f"CAST({weight_sum} AS DOUBLE) AS w "
-                f"FROM src JOIN classes USING ({', '.join(keys)}) JOIN class_t USING (cid) "
-                + " ".join(joins))
+        per_record = (f"SELECT coded.rid, coded.id, classes.k, CAST({least} AS BIGINT) AS l, class_t.t, "
+                      f"CAST({weight_sum} AS DOUBLE) AS w "
+                      f"FROM coded JOIN classes USING (cid) JOIN class_t USING (cid) " + " ".join(joins))
+        return f"SELECT records.*, {self.record_scores()} FROM ({per_record}) AS records"
+
+    def combinations(self) -> str:
+        """The distinct (class, SA values) combinations of the records."""
+        return f"SELECT DISTINCT cid, {', '.join(f'c{i}' for i in range(len(self.sa)))} FROM coded"
 
     @staticmethod
     def record_scores() -> str:
@@ -123,14 +131,11 @@ class Plan:
                 f"SUM(l_severity) AS l_severity, MAX(w) AS w_max, "
                 f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN 1 ELSE 0 END) AS w_above FROM {relation}")
 
-    def scored(self) -> str:
-        return f"SELECT records.*, {self.record_scores()} FROM records"
-
     @staticmethod
     def published() -> str:
         """The published records in published order (needs ``published(pos, id)``)."""
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
-                "FROM published AS p JOIN src ON src.id = p.id JOIN scored AS s ON s.rid = src.rid")
+                "FROM published AS p JOIN scored AS s ON s.id = p.id")
 
     @staticmethod
     def unlocated() -> str:

@@ -78,15 +78,17 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
         shown = "; ".join(missing[:20]) + ("; ..." if len(missing) > 20 else "")
         raise InputError(f"{len(missing)} published record(s) cannot be located in the source: {shown}",
                          file=published_name, hint="a published table must be a subset of the source table")
+    for i in range(len(roles.sa)):
+        backend.materialize(f"codes_{i}", plan.value_codes(i))
     warnings = _register_weights(backend, plan, roles, weights, missing_weight_zero)
 
     backend.materialize("classes", plan.classes())
+    backend.materialize("coded", plan.coded())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i, name in enumerate(roles.sa):
         if plan.continuous[i]:
-            backend.materialize(f"value_index_{i}", plan.value_index(i))
             pairs = backend.fetch(plan.class_value_pairs(i))
             table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
             per_class = ordered_emd_from_pairs(pairs["cid"].to_numpy(dtype=np.int64),
@@ -98,8 +100,8 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
                                 0.0, 1.0)
         np.maximum(class_t, per_class, out=class_t)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "t": class_t}))
-    backend.materialize("records", plan.records())
-    backend.materialize("scored", plan.scored())
+    backend.materialize("combinations", plan.combinations())
+    backend.materialize("scored", plan.records())
     whole = backend.fetch(plan.totals("scored")).iloc[0]
     if int(whole["w_above"] or 0):
         warnings.append(f"the weights sum above 1 for {int(whole['w_above'])} source record(s) "
@@ -153,7 +155,8 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
         if absent.any():
             missing += [(name, f"{v:g}" if isinstance(v, float) else str(v)) for v in uniques[absent]]
             per_value = np.where(absent, 0.0, per_value)
-        backend.register(f"weights_{i}", pd.DataFrame({f"s{i}": uniques, "w": per_value}))
+        backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
+                                                       "w": per_value}))
     if missing and not missing_weight_zero:
         raise MissingWeightsError(missing, file=weights.name)
     if missing:
