@@ -219,7 +219,10 @@ class ReleaseDesigner:
         return scores, normalise_by_source(scores, whole, len(transformed.published))
 
     def evaluate(self, design: ReleaseDesign, weights: Weights, x: float = 1.0, missing_weight_zero: bool = False,
-                 measures: bool = True, progress=None, transformed: Transformed | None = None) -> DesignResult:
+                 measures: bool = True, progress=None, transformed: Transformed | None = None,
+                 record_ids: bool = True) -> DesignResult:
+        """The design's release, scores, measures and utility. Without ``record_ids`` the
+        per-record table is keyed by source row positions (cheaper on a large source)."""
         x = check_x(x)
         transformed = transformed if transformed is not None else self.transform(design)
         factors = self.published_factors(transformed, progress)
@@ -233,7 +236,8 @@ class ReleaseDesigner:
             if column in self.roles.sa:
                 notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
                              f"its source values (what the attacker can link to)")
-        report = score_report(factors, weight_sum[positions], self.scorer.ids_of(positions), x,
+        ids = self.scorer.ids_of(positions) if record_ids else positions
+        report = score_report(factors, weight_sum[positions], ids, x,
                               self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                               notes)
         result_utility = self.utility(transformed)

@@ -89,10 +89,12 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None)
     """Minimal multi-attribute l-diversity (Definition 10) of the groups containing each row
     (``step()`` is called after each sensitive attribute)."""
     l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    # the (group, value) pairs of every SA are the same partition: the rows sharing all columns
+    cells = group_ids(qi + sa, n) if len(sa) > 1 else None
     for i, target in enumerate(sa):
         others = qi + sa[:i] + sa[i + 1:]
         groups, n_groups = group_ids(others, n)
-        pairs, n_pairs = group_ids([(groups, n_groups), target], n)
+        pairs, n_pairs = cells if cells is not None else group_ids([(groups, n_groups), target], n)
         group_of_pair = np.empty(n_pairs, dtype=np.int64)
         group_of_pair[pairs] = groups
         distinct = np.bincount(group_of_pair, minlength=n_groups)

@@ -46,12 +46,18 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality >= _LIMIT:
-            key, size = _compact(key)
+            key, size = _compact(key, size)
         key = key * cardinality + codes
         size *= cardinality
-    return _compact(key)
+    return _compact(key, size)
 
 
-def _compact(key: np.ndarray) -> tuple[np.ndarray, int]:
+def _compact(key: np.ndarray, size: int) -> tuple[np.ndarray, int]:
+    """Dense ids of the distinct keys in ``[0, size)``: by a presence table when the key
+    range is at most a few times the rows (no hashing), else by hash factorisation."""
+    if size <= max(4 * len(key), 1 << 16):
+        present = np.bincount(key, minlength=size) > 0
+        rank = np.cumsum(present) - 1
+        return rank[key], int(rank[-1] + 1) if size else 0
     codes, uniques = pd.factorize(key, sort=False)
     return codes.astype(np.int64, copy=False), len(uniques)
