@@ -5,26 +5,16 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import math
 import sys
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.model.data_model import TklDataModel
-from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
-
-SCORE_LABELS = {
-    "tkl": "tkl-Score",
-    "tkl_max": "tkl-Score_max",
-    "m_score": "M-Score (x)",
-    "m_score_inf": "M-Score (x=inf)",
-    "l_severity": "L-Severity",
-}
-
 
 def register(commands: argparse._SubParsersAction) -> None:
     score = commands.add_parser("score", help="score a published table against its source table",
@@ -102,13 +92,13 @@ def _fixed(value: float | None, digits: int) -> str:
 
 
 def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
-    x = "inf" if math.isinf(report.x) else f"{report.x:g}"
+    x = x_text(report.x, "inf")
     lines = [f"Source:    {source} ({report.source_rows} records)",
              f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
              "",
              f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
     for key in SCORE_NAMES:
-        label = SCORE_LABELS[key].replace("(x)", f"(x={x})")
+        label = score_label(key, report.x, "inf")
         lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
                      f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
                      f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")

@@ -34,6 +34,42 @@ _KEPT_WEIGHTS = 3  # W(r) of the last weights used: one per score when each scor
 
 SCORE_NAMES = ("tkl", "tkl_max", "m_score", "m_score_inf", "l_severity")
 RECORD_COLUMNS = ("id", "k", "l", "t", "weight_sum", "tkl", "m_score", "l_severity")
+SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score",
+                "m_score_inf": "M-Score (x → ∞)", "l_severity": "L-Severity"}
+"""The name each score goes by on every screen, report and printout (M-Score: see :func:`score_label`)."""
+
+
+def parse_x(value) -> float:
+    """M-Score's x from a number or text (``inf``, ``infinity`` or ``∞`` for x → ∞): x ≥ 1."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("inf", "+inf", "infinity", "∞"):
+            return math.inf
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(f"x = '{value}' is not a number or 'inf'", column="x") from None
+    elif isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise InputError(f"x = {value!r} is not a number or 'inf'", column="x")
+    x = float(value)
+    if math.isnan(x) or x < 1:
+        raise InputError(f"x = {x:g} is not allowed; M-Score's x must be at least 1 (or inf)", column="x")
+    return x
+
+
+def x_text(x: float, infinity: str = "∞") -> str:
+    """x as people read it: ``2``, ``1.5``, or ``infinity`` (default ∞) for x → ∞."""
+    return infinity if math.isinf(x) else f"{x:g}"
+
+
+def score_label(key: str, x: float | str | None = None, infinity: str = "∞") -> str:
+    """The label of score ``key``; M-Score's names its x when given (a number, or text
+    put in verbatim such as a ``{x}`` placeholder): ``M-Score (x = 2)``."""
+    if key == "m_score" and x is not None:
+        return f"M-Score (x = {x if isinstance(x, str) else x_text(x, infinity)})"
+    if key == "m_score_inf" and infinity != "∞":
+        return f"M-Score (x = {infinity})"
+    return SCORE_LABELS[key]
 
 
 @dataclass(frozen=True)
@@ -81,9 +117,19 @@ def table_scores(records: RecordScores, x: float) -> ScoreSet:
     )
 
 
-def m_score_table(n: int, max_record_score: float, x: float) -> float:
-    """M-Score = n^(1/x) · max_r RS_M; x → ∞ gives max_r RS_M."""
+def m_score_table(n, max_record_score, x: float):
+    """M-Score = n^(1/x) · max_r RS_M; x → ∞ gives max_r RS_M (numbers or arrays)."""
     return max_record_score if math.isinf(x) else n ** (1.0 / x) * max_record_score
+
+
+def cumulative_table_scores(records: pd.DataFrame, x: float) -> dict[str, np.ndarray]:
+    """tkl-Score, M-Score and L-Severity of the first 1, 2, …, n published records (in
+    published order) from a :class:`ScoreReport`'s records: the growth of a release."""
+    count = np.arange(1, len(records) + 1, dtype=np.float64)
+    running_max = np.maximum.accumulate(records["m_score"].to_numpy(dtype=np.float64))
+    return {"tkl": np.cumsum(records["tkl"].to_numpy(dtype=np.float64)),
+            "m_score": m_score_table(count, running_max, x),
+            "l_severity": np.cumsum(records["l_severity"].to_numpy(dtype=np.float64))}
 
 
 def normalise_by_source(scores: ScoreSet, source_scores: ScoreSet, n: int) -> ScoreSet:
@@ -134,10 +180,7 @@ class ScoreReport:
 
 
 def check_x(x: float) -> float:
-    x = float(x)
-    if math.isnan(x) or x < 1:
-        raise InputError(f"x = {x:g} is not allowed; M-Score needs x ≥ 1 (or inf)", column="x")
-    return x
+    return parse_x(x)
 
 
 class Scorer:

@@ -28,8 +28,11 @@ _SAMPLE_BYTES = 256 * 1024
 _CHUNKED_BYTES = 8 * 1024 * 1024  # files this large are read in chunks when progress is wanted
 _CHUNK_ROWS = 100_000
 _DELIMITERS = [",", ";", "\t", "|"]
-_EXCEL = {".xlsx", ".xlsm", ".xls"}
-_PARQUET = {".parquet", ".pq"}
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
+EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+_EXCEL = set(EXCEL_SUFFIXES)
+_PARQUET = set(PARQUET_SUFFIXES)
 
 
 @dataclass
@@ -249,6 +252,12 @@ def sniff_text_file(path: str | os.PathLike) -> tuple[str, str]:
 
 def is_text_table(path: str | os.PathLike) -> bool:
     return Path(path).suffix.lower() not in _EXCEL | _PARQUET
+
+
+def table_kind(path: str | os.PathLike) -> str:
+    """``excel``, ``parquet`` or ``text`` (CSV/TSV and anything else), from the file name."""
+    suffix = Path(path).suffix.lower()
+    return "excel" if suffix in _EXCEL else "parquet" if suffix in _PARQUET else "text"
 
 
 def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
