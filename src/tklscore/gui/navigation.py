@@ -42,6 +42,10 @@ VIEWS: tuple[ViewEntry, ...] = (
               "How misuseable is the current release: tkl, M and L in total and per record; "
               "export a report for the committee.",
               "tklscore.gui.scores.view:ScoresView"),
+    ViewEntry("design", "Design", OFFICER,
+              "Generalise, suppress or drop columns and watch tkl/M/L, the privacy models and utility move; "
+              "let the tool suggest the best releases.",
+              "tklscore.gui.design.view:DesignView"),
     ViewEntry("model", "tkl-Data Model", EXPERT,
               "Align the sensitive columns with DPV classes and label their values; "
               "the sensitivity weights are derived from this model.",
