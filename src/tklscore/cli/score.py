@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import sys
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
-from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.tables.loading import load_table
@@ -56,7 +54,12 @@ def run(args) -> int:
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
+    if args.weights:
+        weights = load_weights(args.weights)
+    else:
+        from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
+
+        weights = TklDataModel.load(args.model).to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous)
@@ -78,7 +81,7 @@ def run(args) -> int:
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
     if fmt == "json":
-        return json.dumps(report.to_json_dict(), indent=2) + "\n"
+        return report.to_json()
     if fmt == "csv":
         buffer = io.StringIO()
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",

@@ -49,7 +49,7 @@ def update_from_table(model: TklDataModel, table, roles, bins: dict[str, list] |
                     changes.added_values.append((column, interval))
             new_values[column] = []
         else:
-            distinct = list(dict.fromkeys(table.frame[column].tolist()))
+            distinct = list(dict.fromkeys(table.text(column).tolist()))
             new_values[column] = [v for v in distinct if v not in present]
             in_table = set(distinct)
             changes.values_not_in_table += [(column, v) for v in present if v not in in_table]
