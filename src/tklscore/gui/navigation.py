@@ -38,14 +38,14 @@ VIEWS: tuple[ViewEntry, ...] = (
     ViewEntry("release", "Release", OFFICER,
               "Open the source table, confirm each column's role, then define the candidate releases to score.",
               "tklscore.gui.release.view:ReleaseView"),
-    ViewEntry("scores", "Scores", OFFICER,
-              "How misuseable is the current release: tkl, M and L in total and per record; "
-              "export a report for the committee.",
-              "tklscore.gui.scores.view:ScoresView"),
     ViewEntry("design", "Design", OFFICER,
               "Generalise, suppress or drop columns and watch tkl/M/L, the privacy models and utility move; "
               "let the tool suggest the best releases.",
               "tklscore.gui.design.view:DesignView"),
+    ViewEntry("scores", "Scores", OFFICER,
+              "How misuseable is the current release: tkl, M and L in total and per record; "
+              "export a report for the committee.",
+              "tklscore.gui.scores.view:ScoresView"),
     ViewEntry("model", "tkl-Data Model", EXPERT,
               "Align the sensitive columns with DPV classes and label their values; "
               "the sensitivity weights are derived from this model.",

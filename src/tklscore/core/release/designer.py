@@ -273,8 +273,31 @@ class ReleaseDesigner:
 
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:
+    """The risk lens' measures (issue 10, ``core.risk.measure_table``) of the published
+    table, with journalist and marketer risk against the source generalised the same way;
+    None while the risk lens is not installed."""
     try:
-        from tklscore.core.risk import measure_table  # noqa: F401  (the risk lens, issue 10)
+        from tklscore.core.risk.measures import measure_table
     except ImportError:
         return None
-    return None
+    roles, design = designer.roles, transformed.design
+    rows = transformed.published
+    if not roles.qi or len(rows) == 0:
+        return None
+    kept_sa = [s for s in roles.sa if s not in design.removed]
+    codes, columns, generalisation = {}, {}, {}
+    for column in roles.qi:
+        g = transformed.generalised[column]
+        codes[column] = Codes(g.codes[rows], g.labels)
+        columns[column] = pd.Categorical.from_codes(g.codes[rows], categories=pd.Index(g.labels, dtype=object))
+        levels = designer.levels.column(column)
+        group_of_value, labels = levels.value_groups(g.level)
+        generalisation[column] = dict(zip(levels.text.uniques, labels[group_of_value]))
+    for name, c in designer._sa_codes(design, kept_sa).items():
+        codes[name] = Codes(c.codes[rows], c.uniques)
+        columns[name] = designer.source.frame[name].iloc[rows].to_numpy(dtype=object)
+    frame = pd.DataFrame(columns)
+    measures = measure_table(Table(frame, name=designer.source.name), qi=roles.qi, sa=kept_sa,
+                             continuous=roles.continuous & set(kept_sa), codes=codes,
+                             population=designer.source, population_generalisation=generalisation)
+    return measures.to_json_dict()

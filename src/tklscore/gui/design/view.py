@@ -201,6 +201,7 @@ class DesignView(QWidget):
         right_layout.addWidget(self.tabs, 1)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([660, 940])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
