@@ -28,6 +28,7 @@ COMMAND_GROUPS = [
     "model",
     "pia",
     "release",
+    "pseudonymization",
     "gui",
 ]
 
