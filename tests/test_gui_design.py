@@ -8,7 +8,6 @@ from PySide6.QtCore import QStandardPaths
 
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
-from tklscore.core.release.transform import ReleaseDesign
 from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
 from tklscore.gui.design.view import DesignView
 from tklscore.gui.workbench import Workbench
@@ -45,15 +44,18 @@ def test_a_slider_move_rescores_in_the_background_and_the_panels_match_the_core(
     before = view.result
     view.sliders["City"].setValue(1)
     qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
-    expected = core(view, ReleaseDesign(levels={"City": 1}, suppression_limit=0.05))
+    design = view.design()
+    assert design.level("City") == 1 and design.selection.name == "Scenario 1"
+    expected = core(view, design)
     assert view.result.report.scores == expected.report.scores
+    assert view.result.report.published_rows == 4
     assert cell(view.scores, 0, 1) == f"{expected.report.scores.tkl:.5f}"
     assert cell(view.scores, 0, 2) == f"{expected.report.normalized_source.tkl:.4f}"
     assert cell(view.scores, 4, 1) == f"{expected.report.scores.l_severity:.5f}"
     assert cell(view.utility_table, 0, 1) == f"{expected.utility.precision:.4f}"
-    # City → Alberta: the classes are Male {0,3,4} and Female {1,2,5,6}
-    assert cell(view.privacy_table, 0, 1) == "3"
-    assert "k = 3" in view.headline.text()
+    # Scenario 1 (records 3-6) with City → Alberta: the classes are Male {3,4} and Female {5,6}
+    assert cell(view.privacy_table, 0, 1) == "2"
+    assert "k = 2" in view.headline.text() and "of the 4 records of 'Scenario 1'" in view.headline.text()
     city = list(view.preview_model.frame.columns).index("City")
     assert city in view.preview_model.marked
     assert set(view.preview_model.frame["City"]) == {"Alberta"}
@@ -62,6 +64,7 @@ def test_a_slider_move_rescores_in_the_background_and_the_panels_match_the_core(
 
 def test_suppression_lists_the_rows_and_save_as_release_reaches_the_comparison(view, qtbot):
     before = view.result
+    view.workbench.set_current_release("Scenario 2")  # the whole of Table 3.1
     view.budget.setValue(100.0)
     view.suppress_below.setValue(2)
     qtbot.waitUntil(lambda: view.result is not before and len(view.result.transformed.suppressed) == 1,
@@ -79,7 +82,7 @@ def test_export_and_hierarchies_saved_in_the_project(view, qtbot, tmp_path):
     out = tmp_path / "release.parquet"
     view.export_table(str(out))
     qtbot.waitUntil(out.exists, timeout=20000)
-    assert len(pd.read_parquet(out)) == 7
+    assert len(pd.read_parquet(out)) == 4  # Scenario 1
     view.export_hierarchy("City", str(tmp_path / "city.csv"))
     assert load_arx_csv(tmp_path / "city.csv", "City").labels(["Calgary"])[1][0] == "Alberta"
     view.set_hierarchy("Job", Hierarchy.masking("Job"))

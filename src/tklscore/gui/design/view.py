@@ -168,7 +168,7 @@ class DesignView(QWidget):
                               ("Utility", self.utility_table)):
             group = QGroupBox(title)
             QVBoxLayout(group).addWidget(widget)
-            panels.addWidget(group)
+            panels.addWidget(group, 3 if widget is self.scores else 2)
         right_layout.addLayout(panels)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
@@ -201,7 +201,7 @@ class DesignView(QWidget):
         right_layout.addWidget(self.tabs, 1)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([660, 940])
+        splitter.setSizes([520, 1080])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -210,6 +210,7 @@ class DesignView(QWidget):
         self.budget.valueChanged.connect(self.schedule)
         workbench.sourceChanged.connect(self.reload)
         workbench.modelChanged.connect(self.schedule)
+        workbench.releasesChanged.connect(self.schedule)
         self.reload()
 
     # ------------------------------------------------------------------ state
@@ -304,9 +305,12 @@ class DesignView(QWidget):
             self.set_hierarchy(column, dialog.hierarchy)
 
     def design(self, name: str = "designed release") -> ReleaseDesign:
+        """The release on screen: the current release's rows, transformed as set here."""
         levels = {c: v for c, v in self.levels.items() if c in self.hierarchies}
+        project = self.workbench.project
+        selection = project.release(project.current_release) if project.current_release else None
         return ReleaseDesign(name, levels, self.suppress_below.value(), self.budget.value() / 100.0,
-                             self.removed)
+                             self.removed, selection=selection)
 
     def load_levels(self, levels: dict[str, int]) -> None:
         for column, value in levels.items():
@@ -372,8 +376,10 @@ class DesignView(QWidget):
         report, t = result.report, result.transformed
         k = int(np.bincount(t.published_class_ids).min()) if len(t.published) else 0
         tkl_norm = report.normalized_source.tkl
+        of = f"the {len(t.selected):,} records of '{t.design.selection.name}'" if t.design.selection else \
+            f"all {len(t.selected):,} source records"
         self.headline.setText(
-            f"{len(t.published):,} of {len(t.selected):,} records published, {len(t.suppressed):,} suppressed — "
+            f"{len(t.published):,} of {of} published, {len(t.suppressed):,} suppressed — "
             f"tkl-Score {report.scores.tkl:.5f} ({'n/a' if tkl_norm is None else f'{tkl_norm:.1%}'} of the "
             f"untransformed source), k = {k}, precision {result.utility.precision:.1%}")
         for r, (key, label) in enumerate(SCORE_ROWS):
@@ -463,7 +469,7 @@ class DesignView(QWidget):
         designer, weights, x = self.designer, self.workbench.weights, self.workbench.project.x
         constraints = Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(), math.inf,
                                   self.budget.value() / 100.0)
-        base = ReleaseDesign(removed=self.removed)
+        base = ReleaseDesign(removed=self.removed, selection=self.design().selection)
 
         def work(control):
             return suggest(designer, weights, constraints, base, x,
