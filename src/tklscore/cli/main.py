@@ -14,6 +14,7 @@ import sys
 
 from tklscore import __version__
 from tklscore.cli import ahp, demo, example, gui, model, pia, score, taxonomy
+from tklscore.cli import disclosure_risk, measures
 from tklscore.core.errors import InputError
 
 COMMAND_GROUPS = [
@@ -24,6 +25,8 @@ COMMAND_GROUPS = [
     taxonomy,
     model,
     pia,
+    measures,
+    disclosure_risk,
     gui,
 ]
 

@@ -182,6 +182,21 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
     return measures
 
 
+def measure_release(source: Table, roles: Roles, positions, scorer=None, **options) -> Measures:
+    """The measures of a release of ``source`` given by source row ``positions``, with
+    journalist and marketer risk against the whole source (the population the attacker
+    links against). A :class:`~tklscore.core.scoring.scores.Scorer` of the same source and
+    roles lends its factorised columns. ``options`` go to :func:`measure_table`."""
+    positions = np.asarray(positions, dtype=np.int64)
+    published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
+    codes = None
+    if scorer is not None:
+        codes = {c: Codes(v.codes[positions], v.uniques) for c, v in zip(roles.qi, scorer.qi_codes)}
+        codes.update({c: Codes(v.codes[positions], v.uniques) for c, v in scorer.sa_codes.items()})
+    options.setdefault("population", source)
+    return measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous, codes=codes, **options)
+
+
 class _Progress:
     def __init__(self, callback, steps: int):
         self.callback, self.steps, self.done = callback, steps, 0
