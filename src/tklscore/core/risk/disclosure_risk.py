@@ -30,7 +30,7 @@ import pandas as pd
 
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.scoring.weights import Interval, Weights
-from tklscore.core.tables.codes import factorize
+from tklscore.core.tables.codes import compact, factorize
 from tklscore.core.tables.loading import Table
 
 DEFAULT_ALPHA = 1.0
@@ -155,52 +155,53 @@ def disclosure_risk(table: Table | pd.DataFrame, attributes: list[AttributeParam
     sets = known_sets(pk, epsilon)
     n = len(table)
     codes = [factorize(table.frame[c]) for c in names]
-    contribution = [a.weight * _value_weights(table, a.attribute, value_weights) for a in attributes]
+    # W(A)·W(r(A)) of each attribute (None where it is 0 for every record)
+    contribution = [a.weight * _value_weights(table, a.attribute, value_weights, c) if a.weight else None
+                    for a, c in zip(attributes, codes)]
+    contribution = [c if c is not None and c.any() else None for c in contribution]
     c_total = np.zeros(n)
     for c in contribution:
-        c_total += c
-    l_sum = np.zeros(n)
-    weighted = np.zeros(n)  # Σ L · C
-    done = 0
-
-    def account(pk_set: float, count: np.ndarray, c_known: np.ndarray | float) -> None:
-        nonlocal done
-        L = pk_set / count
-        np.add(l_sum, L, out=l_sum)
-        np.add(weighted, L * (c_total - c_known), out=weighted)
-        done += 1
-        if progress is not None:
-            progress(done / len(sets))
-
-    account(1.0, np.full(n, float(n)), 0.0)
+        if c is not None:
+            c_total += c
+    # D = α Σ_KS L·(C_total − C_KS) = α (C_total · Σ L − Σ L·C_KS): two sums per record
+    l_sum = np.full(n, 1.0 / n)  # KS = ∅: PK 1, count n, C_KS 0
+    lc_sum = np.zeros(n)
+    done = 1
     children: dict[tuple[int, ...], list[int]] = {}
     for s in sets[1:]:
         children.setdefault(s[:-1], []).append(s[-1])
 
     def visit(subset: tuple[int, ...], ids: np.ndarray, space: int, pk_set: float, c_known) -> None:
+        nonlocal done
         for j in children.get(subset, ()):
             card = max(codes[j].cardinality, 1)
             if space * card > max(4 * n, 1 << 16):
-                ids, space = _compact(ids)
-            key = ids * card + codes[j].codes
+                ids, space = compact(ids, space)
+            key = ids * card
+            key += codes[j].codes
             child_space = space * card
-            count = np.bincount(key, minlength=child_space)[key]
-            child_known = c_known + contribution[j]
-            account(pk_set * pk[j], count, child_known)
+            L = np.divide(pk_set * pk[j], np.bincount(key, minlength=child_space)[key])
+            np.add(l_sum, L, out=l_sum)
+            child_known = c_known if contribution[j] is None else (
+                contribution[j] if c_known is None else c_known + contribution[j])
+            if child_known is not None:
+                L *= child_known
+                np.add(lc_sum, L, out=lc_sum)
+            del L
+            done += 1
+            if progress is not None:
+                progress(done / len(sets))
             if (subset + (j,)) in children:
                 visit(subset + (j,), key, child_space, pk_set * pk[j], child_known)
 
-    visit((), np.zeros(n, dtype=np.int64), 1, 1.0, 0.0)
-    return DisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], l_sum, alpha * weighted, alpha, epsilon,
-                          threshold)
+    visit((), np.zeros(n, dtype=np.int64), 1, 1.0, None)
+    d = l_sum * c_total
+    d -= lc_sum
+    d *= alpha
+    return DisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], l_sum, d, alpha, epsilon, threshold)
 
 
-def _compact(ids: np.ndarray) -> tuple[np.ndarray, int]:
-    dense, uniques = pd.factorize(ids, sort=False)
-    return dense.astype(np.int64, copy=False), len(uniques)
-
-
-def _value_weights(table: Table, attribute: str, weights: Weights | None) -> np.ndarray:
+def _value_weights(table: Table, attribute: str, weights: Weights | None, codes) -> np.ndarray:
     """W(r(A)) of every row; 0 where no weight is given."""
     n = len(table)
     if weights is None or attribute not in weights.attributes:
@@ -211,7 +212,6 @@ def _value_weights(table: Table, attribute: str, weights: Weights | None) -> np.
         codes = factorize(table.numeric(attribute), ordered=True)
         per_value = weights.weights_of(attribute, codes.uniques, True)
     else:
-        codes = factorize(table.frame[attribute])
         per_value = weights.weights_of(attribute, codes.uniques, False)
     return np.nan_to_num(per_value, nan=0.0)[codes.codes]
 

@@ -165,13 +165,9 @@ def _pycanon_entropy(cls: np.ndarray, val: np.ndarray, q: np.ndarray, values: Co
     c, v, qq = cls[keep], rank[val[keep]], q[keep]
     order = np.lexsort((v, c))
     c, qq = c[order], qq[order]
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-    ends = np.r_[starts[1:], len(c)]
-    best = math.inf
-    for start, end in zip(starts, ends):
-        terms = qq[start:end]
-        best = min(best, -float(np.sum(terms * np.log(terms))))
-    return best
+    # bincount adds each class's terms one after the other, in sorted value order
+    sums = np.bincount(c, weights=qq * np.log(qq), minlength=len(entropy_by_class))[near]
+    return float(-sums.max()) if len(sums) else float(smallest)
 
 
 def _value_ranks(values: Codes) -> np.ndarray:

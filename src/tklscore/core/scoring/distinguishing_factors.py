@@ -153,7 +153,7 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     C = np.cumsum(np.bincount(values.codes, minlength=m)).astype(number)
     prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
     cls, val, counts = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
-    order = np.lexsort((val, cls))
+    order = np.argsort(cls * m + val, kind="stable")  # linear when the pairs come sorted from group_ids
     cls, val, counts = cls[order], val[order], counts[order]
     cumulative = np.cumsum(counts)
     first = np.ones(len(cls), dtype=bool)

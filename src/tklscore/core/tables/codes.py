@@ -46,12 +46,21 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality >= _LIMIT:
-            key, size = _compact(key)
+            key, size = compact(key, size)
         key = key * cardinality + codes
         size *= cardinality
-    return _compact(key)
+    return compact(key, size)
 
 
-def _compact(key: np.ndarray) -> tuple[np.ndarray, int]:
+def compact(key: np.ndarray, size: int) -> tuple[np.ndarray, int]:
+    """Dense ids of the distinct keys (all in [0, size)): by a table of the key space when
+    it is not much larger than the rows (ids then follow the keys' order), else by hashing."""
+    if size <= max(4 * len(key), 1 << 16):
+        present = np.zeros(size, dtype=bool)
+        present[key] = True
+        distinct = np.flatnonzero(present)
+        remap = np.empty(size, dtype=np.int64)
+        remap[distinct] = np.arange(len(distinct), dtype=np.int64)
+        return remap[key], len(distinct)
     codes, uniques = pd.factorize(key, sort=False)
     return codes.astype(np.int64, copy=False), len(uniques)
