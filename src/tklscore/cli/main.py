@@ -13,7 +13,7 @@ import os
 import sys
 
 from tklscore import __version__
-from tklscore.cli import ahp, demo, example, gui, model, pia, score, taxonomy
+from tklscore.cli import ahp, demo, example, gui, model, pia, release, score, taxonomy
 from tklscore.cli import disclosure_risk, measures
 from tklscore.core.errors import InputError
 
@@ -25,6 +25,7 @@ COMMAND_GROUPS = [
     taxonomy,
     model,
     pia,
+    release,
     measures,
     disclosure_risk,
     gui,
