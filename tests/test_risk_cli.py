@@ -56,7 +56,7 @@ def test_measures_json(capsys, files):
 def test_measures_table_for_people_and_output_file(capsys, files, tmp_path):
     code, out, err = run_cli(capsys, ["measures", files["t4.csv"], "--qi", "Age,Gender,City", "--sa", "Disability"])
     assert code == 0, err
-    assert "k-anonymity" in out and "every record shares its QI values" in out
+    assert "k-anonymity" in out and "every record shares its quasi-identifier values" in out
     assert "prosecutor        1.0000" in out
     target = tmp_path / "m.json"
     code, out, err = run_cli(capsys, ["measures", files["t4.csv"], "--qi", "Age", "--format", "json",

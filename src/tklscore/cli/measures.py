@@ -10,6 +10,7 @@ from tklscore.cli.arguments import column_list
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.risk import Measures, measure_table
+from tklscore.core.risk.measures import describe
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
 from tklscore.core.tables.loading import load_table
@@ -88,23 +89,12 @@ def render_table(measures: Measures, name: str = "") -> str:
     lines = [f"Table: {name} ({j['rows']} records, {j['suppressed_rows']} suppressed, "
              f"{classes['count']} equivalence classes of {classes['min']}..{classes['max']} records, "
              f"mean {classes['mean']:.2f}, median {classes['median']:g})", "",
-             f"{'privacy model':<26}{'value':>12}  meaning"]
-    rows = [
-        ("k-anonymity", j["k"], "every record shares its QI values with at least k−1 others"),
-        ("(α,k)-anonymity: α", j["alpha_k"]["alpha"], "no sensitive value makes up more than α of a class"),
-        ("distinct l-diversity", j["l_distinct"], "every class holds at least l sensitive values"),
-        ("entropy l-diversity", j["l_entropy"], "every class is as diverse as l equally frequent values"),
-        ("recursive (c,l): c", j["recursive_cl"]["c"], "the most frequent value < c × the rarer ones (l above)"),
-        ("t-closeness", j["t"], "no class's distribution is farther than t from the table's"),
-        ("basic β-likeness", j["beta_basic"], "no value is more than β times more frequent in a class"),
-        ("enhanced β-likeness", j["beta_enhanced"], "β capped by −ln of the rarest value's share"),
-        ("δ-disclosure", j["delta"], "|ln(class share / table share)| ≤ δ for every value present"),
-        ("(X,Y)-anonymity", j["xy_anonymity"], "every class holds at least this many distinct persons"),
-    ]
+             f"{'privacy model':<30}{'value':>12}  meaning"]
+    rows = describe(measures)
     for label, value, meaning in rows:
-        lines.append(f"{label:<26}{_number(value):>12}  {meaning}")
+        lines.append(f"{label:<30}{_number(value):>12}  {meaning}")
     for attribute, t in j["t_by_attribute"].items():
-        lines.append(f"{'  t of ' + attribute:<26}{_number(t):>12}")
+        lines.append(f"{'  t of ' + attribute:<30}{_number(t):>12}")
     lines += ["", f"{'attacker':<14}{'highest':>10}{'average':>10}{'at risk':>10}{'success':>10}"]
     for attacker in ("prosecutor", "journalist"):
         r = risk[attacker]

@@ -269,3 +269,43 @@ def _population_sizes(table: Table, classes: EquivalenceClasses, qi: list[str],
         else:
             population_columns.append(values.to_numpy(dtype=object))
     return population_class_sizes(sample_columns, population_columns, population.name)
+
+
+MEANINGS = {
+    "k": ("k-anonymity", "every record shares its quasi-identifier values with at least k−1 others"),
+    "alpha": ("(α,k)-anonymity: α", "no sensitive value makes up more than α of any class"),
+    "l_distinct": ("distinct l-diversity", "every class holds at least l different sensitive values"),
+    "l_entropy": ("entropy l-diversity", "every class is as varied as l equally frequent sensitive values"),
+    "recursive_c": ("recursive (c,l)-diversity: c", "in every class the commonest value is rarer than c × the "
+                                                     "values beyond the l−1 commonest"),
+    "t": ("t-closeness", "no class's sensitive values are distributed farther than t from the whole table's"),
+    "beta_basic": ("basic β-likeness", "no sensitive value is more than β times more frequent in a class than "
+                                       "in the table (relative gain)"),
+    "beta_enhanced": ("enhanced β-likeness", "β-likeness with the gain of rare values capped by −ln of their share"),
+    "delta": ("δ-disclosure", "a class changes the odds of any value it holds by at most a factor e^δ"),
+    "xy_anonymity": ("(X,Y)-anonymity", "every class holds at least this many different persons (Y)"),
+}
+
+
+def describe(measures: Measures) -> list[tuple[str, float | int | None, str]]:
+    """The privacy models as (name, value, one-line meaning), for people."""
+    m = measures.models
+    values = {"k": m.k, "alpha": m.alpha, "l_distinct": m.l_distinct, "l_entropy": m.l_entropy,
+              "recursive_c": m.recursive_c, "t": m.t, "beta_basic": m.beta_basic,
+              "beta_enhanced": m.beta_enhanced, "delta": m.delta, "xy_anonymity": m.xy_anonymity}
+    return [(MEANINGS[key][0], values[key], MEANINGS[key][1]) for key in MEANINGS]
+
+
+def verdict(measures: Measures) -> str:
+    """One sentence for the privacy officer: how exposed the records are."""
+    p = measures.prosecutor
+    parts = [f"Every record hides among at least {measures.k} (k = {measures.k}); an attacker who knows a "
+             f"person is in the release picks the right record with probability up to {100 * p.highest:.1f} % "
+             f"(on average {100 * p.average:.1f} %)",
+             f"{100 * p.records_at_risk:.1f} % of the records are above the {100 * measures.risk_threshold:g} % "
+             f"risk threshold"]
+    if measures.sample_uniques:
+        parts.append(f"{100 * measures.sample_uniques:.1f} % are unique on their quasi-identifiers")
+    if measures.journalist is not None:
+        parts.append(f"linked against the source, the highest risk is {100 * measures.journalist.highest:.1f} %")
+    return "; ".join(parts) + "."
