@@ -28,6 +28,8 @@ COMMAND_GROUPS = [
     "model",
     "pia",
     "release",
+    "measures",
+    "disclosure_risk",
     "gui",
 ]
 

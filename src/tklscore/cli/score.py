@@ -10,6 +10,8 @@ from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
+from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
@@ -43,6 +45,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--skip-unlocated", action="store_true",
                        help="score the located records when some published records are not in the source "
                             "(default: error)")
+    score.add_argument("--measures", action="store_true",
+                       help="add the privacy models and re-identification risk of the published table "
+                            "(journalist/marketer against the source) to the JSON under 'measures'")
     score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
     score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
     score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
@@ -70,7 +75,14 @@ def run(args) -> int:
     report = scorer.score(release, weights, args.x, args.missing_weight_zero)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
-    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    measures = None
+    if args.measures:
+        if not roles.qi:
+            raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
+                             "equivalence classes", column="--qi")
+        measures = measure_release(source, roles, release.positions, scorer)
+    text = render(report, args.format, source=args.source, published=args.published or "--rows",
+                  measures=measures)
     if args.output:
         with atomic_write(args.output) as handle:
             handle.write(text)
@@ -79,15 +91,20 @@ def run(args) -> int:
     return 0
 
 
-def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
+def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
     if fmt == "json":
-        return report.to_json()
+        return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
         buffer = io.StringIO()
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
                               lineterminator="\n")
         return buffer.getvalue()
-    return render_table(report, source, published)
+    text = render_table(report, source, published)
+    if measures is not None:
+        from tklscore.cli.measures import render_table as render_measures
+
+        text += "\n" + render_measures(measures, published)
+    return text
 
 
 def _fixed(value: float | None, digits: int) -> str:
