@@ -14,7 +14,6 @@ import base64
 import datetime as _dt
 import html
 import math
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +22,7 @@ from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocum
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_path
 from tklscore.core.scoring.scores import RECORD_COLUMNS, ScoreReport, ScoreSet
 
 MAX_REPORT_ROWS = 500
@@ -201,14 +201,10 @@ def export_report(path: str | Path, workbench, images: dict[str, bytes] | None =
 
 
 def _write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    with atomic_path(path) as temporary:
         write(temporary)
-        if not temporary.exists() or temporary.stat().st_size == 0:
-            raise OSError(f"nothing could be written to {path}")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+        if temporary.stat().st_size == 0:
+            raise InputError("nothing could be written", file=str(path))
     return path
 
 
