@@ -13,7 +13,7 @@ import numpy as np
 
 from tklscore.core.learn import datasets
 from tklscore.core.learn.quiz import Question, Template, options_around
-from tklscore.core.learn.tasks import TASKS, answers, apply, source_table, task
+from tklscore.core.learn.tasks import answers, task
 
 
 @lru_cache(maxsize=16)
@@ -192,9 +192,13 @@ def _templates(seed: int) -> list[Template]:
     return out
 
 
+def prepare(number: int, seed: int = datasets.DEFAULT_SEED) -> dict:
+    """Compute (and keep) one task's answers, so that drawing a quiz later is instant."""
+    return _answers(number, seed)
+
+
 def templates(seed: int = datasets.DEFAULT_SEED) -> list[Template]:
     """All templates over the teaching tables made with ``seed``."""
     return _templates(seed)
 
 
-__all__ = ["templates", "TASKS", "apply", "source_table"]
