@@ -105,7 +105,8 @@ def _templates(seed: int) -> list[Template]:
     def rows_4(rng):
         k = a(4)["k"]
         options, correct = options_around(k, _near(k, rng, 1) + [a(4)["xy_k"]], rng)
-        return Question(4, "rows", "Same table and recipe: how many ROWS does the smallest QID group hold?",
+        return Question(4, "rows", "Disease_xy, age in intervals of 10 and every town as 'Estonia': how many ROWS does the smallest QID "
+                                   "group hold?",
                         options, correct, f"The smallest group holds {k} rows (of fewer different people).")
     add(4, "rows", rows_4)
 

@@ -4,7 +4,7 @@ and why, the score, try again, save the results as an HTML page."""
 from __future__ import annotations
 
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QButtonGroup, QGroupBox, QHBoxLayout, QLabel, QPushButton, QRadioButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
@@ -45,7 +45,9 @@ class QuestionBox(QGroupBox):
 
     def show_mark(self, mark: quiz.Mark) -> None:
         for index, button in enumerate(self.buttons):
-            button.setEnabled(False)
+            # marked answers stay readable in their colours: frozen, not greyed out
+            button.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             if index == self.question.correct:
                 button.setStyleSheet(f"color:{RIGHT}; font-weight:bold")
             elif index == mark.chosen:

@@ -152,7 +152,7 @@ class Statistics(QWidget):
                          f"different people ({e(', '.join(applied.recipe.identifiers))}).</p>")
         if models.l_distinct is not None:
             single = int((applied.groups["distinct"] == 1).sum())
-            recursive = (f"recursive (c,{models.l_distinct})-diverse for c &gt; {models.recursive_c - 1}"
+            recursive = (f"recursive (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c}"
                          if models.recursive_c else "recursive (c,l)-diversity needs l ≥ 2")
             lines.append(f"<h3>l-diversity ({e(applied.recipe.sensitive)})</h3><p>Least diverse group: "
                          f"<b>{models.l_distinct}</b> distinct value(s); most diverse: "
