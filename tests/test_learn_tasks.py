@@ -163,3 +163,26 @@ def test_cli_learn(capsys, tmp_path):
     assert [item["task"] for item in listed] == list(range(1, 10))
     assert listed[0]["dataset"] == "Job_Large" and listed[0]["answers"]["k"] == tasks.answers(tasks.task(1))["k"]
     assert set(listed[0]) >= {"task", "dataset", "recipe", "answers"}
+
+
+def test_definitions_pages_match_the_engine_table_4_and_example_2_5():
+    """The worked examples printed on the definitions pages are what the engine computes."""
+    from tklscore.core.files.resources import resource_path
+    from tklscore.core.risk.measures import measure_table
+
+    table_4 = pd.DataFrame({"Age": ["[35-40)"] * 3 + ["[40-45)"] * 2,
+                            "Gender": ["Male"] * 3 + ["Female"] * 2,
+                            "City": ["Elva", "Elva", "Tartu", "Tartu", "Tartu"],
+                            "Disability": ["No", "Yes", "No", "Yes", "No"]})
+    assert measure_table(table_4, qi=["Age", "Gender"], sa=["Disability"]).k == 2
+    assert measure_table(table_4, qi=["Age", "Gender", "City"], sa=["Disability"]).k == 1
+    group_1 = measure_table(table_4.iloc[:3], qi=["Age", "Gender"], sa=["Disability"]).models
+    group_2 = measure_table(table_4.iloc[3:], qi=["Age", "Gender"], sa=["Disability"]).models
+    assert round(group_1.l_entropy, 4) == 1.8899 and group_2.l_entropy == pytest.approx(2.0)
+    whole = measure_table(table_4, qi=["Age", "Gender"], sa=["Disability"]).models
+    assert round(whole.l_entropy, 4) == 1.8899
+    assert whole.recursive_c == 3                     # (c,2)-diverse exactly for c > 2
+    pages = resource_path("learn/definitions/k_anonymity.html").read_text() + \
+        resource_path("learn/definitions/l_diversity.html").read_text()
+    for printed in ("<b>2-anonymous</b>", "<b>1-anonymous</b>", "<b>1.8899</b>", "c &gt; 2"):
+        assert printed in pages
