@@ -220,3 +220,13 @@ class IsaHierarchy:
 
     def concepts(self) -> frozenset[Node]:
         return frozenset(self._parents) | frozenset(self._children)
+
+
+def property_terms(triples: Iterable[Triple], rules: Iterable = ()) -> set:
+    """The terms used as relations: the predicates of the facts and of the rules' atoms
+    (``likelyHas``, ``diagnosedWith`` …), as opposed to the things they relate."""
+    from tklscore.core.pia.rules import Var
+
+    found = {t.p for t in triples}
+    found.update(atom.p for rule in rules for atom in (*rule.body, rule.head) if not isinstance(atom.p, Var))
+    return found
