@@ -26,7 +26,9 @@ class ColumnSetup(QTableWidget):
 
     def __init__(self, parent=None):
         super().__init__(0, 4, parent)
-        self.setHorizontalHeaderLabels(["Column", "Type", "Action", "Interval size, rules (a,b->General; …) or ε %"])
+        self.setHorizontalHeaderLabels(["Column", "Type", "Action", "Parameter"])
+        self.horizontalHeaderItem(3).setToolTip("Generalise: an interval size (e.g. 10) or value rules "
+                                                "(a,b->General; c,d->Other). Add noise: ε in %.")
         self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.verticalHeader().hide()
 
@@ -42,7 +44,9 @@ class ColumnSetup(QTableWidget):
             action = QComboBox()
             action.addItems(ACTIONS)
             self.setCellWidget(row, 2, action)
-            self.setCellWidget(row, 3, QLineEdit())
+            parameter = QLineEdit()
+            parameter.setPlaceholderText("size, rules a,b->General; … or ε %")
+            self.setCellWidget(row, 3, parameter)
         self.resizeColumnsToContents()
         self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
 
@@ -169,6 +173,7 @@ class Statistics(QWidget):
         self.text.setHtml("".join(lines))
         histogram = applied.size_histogram()
         self.chart.clear()
+        self.chart.show()
         self.chart.addItem(pg.BarGraphItem(x=np.array(list(histogram), dtype=float),
                                            height=np.array(list(histogram.values()), dtype=float),
                                            width=0.8, brush=QColor("#4a7ebb")))
@@ -187,7 +192,7 @@ class Workspace(QWidget):
             item = QListWidgetItem(f"{task.number}. {task.title}")
             item.setData(Qt.ItemDataRole.UserRole, task.number)
             self.task_list.addItem(item)
-        self.task_list.setMaximumWidth(260)
+        self.task_list.setMaximumWidth(300)
         self.explanation = QLabel()
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
@@ -230,6 +235,7 @@ class Workspace(QWidget):
         splitter.addWidget(self.statistics)
         splitter.setStretchFactor(1, 3)
         splitter.setStretchFactor(2, 2)
+        splitter.setSizes([230, 760, 560])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -253,8 +259,10 @@ class Workspace(QWidget):
         self.result_model.set_frame(table.iloc[0:0])
         self.tables.setCurrentIndex(0)
         self.check.clear()
-        self.statistics.text.setHtml("<p>Set the types and actions, then press <b>Anonymise</b>.</p>")
+        self.statistics.text.setHtml("<p>Set the types and actions, then press <b>Anonymise</b>. "
+                                     "The statistics of the anonymised table appear here.</p>")
         self.statistics.chart.clear()
+        self.statistics.chart.hide()
 
     def fill_recipe(self) -> None:
         self.setup.fill(self.task.recipe)
