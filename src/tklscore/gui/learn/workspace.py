@@ -193,6 +193,7 @@ class Workspace(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, task.number)
             self.task_list.addItem(item)
         self.task_list.setMaximumWidth(300)
+        self.task_list.setWordWrap(True)
         self.explanation = QLabel()
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
