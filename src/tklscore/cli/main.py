@@ -30,6 +30,7 @@ COMMAND_GROUPS = [
     "release",
     "measures",
     "disclosure_risk",
+    "learn",
     "gui",
 ]
 
