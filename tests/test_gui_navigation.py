@@ -171,3 +171,21 @@ def test_the_command_line_offers_every_registered_view():
         assert parser.parse_args(["gui", "--view", entry.key]).view == entry.key
     assert parser.parse_args(["gui", "--view", WELCOME]).view == WELCOME
     assert parser.parse_args(["gui"]).view is None
+
+
+def test_patient_mode_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_DATA_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+    out = tmp_path / "patient.png"
+    done = subprocess.run([sys.executable, "-m", "tklscore", "gui", "--patient", "--screenshot", str(out)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1600, 1000)
+    refused = subprocess.run([sys.executable, "-m", "tklscore", "gui", "--patient", "--view", "scores"],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("tklscore: error: there is no view 'scores' here (views: patient)")

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
 from tklscore.core.scoring.scores import ScoreReport, x_text
+from tklscore.gui.guard import run_guarded
 from tklscore.gui.scores.charts import (
     SORT_THESIS,
     SORT_TKL,
@@ -197,15 +198,7 @@ class ScoresView(QWidget):
             self._guard(self.workbench.set_x, x)
 
     def _guard(self, function, *args) -> bool:
-        try:
-            function(*args)
-            return True
-        except InputError as error:
-            self.workbench.failed.emit(str(error))
-            return False
-        except OSError as error:
-            self.workbench.failed.emit(f"{getattr(error, 'filename', None) or ''}: {error.strerror or error}")
-            return False
+        return run_guarded(self.workbench.failed.emit, function, *args)
 
     # ------------------------------------------------------------------ refresh
 
