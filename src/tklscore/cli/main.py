@@ -31,6 +31,7 @@ COMMAND_GROUPS = [
     "measures",
     "disclosure_risk",
     "learn",
+    "pseudonymization",
     "gui",
 ]
 

@@ -89,7 +89,8 @@ class ScoresView(QWidget):
         self.export_report_button = QPushButton("Export report…")
         self.export_report_button.clicked.connect(self.export_report_dialog)
         top = QHBoxLayout()
-        for widget in (QLabel("Release:"), self.release_combo, QLabel("M-Score x:"), self.x_spin, self.x_infinite):
+        self.release_label = QLabel("Release:")
+        for widget in (self.release_label, self.release_combo, QLabel("M-Score x:"), self.x_spin, self.x_infinite):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.export_chart_button)
@@ -175,6 +176,11 @@ class ScoresView(QWidget):
         if current in names:
             self.release_combo.setCurrentIndex(names.index(current))
         self.release_combo.blockSignals(False)
+
+    def hide_own_release_chooser(self) -> None:
+        """In the main window the release is chosen once, above the officer's views."""
+        self.release_label.hide()
+        self.release_combo.hide()
 
     def _release_chosen(self, name: str) -> None:
         if name and name != self.workbench.project.current_release:
