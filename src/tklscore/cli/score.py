@@ -12,6 +12,8 @@ from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write, check_output
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
+from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
@@ -48,6 +50,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--strict", action="store_true",
                        help="refuse a published table whose sensitive values contradict the source record "
                             "with the same id (default: warn and score the source's values)")
+    score.add_argument("--measures", action="store_true",
+                       help="add the privacy models and re-identification risk of the published table "
+                            "(journalist/marketer against the source) to the JSON under 'measures'")
     score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
     score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
     score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
@@ -85,7 +90,14 @@ def run(args) -> int:
     report = scorer.score(release, weights, args.x, args.missing_weight_zero)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
-    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    measures = None
+    if args.measures:
+        if not roles.qi:
+            raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
+                             "equivalence classes", column="--qi")
+        measures = measure_release(source, roles, release.positions, scorer)
+    text = render(report, args.format, source=args.source, published=args.published or "--rows",
+                  measures=measures)
     if args.output:
         inputs = [args.source, args.published, args.weights, args.model]
         with atomic_write(args.output, inputs=inputs) as handle:
@@ -113,6 +125,9 @@ def _run_engine(args) -> int:
 
     if args.engine == "memory":
         raise InputError("--memory-limit applies to --engine duckdb")
+    if args.measures:
+        raise InputError(f"--measures is computed by the in-memory engine; drop --engine {args.engine} "
+                         "or run `tklscore measures` on the published table")
     if args.sheet:
         raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
@@ -141,15 +156,20 @@ def _run_engine(args) -> int:
     return 0
 
 
-def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
+def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
     if fmt == "json":
-        return report.to_json()
+        return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
         buffer = io.StringIO()
         # no float_format: each float is written as repr() writes it, the shortest text that reads back exactly
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), lineterminator="\n")
         return buffer.getvalue()
-    return render_table(report, source, published)
+    text = render_table(report, source, published)
+    if measures is not None:
+        from tklscore.cli.measures import render_table as render_measures
+
+        text += "\n" + render_measures(measures, published)
+    return text
 
 
 def _fixed(value: float | None, digits: int) -> str:
