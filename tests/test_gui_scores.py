@@ -149,7 +149,7 @@ def test_report_export(view, qtbot, tmp_path, monkeypatch):
         written[suffix] = target
     text = written[".html"].read_text(encoding="utf-8")
     for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "data:image/png;base64,",
-                     "Consistency"):
+                     "Where the weights come from", "Weights from the weights file"):
         assert expected in text
     assert written[".pdf"].read_bytes().startswith(b"%PDF")
     lines = written[".csv"].read_text().strip().splitlines()
@@ -178,12 +178,12 @@ def test_large_series_are_decimated(qtbot):
 
 
 def test_report_shows_judgement_consistency(qtbot):
-    from tklscore.gui.report import build_report_html
+    from tklscore.gui.report import build_report_html, report_input
 
     QStandardPaths.setTestModeEnabled(True)
     workbench = Workbench()
     workbench.autosave_timer.stop()
     workbench.load_example("thesis")
     qtbot.waitUntil(lambda: bool(workbench.reports), timeout=15000)
-    text = build_report_html(workbench)
-    assert "MedicalHealth" in text and "CR" in text and "Weights from the tkl-Data Model" in text
+    text = build_report_html(report_input(workbench))
+    assert "MedicalHealth" in text and "CR" in text and "Weights derived from the tkl-Data Model" in text

@@ -41,7 +41,14 @@ from tklscore.gui.scores.charts import (
     ReleasesChart,
 )
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.report import REPORT_FORMATS, SCORE_ROWS, prepare_report, score_rows
+from tklscore.gui.report import (
+    REPORT_FORMATS,
+    SCORE_ROWS,
+    prepare_report,
+    render_charts,
+    report_input,
+    score_rows,
+)
 
 RISKIEST_SHARE = 0.10
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
@@ -345,11 +352,6 @@ class ScoresView(QWidget):
             self.workbench.status.emit(f"Chart written to {path}")
         return ok
 
-    def chart_images(self) -> dict[str, bytes]:
-        titles = ("Per-record scores normalised against the source", "Candidate releases",
-                  "Score growth as records are added")
-        return {title: chart.png_bytes() for title, chart in zip(titles, self.charts())}
-
     def export_report_dialog(self) -> None:
         path, chosen = QFileDialog.getSaveFileName(self, "Export report", "", REPORT_FORMATS)
         if path:
@@ -358,9 +360,11 @@ class ScoresView(QWidget):
     def export_report(self, path: str) -> bool:
         """Write the report as HTML, PDF or CSV by the file's extension, in the background
         (the charts are drawn and the report's content read here, the file written there)."""
-        images = {} if Path(path).suffix.lower() == ".csv" else self.chart_images()
+        data = report_input(self.workbench)
+        if Path(path).suffix.lower() != ".csv":
+            data.charts = render_charts(data)
         writer = []
-        if not self._guard(lambda: writer.append(prepare_report(path, self.workbench, images))):
+        if not self._guard(lambda: writer.append(prepare_report(path, data))):
             return False
         self.workbench.runner.start(
             "Exporting the report", lambda control: writer[0](),
