@@ -206,8 +206,8 @@ def run_main(n: int, seed: int, repeats: int) -> bool:
     # shape of the data, so the workload is visible
     n_classes = int(factors.equivalence_class.max()) + 1
     sizes = np.bincount(factors.equivalence_class)
-    distinct = {c: len(scorer._sa[c].uniques) for c in SA}
-    print("QI levels: " + ", ".join(f"{c} {len(scorer._qi[i].uniques)}" for i, c in enumerate(QI)))
+    distinct = {c: len(scorer.sa_codes[c].uniques) for c in SA}
+    print("QI levels: " + ", ".join(f"{c} {len(scorer.qi_codes[i].uniques)}" for i, c in enumerate(QI)))
     print("SA levels: " + ", ".join(f"{c} {distinct[c]}" for c in SA)
           + f" (continuous: {CONTINUOUS_SA}, {len(weights.entries)} weight entries, "
             f"{N_INTERVALS} intervals)")
@@ -269,7 +269,7 @@ def run_main(n: int, seed: int, repeats: int) -> bool:
 
 def factor_breakdown(scorer: Scorer) -> list[tuple[str, float]]:
     """Time the parts of compute_distinguishing_factors separately (uses the Scorer's codes)."""
-    qi, sa = scorer._qi, scorer._sa
+    qi, sa = scorer.qi_codes, scorer.sa_codes
     n = len(scorer)
     out = []
     t, (classes, n_classes) = timed(lambda: group_ids(qi, n))
@@ -298,13 +298,13 @@ def time_factors(n: int, seed: int, n_amounts: int, repeats: int) -> tuple[float
     del frame
     times, emd_times = [], []
     for _ in range(repeats):
-        scorer.__dict__.pop("factors", None)  # reset the cached_property
+        scorer.invalidate()
         t, factors = timed(lambda: scorer.factors)
         times.append(t)
         classes = factors.equivalence_class
         n_classes = int(classes.max()) + 1
         sizes = np.bincount(classes, minlength=n_classes)
-        t, _ = timed(lambda: ordered_emd_by_class(classes, n_classes, sizes, scorer._sa[CONTINUOUS_SA]))
+        t, _ = timed(lambda: ordered_emd_by_class(classes, n_classes, sizes, scorer.sa_codes[CONTINUOUS_SA]))
         emd_times.append(t)
     return statistics.median(times), statistics.median(emd_times), n_classes
 

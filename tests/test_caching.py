@@ -57,8 +57,26 @@ def test_factor_computation_reports_progress_and_can_be_stopped():
 
     with pytest.raises(Stop):
         scorer.compute_factors(stop)
-    assert "factors" not in scorer.__dict__  # nothing half-computed is kept
+    assert not scorer.factors_computed  # nothing half-computed is kept
     seen = []
     factors = scorer.compute_factors(seen.append)
     assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0) and len(seen) == 2 * 4 + 1
     assert scorer.factors is factors and factors.k.tolist() == [1, 2, 2, 2, 2, 2, 2]
+
+
+def test_invalidate_drops_the_cached_factors_and_weights(monkeypatch):
+    calls = []
+    real = scores_module.compute_distinguishing_factors
+    monkeypatch.setattr(scores_module, "compute_distinguishing_factors",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    example = thesis_example()
+    scorer = Scorer(example.source, example.roles)
+    first = scorer.score([3, 4, 5, 6], example.weights)
+    weights_before, _ = scorer.record_weights(example.weights)
+    assert scorer.factors_computed and len(calls) == 1
+    scorer.invalidate()
+    assert not scorer.factors_computed
+    again = scorer.score([3, 4, 5, 6], example.weights)
+    assert len(calls) == 2
+    assert scorer.record_weights(example.weights)[0] is not weights_before
+    assert again.scores == first.scores and round(again.scores.tkl, 5) == 4.98258

@@ -235,7 +235,8 @@ def test_cli_tables_5_1_and_5_2(capsys, data_dir, table, oracle):
 def test_cli_example_writes_files_and_demo_prints_scores(tmp_path, capsys):
     assert main(["example", "thesis", "--dir", str(tmp_path / "ex")]) == 0
     assert sorted(p.name for p in (tmp_path / "ex").iterdir()) == \
-        ["lseverity_model.ttl", "model.ttl", "table_3_1.csv", "table_3_6.csv", "weights_table_4_2.csv"]
+        ["lseverity_model.ttl", "model.ttl", "mscore_model.ttl", "table_3_1.csv", "table_3_6.csv",
+         "weights_table_4_2.csv"]
     capsys.readouterr()
     assert main(["demo"]) == 0
     out = capsys.readouterr().out

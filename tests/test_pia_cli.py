@@ -2,45 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
-
+from helpers import run_cli as run  # the real `tklscore` entry
 from pia_support import EX, RES
-from tklscore.cli import pia as cli_pia
-from tklscore.core.errors import InputError
 from tklscore.core.pia import load_triples
 
 SYN = "http://example.org/pia-synthetic#"
 ISA = "urn:tklscore:pia#ISA"
-
-
-class _Usage(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise _Usage(message)
-
-
-def run(capsys, argv) -> tuple[int, str, str]:
-    """Like ``tklscore.cli.main`` once the lead has registered cli_pia there."""
-    parser = _Parser(prog="tklscore")
-    cli_pia.register(parser.add_subparsers(dest="command", required=True))
-    try:
-        args = parser.parse_args([str(a) for a in argv])
-        code = args.handler(args)
-    except _Usage as error:
-        print(f"tklscore: error: {error}", file=sys.stderr)
-        code = 2
-    except InputError as error:
-        print(f"tklscore: error: {error}", file=sys.stderr)
-        code = 2
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 BOB = ["pia", "analyze", "--ontology", RES / "bob_ontology.ttl", "--data", RES / "bob_data.ttl",
@@ -145,9 +115,8 @@ def test_generated_database_json(capsys, tmp_path):
     assert "1,048,575 solutions (4^10 − 1 for 10 candidate facts), more than the limit of 65,535" in err
 
 
-def test_registered_in_main_cli(capsys):
-    from helpers import run_cli
-
-    code, out, err = run_cli(capsys, BOB + ["--format", "json"])
-    assert code == 0, err
-    assert json.loads(out)["solution"]["cost"] == 0.5
+def test_usage_errors_go_through_the_main_entry(capsys):
+    code, out, err = run(capsys, ["pia", "analyze", "--ontology", RES / "bob_ontology.ttl"])
+    assert code == 2 and out == ""
+    assert err.startswith("tklscore: error: the following arguments are required: --data, --rules, --labels, "
+                          "--threshold")

@@ -12,6 +12,7 @@ import pandas as pd
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.model.lseverity_model import write_thesis_lseverity_model
+from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
 from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import Table
 from tklscore.core.model.taxonomy import extract_taxonomy
@@ -67,7 +68,8 @@ def thesis_example() -> Example:
 
 def write_thesis_example(directory: str | Path) -> list[Path]:
     """Write table_3_1.csv, table_3_6.csv (Scenario 1), weights_table_4_2.csv, model.ttl
-    (the tkl-Data Model with its AHP judgements) and lseverity_model.ttl (Table 3.7)."""
+    (the tkl-Data Model with its AHP judgements), mscore_model.ttl (Figure 3.1: Medication
+    and Age only, as the thesis gives it) and lseverity_model.ttl (Table 3.7)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     published = [row for row in TABLE_3_1 if row[0] in SCENARIO_1_IDS]
@@ -85,6 +87,7 @@ def write_thesis_example(directory: str | Path) -> list[Path]:
         written.append(path)
     thesis_model().save(directory / "model.ttl")
     written.append(directory / "model.ttl")
+    written.append(thesis_mscore_model().save(directory / "mscore_model.ttl"))
     written.append(write_thesis_lseverity_model(directory / "lseverity_model.ttl"))
     return written
 

@@ -61,6 +61,7 @@ __all__ = [
     "VOCABULARY",
     "LSeverityModel",
     "load_lseverity_model",
+    "lseverity_model_from_graph",
     "thesis_lseverity_model",
     "write_thesis_lseverity_model",
 ]
@@ -439,7 +440,7 @@ class LSeverityModel:
         """Read a model written by :meth:`save` (or by hand in the same vocabulary)."""
         from tklscore.core.files.rdf import parse_rdf_file
 
-        return _Reader(parse_rdf_file(path, what="L-Severity model file"), str(path)).read()
+        return lseverity_model_from_graph(parse_rdf_file(path, what="L-Severity model file"), str(path))
 
 
 class _Reader:
@@ -571,6 +572,11 @@ class _Reader:
 
 def load_lseverity_model(path: str | os.PathLike) -> LSeverityModel:
     return LSeverityModel.load(path)
+
+
+def lseverity_model_from_graph(graph, file: str = "<L-Severity model>") -> LSeverityModel:
+    """The model in an rdflib graph (errors name ``file``)."""
+    return _Reader(graph, file).read()
 
 
 # ---------------------------------------------------------------------- the thesis model

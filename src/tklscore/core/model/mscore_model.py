@@ -13,20 +13,42 @@ given priorities directly. A group of a single node has priority 1. Thesis examp
 The result, :meth:`MScoreModel.weights`, is the ``(attribute, value, weight)`` triples that
 :class:`tklscore.core.scoring.weights.Weights` takes; for a continuous attribute the values are
 intervals such as ``[0,30)``.
+
+Persistence is Turtle with the vocabulary ``https://tklscore.org/ns/mscore#`` (prefix
+``ms:``); loading identifies nodes by their literals, so any IRIs or blank nodes do::
+
+    <https://tklscore.org/models/…/> a ms:Model ; rdfs:label "…" ;
+        ms:ahpMethod "eigenvector" ; ms:randomIndex "thesis" .
+    m:attribute/Medication a ms:Attribute ; ms:name "Medication" ; ms:position 0 .
+    m:value/Medication/Statin a ms:Value ; ms:attribute m:attribute/Medication ;
+        ms:value "Statin" ; ms:position 2 .
+    m:judgement/0 a ms:Judgement ; ms:group m:attribute/Medication ;    # or the model: attributes
+        ms:criterionA m:value/Medication/ARV ; ms:criterionB m:value/Medication/Statin ; ms:rating 1 .
+    m:attribute/Medication ms:priority 0.5 .    # a priority given directly, in place of judgements
+
+A group (the attributes, or one attribute's values) is given either by judgements (the
+upper triangle of its completed matrix is written) or by ``ms:priority`` on its members.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
 from tklscore.core.model.ahp import AHPResult, ahp, reciprocal_matrix
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_write
 from tklscore.core.scoring.weights import Weights
 
 GOAL = "Goal"
+VOCABULARY = "https://tklscore.org/ns/mscore#"
+MODEL_NAMESPACE_BASE = "https://tklscore.org/models/"
 _SUM_TOL = 1e-6
 
 
@@ -185,6 +207,158 @@ class MScoreModel:
     def inconsistent(self, threshold: float = 0.10) -> dict[str | None, AHPResult]:
         """The groups whose AHP judgements have CR above ``threshold``."""
         return {k: r for k, r in self.results.items() if not r.acceptable(threshold)}
+
+    # ------------------------------------------------------------------ Turtle
+    def to_graph(self, namespace: str | None = None):
+        from rdflib import RDF, RDFS, XSD, Graph, Literal, Namespace, URIRef
+
+        ms = Namespace(VOCABULARY)
+        namespace = namespace or MODEL_NAMESPACE_BASE + quote(self.name.replace(" ", "-"), safe="") + "/"
+        graph = Graph()
+        graph.bind("ms", ms)
+        graph.bind("m", Namespace(namespace))
+        model = URIRef(namespace)
+        graph.add((model, RDF.type, ms.Model))
+        graph.add((model, RDFS.label, Literal(self.name)))
+        graph.add((model, ms.ahpMethod, Literal(self.method)))
+        graph.add((model, ms.randomIndex, Literal(self.ri)))
+
+        def number(x: float) -> Literal:
+            return Literal(format(Decimal(repr(float(x))), "f"), datatype=XSD.decimal)
+
+        def attribute_iri(attribute: str) -> URIRef:
+            return URIRef(f"{namespace}attribute/{quote(attribute, safe='')}")
+
+        def value_iri(attribute: str, value: str) -> URIRef:
+            return URIRef(f"{namespace}value/{quote(attribute, safe='')}/{quote(value, safe='')}")
+
+        members_of = {None: [attribute_iri(a) for a in self.attributes]}
+        for position, attribute in enumerate(self.attributes):
+            node = attribute_iri(attribute)
+            graph.add((node, RDF.type, ms.Attribute))
+            graph.add((node, ms.name, Literal(attribute)))
+            graph.add((node, ms.position, Literal(position)))
+            members_of[attribute] = []
+            for place, value in enumerate(self._values[attribute]):
+                member = value_iri(attribute, value)
+                graph.add((member, RDF.type, ms.Value))
+                graph.add((member, ms.attribute, node))
+                graph.add((member, ms.value, Literal(value)))
+                graph.add((member, ms.position, Literal(place)))
+                members_of[attribute].append(member)
+        count = 0
+        for key, members in members_of.items():
+            if key in self.results and len(members) > 1:
+                group = model if key is None else attribute_iri(key)
+                matrix = self.results[key].completed_matrix
+                for i in range(len(members)):
+                    for j in range(i + 1, len(members)):
+                        node = URIRef(f"{namespace}judgement/{count}")
+                        count += 1
+                        graph.add((node, RDF.type, ms.Judgement))
+                        graph.add((node, ms.group, group))
+                        graph.add((node, ms.criterionA, members[i]))
+                        graph.add((node, ms.criterionB, members[j]))
+                        graph.add((node, ms.rating, number(matrix[i, j])))
+            elif key in self._priorities:
+                for member, priority in zip(members, self._priorities[key]):
+                    graph.add((member, ms.priority, number(priority)))
+        return graph
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the model as Turtle, atomically."""
+        path = Path(path)
+        text = self.to_graph().serialize(format="turtle")
+        with atomic_write(path) as handle:
+            handle.write(text)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "MScoreModel":
+        """Read a model written by :meth:`save` (or by hand in the same vocabulary)."""
+        from tklscore.core.files.rdf import parse_rdf_file
+
+        return cls.from_graph(parse_rdf_file(path, what="M-Score model file"), str(path))
+
+    @classmethod
+    def from_graph(cls, graph, file: str = "<M-Score model>") -> "MScoreModel":
+        from rdflib import RDF, RDFS, Literal, Namespace
+
+        ms = Namespace(VOCABULARY)
+
+        def fail(node, message: str) -> InputError:
+            return InputError(f"node {node.n3()}: {message}", file=file)
+
+        def one(node, predicate, required: bool = True):
+            values = list(graph.objects(node, predicate))
+            if len(values) > 1:
+                raise fail(node, f"has {len(values)} values for ms:{predicate.split('#')[-1]}; expected one")
+            if not values and required:
+                raise fail(node, f"lacks ms:{predicate.split('#')[-1]}")
+            return values[0] if values else None
+
+        def number(node, predicate, required: bool = True) -> float | None:
+            value = one(node, predicate, required)
+            if value is None:
+                return None
+            try:
+                return float(str(value)) if isinstance(value, Literal) else float("nan")
+            except ValueError:
+                raise fail(node, f"ms:{predicate.split('#')[-1]} {value.n3()} is not a number") from None
+
+        def ordered(kind) -> list:
+            def position(node):
+                value = number(node, ms.position, required=False)
+                return (math.inf if value is None else value, node.n3())
+            return sorted(set(graph.subjects(RDF.type, kind)), key=position)
+
+        models = list(set(graph.subjects(RDF.type, ms.Model)))
+        if len(models) != 1:
+            raise InputError(f"holds {len(models)} ms:Model nodes; an M-Score model file holds exactly one",
+                             file=file, hint=f"the vocabulary is {VOCABULARY}")
+        root = models[0]
+        label = graph.value(root, RDFS.label)
+        attributes = {node: str(one(node, ms.name)) for node in ordered(ms.Attribute)}
+        values: dict = {node: [] for node in attributes}
+        names = {root: None, **{node: name for node, name in attributes.items()}}
+        for node in ordered(ms.Value):
+            owner = one(node, ms.attribute)
+            if owner not in attributes:
+                raise fail(node, f"ms:attribute {owner.n3()} is not an ms:Attribute")
+            values[owner].append(node)
+        method, ri = (one(root, p, required=False) for p in (ms.ahpMethod, ms.randomIndex))
+        model = cls([(attributes[a], [str(one(v, ms.value)) for v in vs]) for a, vs in values.items()],
+                    method=str(method) if method is not None else "eigenvector",
+                    ri=str(ri) if ri is not None else "thesis",
+                    name=str(label) if label is not None else Path(file).stem)
+        members = {None: list(attributes), **{attributes[a]: vs for a, vs in values.items()}}
+        judgements: dict = {}
+        for node in graph.subjects(RDF.type, ms.Judgement):
+            group = one(node, ms.group)
+            if group not in names:
+                raise fail(node, f"ms:group {group.n3()} is neither the ms:Model nor an ms:Attribute")
+            key = names[group]
+            index = {m: i for i, m in enumerate(members[key])}
+            a, b = one(node, ms.criterionA), one(node, ms.criterionB)
+            if a not in index or b not in index:
+                raise fail(node, "its criteria are not members of its group")
+            judgements.setdefault(key, {})[(index[a], index[b])] = number(node, ms.rating)
+        try:
+            for key, given in judgements.items():
+                matrix = reciprocal_matrix(len(members[key]), given)
+                if key is None:
+                    model.set_attribute_judgements(matrix)
+                else:
+                    model.set_value_judgements(key, matrix)
+            for key, nodes in members.items():
+                if key in judgements:
+                    continue
+                priorities = [number(n, ms.priority, required=False) for n in nodes]
+                if all(p is not None for p in priorities) and len(nodes) > 1:
+                    model.set_priorities(priorities, key)
+        except InputError as error:
+            raise InputError(error.message, file=file, hint=error.hint) from None
+        return model
 
 
 def thesis_example_model() -> MScoreModel:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -28,7 +27,10 @@ from tklscore.core.errors import InputError, MissingWeightsError
 from tklscore.core.tables.published import Release, source_ids
 from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import MISSING, Table
-from tklscore.core.scoring.weights import Weights
+from tklscore.core.scoring.weights import Weights, WeightsPerScore
+
+_NOT_COMPUTED = object()
+_KEPT_WEIGHTS = 3  # W(r) of the last weights used: one per score when each score has its own
 
 SCORE_NAMES = ("tkl", "tkl_max", "m_score", "m_score_inf", "l_severity")
 RECORD_COLUMNS = ("id", "k", "l", "t", "weight_sum", "tkl", "m_score", "l_severity")
@@ -156,6 +158,7 @@ class Scorer:
             else factorize(source.frame[c])
             for c in roles.sa
         }
+        self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED
         self._weights_cache: dict = {}
         self._whole_cache: dict = {}
         self.notes = self._missing_value_notes()
@@ -187,18 +190,30 @@ class Scorer:
                 notes.append(f"column '{column}' has {empty} empty cell(s); they count as a value of their own")
         return notes
 
-    @cached_property
+    @property
     def factors(self) -> DistinguishingFactors | None:
         """k-, l- and t-DF of every source record (None without QIs: they depend on P)."""
         return self.compute_factors()
 
+    @property
+    def factors_computed(self) -> bool:
+        """Whether the distinguishing factors are held (computed and not invalidated)."""
+        return self._factors is not _NOT_COMPUTED
+
     def compute_factors(self, progress=None) -> DistinguishingFactors | None:
         """The distinguishing factors, computed once (``progress(fraction)`` between steps;
         it may raise to stop, and then nothing is kept)."""
-        if "factors" not in self.__dict__:
-            self.__dict__["factors"] = (None if not self._qi else compute_distinguishing_factors(
+        if self._factors is _NOT_COMPUTED:
+            self._factors = (None if not self._qi else compute_distinguishing_factors(
                 self._qi, self._sa, self.roles.continuous, progress))
-        return self.__dict__["factors"]
+        return self._factors
+
+    def invalidate(self) -> None:
+        """Drop what is cached (distinguishing factors, W(r), whole-source scores): the next
+        score computes them again."""
+        self._factors = _NOT_COMPUTED
+        self._weights_cache.clear()
+        self._whole_cache.clear()
 
     def factors_of(self, positions: np.ndarray) -> DistinguishingFactors:
         if self.factors is not None:
@@ -232,7 +247,9 @@ class Scorer:
                                 f"(largest W(r) = {total.max():.5g}); tkl and L use W(r) as it is, M caps it "
                                 f"at 1, and normalisation against the theoretical maximum is no longer "
                                 f"bounded by 1")
-            self._weights_cache = {key: (total, warnings)}  # keep only the current weights
+            self._weights_cache[key] = (total, warnings)
+            while len(self._weights_cache) > _KEPT_WEIGHTS:
+                del self._weights_cache[next(iter(self._weights_cache))]
         return self._weights_cache[key]
 
     def whole_source_scores(self, weights: Weights, x: float, missing_weight_zero: bool = False) -> ScoreSet:
@@ -241,8 +258,9 @@ class Scorer:
         if key not in self._whole_cache:
             weight_sum, _ = self.record_weights(weights, missing_weight_zero)
             factors = self.factors_of(np.arange(len(self.source)))
-            self._whole_cache = {key: table_scores(
-                record_scores(factors.k, factors.l, factors.t, weight_sum), x)}
+            self._whole_cache[key] = table_scores(record_scores(factors.k, factors.l, factors.t, weight_sum), x)
+            while len(self._whole_cache) > _KEPT_WEIGHTS:
+                del self._whole_cache[next(iter(self._whole_cache))]
         return self._whole_cache[key]
 
     def score(self, release: Release | np.ndarray, weights: Weights, x: float = 1.0,
@@ -275,6 +293,31 @@ class Scorer:
         }, columns=list(RECORD_COLUMNS))
         return ScoreReport(len(self.source), n, x, scores, by_source,
                            normalise_by_theoretical_max(scores, n, x), records, warnings, whole)
+
+
+    def score_with_own_weights(self, release: Release | np.ndarray, weights: WeightsPerScore, x: float = 1.0,
+                               missing_weight_zero: bool = False) -> ScoreReport:
+        """Each score with its own weights (data-model.md §5): tkl-Score and tkl-Score_max
+        with ``weights.tkl``, M-Score with ``weights.m_score``, L-Severity with
+        ``weights.l_severity``. Record columns follow the same split; ``weight_sum`` is W(r)
+        under the tkl weights. With one shared weights object this equals :meth:`score`."""
+        tkl = self.score(release, weights.tkl, x, missing_weight_zero)
+        if weights.m_score is weights.tkl and weights.l_severity is weights.tkl:
+            return tkl
+        m = self.score(release, weights.m_score, x, missing_weight_zero)
+        l_sev = self.score(release, weights.l_severity, x, missing_weight_zero)
+
+        def merged(get) -> ScoreSet:
+            t_set, m_set, l_set = get(tkl), get(m), get(l_sev)
+            return ScoreSet(t_set.tkl, t_set.tkl_max, m_set.m_score, m_set.m_score_inf, l_set.l_severity)
+
+        records = tkl.records.copy()
+        records["m_score"] = m.records["m_score"].to_numpy()
+        records["l_severity"] = l_sev.records["l_severity"].to_numpy()
+        warnings = list(dict.fromkeys(tkl.warnings + m.warnings + l_sev.warnings))
+        return ScoreReport(tkl.source_rows, tkl.published_rows, tkl.x, merged(lambda r: r.scores),
+                           merged(lambda r: r.normalized_source), merged(lambda r: r.normalized_max),
+                           records, warnings, merged(lambda r: r.source_scores))
 
 
 def _shown(value) -> str:

@@ -176,3 +176,18 @@ def load_weights(path: str | os.PathLike) -> Weights:
             raise InputError(f"weight '{raw}' is not a number", file=name, row=number, column="weight") from None
         entries.append(WeightEntry(row[ia].strip(), row[iv], weight, number))
     return Weights(entries, name=name)
+
+
+@dataclass(frozen=True)
+class WeightsPerScore:
+    """The weights each score uses (data-model.md §5): tkl-Score and tkl-Score_max,
+    M-Score, L-Severity — each score's own model, or one set shared by all three."""
+
+    tkl: "Weights"
+    m_score: "Weights"
+    l_severity: "Weights"
+
+    @classmethod
+    def shared(cls, weights: "Weights") -> "WeightsPerScore":
+        """The same weights for all three scores (the thesis' like-for-like comparison)."""
+        return cls(weights, weights, weights)

@@ -1,0 +1,28 @@
+"""``tklscore demo``: score the thesis example (Scenarios 1 and 2) and print the scores."""
+
+from __future__ import annotations
+
+import argparse
+
+from tklscore.cli.score import render_table
+from tklscore.core.examples import thesis_example
+from tklscore.core.scoring.scores import Scorer
+from tklscore.core.tables.published import locate_by_ids
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    demo = commands.add_parser("demo", help="score the thesis example (Scenarios 1 and 2) and print the scores")
+    demo.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    example = thesis_example()
+    scorer = Scorer(example.source, example.roles)
+    scenario_1 = locate_by_ids(example.source, example.published_ids, example.roles.identifier)
+    print("tkl-Score Workbench: the thesis' illustrative example "
+          "(QI Job, City, Gender; SA Disease, Medication, Age, Initial Diagnosis; Table 4.2 weights)\n")
+    print("== Scenario 1: Table 3.6 (records 3-6) is published")
+    print(render_table(scorer.score(scenario_1, example.weights), "Table 3.1", "Table 3.6"))
+    print("== Scenario 2: the whole of Table 3.1 is published")
+    print(render_table(scorer.score(range(len(scorer)), example.weights), "Table 3.1", "Table 3.1"))
+    return 0

@@ -1,0 +1,23 @@
+"""``tklscore gui ...``: start the desktop application (Qt is imported only when it runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    gui = commands.add_parser("gui", help="start the desktop application")
+    gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
+    gui.add_argument("--project", metavar="FILE", help="open a project file")
+    gui.add_argument("--screenshot", metavar="OUT.png", help="render the view once everything has loaded, save, exit")
+    gui.add_argument("--view", choices=["release", "scores", "model", "ahp", "patient"], default="release",
+                     help="the view to show first")
+    gui.add_argument("--patient", action="store_true",
+                     help="start in the patient view (PIA's Patient Data Visualizer); same as --view patient")
+    gui.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from tklscore.gui.app import main as gui_main
+
+    return gui_main(args)

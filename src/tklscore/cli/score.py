@@ -1,0 +1,119 @@
+"""``tklscore score SOURCE (--published FILE | --rows IDS) ...``: the scores of one release."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+
+from tklscore.cli.arguments import column_list, x_value
+from tklscore.core.files.atomic import atomic_write
+from tklscore.core.model.data_model import TklDataModel
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer
+from tklscore.core.scoring.weights import load_weights
+from tklscore.core.tables.loading import load_table
+from tklscore.core.tables.published import locate_by_ids, locate_table
+from tklscore.core.tables.roles import Roles
+
+SCORE_LABELS = {
+    "tkl": "tkl-Score",
+    "tkl_max": "tkl-Score_max",
+    "m_score": "M-Score (x)",
+    "m_score_inf": "M-Score (x=inf)",
+    "l_severity": "L-Severity",
+}
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    score = commands.add_parser("score", help="score a published table against its source table",
+                                description="Score a published table (a file, or ids of source records) "
+                                            "against its source table.")
+    score.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
+    chosen = score.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--published", metavar="FILE", help="published table file")
+    chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
+                        help="ids of the published source records (0-based row numbers without --id-column)")
+    score.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
+    score.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
+                       help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
+    score.add_argument("--sa", metavar="COL[,COL...]", type=column_list, required=True, help="sensitive columns")
+    score.add_argument("--continuous", metavar="COL[,COL...]", type=column_list, default=[],
+                       help="sensitive columns that are continuous (numeric, ordered)")
+    weighting = score.add_mutually_exclusive_group(required=True)
+    weighting.add_argument("--weights", metavar="WEIGHTS.csv",
+                           help="CSV attribute,value,weight (intervals such as [0,30) for continuous columns)")
+    weighting.add_argument("--model", metavar="MODEL.ttl",
+                           help="a tkl-Data Model (Turtle) whose derived weights are used")
+    score.add_argument("--missing-weight-zero", action="store_true",
+                       help="treat sensitive values without a weight as weight 0 (default: error)")
+    score.add_argument("--x", metavar="X|inf", type=x_value, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
+    score.add_argument("--format", choices=["table", "json", "csv"], default="table",
+                       help="table (for people), json (scores and records), csv (records)")
+    score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    score.add_argument("--skip-unlocated", action="store_true",
+                       help="score the located records when some published records are not in the source "
+                            "(default: error)")
+    score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
+    score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
+    score.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
+    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
+    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+    scorer = Scorer(source, roles)
+    weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
+    if args.published:
+        published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
+        release = locate_table(source, published, args.id_column, roles.continuous)
+    else:
+        release = locate_by_ids(source, args.rows, args.id_column)
+    if not args.skip_unlocated:
+        release.require_all_located()
+    report = scorer.score(release, weights, args.x, args.missing_weight_zero)
+    for warning in report.warnings:
+        print(f"tklscore: warning: {warning}", file=sys.stderr)
+    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    if args.output:
+        with atomic_write(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
+    if fmt == "json":
+        return json.dumps(report.to_json_dict(), indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
+                              lineterminator="\n")
+        return buffer.getvalue()
+    return render_table(report, source, published)
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
+    x = "inf" if math.isinf(report.x) else f"{report.x:g}"
+    lines = [f"Source:    {source} ({report.source_rows} records)",
+             f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
+             "",
+             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
+    for key in SCORE_NAMES:
+        label = SCORE_LABELS[key].replace("(x)", f"(x={x})")
+        lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
+                     f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
+                     f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")
+    lines += ["", "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"]
+    frame = report.records.rename(columns={"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M",
+                                           "l_severity": "RS_L"})
+    lines.append(frame.to_string(index=False, float_format=lambda v: f"{v:.5f}"))
+    return "\n".join(lines) + "\n"

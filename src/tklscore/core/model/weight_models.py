@@ -1,0 +1,83 @@
+"""The three weight models, read from one kind of file: a tkl-Data Model (tkl-Score's
+weights, Alg. 2), M-Score's three-level AHP tree and L-Severity's data model with
+inference relationships (spec data-model.md §5).
+
+:func:`load_weight_model` reads any of them from Turtle (the file says which it is) and
+gives its ``(attribute, value, weight)`` triples and :class:`Weights`. To score each score
+with its own model, put the three in a :class:`~tklscore.core.scoring.weights.WeightsPerScore`
+and call :meth:`tklscore.core.scoring.scores.Scorer.score_with_own_weights`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rdflib import RDF, Namespace
+
+from tklscore.core.errors import InputError
+from tklscore.core.files.rdf import parse_rdf_file
+from tklscore.core.model import lseverity_model, mscore_model
+from tklscore.core.model.data_model import TKLM, TklDataModel
+from tklscore.core.model.lseverity_model import LSeverityModel
+from tklscore.core.model.mscore_model import MScoreModel
+from tklscore.core.scoring.weights import Weights
+
+TKL_DATA_MODEL = "tkl-Data Model"
+MSCORE_MODEL = "M-Score model"
+LSEVERITY_MODEL = "L-Severity model"
+
+
+@dataclass(frozen=True)
+class WeightModel:
+    """One weight model read from a file: its kind, the model object and its weights."""
+
+    kind: str                  # TKL_DATA_MODEL, MSCORE_MODEL or LSEVERITY_MODEL
+    model: TklDataModel | MScoreModel | LSeverityModel
+    file: str
+
+    def weight_triples(self) -> list[tuple[str, str, float]]:
+        """``(attribute, value, weight)`` of every sensitive value the model weighs."""
+        if isinstance(self.model, TklDataModel):
+            return self.model.weight_triples()
+        return self.model.weights()
+
+    def to_weights(self) -> Weights:
+        """The weights the scoring core takes, named after the file."""
+        if isinstance(self.model, TklDataModel):
+            return self.model.to_weights(self.file)
+        if isinstance(self.model, LSeverityModel):
+            return self.model.to_weights(self.file)
+        return Weights(self.model.weights(), name=self.file)
+
+
+def load_weight_model(path: str | os.PathLike) -> WeightModel:
+    """Read a tkl-Data Model, M-Score model or L-Severity model file (Turtle, …)."""
+    graph = parse_rdf_file(path, what="model file")
+    file = str(path)
+    found = [kind for kind, node_type in ((TKL_DATA_MODEL, TKLM.TklDataModel),
+                                          (MSCORE_MODEL, Namespace(mscore_model.VOCABULARY).Model),
+                                          (LSEVERITY_MODEL, Namespace(lseverity_model.VOCABULARY).Model))
+             if (None, RDF.type, node_type) in graph]
+    if len(found) != 1:
+        raise InputError(("holds no weight model" if not found else f"holds {' and '.join(found)}")
+                         + "; a model file holds exactly one of a tkl-Data Model, an M-Score model "
+                           "or an L-Severity model", file=file)
+    kind = found[0]
+    if kind == TKL_DATA_MODEL:
+        model = TklDataModel.from_graph(graph, file)
+    elif kind == MSCORE_MODEL:
+        model = MScoreModel.from_graph(graph, file)
+    else:
+        model = lseverity_model.lseverity_model_from_graph(graph, file)
+    return WeightModel(kind, model, file)
+
+
+def load_weights_or_model(path: str | os.PathLike) -> Weights:
+    """Weights from a weights CSV (``.csv``/``.tsv``/``.txt``) or from any weight model file."""
+    from tklscore.core.scoring.weights import load_weights
+
+    if Path(path).suffix.lower() in (".csv", ".tsv", ".txt"):
+        return load_weights(path)
+    return load_weight_model(path).to_weights()
