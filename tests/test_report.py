@@ -165,3 +165,64 @@ def test_more_measures_add_their_own_sections(model_workbench, monkeypatch):
                                           (None, "undefined")])
 def test_score_verdict_bands(value, level):
     assert verdict(value).level == level
+
+
+def _cli_arguments(folder):
+    files = {p.name: p for p in write_thesis_example(folder)}
+    return files, [str(files["table_3_1.csv"]), "--published", str(files["table_3_6.csv"]), "--id-column", "id",
+                   "--qi", "Job,City,Gender", "--sa", "Disease,Medication,Age,Initial Diagnosis",
+                   "--continuous", "Age"]
+
+
+def test_cli_report_pdf_from_the_model(qtbot, tmp_path, capsys):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    out = tmp_path / "report.pdf"
+    assert main(["report", *arguments, "--model", str(files["model.ttl"]), "--output", str(out)]) == 0
+    pages = _pdf_pages(out)
+    assert len(pages) >= 3 and f"page 1 of {len(pages)}" in pages[0]
+    whole = " ".join(pages)
+    assert "tkl-Score release report: table_3_6.csv" in whole
+    assert "Weights derived from the tkl-Data Model" in whole and "4.92534" in whole
+    assert hashlib.sha256(files["table_3_1.csv"].read_bytes()).hexdigest()[:40] in whole.replace(" ", "")
+    assert f"report written to {out}" in capsys.readouterr().err
+
+
+def test_cli_report_html_and_csv_from_a_weights_file(qtbot, tmp_path):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    weights = ["--weights", str(files["weights_table_4_2.csv"])]
+    assert main(["report", *arguments, *weights, "--output", str(tmp_path / "r.html")]) == 0
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "4.98258" in text and "0.5686" in text and "Weights from the weights file" in text
+    assert hashlib.sha256(files["table_3_6.csv"].read_bytes()).hexdigest() in text
+    assert main(["report", *arguments, *weights, "--output", str(tmp_path / "r.csv")]) == 0
+    lines = (tmp_path / "r.csv").read_text().splitlines()
+    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity" and len(lines) == 5
+
+
+def test_cli_report_refuses_an_unknown_format(tmp_path, capsys):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    status = main(["report", *arguments, "--weights", str(files["weights_table_4_2.csv"]),
+                   "--output", str(tmp_path / "r.docx")])
+    assert status == 2
+    assert "a report can be written as .html, .pdf or .csv, not '.docx'" in capsys.readouterr().err
+    assert not (tmp_path / "r.docx").exists()
+
+
+def test_cli_report_draws_offscreen_without_a_display(monkeypatch):
+    from tklscore.cli import report as cli_report
+
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(cli_report.sys, "platform", "linux")
+    cli_report._offscreen_without_display()
+    assert cli_report.os.environ["QT_QPA_PLATFORM"] == "offscreen"
+    monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
+    cli_report._offscreen_without_display()
+    assert cli_report.os.environ["QT_QPA_PLATFORM"] == "xcb"

@@ -13,11 +13,12 @@ import os
 import sys
 
 from tklscore import __version__
-from tklscore.cli import ahp, demo, example, gui, model, pia, score, taxonomy
+from tklscore.cli import ahp, demo, example, gui, model, pia, report, score, taxonomy
 from tklscore.core.errors import InputError
 
 COMMAND_GROUPS = [
     score,
+    report,
     example,
     demo,
     ahp,

@@ -7,13 +7,14 @@ import io
 import json
 import math
 import sys
+from dataclasses import dataclass
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer
-from tklscore.core.scoring.weights import load_weights
-from tklscore.core.tables.loading import load_table
+from tklscore.core.scoring.weights import Weights, load_weights
+from tklscore.core.tables.loading import Table, load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
 
@@ -30,43 +31,62 @@ def register(commands: argparse._SubParsersAction) -> None:
     score = commands.add_parser("score", help="score a published table against its source table",
                                 description="Score a published table (a file, or ids of source records) "
                                             "against its source table.")
-    score.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
-    chosen = score.add_mutually_exclusive_group(required=True)
+    add_release_arguments(score)
+    score.add_argument("--format", choices=["table", "json", "csv"], default="table",
+                       help="table (for people), json (scores and records), csv (records)")
+    score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    score.set_defaults(handler=run)
+
+
+def add_release_arguments(parser: argparse.ArgumentParser) -> None:
+    """The source, the release, the roles, the weights and x: what ``score`` and ``report`` share."""
+    parser.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
+    chosen = parser.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--published", metavar="FILE", help="published table file")
     chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
                         help="ids of the published source records (0-based row numbers without --id-column)")
-    score.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
-    score.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
-                       help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
-    score.add_argument("--sa", metavar="COL[,COL...]", type=column_list, required=True, help="sensitive columns")
-    score.add_argument("--continuous", metavar="COL[,COL...]", type=column_list, default=[],
-                       help="sensitive columns that are continuous (numeric, ordered)")
-    weighting = score.add_mutually_exclusive_group(required=True)
+    parser.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
+    parser.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
+                        help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
+    parser.add_argument("--sa", metavar="COL[,COL...]", type=column_list, required=True, help="sensitive columns")
+    parser.add_argument("--continuous", metavar="COL[,COL...]", type=column_list, default=[],
+                        help="sensitive columns that are continuous (numeric, ordered)")
+    weighting = parser.add_mutually_exclusive_group(required=True)
     weighting.add_argument("--weights", metavar="WEIGHTS.csv",
                            help="CSV attribute,value,weight (intervals such as [0,30) for continuous columns)")
     weighting.add_argument("--model", metavar="MODEL.ttl",
                            help="a tkl-Data Model (Turtle) whose derived weights are used")
-    score.add_argument("--missing-weight-zero", action="store_true",
-                       help="treat sensitive values without a weight as weight 0 (default: error)")
-    score.add_argument("--x", metavar="X|inf", type=x_value, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
-    score.add_argument("--format", choices=["table", "json", "csv"], default="table",
-                       help="table (for people), json (scores and records), csv (records)")
-    score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    score.add_argument("--skip-unlocated", action="store_true",
-                       help="score the located records when some published records are not in the source "
-                            "(default: error)")
-    score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
-    score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
-    score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
-    score.set_defaults(handler=run)
+    parser.add_argument("--missing-weight-zero", action="store_true",
+                        help="treat sensitive values without a weight as weight 0 (default: error)")
+    parser.add_argument("--x", metavar="X|inf", type=x_value, default=1.0,
+                        help="M-Score's x (≥ 1, or inf; default 1)")
+    parser.add_argument("--skip-unlocated", action="store_true",
+                        help="score the located records when some published records are not in the source "
+                             "(default: error)")
+    parser.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
+    parser.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    parser.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
 
 
-def run(args) -> int:
+@dataclass
+class ScoredRelease:
+    """What ``add_release_arguments`` asked for, loaded and scored."""
+
+    source: Table
+    roles: Roles
+    weights: Weights
+    model: TklDataModel | None     # the tkl-Data Model the weights come from (None: a weights file)
+    report: ScoreReport
+
+
+def score_release(args) -> ScoredRelease:
+    """Load the inputs named by ``args`` and score the release; warnings go to stderr."""
     sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
+    model = TklDataModel.load(args.model) if args.model else None
+    weights = load_weights(args.weights) if args.weights else model.to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous)
@@ -77,6 +97,11 @@ def run(args) -> int:
     report = scorer.score(release, weights, args.x, args.missing_weight_zero)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
+    return ScoredRelease(source, roles, weights, model, report)
+
+
+def run(args) -> int:
+    report = score_release(args).report
     text = render(report, args.format, source=args.source, published=args.published or "--rows")
     if args.output:
         with atomic_write(args.output) as handle:
