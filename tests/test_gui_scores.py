@@ -187,3 +187,20 @@ def test_report_shows_judgement_consistency(qtbot):
     qtbot.waitUntil(lambda: bool(workbench.reports), timeout=15000)
     text = build_report_html(report_input(workbench))
     assert "MedicalHealth" in text and "CR" in text and "Weights derived from the tkl-Data Model" in text
+
+
+def test_record_axes_show_whole_records_and_nothing_is_cut_off(view):
+    from tklscore.gui.scores.charts import WholeNumberAxis
+
+    growth = view.growth_chart
+    axis = growth.plot_item.getAxis("bottom")
+    assert isinstance(axis, WholeNumberAxis)
+    for low, high in ((0.5, 4.5), (0.9, 1.6), (0.5, 40_000.5)):
+        ticks = [v for _, values in axis.tickValues(low, high, 600) for v in values]
+        assert ticks and all(float(v).is_integer() for v in ticks), (low, high, ticks)
+    (x_low, x_high), (y_low, y_high) = growth.plot_item.viewRange()
+    assert x_low < 1 and x_high > 4 and y_low <= 0  # the 4th growth point is inside
+    assert y_high > max(growth.series["tkl"].yData) * 1.2  # room for the legend above the lines
+    per_record = view.per_record_chart
+    (x_low, x_high), _ = per_record.plot_item.viewRange()
+    assert x_low < 0 and x_high > 3  # the last record is inside

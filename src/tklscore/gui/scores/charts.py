@@ -6,10 +6,10 @@
 - :class:`GrowthChart`: tkl/M/L (normalised by source) as records are added in published order.
 
 Every chart has a legend (one row above the data, never over a line) and axis labels,
-is redrawn only by ``set_data`` and exports itself as PNG or SVG (:meth:`ScoreChart.export`,
-:meth:`ScoreChart.png_bytes`); :func:`render_png` draws one at a fixed size with large text
-for a report. Record axes show whole records only. Series longer than :data:`MAX_POINTS`
-are decimated evenly (first and last point kept).
+is redrawn only by ``set_data`` and exports itself as PNG or SVG (:meth:`ScoreChart.export`);
+:func:`render_png` draws one at a fixed size, with :meth:`ScoreChart.use_report_style`'s
+large text for a report. Record axes show whole records only. Series longer than
+:data:`MAX_POINTS` are decimated evenly (first and last point kept).
 """
 
 from __future__ import annotations
@@ -158,18 +158,6 @@ class ScoreChart(pg.PlotWidget):
             self.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
         finally:
             painter.end()
-
-    def png_bytes(self, width: int = 900) -> bytes:
-        """The chart as PNG bytes (for embedding into a report)."""
-        exporter = pg.exporters.ImageExporter(self.plot_item)
-        exporter.parameters()["width"] = width
-        image = exporter.export(toBytes=True)
-        data = QByteArray()
-        buffer = QBuffer(data)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        image.save(buffer, "PNG")
-        buffer.close()
-        return bytes(data.data())
 
 
 class PerRecordChart(ScoreChart):
