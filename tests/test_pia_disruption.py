@@ -303,8 +303,8 @@ def test_preference_file_unparsable(tmp_path):
     (tmp_path / "bad.ttl").write_text("this is { not turtle\n")
     with pytest.raises(InputError, match="not valid turtle RDF"):
         load_preferences(tmp_path / "bad.ttl", data)
-    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(InputError, match="not UTF-8"):
+    (tmp_path / "bin.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(InputError, match="holds binary data"):
         load_preferences(tmp_path / "bin.csv", data)
     with pytest.raises(InputError, match="preference file not found"):
         load_preferences(tmp_path / "missing.csv", data)

@@ -4,8 +4,6 @@ priorities and consistency of one AHP judgement matrix (spec data-model.md §4).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import math
 import sys
@@ -19,6 +17,7 @@ from tklscore.core.model.ahp import (
     verdict,
 )
 from tklscore.core.errors import InputError, existing_file
+from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.tables.loading import detect_delimiter
 
 HELP = """\
@@ -89,19 +88,13 @@ def read_matrix(path) -> tuple[list[str], list[list[float]], list[int]]:
     judgements filled by reciprocity) and the file row number of each criterion's row."""
     path = existing_file(path, "judgement matrix file")
     name = str(path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("cp1252", errors="replace")
+    text = read_text(path, "judgement matrix file")
     if not text.strip():
         raise InputError("the file is empty", file=name,
                          hint="expected a header row ',A,B,...' then one row per criterion")
-    reader = csv.reader(io.StringIO(text), delimiter=detect_delimiter(text, path.suffix.lower()))
-    lines: list[tuple[int, list[str]]] = []
-    for fields in reader:
-        if any(f.strip() for f in fields):
-            lines.append((reader.line_num, [f.strip() for f in fields]))
+    lines = [(row, [f.strip() for f in fields])
+             for row, fields in csv_rows(text, name, detect_delimiter(text, path.suffix.lower()))
+             if any(f.strip() for f in fields)]
     (header_row, header), body = lines[0], lines[1:]
     while header and not header[-1] and len(header) > 1:
         header = header[:-1]  # trailing delimiters
@@ -133,7 +126,7 @@ def read_matrix(path) -> tuple[list[str], list[list[float]], list[int]]:
         cells = []
         for j in range(n):
             try:
-                value = parse_judgement(fields[j + 1])
+                value = parse_judgement(fields[j + 1], on_scale=True)
             except InputError as error:
                 raise InputError(error.message, file=name, row=row, column=criteria[j], hint=error.hint) from None
             if i == j and value is None:

@@ -13,7 +13,7 @@ import os
 import sys
 
 from tklscore import __version__
-from tklscore.cli import ahp, demo, example, gui, model, pia, report, score, taxonomy
+from tklscore.cli import ahp, demo, example, gui, model, pia, release, report, score, taxonomy
 from tklscore.core.errors import InputError
 
 COMMAND_GROUPS = [
@@ -25,6 +25,7 @@ COMMAND_GROUPS = [
     taxonomy,
     model,
     pia,
+    release,
     gui,
 ]
 

@@ -3,6 +3,18 @@
 from __future__ import annotations
 
 
+SHOWN_CHARACTERS = 60
+
+
+def shorten(value, limit: int = SHOWN_CHARACTERS) -> str:
+    """``value`` as text for a message: at most ``limit`` characters, a longer one cut with
+    its length said, so that no message echoes a huge cell."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
+
+
 class InputError(ValueError):
     """Bad input the user can fix. ``str()`` is a complete, actionable message."""
 

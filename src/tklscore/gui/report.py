@@ -21,7 +21,6 @@ import base64
 import datetime as _dt
 import html
 import math
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from PySide6.QtGui import (
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_path
 from tklscore.core.files.digest import sha256_of, sha256_of_text
 from tklscore.core.model.data_model import TABLE_PART, TklDataModel
 from tklscore.core.model.node_names import display_name, inherited_label
@@ -424,23 +424,24 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
     builds the document and writes it to a temporary file renamed over ``path``."""
     path = Path(path)
     suffix = path.suffix.lower()
+    inputs = [f.path for f in data.files if f.path]
     if suffix in (".html", ".htm"):
         def write_html() -> Path:
             hash_files(data)
             text = build_report_html(data, inline_images=True)
-            return _write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+            return _write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"), inputs)
         return write_html
     if suffix == ".pdf":
         def write_pdf() -> Path:
             hash_files(data)
             text = build_report_html(data, inline_images=False)
-            return _write_atomic(path, lambda temporary: print_pdf(temporary, text, data))
+            return _write_atomic(path, lambda temporary: print_pdf(temporary, text, data), inputs)
         return write_pdf
     if suffix == ".csv":
         if data.report is None:
             raise InputError("there are no per-record scores to export yet")
         records = data.report.records
-        return lambda: _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False))
+        return lambda: _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
     raise InputError(f"a report can be written as .html, .pdf or .csv, not '{suffix or path.name}'",
                      file=str(path))
 
@@ -451,14 +452,10 @@ def export_report(path: str | Path, data: ReportInput) -> Path:
 
 
 def _write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    with atomic_path(path) as temporary:
         write(temporary)
-        if not temporary.exists() or temporary.stat().st_size == 0:
-            raise OSError(f"nothing could be written to {path}")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+        if temporary.stat().st_size == 0:
+            raise InputError("nothing could be written", file=str(path))
     return path
 
 

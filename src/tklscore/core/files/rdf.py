@@ -3,6 +3,9 @@
 The format comes from the file name, else from the content; a parser error becomes an
 :class:`InputError` naming the file and, where the parser says, the line. Nothing is ever
 fetched over the network: a JSON-LD document that refers to a remote context is refused.
+Every RDF file is read through :func:`read_rdf_bytes`: bounded in size, and an RDF/XML
+file with a DTD (entity declarations: "billion laughs", external entities) is refused
+before any parser sees it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from pathlib import Path
 import rdflib
 
 from tklscore.core.errors import InputError, existing_file
+
+MAX_RDF_BYTES = 256 * 1024 * 1024
+_XML_FORMATS = {"xml", "pretty-xml", "trix"}
+_DTD = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
 FORMATS = {
     ".ttl": "turtle", ".turtle": "turtle",
@@ -93,17 +100,48 @@ def _remote_contexts(node, found: list[str]) -> None:
             _remote_contexts(item, found)
 
 
+def read_rdf_bytes(path: str | os.PathLike, fmt: str | None = None, what: str = "RDF file") -> bytes:
+    """The bytes of a local RDF file in format ``fmt`` (an rdflib name; ``None``: not known
+    yet), refused when larger than :data:`MAX_RDF_BYTES` or, for RDF/XML, when it declares
+    a DTD or entities."""
+    path = existing_file(path, what)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_RDF_BYTES + 1)
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}", file=str(path)) from None
+    if len(data) > MAX_RDF_BYTES:
+        limit = f"{MAX_RDF_BYTES / 2**20:g} MiB" if MAX_RDF_BYTES >= 2**20 else f"{MAX_RDF_BYTES:,} bytes"
+        raise InputError(f"is larger than {limit}, the most an RDF file may be",
+                         file=str(path), hint="split it, or keep only the part of the vocabulary you use")
+    if fmt is not None:
+        refuse_dtd(path, data, fmt)
+    return data
+
+
+def refuse_dtd(path: str | os.PathLike, data: bytes, fmt: str) -> None:
+    """An InputError when RDF/XML ``data`` declares a DTD or entities: rdflib's XML parser
+    would expand nested entities ("billion laughs") or fetch external ones."""
+    if fmt not in _XML_FORMATS:
+        return
+    probe = data.replace(b"\x00", b"")  # UTF-16/32 text reads as ASCII without its zero bytes
+    match = _DTD.search(probe)
+    if match:
+        line = probe.count(b"\n", 0, match.start()) + 1
+        raise InputError(f"line {line} declares a DTD or entities (<!{match.group(1).decode().upper()}); "
+                         f"RDF/XML with a document type declaration is refused before parsing",
+                         file=str(path), hint="remove the <!DOCTYPE ...> block and write the IRIs out in full")
+
+
 def parse_rdf_file(path: str | os.PathLike, graph: rdflib.Graph | None = None,
                    what: str = "RDF file") -> rdflib.Graph:
     """Parse one local file into ``graph`` (a new one by default); bad syntax → InputError
     naming the file and line. A JSON-LD document with a remote context is refused."""
     path = existing_file(path, what)
     graph = rdflib.Graph() if graph is None else graph
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot be read: {error.strerror or error}", file=str(path)) from None
+    data = read_rdf_bytes(path, None, what)
     fmt, guessed = _format_of(path, data)
+    refuse_dtd(path, data, fmt)
     if fmt == "json-ld":
         try:
             document = json.loads(data.decode("utf-8-sig"))

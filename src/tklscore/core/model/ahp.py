@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, shorten
 
 __all__ = [
     "RANDOM_INDEX",
@@ -160,12 +160,14 @@ def snap_to_scale(value: float) -> float:
 
 _FRACTION = re.compile(r"^\s*([^/]+?)\s*/\s*([^/]+?)\s*$")
 _EMPTY = {"", "-", "–", "—"}
+SCALE_LOW, SCALE_HIGH = 0.109, 9.0  # 1/9 (0.11 as written to two places) to 9
 
 
-def parse_judgement(text) -> float | None:
+def parse_judgement(text, on_scale: bool = False) -> float | None:
     """A judgement written as a number (``3``, ``0.5``) or a fraction (``1/3``); empty
     (or a dash) → ``None``, a missing judgement. Anything else, zero or a negative number
-    raises :class:`InputError`."""
+    raises :class:`InputError`; so does, with ``on_scale`` (a person's judgement read from
+    a file), a value outside Saaty's scale 1/9 … 9."""
     if text is None:
         return None
     if isinstance(text, (int, float, np.number)) and not isinstance(text, bool):
@@ -193,6 +195,10 @@ def parse_judgement(text) -> float | None:
     if value <= 0:
         raise InputError(f"judgement '{shown}' is not positive",
                          hint="judgements are ratios > 0: 1 (equal) to 9, or 1/2 to 1/9 the other way")
+    if on_scale and not SCALE_LOW <= value <= SCALE_HIGH:
+        raise InputError(f"judgement '{shorten(shown)}' is outside Saaty's scale (1/9 to 9)",
+                         hint="1 (equal), 3 (weak), 5 (strong), 7 (very strong), 9 (extreme), or 1/3 … 1/9 "
+                              "the other way")
     return value
 
 

@@ -33,6 +33,7 @@ from rdflib import RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 from rdflib.term import Node
 
 from tklscore.core.errors import InputError
+from tklscore.core.files.rdf import read_rdf_bytes
 
 PIA = Namespace("urn:tklscore:pia#")
 """PIA's own namespace: ``pia:ISA``, ``pia:Root`` and the pattern vocabulary."""
@@ -96,9 +97,9 @@ def parse_graph(path: str | Path, fmt: str | None = None) -> Graph:
     if not path.is_file():
         raise InputError("file not found", file=str(path))
     fmt = fmt or rdf_format(path)
+    data = read_rdf_bytes(path, fmt, "RDF file")
     graph = Graph()
     try:
-        data = path.read_bytes()
         graph.parse(data=data, format=fmt, publicID=path.resolve().as_uri())
     except InputError:
         raise

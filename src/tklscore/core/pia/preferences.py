@@ -46,6 +46,7 @@ from rdflib import Literal, URIRef
 
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError
+from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.pia.disruption import MUST_BE_RELEASED, evaluation_closure
 from tklscore.core.pia.facts import PIA, Triple, graph_prefixes, local_name, parse_graph
 from tklscore.core.pia.privacy_labels import TermResolver
@@ -133,28 +134,22 @@ def load_safety(path: str | Path, data: Iterable[Triple] | None = None, *,
 
 def _load_csv(path: Path, data_list, data_set, kind: str, prefixes) -> dict[Triple, int]:
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{kind} file is not UTF-8 text ({exc.reason})", file=file) from None
     columns = ("subject", "predicate", "object", kind)
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:
-        raise InputError(f"not a CSV file: {exc}", file=file) from None
-    header_at = next((i for i, r in enumerate(rows)
+    rows = list(csv_rows(read_text(path, f"{kind} file"), file, header=False))
+    header_at = next((i for i, (_, r) in enumerate(rows)
                       if any(c.strip() for c in r) and not r[0].lstrip().startswith("#")), None)
     if header_at is None:
         raise InputError(f"{kind} file is empty", file=file, hint="the first line must be: " + ",".join(columns))
-    names = [h.strip().casefold() for h in rows[header_at]]
+    header_row, header = rows[header_at]
+    names = [h.strip().casefold() for h in header]
     missing = [c for c in columns if c not in names]
     if missing:
-        raise InputError(f"missing column(s) {', '.join(missing)}", file=file, row=header_at + 1,
+        raise InputError(f"missing column(s) {', '.join(missing)}", file=file, row=header_row,
                          hint="the first line must be: " + ",".join(columns))
     where = {c: names.index(c) for c in columns}
     resolver = _resolver(data_list, prefixes)
     result: dict[Triple, int] = {}
-    for row_no, row in enumerate(rows[header_at + 1:], start=header_at + 2):
+    for row_no, row in rows[header_at + 1:]:
         if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
             continue
         if len(row) < len(names):

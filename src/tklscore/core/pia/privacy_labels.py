@@ -31,7 +31,6 @@ resolved against the data's terms) and :func:`load_patterns_turtle` (nodes of ty
 
 from __future__ import annotations
 
-import csv
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable, Sequence
@@ -42,6 +41,7 @@ from rdflib import RDF, Literal, URIRef
 from rdflib.term import Node
 
 from tklscore.core.errors import InputError
+from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.pia.facts import ISA, PIA, IsaHierarchy, local_name, parse_graph
 
 Label = Hashable
@@ -378,14 +378,9 @@ def load_patterns_csv(path: str | Path, order: LabelOrder = DEFAULT_ORDER,
     if not path.is_file():
         raise InputError("pattern file not found", file=file)
     resolver = resolver or TermResolver()
+    reader = csv_rows(read_text(path, "pattern file"), file)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"pattern file is not UTF-8 text ({exc.reason})", file=file) from None
-    lines = [line for line in text.splitlines()]
-    reader = csv.reader(lines)
-    try:
-        header = next(reader)
+        _, header = next(reader)
     except StopIteration:
         raise InputError("pattern file is empty", file=file,
                          hint="the first line must be: subject,predicate,object,label") from None
@@ -396,7 +391,7 @@ def load_patterns_csv(path: str | Path, order: LabelOrder = DEFAULT_ORDER,
                          hint="the first line must be: subject,predicate,object,label")
     where = {c: names.index(c) for c in _COLUMNS}
     patterns = []
-    for row_no, row in enumerate(reader, start=2):
+    for row_no, row in reader:
         if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
             continue
         if len(row) < len(header):

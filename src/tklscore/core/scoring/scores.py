@@ -272,28 +272,13 @@ class Scorer:
             release = Release(positions, self.ids_of(positions))
         positions = release.positions
         weight_sum_all, warnings = self.record_weights(weights, missing_weight_zero)
-        factors = self.factors_of(positions)
-        weight_sum = weight_sum_all[positions]
-        rs = record_scores(factors.k, factors.l, factors.t, weight_sum)
-        scores = table_scores(rs, x)
-        n = len(positions)
-        whole = self.whole_source_scores(weights, x, missing_weight_zero)
-        by_source = normalise_by_source(scores, whole, n)
         warnings = list(self.notes) + list(warnings)
-        undefined = [k for k, v in by_source.as_dict().items() if v is None]
-        if undefined:
-            warnings.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
-                            f"the whole source table scores 0")
         if release.unlocated:
             warnings.append(f"{len(release.unlocated)} published record(s) could not be located in the "
                             f"source and are not scored: " + "; ".join(release.unlocated[:20]))
-        records = pd.DataFrame({
-            "id": release.ids, "k": factors.k, "l": factors.l, "t": factors.t,
-            "weight_sum": weight_sum, "tkl": rs.tkl, "m_score": rs.m_score, "l_severity": rs.l_severity,
-        }, columns=list(RECORD_COLUMNS))
-        return ScoreReport(len(self.source), n, x, scores, by_source,
-                           normalise_by_theoretical_max(scores, n, x), records, warnings, whole)
-
+        return score_report(self.factors_of(positions), weight_sum_all[positions], release.ids, x,
+                            self.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
+                            warnings)
 
     def score_with_own_weights(self, release: Release | np.ndarray, weights: WeightsPerScore, x: float = 1.0,
                                missing_weight_zero: bool = False) -> ScoreReport:
@@ -318,6 +303,27 @@ class Scorer:
         return ScoreReport(tkl.source_rows, tkl.published_rows, tkl.x, merged(lambda r: r.scores),
                            merged(lambda r: r.normalized_source), merged(lambda r: r.normalized_max),
                            records, warnings, merged(lambda r: r.source_scores))
+
+
+def score_report(factors: DistinguishingFactors, weight_sum: np.ndarray, ids, x: float, whole: ScoreSet,
+                 source_rows: int, warnings: list[str]) -> ScoreReport:
+    """The report of a published table from its records' factors and weight sums W(r);
+    ``whole`` are the scores of the source published whole (normalisation by source)."""
+    rs = record_scores(factors.k, factors.l, factors.t, weight_sum)
+    scores = table_scores(rs, x)
+    n = len(weight_sum)
+    by_source = normalise_by_source(scores, whole, n)
+    warnings = list(warnings)
+    undefined = [k for k, v in by_source.as_dict().items() if v is None]
+    if undefined:
+        warnings.append(f"normalisation against the source is undefined for "
+                        f"{', '.join(undefined)}: the whole source table scores 0")
+    records = pd.DataFrame({
+        "id": ids, "k": factors.k, "l": factors.l, "t": factors.t,
+        "weight_sum": weight_sum, "tkl": rs.tkl, "m_score": rs.m_score, "l_severity": rs.l_severity,
+    }, columns=list(RECORD_COLUMNS))
+    return ScoreReport(source_rows, n, x, scores, by_source,
+                       normalise_by_theoretical_max(scores, n, x), records, warnings, whole)
 
 
 def _shown(value) -> str:

@@ -10,8 +10,6 @@ table at hand are ignored, so one file can serve several tables.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 import re
@@ -19,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tklscore.core.errors import InputError, existing_file
+from tklscore.core.errors import InputError, existing_file, shorten
+from tklscore.core.files.text import csv_rows, read_text
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _INTERVAL = re.compile(
@@ -86,7 +85,7 @@ class Weights:
             seen = self._by_attribute.setdefault(entry.attribute, {})
             if entry.value in seen and seen[entry.value].weight != entry.weight:
                 raise InputError(
-                    f"({entry.attribute!r}, {entry.value!r}) has two weights: {seen[entry.value].weight:g} "
+                    f"({shorten(entry.attribute)!r}, {shorten(entry.value)!r}) has two weights: {seen[entry.value].weight:g} "
                     f"(row {seen[entry.value].row}) and {entry.weight:g}", file=name, row=entry.row)
             seen[entry.value] = entry
         self.fingerprint = hash(tuple((e.attribute, e.value, e.weight) for e in self._entries))
@@ -118,8 +117,8 @@ class Weights:
                 interval = Interval.parse(entry.value)
                 if interval is None or interval.is_empty():
                     raise InputError(
-                        f"'{entry.value}' is not an interval such as [0,30) or [30,inf) "
-                        f"(or a single number), but '{attribute}' is continuous",
+                        f"'{shorten(entry.value)}' is not an interval such as [0,30) or [30,inf) "
+                        f"(or a single number), but '{shorten(attribute)}' is continuous",
                         file=self.name, row=entry.row, column="value")
                 for other, other_entry in parsed:
                     if interval.overlaps(other):
@@ -145,23 +144,21 @@ def load_weights(path: str | os.PathLike) -> Weights:
     """Read a weights CSV with the columns attribute, value, weight (in any order)."""
     path = existing_file(path, "weights file")
     name = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="cp1252")
+    text = read_text(path, "weights file")
     from tklscore.core.tables.loading import detect_delimiter
 
-    rows = list(csv.reader(io.StringIO(text), delimiter=detect_delimiter(text, path.suffix.lower())))
+    rows = list(csv_rows(text, name, detect_delimiter(text, path.suffix.lower())))
     if not rows:
         raise InputError("the weights file is empty", file=name)
-    header = [h.strip().lower() for h in rows[0]]
+    header_row, first = rows[0]
+    header = [h.strip().lower() for h in first]
     missing = [c for c in ("attribute", "value", "weight") if c not in header]
     if missing:
         raise InputError(f"the header lacks column(s) {', '.join(missing)}; expected attribute,value,weight",
-                         file=name, row=1)
+                         file=name, row=header_row)
     ia, iv, iw = (header.index(c) for c in ("attribute", "value", "weight"))
     entries = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) <= max(ia, iv, iw):
@@ -173,7 +170,8 @@ def load_weights(path: str | os.PathLike) -> Weights:
         try:
             weight = float(raw)
         except ValueError:
-            raise InputError(f"weight '{raw}' is not a number", file=name, row=number, column="weight") from None
+            raise InputError(f"weight '{shorten(raw)}' is not a number", file=name, row=number,
+                             column="weight") from None
         entries.append(WeightEntry(row[ia].strip(), row[iv], weight, number))
     return Weights(entries, name=name)
 

@@ -19,7 +19,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, shorten
+from tklscore.core.files.text import (FIELD_LIMIT, check_cell_length, check_delimiter, csv_rows, decode_text,
+                                      refuse_binary, unicode_encoding)
 
 MISSING = ""
 _SAMPLE_BYTES = 256 * 1024
@@ -78,7 +80,7 @@ class Table:
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
                 raw = text.iloc[first]
-                shown = "an empty cell" if raw == MISSING else f"'{raw}'"
+                shown = "an empty cell" if raw == MISSING else f"'{shorten(raw)}'"
                 raise InputError(
                     f"continuous column holds {shown}, which is not a number "
                     f"({int(bad.sum())} such cell(s) in all)",
@@ -102,6 +104,7 @@ def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
     if path.is_dir():
         raise InputError("is a folder, not a table file", file=name)
     suffix = path.suffix.lower()
+    delimiter = check_delimiter(delimiter)
     if suffix in _EXCEL:
         return _load_excel(path, sheet)
     if suffix in _PARQUET:
@@ -144,21 +147,21 @@ def _check_header(columns: list[str], name: str) -> None:
     if not columns:
         raise InputError("has no columns (is the file empty?)", file=name)
     for i, column in enumerate(columns):
+        check_cell_length(len(column), name, 1, i + 1)
         if column == "" or column.startswith("Unnamed: "):
             raise InputError(f"column {i + 1} of the header has no name", file=name, row=1)
     seen: dict[str, int] = {}
     for i, column in enumerate(columns):
         if column in seen:
-            raise InputError(f"column name '{column}' appears twice in the header "
+            raise InputError(f"column name '{shorten(column)}' appears twice in the header "
                              f"(columns {seen[column] + 1} and {i + 1})", file=name, row=1)
         seen[column] = i
 
 
 def detect_encoding(sample: bytes) -> str:
-    if sample.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
+    marked = unicode_encoding(sample)
+    if marked:
+        return marked
     try:
         codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
         return "utf-8"
@@ -254,19 +257,24 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
         sample = handle.read(_SAMPLE_BYTES)
     if not sample.strip():
         raise InputError("the file is empty", file=name)
+    if encoding is None and unicode_encoding(sample) is None:
+        refuse_binary(sample, name, "a CSV/TSV table")
     encoding = encoding or detect_encoding(sample)
     try:
         text = sample.decode(encoding, errors="ignore")
     except LookupError:
         raise InputError(f"unknown encoding '{encoding}'", file=name) from None
     delimiter = delimiter or detect_delimiter(text, path.suffix.lower())
-    header = next(csv.reader(io.StringIO(text.lstrip("\ufeff")), delimiter=delimiter), [])
+    if len(sample) == _SAMPLE_BYTES:  # the first record may be longer than the sample
+        text = text[:text.rfind("\n") + 1] or text
+    header = next((fields for _, fields in csv_rows(text.lstrip("\ufeff"), name, delimiter)), [])
     _check_header([h.strip() for h in header], name)
     try:
         frame = _read_delimited(path, sample, progress, sep=delimiter, encoding=encoding, dtype=str,
                                 keep_default_na=False, na_filter=False, engine="c")
     except UnicodeDecodeError as exc:
-        raise InputError(f"cannot be decoded as {encoding} ({exc.reason} at byte {exc.start})",
+        decode_text(path.read_bytes(), name, encoding)  # names the line of the first bad byte
+        raise InputError(f"cannot be decoded as {encoding} ({exc.reason})",
                          file=name, hint="give the encoding explicitly") from None
     except pd.errors.ParserError as exc:
         _check_field_counts(path, encoding, delimiter, len(header), name)
@@ -278,10 +286,20 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
             or (len(frame) and (frame.iloc[:, -1] == MISSING).any())):
         _check_field_counts(path, encoding, delimiter, len(header), name)
     frame.columns = [str(c).strip() for c in frame.columns]
+    _check_cell_lengths(frame, name)
     # columns stay pandas' text dtype (Arrow-backed with pandas 3): no Python object per cell
     table = Table(frame.fillna(MISSING) if frame.isna().to_numpy().any() else frame, name=name, kind="csv",
                   delimiter=delimiter, encoding=encoding)
     return table
+
+
+def _check_cell_lengths(frame: pd.DataFrame, name: str) -> None:
+    """The first cell longer than :data:`FIELD_LIMIT` characters, as an error."""
+    for column in frame.columns:
+        lengths = frame[column].str.len().to_numpy(dtype="float64", na_value=0.0)
+        if len(lengths) and lengths.max() > FIELD_LIMIT:
+            first = int(np.flatnonzero(lengths > FIELD_LIMIT)[0])
+            check_cell_length(int(lengths[first]), name, first + 2, column)
 
 
 def _check_field_counts(path: Path, encoding: str, delimiter: str, expected: int, name: str) -> None:

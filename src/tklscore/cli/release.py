@@ -1,0 +1,201 @@
+"""``tklscore release`` (transform a source table into a release and score it) and
+``tklscore suggest`` (the Pareto front of releases over the lattice of hierarchy levels)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+
+from tklscore.cli.arguments import column_list as _columns, x_value as _x
+from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_write
+from tklscore.core.release.designer import ReleaseDesigner, element_weights
+from tklscore.core.release.hierarchy import load_arx_csv
+from tklscore.core.release.suggest import Constraints, suggest
+from tklscore.core.release.transform import ReleaseDesign
+from tklscore.core.scoring.weights import load_weights
+from tklscore.core.tables.loading import load_table
+from tklscore.core.tables.roles import Roles
+
+SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score (x)",
+                "m_score_inf": "M-Score (x=inf)", "l_severity": "L-Severity"}
+
+
+def _pair(text: str) -> tuple[str, str]:
+    column, sep, value = text.rpartition("=")
+    if not sep or not column.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not COL=VALUE")
+    return column.strip(), value.strip()
+
+
+def _levels(text: str) -> list[tuple[str, int]]:
+    out = []
+    for item in text.split(","):
+        column, value = _pair(item)
+        try:
+            out.append((column, int(value)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"level '{value}' of '{column}' is not a whole number") from None
+    return out
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is outside [0, 1] (a share of the rows, e.g. 0.05)")
+    return value
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
+    parser.add_argument("--qi", metavar="COL[,COL...]", type=_columns, default=[], help="quasi-identifier columns")
+    parser.add_argument("--sa", metavar="COL[,COL...]", type=_columns, required=True, help="sensitive columns")
+    parser.add_argument("--continuous", metavar="COL[,COL...]", type=_columns, default=[],
+                        help="sensitive columns that are continuous (numeric, ordered)")
+    parser.add_argument("--id-column", metavar="COL", help="identifier column")
+    parser.add_argument("--hierarchy", metavar="COL=FILE", type=_pair, action="append", default=[],
+                        help="an ARX hierarchy CSV for a column (repeat for several columns)")
+    weighting = parser.add_mutually_exclusive_group(required=True)
+    weighting.add_argument("--weights", metavar="F", help="CSV attribute,value,weight")
+    weighting.add_argument("--model", metavar="F", help="a tkl-Data Model (Turtle): its weights, and its "
+                                                        "elements weigh generalised sensitive values")
+    parser.add_argument("--missing-weight-zero", action="store_true",
+                        help="treat sensitive values without a weight as weight 0 (default: error)")
+    parser.add_argument("--x", metavar="X|inf", type=_x, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
+    parser.add_argument("--format", choices=["table", "json"], default="table")
+    parser.add_argument("--delimiter", help="delimiter of the CSV/TSV source (default: detected)")
+    parser.add_argument("--encoding", help="encoding of the CSV/TSV source (default: detected)")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    release = commands.add_parser("release", help="transform a source table into a release and score it",
+                                  description="Generalise, suppress, remove, microaggregate or add noise; "
+                                              "print the release's scores, privacy measures and utility.")
+    _common(release)
+    release.add_argument("--levels", metavar="COL=H,COL=H...", type=_levels, action="append", default=[],
+                         help="generalisation level of each column with a hierarchy (default 0)")
+    release.add_argument("--suppress-below", metavar="K", type=int, default=0,
+                         help="do not publish rows in classes smaller than K")
+    release.add_argument("--suppression-limit", metavar="S", type=_share, default=1.0,
+                         help="at most this share of the rows is suppressed (default 1: no limit)")
+    release.add_argument("--remove", metavar="COLS", type=_columns, default=[], help="columns not published")
+    release.add_argument("--microaggregate", metavar="COL=mean|median", type=_pair, action="append", default=[],
+                         help="publish a numeric column's class mean or median")
+    release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
+                         help="add uniform noise of ±EPS %% of the value to a numeric column")
+    release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
+    release.add_argument("--output", metavar="RELEASE.csv", help="write the published table (CSV, atomically)")
+    release.set_defaults(handler=run_release)
+
+    found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
+                                                "utility loss over the lattice of hierarchy levels")
+    _common(found)
+    found.add_argument("--k", type=int, default=1, help="k-anonymity at least K (with suppression)")
+    found.add_argument("--l", type=int, default=1, help="distinct l-diversity at least L")
+    found.add_argument("--t", type=float, default=1.0, help="t-closeness at most T")
+    found.add_argument("--max-tkl", type=float, default=math.inf, help="normalised tkl-Score at most X")
+    found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
+                       help="share of rows that may be suppressed to reach k (default 0)")
+    found.set_defaults(handler=run_suggest)
+
+
+def _setup(args):
+    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding)
+    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+    hierarchies = {}
+    for column, path in args.hierarchy:
+        if column in hierarchies:
+            raise InputError("has two hierarchies (--hierarchy given twice)", column=column)
+        hierarchies[column] = load_arx_csv(path, column)
+    elements = None
+    if args.weights:
+        weights = load_weights(args.weights)
+    else:
+        from tklscore.core.model.data_model import TklDataModel
+
+        model = TklDataModel.load(args.model)
+        weights, elements = model.to_weights(args.model), element_weights(model)
+    designer = ReleaseDesigner(source, roles, hierarchies, elements=elements)
+    return designer, weights
+
+
+def run_release(args) -> int:
+    designer, weights = _setup(args)
+    noise = {}
+    for column, value in args.noise:
+        try:
+            noise[column] = float(value)
+        except ValueError:
+            raise InputError(f"noise '{value}' is not a number of percent", column=column) from None
+    levels = dict(pair for group in args.levels for pair in group)
+    design = ReleaseDesign("release", levels, args.suppress_below, args.suppression_limit, args.remove,
+                           dict(args.microaggregate), noise, args.seed)
+    result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
+    for note in result.notes:
+        print(f"tklscore: warning: {note}", file=sys.stderr)
+    if args.output:
+        buffer = io.StringIO()
+        result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
+        with atomic_write(args.output) as handle:
+            handle.write(buffer.getvalue())
+    data = result.to_json_dict()
+    out = {key: data[key] for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized",
+                                      "measures", "utility")}
+    if args.format == "json":
+        sys.stdout.write(json.dumps(_clean(out), indent=2) + "\n")
+        return 0
+    lines = [f"Release of {args.source}: {out['published_rows']} rows published, {out['suppressed_rows']} "
+             f"suppressed; levels " + (", ".join(f"{c}={h}" for c, h in out["levels"].items()) or "none"), "",
+             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
+    for key, label in SCORE_LABELS.items():
+        lines.append(f"{label:<17}{_fixed(out['scores'][key], 5):>12}"
+                     f"{_fixed(out['normalized']['source'][key], 4):>12}"
+                     f"{_fixed(out['normalized']['theoretical_max'][key], 4):>12}")
+    lines += ["", "Utility"] + [f"  {k.replace('_', ' '):<20}{v:.6g}" for k, v in out["utility"].items()]
+    if out["measures"]:
+        lines += ["", "Privacy models and risk"] + [f"  {k:<20}{v}" for k, v in out["measures"].items()]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def run_suggest(args) -> int:
+    designer, weights = _setup(args)
+    constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
+    found = suggest(designer, weights, constraints, x=args.x, missing_weight_zero=args.missing_weight_zero)
+    if not found.met:
+        print(f"tklscore: warning: {found.message}", file=sys.stderr)
+    data = {"lattice_size": found.lattice_size, "evaluated": found.evaluated,
+            "front": [c.as_dict() for c in found.front]}
+    if args.format == "json":
+        sys.stdout.write(json.dumps(_clean(data), indent=2) + "\n")
+        return 0
+    lines = [f"Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest skipped by "
+             f"k-anonymity's monotonicity). {found.message}.", "",
+             f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
+    for c in found.front:
+        lines.append(f"{_fixed(c.tkl_normalized, 4):>12}{_fixed(c.utility_loss, 4):>8}{c.k:>8}{c.l:>5}"
+                     f"{_fixed(c.t, 4):>8}{c.suppressed_share:>8.2%}  "
+                     + ", ".join(f"{k}={v}" for k, v in c.levels.items()))
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _fixed(value, digits: int) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def _clean(value):
+    """JSON without NaN: an unknown figure is null."""
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value

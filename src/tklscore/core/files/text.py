@@ -1,0 +1,140 @@
+"""Reading text and CSV files: the encoding, line endings, binary content, the delimiter
+and the size of each cell are checked here once, for every file the tool reads as text
+(tables, weights, AHP matrices, PIA's patterns, preferences and safety values).
+
+A file is decoded by its byte-order mark (UTF-8, UTF-16, UTF-32), as UTF-16 without a
+mark when every other byte is zero, else as UTF-8, else as Windows-1252 (cp1252). A byte
+neither can decode, or a zero byte in what is not UTF-16/32 text (a binary file), is an
+error naming the line. Lines may end in LF, CRLF or CR alone. A cell may hold at most
+:data:`FIELD_LIMIT` characters (Python's csv limit), a longer one is an error naming its
+row and column.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import os
+from typing import Iterator
+
+from tklscore.core.errors import InputError, existing_file, shorten
+
+FIELD_LIMIT = 131_072
+csv.field_size_limit(2**31 - 1)  # cells are bounded by FIELD_LIMIT here, with a message naming them
+_DELIMITER_NAMES = {"\\t": "\t", "tab": "\t", "TAB": "\t", "comma": ",", "semicolon": ";", "pipe": "|",
+                    "space": " "}
+_BOMS = [(codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")]
+
+
+def _line_of(data: bytes, position: int) -> int:
+    return data.count(b"\n", 0, position) + data.count(b"\r", 0, position) - data.count(b"\r\n", 0, position) + 1
+
+
+def unicode_encoding(data: bytes) -> str | None:
+    """The UTF encoding a byte-order mark or the pattern of zero bytes shows, else None."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding
+    sample = data[:4096]
+    if len(sample) >= 4 and sample.count(0) * 3 >= len(sample):
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        if odd > 0.9 * len(sample[1::2]) and even < 0.1 * len(sample[0::2]):
+            return "utf-16-le"
+        if even > 0.9 * len(sample[0::2]) and odd < 0.1 * len(sample[1::2]):
+            return "utf-16-be"
+    return None
+
+
+def refuse_binary(data: bytes, name: str, what: str = "a text file") -> None:
+    """An error when ``data`` (not UTF-16/32) holds a zero byte: a binary file."""
+    zero = data.find(b"\x00")
+    if zero >= 0:
+        raise InputError(f"holds binary data (a zero byte), not the text of {what}",
+                         file=name, row=_line_of(data, zero))
+
+
+def decode_text(data: bytes, name: str, encoding: str | None = None, what: str = "a text file") -> tuple[str, str]:
+    """The text of ``data`` and the encoding used (``encoding`` when given)."""
+    if encoding is None:
+        encoding = unicode_encoding(data)
+        if encoding is None:
+            refuse_binary(data, name, what)
+            candidates = ["utf-8", "cp1252"]
+        else:
+            candidates = [encoding]
+    else:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise InputError(f"unknown encoding '{encoding}'", file=name) from None
+        candidates = [encoding]
+    for candidate in candidates:
+        try:
+            return data.decode(candidate), candidate
+        except UnicodeDecodeError as error:
+            last = error
+    line = _line_of(data, last.start)
+    if len(candidates) > 1:
+        raise InputError(f"cannot be decoded as UTF-8 nor as Windows-1252 (cp1252): byte 0x{data[last.start]:02x} "
+                         f"is neither", file=name, row=line, hint="save the file as UTF-8, or give its encoding")
+    raise InputError(f"cannot be decoded as {candidates[0]}: byte 0x{data[last.start]:02x} is not valid there",
+                     file=name, row=line, hint="give the file's real encoding, or save it as UTF-8")
+
+
+def read_text(path: str | os.PathLike, what: str = "file", encoding: str | None = None) -> str:
+    """The decoded text of a (small) text file; see :func:`decode_text`."""
+    path = existing_file(path, what)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}", file=str(path)) from None
+    return decode_text(data, str(path), encoding, f"a {what}")[0]
+
+
+def check_delimiter(delimiter: str | None) -> str | None:
+    """A delimiter as the csv reader needs it: one character (``\\t`` and ``tab`` spell a tab)."""
+    if delimiter is None:
+        return None
+    delimiter = _DELIMITER_NAMES.get(delimiter, delimiter)
+    if len(delimiter) != 1 or delimiter in "\r\n\"" or delimiter.isalnum():
+        raise InputError(f"the delimiter must be one character such as , ; | or \\t (tab), "
+                         f"not {shorten(delimiter)!r}")
+    return delimiter
+
+
+def check_cell_length(length: int, name: str, row: int | None, column: str | int) -> None:
+    """An error for a cell longer than :data:`FIELD_LIMIT`; ``column``: its name, or its
+    1-based number in the header itself."""
+    if length <= FIELD_LIMIT:
+        return
+    if isinstance(column, int):
+        raise InputError(f"the name of column {column} has {length:,} characters; a column name may hold "
+                         f"at most {FIELD_LIMIT:,}", file=name, row=row,
+                         hint="is the first line really the header, and the delimiter right?")
+    raise InputError(f"the cell has {length:,} characters; a cell may hold at most {FIELD_LIMIT:,}",
+                     file=name, row=row, column=shorten(column),
+                     hint="is a closing quote missing, or the delimiter wrong?")
+
+
+def csv_rows(text: str, name: str, delimiter: str = ",", header: bool = True) -> Iterator[tuple[int, list[str]]]:
+    """The records of CSV ``text`` as (line where the record starts, fields); blank lines
+    are skipped. With ``header`` the first record names the columns in messages."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    names: list[str] | None = None
+    start = 1
+    try:
+        for fields in reader:
+            if fields:
+                for j, field in enumerate(fields):
+                    if len(field) > FIELD_LIMIT:
+                        in_header = header and names is None
+                        column = j + 1 if in_header else (names[j] if names and j < len(names) else f"#{j + 1}")
+                        check_cell_length(len(field), name, start, column)
+                if header and names is None:
+                    names = [f.strip() for f in fields]
+                yield start, fields
+            start = reader.line_num + 1
+    except csv.Error as error:
+        raise InputError(f"is not well-formed CSV: {error}", file=name, row=start) from None

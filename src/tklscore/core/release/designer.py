@@ -1,0 +1,276 @@
+"""Scores, privacy models and utility of a transformed release (privacy-models.md §5).
+
+The attacker links a published record r to the source S through the QIs: its candidate
+set C(r) holds the source rows whose QIs, generalised to the release's levels, equal r's
+published QIs (a removed QI is ``*`` and matches anything). So the distinguishing factors
+are those of ``scoring`` computed on the source with the generalised QI codes and each
+SA at its published level; with every level 0 they are the very same computation on the
+very same codes, hence equal to ``score``'s. A generalised SA value weighs what the
+tkl-Data Model gives the element of that name, else the largest weight of the source
+values it covers (the conservative reading, reported in the notes). Normalisation
+against the source divides by the untransformed whole source's scores.
+
+:class:`ReleaseDesigner` caches what a change of levels does not touch (the source codes,
+each column's generalised codes per level, weights per SA level, the factors of recent
+level combinations), so one change re-scores with a few group-bys.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.errors import InputError
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
+from tklscore.core.release.utility import Utility, attribute_precision, utility
+from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
+                                                          factors_without_quasi_identifiers)
+from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
+                                         score_report, table_scores)
+from tklscore.core.scoring.weights import Weights
+from tklscore.core.tables.codes import Codes
+from tklscore.core.tables.loading import Table
+from tklscore.core.tables.roles import Roles
+
+
+@dataclass
+class DesignResult:
+    """Everything a release design shows: the transformed release, its scores, its
+    privacy models and risk (``measures``), and its utility."""
+
+    transformed: Transformed
+    report: ScoreReport
+    utility: Utility
+    measures: dict | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def levels(self) -> dict[str, int]:
+        return dict(self.transformed.qi_levels)
+
+    def to_json_dict(self) -> dict:
+        t = self.transformed
+        return {
+            "name": t.design.name,
+            "levels": {c: t.generalised[c].level for c in list(t.roles.qi) + sorted(t.generalised)
+                       if c in t.generalised and (c in t.roles.qi or t.generalised[c].level)},
+            "published_rows": int(len(t.published)),
+            "suppressed_rows": int(len(t.suppressed)),
+            "source_rows": int(len(t.source)),
+            "x": "inf" if np.isinf(self.report.x) else float(self.report.x),
+            "scores": self.report.scores.as_dict(),
+            "normalized": {"source": self.report.normalized_source.as_dict(),
+                           "theoretical_max": self.report.normalized_max.as_dict()},
+            "measures": self.measures,
+            "utility": self.utility.as_dict(),
+            "utility_per_attribute": self.utility.per_attribute,
+            "notes": list(self.notes),
+        }
+
+
+def element_weights(model) -> dict[tuple[str, str], float]:
+    """(column, element name) → weight of every element of a tkl-Data Model: its priority
+    times the priorities of the taxonomy and attribute nodes above it (data-model.md §3)."""
+    from tklscore.core.model.data_model import Kind
+
+    derivation = model.derive()
+    out = {}
+    for node in model.nodes.values():
+        if node.kind != Kind.ELEMENT or node.iri not in derivation.priorities:
+            continue
+        weight = derivation.priorities[node.iri]
+        for iri in model.path_to_root(node.parent):
+            if model.nodes[iri].kind in (Kind.ATTRIBUTE, Kind.TAXONOMY, Kind.ROOT):
+                if iri not in derivation.priorities:
+                    break
+                weight *= derivation.priorities[iri]
+        else:
+            out[(node.column, node.label[2:])] = weight
+    return out
+
+
+class ReleaseDesigner:
+    """Evaluates release designs of one source under one assignment of roles."""
+
+    def __init__(self, source: Table, roles: Roles, hierarchies: dict[str, Hierarchy] | None = None,
+                 scorer: Scorer | None = None, elements: dict[tuple[str, str], float] | None = None):
+        self.scorer = scorer if scorer is not None and scorer.source is source else Scorer(source, roles)
+        self.source, self.roles = source, roles
+        self.hierarchies = dict(hierarchies or {})
+        for column, hierarchy in self.hierarchies.items():
+            if column not in source.columns:
+                raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
+                                 file=source.name)
+        self.elements = {(c, e.replace("-", " ")): w for (c, e), w in (elements or {}).items()}
+        text_codes = dict(zip(roles.qi, self.scorer.qi_codes))
+        self.levels = LevelCache(source, roles, self.hierarchies, text_codes)
+        self._factors: OrderedDict = OrderedDict()
+        self._weights: dict = {}
+
+    def height(self, column: str) -> int:
+        return self.levels.column(column).height
+
+    def transform(self, design: ReleaseDesign) -> Transformed:
+        return transform(self.source, self.roles, design, self.hierarchies, self.levels)
+
+    # ------------------------------------------------------------------ factors and weights
+    def _sa_level(self, design: ReleaseDesign, name: str) -> int:
+        return design.level(name) if name in self.hierarchies else 0
+
+    def factors(self, design: ReleaseDesign, progress=None) -> DistinguishingFactors | None:
+        """Distinguishing factors of every source record for the design's levels (None
+        without QIs: they then depend on the published records)."""
+        if not self.roles.qi:
+            return None
+        kept_sa = [s for s in self.roles.sa if s not in design.removed]
+        qi_key = tuple(-1 if c in design.removed else design.level(c) for c in self.roles.qi)
+        sa_key = tuple((s, self._sa_level(design, s)) for s in kept_sa)
+        key = (qi_key, sa_key)
+        if key in self._factors:
+            self._factors.move_to_end(key)
+            return self._factors[key]
+        if not kept_sa:
+            raise InputError("every sensitive attribute is removed; nothing sensitive is published to score")
+        qi = [original if level == 0 else self._generalised(column, design).as_codes
+              for column, original, level in zip(self.roles.qi, self.scorer.qi_codes, qi_key)]
+        sa = self._sa_codes(design, kept_sa)
+        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress)
+        self._factors[key] = factors
+        while len(self._factors) > 4:
+            self._factors.popitem(last=False)
+        return factors
+
+    def _generalised(self, column: str, design: ReleaseDesign):
+        levels = self.levels.column(column)
+        return levels.top() if column in design.removed else levels.at(design.level(column))
+
+    def _sa_codes(self, design: ReleaseDesign, kept: list[str]) -> dict[str, Codes]:
+        original = self.scorer.sa_codes
+        return {s: original[s] if self._sa_level(design, s) == 0 else
+                self.levels.column(s).at(self._sa_level(design, s)).as_codes for s in kept}
+
+    def record_weights(self, design: ReleaseDesign, weights: Weights,
+                       missing_weight_zero: bool = False) -> tuple[np.ndarray, list[str]]:
+        """W(r) of every source record with each kept SA at its published level."""
+        base, warnings = self.scorer.record_weights(weights, missing_weight_zero)
+        kept = [s for s in self.roles.sa if s not in design.removed]
+        if len(kept) == len(self.roles.sa) and all(self._sa_level(design, s) == 0 for s in kept):
+            return base, list(warnings)
+        key = (weights.fingerprint, missing_weight_zero, tuple((s, self._sa_level(design, s)) for s in kept))
+        if key not in self._weights:
+            total = np.zeros(len(self.source))
+            notes = list(warnings)
+            for name in kept:
+                per_row, note = self._sa_weights(name, self._sa_level(design, name), weights)
+                total += per_row
+                if note:
+                    notes.append(note)
+            self._weights = {key: (total, notes)}
+        return self._weights[key]
+
+    def _sa_weights(self, name: str, level: int, weights: Weights) -> tuple[np.ndarray, str | None]:
+        codes = self.scorer.sa_codes[name]
+        per_value = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
+        per_value = np.where(np.isnan(per_value), 0.0, per_value)
+        per_row = per_value[codes.codes]
+        if level == 0:
+            return per_row, None
+        g = self.levels.column(name).at(level)
+        largest = pd.Series(per_row).groupby(g.codes).max().reindex(range(len(g.labels)), fill_value=0.0)
+        group_weight = largest.to_numpy(dtype=np.float64, copy=True)
+        conservative = []
+        for i, label in enumerate(g.labels):
+            element = self.elements.get((name, str(label)))
+            if element is not None:
+                group_weight[i] = element
+            else:
+                conservative.append(str(label))
+        note = None
+        if conservative:
+            shown = ", ".join(f"'{v}'" for v in conservative[:8]) + (" ..." if len(conservative) > 8 else "")
+            note = (f"'{name}' at level {level}: {len(conservative)} generalised value(s) ({shown}) have no "
+                    f"element in the tkl-Data Model and weigh the largest weight of the values they cover "
+                    f"(conservative)")
+        return group_weight[g.codes], note
+
+    # ------------------------------------------------------------------ evaluation
+    def published_factors(self, transformed: Transformed, progress=None) -> DistinguishingFactors:
+        design, positions = transformed.design, transformed.published
+        factors_all = self.factors(design, progress)
+        if factors_all is not None:
+            return factors_all.take(positions)
+        kept = [s for s in self.roles.sa if s not in design.removed]
+        if not kept:
+            raise InputError("every sensitive attribute is removed; nothing sensitive is published to score")
+        sa = self._sa_codes(design, kept)
+        return factors_without_quasi_identifiers([Codes(c.codes[positions], c.uniques) for c in sa.values()])
+
+    def table_scores(self, transformed: Transformed, weights: Weights, x: float = 1.0,
+                     missing_weight_zero: bool = False) -> tuple[ScoreSet, ScoreSet]:
+        """Raw scores and scores normalised by the source, without per-record tables."""
+        factors = self.published_factors(transformed)
+        weight_sum, _ = self.record_weights(transformed.design, weights, missing_weight_zero)
+        scores = table_scores(record_scores(factors.k, factors.l, factors.t, weight_sum[transformed.published]), x)
+        whole = self.scorer.whole_source_scores(weights, x, missing_weight_zero)
+        return scores, normalise_by_source(scores, whole, len(transformed.published))
+
+    def evaluate(self, design: ReleaseDesign, weights: Weights, x: float = 1.0, missing_weight_zero: bool = False,
+                 measures: bool = True, progress=None, transformed: Transformed | None = None) -> DesignResult:
+        x = check_x(x)
+        transformed = transformed if transformed is not None else self.transform(design)
+        factors = self.published_factors(transformed, progress)
+        weight_sum, warnings = self.record_weights(design, weights, missing_weight_zero)
+        positions = transformed.published
+        notes = list(self.scorer.notes) + list(warnings) + list(transformed.notes)
+        if transformed.unlocated:
+            notes.append(f"{len(transformed.unlocated)} record(s) of the row selection could not be located in "
+                         f"the source and are not published: " + "; ".join(transformed.unlocated[:20]))
+        for column, _ in design.microaggregate + design.noise:
+            if column in self.roles.sa:
+                notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
+                             f"its source values (what the attacker can link to)")
+        report = score_report(factors, weight_sum[positions], self.scorer.ids_of(positions), x,
+                              self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
+                              notes)
+        result_utility = self.utility(transformed)
+        result_measures = self.measures(transformed) if measures else None
+        return DesignResult(transformed, report, result_utility, result_measures, report.warnings)
+
+    def _qi_level_height(self, transformed: Transformed, column: str) -> tuple[int, int]:
+        g = transformed.generalised[column]
+        if column in transformed.design.removed:
+            height = max(g.height, 1)
+            return height, height
+        return g.level, g.height
+
+    def precision(self, transformed: Transformed) -> float:
+        n, suppressed = len(transformed.selected), len(transformed.suppressed)
+        values = [attribute_precision(*self._qi_level_height(transformed, c), suppressed, n) for c in self.roles.qi]
+        return float(np.mean(values)) if values else 1.0
+
+    def utility(self, transformed: Transformed) -> Utility:
+        selected = transformed.selected
+        mask = transformed.suppressed_mask
+        qi = []
+        for column in self.roles.qi:
+            g = transformed.generalised[column]
+            values = self.levels.column(column).text.codes[selected]
+            level, height = self._qi_level_height(transformed, column)
+            qi.append((column, values, g.codes[selected], level, height))
+        return utility(qi, transformed.published_class_ids, mask)
+
+    def measures(self, transformed: Transformed) -> dict | None:
+        """Privacy models and risk of the published table, from the risk lens."""
+        return release_measures(self, transformed)
+
+
+def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:
+    try:
+        from tklscore.core.risk import measure_table  # noqa: F401  (the risk lens, issue 10)
+    except ImportError:
+        return None
+    return None

@@ -1,0 +1,323 @@
+"""Transformations of a release (privacy-models.md §5) as pure functions.
+
+A :class:`ReleaseDesign` is a named definition: the generalisation level of each column
+with a hierarchy, record suppression below a class size within a budget, removed
+columns, microaggregation and seeded ±ε % noise of numeric non-QI columns, and an
+optional row selection (a :class:`~tklscore.core.release.selection.ReleaseDefinition`).
+:func:`transform` turns (source, design) into a :class:`Transformed`: the published
+rows, the suppressed rows, the generalised codes of each column (the mapping the scores
+need) and, on demand, the published table itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.errors import InputError
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.selection import ReleaseDefinition, resolve_release
+from tklscore.core.tables.codes import Codes, factorize, group_ids
+from tklscore.core.tables.loading import Table
+from tklscore.core.tables.roles import Roles
+
+AGGREGATES = ("mean", "median")
+
+
+@dataclass(frozen=True)
+class ReleaseDesign:
+    name: str = "designed release"
+    levels: tuple[tuple[str, int], ...] = ()
+    suppress_below: int = 0                  # rows in published classes smaller than this are not published
+    suppression_limit: float = 1.0           # at most this share of the selected rows is suppressed
+    removed: frozenset[str] = frozenset()
+    microaggregate: tuple[tuple[str, str], ...] = ()
+    noise: tuple[tuple[str, float], ...] = ()
+    seed: int = 0
+    selection: ReleaseDefinition | None = None
+
+    def __init__(self, name="designed release", levels=(), suppress_below=0, suppression_limit=1.0,
+                 removed=(), microaggregate=(), noise=(), seed=0, selection=None):
+        def pairs(value):
+            return tuple(sorted((dict(value) if not isinstance(value, dict) else value).items()))
+        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "levels", tuple((str(c), int(h)) for c, h in pairs(levels)))
+        object.__setattr__(self, "suppress_below", int(suppress_below or 0))
+        object.__setattr__(self, "suppression_limit", float(suppression_limit))
+        object.__setattr__(self, "removed", frozenset(removed))
+        object.__setattr__(self, "microaggregate", pairs(microaggregate))
+        object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise)))
+        object.__setattr__(self, "seed", int(seed))
+        object.__setattr__(self, "selection", selection)
+        if not (0.0 <= self.suppression_limit <= 1.0) or math.isnan(self.suppression_limit):
+            raise InputError(f"suppression limit {suppression_limit!r} is outside [0, 1] (a share of the rows)")
+        if self.suppress_below < 0:
+            raise InputError(f"suppress below {suppress_below!r}: a class size is at least 0")
+        for column, method in self.microaggregate:
+            if method not in AGGREGATES:
+                raise InputError(f"microaggregation '{method}' is not one of {', '.join(AGGREGATES)}",
+                                 column=column)
+        for column, epsilon in self.noise:
+            if not (math.isfinite(epsilon) and epsilon >= 0):
+                raise InputError(f"noise ε = {epsilon!r} % must be a number ≥ 0", column=column)
+
+    def level(self, column: str) -> int:
+        return dict(self.levels).get(column, 0)
+
+    def with_levels(self, levels: dict[str, int]) -> "ReleaseDesign":
+        return ReleaseDesign(self.name, {**dict(self.levels), **levels}, self.suppress_below,
+                             self.suppression_limit, self.removed, self.microaggregate, self.noise,
+                             self.seed, self.selection)
+
+    def to_dict(self) -> dict:
+        data = {"name": self.name, "levels": dict(self.levels), "suppress_below": self.suppress_below,
+                "suppression_limit": self.suppression_limit, "removed": sorted(self.removed),
+                "microaggregate": dict(self.microaggregate), "noise": dict(self.noise), "seed": self.seed}
+        if self.selection is not None:
+            data["selection"] = self.selection.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ReleaseDesign":
+        selection = data.get("selection")
+        return cls(data.get("name", "designed release"), data.get("levels", {}), data.get("suppress_below", 0),
+                   data.get("suppression_limit", 1.0), data.get("removed", ()), data.get("microaggregate", {}),
+                   data.get("noise", {}), data.get("seed", 0),
+                   ReleaseDefinition.from_dict(selection) if selection else None)
+
+
+@dataclass(frozen=True)
+class Generalised:
+    """One column at one level: ``codes`` (per source row) index ``labels``; ``ordered``
+    codes follow the numeric order of the groups (for a continuous attribute)."""
+
+    codes: np.ndarray
+    labels: np.ndarray
+    level: int
+    height: int
+
+    @property
+    def as_codes(self) -> Codes:
+        return Codes(self.codes, self.labels)
+
+
+class ColumnLevels:
+    """Per-column cache: the column's source codes and, per level of its hierarchy, the
+    generalised codes of every source row (one gather each, computed on first use)."""
+
+    def __init__(self, source: Table, column: str, hierarchy: Hierarchy | None, codes: Codes | None = None,
+                 numeric_order: bool = False):
+        self.column = column
+        self.hierarchy = hierarchy
+        self.text = codes if codes is not None and codes.uniques.dtype == object else factorize(source.frame[column])
+        self._source = source
+        self._numeric_order = numeric_order
+        if hierarchy is not None:
+            self._labels = hierarchy.labels(self.text.uniques)
+        else:
+            self._labels = [np.asarray(self.text.uniques, dtype=object), np.full(self.text.cardinality, "*", object)]
+        self.height = len(self._labels) - 1 if hierarchy is not None else 0
+        self._cache: dict[int, Generalised] = {}
+
+    def value_groups(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """For the distinct source values: their group index at ``level`` and the group labels
+        (groups of a numeric column numbered in increasing order of their smallest value)."""
+        labels = self._labels[level]
+        group_of_value, groups = pd.factorize(labels, sort=False)
+        groups = np.asarray(groups, dtype=object)
+        if self._numeric_order:
+            numbers = pd.to_numeric(pd.Series(self.text.uniques, dtype=object), errors="coerce").to_numpy(float)
+            smallest = np.full(len(groups), np.inf)
+            np.minimum.at(smallest, group_of_value, numbers)
+            order = np.argsort(smallest, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            group_of_value, groups = rank[group_of_value], groups[order]
+        return group_of_value.astype(np.int64), groups
+
+    def at(self, level: int) -> Generalised:
+        if level not in self._cache:
+            top = len(self._labels) - 1
+            if not 0 <= level <= top:
+                raise InputError(f"level {level} is out of range: the hierarchy has levels 0 to {self.height}",
+                                 column=self.column)
+            group_of_value, groups = self.value_groups(level)
+            self._cache[level] = Generalised(group_of_value[self.text.codes], groups, level, self.height)
+        return self._cache[level]
+
+    def top(self) -> Generalised:
+        return self.at(len(self._labels) - 1)
+
+
+@dataclass
+class Transformed:
+    """A transformed release: ``selected`` source rows (after the row selection), of which
+    ``published`` are released and ``suppressed`` are not; ``qi``: each QI's generalised
+    column; ``classes``: the published records' classes on the generalised QIs."""
+
+    source: Table
+    roles: Roles
+    design: ReleaseDesign
+    selected: np.ndarray
+    published: np.ndarray
+    suppressed: np.ndarray
+    generalised: dict[str, Generalised]
+    qi_levels: dict[str, int]
+    unlocated: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    below_limit_left: int = 0     # rows of classes below the suppression size that the budget kept
+    suppressed_mask: np.ndarray | None = None   # over ``selected``
+    selected_classes: np.ndarray | None = None  # class of each selected row on the published QIs
+
+    @cached_property
+    def columns(self) -> list[str]:
+        return [c for c in self.source.columns if c not in self.design.removed]
+
+    def published_table(self, limit: int | None = None) -> pd.DataFrame:
+        """The published table (strings; generalised cells as their labels), optionally only
+        its first ``limit`` rows."""
+        rows = self.published if limit is None else self.published[:limit]
+        out = {}
+        for column in self.columns:
+            if column in self.generalised and self.generalised[column].level > 0:
+                g = self.generalised[column]
+                out[column] = pd.Series(g.labels[g.codes[rows]], dtype=object)
+            else:
+                out[column] = self.source.frame[column].iloc[rows].reset_index(drop=True).astype(object)
+        frame = pd.DataFrame(out, columns=self.columns)
+        for column, method in self.design.microaggregate:
+            frame[column] = _shown_numbers(self._microaggregated(column, method)[:len(rows)])
+        rng = np.random.default_rng(self.design.seed)
+        for column, epsilon in self.design.noise:
+            values = self.source.numeric(column)[self.published]
+            noisy = values * (1 + (rng.random(len(values)) * 2 - 1) * epsilon / 100.0)
+            if np.all(np.mod(values, 1) == 0):
+                noisy = np.floor(noisy)
+            frame[column] = _shown_numbers(noisy[:len(rows)])
+        return frame
+
+    def _microaggregated(self, column: str, method: str) -> np.ndarray:
+        values = self.source.numeric(column)[self.published]
+        classes = self.published_class_ids
+        frame = pd.DataFrame({"c": classes, "v": values})
+        return frame.groupby("c")["v"].transform(method).to_numpy()
+
+    @cached_property
+    def published_class_ids(self) -> np.ndarray:
+        """Dense class ids (0..) of the published rows on the published QIs."""
+        classes = self.selected_classes[~self.suppressed_mask]
+        if len(self.suppressed) == 0:
+            return classes
+        present = np.zeros(int(self.selected_classes.max()) + 1, dtype=bool)
+        present[classes] = True
+        return (np.cumsum(present) - 1)[classes]
+
+    def generalised_cells(self, column: str) -> bool:
+        return column in self.generalised and self.generalised[column].level > 0
+
+
+def _shown_numbers(values: np.ndarray) -> pd.Series:
+    return pd.Series([f"{v:.10g}" for v in values], dtype=object)
+
+
+def check_design(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: dict[str, Hierarchy]) -> None:
+    """Errors naming the column at fault for a design that cannot apply to ``source``."""
+    source.require_columns([c for c, _ in design.levels] + sorted(design.removed)
+                           + [c for c, _ in design.microaggregate] + [c for c, _ in design.noise])
+    for column, level in design.levels:
+        if level and column not in hierarchies:
+            raise InputError(f"level {level} asked, but the column has no hierarchy", column=column,
+                             hint="load or build a hierarchy for it")
+        if level < 0:
+            raise InputError(f"level {level} is out of range (levels start at 0)", column=column)
+    for column, _ in list(design.microaggregate) + list(design.noise):
+        what = "microaggregation" if column in dict(design.microaggregate) else "noise"
+        if column in roles.qi:
+            raise InputError(f"{what} of a quasi-identifier is not offered; generalise it with a hierarchy",
+                             column=column)
+        if column == roles.identifier:
+            raise InputError(f"{what} of the identifier column makes no sense; remove it instead", column=column)
+        numbers = pd.to_numeric(source.frame[column], errors="coerce")
+        if numbers.isna().any():
+            row = int(np.flatnonzero(numbers.isna().to_numpy())[0])
+            raise InputError(f"{what} needs numbers, but the column holds text such as "
+                             f"'{source.frame[column].iloc[row]}'", file=source.name,
+                             row=source.row_number(row), column=column)
+
+
+def select_rows(source: Table, roles: Roles, design: ReleaseDesign) -> tuple[np.ndarray, list[str]]:
+    if design.selection is None:
+        return np.arange(len(source), dtype=np.int64), []
+    release = resolve_release(design.selection, source, roles)
+    return np.asarray(release.positions, dtype=np.int64), list(release.unlocated)
+
+
+def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> tuple[np.ndarray, int]:
+    """Rows (indices into ``classes``) in classes smaller than ``below``, smallest classes
+    first, as long as the total stays within ``limit`` × rows; and how many rows in small
+    classes remain published (0 when the budget suffices)."""
+    n = len(classes)
+    if below <= 1 or n == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    sizes = np.bincount(classes, minlength=n_classes)
+    small = np.flatnonzero((sizes > 0) & (sizes < below))
+    budget = math.floor(limit * n + 1e-9)
+    order = small[np.argsort(sizes[small], kind="stable")]
+    cumulative = np.cumsum(sizes[order])
+    chosen = order[cumulative <= budget]
+    left = int(sizes[small].sum() - sizes[chosen].sum())
+    mask = np.zeros(n_classes, dtype=bool)
+    mask[chosen] = True
+    return np.flatnonzero(mask[classes]), left
+
+
+class LevelCache:
+    """The :class:`ColumnLevels` of a source's columns, built on first use."""
+
+    def __init__(self, source: Table, roles: Roles, hierarchies: dict[str, Hierarchy],
+                 codes: dict[str, Codes] | None = None):
+        self.source, self.roles, self.hierarchies = source, roles, dict(hierarchies)
+        self._codes = dict(codes or {})
+        self._columns: dict[str, ColumnLevels] = {}
+
+    def column(self, name: str) -> ColumnLevels:
+        if name not in self._columns:
+            self._columns[name] = ColumnLevels(self.source, name, self.hierarchies.get(name),
+                                               self._codes.get(name), numeric_order=name in self.roles.continuous)
+        return self._columns[name]
+
+
+def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: dict[str, Hierarchy],
+              cache: LevelCache | None = None) -> Transformed:
+    """The release ``design`` makes of ``source``: rows selected, generalised, suppressed."""
+    check_design(source, roles, design, hierarchies)
+    cache = cache or LevelCache(source, roles, hierarchies)
+    selected, unlocated = select_rows(source, roles, design)
+    generalised: dict[str, Generalised] = {}
+    qi_levels: dict[str, int] = {}
+    for column in set(hierarchies) | set(roles.qi) | {c for c, _ in design.levels}:
+        if column not in source.columns:
+            continue
+        levels = cache.column(column)
+        if column in design.removed and column in roles.qi:
+            g = levels.top()
+        else:
+            g = levels.at(design.level(column))
+        generalised[column] = g
+        if column in roles.qi:
+            qi_levels[column] = g.level
+    qi = [(generalised[c].codes[selected], len(generalised[c].labels)) for c in roles.qi]
+    classes, n_classes = group_ids(qi, len(selected))
+    dropped, left = suppress(classes, n_classes, design.suppress_below, design.suppression_limit)
+    keep = np.ones(len(selected), dtype=bool)
+    keep[dropped] = False
+    notes = []
+    if left:
+        notes.append(f"the suppression budget ({design.suppression_limit:.1%} of the rows) is too small: "
+                     f"{left} row(s) remain in classes smaller than {design.suppress_below}")
+    return Transformed(source, roles, design, selected, selected[keep], selected[~keep], generalised,
+                       qi_levels, unlocated, notes, left, ~keep, classes)

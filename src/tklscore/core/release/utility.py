@@ -1,0 +1,76 @@
+"""Utility of a release (privacy-models.md §5, ARX's names).
+
+- precision: 1 − mean over QI cells of h_j / height_j (a suppressed row's cells and a
+  removed QI count as full height); per attribute as well;
+- discernibility: Σ_E |E|² + suppressed rows × n (n: the rows before suppression);
+- average class size: (published rows / #classes) / k, k the release's smallest class;
+- non-uniform entropy: Σ over QI cells of −log2(count of the source value / count of its
+  published group) over the n rows (a suppressed cell's group holds all n rows); per
+  attribute as well;
+- suppressed share: suppressed rows / n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Utility:
+    precision: float
+    discernibility: float
+    average_class_size: float
+    non_uniform_entropy: float
+    suppressed_share: float
+    per_attribute: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def loss(self) -> float:
+        """Utility loss used to rank releases: 1 − precision (0 = nothing generalised)."""
+        return 1.0 - self.precision
+
+    def as_dict(self) -> dict:
+        return {"precision": self.precision, "discernibility": self.discernibility,
+                "average_class_size": self.average_class_size, "non_uniform_entropy": self.non_uniform_entropy,
+                "suppressed_share": self.suppressed_share}
+
+
+def attribute_precision(level: int, height: int, suppressed: int, n: int) -> float:
+    """1 − mean over the column's n cells of h / height (a suppressed cell: 1)."""
+    if n == 0:
+        return 1.0
+    ratio = (level / height) if height else (1.0 if level else 0.0)
+    return 1.0 - (suppressed + (n - suppressed) * ratio) / n
+
+
+def utility(qi: list[tuple[str, np.ndarray, np.ndarray, int, int]], published_classes: np.ndarray,
+            suppressed_mask: np.ndarray) -> Utility:
+    """``qi``: for each QI (name, source value codes of the n selected rows, their group codes
+    at the published level, level h, height); ``published_classes``: class ids of the
+    published rows; ``suppressed_mask``: which of the n selected rows are suppressed."""
+    n = len(suppressed_mask)
+    suppressed = int(suppressed_mask.sum())
+    published = n - suppressed
+    per: dict[str, dict[str, float]] = {}
+    precisions, entropy_total = [], 0.0
+    for name, values, groups, level, height in qi:
+        precision = attribute_precision(level, height, suppressed, n)
+        entropy = 0.0
+        if n:
+            value_count = np.bincount(values)[values]
+            group_count = np.where(suppressed_mask, n, np.bincount(groups)[groups])
+            entropy = float(np.log2(group_count / value_count).sum())
+        per[name] = {"precision": precision, "non_uniform_entropy": entropy}
+        precisions.append(precision)
+        entropy_total += entropy
+    if published:
+        sizes = np.bincount(published_classes)
+        sizes = sizes[sizes > 0]
+        discernibility = float((sizes.astype(np.float64) ** 2).sum()) + suppressed * float(n)
+        average = (published / len(sizes)) / int(sizes.min())
+    else:
+        discernibility, average = suppressed * float(n), 0.0
+    return Utility(float(np.mean(precisions)) if precisions else 1.0, discernibility, float(average),
+                   entropy_total, suppressed / n if n else 0.0, per)
