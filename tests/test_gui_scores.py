@@ -204,3 +204,51 @@ def test_record_axes_show_whole_records_and_nothing_is_cut_off(view):
     per_record = view.per_record_chart
     (x_low, x_high), _ = per_record.plot_item.viewRange()
     assert x_low < 0 and x_high > 3  # the last record is inside
+
+
+def test_the_weights_source_is_shown_and_the_officer_can_switch(view, qtbot):
+    from tklscore.core.examples import thesis_example
+    from tklscore.core.model.lseverity_model import thesis_lseverity_model
+    from tklscore.core.model.mscore_model import thesis_example_model
+    from tklscore.core.scoring.scores import Scorer
+    from tklscore.core.scoring.weights import Weights, WeightsPerScore
+    from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
+
+    bench = view.workbench
+    assert view.weights_label.text().startswith("Weights from the weights file ")
+    assert view.weights_label.text().endswith("weights_table_4_2.csv.")
+    combo = view.weights_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == [MODEL, FILE, SCORE_MODELS]
+    assert combo.currentData() == FILE and combo.isEnabled()
+    assert "the riskiest record by tkl is highlighted." in view.info_label.text()
+
+    combo.setCurrentIndex(combo.findData(MODEL))
+    combo.activated.emit(combo.currentIndex())
+    wait_scores(qtbot, bench, 4.92534)  # the model's own weights (scoring.md erratum 5)
+    qtbot.waitUntil(lambda: "Weights derived from the tkl-Data Model" in view.weights_label.text())
+    assert "largest CR 0.0088 in MedicalHealth: acceptable (CR ≤ 0.10)" in view.weights_label.text()
+    assert bench.project.weights_use == MODEL
+
+    bench.set_weights_use(SCORE_MODELS)
+    example = thesis_example()
+    expected = Scorer(example.source, example.roles).score_with_own_weights(
+        bench.current_release(), WeightsPerScore(bench.model.to_weights(), Weights(thesis_example_model().weights()),
+                                                 thesis_lseverity_model().to_weights()), 1.0, True)
+    qtbot.waitUntil(lambda: not bench.runner.current and bench.current_report() is not None
+                    and bench.current_report().scores.l_severity == pytest.approx(expected.scores.l_severity),
+                    timeout=15000)
+    report = bench.current_report()
+    assert round(report.scores.tkl, 5) == 4.92534
+    assert report.scores.m_score == pytest.approx(expected.scores.m_score)
+    assert report.scores.l_severity != pytest.approx(1.06272)  # Table 3.7's weights, not Table 4.2's
+    qtbot.waitUntil(lambda: "each score's own model" in view.weights_label.text())
+    assert "M-Score and L-Severity from the thesis' Figure 3.1 and Table 3.7" in view.weights_label.text()
+
+
+def test_demo_says_where_its_weights_come_from(capsys):
+    from tklscore.cli.main import main
+
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "Weights from: the thesis' Table 4.2, as a weights file" in out
+    assert "there Scenario 1 scores tkl 4.92534" in out and "4.98258" in out

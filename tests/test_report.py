@@ -226,3 +226,14 @@ def test_cli_report_draws_offscreen_without_a_display(monkeypatch):
     monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
     cli_report._offscreen_without_display()
     assert cli_report.os.environ["QT_QPA_PLATFORM"] == "xcb"
+
+
+def test_cli_report_never_overwrites_an_input(tmp_path, capsys):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    before = files["table_3_6.csv"].read_bytes()
+    status = main(["report", *arguments, "--weights", str(files["weights_table_4_2.csv"]),
+                   "--output", str(files["table_3_6.csv"])])
+    assert status == 2 and files["table_3_6.csv"].read_bytes() == before
+    assert "table_3_6.csv" in capsys.readouterr().err

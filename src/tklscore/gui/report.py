@@ -451,8 +451,9 @@ def export_report(path: str | Path, data: ReportInput) -> Path:
     return prepare_report(path, data)()
 
 
-def _write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
-    with atomic_path(path) as temporary:
+def _write_atomic(path: Path, write: Callable[[Path], object], inputs: Iterable[str] = ()) -> Path:
+    """Write through a temporary file renamed over ``path``; never over one of ``inputs``."""
+    with atomic_path(path, inputs) as temporary:
         write(temporary)
         if temporary.stat().st_size == 0:
             raise InputError("nothing could be written", file=str(path))
