@@ -237,3 +237,14 @@ def test_cli_report_never_overwrites_an_input(tmp_path, capsys):
                    "--output", str(files["table_3_6.csv"])])
     assert status == 2 and files["table_3_6.csv"].read_bytes() == before
     assert "table_3_6.csv" in capsys.readouterr().err
+
+
+def test_the_weights_choice_travels_with_the_project(tmp_path):
+    from tklscore.core.project import Project
+
+    models = [str(tmp_path / "m.ttl"), str(tmp_path / "l.ttl")]
+    project = Project(weights_path=str(tmp_path / "w.csv"), weights_use="score models", score_model_paths=models)
+    project.save(tmp_path / "p.tklproj")
+    again = Project.load(tmp_path / "p.tklproj")
+    assert again.weights_use == "score models" and again.score_model_paths == models
+    assert Project.from_dict({"format": "tklscore-project", "source": {}}).weights_use is None
