@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp, verdict
 from tklscore.core.scoring.sensitivity import PrioritySweep, priority_sweep
+from tklscore.core.scoring.weights_source import MODEL
 from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
@@ -553,7 +554,7 @@ class AhpView(QWidget):
         criterion = self.sensitivity_combo.currentData()
         release = workbench.current_release()
         ready = (self.model is not None and self.parent_iri and criterion and release is not None
-                 and workbench.scorer is not None and workbench.weights_use() == "model")
+                 and workbench.scorer is not None and workbench.weights_use() == MODEL)
         if not ready:
             self._draw_sweep(None, "Choose a criterion; the chart needs the current release scored with "
                                    "the tkl-Data Model's weights." if self.parent_iri else "")
