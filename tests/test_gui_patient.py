@@ -231,15 +231,14 @@ def test_bundled_example_saves_preferences_outside_the_installation(monkeypatch,
 
 def test_main_window_has_the_patient_tab(qtbot, tmp_path, monkeypatch):
     from tklscore import cli
-    from tklscore.gui.main_window import VIEWS, MainWindow
+    from tklscore.gui.main_window import MainWindow
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
-    assert VIEWS[-1] == "patient" and isinstance(win.views["patient"], PatientView)
+    assert isinstance(win.views["patient"], PatientView)
     win.show_view("patient")
-    assert win.tabs.currentWidget() is win.views["patient"]
-    assert win.tabs.tabText(VIEWS.index("patient")) == "&5 Patient"
+    assert win.current_view() is win.views["patient"]
     args = cli.build_parser().parse_args(["gui", "--patient"])
     assert args.patient and cli.build_parser().parse_args(["gui", "--view", "patient"]).view == "patient"
 

@@ -89,7 +89,7 @@ def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(model_
     text = build_report_html(data)
     assert "Weights derived from the tkl-Data Model" in text and "4.92534" in text
     # the one AHP verdict (core/model/ahp.py) in the consistency table: MedicalHealth CR 0.0088
-    assert "<td align='right'>0.0088</td><td align='left'>acceptable (CR ≤ 0.10)</td>" in text
+    assert "<td align='right'>0.0088</td><td align='left'>acceptable (CR 0.0088 ≤ 0.10)</td>" in text
     assert "NO (CR" not in text
     # node names: the value as the name, the code as a tag; inherited labels in brackets
     assert "V-0.Flu" not in text

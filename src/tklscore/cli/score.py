@@ -4,27 +4,22 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import math
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
-from tklscore.core.model.data_model import TklDataModel
-from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer
-from tklscore.core.scoring.weights import Weights, load_weights
-from tklscore.core.tables.loading import Table, load_table
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
+from tklscore.core.scoring.weights import load_weights
+from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
 
-SCORE_LABELS = {
-    "tkl": "tkl-Score",
-    "tkl_max": "tkl-Score_max",
-    "m_score": "M-Score (x)",
-    "m_score_inf": "M-Score (x=inf)",
-    "l_severity": "L-Severity",
-}
+if TYPE_CHECKING:
+    from tklscore.core.model.data_model import TklDataModel
+    from tklscore.core.scoring.weights import Weights
+    from tklscore.core.tables.loading import Table
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -85,8 +80,14 @@ def score_release(args) -> ScoredRelease:
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    model = TklDataModel.load(args.model) if args.model else None
-    weights = load_weights(args.weights) if args.weights else model.to_weights(args.model)
+    model = None
+    if args.weights:
+        weights = load_weights(args.weights)
+    else:
+        from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
+
+        model = TklDataModel.load(args.model)
+        weights = model.to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous)
@@ -113,7 +114,7 @@ def run(args) -> int:
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
     if fmt == "json":
-        return json.dumps(report.to_json_dict(), indent=2) + "\n"
+        return report.to_json()
     if fmt == "csv":
         buffer = io.StringIO()
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
@@ -127,13 +128,13 @@ def _fixed(value: float | None, digits: int) -> str:
 
 
 def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
-    x = "inf" if math.isinf(report.x) else f"{report.x:g}"
+    x = x_text(report.x, "inf")
     lines = [f"Source:    {source} ({report.source_rows} records)",
              f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
              "",
              f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
     for key in SCORE_NAMES:
-        label = SCORE_LABELS[key].replace("(x)", f"(x={x})")
+        label = score_label(key, report.x, "inf")
         lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
                      f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
                      f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")

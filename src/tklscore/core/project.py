@@ -17,6 +17,7 @@ from pathlib import Path
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.scoring.scores import parse_x
 from tklscore.core.tables.roles import Roles
 
 FORMAT = "tklscore-project"
@@ -94,7 +95,7 @@ class Project:
                 model_turtle=data.get("weights", {}).get("model"),
                 weights_use=data.get("weights", {}).get("use"),
                 score_model_paths=[absolute(str(p)) for p in data.get("weights", {}).get("score_models") or []],
-                x=math.inf if x == "inf" else float(x),
+                x=parse_x(x),
                 settings=dict(data.get("settings") or {}),
             )
         except InputError as error:

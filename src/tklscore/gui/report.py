@@ -47,14 +47,13 @@ from tklscore.core.files.digest import sha256_of, sha256_of_text
 from tklscore.core.model.data_model import TABLE_PART, TklDataModel
 from tklscore.core.model.node_names import display_name, inherited_label
 from tklscore.core.scoring.meaning import BANDS_NOTE, MEANINGS, verdict
-from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport
+from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport, score_label, x_text
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.scoring.weights_source import MODEL, WeightsSource, file_source, model_source
 from tklscore.core.tables.roles import Roles
 
 MAX_REPORT_ROWS = 500
-SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score (x = {x})"),
-              ("m_score_inf", "M-Score (x → ∞)"), ("l_severity", "L-Severity"))
+SCORE_ROWS = tuple((key, score_label(key, "{x}")) for key in SCORE_NAMES)
 REPORT_FORMATS = "HTML report (*.html);;PDF report (*.pdf);;Per-record scores as CSV (*.csv)"
 CHART_RELEASES, CHART_PER_RECORD, CHART_GROWTH = "releases", "per record", "growth"
 IMAGE_WIDTH = 640            # px on a 96 dpi page: the A4 text width is 680
@@ -67,14 +66,6 @@ def fmt(value: float | None, digits: int = 5) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     return f"{value:.{digits}f}"
-
-
-def x_text(x: float) -> str:
-    return "∞" if math.isinf(x) else f"{x:g}"
-
-
-def score_label(key: str, x: float) -> str:
-    return dict(SCORE_ROWS)[key].format(x=x_text(x))
 
 
 def score_rows(report: ScoreReport) -> list[tuple[str, str, str, str]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tklscore.core.errors import InputError
-from tklscore.core.model.ahp import verdict as consistency_verdict
 
 MODEL, FILE, SCORE_MODELS = "model", "file", "score models"
 KINDS = (MODEL, FILE, SCORE_MODELS)
@@ -74,8 +73,8 @@ def model_source(model, name: str) -> WeightsSource:
     groups = []
     for iri, result in derivation.groups.items():
         node = model.nodes.get(iri)
+        several = len(derivation.experts.get(iri, {})) > 1  # a group's combined judgements
         groups.append(GroupConsistency(
             node.label if node is not None else iri, tuple(result.criteria or ()), result.n,
-            float(result.lambda_max), float(result.ci), float(result.cr),
-            "consistent (n ≤ 2 is always consistent)" if result.n <= 2 else consistency_verdict(result.cr)))
+            float(result.lambda_max), float(result.ci), float(result.cr), result.verdict(several).sentence))
     return WeightsSource(MODEL, name, tuple(groups), tuple(derivation.problems))

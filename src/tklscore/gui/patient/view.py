@@ -282,8 +282,9 @@ class PatientView(QWidget):
         self.setPalette(palette)
         self.setAutoFillBackground(True)
 
-    def __init__(self, parent=None):
+    def __init__(self, workbench=None, parent=None):
         super().__init__(parent)
+        self.workbench = workbench
         self._use_light_palette()
         self.ontology_path = resource_path("pia/bob_ontology.ttl")
         self.rules_path = resource_path("pia/bob.rules")

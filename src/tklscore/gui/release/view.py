@@ -31,13 +31,13 @@ from tklscore.core.errors import InputError
 from tklscore.core.tables.published import Release
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Role, Roles, guess_roles
-from tklscore.core.tables.loading import is_text_table, sniff_text_file
+from tklscore.core.tables.loading import (EXCEL_SUFFIXES, PARQUET_SUFFIXES, TEXT_SUFFIXES, is_text_table, sniff_text_file,
+                                          table_kind)
 from tklscore.gui.frame_model import FrameModel
 
-TABLE_FILTER = ("Tables (*.csv *.tsv *.txt *.xlsx *.xlsm *.xls *.parquet *.pq);;"
-                "CSV/TSV (*.csv *.tsv *.txt);;Excel (*.xlsx *.xlsm *.xls);;Parquet (*.parquet *.pq);;All files (*)")
-EXCEL_SUFFIXES = {".xlsx", ".xlsm", ".xls"}
-PARQUET_SUFFIXES = {".parquet", ".pq"}
+TABLE_FILTER = ";;".join(f"{name} ({' '.join('*' + s for s in suffixes)})" for name, suffixes in (
+    ("Tables", TEXT_SUFFIXES + EXCEL_SUFFIXES + PARQUET_SUFFIXES), ("CSV/TSV", TEXT_SUFFIXES),
+    ("Excel", EXCEL_SUFFIXES), ("Parquet", PARQUET_SUFFIXES))) + ";;All files (*)"
 DELIMITERS = {",": "Comma ( , )", ";": "Semicolon ( ; )", "\t": "Tab", "|": "Bar ( | )"}
 ENCODINGS = ["utf-8", "utf-8-sig", "cp1252", "latin-1", "utf-16"]
 ROLE_LABELS = {Role.IDENTIFIER: "identifier", Role.QUASI_IDENTIFIER: "quasi-identifier",
@@ -300,8 +300,7 @@ class ReleaseView(QWidget):
             return "builtin"
         if not project.source_path:
             return None
-        suffix = Path(project.source_path).suffix.lower()
-        return "excel" if suffix in EXCEL_SUFFIXES else "parquet" if suffix in PARQUET_SUFFIXES else "text"
+        return table_kind(project.source_path)
 
     def _fill_source_form(self) -> None:
         project, table = self.workbench.project, self.workbench.table

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
-from tklscore.core.scoring.scores import ScoreReport
+from tklscore.core.scoring.scores import ScoreReport, x_text
 from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
 from tklscore.gui.scores.charts import (
     SORT_THESIS,
@@ -301,7 +301,7 @@ class ScoresView(QWidget):
 
     def _fill_summary(self, report: ScoreReport | None) -> None:
         x = self.workbench.project.x if report is None else report.x
-        labels = [label.format(x="∞" if math.isinf(x) else f"{x:g}") for _, label in SCORE_ROWS]
+        labels = [label.format(x=x_text(x)) for _, label in SCORE_ROWS]
         self.summary.setVerticalHeaderLabels(labels)
         rows = score_rows(report) if report is not None else [(l, "", "", "") for l in labels]
         for i, row in enumerate(rows):
