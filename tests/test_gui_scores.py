@@ -221,13 +221,16 @@ def test_the_weights_source_is_shown_and_the_officer_can_switch(view, qtbot):
     assert [combo.itemData(i) for i in range(combo.count())] == [MODEL, FILE, SCORE_MODELS]
     assert combo.currentData() == FILE and combo.isEnabled()
     assert "the riskiest record by tkl is highlighted." in view.info_label.text()
+    from tklscore.gui.main_window import weights_source as header_phrase
+
+    assert header_phrase(bench) == "weights from weights_table_4_2.csv"  # the window's header says the same
 
     combo.setCurrentIndex(combo.findData(MODEL))
     combo.activated.emit(combo.currentIndex())
     wait_scores(qtbot, bench, 4.92534)  # the model's own weights (scoring.md erratum 5)
     qtbot.waitUntil(lambda: "Weights derived from the tkl-Data Model" in view.weights_label.text())
     assert "largest CR 0.0088 in MedicalHealth: acceptable (CR 0.0088 ≤ 0.10)" in view.weights_label.text()
-    assert bench.project.weights_use == MODEL
+    assert bench.project.weights_use == MODEL and header_phrase(bench) == "weights from the tkl-Data Model"
 
     bench.set_weights_use(SCORE_MODELS)
     example = thesis_example()
@@ -243,6 +246,7 @@ def test_the_weights_source_is_shown_and_the_officer_can_switch(view, qtbot):
     assert report.scores.l_severity != pytest.approx(1.06272)  # Table 3.7's weights, not Table 4.2's
     qtbot.waitUntil(lambda: "each score's own model" in view.weights_label.text())
     assert "M-Score and L-Severity from the thesis' Figure 3.1 and Table 3.7" in view.weights_label.text()
+    assert header_phrase(bench) == "weights from each score's own model"
 
 
 def test_demo_says_where_its_weights_come_from(capsys):
