@@ -229,7 +229,7 @@ def test_the_weights_source_is_shown_and_the_officer_can_switch(view, qtbot):
     combo.activated.emit(combo.currentIndex())
     wait_scores(qtbot, bench, 4.92534)  # the model's own weights (scoring.md erratum 5)
     qtbot.waitUntil(lambda: "Weights derived from the tkl-Data Model" in view.weights_label.text())
-    assert "largest CR 0.0088 in MedicalHealth: acceptable (CR 0.0088 ≤ 0.10)" in view.weights_label.text()
+    assert "the least consistent, MedicalHealth, is acceptable (CR 0.0088 ≤ 0.10)" in view.weights_label.text()
     assert bench.project.weights_use == MODEL and header_phrase(bench) == "weights from the tkl-Data Model"
 
     bench.set_weights_use(SCORE_MODELS)

@@ -51,8 +51,8 @@ class WeightsSource:
         worst = max(judged, key=lambda g: g.cr) if judged else None
         if worst is None:
             return text + f" ({len(self.groups)} criteria group(s) of two, always consistent)."
-        return (text + f" ({len(self.groups)} criteria group(s) judged by AHP; largest CR {worst.cr:.4f} "
-                f"in {worst.group}: {worst.verdict}).")
+        return (text + f" ({len(self.groups)} criteria group(s) judged by AHP; the least consistent, "
+                f"{worst.group}, is {worst.verdict}).")
 
 
 def file_source(path: str) -> WeightsSource:
