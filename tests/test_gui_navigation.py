@@ -8,7 +8,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QLabel
 
 from tklscore import cli
 from tklscore.core.errors import InputError
@@ -106,22 +105,28 @@ def test_ctrl_number_opens_the_views_in_sidebar_order(qtbot, window):
 
 
 def test_the_current_release_and_its_weights_are_named_once(qtbot, window):
-    header, status = window.release_header, window.release_info
+    header, chooser, status = window.release_header, window.release_chooser, window.release_info
     assert status.text() == "No release yet · no weights yet"
     window.workbench.load_example("thesis")
     scored(qtbot, window)
     window.show()
-    window.show_view("scores")
-    assert header.isVisible() and header.text() == "<b>Release: Scenario 1 (4 of 7 records)</b> · weights from the tkl-Data Model"
+    window.show_view("release")
+    assert header.isVisible() and chooser.currentText() == "Scenario 1"
+    assert [chooser.itemText(i) for i in range(chooser.count())] == ["Scenario 1", "Scenario 2"]
+    assert window.release_details.text() == "(4 of 7 records) · weights from the tkl-Data Model"
     assert status.text() == "Release: Scenario 1 (4 of 7 records) · weights from the tkl-Data Model"
-    shown = [label for label in window.findChildren(QLabel) if label.isVisible() and "Scenario 1 (4 of 7" in label.text()]
-    assert shown == [header, status]
+    window.show_view("scores")
+    assert not window.views["scores"].release_combo.isVisible()     # named once: in the header
     window.show_view("model")
     assert not header.isVisible() and status.isVisible()
-    window.workbench.set_current_release("Scenario 2")
+    window.show_view("release")
+    chooser.activated.emit(1)                      # the officer switches the release at the top
     scored(qtbot, window)
+    assert window.workbench.project.current_release == "Scenario 2"
+    assert window.views["release"].selected_release() == "Scenario 2"
     window.workbench.use_weights_file(str(SHARED / "data" / "thesis_table_4_2_weights.csv"))
     scored(qtbot, window)
+    assert window.release_details.text() == "(7 of 7 records) · weights from thesis_table_4_2_weights.csv"
     assert status.text() == "Release: Scenario 2 (7 of 7 records) · weights from thesis_table_4_2_weights.csv"
 
 
@@ -171,3 +176,21 @@ def test_the_command_line_offers_every_registered_view():
         assert parser.parse_args(["gui", "--view", entry.key]).view == entry.key
     assert parser.parse_args(["gui", "--view", WELCOME]).view == WELCOME
     assert parser.parse_args(["gui"]).view is None
+
+
+def test_patient_mode_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_DATA_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+    out = tmp_path / "patient.png"
+    done = subprocess.run([sys.executable, "-m", "tklscore", "gui", "--patient", "--screenshot", str(out)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1600, 1000)
+    refused = subprocess.run([sys.executable, "-m", "tklscore", "gui", "--patient", "--view", "scores"],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("tklscore: error: there is no view 'scores' here (views: patient)")

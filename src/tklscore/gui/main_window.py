@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from tklscore import __version__
@@ -39,13 +39,16 @@ def weights_source(workbench: Workbench) -> str:
     return "weights from each score's own model"
 
 
+def release_records(workbench: Workbench) -> str:
+    report = workbench.current_report()
+    return f"({report.published_rows:,} of {report.source_rows:,} records)" if report is not None else ""
+
+
 def release_summary(workbench: Workbench) -> str:
     name = workbench.project.current_release
     if not name:
         return "No release yet"
-    report = workbench.current_report()
-    records = (f" ({report.published_rows:,} of {report.source_rows:,} records)" if report is not None else "")
-    return f"Release: {name}{records}"
+    return " ".join(filter(None, [f"Release: {name}", release_records(workbench)]))
 
 
 class MainWindow(QMainWindow):
@@ -66,13 +69,12 @@ class MainWindow(QMainWindow):
             self.views[entry.key] = view
             self.pages[entry.key] = self._page(entry, view)
             self.stack.addWidget(self.pages[entry.key])
+            if entry.group == OFFICER and hasattr(view, "hide_own_release_chooser"):
+                view.hide_own_release_chooser()
         self.welcome = WelcomePage(can_learn="learn" in self.views)
         self.welcome.chosen.connect(self._welcome_choice)
         self.stack.addWidget(self.welcome)
-        self.release_header = QLabel()
-        self.release_header.setObjectName("releaseHeader")
-        self.release_header.setStyleSheet("#releaseHeader { font-size: 13pt; padding: 6px 10px; "
-                                          "border-bottom: 1px solid palette(mid); }")
+        self.release_header = self._build_release_header()
         self.sidebar = self._build_sidebar()
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -208,12 +210,44 @@ class MainWindow(QMainWindow):
         elif choice == "learn":
             self.show_view("learn")
 
+    def _build_release_header(self) -> QFrame:
+        """The current release, once, above the officer's views: a chooser, its records, its weights."""
+        header = QFrame()
+        header.setObjectName("releaseHeader")
+        header.setStyleSheet("#releaseHeader { border-bottom: 1px solid palette(mid); }"
+                             "#releaseHeader QLabel, #releaseHeader QComboBox { font-size: 12pt; }")
+        layout = QHBoxLayout(header)
+        layout.setContentsMargins(10, 6, 10, 6)
+        self.release_title = QLabel("<b>Release:</b>")
+        self.release_chooser = QComboBox()
+        self.release_chooser.setObjectName("releaseChooser")
+        self.release_chooser.setMinimumContentsLength(14)
+        self.release_chooser.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.release_chooser.setToolTip("The release the officer's views work on; define releases in the Release view")
+        self.release_chooser.activated.connect(
+            lambda index: self.guard(self.workbench.set_current_release, self.release_chooser.itemText(index)))
+        self.release_details = QLabel()
+        for widget in (self.release_title, self.release_chooser, self.release_details):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        return header
+
     def _update_release_info(self) -> None:
-        text = f"{release_summary(self.workbench)} · {weights_source(self.workbench)}"
-        self.release_info.setText(text)
+        workbench = self.workbench
+        self.release_info.setText(f"{release_summary(workbench)} · {weights_source(workbench)}")
+        names, current = workbench.release_names(), workbench.project.current_release
+        self.release_chooser.blockSignals(True)
+        if [self.release_chooser.itemText(i) for i in range(self.release_chooser.count())] != names:
+            self.release_chooser.clear()
+            self.release_chooser.addItems(names)
+        self.release_chooser.setCurrentIndex(names.index(current) if current in names else -1)
+        self.release_chooser.blockSignals(False)
+        self.release_chooser.setVisible(bool(names))
+        self.release_title.setText("<b>Release:</b>" if names else "<b>No release yet</b>")
+        self.release_details.setText(" · ".join(filter(None, [release_records(workbench) if current else "",
+                                                              weights_source(workbench)])))
         officer = self.current_key() != WELCOME and any(
             e.key == self.current_key() and e.group == OFFICER for e in self.entries)
-        self.release_header.setText(f"<b>{release_summary(self.workbench)}</b> · {weights_source(self.workbench)}")
         self.release_header.setVisible(officer)
 
     # ------------------------------------------------------------------ chrome

@@ -39,19 +39,20 @@ VIEWS: tuple[ViewEntry, ...] = (
               "Open the source table, confirm each column's role, then define the candidate releases to score.",
               "tklscore.gui.release.view:ReleaseView"),
     ViewEntry("scores", "Scores", OFFICER,
-              "How misuseable is the current release: tkl, M and L in total and per record; "
-              "export a report for the committee.",
+              "How misuseable the current release is: read tkl, M and L at the top, then select a record "
+              "to see why it scores what it scores; export a report for the committee.",
               "tklscore.gui.scores.view:ScoresView"),
     ViewEntry("model", "tkl-Data Model", EXPERT,
-              "Align the sensitive columns with DPV classes and label their values; "
+              "Drag a DPV class onto a sensitive column's attribute, then label its values; "
               "the sensitivity weights are derived from this model.",
               "tklscore.gui.model.view:ModelView"),
     ViewEntry("ahp", "AHP", EXPERT,
-              "Compare the criteria two at a time with the sliders; keep the consistency ratio green.",
+              "Choose a criteria group, then move each slider towards the more important criterion; "
+              "keep the consistency ratio green.",
               "tklscore.gui.ahp.view:AhpView"),
     ViewEntry("patient", "Patient", PATIENT,
-              "See what can be learnt about you from the facts a hospital holds, "
-              "and choose what may be shared.",
+              "Start with Load patient information: see what can be learnt about you from the facts "
+              "a hospital holds, and choose what may be shared.",
               "tklscore.gui.patient.view:PatientView"),
 )
 

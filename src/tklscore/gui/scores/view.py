@@ -34,6 +34,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
 from tklscore.core.scoring.scores import ScoreReport, x_text
 from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
+from tklscore.gui.guard import run_guarded
 from tklscore.gui.scores.charts import (
     SORT_THESIS,
     SORT_TKL,
@@ -96,7 +97,8 @@ class ScoresView(QWidget):
         self.export_report_button = QPushButton("Export report…")
         self.export_report_button.clicked.connect(self.export_report_dialog)
         top = QHBoxLayout()
-        for widget in (QLabel("Release:"), self.release_combo, QLabel("M-Score x:"), self.x_spin, self.x_infinite):
+        self.release_label = QLabel("Release:")
+        for widget in (self.release_label, self.release_combo, QLabel("M-Score x:"), self.x_spin, self.x_infinite):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.export_chart_button)
@@ -208,6 +210,11 @@ class ScoresView(QWidget):
             self.release_combo.setCurrentIndex(names.index(current))
         self.release_combo.blockSignals(False)
 
+    def hide_own_release_chooser(self) -> None:
+        """In the main window the release is chosen once, above the officer's views."""
+        self.release_label.hide()
+        self.release_combo.hide()
+
     def _show_weights_source(self) -> None:
         workbench = self.workbench
         self.weights_combo.blockSignals(True)
@@ -262,15 +269,7 @@ class ScoresView(QWidget):
             self._guard(self.workbench.set_x, x)
 
     def _guard(self, function, *args) -> bool:
-        try:
-            function(*args)
-            return True
-        except InputError as error:
-            self.workbench.failed.emit(str(error))
-            return False
-        except OSError as error:
-            self.workbench.failed.emit(f"{getattr(error, 'filename', None) or ''}: {error.strerror or error}")
-            return False
+        return run_guarded(self.workbench.failed.emit, function, *args)
 
     # ------------------------------------------------------------------ refresh
 
