@@ -29,6 +29,7 @@ COMMAND_GROUPS = [
     "model",
     "pia",
     "release",
+    "pseudonymization",
     "gui",
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,6 +31,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--format", choices=["table", "json", "csv"], default="table",
                        help="table (for people), json (scores and records), csv (records)")
     score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    engines = score.add_argument_group("engines (tables larger than memory)")
+    engines.add_argument("--engine", choices=["memory", "duckdb"], default="memory",
+                         help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
+                              "Parquet/CSV files, out of core (needs --id-column with --published)")
+    engines.add_argument("--memory-limit", metavar="SIZE",
+                         help="the engine's memory limit, e.g. 2GB (duckdb spills to disk beyond it)")
     score.set_defaults(handler=run)
 
 
@@ -102,7 +109,52 @@ def score_release(args) -> ScoredRelease:
 
 
 def run(args) -> int:
+    if args.engine != "memory" or args.memory_limit:
+        return _run_engine(args)
     report = score_release(args).report
+    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    if args.output:
+        with atomic_write(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _weights(args):
+    if args.weights:
+        return load_weights(args.weights)
+    from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
+
+    return TklDataModel.load(args.model).to_weights(args.model)
+
+
+def _run_engine(args) -> int:
+    """Score with the out-of-core engine (duckdb); a Parquet --output
+    receives the per-record results, streamed by the engine, and the scores are printed."""
+    from pathlib import Path
+
+    from tklscore.core.engines import score_files
+    from tklscore.core.errors import InputError
+
+    if args.engine == "memory":
+        raise InputError("--memory-limit applies to --engine duckdb")
+    if args.sheet:
+        raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
+    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+    records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
+    report = score_files(args.engine, args.source, roles, _weights(args), published=args.published, rows=args.rows,
+                         x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
+                         memory_limit=args.memory_limit, delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated)
+    for warning in report.warnings:
+        print(f"tklscore: warning: {warning}", file=sys.stderr)
+    if records_path:
+        summary = report.summary_dict() | {"records_file": str(records_path)}
+        text = (json.dumps(summary, indent=2) + "\n" if args.format == "json"
+                else render_table(report, args.source, args.published or "--rows", records=False)
+                + f"Per-record results: {records_path} (Parquet)\n")
+        sys.stdout.write(text)
+        return 0
     text = render(report, args.format, source=args.source, published=args.published or "--rows")
     if args.output:
         with atomic_write(args.output) as handle:
@@ -127,7 +179,7 @@ def _fixed(value: float | None, digits: int) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
+def render_table(report: ScoreReport, source: str = "", published: str = "", records: bool = True) -> str:
     x = x_text(report.x, "inf")
     lines = [f"Source:    {source} ({report.source_rows} records)",
              f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
@@ -138,6 +190,8 @@ def render_table(report: ScoreReport, source: str = "", published: str = "") -> 
         lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
                      f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
                      f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")
+    if not records:
+        return "\n".join(lines) + "\n"
     lines += ["", "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"]
     frame = report.records.rename(columns={"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M",
                                            "l_severity": "RS_L"})

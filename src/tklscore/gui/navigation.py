@@ -42,6 +42,10 @@ VIEWS: tuple[ViewEntry, ...] = (
               "How misuseable the current release is: read tkl, M and L at the top, then select a record "
               "to see why it scores what it scores; export a report for the committee.",
               "tklscore.gui.scores.view:ScoresView"),
+    ViewEntry("pseudonymization", "Pseudonymization", OFFICER,
+              "Load the original and the pseudonymised data and each person's threshold: how many people's "
+              "sensitive values could be predicted, what removing them costs, and whether to release.",
+              "tklscore.gui.pseudonymization.view:PseudonymizationView"),
     ViewEntry("model", "tkl-Data Model", EXPERT,
               "Drag a DPV class onto a sensitive column's attribute, then label its values; "
               "the sensitivity weights are derived from this model.",
