@@ -82,6 +82,7 @@ class Workbench(QObject):
         self.weights_per_score: WeightsPerScore | None = None  # each score's own model
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
+        self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
@@ -100,6 +101,7 @@ class Workbench(QObject):
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
         self.weights_problem = None
         self.reports = {}
+        self.designed_reports = {}
         self.resolved = {}
         self.undo_stack.clear()
         self._mark(False)
@@ -486,6 +488,7 @@ class Workbench(QObject):
             if generation != self._generation["scores"]:
                 return
             self.reports, self.resolved, self.release_errors = result
+            self.reports.update(self.designed_reports)
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()
