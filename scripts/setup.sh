@@ -9,6 +9,9 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 if [ "${1:-}" = "test" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+  # pycanon 1.3.6 (the peer the risk tests compare with) pins exact pandas/numpy versions; its
+  # checks run on ours, so it is installed without its pins (its runtime needs are in [test])
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "pycanon==1.3.6"
 else
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
 fi

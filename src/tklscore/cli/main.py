@@ -29,6 +29,9 @@ COMMAND_GROUPS = [
     "model",
     "pia",
     "release",
+    "measures",
+    "disclosure_risk",
+    "learn",
     "pseudonymization",
     "gui",
 ]

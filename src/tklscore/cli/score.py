@@ -13,6 +13,8 @@ from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
+from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from tklscore.core.model.data_model import TklDataModel
     from tklscore.core.scoring.weights import Weights
     from tklscore.core.tables.loading import Table
+    from tklscore.core.tables.published import Release
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -31,6 +34,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--format", choices=["table", "json", "csv"], default="table",
                        help="table (for people), json (scores and records), csv (records)")
     score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    score.add_argument("--measures", action="store_true",
+                       help="add the privacy models and re-identification risk of the published table "
+                            "(journalist/marketer against the source) to the JSON under 'measures'")
     engines = score.add_argument_group("engines (tables larger than memory)")
     engines.add_argument("--engine", choices=["memory", "duckdb"], default="memory",
                          help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
@@ -79,6 +85,8 @@ class ScoredRelease:
     weights: Weights
     model: TklDataModel | None     # the tkl-Data Model the weights come from (None: a weights file)
     report: ScoreReport
+    scorer: Scorer
+    release: Release
 
 
 def score_release(args) -> ScoredRelease:
@@ -105,14 +113,22 @@ def score_release(args) -> ScoredRelease:
     report = scorer.score(release, weights, args.x, args.missing_weight_zero)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
-    return ScoredRelease(source, roles, weights, model, report)
+    return ScoredRelease(source, roles, weights, model, report, scorer, release)
 
 
 def run(args) -> int:
     if args.engine != "memory" or args.memory_limit:
         return _run_engine(args)
-    report = score_release(args).report
-    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    scored = score_release(args)
+    measures = None
+    if args.measures:
+        if not scored.roles.qi:
+            raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
+                             "equivalence classes", column="--qi")
+        measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
+    report = scored.report
+    text = render(report, args.format, source=args.source, published=args.published or "--rows",
+                  measures=measures)
     if args.output:
         with atomic_write(args.output) as handle:
             handle.write(text)
@@ -139,6 +155,9 @@ def _run_engine(args) -> int:
 
     if args.engine == "memory":
         raise InputError("--memory-limit applies to --engine duckdb")
+    if args.measures:
+        raise InputError(f"--measures is computed by the in-memory engine; drop --engine {args.engine} "
+                         "or run `tklscore measures` on the published table")
     if args.sheet:
         raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
@@ -164,15 +183,20 @@ def _run_engine(args) -> int:
     return 0
 
 
-def render(report: ScoreReport, fmt: str, source: str = "", published: str = "") -> str:
+def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
     if fmt == "json":
-        return report.to_json()
+        return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
         buffer = io.StringIO()
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
                               lineterminator="\n")
         return buffer.getvalue()
-    return render_table(report, source, published)
+    text = render_table(report, source, published)
+    if measures is not None:
+        from tklscore.cli.measures import render_table as render_measures
+
+        text += "\n" + render_measures(measures, published)
+    return text
 
 
 def _fixed(value: float | None, digits: int) -> str:

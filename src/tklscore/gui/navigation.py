@@ -62,6 +62,10 @@ VIEWS: tuple[ViewEntry, ...] = (
               "Start with Load patient information: see what can be learnt about you from the facts "
               "a hospital holds, and choose what may be shared.",
               "tklscore.gui.patient.view:PatientView"),
+    ViewEntry("learn", "Learn", LEARN,
+              "Learn privacy-preserving data publishing: pick a task, mark the columns, anonymise, "
+              "read the statistics, then take the quiz.",
+              "tklscore.gui.learn.view:LearnView"),
 )
 
 

@@ -117,8 +117,8 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
     return l
 
 
-def _class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
-    """The distinct (class, value) pairs with their counts."""
+def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
+    """The distinct (class, value) pairs: the class and value code of each, and its count."""
     pairs, n_pairs = group_ids([(classes, n_classes), values], len(classes))
     counts = np.bincount(pairs, minlength=n_pairs)
     class_of_pair = np.empty(n_pairs, dtype=np.int64)
@@ -129,15 +129,16 @@ def _class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
 
 
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                                  values: Codes) -> np.ndarray:
+                                  values: Codes, pairs=None) -> np.ndarray:
     """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,
     normalised by the class size k) and the whole table's (q).
 
     Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
-    exactly like the table has distance exactly 0."""
+    exactly like the table has distance exactly 0. ``pairs``: the result of
+    :func:`class_value_counts` when the caller has it already."""
     n = len(classes)
     table_counts = np.bincount(values.codes, minlength=values.cardinality)
-    cls, val, counts = _class_value_counts(classes, n_classes, values)
+    cls, val, counts = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
     k = class_sizes[cls]
     inside = np.abs(counts * n - table_counts[val] * k)
     # a value absent from a class contributes q_v = C_v / n, in all (n − Σ_inside C_v) / n
@@ -147,7 +148,7 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                         values: Codes, exact: bool | None = None) -> np.ndarray:
+                         values: Codes, exact: bool | None = None, pairs=None) -> np.ndarray:
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
@@ -160,9 +161,14 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     m = values.cardinality
     if m <= 1:
         return np.zeros(n_classes)
-    # the distinct (class, value) pairs sorted by class then value, with their counts
-    pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
-    cls, val = np.divmod(pair, np.int64(m))
+    if pairs is None:
+        # the distinct (class, value) pairs sorted by class then value, with their counts
+        pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
+        cls, val = np.divmod(pair, np.int64(m))
+    else:
+        cls, val, counts = pairs
+        order = np.argsort(cls * m + val, kind="stable")  # linear when the pairs come sorted from group_ids
+        cls, val, counts = cls[order], val[order], counts[order]
     return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes,
                                   np.bincount(values.codes, minlength=m), len(classes), exact)
 

@@ -1,0 +1,199 @@
+"""Benchmark of the risk lens (core/risk) on large synthetic tables, with pycanon measured
+in the same run.
+
+    .venv/bin/python benchmarks/bench_risk.py [--rows N] [--seed S] [--repeats R]
+                                              [--skip-pycanon] [--skip-cli] [--part all|models|dr]
+
+1. **Privacy models + prosecutor risk** of bench_scoring's synthetic table (default
+   1,000,000 rows as text, as a CSV loads: 4 QIs with 73/12/41/16 levels, 3 categorical
+   SAs and the continuous ``amount`` with ~500 values): ``measure_table`` with every model
+   of privacy-models.md §2 and prosecutor risk, from the text frame (factorising
+   included). Target ≤ 1.5 s. pycanon 1.3.6 computes k (``k_anonymity``) and l of one SA
+   (``l_diversity`` of ``disease``) on the same frame, and the ratios are printed.
+2. **D(r)** (Orooji–Knapp) on N rows × 27 attributes (the 8 above and 19 more: binary
+   flags and small categoricals), PK set so that ~110 known sets are kept at ε = 0.01 as in
+   the paper, α = 100. Target ≤ 10 s, peak memory (``ru_maxrss`` of the process, data
+   included) ≤ 2 GB.
+3. **End to end**: ``tklscore measures FILE.csv ...`` as a user runs it, on the table
+   written as CSV (load + measure + JSON), timed as a subprocess.
+
+The medians of ``--repeats`` runs are reported (default 2: each key figure twice).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scoring import CONTINUOUS_SA, QI, SA, make_source  # noqa: E402
+
+from tklscore.core.risk import measure_table  # noqa: E402
+from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, known_sets  # noqa: E402
+from tklscore.core.scoring.weights import Weights  # noqa: E402
+
+TARGET_MODELS_S = 1.5
+TARGET_DR_S = 10.0
+TARGET_PEAK_MB = 2048.0
+# PK of the 27 attributes: 9 an attacker may know, 18 rarely known (the paper's setting)
+DR_PK = [0.05, 0.8, 0.7, 0.6, 0.5, 0.2, 0.2, 0.1, 0.02] + [0.005] * 9 + [0.001] * 9
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+class Timing:
+    """Median wall and CPU time of ``repeats`` runs (CPU time: this process only, so it shows
+    the cost when the shared machine is loaded)."""
+
+    def __init__(self, fn, repeats: int):
+        self.walls, self.cpus, self.result = [], [], None
+        for _ in range(repeats):
+            wall, cpu = time.perf_counter(), time.process_time()
+            self.result = fn()
+            self.walls.append(time.perf_counter() - wall)
+            self.cpus.append(time.process_time() - cpu)
+        self.wall, self.cpu = statistics.median(self.walls), statistics.median(self.cpus)
+
+    def __str__(self) -> str:
+        return (f"{self.wall:.3f} s wall, {self.cpu:.3f} s CPU (runs: "
+                + ", ".join(f"{w:.3f}/{c:.3f}" for w, c in zip(self.walls, self.cpus)) + ")")
+
+
+def verdict(timing: "Timing", target: float) -> str:
+    if timing.wall <= target:
+        return "PASS"
+    if timing.cpu <= target:
+        return f"PASS on CPU time, FAIL on wall time (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    return "FAIL"
+
+
+def timed(fn, repeats: int):
+    timing = Timing(fn, repeats)
+    return timing.wall, timing.walls, timing.result
+
+
+def run_models(frame: pd.DataFrame, repeats: int, skip_pycanon: bool) -> bool:
+    n = len(frame)
+    print(f"\n1. privacy models + prosecutor risk, {n:,} rows, QI {', '.join(QI)}; SA {', '.join(SA)} "
+          f"({CONTINUOUS_SA} continuous)")
+    timing = Timing(lambda: measure_table(frame, qi=QI, sa=SA, continuous=[CONTINUOUS_SA]), repeats)
+    median, m = timing.wall, timing.result
+    j = m.to_json_dict()
+    print(f"   tklscore measure_table: {timing}  target ≤ {TARGET_MODELS_S} s  {verdict(timing, TARGET_MODELS_S)}")
+    print(f"   k = {j['k']}, l = {j['l_distinct']}, entropy l = {j['l_entropy']:.4f}, t = {j['t']:.4f}, "
+          f"classes = {j['classes']['count']:,}, average risk = {j['risk']['prosecutor']['average']:.6f}")
+    k_only, _, _ = timed(lambda: measure_table(frame, qi=QI), repeats)
+    l_one, _, m1 = timed(lambda: measure_table(frame, qi=QI, sa=["disease"]), repeats)
+    print(f"   tklscore k alone: {k_only:.3f} s; every model of the one SA 'disease': {l_one:.3f} s")
+    if not skip_pycanon:
+        from pycanon import anonymity
+
+        pk = Timing(lambda: anonymity.k_anonymity(frame, list(QI)), 1)
+        pl = Timing(lambda: anonymity.l_diversity(frame, list(QI), ["disease"]), 1)
+        k, l = pk.result, pl.result
+        assert k == j["k"] and l == m1.models.l_distinct, (k, l)
+        print(f"   pycanon 1.3.6 k_anonymity: {pk} (k = {k}) → tklscore's k is {pk.wall / k_only:.1f}× faster "
+              f"(wall); every model + risk is {pk.wall / median:.1f}× faster than pycanon's k alone")
+        print(f"   pycanon 1.3.6 l_diversity('disease'): {pl} (l = {l}) → tklscore (every model of that SA) is "
+              f"{pl.wall / l_one:.1f}× faster; every model of all four SAs + risk {pl.wall / median:.1f}× faster")
+    return min(timing.wall, timing.cpu) <= TARGET_MODELS_S
+
+
+def dr_table(frame: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, list[AttributeParameters], Weights]:
+    rng = np.random.default_rng(seed + 1)
+    n = len(frame)
+    columns = {c: frame[c] for c in ("age", "workclass", "occupation", "education", "disease", "medication",
+                                     "diagnosis", "amount")}
+    columns["gender"] = pd.Series(np.where(rng.random(n) < 0.5, "F", "M"), dtype=object)
+    for i in range(10):
+        columns[f"flag{i}"] = pd.Series(np.where(rng.random(n) < 0.03 * (i + 1), "Yes", "No"), dtype=object)
+    for i in range(8):
+        levels = np.array([f"c{i}-{v}" for v in range(3 + i)], dtype=object)
+        columns[f"cat{i}"] = pd.Series(levels[rng.integers(0, 3 + i, n)], dtype=object)
+    order = ["age", "gender", "workclass", "education", "cat0", "cat1", "cat2", "occupation", "cat3",
+             "cat4", "cat5", "cat6", "cat7", "diagnosis", "flag0", "flag1", "flag2", "flag3",
+             "disease", "medication", "amount", "flag4", "flag5", "flag6", "flag7", "flag8", "flag9"]
+    table = pd.DataFrame({c: columns[c] for c in order}).astype("str")  # as load_table gives text
+    weights = [0.0] * 9 + [1.0] * 18  # weights ∈ {0, 1} as in the paper
+    params = [AttributeParameters(c, p, w) for c, p, w in zip(order, DR_PK, weights)]
+    value_weights = Weights([(f"flag{i}", "Yes", 1.0) for i in range(10)]
+                            + [(f"flag{i}", "No", 0.0) for i in range(10)]
+                            + [("disease", f"disease-{i:02d}", 1.0) for i in range(0, 14, 3)]
+                            + [("amount", "[0,100)", 0.0), ("amount", "[100,inf)", 1.0)])
+    return table, params, value_weights
+
+
+def run_dr(frame: pd.DataFrame, seed: int, repeats: int) -> bool:
+    table, params, value_weights = dr_table(frame, seed)
+    n, m = table.shape
+    kept = len(known_sets([p.pk for p in params], 0.01))
+    print(f"\n2. Orooji–Knapp D(r), {n:,} rows × {m} attributes, ε = 0.01 keeps {kept} of 2^{m} = {2 ** m:,} "
+          f"known sets, α = 100")
+    timing = Timing(lambda: disclosure_risk(table, params, value_weights, alpha=100, epsilon=0.01,
+                                            threshold=0.01), repeats)
+    risk = timing.result
+    peak = peak_mb()
+    share = risk.above_threshold / n
+    print(f"   disclosure_risk: {timing}  target ≤ {TARGET_DR_S} s  {verdict(timing, TARGET_DR_S)}")
+    print(f"   records with D > 0.01: {risk.above_threshold:,} ({100 * share:.2f} %); max D = {risk.d.max():.4f}")
+    print(f"   peak memory (whole process, data included): {peak:.0f} MB  target ≤ {TARGET_PEAK_MB:.0f} MB  "
+          f"{'PASS' if peak <= TARGET_PEAK_MB else 'FAIL'}")
+    return min(timing.wall, timing.cpu) <= TARGET_DR_S and peak <= TARGET_PEAK_MB
+
+
+def run_cli(frame: pd.DataFrame, repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "release.csv"
+        frame.to_csv(path, index=False)
+        out = Path(folder) / "measures.json"
+        tklscore = Path(sys.executable).with_name("tklscore")
+        argv = [str(tklscore), "measures", str(path), "--qi", ",".join(QI), "--sa", ",".join(SA),
+                "--continuous", CONTINUOUS_SA, "--format", "json", "--output", str(out)]
+
+        def run():
+            subprocess.run(argv, check=True)
+
+        median, times, _ = timed(run, repeats)
+        print(f"\n3. end to end: tklscore measures {path.name} ({path.stat().st_size / 1e6:.0f} MB CSV, "
+              f"{len(frame):,} rows) --format json: {median:.3f} s (runs: {', '.join(f'{t:.3f}' for t in times)}) "
+              f"— loading the CSV included")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--skip-pycanon", action="store_true")
+    parser.add_argument("--skip-cli", action="store_true")
+    parser.add_argument("--part", choices=["all", "models", "dr"], default="all")
+    args = parser.parse_args(argv)
+    print(f"bench_risk: {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
+          f"(shared machine: figures vary with its load); numpy {np.__version__}, pandas {pd.__version__}")
+    frame, _ = make_source(args.rows, args.seed)
+    frame = frame.astype("str")  # text columns as load_table gives them (pandas' str dtype, Arrow-backed)
+    ok = True
+    if args.part in ("all", "models"):
+        ok &= run_models(frame, args.repeats, args.skip_pycanon)
+        if not args.skip_cli:
+            run_cli(frame, args.repeats)
+    if args.part in ("all", "dr"):
+        ok &= run_dr(frame, args.seed, args.repeats)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

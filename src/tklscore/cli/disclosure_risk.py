@@ -1,0 +1,71 @@
+"""``tklscore disclosure-risk TABLE --attributes PARAMS.csv ...``: Orooji–Knapp record risk D(r)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tklscore.core.files.atomic import atomic_write
+from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
+                                                disclosure_risk, load_attribute_parameters)
+from tklscore.core.scoring.weights import load_weights
+from tklscore.core.tables.loading import load_table
+from tklscore.core.tables.published import source_ids
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("disclosure-risk", help="Orooji–Knapp record-level disclosure risk D(r)",
+                            description="D(r) = α Σ_KS PK(KS)/count(r(KS)) · C_UKS(r) over the known sets "
+                                        "with PK > ε (Orooji & Knapp).")
+    p.add_argument("table", metavar="TABLE", help="the table (CSV/TSV, Excel or Parquet)")
+    p.add_argument("--attributes", metavar="PARAMS.csv", required=True,
+                   help="CSV attribute,pk,weight: the attributes considered, PK(A) and W(A) in [0, 1]")
+    p.add_argument("--value-weights", metavar="VW.csv",
+                   help="CSV attribute,value,weight: W(v) (intervals such as [0,40) for numbers; unlisted: 0)")
+    p.add_argument("--alpha", metavar="A", type=float, default=DEFAULT_ALPHA,
+                   help=f"consequence coefficient α > 0 (default {DEFAULT_ALPHA:g})")
+    p.add_argument("--epsilon", metavar="E", type=float, default=DEFAULT_EPSILON,
+                   help=f"keep known sets with PK > ε (default {DEFAULT_EPSILON:g}; 0 keeps every set with PK > 0)")
+    p.add_argument("--threshold", metavar="T", type=float, default=DEFAULT_THRESHOLD,
+                   help=f"count records with D > T (default {DEFAULT_THRESHOLD:g})")
+    p.add_argument("--id-column", metavar="COL", help="identifier column naming the records")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
+    p.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
+    params = load_attribute_parameters(args.attributes)
+    value_weights = load_weights(args.value_weights) if args.value_weights else None
+    ids = source_ids(table, args.id_column).to_numpy(dtype=object) if args.id_column else None
+    risk = disclosure_risk(table, params, value_weights, alpha=args.alpha, epsilon=args.epsilon,
+                           threshold=args.threshold, parameters_name=args.attributes)
+    if args.format == "json":
+        text = json.dumps(risk.to_json_dict(ids), indent=2) + "\n"
+    else:
+        text = render_table(risk, ids, args.table)
+    if args.output:
+        with atomic_write(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def render_table(risk, ids, name: str) -> str:
+    n = len(risk.d)
+    lines = [f"Table: {name} ({n} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
+             f"Known sets kept (PK > ε = {risk.epsilon:g}): {len(risk.known_sets)}",
+             "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
+             + (" ..." if len(risk.known_sets) > 40 else ""),
+             f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {risk.above_threshold} "
+             f"({100 * risk.above_threshold / n:.2f} %)", "",
+             f"{'record':<20}{'Σ L':>14}{'D':>14}"]
+    for i in range(n):
+        label = str(ids[i]) if ids is not None else str(i)
+        lines.append(f"{label:<20}{risk.l_sum[i]:>14.6f}{risk.d[i]:>14.6f}")
+    return "\n".join(lines) + "\n"

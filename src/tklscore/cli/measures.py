@@ -1,0 +1,125 @@
+"""``tklscore measures TABLE --qi COLS ...``: privacy models and re-identification risk of a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tklscore.cli.arguments import column_list
+from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_write
+from tklscore.core.risk import Measures, measure_table
+from tklscore.core.risk.measures import describe
+from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
+from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
+from tklscore.core.tables.loading import load_table
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("measures", help="privacy models and re-identification risk of a table",
+                            description="k-anonymity, l-diversity, t-closeness, β-likeness, δ-disclosure, "
+                                        "(X,Y)-anonymity and prosecutor/journalist/marketer risk of a table.")
+    p.add_argument("table", metavar="TABLE", help="the table (CSV/TSV, Excel or Parquet), e.g. a release")
+    p.add_argument("--qi", metavar="COL[,COL...]", type=column_list, required=True, help="quasi-identifier columns")
+    p.add_argument("--sa", metavar="COL[,COL...]", type=column_list, default=[], help="sensitive columns")
+    p.add_argument("--continuous", metavar="COL[,COL...]", type=column_list, default=[],
+                   help="sensitive columns that are continuous (numeric, ordered)")
+    p.add_argument("--id-column", metavar="COL", help="identifier column (not measured)")
+    p.add_argument("--identifier-columns", metavar="COL[,COL...]", type=column_list, default=[],
+                   help="Y of (X,Y)-anonymity: the columns identifying a person")
+    p.add_argument("--population", metavar="SOURCE",
+                   help="population table for journalist and marketer risk (e.g. the source table)")
+    p.add_argument("--sampling-fraction", metavar="F", type=float,
+                   help="share of the population the table holds, in (0, 1]: population uniques")
+    p.add_argument("--sample-weight", metavar="COL", help="sampling weight column: sdcMicro's individual risk")
+    p.add_argument("--risk-threshold", metavar="T", type=float, default=DEFAULT_RISK_THRESHOLD,
+                   help=f"records at risk: risk above T (default {DEFAULT_RISK_THRESHOLD})")
+    p.add_argument("--suppressed-marker", metavar="M", default=SUPPRESSION_MARKER,
+                   help=f"value of a suppressed QI cell (default {SUPPRESSION_MARKER!r})")
+    p.add_argument("--exclude-suppressed", action="store_true",
+                   help="leave records whose QIs are all suppressed out of every measure (ARX's option)")
+    p.add_argument("--qi-importance", action="store_true",
+                   help="α-distinction and α-separation of every subset of the QIs")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
+    p.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
+    if args.id_column is not None:
+        table.require_columns([args.id_column])
+        named = set(args.qi) | set(args.sa) | set(args.identifier_columns)
+        if args.id_column in named:
+            raise InputError("is the --id-column and also a measured column; a column has one role",
+                             file=table.name, column=args.id_column)
+    population = (load_table(args.population, delimiter=args.delimiter, encoding=args.encoding)
+                  if args.population else None)
+    measures = measure_table(table, qi=args.qi, sa=args.sa, continuous=args.continuous,
+                             identifier_columns=args.identifier_columns, population=population,
+                             sampling_fraction=args.sampling_fraction, sample_weight=args.sample_weight,
+                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
+                             exclude_suppressed=args.exclude_suppressed, qi_importance=args.qi_importance)
+    text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
+            else render_table(measures, args.table))
+    if args.output:
+        with atomic_write(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _number(value, digits: int = 4) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}f}"
+
+
+def render_table(measures: Measures, name: str = "") -> str:
+    """The measures for people: each value with what it means."""
+    j = measures.to_json_dict()
+    risk = j["risk"]
+    classes = j["classes"]
+    lines = [f"Table: {name} ({j['rows']} records, {j['suppressed_rows']} suppressed, "
+             f"{classes['count']} equivalence classes of {classes['min']}..{classes['max']} records, "
+             f"mean {classes['mean']:.2f}, median {classes['median']:g})", "",
+             f"{'privacy model':<30}{'value':>12}  meaning"]
+    rows = describe(measures)
+    for label, value, meaning in rows:
+        lines.append(f"{label:<30}{_number(value):>12}  {meaning}")
+    for attribute, t in j["t_by_attribute"].items():
+        lines.append(f"{'  t of ' + attribute:<30}{_number(t):>12}")
+    lines += ["", f"{'attacker':<14}{'highest':>10}{'average':>10}{'at risk':>10}{'success':>10}"]
+    for attacker in ("prosecutor", "journalist"):
+        r = risk[attacker]
+        if r is None:
+            lines.append(f"{attacker:<14}{'(needs --population)':>40}")
+        else:
+            lines.append(f"{attacker:<14}{r['highest']:>10.4f}{r['average']:>10.4f}{r['records_at_risk']:>10.4f}"
+                         f"{r['success_rate']:>10.4f}")
+    lines.append(f"{'marketer':<14}{_number(risk['marketer']):>20}" if risk["marketer"] is not None
+                 else f"{'marketer':<14}{'(needs --population)':>40}")
+    lines.append(f"(at risk: share of records whose risk exceeds {measures.risk_threshold:g})")
+    lines.append(f"sample uniques: {risk['sample_uniques']:.4f} of the records")
+    if risk["population_uniques"] is not None:
+        p = risk["population_uniques"]
+        lines.append("population uniques (share of the population): " + ", ".join(
+            f"{k} {v:.6f}" for k, v in p.items()) + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
+    if risk["individual_risk"] is not None:
+        ir = risk["individual_risk"]
+        lines.append(f"individual risk (sdcMicro): expected re-identifications {ir['global']:.4f} "
+                     f"({100 * ir['global_rate']:.4f} %)")
+    if j["qi_importance"] is not None:
+        lines += ["", f"{'QI subset':<48}{'distinction':>12}{'separation':>12}"]
+        for q in j["qi_importance"]:
+            lines.append(f"{', '.join(q['attributes']):<48}{q['distinction']:>12.4f}{q['separation']:>12.4f}")
+    pc = j["pycanon"]
+    lines += ["", f"pycanon readings: entropy l {pc['entropy_l']}, recursive (c,l) {pc['recursive_cl']}, "
+                  f"average_rir {pc['average_rir']:.4f}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,311 @@
+"""The risk lens of one table: privacy models, re-identification risk, population
+uniqueness, individual risk and QI importance in one call (spec privacy-models.md §1–3).
+
+    measures = measure_table(table, qi=[...], sa=[...], continuous=[...])
+    measures.to_json_dict()          # the keys of ``tklscore measures --format json``
+    measures.prosecutor_records      # per-record risk, aligned with measures.record_rows
+
+Everything rests on one set of equivalence classes from the shared group-by engine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.errors import InputError
+from tklscore.core.risk.equivalence_classes import (SUPPRESSION_MARKER, EquivalenceClasses, equivalence_classes,
+                                                    restrict)
+from tklscore.core.risk.population_uniqueness import PopulationUniques, population_uniques
+from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, privacy_models
+from tklscore.core.risk.qi_importance import QiImportance, qi_importance as compute_qi_importance
+from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, AttackerRisk, IndividualRisk,
+                                                 average_rir, individual_risk, journalist_risk,
+                                                 population_class_sizes, prosecutor_records, prosecutor_risk,
+                                                 sample_uniques)
+from tklscore.core.tables.codes import Codes, factorize
+from tklscore.core.tables.loading import Table
+from tklscore.core.tables.roles import Roles
+
+
+@dataclass
+class Measures:
+    """The measures of one table. Per-record arrays are aligned with ``record_rows`` (the
+    0-based positions of the rows measured: every row, or the unsuppressed ones)."""
+
+    rows: int
+    suppressed_rows: int
+    models: PrivacyModels
+    prosecutor: AttackerRisk
+    sample_uniques: float
+    average_rir: float
+    record_rows: np.ndarray
+    equivalence_class: np.ndarray
+    class_size: np.ndarray
+    prosecutor_records: np.ndarray
+    journalist: AttackerRisk | None = None
+    marketer: float | None = None
+    journalist_records: np.ndarray | None = None
+    population_uniques: PopulationUniques | None = None
+    individual_risk: IndividualRisk | None = None
+    qi_importance: list[QiImportance] | None = None
+    risk_threshold: float = DEFAULT_RISK_THRESHOLD
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def classes(self) -> ClassSizes:
+        return self.models.class_sizes
+
+    @property
+    def k(self) -> int:
+        return self.models.k
+
+    def to_json_dict(self) -> dict:
+        m = self.models
+        return {
+            "rows": self.rows,
+            "suppressed_rows": self.suppressed_rows,
+            "classes": m.class_sizes.to_json_dict(),
+            "k": m.k,
+            "alpha_k": {"alpha": m.alpha, "k": m.k},
+            "l_distinct": m.l_distinct,
+            "l_entropy": m.l_entropy,
+            "recursive_cl": {"c": m.recursive_c, "l": m.l_distinct},
+            "t": m.t,
+            "t_by_attribute": dict(m.t_by_attribute),
+            "beta_basic": m.beta_basic,
+            "beta_enhanced": m.beta_enhanced,
+            "delta": m.delta,
+            "xy_anonymity": m.xy_anonymity,
+            "risk": {
+                "prosecutor": self.prosecutor.to_json_dict(),
+                "journalist": self.journalist.to_json_dict() if self.journalist else None,
+                "marketer": self.marketer,
+                "sample_uniques": self.sample_uniques,
+                "population_uniques": self.population_uniques.fractions() if self.population_uniques else None,
+                "individual_risk": self.individual_risk.to_json_dict() if self.individual_risk else None,
+            },
+            "qi_importance": ([q.to_json_dict() for q in self.qi_importance]
+                              if self.qi_importance is not None else None),
+            "pycanon": {
+                "entropy_l": m.pycanon_entropy_l,
+                "recursive_cl": [m.pycanon_recursive_c, m.l_distinct] if m.l_distinct is not None else None,
+                "average_rir": self.average_rir,
+            },
+        }
+
+
+Generalisation = Mapping[str, Mapping | Callable]
+
+
+def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
+                  qi=(), sa=(), continuous=(), identifier_columns=(),
+                  population: Table | pd.DataFrame | None = None,
+                  population_generalisation: Generalisation | None = None,
+                  sampling_fraction: float | None = None,
+                  sample_weight: str | None = None,
+                  risk_threshold: float = DEFAULT_RISK_THRESHOLD,
+                  suppressed_marker: str = SUPPRESSION_MARKER,
+                  exclude_suppressed: bool = False,
+                  qi_importance: bool = False,
+                  codes: Mapping[str, Codes] | None = None,
+                  name: str | None = None,
+                  progress: Callable[[float], None] | None = None) -> Measures:
+    """Every privacy model and risk measure of ``table`` (a loaded :class:`Table` or a
+    DataFrame, e.g. a generalised release).
+
+    Roles come from ``roles`` or from ``qi``/``sa``/``continuous``. ``identifier_columns``
+    (Y) gives (X,Y)-anonymity. ``population`` (e.g. the source table; its QI columns, by
+    name) gives journalist and marketer risk; ``population_generalisation`` maps a QI to a
+    dict or function applied to each distinct population value first (so a generalised
+    release links against the source generalised the same way). ``sampling_fraction``
+    gives population uniques; ``sample_weight`` (a numeric column) sdcMicro's individual
+    risk. ``codes`` may hold factorised columns the caller already has (name → Codes over
+    the table's rows; a continuous SA's uniques sorted numbers). ``progress(fraction)`` is
+    called between steps and may raise to stop.
+    """
+    table = table if isinstance(table, Table) else Table(table, name=name or "<table>")
+    name = name or table.name
+    if roles is not None:
+        qi, sa, continuous = roles.qi, roles.sa, roles.continuous
+    qi, sa, continuous, identifier_columns = list(qi), list(sa), set(continuous), list(identifier_columns)
+    _check_inputs(table, qi, sa, continuous, identifier_columns, sampling_fraction, sample_weight,
+                  risk_threshold, name)
+    codes = dict(codes or {})
+    report = _Progress(progress, 4 + bool(qi_importance))
+
+    def column_codes(column: str, ordered: bool = False) -> Codes:
+        if column not in codes:
+            codes[column] = (factorize(table.numeric(column), ordered=True) if ordered
+                             else factorize(table.frame[column]))
+        return codes[column]
+
+    qi_codes = [column_codes(c) for c in qi]
+    sa_codes = {c: column_codes(c, ordered=c in continuous) for c in sa}
+    id_codes = [column_codes(c) for c in identifier_columns]
+    n = len(table)
+    classes = equivalence_classes(qi_codes, n, marker=suppressed_marker, exclude_suppressed=exclude_suppressed)
+    if classes.n == 0:
+        raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
+                         f"{suppressed_marker!r}); nothing is left to measure", file=name,
+                         hint="measure without excluding suppressed records")
+    in_scope = None if classes.n == n else classes.rows
+    report.step()
+    models = privacy_models(classes, {c: restrict(v, in_scope) for c, v in sa_codes.items()}, continuous,
+                            [restrict(v, in_scope) for v in id_codes] or None)
+    report.step()
+    measures = Measures(
+        rows=n, suppressed_rows=classes.suppressed_rows, models=models,
+        prosecutor=prosecutor_risk(classes, risk_threshold), sample_uniques=sample_uniques(classes),
+        average_rir=average_rir(classes), record_rows=classes.rows, equivalence_class=classes.ids,
+        class_size=classes.record_sizes, prosecutor_records=prosecutor_records(classes),
+        risk_threshold=risk_threshold)
+    if population is not None:
+        F = _population_sizes(table, classes, qi, population, population_generalisation)
+        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
+            classes, F, risk_threshold)
+    report.step()
+    if sampling_fraction is not None:
+        measures.population_uniques = population_uniques(classes.sizes, sampling_fraction)
+    if sample_weight is not None:
+        weights = _sample_weights(table, sample_weight, name)
+        measures.individual_risk = individual_risk(classes, weights if in_scope is None else weights[in_scope])
+    report.step()
+    if qi_importance:
+        measures.qi_importance = compute_qi_importance(
+            {c: restrict(v, in_scope) for c, v in zip(qi, qi_codes)}, classes.n)
+        report.step()
+    return measures
+
+
+def measure_release(source: Table, roles: Roles, positions, scorer=None, **options) -> Measures:
+    """The measures of a release of ``source`` given by source row ``positions``, with
+    journalist and marketer risk against the whole source (the population the attacker
+    links against). A :class:`~tklscore.core.scoring.scores.Scorer` of the same source and
+    roles lends its factorised columns. ``options`` go to :func:`measure_table`."""
+    positions = np.asarray(positions, dtype=np.int64)
+    published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
+    codes = None
+    if scorer is not None:
+        codes = {c: Codes(v.codes[positions], v.uniques) for c, v in zip(roles.qi, scorer.qi_codes)}
+        codes.update({c: Codes(v.codes[positions], v.uniques) for c, v in scorer.sa_codes.items()})
+    options.setdefault("population", source)
+    return measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous, codes=codes, **options)
+
+
+class _Progress:
+    def __init__(self, callback, steps: int):
+        self.callback, self.steps, self.done = callback, steps, 0
+
+    def step(self) -> None:
+        self.done += 1
+        if self.callback is not None:
+            self.callback(self.done / self.steps)
+
+
+def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sampling_fraction, sample_weight,
+                  risk_threshold, name) -> None:
+    if not qi:
+        raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
+    Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    for column in identifier_columns:
+        if column in qi or column in sa:
+            raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
+                             "attribute; a column has one role", file=name, column=column)
+    table.require_columns(list(dict.fromkeys(qi + sa + identifier_columns
+                                             + ([sample_weight] if sample_weight else []))))
+    if len(table) == 0:
+        raise InputError("the table has no records", file=name)
+    if sampling_fraction is not None:
+        f = float(sampling_fraction)
+        if not (math.isfinite(f) and 0.0 < f <= 1.0):
+            raise InputError(f"sampling fraction {sampling_fraction!r} is outside (0, 1]",
+                             column="sampling fraction",
+                             hint="the share of the population the table holds, e.g. 0.1")
+    r = float(risk_threshold)
+    if not (math.isfinite(r) and 0.0 <= r <= 1.0):
+        raise InputError(f"risk threshold {risk_threshold!r} is outside [0, 1]", column="risk threshold")
+
+
+def _sample_weights(table: Table, column: str, name: str) -> np.ndarray:
+    raw = table.frame[column]
+    values = pd.to_numeric(raw, errors="coerce")
+    values = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        shown = raw.iloc[first]
+        raise InputError(f"sample weight {'(empty)' if shown == '' else repr(shown)} is not a number "
+                         f"({int(bad.sum())} such cell(s))", file=name, row=table.row_number(first), column=column)
+    negative = values < 0
+    if negative.any():
+        first = int(np.flatnonzero(negative)[0])
+        raise InputError(f"sample weight {values[first]:g} is negative ({int(negative.sum())} such cell(s)); "
+                         f"a sampling weight is the number of population records a record stands for",
+                         file=name, row=table.row_number(first), column=column)
+    return values
+
+
+def _population_sizes(table: Table, classes: EquivalenceClasses, qi: list[str],
+                      population: Table | pd.DataFrame, generalisation: Generalisation | None) -> np.ndarray:
+    population = population if isinstance(population, Table) else Table(population, name="<population>")
+    population.require_columns(qi, "quasi-identifier")
+    if len(population) == 0:
+        raise InputError("the population table has no records", file=population.name)
+    sample_columns = [table.frame[c].to_numpy(dtype=object)[classes.rows] for c in qi]
+    population_columns = []
+    for c in qi:
+        values = population.frame[c]
+        rule = (generalisation or {}).get(c)
+        if rule is not None:
+            codes, uniques = pd.factorize(values, use_na_sentinel=False)
+            uniques = np.asarray(uniques, dtype=object)
+            mapped = np.array([rule(v) if callable(rule) else rule.get(v, v) for v in uniques], dtype=object)
+            population_columns.append(mapped[codes])
+        else:
+            population_columns.append(values.to_numpy(dtype=object))
+    return population_class_sizes(sample_columns, population_columns, population.name)
+
+
+MEANINGS = {
+    "k": ("k-anonymity", "every record shares its quasi-identifier values with at least k−1 others"),
+    "alpha": ("(α,k)-anonymity: α", "no sensitive value makes up more than α of any class"),
+    "l_distinct": ("distinct l-diversity", "every class holds at least l different sensitive values"),
+    "l_entropy": ("entropy l-diversity", "every class is as varied as l equally frequent sensitive values"),
+    "recursive_c": ("recursive (c,l)-diversity: c", "in every class the commonest value is rarer than c × the "
+                                                     "values beyond the l−1 commonest"),
+    "t": ("t-closeness", "no class's sensitive values are distributed farther than t from the whole table's"),
+    "beta_basic": ("basic β-likeness", "no sensitive value is more than β times more frequent in a class than "
+                                       "in the table (relative gain)"),
+    "beta_enhanced": ("enhanced β-likeness", "β-likeness with the gain of rare values capped by −ln of their share"),
+    "delta": ("δ-disclosure", "a class changes the odds of any value it holds by at most a factor e^δ"),
+    "xy_anonymity": ("(X,Y)-anonymity", "every class holds at least this many different persons (Y)"),
+}
+
+
+def describe(measures: Measures) -> list[tuple[str, float | int | None, str]]:
+    """The privacy models as (name, value, one-line meaning), for people."""
+    m = measures.models
+    values = {"k": m.k, "alpha": m.alpha, "l_distinct": m.l_distinct, "l_entropy": m.l_entropy,
+              "recursive_c": m.recursive_c, "t": m.t, "beta_basic": m.beta_basic,
+              "beta_enhanced": m.beta_enhanced, "delta": m.delta, "xy_anonymity": m.xy_anonymity}
+    return [(MEANINGS[key][0], values[key], MEANINGS[key][1]) for key in MEANINGS]
+
+
+def verdict(measures: Measures) -> str:
+    """One sentence for the privacy officer: how exposed the records are."""
+    p = measures.prosecutor
+    parts = [f"Every record hides among at least {measures.k} (k = {measures.k}); an attacker who knows a "
+             f"person is in the release picks the right record with probability up to {100 * p.highest:.1f} % "
+             f"(on average {100 * p.average:.1f} %)",
+             f"{100 * p.records_at_risk:.1f} % of the records are above the {100 * measures.risk_threshold:g} % "
+             f"risk threshold"]
+    if measures.sample_uniques:
+        parts.append(f"{100 * measures.sample_uniques:.1f} % are unique on their quasi-identifiers")
+    if measures.journalist is not None:
+        parts.append(f"linked against the source, the highest risk is {100 * measures.journalist.highest:.1f} %")
+    return "; ".join(parts) + "."
