@@ -228,3 +228,40 @@ def test_two_criteria_group_always_consistent(view):
     assert len(view.sliders) == 1 and view.light.color == GREEN
     assert view.cr_label.text().startswith("0.0000")
     assert shown_priorities(view) == [0.8, 0.2]     # Table A.5, in group order
+
+
+def test_consistency_verdict_sits_above_the_sliders(view):
+    from PySide6.QtWidgets import QGroupBox
+
+    box = view.light_label.parentWidget()
+    assert isinstance(box, QGroupBox) and box.title().startswith("Judgements")
+    assert view.pairs_box.isAncestorOf(next(iter(view.sliders.values())))
+    assert box.isAncestorOf(view.pairs_box)  # the verdict and the sliders share one box
+    assert view.light_label.text() == "acceptable (CR 0.0088 ≤ 0.10)" and view.light.color == GREEN
+    assert view.light_label.font().bold()
+    assert view.light_label.mapTo(box, view.light_label.rect().bottomLeft()).y() < \
+        view.pairs_box.mapTo(box, view.pairs_box.rect().topLeft()).y()  # above the sliders
+
+
+def test_sensitivity_chart_sweeps_the_chosen_priority(view, qtbot):
+    from tklscore.core.scoring.sensitivity import priority_sweep
+
+    model = view.model
+    health = model.find("Health").iri
+    view.set_sensitivity_criterion(health)
+    qtbot.waitUntil(lambda: view.sweep is not None and view.sweep.criterion == health
+                    and not view.workbench.runner.current, timeout=15_000)
+    sweep = view.sweep
+    expected = priority_sweep(model, model.find("MedicalHealth").iri, health, view.workbench.scorer,
+                              view.workbench.current_release())
+    assert sweep.current == pytest.approx(TABLE_4_1[0], abs=5e-5)
+    for name in ("tkl", "m_score", "l_severity"):
+        assert np.allclose(sweep.scores[name], expected.scores[name])
+    items = view.sensitivity_chart.getPlotItem().listDataItems()
+    assert len(items) == 6  # three lines and today's three dots
+    assert "Health's priority goes from 0 to 1" in view.sensitivity_note.text()
+    assert "M-Score moves most" in view.sensitivity_note.text()
+    prescription = model.find("Prescription").iri
+    view.set_sensitivity_criterion(prescription)
+    qtbot.waitUntil(lambda: view.sweep is not None and view.sweep.criterion == prescription, timeout=15_000)
+    assert view.sweep.current == pytest.approx(TABLE_4_1[2], abs=5e-5)

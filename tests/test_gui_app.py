@@ -87,7 +87,7 @@ def test_screenshot_command_renders_a_view(tmp_path):
 
 def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp_path, monkeypatch):
     from tklscore.gui.scores.charts import SORT_TKL
-    from tklscore.gui.report import build_report_html
+    from tklscore.gui.report import build_report_html, report_input
 
     bench = window.workbench
     bench.load_example("thesis")
@@ -95,8 +95,8 @@ def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp
     scores = window.views["scores"]
     scores.order_combo.setCurrentIndex(scores.order_combo.findData(SORT_TKL))
     assert bench.project.settings["per_record_order"] == SORT_TKL and bench.is_dirty()
-    html = build_report_html(bench, {})
-    assert "The tkl-Data Model" in html and "V-0.HIV" in html and "0.43169" in html
+    html = build_report_html(report_input(bench))
+    assert "The tkl-Data Model" in html and "HIV</td><td align='left'>V-0</td>" in html and "0.43169" in html
     path = tmp_path / "charts.tklproj"
     bench.save_project(str(path))
     again = MainWindow(settings=window.settings)

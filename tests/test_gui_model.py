@@ -12,8 +12,11 @@ from PySide6.QtCore import QSettings, Qt
 
 from tklscore.gui.model.tree import (
     CLASS_MIME,
+    CODE_COL,
     KIND_COL,
     LABEL_COL,
+    LABEL_SCORE_COL,
+    NODE_COL,
     PRIORITY_COL,
     WEIGHT_COL,
 )
@@ -64,6 +67,7 @@ def test_tree_shows_the_taxonomy_above_the_table_model(view):
     assert cell(view, "V-0.HIV", WEIGHT_COL) == "0.43169"
     assert cell(view, "V-0.HIV", LABEL_COL) == "very restricted"
     assert cell(view, "V-0.H1N1", LABEL_COL) == "(restricted)"  # propagated from E.Viral
+    assert "inherits" not in cell(view, "V-0.H1N1", LABEL_COL)
     assert cell(view, "MedicalHealth", PRIORITY_COL) == "0.80000"
     assert cell(view, "Prescription", PRIORITY_COL) == "0.16342"
     # taxonomy nodes are styled apart from the table model
@@ -117,7 +121,7 @@ def test_drop_moves_a_value_into_an_element(view, bench):
     assert not model.canDropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, medication)
     assert model.dropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, target)
     assert bench.model.nodes[hypertension].parent == viral
-    assert view.tree_model.index_of(hypertension).parent().data() == "E.Viral"
+    assert view.tree_model.index_of(hypertension).parent().data() == "Viral"
     assert bench.undo_stack.undoText().startswith("Move V-0.Hypertension into E.Viral")
     bench.undo_stack.undo()
     assert bench.model.nodes[hypertension].parent == bench.model.find("A.Disease").iri
@@ -129,7 +133,7 @@ def test_create_and_remove_an_element(view, bench):
     assert view.new_element_button.isEnabled()
     created = view.new_element("Chronic")
     assert created is not None and bench.model.nodes[created].label == "E.Chronic"
-    assert view.tree_model.index_of(created).parent().data() == "A.Disease"
+    assert view.tree_model.index_of(created).parent().data() == "Disease"
     # a new first-level element without a label is a problem to report
     assert any("E.Chronic" in view.problem_list.item(i).text() for i in range(view.problem_list.count()))
     assert view.move(bench.model.find("V-0.Hypertension").iri, created)
@@ -265,3 +269,30 @@ def test_a_real_drop_event_on_the_tree(view, bench):
         QApplication.sendEvent(tree.viewport(), event)
     assert bench.model.nodes[hypertension].parent == bench.model.find("E.Viral").iri
     assert bench.undo_stack.count() == 1
+
+
+def test_tree_names_nodes_readably_and_keeps_label_scores_apart(view):
+    from PySide6.QtCore import Qt as _Qt
+
+    model = view.tree_model
+    # the value itself as the name, its code as a small grey tag of its own
+    assert cell(view, "V-0.Flu", NODE_COL) == "Flu" and cell(view, "V-0.Flu", CODE_COL) == "V-0"
+    assert cell(view, "V-1.Flu", NODE_COL) == "Flu" and cell(view, "V-1.Flu", CODE_COL) == "V-1"
+    assert cell(view, "A.Initial-Diagnosis", NODE_COL) == "Initial Diagnosis"
+    assert cell(view, "A.Initial-Diagnosis", CODE_COL) == "A"
+    assert cell(view, "E.Viral", NODE_COL) == "Viral" and cell(view, "E.Viral", CODE_COL) == "E"
+    assert cell(view, "V.LT-30", NODE_COL) == "[0,30)"
+    assert cell(view, "Health", CODE_COL) == ""
+    tag = model.index_of(view.workbench.model.find("V-0.Flu").iri, CODE_COL)
+    assert tag.data(_Qt.ItemDataRole.FontRole).pointSizeF() < view.tree.font().pointSizeF()
+    # AHP priorities of criteria and label scores of values in columns of their own
+    assert cell(view, "Health", PRIORITY_COL) == "0.53961" and cell(view, "Health", LABEL_SCORE_COL) == ""
+    assert cell(view, "V-0.HIV", PRIORITY_COL) == "" and cell(view, "V-0.HIV", LABEL_SCORE_COL) == "1.00"
+    assert cell(view, "E.Viral", LABEL_SCORE_COL) == "0.80" and cell(view, "V-0.H1N1", LABEL_SCORE_COL) == "0.80"
+    assert model.horizontalHeaderItem(PRIORITY_COL).text() == "AHP priority"
+    assert model.horizontalHeaderItem(LABEL_SCORE_COL).text() == "Label score"
+    # a bracketed label is explained: tooltip on the cell and a legend under the tree
+    tip = model.index_of(view.workbench.model.find("V-0.H1N1").iri, LABEL_COL).data(_Qt.ItemDataRole.ToolTipRole)
+    assert "takes 'restricted' from Viral" in tip and "no label of its own" in tip
+    assert "(restricted)" in view.tree_legend.text() and "inherits" in view.tree_legend.text()
+    assert view.tree_legend.isVisibleTo(view)

@@ -149,7 +149,7 @@ def test_report_export(view, qtbot, tmp_path, monkeypatch):
         written[suffix] = target
     text = written[".html"].read_text(encoding="utf-8")
     for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "data:image/png;base64,",
-                     "Consistency"):
+                     "Where the weights come from", "Weights from the weights file"):
         assert expected in text
     assert written[".pdf"].read_bytes().startswith(b"%PDF")
     lines = written[".csv"].read_text().strip().splitlines()
@@ -178,12 +178,81 @@ def test_large_series_are_decimated(qtbot):
 
 
 def test_report_shows_judgement_consistency(qtbot):
-    from tklscore.gui.report import build_report_html
+    from tklscore.gui.report import build_report_html, report_input
 
     QStandardPaths.setTestModeEnabled(True)
     workbench = Workbench()
     workbench.autosave_timer.stop()
     workbench.load_example("thesis")
     qtbot.waitUntil(lambda: bool(workbench.reports), timeout=15000)
-    text = build_report_html(workbench)
-    assert "MedicalHealth" in text and "CR" in text and "Weights from the tkl-Data Model" in text
+    text = build_report_html(report_input(workbench))
+    assert "MedicalHealth" in text and "CR" in text and "Weights derived from the tkl-Data Model" in text
+
+
+def test_record_axes_show_whole_records_and_nothing_is_cut_off(view):
+    from tklscore.gui.scores.charts import WholeNumberAxis
+
+    growth = view.growth_chart
+    axis = growth.plot_item.getAxis("bottom")
+    assert isinstance(axis, WholeNumberAxis)
+    for low, high in ((0.5, 4.5), (0.9, 1.6), (0.5, 40_000.5)):
+        ticks = [v for _, values in axis.tickValues(low, high, 600) for v in values]
+        assert ticks and all(float(v).is_integer() for v in ticks), (low, high, ticks)
+    (x_low, x_high), (y_low, y_high) = growth.plot_item.viewRange()
+    assert x_low < 1 and x_high > 4 and y_low <= 0  # the 4th growth point is inside
+    assert y_high > max(growth.series["tkl"].yData) * 1.2  # room for the legend above the lines
+    per_record = view.per_record_chart
+    (x_low, x_high), _ = per_record.plot_item.viewRange()
+    assert x_low < 0 and x_high > 3  # the last record is inside
+
+
+def test_the_weights_source_is_shown_and_the_officer_can_switch(view, qtbot):
+    from tklscore.core.examples import thesis_example
+    from tklscore.core.model.lseverity_model import thesis_lseverity_model
+    from tklscore.core.model.mscore_model import thesis_example_model
+    from tklscore.core.scoring.scores import Scorer
+    from tklscore.core.scoring.weights import Weights, WeightsPerScore
+    from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
+
+    bench = view.workbench
+    assert view.weights_label.text().startswith("Weights from the weights file ")
+    assert view.weights_label.text().endswith("weights_table_4_2.csv.")
+    combo = view.weights_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == [MODEL, FILE, SCORE_MODELS]
+    assert combo.currentData() == FILE and combo.isEnabled()
+    assert "the riskiest record by tkl is highlighted." in view.info_label.text()
+    from tklscore.gui.main_window import weights_source as header_phrase
+
+    assert header_phrase(bench) == "weights from weights_table_4_2.csv"  # the window's header says the same
+
+    combo.setCurrentIndex(combo.findData(MODEL))
+    combo.activated.emit(combo.currentIndex())
+    wait_scores(qtbot, bench, 4.92534)  # the model's own weights (scoring.md erratum 5)
+    qtbot.waitUntil(lambda: "Weights derived from the tkl-Data Model" in view.weights_label.text())
+    assert "the least consistent, MedicalHealth, is acceptable (CR 0.0088 ≤ 0.10)" in view.weights_label.text()
+    assert bench.project.weights_use == MODEL and header_phrase(bench) == "weights from the tkl-Data Model"
+
+    bench.set_weights_use(SCORE_MODELS)
+    example = thesis_example()
+    expected = Scorer(example.source, example.roles).score_with_own_weights(
+        bench.current_release(), WeightsPerScore(bench.model.to_weights(), Weights(thesis_example_model().weights()),
+                                                 thesis_lseverity_model().to_weights()), 1.0, True)
+    qtbot.waitUntil(lambda: not bench.runner.current and bench.current_report() is not None
+                    and bench.current_report().scores.l_severity == pytest.approx(expected.scores.l_severity),
+                    timeout=15000)
+    report = bench.current_report()
+    assert round(report.scores.tkl, 5) == 4.92534
+    assert report.scores.m_score == pytest.approx(expected.scores.m_score)
+    assert report.scores.l_severity != pytest.approx(1.06272)  # Table 3.7's weights, not Table 4.2's
+    qtbot.waitUntil(lambda: "each score's own model" in view.weights_label.text())
+    assert "M-Score and L-Severity from the thesis' Figure 3.1 and Table 3.7" in view.weights_label.text()
+    assert header_phrase(bench) == "weights from each score's own model"
+
+
+def test_demo_says_where_its_weights_come_from(capsys):
+    from tklscore.cli.main import main
+
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "Weights from: the thesis' Table 4.2, as a weights file" in out
+    assert "there Scenario 1 scores tkl 4.92534" in out and "4.98258" in out

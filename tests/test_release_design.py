@@ -448,3 +448,18 @@ def test_cli_bad_input_exits_2(capsys, tmp_path):
     assert code == 2 and "noise needs numbers" in err
     code, out, err = run_cli(capsys, ["suggest", *args, "--k", "100000", "--format", "json"])
     assert code == 0 and "no release meets the constraints" in err and json.loads(out)["front"]
+
+
+def test_measures_of_a_transformed_release_come_from_the_risk_lens():
+    from tklscore.core.release.suggest import privacy_models
+
+    example, designer = thesis_designer({"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}])})
+    result = designer.evaluate(ReleaseDesign(levels={"City": 1}), example.weights)
+    l, t = privacy_models(designer, result.transformed.design, result.transformed,
+                          result.transformed.published_class_ids)
+    # classes Male {0,3,4} and Female {1,2,5,6}
+    assert result.measures["k"] == 3 and result.measures["rows"] == 7
+    assert result.measures["l_distinct"] == l
+    assert result.measures["t"] == pytest.approx(t)
+    # the source generalised the same way is the population: every class is its own population class
+    assert result.measures["risk"]["journalist"]["highest"] == pytest.approx(1 / 3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tklscore.cli.score import render_table
-from tklscore.core.examples import thesis_example
+from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.scoring.scores import Scorer
 from tklscore.core.tables.published import locate_by_ids
 
@@ -19,8 +19,14 @@ def run(args) -> int:
     example = thesis_example()
     scorer = Scorer(example.source, example.roles)
     scenario_1 = locate_by_ids(example.source, example.published_ids, example.roles.identifier)
+    model_tkl = scorer.score(scenario_1, thesis_model().to_weights()).scores.tkl
     print("tkl-Score Workbench: the thesis' illustrative example "
-          "(QI Job, City, Gender; SA Disease, Medication, Age, Initial Diagnosis; Table 4.2 weights)\n")
+          "(QI Job, City, Gender; SA Disease, Medication, Age, Initial Diagnosis)")
+    print("Weights from: the thesis' Table 4.2, as a weights file ('tklscore example thesis' writes it as "
+          "weights_table_4_2.csv).")
+    print(f"The application opens the example with its tkl-Data Model, whose derived weights differ slightly "
+          f"(Table 4.2's Initial Diagnosis weights imply another HealthRecord priority than Table 4.1's): "
+          f"there Scenario 1 scores tkl {model_tkl:.5f}. Its Scores view switches between the two.\n")
     print("== Scenario 1: Table 3.6 (records 3-6) is published")
     print(render_table(scorer.score(scenario_1, example.weights), "Table 3.1", "Table 3.6"))
     print("== Scenario 2: the whole of Table 3.1 is published")

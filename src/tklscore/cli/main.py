@@ -21,6 +21,7 @@ from tklscore.core.errors import InputError
 # `tklscore --version` loads nothing.
 COMMAND_GROUPS = [
     "score",
+    "report",
     "example",
     "demo",
     "ahp",

@@ -7,6 +7,8 @@ import io
 import json
 import math
 import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write, check_output
@@ -18,44 +20,24 @@ from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
 
+if TYPE_CHECKING:
+    from tklscore.core.model.data_model import TklDataModel
+    from tklscore.core.scoring.weights import Weights
+    from tklscore.core.tables.loading import Table
+    from tklscore.core.tables.published import Release
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     score = commands.add_parser("score", help="score a published table against its source table",
                                 description="Score a published table (a file, or ids of source records) "
                                             "against its source table.")
-    score.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
-    chosen = score.add_mutually_exclusive_group(required=True)
-    chosen.add_argument("--published", metavar="FILE", help="published table file")
-    chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
-                        help="ids of the published source records (0-based row numbers without --id-column)")
-    score.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
-    score.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
-                       help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
-    score.add_argument("--sa", metavar="COL[,COL...]", type=column_list, required=True, help="sensitive columns")
-    score.add_argument("--continuous", metavar="COL[,COL...]", type=column_list, default=[],
-                       help="sensitive columns that are continuous (numeric, ordered)")
-    weighting = score.add_mutually_exclusive_group(required=True)
-    weighting.add_argument("--weights", metavar="WEIGHTS.csv",
-                           help="CSV attribute,value,weight (intervals such as [0,30) for continuous columns)")
-    weighting.add_argument("--model", metavar="MODEL.ttl",
-                           help="a tkl-Data Model (Turtle) whose derived weights are used")
-    score.add_argument("--missing-weight-zero", action="store_true",
-                       help="treat sensitive values without a weight as weight 0 (default: error)")
-    score.add_argument("--x", metavar="X|inf", type=x_value, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
+    add_release_arguments(score)
     score.add_argument("--format", choices=["table", "json", "csv"], default="table",
                        help="table (for people), json (scores and records), csv (records)")
     score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    score.add_argument("--skip-unlocated", action="store_true",
-                       help="score the located records when some published records are not in the source "
-                            "(default: error)")
-    score.add_argument("--strict", action="store_true",
-                       help="refuse a published table whose sensitive values contradict the source record "
-                            "with the same id (default: warn and score the source's values)")
     score.add_argument("--measures", action="store_true",
                        help="add the privacy models and re-identification risk of the published table "
                             "(journalist/marketer against the source) to the JSON under 'measures'")
-    score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
-    score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
-    score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
     engines = score.add_argument_group("engines (tables larger than memory)")
     engines.add_argument("--engine", choices=["memory", "duckdb"], default="memory",
                          help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
@@ -65,19 +47,66 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.set_defaults(handler=run)
 
 
-def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit:
-        return _run_engine(args)
+def add_release_arguments(parser: argparse.ArgumentParser) -> None:
+    """The source, the release, the roles, the weights and x: what ``score`` and ``report`` share."""
+    parser.add_argument("source", metavar="SOURCE", help="source table (CSV/TSV, Excel or Parquet)")
+    chosen = parser.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--published", metavar="FILE", help="published table file")
+    chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
+                        help="ids of the published source records (0-based row numbers without --id-column)")
+    parser.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
+    parser.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
+                        help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
+    parser.add_argument("--sa", metavar="COL[,COL...]", type=column_list, required=True, help="sensitive columns")
+    parser.add_argument("--continuous", metavar="COL[,COL...]", type=column_list, default=[],
+                        help="sensitive columns that are continuous (numeric, ordered)")
+    weighting = parser.add_mutually_exclusive_group(required=True)
+    weighting.add_argument("--weights", metavar="WEIGHTS.csv",
+                           help="CSV attribute,value,weight (intervals such as [0,30) for continuous columns)")
+    weighting.add_argument("--model", metavar="MODEL.ttl",
+                           help="a tkl-Data Model (Turtle) whose derived weights are used")
+    parser.add_argument("--missing-weight-zero", action="store_true",
+                        help="treat sensitive values without a weight as weight 0 (default: error)")
+    parser.add_argument("--x", metavar="X|inf", type=x_value, default=1.0,
+                        help="M-Score's x (≥ 1, or inf; default 1)")
+    parser.add_argument("--skip-unlocated", action="store_true",
+                        help="score the located records when some published records are not in the source "
+                             "(default: error)")
+    parser.add_argument("--strict", action="store_true",
+                        help="refuse a published table whose sensitive values contradict the source record "
+                             "with the same id (default: warn and score the source's values)")
+    parser.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
+    parser.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    parser.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
+
+
+@dataclass
+class ScoredRelease:
+    """What ``add_release_arguments`` asked for, loaded and scored."""
+
+    source: Table
+    roles: Roles
+    weights: Weights
+    model: TklDataModel | None     # the tkl-Data Model the weights come from (None: a weights file)
+    report: ScoreReport
+    scorer: Scorer
+    release: Release
+
+
+def score_release(args) -> ScoredRelease:
+    """Load the inputs named by ``args`` and score the release; warnings go to stderr."""
     sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
+    model = None
     if args.weights:
         weights = load_weights(args.weights)
     else:
         from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
 
-        weights = TklDataModel.load(args.model).to_weights(args.model)
+        model = TklDataModel.load(args.model)
+        weights = model.to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous, roles.sa)
@@ -90,12 +119,20 @@ def run(args) -> int:
     report = scorer.score(release, weights, args.x, args.missing_weight_zero)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
+    return ScoredRelease(source, roles, weights, model, report, scorer, release)
+
+
+def run(args) -> int:
+    if args.engine != "memory" or args.memory_limit:
+        return _run_engine(args)
+    scored = score_release(args)
     measures = None
     if args.measures:
-        if not roles.qi:
+        if not scored.roles.qi:
             raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
                              "equivalence classes", column="--qi")
-        measures = measure_release(source, roles, release.positions, scorer)
+        measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
+    report = scored.report
     text = render(report, args.format, source=args.source, published=args.published or "--rows",
                   measures=measures)
     if args.output:

@@ -34,6 +34,8 @@ class Project:
     current_release: str | None = None
     weights_path: str | None = None         # a weights CSV, used when there is no model
     model_turtle: str | None = None         # the tkl-Data Model, as Turtle
+    weights_use: str | None = None          # model | file | score models (None: the model, else the file)
+    score_model_paths: list[str] = field(default_factory=list)  # M-Score and L-Severity model files
     x: float = 1.0
     settings: dict = field(default_factory=dict)  # view and chart settings
 
@@ -55,7 +57,8 @@ class Project:
             "releases": [dict(r.to_dict(), **({"path": rel(r.path)} if r.kind == "file" else {}))
                          for r in self.releases],
             "current_release": self.current_release,
-            "weights": {"path": rel(self.weights_path), "model": self.model_turtle},
+            "weights": {"path": rel(self.weights_path), "model": self.model_turtle, "use": self.weights_use,
+                        "score_models": [rel(p) for p in self.score_model_paths]},
             "x": "inf" if math.isinf(self.x) else self.x,
             "settings": self.settings,
         }
@@ -91,6 +94,8 @@ class Project:
                 current_release=data.get("current_release"),
                 weights_path=absolute(data.get("weights", {}).get("path")),
                 model_turtle=data.get("weights", {}).get("model"),
+                weights_use=data.get("weights", {}).get("use"),
+                score_model_paths=[absolute(str(p)) for p in data.get("weights", {}).get("score_models") or []],
                 x=parse_x(x),
                 settings=dict(data.get("settings") or {}),
             )

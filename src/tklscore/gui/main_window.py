@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLab
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
+from tklscore.core.scoring.weights_source import FILE, MODEL
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, ordered
 from tklscore.gui.welcome import WelcomePage
@@ -27,12 +28,15 @@ WELCOME_SEEN = "welcome/seen"
 
 
 def weights_source(workbench: Workbench) -> str:
-    """Where the current weights come from, in a few words."""
-    if workbench.model is not None:
+    """Where the current weights come from, in a few words (the Scores view can switch)."""
+    source = workbench.weights_source()
+    if source is None:
+        return "no weights yet"
+    if source.kind == MODEL:
         return "weights from the tkl-Data Model"
-    if workbench.project.weights_path:
-        return f"weights from {Path(workbench.project.weights_path).name}"
-    return "no weights yet"
+    if source.kind == FILE:
+        return f"weights from {Path(source.name).name}"
+    return "weights from each score's own model"
 
 
 def release_records(workbench: Workbench) -> str:

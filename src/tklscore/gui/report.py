@@ -1,11 +1,18 @@
-"""A release report that a committee can read without the tool (spec gui.md §1.7):
-the scores of the current release (raw and both normalisations), every candidate release
-side by side, the charts, the per-record scores, the weights / tkl-Data Model and the AHP
-judgements' consistency.
+"""A release report that a committee can read without the tool (spec gui.md §1.7).
 
-HTML is self-contained (charts as base64 PNG); PDF goes through Qt's own printing
-(QTextDocument → QPdfWriter, charts added as document resources); CSV holds the
-per-record scores of the current release.
+The report is a list of sections, each made by a *section builder* from one
+:class:`ReportInput` (``SECTION_BUILDERS``; a new measure appends its own builder with
+:func:`add_section_builder`). It says when it was written and from which files (with their
+SHA-256), where the weights come from (a weights file, or the tkl-Data Model and the
+consistency of its AHP judgements), each score raw and normalised with its meaning and a
+verdict in plain words, the candidate releases side by side, the charts, the per-record
+scores and the model.
+
+HTML is self-contained (charts as base64 PNG). PDF goes through Qt's own text layout on a
+QPdfWriter, page by page, with every heading kept on the page of what it introduces and a
+footer naming the release and the page. CSV holds the per-record scores of the current
+release. :func:`report_input` reads the application's state; ``tklscore report`` builds a
+:class:`ReportInput` itself.
 """
 
 from __future__ import annotations
@@ -14,20 +21,45 @@ import base64
 import datetime as _dt
 import html
 import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from PySide6.QtCore import QMarginsF, QUrl
-from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocument
+from PySide6.QtCore import QMarginsF, QRectF, QSizeF, QUrl, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QFont,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_path
-from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, ScoreSet, score_label, x_text
+from tklscore.core.files.digest import sha256_of, sha256_of_text
+from tklscore.core.model.data_model import TABLE_PART, TklDataModel
+from tklscore.core.model.node_names import display_name, inherited_label
+from tklscore.core.scoring.meaning import BANDS_NOTE, MEANINGS, verdict
+from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport, score_label, x_text
+from tklscore.core.scoring.weights import Weights
+from tklscore.core.scoring.weights_source import MODEL, WeightsSource, file_source, model_source
+from tklscore.core.tables.roles import Roles
 
 MAX_REPORT_ROWS = 500
 SCORE_ROWS = tuple((key, score_label(key, "{x}")) for key in SCORE_NAMES)
 REPORT_FORMATS = "HTML report (*.html);;PDF report (*.pdf);;Per-record scores as CSV (*.csv)"
+CHART_RELEASES, CHART_PER_RECORD, CHART_GROWTH = "releases", "per record", "growth"
+IMAGE_WIDTH = 640            # px on a 96 dpi page: the A4 text width is 680
+KEEP_WHOLE = 0.6            # a section up to this share of a page is kept on one page (a chart with its heading)
+KEEP_WITH_HEADING = 0.2      # a longer one keeps its heading with this share of a page of its start
+PAGE_FOOTER = 28             # px kept free at the bottom of each PDF page for the footer
 
 
 def fmt(value: float | None, digits: int = 5) -> str:
@@ -43,177 +75,485 @@ def score_rows(report: ScoreReport) -> list[tuple[str, str, str, str]]:
             for key, label in SCORE_ROWS]
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table border="1" cellspacing="0" cellpadding="3"><tr>{head}</tr>{body}</table>'
+# --------------------------------------------------------------------------- what a report is made of
+
+@dataclass
+class InputFile:
+    what: str                    # e.g. "source table"
+    path: str | None             # None: built in, or held inside the project
+    text: str | None = None      # content hashed instead of a file (a model as it was used)
+    sha256: str | None = None    # filled by :func:`hash_files`
 
 
-def _consistency(workbench) -> str:
-    model = workbench.model
-    if model is None:
-        if workbench.project.weights_path:
-            return (f"<p>Weights come from the file {html.escape(str(workbench.project.weights_path))}; "
-                    f"there are no AHP judgements to check.</p>")
-        return "<p>No tkl-Data Model: there are no AHP judgements to check.</p>"
+@dataclass
+class ReportInput:
+    """Everything a report shows, read once (on the UI thread in the application)."""
+
+    release: str | None
+    report: ScoreReport | None
+    reports: dict[str, ScoreReport]
+    roles: Roles
+    source_name: str | None = None
+    source_rows: int | None = None
+    weights: Weights | None = None
+    weights_problem: str | None = None
+    weights_source: WeightsSource | None = None
+    model: TklDataModel | None = None
+    files: list[InputFile] = field(default_factory=list)
+    written: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
+    charts: dict[str, bytes] = field(default_factory=dict)   # CHART_* → PNG
+    inline_images: bool = True   # HTML: charts as data URIs; PDF: by name, as document resources
+
+    @property
+    def x(self) -> float:
+        return self.report.x if self.report is not None else 1.0
+
+
+def hash_files(data: ReportInput) -> None:
+    """SHA-256 of every input (files may be large: call it off the UI thread)."""
+    for item in data.files:
+        if item.sha256 is not None:
+            continue
+        if item.text is not None:
+            item.sha256 = sha256_of_text(item.text)
+        elif item.path is not None:
+            try:
+                item.sha256 = sha256_of(item.path)
+            except OSError as error:
+                item.sha256 = f"(could not be read: {error.strerror or error})"
+
+
+def report_input(workbench) -> ReportInput:
+    """The application's state as a report's input."""
+    project = workbench.project
+    files = []
+    if project.builtin:
+        files.append(InputFile("source table", None, text=None, sha256=f"built-in example ({project.builtin})"))
+    elif project.source_path:
+        files.append(InputFile("source table", project.source_path))
+    for definition in project.releases:
+        if definition.kind == "file" and definition.path:
+            files.append(InputFile(f"published table of release '{definition.name}'", definition.path))
+    source = workbench.weights_source() if hasattr(workbench, "weights_source") else None
+    if source is None and workbench.weights is not None:
+        source = (model_source(workbench.model, "of the project") if workbench.model is not None
+                  else file_source(project.weights_path or workbench.weights.name))
+    if source is not None and source.kind == MODEL and workbench.model is not None:
+        files.append(InputFile("tkl-Data Model as used (Turtle)", None,
+                               text=workbench.model.to_graph().serialize(format="turtle")))
+    elif source is not None and project.weights_path:
+        files.append(InputFile("weights file", project.weights_path))
+    table = workbench.table
+    return ReportInput(
+        release=project.current_release, report=workbench.current_report(), reports=dict(workbench.reports),
+        roles=project.roles, source_name=table.name if table is not None else None,
+        source_rows=len(table) if table is not None else None, weights=workbench.weights,
+        weights_problem=workbench.weights_problem, weights_source=source,
+        model=workbench.model if source is None or source.kind == MODEL else None, files=files)
+
+
+def render_charts(data: ReportInput) -> dict[str, bytes]:
+    """The report's charts as PNG, drawn at a fixed size with large text (UI thread)."""
+    from tklscore.gui.scores.charts import GrowthChart, PerRecordChart, ReleasesChart, render_png
+
+    charts = {}
+    if data.reports:
+        chart = ReleasesChart()
+        chart.set_data({name: r.normalized_source for name, r in data.reports.items()}, data.x)
+        chart.use_report_style()
+        charts[CHART_RELEASES] = render_png(chart)
+    if data.report is not None and len(data.report.records):
+        for key, chart in ((CHART_PER_RECORD, PerRecordChart()), (CHART_GROWTH, GrowthChart())):
+            chart.set_data(data.report.records, data.report.source_scores, data.report.x)
+            chart.use_report_style()
+            charts[key] = render_png(chart)
+    return charts
+
+
+# --------------------------------------------------------------------------- sections
+
+@dataclass
+class Section:
+    title: str
+    body: str        # HTML (already escaped)
+    level: int = 2
+
+
+SectionBuilder = Callable[[ReportInput], Iterable[Section]]
+
+
+def _esc(value) -> str:
+    return html.escape(str(value))
+
+
+def _table(header: list[str], rows: list[list[str]], align_left: int = 1, text_columns: tuple[int, ...] = ()) -> str:
+    """An HTML table of plain-text cells (escaped here, once); the first ``align_left``
+    columns and ``text_columns`` are left-aligned, the others (numbers) right-aligned."""
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    left = set(range(align_left)) | set(text_columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td align='{'left' if i in left else 'right'}'>{_esc(c)}</td>"
+                         for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return (f"<table border='1' cellspacing='0' cellpadding='3' width='100%'>"
+            f"<thead><tr>{head}</tr></thead>{body}</table>")
+
+
+def _image(data: ReportInput, key: str) -> str:
+    png = data.charts.get(key)
+    if png is None:
+        return ""
+    source = (f"data:image/png;base64,{base64.b64encode(png).decode('ascii')}" if data.inline_images
+              else f"{key}.png")
+    return f"<p align='center'><img src='{source}' width='{IMAGE_WIDTH}'></p>"
+
+
+def overview_section(data: ReportInput) -> Iterable[Section]:
+    roles = data.roles
+    sensitive = ", ".join(f"{c} (continuous)" if c in roles.continuous else c for c in roles.sa) or "none"
+    lines = [f"Written {data.written:%Y-%m-%d %H:%M %Z} by tkl-Score Workbench {_esc(__version__)}."]
+    if data.source_name is not None:
+        lines.append(f"Source table: {_esc(data.source_name)} ({data.source_rows:,} records).")
+    if data.report is not None:
+        lines.append(f"Release <b>{_esc(data.release)}</b> publishes {data.report.published_rows:,} of "
+                     f"{data.report.source_rows:,} source records; M-Score's x = {x_text(data.report.x)}.")
+    lines.append(f"Quasi-identifiers (what an outsider may know): {_esc(', '.join(roles.qi) or 'none')}. "
+                 f"Sensitive attributes: {_esc(sensitive)}.")
+    body = "".join(f"<p>{line}</p>" for line in lines)
+    if data.files:
+        rows = [[f.what, f.path or "—", f.sha256 or "—"] for f in data.files]
+        body += "<p>Made from these inputs:</p>" + _table(["input", "file", "SHA-256"], rows, align_left=3)
+    yield Section("What this report covers", body)
+
+
+def weights_section(data: ReportInput) -> Iterable[Section]:
+    source = data.weights_source
+    if source is None:
+        yield Section("Where the weights come from",
+                      f"<p>{_esc(data.weights_problem or 'No weights are chosen, so nothing is scored.')}</p>")
+        return
+    body = f"<p>{_esc(source.sentence())}</p>"
+    body += ("<p>A weight says how sensitive a value is (0 to 1); a record's weight W is the sum over its "
+             "sensitive attributes. Different weights give different scores: the thesis' Table 4.2 and the "
+             "weights its own tkl-Data Model derives differ slightly, so the same release can score "
+             "differently with each.</p>")
+    if source.kind == MODEL:
+        if source.groups:
+            rows = [[g.group, ", ".join(g.criteria), str(g.n), fmt(g.lambda_max, 4), fmt(g.ci, 4),
+                     fmt(g.cr, 4), g.verdict] for g in source.groups]
+            body += ("<p>The model's priorities come from domain experts' pairwise (AHP) judgements; their "
+                     "consistency ratio CR says how far the judgements contradict each other:</p>"
+                     + _table(["criteria group", "criteria", "n", "λ_max", "CI", "CR", "verdict"], rows,
+                              align_left=2, text_columns=(6,)))
+        else:
+            body += "<p>The model has no pairwise judgements (its priorities are assigned or labelled).</p>"
+    if source.problems:
+        body += "<p>The model still lacks:</p><ul>" + "".join(f"<li>{_esc(p)}</li>" for p in source.problems) \
+            + "</ul>"
+    yield Section("Where the weights come from", body)
+
+
+def scores_section(data: ReportInput) -> Iterable[Section]:
+    report = data.report
+    if report is None:
+        yield Section("Scores", "<p><b>There are no scores yet</b> (load a source, choose roles, weights and a "
+                                "release).</p>")
+        return
+    rows = []
+    for key in SCORE_NAMES:
+        by_source = getattr(report.normalized_source, key)
+        rows.append([score_label(key, report.x), fmt(getattr(report.scores, key)), fmt(by_source, 4),
+                     fmt(getattr(report.normalized_max, key), 4), verdict(by_source).level])
+    body = _table(["score", "raw", "÷ whole source", "÷ theoretical max", "verdict"], rows, text_columns=(4,))
+    body += ("<p><i>÷ whole source</i>: the score divided by what publishing the entire source table would "
+             "score (1 = as misuseable as the whole table). <i>÷ theoretical max</i>: divided by the score "
+             "of the same number of records if every one scored its maximum.</p>")
+    items = []
+    for key in SCORE_NAMES:
+        by_source = getattr(report.normalized_source, key)
+        judged = verdict(by_source)
+        value = "" if by_source is None else f"{fmt(by_source, 4)}, "
+        items.append(f"<li><b>{_esc(score_label(key, report.x))}</b> = {fmt(getattr(report.scores, key))}. "
+                     f"{_esc(MEANINGS[key])} <b>Verdict: {_esc(judged.level)}</b> ({value}{_esc(judged.words)}).</li>")
+    body += "<p>What each score means:</p><ul>" + "".join(items) + f"</ul><p><i>{_esc(BANDS_NOTE)}</i></p>"
+    if report.warnings:
+        body += "<p>Warnings:</p><ul>" + "".join(f"<li>{_esc(w)}</li>" for w in report.warnings) + "</ul>"
+    yield Section(f"Scores of {data.release}", body)
+
+
+def releases_section(data: ReportInput) -> Iterable[Section]:
+    if not data.reports:
+        return
+    rows = []
+    for release, r in data.reports.items():
+        rows.append([release, f"{r.published_rows:,}", fmt(r.scores.tkl)]
+                    + [fmt(getattr(r.normalized_source, k), 4) for k in SCORE_NAMES])
+    header = ["release", "records", "tkl raw"] + [score_label(k, data.x) for k in SCORE_NAMES]
+    body = ("<p>Every candidate release, each score divided by the whole source table's score "
+            "(undefined values are shown as n/a in the table and as 0 in the chart).</p>"
+            + _table(header, rows) + _image(data, CHART_RELEASES))
+    yield Section("Candidate releases side by side", body)
+
+
+def charts_section(data: ReportInput) -> Iterable[Section]:
+    if data.report is None:
+        return
+    if CHART_PER_RECORD in data.charts:
+        yield Section("Per-record scores", "<p>Each published record's tkl, M and L record scores, divided by the "
+                      "whole source table's score, in the order of the thesis' Figures 5.1/5.2 (ascending "
+                      "L-Severity); the labels are the records' ids.</p>"
+                      + _image(data, CHART_PER_RECORD))
+    if CHART_GROWTH in data.charts:
+        yield Section("How the scores grow as records are added", "<p>The scores of the first 1, 2, … "
+                      "published records (in published order), divided by the whole source table's score; "
+                      "the last point is the release's score.</p>" + _image(data, CHART_GROWTH))
+
+
+def records_section(data: ReportInput) -> Iterable[Section]:
+    report = data.report
+    if report is None:
+        return
+    records = report.records.sort_values("tkl", ascending=False, kind="stable")
+    shown = records.head(MAX_REPORT_ROWS)
+    body = ("<p>k: records in the source that share the record's quasi-identifiers; l: distinct sensitive "
+            "values among them; t: how far their sensitive values stand out from the whole table; W: the "
+            "record's weight; RS: its record scores.</p>")
+    if len(records) > len(shown):
+        body += (f"<p>The {len(shown):,} riskiest of {len(records):,} records; the CSV export holds all of "
+                 f"them.</p>")
+    body += _table(["id", "k", "l", "t", "W", "RS tkl", "RS M", "RS L"], [[str(r[0]), str(r[1]), str(r[2])] + [fmt(v) for v in r[3:]]
+                                          for r in shown.itertuples(index=False, name=None)])
+    yield Section("Per-record scores (riskiest by tkl first)", body)
+
+
+def model_section(data: ReportInput) -> Iterable[Section]:
+    model = data.model
+    if model is None or model.root is None:
+        return
     try:
         derivation = model.derive()
-    except (InputError, ValueError) as error:  # a half-edited model must not stop the report
-        return f"<p>The judgements could not be evaluated: {html.escape(str(error))}</p>"
-    rows = []
-    for iri, result in derivation.groups.items():
-        node = model.nodes.get(iri)
-        label = node.label if node is not None else iri
-        criteria = ", ".join(result.criteria or ())
-        rows.append([label, criteria, str(result.n), fmt(result.lambda_max, 4), fmt(result.ci, 4),
-                     fmt(result.cr, 4), result.verdict(len(derivation.experts.get(iri, {})) > 1).sentence])
-    text = _table(["criteria group", "criteria", "n", "λ_max", "CI", "CR", "consistency"], rows) if rows else \
-        "<p>The model has no pairwise judgements (priorities are assigned or labelled).</p>"
-    if derivation.problems:
-        text += "<p>The model still lacks:</p><ul>" + "".join(
-            f"<li>{html.escape(p)}</li>" for p in derivation.problems) + "</ul>"
-    return text
-
-
-def _model_tree(workbench) -> str:
-    """The model as an indented table: every node with its kind, label, priority and weight."""
-    model = workbench.model
-    if model is None or model.root is None:
-        return "<p>No tkl-Data Model: the weights come from a weights file.</p>"
-    derivation = model.derive()
+    except (InputError, ValueError) as error:
+        yield Section("The tkl-Data Model", f"<p>The model cannot be derived: {_esc(error)}</p>")
+        return
     rows = []
 
     def visit(iri: str, depth: int) -> None:
         node = model.nodes[iri]
+        tag, name = display_name(node)
         priority = derivation.priorities.get(iri)
         weight = derivation.weights.get(iri)
-        rows.append(["&nbsp;&nbsp;&nbsp;" * depth + html.escape(node.label), node.kind.value,
-                     html.escape(node.qualitative or ""), fmt(priority) if priority is not None else "",
-                     fmt(weight) if weight is not None else ""])
+        label_score = node.kind in TABLE_PART
+        inherited = inherited_label(model, iri) if label_score else None
+        label = node.qualitative or (f"({inherited})" if inherited else "")
+        rows.append(["\u00a0\u00a0\u00a0\u00a0" * depth + name, tag, node.kind.value, label,
+                     "" if priority is None or label_score else fmt(priority, 4),
+                     "" if priority is None or not label_score else fmt(priority, 2),
+                     "" if weight is None else fmt(weight)])
         for child in model.children(iri):
             visit(child, depth + 1)
 
     visit(model.root, 0)
-    problems = "".join(f"<li>{html.escape(p)}</li>" for p in derivation.problems)
-    return _table(["node", "kind", "label", "priority", "weight"], rows) + (
-        f"<p>Still missing:</p><ul>{problems}</ul>" if problems else "")
+    body = ("<p>The DPV taxonomy on top, the table's sensitive attributes, elements and values below. "
+            "<i>AHP priority</i>: a criterion's share among its siblings, from the experts' judgements; "
+            "<i>label</i>: a value's qualitative label; in brackets, e.g. (restricted), when the value has "
+            "none of its own and inherits that of the nearest labelled element above it; <i>label score</i>: "
+            "the label's score on the model's scale; <i>weight</i>: what scoring uses.</p>"
+            + _table(["node", "code", "kind", "label", "AHP priority", "label score", "weight"], rows, 4))
+    if derivation.problems:
+        body += "<p>Still missing:</p><ul>" + "".join(f"<li>{_esc(p)}</li>" for p in derivation.problems) + "</ul>"
+    yield Section("The tkl-Data Model", body)
 
 
-def _weights(workbench) -> str:
-    weights = workbench.weights
-    if weights is None:
-        return f"<p>{html.escape(workbench.weights_problem or 'No weights are chosen.')}</p>"
-    rows = [[e.attribute, e.value, fmt(e.weight)] for e in weights.entries]
-    source = "the tkl-Data Model" if workbench.model is not None else html.escape(weights.name)
-    return f"<p>Weights from {source}.</p>" + _table(["sensitive attribute", "value / bin", "weight"], rows)
+def weights_list_section(data: ReportInput) -> Iterable[Section]:
+    if data.weights is None:
+        return
+    rows = [[e.attribute, e.value, fmt(e.weight)] for e in data.weights.entries]
+    yield Section("Weights of the sensitive values", _table(["sensitive attribute", "value / bin", "weight"], rows, 2))
 
 
-def build_report_html(workbench, images: dict[str, bytes] | None = None, inline_images: bool = True) -> str:
-    """The report as HTML. ``images``: chart title → PNG bytes; inline as base64 data URIs,
-    else referenced as ``chart<i>.png`` (see :func:`prepare_report`)."""
-    project = workbench.project
-    name = project.current_release
-    report = workbench.current_report()
-    parts = [("<html><head><meta charset='utf-8'><title>tkl-Score release report</title>"
-              "<style>body{font-family:sans-serif} table{border-collapse:collapse} "
-              "th{background:#eee} td{text-align:right}</style></head><body>"),
-             f"<h1>tkl-Score release report{': ' + html.escape(name) if name else ''}</h1>",
-             f"<p>Written {_dt.datetime.now():%Y-%m-%d %H:%M} by tkl-Score Workbench {html.escape(__version__)}."]
-    if workbench.table is not None:
-        parts.append(f" Source table: {html.escape(workbench.table.name)} "
-                     f"({len(workbench.table):,} records).")
-    roles = project.roles
-    parts.append("</p><p>Quasi-identifiers: " + html.escape(", ".join(roles.qi) or "none")
-                 + "; sensitive attributes: " + html.escape(
-                     ", ".join(f"{c} (continuous)" if c in roles.continuous else c for c in roles.sa) or "none")
-                 + "</p>")
-    if report is None:
-        parts.append("<p><b>There are no scores yet</b> (load a source, choose roles, weights and a release).</p>")
-    else:
-        parts.append(f"<h2>Scores of {html.escape(name)}</h2><p>{report.published_rows:,} of "
-                     f"{report.source_rows:,} source records are published; x = {x_text(report.x)}.</p>")
-        parts.append(_table(["score", "raw", "normalised by source", "normalised by theoretical max"],
-                            [list(r) for r in score_rows(report)]))
-        if report.warnings:
-            parts.append("<p>Warnings:</p><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in report.warnings)
-                         + "</ul>")
-    if workbench.reports:
-        parts.append("<h2>Candidate releases (normalised against the source)</h2>")
-        rows = []
-        for release, r in workbench.reports.items():
-            n: ScoreSet = r.normalized_source
-            rows.append([release, f"{r.published_rows:,}", fmt(r.scores.tkl)]
-                        + [fmt(getattr(n, k), 4) for k, _ in SCORE_ROWS])
-        parts.append(_table(["release", "records", "tkl raw"] + [label.format(x="x") for _, label in SCORE_ROWS],
-                            rows))
-    for i, (title, png) in enumerate((images or {}).items()):
-        source = f"data:image/png;base64,{base64.b64encode(png).decode('ascii')}" if inline_images \
-            else f"chart{i}.png"
-        parts.append(f"<h2>{html.escape(title)}</h2><p><img src='{source}' width='640'></p>")
-    if report is not None:
-        records = report.records.sort_values("tkl", ascending=False, kind="stable")
-        shown = records.head(MAX_REPORT_ROWS)
-        parts.append("<h2>Per-record scores (riskiest by tkl first)</h2>")
-        if len(records) > len(shown):
-            parts.append(f"<p>The {len(shown):,} riskiest of {len(records):,} records; the CSV export holds "
-                         f"all of them.</p>")
-        parts.append(_table(list(RECORD_COLUMNS), [
-            [str(r[0]), str(r[1]), str(r[2])] + [fmt(v) for v in r[3:]]
-            for r in shown.itertuples(index=False, name=None)]))
-    parts.append("<h2>The tkl-Data Model</h2>" + _model_tree(workbench))
-    parts.append("<h2>Weights</h2>" + _weights(workbench))
-    parts.append("<h2>Consistency of the AHP judgements</h2>" + _consistency(workbench))
+SECTION_BUILDERS: list[SectionBuilder] = [
+    overview_section, scores_section, weights_section, releases_section, charts_section, records_section,
+    model_section, weights_list_section,
+]
+
+
+def add_section_builder(builder: SectionBuilder, before: SectionBuilder | None = None) -> None:
+    """Add a measure's section to every report (at the end, or before ``before``)."""
+    if builder in SECTION_BUILDERS:
+        return
+    index = SECTION_BUILDERS.index(before) if before in SECTION_BUILDERS else len(SECTION_BUILDERS)
+    SECTION_BUILDERS.insert(index, builder)
+
+
+def build_sections(data: ReportInput) -> list[Section]:
+    return [section for builder in SECTION_BUILDERS for section in builder(data)]
+
+
+def report_title(data: ReportInput) -> str:
+    return "tkl-Score release report" + (f": {data.release}" if data.release else "")
+
+
+def build_report_html(data: ReportInput, inline_images: bool = True) -> str:
+    """The report as HTML; charts inline as data URIs, or (``inline_images=False``, for
+    the PDF) referenced by name and added to the document as resources."""
+    parts = [("<html><head><meta charset='utf-8'>"
+              f"<title>{_esc(report_title(data))}</title>"
+              "<style>body{font-family:sans-serif;max-width:60em} table{border-collapse:collapse} "
+              "th{background-color:#e8e8e8} h1{font-size:16pt} h2{font-size:13pt}</style></head><body>"),
+             f"<h1>{_esc(report_title(data))}</h1>"]
+    data.inline_images = inline_images
+    for section in build_sections(data):
+        parts.append(f"<h{section.level}>{_esc(section.title)}</h{section.level}>{section.body}")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def prepare_report(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Callable[[], Path]:
-    """Read what the report needs now (on the UI thread) and return the function that
-    writes the file; that one touches no widget and may run in a background thread.
-    Every format is written to a temporary file and renamed over ``path`` (atomic)."""
+# --------------------------------------------------------------------------- files
+
+def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
+    """Return the function that writes the report (HTML, PDF or CSV by the extension). It
+    touches no widget and may run in a background thread: it hashes the input files,
+    builds the document and writes it to a temporary file renamed over ``path``."""
     path = Path(path)
     suffix = path.suffix.lower()
+    inputs = [f.path for f in data.files if f.path]
     if suffix in (".html", ".htm"):
-        text = build_report_html(workbench, images, inline_images=True)
-        return lambda: _write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+        def write_html() -> Path:
+            hash_files(data)
+            text = build_report_html(data, inline_images=True)
+            return _write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"), inputs)
+        return write_html
     if suffix == ".pdf":
-        text = build_report_html(workbench, images, inline_images=False)
-        pngs = list((images or {}).values())
-        return lambda: _write_atomic(path, lambda temporary: _print_pdf(temporary, text, pngs))
+        def write_pdf() -> Path:
+            hash_files(data)
+            text = build_report_html(data, inline_images=False)
+            return _write_atomic(path, lambda temporary: print_pdf(temporary, text, data), inputs)
+        return write_pdf
     if suffix == ".csv":
-        report = workbench.current_report()
-        if report is None:
+        if data.report is None:
             raise InputError("there are no per-record scores to export yet")
-        records = report.records
-        return lambda: _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False))
+        records = data.report.records
+        return lambda: _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
     raise InputError(f"a report can be written as .html, .pdf or .csv, not '{suffix or path.name}'",
                      file=str(path))
 
 
-def export_report(path: str | Path, workbench, images: dict[str, bytes] | None = None) -> Path:
+def export_report(path: str | Path, data: ReportInput) -> Path:
     """Write the report as HTML, PDF or CSV, chosen by the file's extension."""
-    return prepare_report(path, workbench, images)()
+    return prepare_report(path, data)()
 
 
-def _write_atomic(path: Path, write: Callable[[Path], object]) -> Path:
-    with atomic_path(path) as temporary:
+def _write_atomic(path: Path, write: Callable[[Path], object], inputs: Iterable[str] = ()) -> Path:
+    """Write through a temporary file renamed over ``path``; never over one of ``inputs``."""
+    with atomic_path(path, inputs) as temporary:
         write(temporary)
         if temporary.stat().st_size == 0:
             raise InputError("nothing could be written", file=str(path))
     return path
 
 
-def _print_pdf(path: Path, text: str, pngs: list[bytes]) -> None:
-    """The report as PDF through Qt's own printing (QTextDocument on a QPdfWriter)."""
+# --------------------------------------------------------------------------- PDF
+
+def _page_writer(path: Path) -> QPdfWriter:
+    writer = QPdfWriter(str(path))
+    writer.setResolution(96)  # one document pixel = one device pixel; text stays vector, images keep their pixels
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
+                                     QMarginsF(15, 15, 15, 12), QPageLayout.Unit.Millimeter))
+    return writer
+
+
+def paginated_document(text: str, data: ReportInput, page: QSizeF) -> QTextDocument:
+    """The report laid out on pages of ``page`` (px at 96 dpi), headings kept with what follows."""
     document = QTextDocument()
-    for i, png in enumerate(pngs):
-        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart{i}.png"),
+    font = QFont()
+    font.setPointSize(10)
+    document.setDefaultFont(font)
+    for key, png in data.charts.items():
+        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"{key}.png"),
                              QImage.fromData(png, "PNG"))
     document.setHtml(text)
-    writer = QPdfWriter(str(path))
-    writer.setTitle("tkl-Score release report")
+    document.setPageSize(page)
+    keep_headings_with_content(document)
+    return document
+
+
+def keep_headings_with_content(document: QTextDocument, share: float = KEEP_WITH_HEADING) -> int:
+    """Start a section on the next page when it would be split across pages: a section of
+    up to :data:`KEEP_WHOLE` of a page is kept whole (a heading with its chart), a longer one
+    keeps its heading with ``share`` of a page of what follows (a table's first rows).
+    Returns the number of page breaks added."""
+    layout = document.documentLayout()
+    height = document.pageSize().height()
+    added = 0
+    for _ in range(200):  # one break per pass: each moves everything below it
+        moved = False
+        layout.documentSize()  # lays out the whole document (the layout is otherwise lazy)
+        block = document.begin()
+        while block.isValid() and not moved:
+            policy = block.blockFormat().pageBreakPolicy()
+            if block.blockFormat().headingLevel() > 0 and policy != QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
+                top = layout.blockBoundingRect(block).top()
+                bottom = _section_bottom(document, block)
+                if bottom - top > KEEP_WHOLE * height:  # long: keep the heading with its start
+                    bottom = min(bottom, top + share * height)
+                if int(top // height) != int((bottom - 1) // height):
+                    cursor = QTextCursor(block)
+                    fmt = QTextBlockFormat(block.blockFormat())
+                    fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                    cursor.setBlockFormat(fmt)
+                    added += 1
+                    moved = True
+            block = block.next()
+        if not moved:
+            break
+    return added
+
+
+def _section_bottom(document: QTextDocument, heading) -> float:
+    """The bottom of the blocks from ``heading`` to the next heading that follows content."""
+    layout = document.documentLayout()
+    bottom = layout.blockBoundingRect(heading).bottom()
+    following, content = heading.next(), False
+    while following.isValid():
+        is_heading = following.blockFormat().headingLevel() > 0
+        if content and is_heading:
+            break
+        bottom = max(bottom, layout.blockBoundingRect(following).bottom())
+        content = content or not is_heading
+        following = following.next()
+    return bottom
+
+
+def print_pdf(path: Path, text: str, data: ReportInput) -> int:
+    """The report as PDF; returns the number of pages."""
+    writer = _page_writer(path)
+    writer.setTitle(report_title(data))
     writer.setCreator(f"tkl-Score Workbench {__version__}")
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
-                                     QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
-    document.print_(writer)
-    del writer  # finishes the file
+    width, height = float(writer.width()), float(writer.height())
+    page = QSizeF(width, height - PAGE_FOOTER)
+    document = paginated_document(text, data, page)
+    pages = document.pageCount()
+    painter = QPainter(writer)
+    try:
+        footer_font = QFont()
+        footer_font.setPointSize(8)
+        for number in range(pages):
+            if number:
+                writer.newPage()
+            painter.save()
+            painter.setClipRect(QRectF(0, 0, width, page.height()))
+            painter.translate(0, -number * page.height())
+            context = QAbstractTextDocumentLayout.PaintContext()
+            context.clip = QRectF(0, number * page.height(), width, page.height())
+            document.documentLayout().draw(painter, context)
+            painter.restore()
+            painter.setFont(footer_font)
+            painter.setPen(Qt.GlobalColor.darkGray)
+            painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             f"{report_title(data)} · {data.written:%Y-%m-%d %H:%M}")
+            painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             f"page {number + 1} of {pages}")
+    finally:
+        painter.end()
+    return pages

@@ -24,7 +24,20 @@ from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
 from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
 from tklscore.core.tables.loading import Table, load_table
-from tklscore.core.scoring.weights import Weights, load_weights
+from tklscore.core.model.lseverity_model import thesis_lseverity_model
+from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
+from tklscore.core.model.weight_models import LSEVERITY_MODEL, MSCORE_MODEL, load_weight_model
+from tklscore.core.scoring.weights import Weights, WeightsPerScore, load_weights
+from tklscore.core.scoring.weights_source import (
+    FILE,
+    KINDS,
+    MODEL,
+    SCORE_MODELS,
+    WeightsSource,
+    file_source,
+    model_source,
+    score_models_source,
+)
 from tklscore.gui.tasks import TaskControl, TaskRunner
 
 AUTOSAVE_MS = 30_000
@@ -66,7 +79,8 @@ class Workbench(QObject):
         self.table: Table | None = None
         self.scorer: Scorer | None = None
         self.model: TklDataModel | None = None
-        self.weights: Weights | None = None
+        self.weights: Weights | None = None        # tkl-Score's weights (and every score's, but with score models)
+        self.weights_per_score: WeightsPerScore | None = None  # each score's own model
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
@@ -85,7 +99,7 @@ class Workbench(QObject):
         self.runner.cancel_all()
         self.project = Project()
         self.project_path = None
-        self.table = self.scorer = self.model = self.weights = None
+        self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
         self.weights_problem = None
         self.reports = {}
         self.designed_reports = {}
@@ -343,11 +357,60 @@ class Workbench(QObject):
         self._mark(True)
 
     def use_weights_file(self, path: str) -> None:
+        """Score with a weights file (the model, if any, stays in the project to switch back to)."""
         load_weights(path)
         self.project.weights_path = str(path)
-        self.undo_stack.clear()
-        self._set_model(None)
+        self.set_weights_use(FILE)
+
+    def use_score_models(self, paths: list[str]) -> None:
+        """Score M-Score and L-Severity with their own models (two files, in either order)."""
+        kinds = sorted(load_weight_model(p).kind for p in paths)
+        if kinds != sorted([MSCORE_MODEL, LSEVERITY_MODEL]):
+            raise InputError(f"choose one M-Score model and one L-Severity model (these files hold: "
+                             f"{', '.join(kinds) or 'nothing'})")
+        self.project.score_model_paths = [str(p) for p in paths]
+        self.set_weights_use(SCORE_MODELS)
+
+    def weights_choices(self) -> list[str]:
+        """The sources of weights this project can score with (weights_source.KINDS)."""
+        choices = []
+        if self.model is not None:
+            choices.append(MODEL)
+        if self.project.weights_path:
+            choices.append(FILE)
+        if self.project.score_model_paths or self.project.builtin == "thesis":
+            choices.append(SCORE_MODELS)
+        return choices
+
+    def weights_use(self) -> str:
+        use = self.project.weights_use
+        if use in self.weights_choices():
+            return use
+        return MODEL if self.model is not None else FILE
+
+    def set_weights_use(self, use: str) -> None:
+        if use not in KINDS:
+            raise InputError(f"weights come from {', '.join(KINDS)}, not '{use}'")
+        self.project.weights_use = use
         self._mark(True)
+        self._refresh_weights()
+        self.modelChanged.emit()
+        self.rescore()
+
+    def weights_source(self) -> WeightsSource | None:
+        """Where the current scores' weights come from (None: no weights yet)."""
+        if self.weights is None:
+            return None
+        use = self.weights_use()
+        if use == SCORE_MODELS:
+            tkl = "the tkl-Data Model" if self.model is not None else f"the weights file {self.project.weights_path}"
+            models = (" and ".join(self.project.score_model_paths) if self.project.score_model_paths
+                      else "the thesis' Figure 3.1 and Table 3.7")
+            return score_models_source(f"tkl-Score from {tkl}; M-Score and L-Severity from {models}")
+        if use == MODEL and self.model is not None:
+            name = Path(self.project_path).name if self.project_path else "of the project"
+            return model_source(self.model, name)
+        return file_source(self.project.weights_path or self.weights.name)
 
     def open_model(self, path: str) -> None:
         self.set_model(TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path)))
@@ -368,18 +431,31 @@ class Workbench(QObject):
         self.rescore()
 
     def _refresh_weights(self) -> None:
-        self.weights, self.weights_problem = None, None
+        self.weights, self.weights_per_score, self.weights_problem = None, None, None
+        use = self.weights_use()
         try:
-            if self.model is not None:
+            if use == FILE and self.project.weights_path:
+                self.weights = load_weights(self.project.weights_path)
+            elif self.model is not None:
                 self.weights = self.model.to_weights()
             elif self.project.weights_path:
                 self.weights = load_weights(self.project.weights_path)
             else:
                 self.weights_problem = "Choose weights: a tkl-Data Model or a weights file"
+            if use == SCORE_MODELS and self.weights is not None:
+                self.weights_per_score = self._score_models(self.weights)
         except InputError as error:
+            self.weights, self.weights_per_score = None, None
             self.weights_problem = str(error)
         if self.weights_problem:
             self.status.emit(self.weights_problem)
+
+    def _score_models(self, tkl: Weights) -> WeightsPerScore:
+        if self.project.score_model_paths:
+            models = {m.kind: m.to_weights() for m in map(load_weight_model, self.project.score_model_paths)}
+            return WeightsPerScore(tkl, models[MSCORE_MODEL], models[LSEVERITY_MODEL])
+        return WeightsPerScore(tkl, Weights(thesis_mscore_model().weights(), name="thesis Figure 3.1"),
+                               thesis_lseverity_model().to_weights("thesis Table 3.7"))
 
     # ------------------------------------------------------------------ scoring
 
@@ -392,6 +468,7 @@ class Workbench(QObject):
             self.scoresChanged.emit()
             return
         scorer, weights, x = self.scorer, self.weights, self.project.x
+        per_score = self.weights_per_score
         table, roles = self.table, self.project.roles
         definitions = list(self.project.releases)
         resolved = dict(self.resolved)
@@ -407,7 +484,9 @@ class Workbench(QObject):
                     errors[definition.name] = str(error)
                     continue
                 releases[definition] = release
-                reports[definition.name] = scorer.score(release, weights, x)
+                # each score's own model weighs only its own attributes: the others count 0 (warned)
+                reports[definition.name] = (scorer.score(release, weights, x) if per_score is None else
+                                            scorer.score_with_own_weights(release, per_score, x, True))
             return reports, releases, errors
 
         def done(result) -> None:

@@ -2,7 +2,11 @@
 the Saaty scale, in words; the reciprocal matrix (completed cells in grey italics); the
 priorities with a bar chart, λ_max, CI, CR and a traffic light; the most inconsistent
 judgement with a one-click "use suggested value"; several experts and their combined
-(geometric-mean) judgements; the current release's tkl-Score, live.
+(geometric-mean) judgements; the current release's tkl-Score, live. The consistency ratio
+and its verdict sit in a banner right above the sliders. A sensitivity chart shows, for
+the chosen criterion, the current release's normalised tkl/M/L as its priority sweeps
+0 … 1 (core.scoring.sensitivity, computed on the workbench's task runner), with today's
+priority marked.
 
 Every committed change is one undoable ``Workbench.edit_model`` (which re-derives the
 weights and re-scores); moves of a slider preview the AHP result before they commit."""
@@ -13,6 +17,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import (
@@ -34,6 +39,8 @@ from PySide6.QtWidgets import (
 )
 
 from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp
+from tklscore.core.scoring.sensitivity import PrioritySweep, priority_sweep
+from tklscore.core.scoring.weights_source import MODEL
 from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
@@ -81,6 +88,8 @@ class AhpView(QWidget):
         self.expert: str | None = DEFAULT_EXPERT   # None: combined (all experts)
         self.added_experts: dict[str, list[str]] = {}   # added in this view, no judgements yet
         self.sliders: dict[tuple[int, int], SaatySlider] = {}
+        self.sweep: PrioritySweep | None = None
+        self._sweep_generation = 0
         self.result: AHPResult | None = None
         self.matrix: np.ndarray | None = None        # the input matrix shown (NaN = not judged)
         self._rows_key = None
@@ -89,6 +98,7 @@ class AhpView(QWidget):
         self._build()
         workbench.modelChanged.connect(self.refresh)
         workbench.scoresChanged.connect(self.show_score)
+        workbench.scoresChanged.connect(self.compute_sensitivity)
         workbench.releasesChanged.connect(self.show_score)
         self.refresh()
         self.show_score()
@@ -124,7 +134,20 @@ class AhpView(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.pairs_box)
         judgements = QGroupBox("Judgements (move towards the more important criterion)")
-        QVBoxLayout(judgements).addWidget(scroll)
+        self.light = TrafficLight()
+        self.light_label = QLabel()
+        self.light_label.setObjectName("consistencyVerdict")
+        self.light_label.setWordWrap(True)
+        font = self.light_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.light_label.setFont(font)
+        banner = QHBoxLayout()
+        banner.addWidget(self.light, 0, Qt.AlignmentFlag.AlignTop)
+        banner.addWidget(self.light_label, 1)
+        judgements_layout = QVBoxLayout(judgements)
+        judgements_layout.addLayout(banner)
+        judgements_layout.addWidget(scroll, 1)
 
         self.matrix_table = QTableWidget()
         self.matrix_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -156,17 +179,10 @@ class AhpView(QWidget):
         self.lambda_label = QLabel()
         self.ci_label = QLabel()
         self.cr_label = QLabel()
-        self.light = TrafficLight()
-        self.light_label = QLabel()
-        self.light_label.setWordWrap(True)
-        light_row = QHBoxLayout()
-        light_row.addWidget(self.light)
-        light_row.addWidget(self.light_label, 1)
         numbers = QFormLayout()
         numbers.addRow("λ_max:", self.lambda_label)
         numbers.addRow("CI:", self.ci_label)
         numbers.addRow("CR:", self.cr_label)
-        numbers.addRow("Consistency:", light_row)
         self.inconsistent_label = QLabel()
         self.inconsistent_label.setWordWrap(True)
         self.suggest_button = QPushButton("Use suggested value")
@@ -179,9 +195,41 @@ class AhpView(QWidget):
         box.addWidget(self.inconsistent_label)
         box.addWidget(self.suggest_button, 0, Qt.AlignmentFlag.AlignLeft)
 
+        # sensitivity of the current release's scores to one criterion's priority
+        self.sensitivity_combo = QComboBox()
+        self.sensitivity_combo.setObjectName("sensitivityCriterion")
+        self.sensitivity_combo.activated.connect(lambda _: self.compute_sensitivity())
+        self.sensitivity_chart = pg.PlotWidget(background="w")
+        self.sensitivity_chart.setObjectName("sensitivityChart")
+        self.sensitivity_chart.setMinimumHeight(200)
+        plot = self.sensitivity_chart.getPlotItem()
+        plot.setLabel("bottom", "priority of the criterion within its group")
+        plot.setLabel("left", "release score / source score")
+        plot.showGrid(x=True, y=True, alpha=0.2)
+        for axis in ("left", "bottom"):
+            plot.getAxis(axis).setTextPen("k")
+            plot.getAxis(axis).setPen("k")
+            plot.getAxis(axis).enableAutoSIPrefix(False)
+        plot.hideButtons()
+        self.sensitivity_legend = plot.addLegend(offset=(10, 5), colCount=4)
+        self.sensitivity_legend.setLabelTextColor("k")
+        self.sensitivity_note = QLabel()
+        self.sensitivity_note.setWordWrap(True)
+        sensitivity = QGroupBox("Sensitivity of the current release to one priority")
+        sensitivity_layout = QVBoxLayout(sensitivity)
+        criterion_row = QHBoxLayout()
+        criterion_row.addWidget(QLabel("Criterion:"))
+        criterion_row.addWidget(self.sensitivity_combo, 1)
+        sensitivity_layout.addLayout(criterion_row)
+        sensitivity_layout.addWidget(self.sensitivity_chart, 1)
+        sensitivity_layout.addWidget(self.sensitivity_note)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(results)
+        right.addWidget(sensitivity)
+
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(results)
+        splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
@@ -311,6 +359,7 @@ class AhpView(QWidget):
                          f"(geometric mean), read-only; choose an expert to edit.")
             self.note.setText(note)
         self._recompute()
+        self._fill_sensitivity_criteria()
 
     def _build_rows(self, labels: list[str]) -> None:
         for slider in self.sliders.values():
@@ -467,6 +516,88 @@ class AhpView(QWidget):
                                      + (f" ({problem})" if problem else " (scoring…)"))
         else:
             self.score_label.setText(f"Current release ({name}): tkl-Score <b>{report.scores.tkl:.5f}</b>")
+
+    # ------------------------------------------------------------------ sensitivity
+
+    def _fill_sensitivity_criteria(self) -> None:
+        group = self.group()
+        chosen = self.sensitivity_combo.currentData()
+        self.sensitivity_combo.blockSignals(True)
+        self.sensitivity_combo.clear()
+        for iri, label in zip(group, self.labels()):
+            self.sensitivity_combo.addItem(label, iri)
+        index = self.sensitivity_combo.findData(chosen)
+        self.sensitivity_combo.setCurrentIndex(index if index >= 0 else 0)
+        self.sensitivity_combo.blockSignals(False)
+        self.compute_sensitivity()
+
+    def set_sensitivity_criterion(self, iri: str) -> None:
+        index = self.sensitivity_combo.findData(iri)
+        if index >= 0:
+            self.sensitivity_combo.setCurrentIndex(index)
+            self.compute_sensitivity()
+
+    def compute_sensitivity(self) -> None:
+        """Sweep the chosen criterion's priority in the background and draw the result."""
+        self._sweep_generation += 1
+        generation = self._sweep_generation
+        workbench = self.workbench
+        criterion = self.sensitivity_combo.currentData()
+        release = workbench.current_release()
+        ready = (self.model is not None and self.parent_iri and criterion and release is not None
+                 and workbench.scorer is not None and workbench.weights_use() == MODEL)
+        if not ready:
+            self._draw_sweep(None, "Choose a criterion; the chart needs the current release scored with "
+                                   "the tkl-Data Model's weights." if self.parent_iri else "")
+            return
+        model, parent, scorer, x = self.model.copy(), self.parent_iri, workbench.scorer, workbench.project.x
+        self.sensitivity_note.setText("Computing…")
+
+        def sweep(control):
+            return priority_sweep(model, parent, criterion, scorer, release, x,
+                                  progress=lambda f: control.progress(int(100 * f), "Sensitivity of the scores"))
+
+        def current() -> bool:  # the view may have closed, or a newer sweep been asked for
+            return shiboken6.isValid(self.sensitivity_chart) and generation == self._sweep_generation
+
+        def done(result: PrioritySweep) -> None:
+            if current():
+                self._draw_sweep(result)
+
+        def failed(message: str) -> None:
+            if current():
+                self._draw_sweep(None, message)
+
+        workbench.runner.start("Sensitivity of the scores", sweep, done, failed)
+
+    def _draw_sweep(self, sweep: PrioritySweep | None, note: str = "") -> None:
+        from tklscore.gui.scores.charts import COLORS, LABELS
+
+        self.sweep = sweep
+        plot = self.sensitivity_chart.getPlotItem()
+        plot.clear()
+        if sweep is None:
+            self.sensitivity_note.setText(note)
+            return
+        highest = 0.0
+        for name, values in sweep.scores.items():
+            plot.plot(sweep.priorities, values, name=LABELS[name], pen=pg.mkPen(COLORS[name], width=2))
+            today = sweep.current_scores.get(name)
+            if today is not None:
+                plot.plot([sweep.current], [today], pen=None, symbol="o", symbolSize=9,
+                          symbolBrush=COLORS[name], symbolPen="k")
+            if np.isfinite(values).any():
+                highest = max(highest, float(np.nanmax(values)))
+        plot.addItem(pg.InfiniteLine(sweep.current, angle=90, pen=pg.mkPen("#555555", style=Qt.PenStyle.DashLine),
+                                     label=f"today {sweep.current:.3f}", labelOpts={"color": "k", "position": 0.9}))
+        plot.setXRange(0, 1, padding=0.02)
+        plot.setYRange(0, max(highest, 1e-9) * 1.3, padding=0)
+        label = self.model.nodes[sweep.criterion].label if self.model and sweep.criterion in self.model.nodes else ""
+        spread = {name: float(np.nanmax(v) - np.nanmin(v)) for name, v in sweep.scores.items()}
+        most = max(spread, key=spread.get)
+        self.sensitivity_note.setText(
+            f"As {label}'s priority goes from 0 to 1 (its siblings keep their proportions), the normalised "
+            f"{LABELS[most]} moves most, by {spread[most]:.4f}; the dots are today's scores.")
 
     # ------------------------------------------------------------------ view → model
 

@@ -1,6 +1,7 @@
 """Item models of the Model view: the tkl-Data Model tree (taxonomy on top, table model
-below, with labels, priorities and weights) and the vocabulary browser, both with their
-own MIME types for drag and drop.
+below; each node named by its value or column with its code — ``V-0``, ``A``, ``E`` — as a
+small tag of its own; its label, AHP priority, label score and weight in separate columns)
+and the vocabulary browser, both with their own MIME types for drag and drop.
 
 Drops never move items themselves: they become one undoable edit through the view's
 ``handler`` (the Workbench then tells every view the model changed and the tree is
@@ -15,16 +16,30 @@ from PySide6.QtCore import QMimeData, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 
 from tklscore.core.model.data_model import TABLE_PART, Derivation, Kind, TklDataModel
+from tklscore.core.model.node_names import display_name, inherited_label
 from tklscore.core.model.vocabulary import Vocabulary
 
 NODE_MIME = "application/x-tklscore-model-node"
 CLASS_MIME = "application/x-tklscore-vocabulary-class"
 IRI_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
-COLUMNS = ("Node", "Kind", "Label", "Priority", "Weight")
-NODE_COL, KIND_COL, LABEL_COL, PRIORITY_COL, WEIGHT_COL = range(5)
+COLUMNS = ("Node", "Code", "Kind", "Label", "AHP priority", "Label score", "Weight")
+NODE_COL, CODE_COL, KIND_COL, LABEL_COL, PRIORITY_COL, LABEL_SCORE_COL, WEIGHT_COL = range(7)
+NUMBER_COLUMNS = (PRIORITY_COL, LABEL_SCORE_COL, WEIGHT_COL)
 TAXONOMY_BRUSH = QBrush(QColor("#e8f0fb"))
 TAXONOMY_TEXT = QBrush(QColor("#1f4e8c"))
+TAG_TEXT = QBrush(QColor("#6b6b6b"))
+INHERITED_TIP = ("In brackets: this value has no label of its own; it takes {label} from {source}, the nearest "
+                 "labelled element or attribute above it (propagation, Algorithm 2).")
+HEADER_TIPS = {
+    CODE_COL: "The model's code for the node: A attribute, E element, V value (V-0, V-1 … keep apart values "
+              "of the same name in different columns)",
+    LABEL_COL: "The qualitative label (HL7 scale by default); in brackets when inherited from above",
+    PRIORITY_COL: "AHP priority: the criterion's share among its siblings, from the experts' judgements "
+                  "(or assigned)",
+    LABEL_SCORE_COL: "The score of the value's or element's label on the model's scale",
+    WEIGHT_COL: "The weight scoring uses for this value",
+}
 
 
 def _iris(mime: QMimeData, kind: str) -> list[str]:
@@ -44,6 +59,8 @@ class ModelTreeModel(QStandardItemModel):
     def __init__(self, parent=None):
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels(list(COLUMNS))
+        for column, tip in HEADER_TIPS.items():
+            self.horizontalHeaderItem(column).setToolTip(tip)
         self.model: TklDataModel | None = None
         self.derivation: Derivation | None = None
         self.handler = None
@@ -76,8 +93,11 @@ class ModelTreeModel(QStandardItemModel):
         derivation = self.derivation
         priority = derivation.priorities.get(node.iri)
         weight = derivation.weights.get(node.iri)
-        texts = [node.label, node.kind.value, node.qualitative or "",
-                 "" if priority is None else f"{priority:.5f}",
+        label_score = node.kind in TABLE_PART  # a value's or element's priority is its label's score
+        tag, name = display_name(node)
+        texts = [name, tag, node.kind.value, node.qualitative or "",
+                 "" if priority is None or label_score else f"{priority:.5f}",
+                 "" if priority is None or not label_score else f"{priority:.2f}",
                  "" if weight is None else f"{weight:.5f}"]
         row = [QStandardItem(text) for text in texts]
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
@@ -85,20 +105,29 @@ class ModelTreeModel(QStandardItemModel):
             flags |= Qt.ItemFlag.ItemIsDragEnabled
         if node.kind in (Kind.ATTRIBUTE, Kind.ELEMENT, Kind.ROOT, Kind.TAXONOMY):
             flags |= Qt.ItemFlag.ItemIsDropEnabled
-        tip = node.iri
+        tip = f"{node.label}\n{node.iri}"
         if node.kind == Kind.VALUE:
-            tip += f"\ntable value: {node.value}"
-        if node.kind in TABLE_PART and node.qualitative is None and node.iri in derivation.priorities:
-            row[LABEL_COL].setText(f"({_label_of(self.model, node.iri)})")
-            row[LABEL_COL].setToolTip("propagated from the nearest labelled ancestor (Algorithm 2)")
+            tip += f"\ntable value: {node.value} (column {node.column})"
+        inherited = inherited_label(self.model, node.iri) if label_score else None
+        if inherited is not None:
+            source = next(self.model.nodes[a] for a in self.model.path_to_root(node.iri)[1:]
+                          if self.model.nodes[a].qualitative is not None)
+            row[LABEL_COL].setText(f"({inherited})")
+            row[LABEL_COL].setToolTip(INHERITED_TIP.format(label=f"'{inherited}'", source=display_name(source)[1]))
         for column, item in enumerate(row):
             item.setFlags(flags)
             item.setData(node.iri, IRI_ROLE)
             item.setData(node.kind.value, KIND_ROLE)
             if column == NODE_COL:
                 item.setToolTip(tip)
-            if column in (PRIORITY_COL, WEIGHT_COL):
+            if column in NUMBER_COLUMNS:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if column == CODE_COL:
+                small = item.font()
+                small.setPointSizeF(max(6.0, small.pointSizeF() * 0.8))
+                item.setFont(small)
+                item.setForeground(TAG_TEXT)
+                item.setToolTip(HEADER_TIPS[CODE_COL])
             if node.kind in (Kind.ROOT, Kind.TAXONOMY):
                 item.setBackground(TAXONOMY_BRUSH)
                 item.setForeground(TAXONOMY_TEXT)
@@ -183,14 +212,6 @@ class ModelTreeModel(QStandardItemModel):
         if not plan or self.handler is None:
             return False
         return bool(self.handler(plan))
-
-
-def _label_of(model: TklDataModel, iri: str) -> str:
-    """The label a node's priority came from by propagation."""
-    for ancestor in model.path_to_root(iri):
-        if model.nodes[ancestor].qualitative is not None:
-            return model.nodes[ancestor].qualitative
-    return ""
 
 
 class VocabularyModel(QStandardItemModel):

@@ -41,6 +41,7 @@ from tklscore.core.model.data_model import TABLE_PART, Kind, Realignment, TklDat
 from tklscore.core.errors import InputError
 from tklscore.core.model.vocabulary import Vocabulary, local_name
 from tklscore.gui.model.tree import (
+    COLUMNS as TREE_COLUMNS,
     IRI_ROLE,
     LABEL_COL,
     ClassFilter,
@@ -164,12 +165,21 @@ class ModelView(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, 5):
+        for column in range(1, len(TREE_COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
         right.addWidget(self.tree, 1)
+        self.tree_legend = QLabel(
+            "<small><b>Code</b>: A attribute, E element, V value (V-0, V-1 … keep apart equal values of "
+            "different columns). <b>Label</b> in brackets, e.g. <i>(restricted)</i>: the value has no label of "
+            "its own and inherits that of the nearest labelled element or attribute above it. "
+            "<b>AHP priority</b>: a criterion's share among its siblings; <b>label score</b>: the score of a "
+            "value's label; <b>weight</b>: what scoring uses.</small>")
+        self.tree_legend.setObjectName("treeLegend")
+        self.tree_legend.setWordWrap(True)
+        right.addWidget(self.tree_legend)
 
         self.message = QLabel()
         self.message.setObjectName("modelMessage")

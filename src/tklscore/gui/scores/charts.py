@@ -5,13 +5,16 @@
 - :class:`ReleasesChart`: grouped bars of the five normalised-by-source scores per release;
 - :class:`GrowthChart`: tkl/M/L (normalised by source) as records are added in published order.
 
-Every chart has a legend and axis labels, is redrawn only by ``set_data`` and exports
-itself as PNG or SVG (:meth:`ScoreChart.export`, :meth:`ScoreChart.png_bytes`). Series
-longer than :data:`MAX_POINTS` are decimated evenly (first and last point kept).
+Every chart has a legend (one row above the data, never over a line) and axis labels,
+is redrawn only by ``set_data`` and exports itself as PNG or SVG (:meth:`ScoreChart.export`);
+:func:`render_png` draws one at a fixed size, with :meth:`ScoreChart.use_report_style`'s
+large text for a report. Record axes show whole records only. Series longer than
+:data:`MAX_POINTS` are decimated evenly (first and last point kept).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +22,7 @@ import pandas as pd
 import pyqtgraph as pg
 import pyqtgraph.exporters
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QFont, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
@@ -43,6 +46,23 @@ def decimate(n: int, limit: int = MAX_POINTS) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
+class WholeNumberAxis(pg.AxisItem):
+    """An axis of counted things (records): ticks only at whole numbers, at least 1 apart."""
+
+    def tickValues(self, minVal, maxVal, size):
+        levels = super().tickValues(minVal, maxVal, size)
+        whole = []
+        for spacing, values in levels:
+            if spacing < 1:
+                continue
+            kept = [v for v in values if float(v).is_integer()]
+            if kept:
+                whole.append((spacing, kept))
+        if not whole and maxVal - minVal < 2:  # zoomed in below one record: the records in view
+            whole = [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
+        return whole
+
+
 def _ratio(values: np.ndarray, whole: float | None) -> np.ndarray:
     if whole is None or not whole > 0:
         return np.full(len(values), np.nan)
@@ -53,12 +73,14 @@ class ScoreChart(pg.PlotWidget):
     """A plot with a legend and axis labels that exports itself."""
 
     title_text = ""
+    LEGEND_ROOM = 1.3   # the y range reaches this far above the highest value: the legend's row
 
-    def __init__(self, parent=None):
-        super().__init__(parent, background="w")
+    def __init__(self, parent=None, whole_number_x: bool = False):
+        axes = {"bottom": WholeNumberAxis("bottom")} if whole_number_x else None
+        super().__init__(parent, background="w", axisItems=axes)
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot_item.addLegend(offset=(10, 10))
+        self.legend = self.plot_item.addLegend(offset=(10, 5), colCount=3)
         for axis in ("left", "bottom"):
             self.plot_item.getAxis(axis).setTextPen("k")
             self.plot_item.getAxis(axis).setPen("k")
@@ -71,7 +93,32 @@ class ScoreChart(pg.PlotWidget):
         self.plot_item.getAxis("bottom").setTicks(None)
 
     def set_title(self, text: str) -> None:
-        self.plot_item.setTitle(text, color="k")
+        self.title_text = text
+        self.plot_item.setTitle(text, color="k", size=self._title_size)
+
+    _title_size = "11pt"
+
+    def set_ranges(self, x_low: float, x_high: float, y_high: float) -> None:
+        """Whole series in view (nothing cut off at the edges) and room above for the legend."""
+        self.plot_item.setXRange(x_low, x_high, padding=0)
+        top = y_high if math.isfinite(y_high) and y_high > 0 else 1.0
+        self.plot_item.setYRange(0, top * self.LEGEND_ROOM, padding=0)
+
+    def use_report_style(self, points: int = 15) -> None:
+        """Large text for a chart printed on a page at about two thirds of its pixel size."""
+        font = QFont()
+        font.setPointSize(points)
+        for axis in ("left", "bottom"):
+            item = self.plot_item.getAxis(axis)
+            item.setStyle(tickFont=font, tickTextOffset=points // 2)
+            item.label.setFont(font)
+        self.plot_item.getAxis("left").setWidth(int(points * 6))
+        self.plot_item.getAxis("bottom").setHeight(int(points * 4.5))
+        self.legend.setLabelTextSize(f"{points}pt")
+        for _, label in self.legend.items:
+            label.setText(label.text, size=f"{points}pt", color="k")
+        self._title_size = f"{points + 1}pt"
+        self.set_title(self.title_text)
 
     def export(self, path: str | Path) -> Path:
         """Write the chart as PNG or SVG, chosen by the file's extension."""
@@ -110,18 +157,6 @@ class ScoreChart(pg.PlotWidget):
         finally:
             painter.end()
 
-    def png_bytes(self, width: int = 900) -> bytes:
-        """The chart as PNG bytes (for embedding into a report)."""
-        exporter = pg.exporters.ImageExporter(self.plot_item)
-        exporter.parameters()["width"] = width
-        image = exporter.export(toBytes=True)
-        data = QByteArray()
-        buffer = QBuffer(data)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        image.save(buffer, "PNG")
-        buffer.close()
-        return bytes(data.data())
-
 
 class PerRecordChart(ScoreChart):
     """Record scores of tkl, M and L, each divided by the source table's score."""
@@ -129,7 +164,7 @@ class PerRecordChart(ScoreChart):
     SERIES = ("tkl", "m_score", "l_severity")
 
     def __init__(self, parent=None):
-        super().__init__(parent)
+        super().__init__(parent, whole_number_x=True)
         self.order = SORT_THESIS
         self.series: dict[str, pg.PlotDataItem] = {}
         self.ids: list[str] = []
@@ -150,7 +185,7 @@ class PerRecordChart(ScoreChart):
                      else "descending by tkl-Score")
         self.plot_item.setLabel("left", "Record score / source table score")
         self.plot_item.setLabel("bottom", f"Published record (sorted {sort_text})")
-        self.set_title(f"Per-record scores normalised against the source (M with x = {x_label(x)})")
+        self.set_title("Per-record scores / source table scores")
         if records is None or whole is None or not len(records):
             return
         if self.order == SORT_THESIS:
@@ -169,7 +204,7 @@ class PerRecordChart(ScoreChart):
         self.ids = [str(i) for i in records["id"].to_numpy()[keep]]
         if len(xs) <= 40:
             self.plot_item.getAxis("bottom").setTicks([[(int(x), i) for x, i in zip(xs, self.ids)]])
-        self.plot_item.enableAutoRange()
+        self.set_ranges(-0.5, len(order) - 0.5, _highest(self.series.values()))
 
     def point_count(self) -> int:
         item = self.series.get("tkl")
@@ -183,6 +218,7 @@ class ReleasesChart(ScoreChart):
         super().__init__(parent)
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.names: list[str] = []
+        self.plot_item.showGrid(x=False, y=True, alpha=0.2)
         self.set_data({})
 
     def set_data(self, normalized: dict[str, ScoreSet], x: float | None = None) -> None:
@@ -192,7 +228,7 @@ class ReleasesChart(ScoreChart):
         self.names = list(normalized)
         self.plot_item.setLabel("left", "Score / source table score")
         self.plot_item.setLabel("bottom", "Candidate release")
-        self.set_title("Candidate releases (normalised against the source; undefined shown as 0)")
+        self.set_title("Candidate releases / source table scores")
         if not normalized:
             return
         width = 0.8 / len(SCORE_NAMES)
@@ -207,8 +243,7 @@ class ReleasesChart(ScoreChart):
             self.plot_item.addItem(item)
             self.bars[score] = item
         self.plot_item.getAxis("bottom").setTicks([[(float(p), n) for p, n in zip(positions, self.names)]])
-        self.plot_item.setXRange(-0.6, len(self.names) - 0.4)
-        self.plot_item.setYRange(0, 1.05)
+        self.set_ranges(-0.6, len(self.names) - 0.4, 1.0)
 
     def bar_count(self) -> int:
         return sum(len(item.opts["height"]) for item in self.bars.values())
@@ -221,7 +256,7 @@ class GrowthChart(ScoreChart):
     SERIES = ("tkl", "m_score", "l_severity")
 
     def __init__(self, parent=None):
-        super().__init__(parent)
+        super().__init__(parent, whole_number_x=True)
         self.series: dict[str, pg.PlotDataItem] = {}
         self.set_data(None, None, 1.0)
 
@@ -232,7 +267,7 @@ class GrowthChart(ScoreChart):
         self.series = {}
         self.plot_item.setLabel("left", "Score so far / source table score")
         self.plot_item.setLabel("bottom", "Records published (in published order)")
-        self.set_title(f"Score growth as records are added (M with x = {x_label(x)})")
+        self.set_title("Score growth as records are added")
         if records is None or whole is None or not len(records):
             return
         grown = self.cumulative(records, x)
@@ -244,8 +279,26 @@ class GrowthChart(ScoreChart):
             self.series[name] = self.plot_item.plot(
                 xs, ys, name=label, pen=pg.mkPen(COLORS[name], width=2), connect="finite",
                 symbol=None if len(xs) > 200 else "o", symbolSize=6, symbolBrush=COLORS[name], symbolPen=None)
-        self.plot_item.enableAutoRange()
+        self.set_ranges(0.5, len(records) + 0.5, _highest(self.series.values()))
 
     def point_count(self) -> int:
         item = self.series.get("tkl")
         return 0 if item is None or item.xData is None else len(item.xData)
+
+
+def _highest(items) -> float:
+    values = [np.nanmax(item.yData) for item in items
+              if item.yData is not None and len(item.yData) and not np.isnan(item.yData).all()]
+    return float(max(values)) if values else 1.0
+
+
+def render_png(chart: ScoreChart, width: int = 1000, height: int = 560) -> bytes:
+    """The chart drawn at ``width`` × ``height`` pixels (it need not be on screen), as PNG."""
+    chart.resize(width, height)
+    image = chart.grab().toImage()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())

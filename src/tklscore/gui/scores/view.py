@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
 from tklscore.core.scoring.scores import ScoreReport, x_text
+from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.scores.charts import (
     SORT_THESIS,
@@ -42,7 +43,14 @@ from tklscore.gui.scores.charts import (
     ReleasesChart,
 )
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.report import REPORT_FORMATS, SCORE_ROWS, prepare_report, score_rows
+from tklscore.gui.report import (
+    REPORT_FORMATS,
+    SCORE_ROWS,
+    prepare_report,
+    render_charts,
+    report_input,
+    score_rows,
+)
 
 RISKIEST_SHARE = 0.10
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
@@ -95,6 +103,29 @@ class ScoresView(QWidget):
         top.addStretch(1)
         top.addWidget(self.export_chart_button)
         top.addWidget(self.export_report_button)
+
+        # ---- where the weights come from, and the switch between sources
+        self.weights_combo = QComboBox()
+        self.weights_combo.setObjectName("weightsCombo")
+        self.weights_combo.setToolTip("The weights the scores use: the project's tkl-Data Model, a weights file, "
+                                      "or each score's own model (tkl-Score: the tkl-Data Model; M-Score and "
+                                      "L-Severity: their own models)")
+        self.weights_combo.activated.connect(self._weights_chosen)
+        self.weights_file_button = QPushButton("Weights file…")
+        self.weights_file_button.clicked.connect(self.open_weights_file_dialog)
+        self.score_models_button = QPushButton("Score models…")
+        self.score_models_button.setToolTip("Open an M-Score model and an L-Severity model (Turtle)")
+        self.score_models_button.clicked.connect(self.open_score_models_dialog)
+        self.weights_label = QLabel()
+        self.weights_label.setObjectName("weightsSource")
+        self.weights_label.setWordWrap(True)
+        self.weights_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        weights_row = QHBoxLayout()
+        weights_row.addWidget(QLabel("Weights from:"))
+        weights_row.addWidget(self.weights_combo)
+        weights_row.addWidget(self.weights_file_button)
+        weights_row.addWidget(self.score_models_button)
+        weights_row.addWidget(self.weights_label, 1)
 
         # ---- summary
         self.summary = QTableWidget(len(SCORE_ROWS), 3)
@@ -158,9 +189,11 @@ class ScoresView(QWidget):
         main_split.setSizes([500, 400])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addLayout(weights_row)
         layout.addWidget(main_split, 1)
 
         workbench.scoresChanged.connect(self.refresh)
+        workbench.modelChanged.connect(self._show_weights_source)
         workbench.releasesChanged.connect(self._refresh_releases)
         self._refresh_releases()
         self.refresh()
@@ -181,6 +214,38 @@ class ScoresView(QWidget):
         """In the main window the release is chosen once, above the officer's views."""
         self.release_label.hide()
         self.release_combo.hide()
+
+    def _show_weights_source(self) -> None:
+        workbench = self.workbench
+        self.weights_combo.blockSignals(True)
+        self.weights_combo.clear()
+        for kind in workbench.weights_choices():
+            text = {MODEL: "the tkl-Data Model", FILE: f"weights file {Path(workbench.project.weights_path or '').name}",
+                    SCORE_MODELS: "each score's own model"}[kind]
+            self.weights_combo.addItem(text, kind)
+        index = self.weights_combo.findData(workbench.weights_use())
+        self.weights_combo.setCurrentIndex(max(0, index))
+        self.weights_combo.setEnabled(self.weights_combo.count() > 1)
+        self.weights_combo.blockSignals(False)
+        source = workbench.weights_source()
+        self.weights_label.setText(source.sentence() if source is not None
+                                   else (workbench.weights_problem or "No weights chosen yet."))
+
+    def _weights_chosen(self, index: int) -> None:
+        kind = self.weights_combo.itemData(index)
+        if kind and kind != self.workbench.weights_use():
+            self._guard(self.workbench.set_weights_use, kind)
+
+    def open_weights_file_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Weights file", "", "Weights (*.csv *.tsv *.txt);;All files (*)")
+        if path:
+            self._guard(self.workbench.use_weights_file, path)
+
+    def open_score_models_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "An M-Score model and an L-Severity model", "",
+                                                "Turtle models (*.ttl);;All files (*)")
+        if paths:
+            self._guard(self.workbench.use_score_models, paths)
 
     def _release_chosen(self, name: str) -> None:
         if name and name != self.workbench.project.current_release:
@@ -211,6 +276,7 @@ class ScoresView(QWidget):
     def refresh(self) -> None:
         self._restore_chart_settings()
         self._refresh_releases()
+        self._show_weights_source()
         self._sync_x()
         report = self.workbench.current_report()
         self._report = report
@@ -250,7 +316,8 @@ class ScoresView(QWidget):
         else:
             riskiest = int(riskiest_mask(report.records["tkl"].to_numpy()).sum())
             text = (f"{report.published_rows:,} of {report.source_rows:,} source records published; "
-                    f"the {riskiest:,} riskiest by tkl are highlighted.")
+                    + ("the riskiest record by tkl is highlighted." if riskiest == 1
+                       else f"the {riskiest:,} riskiest records by tkl are highlighted."))
             if report.warnings:
                 text += " ⚠ " + " ⚠ ".join(report.warnings)
             self.info_label.setText(text)
@@ -344,11 +411,6 @@ class ScoresView(QWidget):
             self.workbench.status.emit(f"Chart written to {path}")
         return ok
 
-    def chart_images(self) -> dict[str, bytes]:
-        titles = ("Per-record scores normalised against the source", "Candidate releases",
-                  "Score growth as records are added")
-        return {title: chart.png_bytes() for title, chart in zip(titles, self.charts())}
-
     def export_report_dialog(self) -> None:
         path, chosen = QFileDialog.getSaveFileName(self, "Export report", "", REPORT_FORMATS)
         if path:
@@ -357,9 +419,11 @@ class ScoresView(QWidget):
     def export_report(self, path: str) -> bool:
         """Write the report as HTML, PDF or CSV by the file's extension, in the background
         (the charts are drawn and the report's content read here, the file written there)."""
-        images = {} if Path(path).suffix.lower() == ".csv" else self.chart_images()
+        data = report_input(self.workbench)
+        if Path(path).suffix.lower() != ".csv":
+            data.charts = render_charts(data)
         writer = []
-        if not self._guard(lambda: writer.append(prepare_report(path, self.workbench, images))):
+        if not self._guard(lambda: writer.append(prepare_report(path, data))):
             return False
         self.workbench.runner.start(
             "Exporting the report", lambda control: writer[0](),

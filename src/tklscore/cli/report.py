@@ -1,0 +1,72 @@
+"""``tklscore report SOURCE (--published F | --rows IDS) … (--weights F | --model F) --output OUT``:
+the release report of the application (HTML, PDF or per-record CSV, by OUT's extension),
+made without the window. The options are those of ``tklscore score``.
+
+HTML and PDF draw their charts with Qt; without a display Qt runs offscreen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tklscore.cli.score import add_release_arguments, score_release
+from tklscore.core.errors import InputError
+
+SUFFIXES = (".html", ".htm", ".pdf", ".csv")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser(
+        "report", help="write the release report (HTML, PDF or per-record CSV) without the window",
+        description="Score a release as 'tklscore score' does and write the report a committee can read "
+                    "without the tool: the inputs with their SHA-256, where the weights come from, each "
+                    "score with its meaning and verdict, the charts and the per-record scores.")
+    add_release_arguments(report)
+    report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", required=True,
+                        help="the report file; its extension chooses the format")
+    report.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    output = Path(args.output)
+    if output.suffix.lower() not in SUFFIXES:
+        raise InputError(f"a report can be written as .html, .pdf or .csv, not '{output.suffix or output.name}'",
+                         file=str(output))
+    scored = score_release(args)
+    _offscreen_without_display()
+    from PySide6.QtWidgets import QApplication
+
+    from tklscore.core.scoring.weights_source import file_source, model_source
+    from tklscore.gui.report import InputFile, ReportInput, export_report, render_charts
+
+    app = QApplication.instance() or QApplication(["tklscore"])
+    name = Path(args.published).name if args.published else f"rows {','.join(args.rows)}"
+    files = [InputFile("source table", str(Path(args.source)))]
+    if args.published:
+        files.append(InputFile("published table", str(Path(args.published))))
+    if args.model:
+        files.append(InputFile("tkl-Data Model", str(Path(args.model))))
+        source = model_source(scored.model, str(args.model))
+    else:
+        files.append(InputFile("weights file", str(Path(args.weights))))
+        source = file_source(str(args.weights))
+    data = ReportInput(release=name, report=scored.report, reports={name: scored.report}, roles=scored.roles,
+                       source_name=scored.source.name, source_rows=len(scored.source), weights=scored.weights,
+                       weights_source=source, model=scored.model, files=files)
+    if output.suffix.lower() != ".csv":
+        data.charts = render_charts(data)
+    written = export_report(output, data)
+    del app
+    print(f"tklscore: report written to {written}", file=sys.stderr)
+    return 0
+
+
+def _offscreen_without_display() -> None:
+    """Qt needs a platform; with no display (a server, a script) it draws offscreen."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"

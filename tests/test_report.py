@@ -1,0 +1,250 @@
+"""The release report (gui.md §1.7, issue 9 §2): it stands alone — the date, the inputs with
+their SHA-256, where the weights come from with the AHP verdict, each score with its
+meaning and verdict — and its PDF keeps every heading on the page of what it introduces."""
+
+import hashlib
+import re
+
+import pypdf
+import pytest
+from PySide6.QtCore import QSizeF, QStandardPaths
+
+from tklscore.core.examples import write_thesis_example
+from tklscore.core.scoring.meaning import verdict
+from tklscore.core.tables.roles import Roles
+from tklscore.gui import report as report_module
+from tklscore.gui.report import (
+    CHART_GROWTH,
+    CHART_PER_RECORD,
+    CHART_RELEASES,
+    ReportInput,
+    Section,
+    add_section_builder,
+    build_report_html,
+    export_report,
+    keep_headings_with_content,
+    paginated_document,
+    render_charts,
+    report_input,
+)
+from tklscore.gui.workbench import Workbench
+
+
+def _workbench(qtbot) -> Workbench:
+    QStandardPaths.setTestModeEnabled(True)
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: len(workbench.reports) == 2 and not workbench.runner.current, timeout=15000)
+    return workbench
+
+
+@pytest.fixture
+def model_workbench(qtbot):
+    workbench = _workbench(qtbot)
+    yield workbench
+    workbench.runner.cancel_all()
+
+
+@pytest.fixture
+def file_workbench(qtbot, tmp_path):
+    workbench = _workbench(qtbot)
+    files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
+    workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
+    qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current
+                    and abs(workbench.current_report().scores.tkl - 4.98258) < 5e-6, timeout=15000)
+    yield workbench, files["weights_table_4_2.csv"]
+    workbench.runner.cancel_all()
+
+
+def _image_count(page) -> int:
+    objects = page.get("/Resources", {}).get("/XObject", {})
+    return sum(1 for ref in objects.values() if ref.get_object().get("/Subtype") == "/Image")
+
+
+def _pdf_pages(path) -> list[str]:
+    return [" ".join(page.extract_text().split()) for page in pypdf.PdfReader(str(path)).pages]
+
+
+def test_html_names_its_weights_file_with_sha256_and_judges_each_score(file_workbench, tmp_path):
+    workbench, weights_file = file_workbench
+    data = report_input(workbench)
+    data.charts = render_charts(data)
+    text = export_report(tmp_path / "r.html", data).read_text(encoding="utf-8")
+    digest = hashlib.sha256(weights_file.read_bytes()).hexdigest()
+    assert f"Weights from the weights file {weights_file}" in text
+    assert digest in text and "built-in example (thesis)" in text
+    assert re.search(r"Written \d{4}-\d\d-\d\d \d\d:\d\d", text)
+    # Scenario 1 with Table 4.2 (scoring.md oracles) and its verdicts: tkl 0.5686 of the source → high
+    for expected in ("4.98258", "0.5686", "1.54949", "1.67040", "0.4082", "0.7143", "1.06272", "0.5055",
+                     "Scenario 2", "8.76302", "<b>Verdict: high</b> (0.5686", "<b>Verdict: moderate</b> (0.4082"):
+        assert expected in text, expected
+    assert "x = x" not in text and "M-Score (x = 1)" in text
+    assert "&amp;nbsp;" not in text and "&amp;" not in text
+    assert text.count("data:image/png;base64,") == 3
+
+
+def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(model_workbench):
+    data = report_input(model_workbench)
+    text = build_report_html(data)
+    assert "Weights derived from the tkl-Data Model" in text and "4.92534" in text
+    # the one AHP verdict (core/model/ahp.py) in the consistency table: MedicalHealth CR 0.0088
+    assert "<td align='right'>0.0088</td><td align='left'>acceptable (CR 0.0088 ≤ 0.10)</td>" in text
+    assert "NO (CR" not in text
+    # node names: the value as the name, the code as a tag; inherited labels in brackets
+    assert "V-0.Flu" not in text
+    assert re.search(r"Flu</td><td align='left'>V-0</td><td align='left'>value</td><td align='left'>low</td>",
+                     text)
+    assert re.search(r"H1N1</td><td align='left'>V-0</td><td align='left'>value</td>"
+                     r"<td align='left'>\(restricted\)</td>", text)
+    # AHP priorities and label scores in columns of their own
+    assert re.search(r"Health</td><td align='left'></td><td align='left'>taxonomy</td><td align='left'></td>"
+                     r"<td align='right'>0.5396</td><td align='right'></td>", text)
+    assert re.search(r"HIV</td><td align='left'>V-0</td><td align='left'>value</td><td align='left'>very "
+                     r"restricted</td><td align='right'></td><td align='right'>1.00</td>"
+                     r"<td align='right'>0.43169</td>", text)
+    assert "tkl-Data Model as used (Turtle)" in text
+
+
+def test_pdf_keeps_headings_with_their_charts_and_numbers_its_pages(model_workbench, tmp_path):
+    data = report_input(model_workbench)
+    data.charts = render_charts(data)
+    assert set(data.charts) == {CHART_RELEASES, CHART_PER_RECORD, CHART_GROWTH}
+    path = export_report(tmp_path / "r.pdf", data)
+    pages = _pdf_pages(path)
+    assert len(pages) >= 3
+    for number, page in enumerate(pages, 1):
+        assert f"page {number} of {len(pages)}" in page
+    whole = " ".join(pages)
+    for heading, start_of_body in (("Per-record scores Each published record's", "Per-record scores"),
+                                   ("How the scores grow as records are added", "published records (in published order)")):
+        assert heading in whole
+        on = [i for i, page in enumerate(pages) if heading in page]
+        assert on and start_of_body in pages[on[0]]
+    # the chart images sit on the pages of their headings
+    reader = pypdf.PdfReader(str(path))
+    image_pages = [i for i, page in enumerate(reader.pages) if _image_count(page)]
+    chart_headings = ("Candidate releases side by side", "Per-record scores Each", "How the scores grow")
+    heading_pages = {i for i, page in enumerate(pages) for h in chart_headings if h in page}
+    assert set(image_pages) == heading_pages
+    assert sum(_image_count(reader.pages[i]) for i in image_pages) == 3
+
+
+def test_a_heading_at_the_foot_of_a_page_moves_to_the_next(qtbot):
+    from PySide6.QtGui import QImage
+
+    filler = "".join(f"<p>line {i}</p>" for i in range(30))  # about 800 of the page's 900 px
+    text = f"<html><body>{filler}<h2>The chart</h2><p><img src='chart.png' width='600'></p></body></html>"
+    image = QImage(600, 400, QImage.Format.Format_RGB32)
+    image.fill(0xFFFFFF)
+    data = ReportInput(None, None, {}, Roles())
+    document = paginated_document(text, data, QSizeF(680, 900))
+    layout = document.documentLayout()
+    block = document.begin()
+    while block.isValid() and block.text() != "The chart":
+        block = block.next()
+    heading, picture = layout.blockBoundingRect(block), layout.blockBoundingRect(block.next())
+    assert int(heading.top() // 900) == int((picture.bottom() - 1) // 900) == 1
+    assert keep_headings_with_content(document) == 0  # already done: nothing more to move
+
+
+def test_more_measures_add_their_own_sections(model_workbench, monkeypatch):
+    monkeypatch.setattr(report_module, "SECTION_BUILDERS", list(report_module.SECTION_BUILDERS))
+
+    def risk(data):
+        yield Section("Re-identification risk", f"<p>{data.report.published_rows} records at risk</p>")
+
+    add_section_builder(risk, before=report_module.records_section)
+    text = build_report_html(report_input(model_workbench))
+    assert "<h2>Re-identification risk</h2><p>4 records at risk</p>" in text
+    assert text.index("Re-identification risk") < text.index("Per-record scores (riskiest")
+
+
+@pytest.mark.parametrize("value, level", [(0.0, "low"), (0.25, "low"), (0.2500001, "moderate"),
+                                          (0.5686, "high"), (0.75, "high"), (1.0, "very high"),
+                                          (None, "undefined")])
+def test_score_verdict_bands(value, level):
+    assert verdict(value).level == level
+
+
+def _cli_arguments(folder):
+    files = {p.name: p for p in write_thesis_example(folder)}
+    return files, [str(files["table_3_1.csv"]), "--published", str(files["table_3_6.csv"]), "--id-column", "id",
+                   "--qi", "Job,City,Gender", "--sa", "Disease,Medication,Age,Initial Diagnosis",
+                   "--continuous", "Age"]
+
+
+def test_cli_report_pdf_from_the_model(qtbot, tmp_path, capsys):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    out = tmp_path / "report.pdf"
+    assert main(["report", *arguments, "--model", str(files["model.ttl"]), "--output", str(out)]) == 0
+    pages = _pdf_pages(out)
+    assert len(pages) >= 3 and f"page 1 of {len(pages)}" in pages[0]
+    whole = " ".join(pages)
+    assert "tkl-Score release report: table_3_6.csv" in whole
+    assert "Weights derived from the tkl-Data Model" in whole and "4.92534" in whole
+    assert hashlib.sha256(files["table_3_1.csv"].read_bytes()).hexdigest()[:40] in whole.replace(" ", "")
+    assert f"report written to {out}" in capsys.readouterr().err
+
+
+def test_cli_report_html_and_csv_from_a_weights_file(qtbot, tmp_path):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    weights = ["--weights", str(files["weights_table_4_2.csv"])]
+    assert main(["report", *arguments, *weights, "--output", str(tmp_path / "r.html")]) == 0
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "4.98258" in text and "0.5686" in text and "Weights from the weights file" in text
+    assert hashlib.sha256(files["table_3_6.csv"].read_bytes()).hexdigest() in text
+    assert main(["report", *arguments, *weights, "--output", str(tmp_path / "r.csv")]) == 0
+    lines = (tmp_path / "r.csv").read_text().splitlines()
+    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity" and len(lines) == 5
+
+
+def test_cli_report_refuses_an_unknown_format(tmp_path, capsys):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    status = main(["report", *arguments, "--weights", str(files["weights_table_4_2.csv"]),
+                   "--output", str(tmp_path / "r.docx")])
+    assert status == 2
+    assert "a report can be written as .html, .pdf or .csv, not '.docx'" in capsys.readouterr().err
+    assert not (tmp_path / "r.docx").exists()
+
+
+def test_cli_report_draws_offscreen_without_a_display(monkeypatch):
+    from tklscore.cli import report as cli_report
+
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(cli_report.sys, "platform", "linux")
+    cli_report._offscreen_without_display()
+    assert cli_report.os.environ["QT_QPA_PLATFORM"] == "offscreen"
+    monkeypatch.setenv("QT_QPA_PLATFORM", "xcb")
+    cli_report._offscreen_without_display()
+    assert cli_report.os.environ["QT_QPA_PLATFORM"] == "xcb"
+
+
+def test_cli_report_never_overwrites_an_input(tmp_path, capsys):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    before = files["table_3_6.csv"].read_bytes()
+    status = main(["report", *arguments, "--weights", str(files["weights_table_4_2.csv"]),
+                   "--output", str(files["table_3_6.csv"])])
+    assert status == 2 and files["table_3_6.csv"].read_bytes() == before
+    assert "table_3_6.csv" in capsys.readouterr().err
+
+
+def test_the_weights_choice_travels_with_the_project(tmp_path):
+    from tklscore.core.project import Project
+
+    models = [str(tmp_path / "m.ttl"), str(tmp_path / "l.ttl")]
+    project = Project(weights_path=str(tmp_path / "w.csv"), weights_use="score models", score_model_paths=models)
+    project.save(tmp_path / "p.tklproj")
+    again = Project.load(tmp_path / "p.tklproj")
+    assert again.weights_use == "score models" and again.score_model_paths == models
+    assert Project.from_dict({"format": "tklscore-project", "source": {}}).weights_use is None
