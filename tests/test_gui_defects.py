@@ -148,17 +148,17 @@ def test_recovery_copies_of_projects_with_the_same_file_name_do_not_collide(qtbo
 def test_reports_get_the_mode_a_plain_write_gives_and_keep_an_existing_mode(qtbot, workbench, tmp_path):
     import stat
 
-    from tklscore.gui.report import export_report
+    from tklscore.gui.report import export_report, report_input
 
     workbench.load_example("thesis")
     qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current, timeout=15000)
     previous = os.umask(0o022)
     try:
         for name in ("report.html", "records.csv"):
-            path = export_report(tmp_path / name, workbench)
+            path = export_report(tmp_path / name, report_input(workbench))
             assert stat.S_IMODE(path.stat().st_mode) == 0o644 and path.stat().st_size > 0
         (tmp_path / "records.csv").chmod(0o600)
-        export_report(tmp_path / "records.csv", workbench)
+        export_report(tmp_path / "records.csv", report_input(workbench))
         assert stat.S_IMODE((tmp_path / "records.csv").stat().st_mode) == 0o600
     finally:
         os.umask(previous)
