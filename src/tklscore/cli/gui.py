@@ -10,7 +10,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
     gui.add_argument("--project", metavar="FILE", help="open a project file")
     gui.add_argument("--screenshot", metavar="OUT.png", help="render the view once everything has loaded, save, exit")
-    gui.add_argument("--view", choices=["release", "scores", "model", "ahp", "patient"], default="release",
+    gui.add_argument("--view", choices=["release", "scores", "model", "ahp", "patient", "risk"], default="release",
                      help="the view to show first")
     gui.add_argument("--patient", action="store_true",
                      help="start in the patient view (PIA's Patient Data Visualizer); same as --view patient")

@@ -18,10 +18,11 @@ from tklscore.gui.ahp.view import AhpView
 from tklscore.gui.model.view import ModelView
 from tklscore.gui.patient.view import PatientView
 from tklscore.gui.release.view import ReleaseView
+from tklscore.gui.risk.view import RiskView
 from tklscore.gui.scores.view import ScoresView
 from tklscore.gui.workbench import Workbench
 
-VIEWS = ("release", "scores", "model", "ahp", "patient")
+VIEWS = ("release", "scores", "model", "ahp", "patient", "risk")
 PROJECT_FILTER = "tkl-Score projects (*.tklproj);;All files (*)"
 MAX_RECENT = 8
 
@@ -41,8 +42,10 @@ class MainWindow(QMainWindow):
             "ahp": AhpView(self.workbench, self),
         }
         self.views["patient"] = PatientView(self)
+        self.views["risk"] = RiskView(self.workbench, self)
+        self.views["risk"].recordActivated.connect(self._open_record_in_scores)
         titles = {"release": "&1 Release", "scores": "&2 Scores", "model": "&3 tkl-Data Model", "ahp": "&4 AHP",
-                  "patient": "&5 Patient"}
+                  "patient": "&5 Patient", "risk": "&6 Risk"}
         for key, view in self.views.items():
             self.tabs.addTab(view, titles[key])
         self.setCentralWidget(self.tabs)
@@ -125,6 +128,10 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(VIEWS.index(key))
 
     # ------------------------------------------------------------------ errors
+
+    def _open_record_in_scores(self, frame_row: int) -> None:
+        self.show_view("scores")
+        self.views["scores"].select_record(frame_row)
 
     def show_error(self, message: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, "tkl-Score Workbench", message, parent=self)
