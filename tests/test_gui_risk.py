@@ -104,3 +104,14 @@ def test_riskiest_record_opens_in_the_scores_view(window, qtbot):
     row = scores.records_view.currentIndex().row()
     shown = scores.records_model.frame_row(row)
     assert str(window.workbench.current_report().records["id"].iloc[shown]) == cell(view.riskiest_table, 0, 0)
+
+
+def test_scores_view_compares_releases_with_k_l_t_and_average_risk(window, qtbot):
+    scores = window.views["scores"]
+    qtbot.waitUntil(lambda: len(window.workbench.measures) == 2 and scores.comparison.rowCount() == 2, timeout=20000)
+    scores._draw_releases()
+    rows = {r[0]: r for r in scores.comparison_rows()}
+    assert rows["Scenario 1"][1:] == ["0.5686", "0.4082", "0.5055", "2", "1", "0.5000", "0.5000"]
+    # Scenario 2 publishes Table 3.1 whole: normalised scores 1; record 0 alone in its class
+    assert rows["Scenario 2"][1] == "1.0000" and rows["Scenario 2"][4] == "1"
+    assert rows["Scenario 2"][7] == f"{4 / 7:.4f}"  # classes {0}, {1,2}, {3,4}, {5,6} of 7 records

@@ -59,6 +59,7 @@ class RiskDistributionChart(ScoreChart):
 class DisclosureRiskChart(ScoreChart):
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.legend.setOffset((-10, 10))  # top right, clear of the threshold's label
         self.counts = np.zeros(0)
         self.zero = 0
         self.threshold_line: pg.InfiniteLine | None = None
@@ -91,5 +92,6 @@ class DisclosureRiskChart(ScoreChart):
             self.threshold_line = pg.InfiniteLine(pos=float(np.log10(threshold)), angle=90,
                                                   pen=pg.mkPen((214, 39, 40), width=2),
                                                   label=f"threshold {threshold:g}",
-                                                  labelOpts={"color": (214, 39, 40), "position": 0.9})
+                                                  labelOpts={"color": (214, 39, 40), "position": 0.6,
+                                                             "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(self.threshold_line)

@@ -90,7 +90,9 @@ class RiskView(QWidget):
 
         self.parameters_table = QTableWidget(0, 3)
         self.parameters_table.setObjectName("drParameters")
-        self.parameters_table.setHorizontalHeaderLabels(["attribute", "PK (attacker knows it)", "W(A)"])
+        self.parameters_table.setHorizontalHeaderLabels(["attribute", "PK", "W(A)"])
+        self.parameters_table.horizontalHeaderItem(1).setToolTip("PK: probability that an attacker knows the attribute")
+        self.parameters_table.horizontalHeaderItem(2).setToolTip("W(A): how much disclosing the attribute harms")
         self.parameters_table.verticalHeader().setVisible(False)
         self.parameters_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.parameters_table.itemChanged.connect(self._parameter_edited)
