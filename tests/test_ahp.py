@@ -409,7 +409,7 @@ def test_cli_table(capsys, write):
     assert "Health vs HealthRecord = 2" in out and "suggested 2" in out
     bad = ",A,B,C,D\nA,1,2,1/4,1/8\nB,,1,2,4\nC,,,1,2\nD,,,,1\n"
     code, out, _ = run_cli(capsys, ["ahp", write(bad, "bad.csv")])
-    assert code == 0 and "inconsistent (CR > 0.20)" in out
+    assert code == 0 and "inconsistent (CR 0.7876 > 0.15 for one person's judgements): revise the judgements" in out
 
 
 def test_cli_missing_judgements(capsys, write):

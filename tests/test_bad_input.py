@@ -546,7 +546,7 @@ def test_x_below_one(capsys, thesis, x):
     if x not in ("abc",):
         scorer = Scorer(load_table(source), Roles(qi=["Job"], sa=["Disease"]))
         weights_ = load_weights(weights)
-        with pytest.raises(InputError, match=r"x = .* is not allowed; M-Score needs x ≥ 1"):
+        with pytest.raises(InputError, match=r"x = .* is not allowed; M-Score's x must be at least 1"):
             scorer.score(np.arange(2), weights_, x=float(x))
 
 

@@ -38,7 +38,7 @@ def test_example_opens_in_every_view(qtbot, window):
     assert window.windowTitle().startswith("thesis example")
     for key in ("release", "scores", "model", "ahp"):
         window.show_view(key)
-        assert window.tabs.currentWidget() is window.views[key]
+        assert window.current_view() is window.views[key]
     assert window.views["scores"].summary_text(0, 0) == f"{window.workbench.current_report().scores.tkl:.5f}"
 
 

@@ -43,6 +43,12 @@ def view(qtbot, monkeypatch, bob):
     return v
 
 
+def analysed(qtbot, view, action, *args):
+    """Do what starts an analysis and wait for it: it runs on the task runner, not the UI thread."""
+    with qtbot.waitSignal(view.analysisFinished, timeout=60_000):
+        action(*args)
+
+
 def reference(preferences=None):
     return analyze_files(PIA / "bob_ontology.ttl", PIA / "bob_data.ttl", PIA / "bob.rules",
                          PIA / "bob_patterns.csv", "Medium", method="efficient", preferences=preferences)
@@ -53,7 +59,12 @@ def test_every_toolbar_function_opens_its_screen(qtbot, view, monkeypatch):
              "preferences": "graph", "about": "about"}
     headings = {"places": "Where do organizations send my data?"}
     for key in FUNCTION_KEYS[:-1]:
-        qtbot.mouseClick(view.buttons[key], Qt.MouseButton.LeftButton)
+        if key == "discover":
+            analysed(qtbot, view, qtbot.mouseClick, view.buttons[key], Qt.MouseButton.LeftButton)
+        else:
+            qtbot.mouseClick(view.buttons[key], Qt.MouseButton.LeftButton)
+        if key == "load":
+            qtbot.mouseClick(view.choose_button, Qt.MouseButton.LeftButton)   # the dialog is answered with bob
         assert view.current_function == key
         assert view.buttons[key].isChecked()
         assert view.stack.currentWidget() is view.pages[pages[key]], key
@@ -114,8 +125,17 @@ def test_places_table_is_sortable_searchable_sample(qtbot, view):
     assert "Sample content" in view.pages["places"].findChildren(type(view.heading))[0].text()
 
 
-def test_load_shows_ontology_then_patient_facts(qtbot, view, bob):
-    qtbot.mouseClick(view.buttons["load"], Qt.MouseButton.LeftButton)   # the dialog is answered with bob
+def test_load_shows_ontology_then_patient_facts(qtbot, view, bob, monkeypatch):
+    asked = []
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName",
+                        lambda *a, **k: asked.append(a) or (str(bob), ""))
+    qtbot.mouseClick(view.buttons["load"], Qt.MouseButton.LeftButton)
+    assert asked == [] and view.data == []                              # no dialog on arrival
+    assert view.example_button.isVisible() and view.example_button.text() == "Use the example patient"
+    assert view.choose_button.isVisible() and view.choose_button.text() == "Open a file…"
+    assert {n.label for n in view.graph.nodes.values()} >= {"Hepatologist", "Interferon", "Person"}
+    qtbot.mouseClick(view.choose_button, Qt.MouseButton.LeftButton)
+    assert len(asked) == 1 and asked[0][2] == str(__import__("pathlib").Path.home())   # starts in the home folder
     assert view.data_path == bob and len(view.data) == 6
     kinds = {e.kind for e in view.graph.edges.values()}
     assert kinds == {"ontology", "patient"}
@@ -136,7 +156,7 @@ def test_discover_colours_match_the_analyzer(qtbot, view):
     assert view.current_function == "load" and view.findChild(QMessageBox, "loadFirstDialog") is not None
     view.findChild(QMessageBox, "loadFirstDialog").close()
     view.load_patient(view.example_path)
-    qtbot.mouseClick(view.buttons["discover"], Qt.MouseButton.LeftButton)
+    analysed(qtbot, view, qtbot.mouseClick, view.buttons["discover"], Qt.MouseButton.LeftButton)
     ref = reference()
     red = view.graph.edges_with_role("violation")
     yellow = view.graph.edges_with_role("participant")
@@ -155,8 +175,7 @@ def test_discover_colours_match_the_analyzer(qtbot, view):
     assert "Bob was given Medication" in found and "instead of" in found      # the chosen disruption
     alt = ref.result.solution.alterations[0]
     assert str(alt.new_object).endswith("Medication")
-    # focus on the violations, then drill down
-    view.panel.focus()
+    # it starts with what matters: the facts behind the findings; everything on request
     shown = {k for k, n in view.graph.nodes.items() if n.isVisible()}
     assert {violation.s, violation.o} <= shown and len(shown) < len(view.graph.nodes)
     view.panel.show_all()
@@ -165,7 +184,7 @@ def test_discover_colours_match_the_analyzer(qtbot, view):
 
 def test_suggested_preferences_match_the_analyzer(qtbot, view):
     view.load_patient(view.example_path)
-    view.open_function("preferences")
+    analysed(qtbot, view, view.open_function, "preferences")
     expected = suggested_preferences(reference().assessment)
     assert view.suggested == expected and expected
     assert view.graph.edges_with_role("suggested") == set(expected)
@@ -182,14 +201,15 @@ def test_suggested_preferences_match_the_analyzer(qtbot, view):
 
 def test_set_save_reload_preference(qtbot, view, bob, monkeypatch):
     qtbot.mouseClick(view.buttons["load"], Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(view.buttons["preferences"], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(view.choose_button, Qt.MouseButton.LeftButton)
+    analysed(qtbot, view, qtbot.mouseClick, view.buttons["preferences"], Qt.MouseButton.LeftButton)
     fact = next(t for t in view.data if t.p.endswith("given"))
     qtbot.mouseClick(view.graph.viewport(), Qt.MouseButton.LeftButton, pos=view.graph.click_point(fact))
     assert view.selected_fact == fact
     qtbot.mouseClick(view.pref_buttons[1], Qt.MouseButton.LeftButton)
     assert view.preferences == {fact: 1} and view.graph.edges[fact].role == "current"
     assert "#f2b705" in view.pref_buttons[1].styleSheet()                       # current: yellow
-    qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    analysed(qtbot, view, qtbot.mouseClick, view.save_button, Qt.MouseButton.LeftButton)
     path = preferences_path_for(bob)
     assert path == bob.with_name("bob_data.preferences.csv") and path.is_file()
     assert load_preferences(path, view.data) == {fact: 1}                        # the analyzer's format
@@ -199,7 +219,7 @@ def test_set_save_reload_preference(qtbot, view, bob, monkeypatch):
     again.findChild(QMessageBox, "loadFirstDialog").close()
     assert again.load_patient(bob)
     assert again.preferences == {fact: 1}                # preferences load with the patient data
-    again.open_function("preferences")
+    analysed(qtbot, again, again.open_function, "preferences")
     assert again.preferences == {fact: 1} and again.graph.edges[fact].role == "current"
     again.graph.activate(again.graph.edges[fact])
     assert again.pref_buttons[1].isChecked()
@@ -231,15 +251,14 @@ def test_bundled_example_saves_preferences_outside_the_installation(monkeypatch,
 
 def test_main_window_has_the_patient_tab(qtbot, tmp_path, monkeypatch):
     from tklscore import cli
-    from tklscore.gui.main_window import VIEWS, MainWindow
+    from tklscore.gui.main_window import MainWindow
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
-    assert VIEWS[-1] == "patient" and isinstance(win.views["patient"], PatientView)
+    assert isinstance(win.views["patient"], PatientView)
     win.show_view("patient")
-    assert win.tabs.currentWidget() is win.views["patient"]
-    assert win.tabs.tabText(VIEWS.index("patient")) == "&5 Patient"
+    assert win.current_view() is win.views["patient"]
     args = cli.build_parser().parse_args(["gui", "--patient"])
     assert args.patient and cli.build_parser().parse_args(["gui", "--view", "patient"]).view == "patient"
 
@@ -261,3 +280,63 @@ def test_graph_scales_to_hundreds_of_nodes(qtbot):
     assert graph.search("Concept 123") == ["n123"]
     graph.show_keys({"n0"})
     assert graph.reveal_neighbours("n0") == {"n1", "n2", "n3", "n4"}
+
+
+def test_the_analysis_runs_on_the_workbench_task_runner(qtbot, monkeypatch):
+    import threading
+
+    from tklscore.core.pia import analysis as pia_analysis
+    from tklscore.gui.workbench import Workbench
+
+    threads, real = [], pia_analysis.analyze_files
+    monkeypatch.setattr(pia_analysis, "analyze_files",
+                        lambda *a, **k: threads.append(threading.current_thread()) or real(*a, **k))
+    bench = Workbench()
+    view = PatientView(bench)
+    qtbot.addWidget(view)
+    assert view.runner is bench.runner
+    view.load_patient(view.example_path)
+    with qtbot.waitSignal(bench.runner.busy) as busy:
+        view.open_function("discover")
+    assert busy.args == [True, "Discovering information"]
+    assert view.analysis is None and "Working it out" in view.findings.toPlainText()   # the UI goes on
+    qtbot.waitUntil(lambda: view.analysis is not None, timeout=60_000)
+    assert threads and threads[0] is not threading.main_thread()
+    assert "too private" in view.findings.toPlainText()
+    # a result for a patient that has since been replaced is dropped
+    view.load_patient(view.example_path)
+    view.open_function("preferences")
+    view.open_function("information")
+    view.load_patient(view.example_path)
+    bench.runner.wait()
+    qtbot.wait(50)
+    assert view.analysis is None
+
+
+def test_the_graph_shows_relations_as_arrows_never_as_boxes(qtbot, view):
+    from tklscore.core.pia import load_rules, load_triples
+    from tklscore.core.pia.facts import property_terms
+
+    ontology = load_triples(PIA / "bob_ontology.ttl")
+    relations = {t.split("#")[-1] for t in map(str, property_terms(ontology, load_rules(PIA / "bob.rules")))}
+    assert relations == {"ISA", "treats", "givenFor", "treatedBy", "given", "likelyHas"}
+    view.load_patient(view.example_path)
+    for function in ("load", "discover"):
+        if function == "discover":
+            analysed(qtbot, view, view.open_function, function)
+        else:
+            view.open_function(function)
+        labels = {n.label for n in view.graph.nodes.values()}
+        assert not labels & {"diagnosedWith", "likelyHas", "treatedBy", "ISA"}, function
+        assert {"Bob", "Leonard", "Hepatitis-C"} <= labels
+
+
+def test_edge_labels_do_not_overlap(qtbot, view):
+    view.load_patient(view.example_path)
+    analysed(qtbot, view, view.open_function, "discover")
+    for show in (view.panel.focus, view.panel.show_all):
+        show()
+        rects = [e._label_rect for e in view.graph.edges.values() if e.isVisible() and e.show_label()]
+        assert len(rects) >= 5
+        overlapping = [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a.intersects(b)]
+        assert overlapping == []

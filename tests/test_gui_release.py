@@ -325,28 +325,21 @@ def test_an_empty_file_is_a_specific_error(qtbot, view, workbench, monkeypatch, 
     assert view.path_edit.text() == str(path)  # the form shows which file failed, for a Reload
 
 
-def test_errors_go_to_the_main_window_guard(qtbot, workbench):
-    from PySide6.QtWidgets import QMainWindow
+def test_errors_go_through_the_one_guard_to_a_dialog(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
 
-    class Window(QMainWindow):
-        def __init__(self):
-            super().__init__()
-            self.messages = []
+    from tklscore.gui.main_window import MainWindow
 
-        def guard(self, function, *args):
-            try:
-                function(*args)
-                return True
-            except ValueError as error:
-                self.messages.append(str(error))
-                return False
-
-    window = Window()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    window = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(window)
-    view = ReleaseView(workbench, window)
-    window.setCentralWidget(view)
-    view.release_from_selection()
-    assert window.messages == ["open a source table first"]
+    release, scores = window.views["release"], window.views["scores"]
+    assert not release.release_from_selection()
+    assert not scores._guard(window.workbench.set_x, 0.5)
+    assert not release.guard(open, str(tmp_path / "missing.csv"))
+    texts = [box.text() for box in window.findChildren(QMessageBox, "errorDialog")]
+    assert texts == ["open a source table first", "column 'x': x = 0.5 is not allowed; M-Score's x must be at least 1 (or inf)",
+                     f"{tmp_path / 'missing.csv'}: No such file or directory"]
 
 
 def test_excel_sheet_is_chosen_and_reloaded(qtbot, view, workbench, monkeypatch, tmp_path):

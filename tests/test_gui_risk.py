@@ -99,7 +99,7 @@ def test_riskiest_record_opens_in_the_scores_view(window, qtbot):
     view = window.views["risk"]
     window.show_view("risk")
     view.riskiest_table.cellDoubleClicked.emit(0, 0)
-    assert window.tabs.currentWidget() is window.views["scores"]
+    assert window.current_view() is window.views["scores"]
     scores = window.views["scores"]
     row = scores.records_view.currentIndex().row()
     shown = scores.records_model.frame_row(row)

@@ -26,23 +26,20 @@ from tklscore.core.pia import (
     parse_jena_rules,
     quaternary_powerset,
 )
-from tklscore.core.pia.efficient import (
+from tklscore.core.pia.efficient import efficient_disruption, generalisation_levels
+from tklscore.core.pia.logic_graph import build_logic_graph, evaluate_logic_string, traverse_for_cover
+from tklscore.core.pia.metadata import (
     AlterationVector,
     Candidate,
     CombinationVector,
     EntropyTable,
     ItemVector,
-    build_logic_graph,
     combination,
     concept_degree,
     concept_entropy,
-    efficient_disruption,
-    evaluate_logic_string,
-    generalisation_levels,
     impact,
     ontology_size,
     participation,
-    traverse_for_cover,
 )
 from tklscore.core.pia.solutions import PARENT, REMOVE
 

@@ -30,7 +30,8 @@ from tklscore.core.pia import (
     solution_count,
 )
 from tklscore.core.pia.disruption import exhaustive_disruption
-from tklscore.core.pia.efficient import build_logic_graph, efficient_disruption
+from tklscore.core.pia.efficient import efficient_disruption
+from tklscore.core.pia.logic_graph import build_logic_graph
 from tklscore.core.pia.generator import RULES, THRESHOLD, cover_count, generate, participant_count, term
 
 REASONER = Reasoner(parse_jena_rules(RULES))

@@ -380,7 +380,7 @@ def test_large_files_load_in_chunks_with_progress_and_can_be_cancelled(tmp_path,
     seen = []
     chunked = load_table(data_dir / "thesis_table_3_1.csv", progress=seen.append)
     whole = load_table(data_dir / "thesis_table_3_1.csv")
-    assert chunked.frame.equals(whole.frame) and len(seen) == 4
+    assert chunked.frame.equals(whole.frame) and len(seen) >= 2
     assert seen == sorted(seen) and 0 < seen[0] and seen[-1] <= 0.99
 
     class Cancelled(Exception):

@@ -579,3 +579,25 @@ def test_loading_opens_no_network_connection(monkeypatch, dpv, tmp_path):
                              dpv / "2.3" / "dpv" / "modules" / "personal_data.ttl", jsonld])
     assert vocab.parents(EX + "A") == [EX + "B"]
     assert extract(vocab).extracted.number_of_edges() == 13
+
+
+@pytest.mark.parametrize("iri, name", [
+    ("https://w3id.org/dpv/pd#Health", "Health"),
+    ("https://w3id.org/dpv/pd/Health", "Health"),
+    ("https://w3id.org/dpv/pd/Health/", "Health"),
+    ("https://w3id.org/dpv/pd#Health#", "Health"),
+    ("urn:tklscore:pia#ISA", "ISA"),
+    ("urn:example:Age", "Age"),
+    ("urn:example:Age:", "Age"),
+    ("http://example.org/a:b", "a:b"),
+    ("Health", "Health"),
+])
+def test_one_local_name_for_slash_hash_and_colon_endings(iri, name):
+    from rdflib import Literal, URIRef
+
+    from tklscore.core.files.rdf import local_name
+    from tklscore.core.model.vocabulary import local_name as vocabulary_local_name
+    from tklscore.core.pia.facts import local_name as term_local_name
+
+    assert local_name(iri) == vocabulary_local_name(iri) == term_local_name(URIRef(iri)) == name
+    assert term_local_name(Literal("a/b#c")) == "a/b#c"

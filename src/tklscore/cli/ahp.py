@@ -14,7 +14,6 @@ from tklscore.core.model.ahp import (
     JudgementError,
     ahp,
     parse_judgement,
-    verdict,
 )
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.text import csv_rows, read_text
@@ -175,7 +174,7 @@ def render_table(result: AHPResult, criteria: list[str], name: str = "",
     lines += ["",
               f"λ_max = {result.lambda_max:.4f}",
               f"CI    = {result.ci:.4f}",
-              f"CR    = {result.cr:.4f}   (RI = {result.random_index:g})   {verdict(result.cr)}"]
+              f"CR    = {result.cr:.4f}   (RI = {result.random_index:g})   {result.verdict().sentence}"]
     worst = result.most_inconsistent
     if worst is None:
         lines.append("Most inconsistent judgement: none (the judgements are consistent)"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import math
+
+from tklscore.core.errors import InputError
+from tklscore.core.scoring.scores import parse_x
 
 
 def column_list(text: str) -> list[str]:
@@ -15,13 +17,8 @@ def column_list(text: str) -> list[str]:
 
 
 def x_value(text: str) -> float:
-    """M-Score's x: a number ≥ 1 or ``inf``."""
-    if text.strip().lower() in ("inf", "infinity", "∞"):
-        return math.inf
+    """M-Score's x: a number ≥ 1 or ``inf`` (:func:`tklscore.core.scoring.scores.parse_x`)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number or 'inf'") from None
-    if math.isnan(value) or value < 1:
-        raise argparse.ArgumentTypeError(f"x must be at least 1 (or inf), not {text}")
-    return value
+        return parse_x(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 
+from tklscore.gui.navigation import view_keys  # the registry of views (Qt-free)
+
 
 def register(commands: argparse._SubParsersAction) -> None:
     gui = commands.add_parser("gui", help="start the desktop application")
     gui.add_argument("--example", choices=["thesis"], help="open the thesis example (Table 3.1, Scenario 1, its model)")
     gui.add_argument("--project", metavar="FILE", help="open a project file")
     gui.add_argument("--screenshot", metavar="OUT.png", help="render the view once everything has loaded, save, exit")
-    gui.add_argument("--view", choices=["release", "scores", "model", "ahp", "patient", "risk"], default="release",
-                     help="the view to show first")
+    gui.add_argument("--view", choices=view_keys(), default=None,
+                     help="the view to show first (default: the first view; the welcome page on the first run)")
     gui.add_argument("--patient", action="store_true",
-                     help="start in the patient view (PIA's Patient Data Visualizer); same as --view patient")
+                     help="only the patient view (PIA's Patient Data Visualizer), without the expert views")
     gui.set_defaults(handler=run)
 
 

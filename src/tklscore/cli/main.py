@@ -9,26 +9,28 @@ Each command group is a module with ``register(subparsers)`` whose parsers set
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
 from tklscore import __version__
-from tklscore.cli import ahp, demo, example, gui, model, pia, release, score, taxonomy
-from tklscore.cli import disclosure_risk, measures
 from tklscore.core.errors import InputError
 
+# Modules of tklscore.cli, imported only when needed: a command whose name is a module's
+# builds the parser of that module alone, so `tklscore score` never loads RDF or Qt and
+# `tklscore --version` loads nothing.
 COMMAND_GROUPS = [
-    score,
-    example,
-    demo,
-    ahp,
-    taxonomy,
-    model,
-    pia,
-    release,
-    measures,
-    disclosure_risk,
-    gui,
+    "score",
+    "example",
+    "demo",
+    "ahp",
+    "taxonomy",
+    "model",
+    "pia",
+    "release",
+    "measures",
+    "disclosure_risk",  # the command is disclosure-risk
+    "gui",
 ]
 
 
@@ -41,18 +43,28 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command group (``only``: of those groups)."""
     parser = _Parser(prog="tklscore", description="Misuseability scores of a data release: "
                                      "tkl-Score, tkl-Score_max, M-Score and L-Severity.")
     parser.add_argument("--version", action="version", version=f"tklscore {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in COMMAND_GROUPS:
-        group.register(commands)
+    for group in COMMAND_GROUPS if only is None else only:
+        importlib.import_module(f"tklscore.cli.{group}").register(commands)
     return parser
 
 
+def _groups_for(argv: list[str]) -> list[str] | None:
+    """The groups the parser needs for ``argv`` (None: all of them)."""
+    if argv == ["--version"]:
+        return []
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return [first] if first in COMMAND_GROUPS else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    parser = build_parser(_groups_for(argv))
     try:
         args = parser.parse_args(argv)
     except UsageError as error:

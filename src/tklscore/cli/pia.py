@@ -26,8 +26,12 @@ import json
 import sys
 from pathlib import Path
 
+from rdflib import Graph
+
 from tklscore.core.files.atomic import atomic_write
-from tklscore.core.pia.analysis import DEFAULT_MAX_SOLUTIONS, _efficient  # noqa: F401  (re-exported)
+from tklscore.core.pia.analysis import DEFAULT_MAX_SOLUTIONS, Analysis, analyze_files
+from tklscore.core.pia.facts import Triple, parse_graph
+from tklscore.core.pia.generator import write_generated
 
 
 def _count(text: str) -> int:
@@ -88,63 +92,37 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run_generate(args) -> int:
-    from tklscore.core.pia.generator import write_generated
-
     result = write_generated(args.dir, args.patients, args.violations, args.seed)
     for path in result.files:
         print(path)
     return 0
 
 
-def analyze(args) -> dict:
-    """Run the analysis; returns the JSON document (plus ``"_result"``/``"_assessment"``)."""
-    from tklscore.core.pia.analysis import analyze_files
-
+def analyze(args) -> Analysis:
+    """Run the analysis the arguments describe (a warning when preferences would be ignored)."""
     run = analyze_files(args.ontology, args.data, args.rules, args.labels, args.threshold,
                         method=args.method, preferences=args.preferences, safety=args.safety,
                         max_solutions=args.max_solutions)
     if args.preferences and args.method != "efficient":
         print("tklscore: warning: patient preferences are used by the efficient method only; "
               "the exhaustive search minimises the alteration cost", file=sys.stderr)
-    result, assessment, data = run.result, run.assessment, run.data
-
-    def row(t):
-        return [str(t[0]), str(t[1]), str(t[2])]
-
-    solution = result.solution
-    alterations = [] if solution is None else [
-        {"triple": row(a.source), "new_object": None if a.new_object is None else str(a.new_object),
-         "cost": a.cost} for a in solution.alterations]
-    document = {
-        "asserted": len(dict.fromkeys(data)),
-        "inferred": assessment.closure.stats()["inferred"],
-        "violations": [row(v.triple) for v in assessment.violations],
-        "participants": [row(f) for f in assessment.participants.facts],
-        "solutions_evaluated": result.evaluated,
-        "solution": {"alterations": alterations, "cost": float(result.cost),
-                     "impact": None if result.impact is None else float(result.impact),
-                     "valid": bool(result.valid)},
-        "timings_ms": run.timings_ms,
-    }
-    return {**document, "_result": result, "_assessment": assessment, "_data": data}
+    return run
 
 
 def run_analyze(args) -> int:
-    document = analyze(args)
-    result, assessment = document.pop("_result"), document.pop("_assessment")
-    document.pop("_data")
+    run = analyze(args)
     if args.output_data:
-        _write_data(args.output_data, result.authorised, args.data)
+        _write_data(args.output_data, run.result.authorised, args.data)
+    document = run.to_json_dict()
     if args.format == "json":
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return 0
-    sys.stdout.write(_text(document, result, assessment, args))
+    sys.stdout.write(_text(document, run, args))
     return 0
 
 
-def _text(document: dict, result, assessment, args) -> str:
-    from tklscore.core.pia.facts import Triple
-
+def _text(document: dict, run: Analysis, args) -> str:
+    result, assessment = run.result, run.assessment
     lines = [(f"asserted {document['asserted']}  inferred {document['inferred']}  "
               f"threshold {args.threshold}  method {result.method}")]
     lines.append(f"violations: {len(assessment.violations)}")
@@ -169,10 +147,6 @@ def _text(document: dict, result, assessment, args) -> str:
 
 
 def _write_data(path: str, triples, source: str) -> None:
-    from rdflib import Graph
-
-    from tklscore.core.pia.facts import parse_graph
-
     graph = Graph()
     for prefix, namespace in parse_graph(source).namespaces():
         graph.bind(prefix, namespace, override=True)

@@ -3,30 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import math
+import io
 import sys
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.core.files.atomic import atomic_write
-from tklscore.core.model.data_model import TklDataModel
-from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
-from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
-
-SCORE_LABELS = {
-    "tkl": "tkl-Score",
-    "tkl_max": "tkl-Score_max",
-    "m_score": "M-Score (x)",
-    "m_score_inf": "M-Score (x=inf)",
-    "l_severity": "L-Severity",
-}
-
 
 def register(commands: argparse._SubParsersAction) -> None:
     score = commands.add_parser("score", help="score a published table against its source table",
@@ -71,7 +59,12 @@ def run(args) -> int:
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    weights = load_weights(args.weights) if args.weights else TklDataModel.load(args.model).to_weights(args.model)
+    if args.weights:
+        weights = load_weights(args.weights)
+    else:
+        from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
+
+        weights = TklDataModel.load(args.model).to_weights(args.model)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous)
@@ -87,6 +80,8 @@ def run(args) -> int:
         if not roles.qi:
             raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
                              "equivalence classes", column="--qi")
+        from tklscore.core.risk.measures import measure_release
+
         measures = measure_release(source, roles, release.positions, scorer)
     text = render(report, args.format, source=args.source, published=args.published or "--rows",
                   measures=measures)
@@ -100,10 +95,11 @@ def run(args) -> int:
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
     if fmt == "json":
-        data = report.to_json_dict()
-        if measures is not None:
-            data["measures"] = measures.to_json_dict()
-        return json.dumps(data, indent=2) + "\n"
+        text = report.to_json()
+        if measures is None:
+            return text
+        body = json.dumps(measures.to_json_dict(), indent=2).replace("\n", "\n  ")
+        return text.rstrip()[:-1].rstrip() + ',\n  "measures": ' + body + "\n}\n"
     if fmt == "csv":
         buffer = io.StringIO()
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",
@@ -122,13 +118,13 @@ def _fixed(value: float | None, digits: int) -> str:
 
 
 def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
-    x = "inf" if math.isinf(report.x) else f"{report.x:g}"
+    x = x_text(report.x, "inf")
     lines = [f"Source:    {source} ({report.source_rows} records)",
              f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
              "",
              f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
     for key in SCORE_NAMES:
-        label = SCORE_LABELS[key].replace("(x)", f"(x={x})")
+        label = score_label(key, report.x, "inf")
         lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
                      f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
                      f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")

@@ -10,25 +10,29 @@ Packages by concept (names as in the spec); ``docs/architecture.md`` describes t
 - ``files``      atomic writes, RDF files, bundled resources
 """
 
-from tklscore.core.errors import InputError, MissingWeightsError
-from tklscore.core.tables.roles import Roles
-from tklscore.core.tables.loading import Table, load_table
-from tklscore.core.scoring.weights import Weights, load_weights
-from tklscore.core.tables.published import Release, locate_by_ids, locate_table
-from tklscore.core.scoring.scores import ScoreReport, ScoreSet, Scorer
+import importlib
 
-__all__ = [
-    "InputError",
-    "MissingWeightsError",
-    "Roles",
-    "Table",
-    "load_table",
-    "Weights",
-    "load_weights",
-    "Release",
-    "locate_by_ids",
-    "locate_table",
-    "ScoreReport",
-    "ScoreSet",
-    "Scorer",
-]
+# The public names are imported on first use (PEP 562), so importing one module of the
+# core (e.g. ``tklscore.core.errors`` for ``tklscore --version``) does not load pandas.
+_EXPORTS = {
+    "InputError": "tklscore.core.errors",
+    "MissingWeightsError": "tklscore.core.errors",
+    "Roles": "tklscore.core.tables.roles",
+    "Table": "tklscore.core.tables.loading",
+    "load_table": "tklscore.core.tables.loading",
+    "Weights": "tklscore.core.scoring.weights",
+    "load_weights": "tklscore.core.scoring.weights",
+    "Release": "tklscore.core.tables.published",
+    "locate_by_ids": "tklscore.core.tables.published",
+    "locate_table": "tklscore.core.tables.published",
+    "ScoreReport": "tklscore.core.scoring.scores",
+    "ScoreSet": "tklscore.core.scoring.scores",
+    "Scorer": "tklscore.core.scoring.scores",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'tklscore.core' has no attribute {name!r}")

@@ -17,6 +17,7 @@ from pathlib import Path
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.scoring.scores import parse_x
 from tklscore.core.tables.roles import Roles
 
 FORMAT = "tklscore-project"
@@ -89,7 +90,7 @@ class Project:
                 current_release=data.get("current_release"),
                 weights_path=absolute(data.get("weights", {}).get("path")),
                 model_turtle=data.get("weights", {}).get("model"),
-                x=math.inf if x == "inf" else float(x),
+                x=parse_x(x),
                 settings=dict(data.get("settings") or {}),
             )
         except InputError as error:

@@ -12,7 +12,7 @@ from tklscore.core.errors import InputError
 
 
 def run(example: str | None = None, project: str | None = None, screenshot: str | None = None,
-        view: str = "release", size: tuple[int, int] = (1600, 1000)) -> int:
+        view: str | None = None, size: tuple[int, int] = (1600, 1000), patient: bool = False) -> int:
     from tklscore.gui.main_window import MainWindow
 
     app = QApplication.instance()
@@ -21,14 +21,14 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
         app = QApplication(sys.argv[:1])
     app.setApplicationName("tkl-Score Workbench")
     app.setOrganizationName("tklscore")
-    window = MainWindow()
-    if not (example or project or screenshot):
+    window = MainWindow(patient_mode=patient)
+    if not (example or project or screenshot or patient):
         QTimer.singleShot(0, lambda: window.offer_recovery(at_start=True))
     if example:
         window.workbench.load_example(example)
     elif project:
         window.workbench.open_project(project)
-    window.show_view(view)
+    window.start(view, opened=bool(example or project))
     window.resize(*size)
     window.show()
     if screenshot:
@@ -49,8 +49,7 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
 
 def main(args) -> int:
     try:
-        view = "patient" if getattr(args, "patient", False) else args.view
-        return run(args.example, args.project, args.screenshot, view)
+        return run(args.example, args.project, args.screenshot, args.view, patient=args.patient)
     except InputError as error:
         print(f"tklscore: error: {error}", file=sys.stderr)
         return 2

@@ -1,69 +1,264 @@
-"""The main window: the four views (Release, Scores, Model, AHP) over one Workbench and the
-patient view (PIA's Patient Data Visualizer, independent of the Workbench), with
-menus, undo/redo, a project file with recent files, a recovery copy and a status bar that
-shows long work with its progress and a cancel button."""
+"""The main window: a sidebar of views grouped by the person who uses them (gui.md §5, built
+from the registry in :mod:`tklscore.gui.navigation`) over one Workbench, with menus,
+undo/redo, a project file with recent files, a recovery copy, a first-run welcome page and
+a status bar that names the current release, where its weights come from, and shows long
+work with its progress and a cancel button. In patient mode only the patient view is shown."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QPushButton,
-                               QTabWidget)
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+                               QMessageBox, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
-from tklscore.gui.ahp.view import AhpView
-from tklscore.gui.model.view import ModelView
-from tklscore.gui.patient.view import PatientView
-from tklscore.gui.release.view import ReleaseView
-from tklscore.gui.risk.view import RiskView
-from tklscore.gui.scores.view import ScoresView
+from tklscore.gui.guard import run_guarded
+from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, ordered
+from tklscore.gui.welcome import WelcomePage
 from tklscore.gui.workbench import Workbench
 
-VIEWS = ("release", "scores", "model", "ahp", "patient", "risk")
 PROJECT_FILTER = "tkl-Score projects (*.tklproj);;All files (*)"
 MAX_RECENT = 8
+KEY_ROLE = Qt.ItemDataRole.UserRole
+WELCOME_SEEN = "welcome/seen"
+
+
+def weights_source(workbench: Workbench) -> str:
+    """Where the current weights come from, in a few words."""
+    if workbench.model is not None:
+        return "weights from the tkl-Data Model"
+    if workbench.project.weights_path:
+        return f"weights from {Path(workbench.project.weights_path).name}"
+    return "no weights yet"
+
+
+def release_records(workbench: Workbench) -> str:
+    report = workbench.current_report()
+    return f"({report.published_rows:,} of {report.source_rows:,} records)" if report is not None else ""
+
+
+def release_summary(workbench: Workbench) -> str:
+    name = workbench.project.current_release
+    if not name:
+        return "No release yet"
+    return " ".join(filter(None, [f"Release: {name}", release_records(workbench)]))
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, workbench: Workbench | None = None, settings: QSettings | None = None):
+    def __init__(self, workbench: Workbench | None = None, settings: QSettings | None = None,
+                 patient_mode: bool = False):
         super().__init__()
         self.workbench = workbench or Workbench(self)
         self.settings = settings or QSettings("tklscore", "tkl-Score Workbench")
+        self.patient_mode = patient_mode
         self.resize(1600, 1000)
-        self.tabs = QTabWidget(self)
-        self.tabs.setDocumentMode(True)
-        self.views = {
-            "release": ReleaseView(self.workbench, self),
-            "scores": ScoresView(self.workbench, self),
-            "model": ModelView(self.workbench, self),
-            "ahp": AhpView(self.workbench, self),
-        }
-        self.views["patient"] = PatientView(self)
-        self.views["risk"] = RiskView(self.workbench, self)
-        self.views["risk"].recordActivated.connect(self._open_record_in_scores)
-        titles = {"release": "&1 Release", "scores": "&2 Scores", "model": "&3 tkl-Data Model", "ahp": "&4 AHP",
-                  "patient": "&5 Patient", "risk": "&6 Risk"}
-        for key, view in self.views.items():
-            self.tabs.addTab(view, titles[key])
-        self.setCentralWidget(self.tabs)
+        self.entries: list[ViewEntry] = [e for e in ordered() if not patient_mode or e.group == PATIENT]
+        self.views: dict[str, QWidget] = {}
+        self.pages: dict[str, QWidget] = {}
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("views")
+        for entry in self.entries:
+            view = entry.create(self.workbench, self)
+            self.views[entry.key] = view
+            self.pages[entry.key] = self._page(entry, view)
+            self.stack.addWidget(self.pages[entry.key])
+            if entry.group == OFFICER and hasattr(view, "hide_own_release_chooser"):
+                view.hide_own_release_chooser()
+        if "risk" in self.views and "scores" in self.views:
+            self.views["risk"].recordActivated.connect(self._open_record_in_scores)
+        self.welcome = WelcomePage(can_learn="learn" in self.views)
+        self.welcome.chosen.connect(self._welcome_choice)
+        self.stack.addWidget(self.welcome)
+        self.release_header = self._build_release_header()
+        self.sidebar = self._build_sidebar()
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(0)
+        right_layout.addWidget(self.release_header)
+        right_layout.addWidget(self.stack, 1)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.sidebar)
+        layout.addWidget(right, 1)
+        self.setCentralWidget(central)
         self._build_status_bar()
         self._build_menus()
         self.workbench.status.connect(self.statusBar().showMessage)
         self.workbench.failed.connect(self.show_error)
         self.workbench.dirtyChanged.connect(lambda _: self._update_title())
         self.workbench.releasesChanged.connect(self._update_title)
+        for signal in (self.workbench.releasesChanged, self.workbench.scoresChanged, self.workbench.modelChanged,
+                       self.workbench.sourceChanged):
+            signal.connect(self._update_release_info)
+        if patient_mode:
+            self.sidebar.hide()
+            self.statusBar().hide()
+        self.show_view(self.entries[0].key)
         self._update_title()
+        self._update_release_info()
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+
+    # ------------------------------------------------------------------ navigation
+
+    def _page(self, entry: ViewEntry, view: QWidget) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        purpose = QLabel(entry.purpose)
+        purpose.setObjectName("purpose")
+        purpose.setWordWrap(True)
+        purpose.setStyleSheet("#purpose { padding: 6px 10px; background: palette(alternate-base); }")
+        layout.addWidget(purpose)
+        layout.addWidget(view, 1)
+        return page
+
+    def _build_sidebar(self) -> QListWidget:
+        sidebar = QListWidget()
+        sidebar.setObjectName("sidebar")
+        sidebar.setFixedWidth(230)
+        sidebar.setFrameShape(QFrame.Shape.NoFrame)
+        sidebar.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Ctrl+1… reach the views from the keyboard
+        sidebar.setStyleSheet("#sidebar { background: palette(window); border-right: 1px solid palette(mid); }"
+                              "#sidebar::item { padding: 5px 8px; }")
+        group = None
+        for number, entry in enumerate(self.entries, start=1):
+            if entry.group != group:
+                group = entry.group
+                header = QListWidgetItem(group)
+                header.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = QFont(header.font())
+                font.setBold(True)
+                header.setFont(font)
+                sidebar.addItem(header)
+            item = QListWidgetItem(f"    {entry.title}")
+            item.setData(KEY_ROLE, entry.key)
+            item.setToolTip(f"{entry.purpose}\n({self._shortcut(number)})" if number <= 9 else entry.purpose)
+            sidebar.addItem(item)
+        sidebar.currentItemChanged.connect(self._sidebar_changed)
+        return sidebar
+
+    @staticmethod
+    def _shortcut(number: int) -> str:
+        return f"Ctrl+{number}"
+
+    def _sidebar_changed(self, item: QListWidgetItem | None, _previous=None) -> None:
+        key = item.data(KEY_ROLE) if item is not None else None
+        if key and self.current_key() != key:
+            self.show_view(key)
+
+    def sidebar_keys(self) -> list[str]:
+        """The views in the sidebar, top to bottom."""
+        return [self.sidebar.item(i).data(KEY_ROLE) for i in range(self.sidebar.count())
+                if self.sidebar.item(i).data(KEY_ROLE)]
+
+    def _open_record_in_scores(self, frame_row: int) -> None:
+        self.show_view("scores")
+        self.views["scores"].select_record(frame_row)
+
+    def show_view(self, key: str) -> None:
+        if key == WELCOME:
+            self.show_welcome()
+            return
+        if key not in self.pages:
+            raise InputError(f"there is no view '{key}' here (views: {', '.join(self.pages)})")
+        self.stack.setCurrentWidget(self.pages[key])
+        for i in range(self.sidebar.count()):
+            if self.sidebar.item(i).data(KEY_ROLE) == key:
+                self.sidebar.setCurrentRow(i)
+        self._update_release_info()
+
+    def show_welcome(self) -> None:
+        self.stack.setCurrentWidget(self.welcome)
+        self.sidebar.setCurrentRow(-1)
+        self.settings.setValue(WELCOME_SEEN, True)
+        self._update_release_info()
+
+    def start(self, view: str | None, opened: bool) -> str:
+        """Show the view asked for; else, on the first run with nothing opened, the welcome page."""
+        if view is None and not opened and not self.patient_mode and not self.welcome_seen():
+            view = WELCOME
+        self.show_view(view or self.entries[0].key)
+        return self.current_key()
+
+    def welcome_seen(self) -> bool:
+        return self.settings.value(WELCOME_SEEN, False, bool)
+
+    def current_key(self) -> str:
+        page = self.stack.currentWidget()
+        if page is self.welcome:
+            return WELCOME
+        return next(key for key, candidate in self.pages.items() if candidate is page)
+
+    def current_view(self) -> QWidget:
+        key = self.current_key()
+        return self.welcome if key == WELCOME else self.views[key]
+
+    def _welcome_choice(self, choice: str) -> None:
+        if choice == "example":
+            if self.confirm_discard() and self.guard(self.workbench.load_example, "thesis"):
+                self.show_view("scores")
+        elif choice == "open":
+            self.show_view("release")
+            self.views["release"].open_source_dialog()
+        elif choice == "learn":
+            self.show_view("learn")
+
+    def _build_release_header(self) -> QFrame:
+        """The current release, once, above the officer's views: a chooser, its records, its weights."""
+        header = QFrame()
+        header.setObjectName("releaseHeader")
+        header.setStyleSheet("#releaseHeader { border-bottom: 1px solid palette(mid); }"
+                             "#releaseHeader QLabel, #releaseHeader QComboBox { font-size: 12pt; }")
+        layout = QHBoxLayout(header)
+        layout.setContentsMargins(10, 6, 10, 6)
+        self.release_title = QLabel("<b>Release:</b>")
+        self.release_chooser = QComboBox()
+        self.release_chooser.setObjectName("releaseChooser")
+        self.release_chooser.setMinimumContentsLength(14)
+        self.release_chooser.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.release_chooser.setToolTip("The release the officer's views work on; define releases in the Release view")
+        self.release_chooser.activated.connect(
+            lambda index: self.guard(self.workbench.set_current_release, self.release_chooser.itemText(index)))
+        self.release_details = QLabel()
+        for widget in (self.release_title, self.release_chooser, self.release_details):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        return header
+
+    def _update_release_info(self) -> None:
+        workbench = self.workbench
+        self.release_info.setText(f"{release_summary(workbench)} · {weights_source(workbench)}")
+        names, current = workbench.release_names(), workbench.project.current_release
+        self.release_chooser.blockSignals(True)
+        if [self.release_chooser.itemText(i) for i in range(self.release_chooser.count())] != names:
+            self.release_chooser.clear()
+            self.release_chooser.addItems(names)
+        self.release_chooser.setCurrentIndex(names.index(current) if current in names else -1)
+        self.release_chooser.blockSignals(False)
+        self.release_chooser.setVisible(bool(names))
+        self.release_title.setText("<b>Release:</b>" if names else "<b>No release yet</b>")
+        self.release_details.setText(" · ".join(filter(None, [release_records(workbench) if current else "",
+                                                              weights_source(workbench)])))
+        officer = self.current_key() != WELCOME and any(
+            e.key == self.current_key() and e.group == OFFICER for e in self.entries)
+        self.release_header.setVisible(officer)
 
     # ------------------------------------------------------------------ chrome
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
+        self.release_info = QLabel("")
+        self.release_info.setObjectName("releaseInfo")
+        bar.addPermanentWidget(self.release_info)
         self.busy_label = QLabel("")
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(200)
@@ -93,45 +288,48 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        self._action(file_menu, "&New project", self.new_project, QKeySequence.StandardKey.New)
-        self._action(file_menu, "&Open project…", self.open_project_dialog, QKeySequence.StandardKey.Open)
-        self.recent_menu = file_menu.addMenu("Open &recent")
-        self._action(file_menu, "Open the thesis &example", lambda: self.guard(self.workbench.load_example))
-        self._action(file_menu, "Recover &unsaved work…", self.offer_recovery)
-        file_menu.addSeparator()
-        self._action(file_menu, "&Save project", self.save_project, QKeySequence.StandardKey.Save)
-        self._action(file_menu, "Save project &as…", self.save_project_as, QKeySequence.StandardKey.SaveAs)
-        file_menu.addSeparator()
+        self.recent_menu = None
+        if not self.patient_mode:
+            self._action(file_menu, "&New project", self.new_project, QKeySequence.StandardKey.New)
+            self._action(file_menu, "&Open project…", self.open_project_dialog, QKeySequence.StandardKey.Open)
+            self.recent_menu = file_menu.addMenu("Open &recent")
+            self._action(file_menu, "Open the thesis &example", lambda: self.guard(self.workbench.load_example))
+            self._action(file_menu, "Recover &unsaved work…", self.offer_recovery)
+            file_menu.addSeparator()
+            self._action(file_menu, "&Save project", self.save_project, QKeySequence.StandardKey.Save)
+            self._action(file_menu, "Save project &as…", self.save_project_as, QKeySequence.StandardKey.SaveAs)
+            file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        edit_menu = self.menuBar().addMenu("&Edit")
-        undo = self.workbench.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.StandardKey.Undo)
-        redo = self.workbench.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcut(QKeySequence.StandardKey.Redo)
-        edit_menu.addAction(undo)
-        edit_menu.addAction(redo)
-        view_menu = self.menuBar().addMenu("&View")
-        for index, key in enumerate(VIEWS):
-            self._action(view_menu, self.tabs.tabText(index).replace("&", ""),
-                         lambda _=False, i=index: self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}")
+        if not self.patient_mode:
+            edit_menu = self.menuBar().addMenu("&Edit")
+            undo = self.workbench.undo_stack.createUndoAction(self, "&Undo")
+            undo.setShortcut(QKeySequence.StandardKey.Undo)
+            redo = self.workbench.undo_stack.createRedoAction(self, "&Redo")
+            redo.setShortcut(QKeySequence.StandardKey.Redo)
+            edit_menu.addAction(undo)
+            edit_menu.addAction(redo)
+            view_menu = self.menuBar().addMenu("&View")
+            self.view_actions: dict[str, QAction] = {}
+            for number, entry in enumerate(self.entries, start=1):
+                self.view_actions[entry.key] = self._action(
+                    view_menu, entry.title, lambda _=False, k=entry.key: self.show_view(k),
+                    self._shortcut(number) if number <= 9 else None)
         help_menu = self.menuBar().addMenu("&Help")
+        if not self.patient_mode:
+            self._action(help_menu, "&Welcome page", self.show_welcome)
         self._action(help_menu, "&About", self.about)
         self._refresh_recent()
 
     def _update_title(self) -> None:
+        if self.patient_mode:
+            self.setWindowTitle("Patient Data Visualizer — tkl-Score Workbench")
+            return
         name = Path(self.workbench.project_path).name if self.workbench.project_path else (
             "thesis example" if self.workbench.project.builtin == "thesis" else "untitled")
         star = "*" if self.workbench.is_dirty() else ""
         self.setWindowTitle(f"{name}{star} — tkl-Score Workbench")
 
-    def show_view(self, key: str) -> None:
-        self.tabs.setCurrentIndex(VIEWS.index(key))
-
     # ------------------------------------------------------------------ errors
-
-    def _open_record_in_scores(self, frame_row: int) -> None:
-        self.show_view("scores")
-        self.views["scores"].select_record(frame_row)
 
     def show_error(self, message: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, "tkl-Score Workbench", message, parent=self)
@@ -140,15 +338,7 @@ class MainWindow(QMainWindow):
 
     def guard(self, function, *args) -> bool:
         """Run an action; bad input becomes a specific dialog, never a traceback."""
-        try:
-            function(*args)
-            return True
-        except InputError as error:
-            self.show_error(str(error))
-            return False
-        except OSError as error:
-            self.show_error(f"{error.filename or ''}: {error.strerror or error}")
-            return False
+        return run_guarded(self.show_error, function, *args)
 
     # ------------------------------------------------------------------ project files
 
@@ -202,6 +392,8 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _refresh_recent(self) -> None:
+        if self.recent_menu is None:
+            return
         self.recent_menu.clear()
         recent = self.settings.value("recent", [], list)
         for path in recent:

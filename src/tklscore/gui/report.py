@@ -23,11 +23,10 @@ from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocum
 from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_path
-from tklscore.core.scoring.scores import RECORD_COLUMNS, ScoreReport, ScoreSet
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, ScoreSet, score_label, x_text
 
 MAX_REPORT_ROWS = 500
-SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score (x = {x})"),
-              ("m_score_inf", "M-Score (x → ∞)"), ("l_severity", "L-Severity"))
+SCORE_ROWS = tuple((key, score_label(key, "{x}")) for key in SCORE_NAMES)
 REPORT_FORMATS = "HTML report (*.html);;PDF report (*.pdf);;Per-record scores as CSV (*.csv)"
 
 
@@ -35,10 +34,6 @@ def fmt(value: float | None, digits: int = 5) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     return f"{value:.{digits}f}"
-
-
-def x_text(x: float) -> str:
-    return "∞" if math.isinf(x) else f"{x:g}"
 
 
 def score_rows(report: ScoreReport) -> list[tuple[str, str, str, str]]:
@@ -71,8 +66,8 @@ def _consistency(workbench) -> str:
         label = node.label if node is not None else iri
         criteria = ", ".join(result.criteria or ())
         rows.append([label, criteria, str(result.n), fmt(result.lambda_max, 4), fmt(result.ci, 4),
-                     fmt(result.cr, 4), "yes" if result.acceptable() else "NO (CR > 0.10)"])
-    text = _table(["criteria group", "criteria", "n", "λ_max", "CI", "CR", "consistent"], rows) if rows else \
+                     fmt(result.cr, 4), result.verdict(len(derivation.experts.get(iri, {})) > 1).sentence])
+    text = _table(["criteria group", "criteria", "n", "λ_max", "CI", "CR", "consistency"], rows) if rows else \
         "<p>The model has no pairwise judgements (priorities are assigned or labelled).</p>"
     if derivation.problems:
         text += "<p>The model still lacks:</p><ul>" + "".join(

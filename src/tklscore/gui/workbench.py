@@ -8,7 +8,6 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
@@ -23,7 +22,7 @@ from tklscore.core.tables.published import Release
 from tklscore.core.files.rdf import parse_rdf_file
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
-from tklscore.core.scoring.scores import ScoreReport, Scorer
+from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.core.scoring.weights import Weights, load_weights
 from tklscore.gui.tasks import TaskControl, TaskRunner
@@ -329,9 +328,7 @@ class Workbench(QObject):
     # ------------------------------------------------------------------ weights and model
 
     def set_x(self, x: float) -> None:
-        if math.isnan(x) or x < 1:
-            raise InputError(f"x must be at least 1 (or ∞), not {x:g}")
-        self.project.x = x
+        self.project.x = parse_x(x)
         self._mark(True)
         self.rescore()
 

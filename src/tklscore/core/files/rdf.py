@@ -14,6 +14,7 @@ import json
 import os
 import re
 import warnings
+from decimal import Decimal
 from pathlib import Path
 
 import rdflib
@@ -33,6 +34,26 @@ FORMATS = {
     ".trig": "trig",
     ".nq": "nquads", ".nquads": "nquads",
 }
+
+
+def decimal_literal(value: float) -> rdflib.Literal:
+    """An ``xsd:decimal`` whose text reads back as exactly ``value`` (the shortest repr of
+    the float; rdflib would shorten an ``xsd:double`` to 7 digits)."""
+    return rdflib.Literal(format(Decimal(repr(float(value))), "f"), datatype=rdflib.XSD.decimal)
+
+
+def local_name(iri: str) -> str:
+    """The readable end of an IRI: after its last ``#``, else its last ``/``, else its last
+    ``:`` (``urn:x:Age`` → ``Age``), trailing separators ignored (``…/Health/`` → ``Health``);
+    the IRI itself when nothing is left."""
+    text = str(iri)
+    stripped = text.rstrip("#/:")
+    for separator in ("#", "/", ":"):
+        if separator in stripped:
+            tail = stripped.rsplit(separator, 1)[1]
+            if tail:
+                return tail
+    return stripped or text
 
 
 def _format_of(path: Path, data: bytes) -> tuple[str, bool]:

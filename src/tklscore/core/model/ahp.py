@@ -48,8 +48,19 @@ __all__ = [
     "random_index",
     "reciprocal_matrix",
     "snap_to_scale",
-    "verdict",
+    "ACCEPTABLE_CR",
+    "GROUP_CR",
+    "ONE_PERSON_CR",
+    "ConsistencyVerdict",
+    "consistency_verdict",
 ]
+
+ACCEPTABLE_CR = 0.10
+"""CR up to this is acceptable (Saaty; thesis A.1.3)."""
+ONE_PERSON_CR = 0.15
+"""One person's judgements: borderline up to this, inconsistent above."""
+GROUP_CR = 0.20
+"""A group's combined judgements: borderline up to this, inconsistent above."""
 
 #: The Saaty rating scale (thesis Table A.2); reciprocals 1/2 .. 1/9 compare the other way.
 SAATY_SCALE: dict[int, str] = {
@@ -123,9 +134,13 @@ class AHPResult:
     def n(self) -> int:
         return len(self.priorities)
 
-    def acceptable(self, threshold: float = 0.10) -> bool:
+    def acceptable(self, threshold: float = ACCEPTABLE_CR) -> bool:
         """CR ≤ threshold (0.10; 0.15 for one person, 0.20 for a group, thesis A.1.3)."""
         return bool(self.cr <= threshold)
+
+    def verdict(self, group: bool = False) -> "ConsistencyVerdict":
+        """:func:`consistency_verdict` of this result (``group``: several experts combined)."""
+        return consistency_verdict(self.cr, self.n, group)
 
     def as_dict(self) -> dict[str, float]:
         """Criterion name (or index) → priority."""
@@ -133,15 +148,36 @@ class AHPResult:
         return {name: float(p) for name, p in zip(names, self.priorities)}
 
 
-def verdict(cr: float) -> str:
-    """A short verdict on a consistency ratio, in the thesis' terms (A.1.3)."""
-    if cr <= 0.10:
-        return "acceptable (CR ≤ 0.10)"
-    if cr <= 0.15:
-        return "borderline: acceptable for one person only up to 0.15; consider revising"
-    if cr <= 0.20:
-        return "too inconsistent for one person (> 0.15); acceptable only for a group's averaged judgements (≤ 0.20)"
-    return "inconsistent (CR > 0.20): revise the judgements"
+@dataclass(frozen=True)
+class ConsistencyVerdict:
+    """The verdict on a consistency ratio: ``level`` is ``consistent`` (n ≤ 2),
+    ``acceptable``, ``borderline`` or ``inconsistent``; ``threshold`` is the limit the CR was
+    held against; ``sentence`` says it in one sentence with the CR."""
+
+    level: str
+    threshold: float
+    sentence: str
+
+    @property
+    def acceptable(self) -> bool:
+        return self.level in ("consistent", "acceptable")
+
+
+def consistency_verdict(cr: float, n: int | None = None, group: bool = False) -> ConsistencyVerdict:
+    """The verdict on ``cr`` for ``n`` criteria, for one person's judgements or (``group``)
+    several experts' combined ones: acceptable up to 0.10, borderline up to 0.15 (one
+    person) or 0.20 (a group), inconsistent above (thesis A.1.3)."""
+    if n is not None and n <= 2:
+        return ConsistencyVerdict("consistent", ACCEPTABLE_CR, "consistent (two criteria are always consistent)")
+    if cr <= ACCEPTABLE_CR:
+        return ConsistencyVerdict("acceptable", ACCEPTABLE_CR, f"acceptable (CR {cr:.4f} ≤ {ACCEPTABLE_CR:.2f})")
+    limit = GROUP_CR if group else ONE_PERSON_CR
+    who = "a group of experts' combined judgements" if group else "one person's judgements"
+    if cr <= limit:
+        return ConsistencyVerdict("borderline", limit, f"borderline (CR {cr:.4f} ≤ {limit:.2f}, acceptable for "
+                                                       f"{who} only); consider revising")
+    return ConsistencyVerdict("inconsistent", limit, f"inconsistent (CR {cr:.4f} > {limit:.2f} for {who}): "
+                                                     f"revise the judgements")
 
 
 # --------------------------------------------------------------------------- judgements
@@ -442,7 +478,7 @@ def aggregate_judgements(matrices: Sequence, criteria: Sequence[str] | None = No
 def group_ahp(matrices: Sequence, method: str = "eigenvector", ri: str = "thesis",
               criteria: Sequence[str] | None = None) -> tuple[AHPResult, list[AHPResult]]:
     """AHP of the experts' aggregated judgements (geometric mean) and of each expert's own.
-    The group's CR may reasonably go up to 0.20 (``result.acceptable(0.20)``)."""
+    The group's CR may reasonably go up to 0.20 (``result.verdict(group=True)``)."""
     group = ahp(aggregate_judgements(matrices, criteria), method=method, ri=ri, criteria=criteria,
                 name="aggregated judgements")
     each = [ahp(m, method=method, ri=ri, criteria=criteria, name=f"expert {k + 1}")

@@ -46,13 +46,13 @@ import math
 import numbers
 import os
 import uuid
-from decimal import Decimal
 from pathlib import Path
 from urllib.parse import quote
 
 import networkx as nx
 
 from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.rdf import decimal_literal
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.weights import Weights
 
@@ -387,7 +387,7 @@ class LSeverityModel:
 
     # ------------------------------------------------------------------ Turtle
     def to_graph(self):
-        from rdflib import RDF, RDFS, XSD, Graph, Literal, Namespace, URIRef
+        from rdflib import RDF, RDFS, Graph, Literal, Namespace, URIRef
 
         ls = Namespace(VOCABULARY)
         graph = Graph()
@@ -396,9 +396,6 @@ class LSeverityModel:
         model = URIRef(self.namespace)
         graph.add((model, RDF.type, ls.Model))
         graph.add((model, RDFS.label, Literal(self.name)))
-
-        def number(x: float) -> Literal:
-            return Literal(format(Decimal(repr(float(x))), "f"), datatype=XSD.decimal)
 
         def iri(key: tuple) -> URIRef:
             parts = [_TYPE, key[1]] if key[0] == _TYPE else [_INSTANCE, key[1], key[2]]
@@ -416,14 +413,14 @@ class LSeverityModel:
             for parent in self._hierarchy.predecessors(key):
                 graph.add((node, ls.parent, iri(parent)))
             if key in self._sensitivity:
-                graph.add((node, ls.sensitivity, number(self._sensitivity[key])))
+                graph.add((node, ls.sensitivity, decimal_literal(self._sensitivity[key])))
             graph.add((node, ls.position, Literal(position)))
         for position, (y, z, data) in enumerate(self._inference.edges(data=True)):
             node = URIRef(f"{self.namespace}inference/{position}")
             graph.add((node, RDF.type, ls.Inference))
             graph.add((node, ls.source, iri(y)))
             graph.add((node, ls.target, iri(z)))
-            graph.add((node, ls.inferenceValue, number(data["value"])))
+            graph.add((node, ls.inferenceValue, decimal_literal(data["value"])))
             graph.add((node, ls.position, Literal(position)))
         return graph
 

@@ -35,15 +35,15 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from decimal import Decimal
 from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
 
-from tklscore.core.model.ahp import AHPResult, ahp, reciprocal_matrix
+from tklscore.core.model.ahp import ACCEPTABLE_CR, AHPResult, ahp, reciprocal_matrix
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.rdf import decimal_literal
 from tklscore.core.scoring.weights import Weights
 
 GOAL = "Goal"
@@ -204,13 +204,13 @@ class MScoreModel:
     def to_weights(self) -> Weights:
         return Weights(self.weights(), name=self.name)
 
-    def inconsistent(self, threshold: float = 0.10) -> dict[str | None, AHPResult]:
+    def inconsistent(self, threshold: float = ACCEPTABLE_CR) -> dict[str | None, AHPResult]:
         """The groups whose AHP judgements have CR above ``threshold``."""
         return {k: r for k, r in self.results.items() if not r.acceptable(threshold)}
 
     # ------------------------------------------------------------------ Turtle
     def to_graph(self, namespace: str | None = None):
-        from rdflib import RDF, RDFS, XSD, Graph, Literal, Namespace, URIRef
+        from rdflib import RDF, RDFS, Graph, Literal, Namespace, URIRef
 
         ms = Namespace(VOCABULARY)
         namespace = namespace or MODEL_NAMESPACE_BASE + quote(self.name.replace(" ", "-"), safe="") + "/"
@@ -222,9 +222,6 @@ class MScoreModel:
         graph.add((model, RDFS.label, Literal(self.name)))
         graph.add((model, ms.ahpMethod, Literal(self.method)))
         graph.add((model, ms.randomIndex, Literal(self.ri)))
-
-        def number(x: float) -> Literal:
-            return Literal(format(Decimal(repr(float(x))), "f"), datatype=XSD.decimal)
 
         def attribute_iri(attribute: str) -> URIRef:
             return URIRef(f"{namespace}attribute/{quote(attribute, safe='')}")
@@ -259,10 +256,10 @@ class MScoreModel:
                         graph.add((node, ms.group, group))
                         graph.add((node, ms.criterionA, members[i]))
                         graph.add((node, ms.criterionB, members[j]))
-                        graph.add((node, ms.rating, number(matrix[i, j])))
+                        graph.add((node, ms.rating, decimal_literal(matrix[i, j])))
             elif key in self._priorities:
                 for member, priority in zip(members, self._priorities[key]):
-                    graph.add((member, ms.priority, number(priority)))
+                    graph.add((member, ms.priority, decimal_literal(priority)))
         return graph
 
     def save(self, path: str | os.PathLike) -> Path:

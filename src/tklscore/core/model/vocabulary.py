@@ -29,7 +29,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SKOS
 
 from tklscore.core.errors import InputError
-from tklscore.core.files.rdf import parse_rdf_file
+from tklscore.core.files.rdf import local_name, parse_rdf_file
 
 PREDICATES = {
     "subClassOf": RDFS.subClassOf,
@@ -41,12 +41,6 @@ CLASS_TYPES = (RDFS.Class, OWL.Class, SKOS.Concept)
 IGNORED_PARENTS = {str(OWL.Thing), str(RDFS.Resource), str(RDFS.Class)}
 
 BUILTIN_THESIS = "thesis_taxonomy.ttl"
-
-
-def local_name(iri: str) -> str:
-    """The part of an IRI after the last '#' or '/' (the IRI itself if that is empty)."""
-    name = re.split(r"[#/]", iri.rstrip("#/"))[-1] if iri else iri
-    return name or iri
 
 
 def _pick_literal(values: Iterable) -> str | None:

@@ -23,6 +23,7 @@ from tklscore.core.model.data_model import TKLM, TklDataModel
 from tklscore.core.model.lseverity_model import LSeverityModel
 from tklscore.core.model.mscore_model import MScoreModel
 from tklscore.core.scoring.weights import Weights
+from tklscore.core.tables.loading import TEXT_SUFFIXES
 
 TKL_DATA_MODEL = "tkl-Data Model"
 MSCORE_MODEL = "M-Score model"
@@ -78,6 +79,6 @@ def load_weights_or_model(path: str | os.PathLike) -> Weights:
     """Weights from a weights CSV (``.csv``/``.tsv``/``.txt``) or from any weight model file."""
     from tklscore.core.scoring.weights import load_weights
 
-    if Path(path).suffix.lower() in (".csv", ".tsv", ".txt"):
+    if Path(path).suffix.lower() in TEXT_SUFFIXES:
         return load_weights(path)
     return load_weight_model(path).to_weights()

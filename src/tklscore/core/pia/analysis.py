@@ -6,19 +6,25 @@ Shared by ``tklscore pia analyze`` and the patient view. Pure: no Qt, no printin
     run = analyze_files(ontology="bob_ontology.ttl", data="bob_data.ttl", rules="bob.rules",
                         labels="bob_patterns.csv", threshold="Medium", method="efficient",
                         preferences={...} or "prefs.csv")
-    run.assessment.violations, run.result.solution, run.timings_ms
+    run.assessment.violations, run.result.solution, run.timings_ms, run.to_json_dict()
 """
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tklscore.core.errors import existing_file
-from tklscore.core.pia.facts import Triple
+from tklscore.core.pia.disruption import DisruptionResult, exhaustive_disruption
+from tklscore.core.pia.efficient import efficient_disruption
+from tklscore.core.pia.facts import Triple, graph_prefixes, load_triples
+from tklscore.core.pia.preferences import load_preferences
+from tklscore.core.pia.privacy_labels import MacLabel, PrivacyMapping, TermResolver, load_patterns
+from tklscore.core.pia.reasoner import Reasoner
+from tklscore.core.pia.rules import Rule, Var, load_rules
+from tklscore.core.pia.violations import Assessment, assess
 
 DEFAULT_MAX_SOLUTIONS = 4 ** 8 - 1
 """The default limit on exhaustive solutions: 65,535 (8 candidate facts)."""
@@ -30,34 +36,41 @@ class Analysis:
 
     ontology: list[Triple]
     data: list[Triple]
-    rules: list
-    mapping: object
-    threshold: object
+    rules: list[Rule]
+    mapping: PrivacyMapping
+    threshold: str | MacLabel               # a label of ``mapping.order``
     prefixes: dict[str, str]
     preferences: dict[Triple, int] | None
     safety: dict[Triple, int] | None
-    assessment: object
-    result: object
+    assessment: Assessment
+    result: DisruptionResult
     timings_ms: dict[str, float] = field(default_factory=dict)
 
+    def to_json_dict(self) -> dict:
+        """The document ``tklscore pia analyze --format json`` prints (see ``cli/pia.py``)."""
+        def row(t) -> list[str]:
+            return [str(t[0]), str(t[1]), str(t[2])]
 
-def _efficient():
-    from tklscore.core.pia.efficient import efficient_disruption
-
-    return efficient_disruption
+        result, assessment = self.result, self.assessment
+        solution = result.solution
+        alterations = [] if solution is None else [
+            {"triple": row(a.source), "new_object": None if a.new_object is None else str(a.new_object),
+             "cost": a.cost} for a in solution.alterations]
+        return {
+            "asserted": len(dict.fromkeys(self.data)),
+            "inferred": assessment.closure.stats()["inferred"],
+            "violations": [row(v.triple) for v in assessment.violations],
+            "participants": [row(f) for f in assessment.participants.facts],
+            "solutions_evaluated": result.evaluated,
+            "solution": {"alterations": alterations, "cost": float(result.cost),
+                         "impact": None if result.impact is None else float(result.impact),
+                         "valid": bool(result.valid)},
+            "timings_ms": self.timings_ms,
+        }
 
 
 def load_inputs(ontology, data, rules, labels):
     """(ontology triples, data triples, rules, mapping, prefixes) — the files checked first."""
-    from tklscore.core.pia import (
-        TermResolver,
-        Var,
-        load_patterns,
-        load_rules,
-        load_triples,
-    )
-    from tklscore.core.pia.facts import graph_prefixes
-
     for path, what in ((ontology, "ontology file"), (data, "data file"),
                        (rules, "rule file"), (labels, "label file")):
         existing_file(path, what)
@@ -72,8 +85,6 @@ def load_inputs(ontology, data, rules, labels):
 
 
 def _levels(value, facts, prefixes, kind):
-    from tklscore.core.pia.preferences import load_preferences
-
     if value is None:
         return None
     if isinstance(value, Mapping):
@@ -90,9 +101,6 @@ def analyze_files(ontology: str | Path, data: str | Path, rules: str | Path, lab
 
     Bad input raises :class:`~tklscore.core.errors.InputError` naming the file and place.
     """
-    from tklscore.core.pia import Reasoner, assess
-    from tklscore.core.pia.disruption import exhaustive_disruption
-
     if method not in ("exhaustive", "efficient"):
         raise ValueError(f"method must be 'exhaustive' or 'efficient', not {method!r}")
     start = time.perf_counter()
@@ -104,11 +112,7 @@ def analyze_files(ontology: str | Path, data: str | Path, rules: str | Path, lab
     assessment = assess(facts, Reasoner(rule_list), mapping, level, ontology=onto)
     assessed = time.perf_counter()
     if method == "efficient":
-        efficient = _efficient()
-        kwargs = {"preferences": prefs, "safety": safe}
-        if "mapping" in inspect.signature(efficient).parameters:
-            kwargs["mapping"] = mapping
-        result = efficient(assessment, **kwargs)
+        result = efficient_disruption(assessment, preferences=prefs, safety=safe, mapping=mapping)
     else:
         result = exhaustive_disruption(assessment, max_solutions=max_solutions, safety=safe,
                                        mapping=mapping, data=facts)

@@ -33,6 +33,7 @@ from rdflib import RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 from rdflib.term import Node
 
 from tklscore.core.errors import InputError
+from tklscore.core.files.rdf import local_name as iri_local_name
 from tklscore.core.files.rdf import read_rdf_bytes
 
 PIA = Namespace("urn:tklscore:pia#")
@@ -52,16 +53,9 @@ _FORMATS = {
 
 
 def local_name(term: Node) -> str:
-    """The readable part of a term: the IRI after its last ``#`` or ``/``; a literal's text."""
-    if isinstance(term, Literal):
-        return str(term)
-    text = str(term)
-    for sep in ("#", "/", ":"):
-        if sep in text:
-            tail = text.rsplit(sep, 1)[1]
-            if tail:
-                return tail
-    return text
+    """The readable part of a term: a literal's text, else the IRI's local name
+    (:func:`tklscore.core.files.rdf.local_name`)."""
+    return str(term) if isinstance(term, Literal) else iri_local_name(str(term))
 
 
 class Triple(NamedTuple):
@@ -220,3 +214,13 @@ class IsaHierarchy:
 
     def concepts(self) -> frozenset[Node]:
         return frozenset(self._parents) | frozenset(self._children)
+
+
+def property_terms(triples: Iterable[Triple], rules: Iterable = ()) -> set:
+    """The terms used as relations: the predicates of the facts and of the rules' atoms
+    (``likelyHas``, ``diagnosedWith`` …), as opposed to the things they relate."""
+    from tklscore.core.pia.rules import Var
+
+    found = {t.p for t in triples}
+    found.update(atom.p for rule in rules for atom in (*rule.body, rule.head) if not isinstance(atom.p, Var))
+    return found

@@ -70,7 +70,7 @@ def resolve_release(definition: ReleaseDefinition, source: Table, roles: Roles) 
         release = locate_table(source, published, roles.identifier, roles.continuous)
     else:
         positions = filter_positions(source, roles, definition.expression or "")
-        ids = (source.frame[roles.identifier].iloc[positions].to_numpy(dtype=object) if roles.identifier
+        ids = (source.text(roles.identifier).iloc[positions].to_numpy(dtype=object) if roles.identifier
                else positions.astype(str).astype(object))
         release = Release(positions, ids)
     return Release(release.positions, release.ids, release.unlocated, definition.name)

@@ -62,7 +62,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     class_sizes = np.bincount(classes, minlength=n_classes)
     k = class_sizes[classes]
     step()
-    l = l_distinguishing_factor(qi, list(sa.values()), n, step)
+    l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
     class_t = {}
     t = np.zeros(n, dtype=np.float64)
     for name, codes in sa.items():
@@ -85,17 +85,32 @@ def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> Distingui
     return DistinguishingFactors(k, l, np.zeros(n), np.zeros(n, dtype=np.int64), {})
 
 
-def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None) -> np.ndarray:
+def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
+                            classes: tuple[np.ndarray, int] | None = None) -> np.ndarray:
     """Minimal multi-attribute l-diversity (Definition 10) of the groups containing each row
-    (``step()`` is called after each sensitive attribute)."""
+    (``step()`` is called after each sensitive attribute; ``classes``: the QI group ids
+    when they are known already).
+
+    The group of a row by QI ∪ SA (all of them) is computed once: the number of distinct
+    values of A_i in a group of QI ∪ (SA \\ {A_i}) is the number of distinct full groups in
+    it. Each group of QI ∪ (SA \\ {A_i}) joins a prefix (QI, A_0..A_{i-1}) and a suffix
+    (A_{i+1}..), both shared between the attributes."""
+    base = classes if classes is not None else group_ids(qi, n)
+    columns = [(c.codes, c.cardinality) for c in sa]
+    s = len(columns)
+    prefix = [base]
+    for column in columns:
+        prefix.append(group_ids([prefix[-1], column], n))
+    full, n_full = prefix[s]
+    suffix: list = [None] * s
+    for i in range(s - 2, -1, -1):
+        suffix[i] = columns[i + 1] if suffix[i + 1] is None else group_ids([columns[i + 1], suffix[i + 1]], n)
     l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    for i, target in enumerate(sa):
-        others = qi + sa[:i] + sa[i + 1:]
-        groups, n_groups = group_ids(others, n)
-        pairs, n_pairs = group_ids([(groups, n_groups), target], n)
-        group_of_pair = np.empty(n_pairs, dtype=np.int64)
-        group_of_pair[pairs] = groups
-        distinct = np.bincount(group_of_pair, minlength=n_groups)
+    for i in range(s):
+        groups, n_groups = prefix[i] if suffix[i] is None else group_ids([prefix[i], suffix[i]], n)
+        group_of_full = np.empty(n_full, dtype=np.int64)
+        group_of_full[full] = groups
+        distinct = np.bincount(group_of_full, minlength=n_groups)
         np.minimum(l, distinct[groups], out=l)
         if step is not None:
             step()
@@ -119,8 +134,8 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     normalised by the class size k) and the whole table's (q).
 
     Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
-    exactly like the table has distance exactly 0. ``pairs``: the result of
-    :func:`class_value_counts` when the caller has it already."""
+    exactly like the table has distance exactly 0. ``pairs``: :func:`class_value_counts`
+    of the classes and values when the caller has it already."""
     n = len(classes)
     table_counts = np.bincount(values.codes, minlength=values.cardinality)
     cls, val, counts = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
@@ -133,7 +148,7 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                         values: Codes, exact: bool | None = None, pairs=None) -> np.ndarray:
+                         values: Codes, exact: bool | None = None) -> np.ndarray:
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
@@ -152,9 +167,9 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     number = np.int64 if exact else np.float64
     C = np.cumsum(np.bincount(values.codes, minlength=m)).astype(number)
     prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
-    cls, val, counts = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
-    order = np.argsort(cls * m + val, kind="stable")  # linear when the pairs come sorted from group_ids
-    cls, val, counts = cls[order], val[order], counts[order]
+    # the distinct (class, value) pairs sorted by class then value, with their counts
+    pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
+    cls, val = np.divmod(pair, np.int64(m))
     cumulative = np.cumsum(counts)
     first = np.ones(len(cls), dtype=bool)
     first[1:] = cls[1:] != cls[:-1]

@@ -3,7 +3,8 @@ sensitive attribute the class's distribution against the whole source table with
 distance behind t-DF, the groups behind l-DF, and the weights that add up to W(r).
 
 Pure (no Qt). Everything is computed for ONE record from the Scorer's factorised codes,
-in O(n · attributes) — cheap enough to run on every selection change.
+in O(n · attributes) — cheap enough to run on every selection change; each class's
+distance behind t-DF is read from the distinguishing factors, not computed again.
 """
 
 from __future__ import annotations
@@ -84,15 +85,6 @@ class RecordExplanation:
         return min(self.sensitive, key=lambda s: s.l_distinct).attribute
 
 
-def _distance(p: np.ndarray, q: np.ndarray, continuous: bool) -> float:
-    if continuous:
-        m = len(p)
-        if m <= 1:
-            return 0.0
-        return float(np.clip(np.abs(np.cumsum(p - q)).sum() / (m - 1), 0.0, 1.0))
-    return float(np.clip(0.5 * np.abs(p - q).sum(), 0.0, 1.0))
-
-
 def explain_record(scorer: Scorer, weights: Weights | None, position: int,
                    published: np.ndarray | None = None) -> RecordExplanation:
     """Explain the source record at row ``position``.
@@ -132,11 +124,7 @@ def explain_record(scorer: Scorer, weights: Weights | None, position: int,
         m = codes.cardinality
         table_counts = np.bincount(codes.codes[universe], minlength=m)
         class_counts = np.bincount(codes.codes[members], minlength=m)
-        if factors is not None:
-            distance = _distance(class_counts / max(1, class_counts.sum()),
-                                 table_counts / max(1, table_counts.sum()), continuous)
-        else:
-            distance = 0.0
+        distance = 0.0 if factors is None else float(factors.class_t[name][factors.equivalence_class[position]])
         group = qi_match.copy()
         for other, match in sa_match.items():
             if other != name:

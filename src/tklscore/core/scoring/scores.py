@@ -14,6 +14,7 @@ the weights or the published selection re-scores in O(|P|) (+ O(n) gathers for W
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, fields
 
@@ -34,6 +35,42 @@ _KEPT_WEIGHTS = 3  # W(r) of the last weights used: one per score when each scor
 
 SCORE_NAMES = ("tkl", "tkl_max", "m_score", "m_score_inf", "l_severity")
 RECORD_COLUMNS = ("id", "k", "l", "t", "weight_sum", "tkl", "m_score", "l_severity")
+SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score",
+                "m_score_inf": "M-Score (x → ∞)", "l_severity": "L-Severity"}
+"""The name each score goes by on every screen, report and printout (M-Score: see :func:`score_label`)."""
+
+
+def parse_x(value) -> float:
+    """M-Score's x from a number or text (``inf``, ``infinity`` or ``∞`` for x → ∞): x ≥ 1."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("inf", "+inf", "infinity", "∞"):
+            return math.inf
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError(f"x = '{value}' is not a number or 'inf'", column="x") from None
+    elif isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise InputError(f"x = {value!r} is not a number or 'inf'", column="x")
+    x = float(value)
+    if math.isnan(x) or x < 1:
+        raise InputError(f"x = {x:g} is not allowed; M-Score's x must be at least 1 (or inf)", column="x")
+    return x
+
+
+def x_text(x: float, infinity: str = "∞") -> str:
+    """x as people read it: ``2``, ``1.5``, or ``infinity`` (default ∞) for x → ∞."""
+    return infinity if math.isinf(x) else f"{x:g}"
+
+
+def score_label(key: str, x: float | str | None = None, infinity: str = "∞") -> str:
+    """The label of score ``key``; M-Score's names its x when given (a number, or text
+    put in verbatim such as a ``{x}`` placeholder): ``M-Score (x = 2)``."""
+    if key == "m_score" and x is not None:
+        return f"M-Score (x = {x if isinstance(x, str) else x_text(x, infinity)})"
+    if key == "m_score_inf" and infinity != "∞":
+        return f"M-Score (x = {infinity})"
+    return SCORE_LABELS[key]
 
 
 @dataclass(frozen=True)
@@ -81,9 +118,19 @@ def table_scores(records: RecordScores, x: float) -> ScoreSet:
     )
 
 
-def m_score_table(n: int, max_record_score: float, x: float) -> float:
-    """M-Score = n^(1/x) · max_r RS_M; x → ∞ gives max_r RS_M."""
+def m_score_table(n, max_record_score, x: float):
+    """M-Score = n^(1/x) · max_r RS_M; x → ∞ gives max_r RS_M (numbers or arrays)."""
     return max_record_score if math.isinf(x) else n ** (1.0 / x) * max_record_score
+
+
+def cumulative_table_scores(records: pd.DataFrame, x: float) -> dict[str, np.ndarray]:
+    """tkl-Score, M-Score and L-Severity of the first 1, 2, …, n published records (in
+    published order) from a :class:`ScoreReport`'s records: the growth of a release."""
+    count = np.arange(1, len(records) + 1, dtype=np.float64)
+    running_max = np.maximum.accumulate(records["m_score"].to_numpy(dtype=np.float64))
+    return {"tkl": np.cumsum(records["tkl"].to_numpy(dtype=np.float64)),
+            "m_score": m_score_table(count, running_max, x),
+            "l_severity": np.cumsum(records["l_severity"].to_numpy(dtype=np.float64))}
 
 
 def normalise_by_source(scores: ScoreSet, source_scores: ScoreSet, n: int) -> ScoreSet:
@@ -116,7 +163,8 @@ class ScoreReport:
     warnings: list[str] = field(default_factory=list)
     source_scores: ScoreSet | None = None  # the source published whole: the denominators by source
 
-    def to_json_dict(self) -> dict:
+    def summary_dict(self) -> dict:
+        """Everything of :meth:`to_json_dict` but the records."""
         return {
             "source_rows": self.source_rows,
             "published_rows": self.published_rows,
@@ -124,6 +172,22 @@ class ScoreReport:
             "scores": self.scores.as_dict(),
             "normalized": {"source": self.normalized_source.as_dict(),
                            "theoretical_max": self.normalized_max.as_dict()},
+        }
+
+    def to_json(self) -> str:
+        """The JSON text of :meth:`to_json_dict` (records one per line), written column by
+        column: fast for many records."""
+        from tklscore.core.files.records import records_json
+
+        head = json.dumps({**self.summary_dict(), "records": None}, indent=2)
+        tail = '"records": null\n}'
+        assert head.endswith(tail)
+        records = self.records.astype({"k": np.int64, "l": np.int64}, copy=False)
+        return head[:-len(tail)] + '"records": ' + records_json(records, list(RECORD_COLUMNS)) + "\n}\n"
+
+    def to_json_dict(self) -> dict:
+        return {
+            **self.summary_dict(),
             "records": [
                 {"id": str(r[0]), "k": int(r[1]), "l": int(r[2]), "t": float(r[3]),
                  "weight_sum": float(r[4]), "tkl": float(r[5]), "m_score": float(r[6]),
@@ -134,10 +198,7 @@ class ScoreReport:
 
 
 def check_x(x: float) -> float:
-    x = float(x)
-    if math.isnan(x) or x < 1:
-        raise InputError(f"x = {x:g} is not allowed; M-Score needs x ≥ 1 (or inf)", column="x")
-    return x
+    return parse_x(x)
 
 
 class Scorer:
@@ -152,10 +213,9 @@ class Scorer:
         self.source = source
         self.roles = roles
         self._ids = source_ids(source, roles.identifier) if roles.identifier else None
-        self._qi = [factorize(source.frame[c]) for c in roles.qi]
+        self._qi = [source.codes(c) for c in roles.qi]
         self._sa: dict[str, Codes] = {
-            c: factorize(source.numeric(c), ordered=True) if c in roles.continuous
-            else factorize(source.frame[c])
+            c: factorize(source.numeric(c), ordered=True) if c in roles.continuous else source.codes(c)
             for c in roles.sa
         }
         self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED
@@ -180,12 +240,12 @@ class Scorer:
         """Ids of source records: the identifier column's values, else row positions."""
         if self._ids is None:
             return np.asarray(positions).astype(str).astype(object)
-        return self._ids[positions].to_numpy(dtype=object)
+        return self.source.text_at(self.roles.identifier, np.asarray(positions))
 
     def _missing_value_notes(self) -> list[str]:
         notes = []
         for column in self.roles.qi + tuple(c for c in self.roles.sa if c not in self.roles.continuous):
-            empty = int((self.source.frame[column] == MISSING).sum())
+            empty = self.source.empty_count(column)
             if empty:
                 notes.append(f"column '{column}' has {empty} empty cell(s); they count as a value of their own")
         return notes
@@ -257,7 +317,7 @@ class Scorer:
         key = (weights.fingerprint, missing_weight_zero, x)
         if key not in self._whole_cache:
             weight_sum, _ = self.record_weights(weights, missing_weight_zero)
-            factors = self.factors_of(np.arange(len(self.source)))
+            factors = self.factors if self.factors is not None else self.factors_of(np.arange(len(self.source)))
             self._whole_cache[key] = table_scores(record_scores(factors.k, factors.l, factors.t, weight_sum), x)
             while len(self._whole_cache) > _KEPT_WEIGHTS:
                 del self._whole_cache[next(iter(self._whole_cache))]

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-_LIMIT = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -38,29 +37,42 @@ def factorize(values, *, ordered: bool = False) -> Codes:
 def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
     """Dense ids 0..G-1 of the groups of rows sharing the values of all ``columns``
     (each a :class:`Codes` or a ``(codes, cardinality)`` pair); all rows in one group when
-    there are no columns."""
+    there are no columns. Ids are in no particular order."""
     pairs = [(c.codes, c.cardinality) if isinstance(c, Codes) else c for c in columns]
     if not pairs:
         return np.zeros(n, dtype=np.int64), (1 if n else 0)
+    if len(pairs) == 1 and n and int(pairs[0][0].min()) >= 0:
+        key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
+        return _compact(key, size)
     key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
+    dense = _dense_limit(n)
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
-        if size * cardinality >= _LIMIT:
-            key, size = compact(key, size)
+        if size * cardinality > dense and size > 1:
+            key, size = _compact(key, size)  # keep the combined key small (and in int64)
         key = key * cardinality + codes
         size *= cardinality
-    return compact(key, size)
+    return _compact(key, size)
+
+
+def _dense_limit(n: int) -> int:
+    return max(8 * n, 1 << 16)
+
+
+def _compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
+    """Renumber the distinct keys 0..G-1: by a presence table when the key space is small
+    (O(n + size), no hashing), else by hash factorisation."""
+    n = len(key)
+    if size is not None and size <= _dense_limit(n):
+        present = np.zeros(size, dtype=np.bool_)
+        present[key] = True
+        renumber = np.cumsum(present, dtype=np.int64)
+        count = int(renumber[-1]) if size else 0
+        return renumber[key] - 1, count
+    codes, uniques = pd.factorize(key, sort=False)
+    return codes.astype(np.int64, copy=False), len(uniques)
 
 
 def compact(key: np.ndarray, size: int) -> tuple[np.ndarray, int]:
-    """Dense ids of the distinct keys (all in [0, size)): by a table of the key space when
-    it is not much larger than the rows (ids then follow the keys' order), else by hashing."""
-    if size <= max(4 * len(key), 1 << 16):
-        present = np.zeros(size, dtype=bool)
-        present[key] = True
-        distinct = np.flatnonzero(present)
-        remap = np.empty(size, dtype=np.int64)
-        remap[distinct] = np.arange(len(distinct), dtype=np.int64)
-        return remap[key], len(distinct)
-    codes, uniques = pd.factorize(key, sort=False)
-    return codes.astype(np.int64, copy=False), len(uniques)
+    """Dense ids 0..G-1 of integer keys known to lie in [0, size)."""
+    return _compact(key, size)

@@ -12,47 +12,119 @@ import codecs
 import csv
 import io
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from tklscore.core.errors import InputError, shorten
 from tklscore.core.files.text import (FIELD_LIMIT, check_cell_length, check_delimiter, csv_rows, decode_text,
                                       refuse_binary, unicode_encoding)
 
 MISSING = ""
+_TEXT = pd.StringDtype("pyarrow", na_value=np.nan)  # Arrow-backed text: no Python object per cell
 _SAMPLE_BYTES = 256 * 1024
 _CHUNKED_BYTES = 8 * 1024 * 1024  # files this large are read in chunks when progress is wanted
 _CHUNK_ROWS = 100_000
 _DELIMITERS = [",", ";", "\t", "|"]
-_EXCEL = {".xlsx", ".xlsm", ".xls"}
-_PARQUET = {".parquet", ".pq"}
+TEXT_SUFFIXES = (".csv", ".tsv", ".txt")
+EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+_EXCEL = set(EXCEL_SUFFIXES)
+_PARQUET = set(PARQUET_SUFFIXES)
 
 
-@dataclass
 class Table:
-    """A loaded table: ``frame`` holds one str column per column of the file."""
+    """A loaded table. ``frame`` is its text view: one str column per column of the file,
+    values as written (``007`` stays ``007``, a missing cell is the empty string).
 
-    frame: pd.DataFrame
-    name: str = "<table>"
-    kind: str = "memory"  # csv | excel | parquet | memory
-    delimiter: str | None = None
-    encoding: str | None = None
-    _numeric: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    A Parquet file's typed columns (integers, floats) stay typed in ``typed``: they are
+    factorised as numbers (:meth:`codes`) and turned into text only where text is asked
+    for (:meth:`text`, or ``frame``, built on first use)."""
+
+    def __init__(self, frame: pd.DataFrame | None, name: str = "<table>", kind: str = "memory",
+                 delimiter: str | None = None, encoding: str | None = None,
+                 typed: pd.DataFrame | None = None):
+        if frame is None and typed is None:
+            raise ValueError("a Table needs a text frame or typed columns")
+        self._frame = frame
+        self.typed = typed
+        self.name = name
+        self.kind = kind  # csv | excel | parquet | memory
+        self.delimiter = delimiter
+        self.encoding = encoding
+        self._numeric: dict[str, np.ndarray] = {}
+        self._text: dict[str, pd.Series] = {}
+        self._codes: dict = {}
+
+    def __repr__(self) -> str:
+        return f"Table(name={self.name!r}, kind={self.kind!r}, rows={len(self)}, columns={self.columns!r})"
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, name: str = "<table>") -> "Table":
         return cls(_as_text(frame, name), name=name)
 
     @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            self._frame = pd.DataFrame({c: self.text(c) for c in self.typed.columns},
+                                       columns=list(self.typed.columns), index=pd.RangeIndex(len(self.typed)))
+        return self._frame
+
+    @property
     def columns(self) -> list[str]:
-        return list(self.frame.columns)
+        return list((self._frame if self._frame is not None else self.typed).columns)
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self._frame if self._frame is not None else self.typed)
+
+    def text(self, column: str) -> pd.Series:
+        """The column as text, values as written (missing: the empty string)."""
+        if self._frame is not None:
+            return self._frame[column]
+        if column not in self._text:
+            self.require_columns([column])
+            values = self.typed[column]
+            self._text[column] = values if _is_text(values) else _column_text(values)
+        return self._text[column]
+
+    def text_at(self, column: str, positions: np.ndarray) -> np.ndarray:
+        """The text of the column at the given rows (an array of str)."""
+        if self._frame is not None or column in self._text:
+            return self.text(column).iloc[positions].to_numpy(dtype=object)
+        values = self.values(column).iloc[positions]
+        return (values if _is_text(values) else _column_text(values)).to_numpy(dtype=object)
+
+    def values(self, column: str) -> pd.Series:
+        """The column as stored: typed for a Parquet number column, else text."""
+        if self.typed is not None and column in self.typed.columns:
+            return self.typed[column]
+        return self.text(column)
+
+    def codes(self, column: str) -> "Codes":
+        """Factorised codes of a categorical column; the uniques are text as written."""
+        from tklscore.core.tables.codes import factorize
+
+        if column in self._codes:
+            return self._codes[column]
+        self.require_columns([column])
+        values = self.values(column)
+        codes = factorize(values)
+        if not _is_text(values):
+            codes = _with_text_uniques(codes)
+        self._codes[column] = codes
+        return codes
+
+    def empty_count(self, column: str) -> int:
+        """How many cells of the column hold the empty value."""
+        values = self.values(column)
+        if _is_text(values):
+            return int((values == MISSING).sum())
+        codes = self.codes(column)
+        empty = np.flatnonzero(codes.uniques == MISSING)
+        return int(np.count_nonzero(codes.codes == empty[0])) if len(empty) else 0
 
     def row_number(self, position: int) -> int:
         """The number a user sees for a 0-based record position: files with a header line
@@ -60,26 +132,31 @@ class Table:
         return position + 2 if self.kind in ("csv", "excel") else position + 1
 
     def require_columns(self, columns, what: str = "column") -> None:
-        missing = [c for c in columns if c not in self.frame.columns]
+        present = self.columns
+        missing = [c for c in columns if c not in present]
         if missing:
             raise InputError(
                 f"{what} {', '.join(repr(c) for c in missing)} not found; the table has "
-                f"columns {', '.join(repr(c) for c in self.frame.columns)}",
+                f"columns {', '.join(repr(c) for c in present)}",
                 file=self.name)
 
     def numeric(self, column: str) -> np.ndarray:
         """The column parsed as finite numbers (float64), or an error naming the first bad row."""
         if column not in self._numeric:
             self.require_columns([column])
-            text = self.frame[column]
-            # parse each distinct text once: O(n) hashing plus O(distinct) parsing
-            codes, uniques = pd.factorize(text, use_na_sentinel=False)
-            parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-            values = parsed.to_numpy(dtype="float64", na_value=np.nan)[codes]
+            stored = self.values(column)
+            if not _is_text(stored) and pd.api.types.is_numeric_dtype(stored.dtype) \
+                    and not pd.api.types.is_bool_dtype(stored.dtype):
+                values = stored.to_numpy(dtype="float64", na_value=np.nan)
+            else:
+                # parse each distinct text once: O(n) hashing plus O(distinct) parsing
+                codes, uniques = pd.factorize(stored, use_na_sentinel=False)
+                parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+                values = parsed.to_numpy(dtype="float64", na_value=np.nan)[codes]
             bad = ~np.isfinite(values)
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
-                raw = text.iloc[first]
+                raw = self.text(column).iloc[first]
                 shown = "an empty cell" if raw == MISSING else f"'{shorten(raw)}'"
                 raise InputError(
                     f"continuous column holds {shown}, which is not a number "
@@ -88,6 +165,42 @@ class Table:
                     hint="fix the value, or treat the column as categorical")
             self._numeric[column] = values
         return self._numeric[column]
+
+
+def _with_text_uniques(codes: "Codes") -> "Codes":
+    """Codes of typed values with their uniques as text (values written alike merged)."""
+    from tklscore.core.tables.codes import Codes
+
+    text = _text_of_uniques(codes.uniques)
+    merged, uniques = pd.factorize(text)
+    if len(uniques) < len(text):  # two typed values written alike (a null and an empty text)
+        return Codes(merged[codes.codes].astype(np.int64), np.asarray(uniques, dtype=object))
+    return Codes(codes.codes, text)
+
+
+def _is_text(values: pd.Series) -> bool:
+    return pd.api.types.is_string_dtype(values.dtype) or values.dtype == object
+
+
+def _text_of_uniques(uniques: np.ndarray) -> np.ndarray:
+    """Distinct typed values as the text a CSV of them holds (missing: the empty string)."""
+    return np.array([MISSING if pd.isna(v) else str(v) for v in uniques], dtype=object)
+
+
+def _column_text(values: pd.Series) -> pd.Series:
+    """A typed column as text: integers through Arrow (vectorised), other types by
+    writing each distinct value once."""
+    if isinstance(values.dtype, pd.CategoricalDtype) and _is_text(values.cat.categories.to_series()):
+        import pyarrow.compute as pc
+
+        text = pc.fill_null(pa.array(values).cast(pa.large_string()), MISSING)
+        return pd.Series(_TEXT.__from_arrow__(text), name=values.name)
+    if pd.api.types.is_integer_dtype(values.dtype) and not values.isna().any():
+        return pd.Series(_TEXT.__from_arrow__(pa.array(values.to_numpy()).cast(pa.large_string())),
+                         name=values.name)
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    return pd.Series(_text_of_uniques(np.asarray(uniques, dtype=object))[codes], name=values.name,
+                     dtype=_TEXT)
 
 
 def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
@@ -125,12 +238,38 @@ def _load_excel(path: Path, sheet) -> Table:
 
 
 def _load_parquet(path: Path) -> Table:
+    import pyarrow.parquet as pq
+
     try:
-        frame = pd.read_parquet(path)
+        schema = pq.read_schema(path)
+        text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+        arrow = pq.read_table(path, read_dictionary=text)  # text as codes + distinct values
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
         raise InputError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})",
                          file=str(path)) from None
-    return Table(_as_text(frame, str(path)), name=str(path), kind="parquet")
+    columns = [str(c).strip() for c in arrow.column_names]
+    _check_header(columns, str(path))
+    typed = {column: _typed_column(arrow.column(i), column) for i, column in enumerate(columns)}
+    return Table(None, name=str(path), kind="parquet",
+                 typed=pd.DataFrame(typed, columns=columns, index=pd.RangeIndex(arrow.num_rows)))
+
+
+def _typed_column(column: "pa.ChunkedArray", name: str) -> pd.Series:
+    """A Parquet column for the frame: integers (without missing cells) and floats stay
+    numbers; text stays Arrow text, missing cells the empty string; any other type
+    (dates, booleans, ...) becomes the text pandas writes for it, as before."""
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        if pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type):
+            return pd.Series(column.to_pandas(), name=name)  # a Categorical: factorised for free
+        column, kind = column.cast(kind.value_type), kind.value_type
+    if (pa.types.is_integer(kind) and column.null_count == 0) or pa.types.is_floating(kind):
+        return pd.Series(column.to_numpy(), name=name)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        import pyarrow.compute as pc
+
+        return pd.Series(_TEXT.__from_arrow__(pc.fill_null(column, MISSING).cast(pa.large_string())), name=name)
+    return _column_text(pd.Series(column.to_pandas(), name=name))
 
 
 def _as_text(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -225,17 +364,60 @@ def detect_delimiter(text: str, suffix: str = "") -> str:
 
 def _read_delimited(path: Path, sample: bytes, progress, **options) -> pd.DataFrame:
     size = path.stat().st_size
-    if progress is None or size < _CHUNKED_BYTES:
-        return pd.read_csv(path, **options)
+    chunked = progress is not None and size >= _CHUNKED_BYTES
+    frame = _read_delimited_arrow(path, options["sep"], options["encoding"],
+                                  _row_progress(progress, size, sample) if chunked else None)
+    if frame is not None:
+        return frame
+    # Arrow could not read it as a regular table: pandas reads it and the caller reports what is wrong
+    frame = pd.read_csv(path, **options)
+    return frame.astype(_TEXT) if isinstance(frame.index, pd.RangeIndex) else frame
+
+
+def _row_progress(progress, size: int, sample: bytes):
     lines = max(1, sample.count(b"\n"))
     expected_rows = max(1, size * lines // max(1, len(sample)))
-    chunks, rows = [], 0
-    with pd.read_csv(path, chunksize=_CHUNK_ROWS, **options) as reader:
-        for chunk in reader:
-            chunks.append(chunk)
-            rows += len(chunk)
-            progress(min(0.99, rows / expected_rows))
-    return pd.concat(chunks, ignore_index=True) if chunks else pd.read_csv(path, **options)
+    return lambda rows: progress(min(0.99, rows / expected_rows))
+
+
+def _read_delimited_arrow(path: Path, delimiter: str, encoding: str, progress=None) -> pd.DataFrame | None:
+    """Every field as Arrow text, read by Arrow's parser (in blocks of ``_CHUNK_ROWS``-ish
+    rows, calling ``progress(rows read)``, when ``progress`` is given); None when Arrow
+    cannot read the file as a regular table."""
+    import pyarrow.csv as pacsv
+
+    try:
+        with open(path, encoding=encoding, errors="replace", newline="") as handle:
+            header = next(csv.reader(handle, delimiter=delimiter), None)
+    except (csv.Error, LookupError, UnicodeError):
+        return None
+    if not header:
+        return None
+    names = [f"c{i}" for i in range(len(header))]
+    read_options = pacsv.ReadOptions(column_names=names, skip_rows=1, encoding=encoding,
+                                     block_size=(_CHUNK_ROWS * 64) if progress else 1 << 24)
+    parse_options = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
+    convert_options = pacsv.ConvertOptions(column_types={c: pa.large_string() for c in names},
+                                           strings_can_be_null=False, quoted_strings_can_be_null=False)
+    try:
+        if progress is None:
+            arrow = pacsv.read_csv(path, read_options=read_options, parse_options=parse_options,
+                                   convert_options=convert_options)
+        else:
+            batches, rows = [], 0
+            with pacsv.open_csv(path, read_options=read_options, parse_options=parse_options,
+                                convert_options=convert_options) as reader:
+                for batch in reader:
+                    batches.append(batch)
+                    rows += batch.num_rows
+                    progress(rows)
+            arrow = pa.Table.from_batches(batches, schema=reader.schema)
+    except (pa.ArrowException, UnicodeDecodeError, LookupError, ValueError):
+        return None
+    frame = pd.DataFrame({name: pd.Series(_TEXT.__from_arrow__(arrow.column(i)))
+                          for i, name in enumerate(header)}, index=pd.RangeIndex(arrow.num_rows))
+    frame.attrs["regular"] = True  # Arrow refuses rows with a field too many or too few
+    return frame
 
 
 def sniff_text_file(path: str | os.PathLike) -> tuple[str, str]:
@@ -249,6 +431,12 @@ def sniff_text_file(path: str | os.PathLike) -> tuple[str, str]:
 
 def is_text_table(path: str | os.PathLike) -> bool:
     return Path(path).suffix.lower() not in _EXCEL | _PARQUET
+
+
+def table_kind(path: str | os.PathLike) -> str:
+    """``excel``, ``parquet`` or ``text`` (CSV/TSV and anything else), from the file name."""
+    suffix = Path(path).suffix.lower()
+    return "excel" if suffix in _EXCEL else "parquet" if suffix in _PARQUET else "text"
 
 
 def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
@@ -282,7 +470,8 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
                          file=name) from None
     # pandas pads short rows with empty cells and takes the first column as the index when
     # the first record has one field more than the header: neither may pass silently.
-    if (not isinstance(frame.index, pd.RangeIndex) or len(frame.columns) != len(header)
+    if not frame.attrs.get("regular") and (
+            not isinstance(frame.index, pd.RangeIndex) or len(frame.columns) != len(header)
             or (len(frame) and (frame.iloc[:, -1] == MISSING).any())):
         _check_field_counts(path, encoding, delimiter, len(header), name)
     frame.columns = [str(c).strip() for c in frame.columns]

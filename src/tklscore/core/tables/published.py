@@ -41,13 +41,18 @@ class Release:
 
 def source_ids(source: Table, id_column: str) -> pd.Index:
     """The ids of the source records (the identifier column's values, as an Index for
-    look-ups); an identifier column must hold unique, non-empty ids."""
+    look-ups: integers for an integer column of a Parquet file, else text); an identifier
+    column must hold unique, non-empty ids."""
     source.require_columns([id_column], "identifier column")
-    ids = pd.Index(source.frame[id_column])
-    empty = np.flatnonzero((ids == "").to_numpy() if hasattr(ids == "", "to_numpy") else (ids == ""))
-    if len(empty):
-        raise InputError("identifier is empty", file=source.name, row=source.row_number(int(empty[0])),
-                         column=id_column)
+    stored = source.values(id_column)
+    if _is_integer(stored):
+        ids = pd.Index(stored)
+    else:
+        ids = pd.Index(source.text(id_column))
+        empty = np.flatnonzero(np.asarray(ids == ""))
+        if len(empty):
+            raise InputError("identifier is empty", file=source.name, row=source.row_number(int(empty[0])),
+                             column=id_column)
     if not ids.is_unique:
         duplicated = ids.duplicated(keep=False)
         where = np.flatnonzero(duplicated)
@@ -60,13 +65,29 @@ def source_ids(source: Table, id_column: str) -> pd.Index:
     return ids
 
 
+def _is_integer(values: pd.Series) -> bool:
+    return pd.api.types.is_integer_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
+
+
+def _positions_of(index: pd.Index, wanted: pd.Index) -> np.ndarray:
+    """Positions of the ``wanted`` ids (text) in ``index`` (-1: not there). An integer index
+    matches the ids written as integers are written (``7``, not ``07`` or ``7.0``)."""
+    if not _is_integer(pd.Series(index[:0])):
+        return index.get_indexer(wanted)
+    text = pd.Series(wanted, dtype=object)
+    canonical = text.str.fullmatch(r"0|-?[1-9][0-9]{0,17}").fillna(False).to_numpy(dtype=bool)
+    numbers = np.zeros(len(text), dtype=np.int64)
+    numbers[canonical] = text[canonical].astype(np.int64).to_numpy()
+    return np.where(canonical, index.get_indexer(numbers), -1)
+
+
 def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = "--rows") -> Release:
     """Publish the source records with the given ids (0-based row numbers without ``id_column``)."""
-    wanted = pd.Index([str(i).strip() for i in ids], dtype=object)
+    wanted = pd.Index(pd.Series(np.asarray(ids, dtype=object), dtype=object).astype(str).str.strip(), dtype=object)
     if not wanted.is_unique:
         raise InputError(f"id '{wanted[wanted.duplicated()][0]}' is listed more than once", file=name)
     if id_column is not None:
-        positions = source_ids(source, id_column).get_indexer(wanted)
+        positions = _positions_of(source_ids(source, id_column), wanted)
     else:
         numbers = pd.to_numeric(pd.Series(wanted, dtype=object), errors="coerce").to_numpy()
         valid = np.isfinite(numbers) & (numbers == np.floor(numbers)) & (numbers >= 0) & (numbers < len(source))
@@ -82,7 +103,12 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
     """Locate the rows of a published table in the source (by id, else by all columns)."""
     if id_column is not None:
         published.require_columns([id_column], "identifier column")
-        return locate_by_ids(source, published.frame[id_column].to_numpy(), id_column, published.name)
+        stored = published.values(id_column)
+        if _is_integer(stored):
+            index = source_ids(source, id_column)
+            if _is_integer(pd.Series(index[:0])):  # integers on both sides: matched as integers
+                return _locate_integer_ids(index, stored, published)
+        return locate_by_ids(source, published.text(id_column).to_numpy(), id_column, published.name)
     extra = [c for c in published.columns if c not in source.frame.columns]
     if extra:
         raise InputError(f"column(s) {', '.join(map(repr, extra))} of the published table are not in "
@@ -93,7 +119,7 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
         if column in continuous:
             values = np.concatenate([source.numeric(column), published.numeric(column)])
         else:
-            values = pd.concat([source.frame[column].astype(object), published.frame[column].astype(object)],
+            values = pd.concat([source.text(column).astype(object), published.text(column).astype(object)],
                                ignore_index=True)
         columns.append(factorize(values))
     key, _ = group_ids(columns, n_source + n_published)
@@ -105,6 +131,16 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
     positions = matched[found].astype(np.int64)
     unlocated = [f"row {published.row_number(int(i))}" for i in np.flatnonzero(~found)]
     return Release(positions, positions.astype(str).astype(object), unlocated, published.name)
+
+
+def _locate_integer_ids(index: pd.Index, wanted: pd.Series, published: Table) -> Release:
+    if not wanted.is_unique:
+        raise InputError(f"id '{wanted[wanted.duplicated()].iloc[0]}' is listed more than once", file=published.name)
+    positions = index.get_indexer(wanted.to_numpy())
+    found = positions >= 0
+    ids = published.text_at(wanted.name, np.arange(len(wanted)))
+    missing = [f"id '{i}'" for i in ids[~found]]
+    return Release(positions[found].astype(np.int64), ids[found], missing, published.name)
 
 
 def _occurrence(keys: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp, verdict
+from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp
 from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
@@ -42,24 +42,15 @@ COMBINED = "combined (all experts)"
 ADD_EXPERT = "Add expert…"
 
 GREEN, AMBER, RED, GREY = "#2e9d3a", "#e8a317", "#d43c2f", "#9e9e9e"
+LIGHTS = {"consistent": GREEN, "acceptable": GREEN, "borderline": AMBER, "inconsistent": RED}
 
 
 def light_of(result: AHPResult | None, group: bool) -> tuple[str, str]:
-    """(colour, words) of the traffic light: green CR ≤ 0.10, amber ≤ 0.15 for one
-    person's judgements (≤ 0.20 for a group of experts), red above; n ≤ 2 is always
-    consistent."""
+    """(colour, words) of the traffic light for the core's consistency verdict."""
     if result is None:
         return GREY, "no result"
-    if result.n <= 2:
-        return GREEN, "consistent (n ≤ 2 is always consistent)"
-    cr = result.cr
-    if cr <= 0.10:
-        return GREEN, f"acceptable (CR {cr:.4f} ≤ 0.10)"
-    limit = 0.20 if group else 0.15
-    if cr <= limit:
-        who = "a group of experts" if group else "one person"
-        return AMBER, f"borderline (CR {cr:.4f} ≤ {limit:.2f}, acceptable for {who}); consider revising"
-    return RED, f"inconsistent (CR {cr:.4f} > {limit:.2f}): {verdict(cr)}"
+    verdict = result.verdict(group)
+    return LIGHTS[verdict.level], verdict.sentence
 
 
 class TrafficLight(QWidget):

@@ -115,7 +115,7 @@ class EdgeItem(QGraphicsItem):
         self.role: str | None = None
         self.badge = ""
         self.selected = False
-        self.bend = 0.0
+        self.bend = self.base_bend = 0.0  # base_bend: apart from parallel arrows; bend: also clear of labels
         self.label_t = 0.5
         self.font = QFont()
         self.font.setPointSizeF(8.5)
@@ -286,7 +286,7 @@ class OntologyGraph(QGraphicsView):
         parallel = [e for e in self.edges.values()
                     if {e.source.key, e.target.key} == {source, target} and e is not item]
         if parallel:
-            item.bend = 34.0 * ((len(parallel) + 1) // 2) * (1 if len(parallel) % 2 else -1)
+            item.bend = item.base_bend = 34.0 * ((len(parallel) + 1) // 2) * (1 if len(parallel) % 2 else -1)
             item.update_geometry()
         if self.visible_keys is not None:
             item.setVisible(source in self.visible_keys and target in self.visible_keys)
@@ -344,23 +344,34 @@ class OntologyGraph(QGraphicsView):
         self.tidy_labels()
         self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-300, -300, 300, 300))
 
+    LABEL_POSITIONS = (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75)
+    EXTRA_BENDS = (0.0, 36.0, -36.0, 72.0, -72.0)
+
     def tidy_labels(self) -> None:
-        """Slide edge labels along their arrows so that they do not cover each other or boxes."""
+        """Place edge labels so that they cover neither each other nor boxes: slide each label
+        along its arrow, and where that is not enough, bow the arrow (the most important
+        arrows are placed first)."""
         taken = [n.sceneBoundingRect().adjusted(4, 4, -4, -4) for n in self.nodes.values() if n.isVisible()]
         edges = sorted((e for e in self.edges.values() if e.isVisible() and e.show_label()),
                        key=lambda e: (e.role is None, e.kind == "ontology", str(e.key)))
         for edge in edges:
-            best, best_hits = 0.5, None
-            for t in (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75):
-                edge.label_t = t
-                edge.update_geometry()
-                rect = edge._label_rect.adjusted(-2, -2, 2, 2)
-                hits = sum(1 for r in taken if r.intersects(rect))
-                if best_hits is None or hits < best_hits:
-                    best, best_hits = t, hits
-                if hits == 0:
+            bends = [edge.base_bend] if edge.source is edge.target else \
+                [edge.base_bend + extra for extra in self.EXTRA_BENDS]
+            best, best_hits = (edge.base_bend, 0.5), None
+            for bend in bends:
+                edge.bend = bend
+                for t in self.LABEL_POSITIONS:
+                    edge.label_t = t
+                    edge.update_geometry()
+                    rect = edge._label_rect.adjusted(-3, -3, 3, 3)
+                    hits = sum(1 for r in taken if r.intersects(rect))
+                    if best_hits is None or hits < best_hits:
+                        best, best_hits = (bend, t), hits
+                    if hits == 0:
+                        break
+                if best_hits == 0:
                     break
-            edge.label_t = best
+            edge.bend, edge.label_t = best
             edge.update_geometry()
             taken.append(edge._label_rect)
 

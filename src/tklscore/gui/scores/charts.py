@@ -12,7 +12,6 @@ longer than :data:`MAX_POINTS` are decimated evenly (first and last point kept).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -24,19 +23,17 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.scores import SCORE_NAMES, ScoreSet
+from tklscore.core.scoring.scores import SCORE_LABELS, SCORE_NAMES, ScoreSet, cumulative_table_scores, x_text
 
 MAX_POINTS = 20_000
 COLORS = {"tkl": (31, 119, 180), "m_score": (214, 39, 40), "l_severity": (44, 160, 44),
           "tkl_max": (255, 127, 14), "m_score_inf": (148, 103, 189)}
-LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score", "m_score_inf": "M-Score (x→∞)",
-          "l_severity": "L-Severity"}
+LABELS = SCORE_LABELS
 SORT_THESIS = "thesis"      # ascending by L-Severity (ties: by tkl), as Figures 5.1/5.2
 SORT_TKL = "tkl"            # descending by tkl
 
 
-def x_label(x: float) -> str:
-    return "∞" if math.isinf(x) else f"{x:g}"
+x_label = x_text
 
 
 def decimate(n: int, limit: int = MAX_POINTS) -> np.ndarray:
@@ -228,14 +225,7 @@ class GrowthChart(ScoreChart):
         self.series: dict[str, pg.PlotDataItem] = {}
         self.set_data(None, None, 1.0)
 
-    @staticmethod
-    def cumulative(records: pd.DataFrame, x: float) -> dict[str, np.ndarray]:
-        """Raw table scores of the first 1, 2, ..., n records."""
-        count = np.arange(1, len(records) + 1, dtype=np.float64)
-        running_max = np.maximum.accumulate(records["m_score"].to_numpy(dtype=np.float64))
-        return {"tkl": np.cumsum(records["tkl"].to_numpy(dtype=np.float64)),
-                "m_score": running_max if math.isinf(x) else count ** (1.0 / x) * running_max,
-                "l_severity": np.cumsum(records["l_severity"].to_numpy(dtype=np.float64))}
+    cumulative = staticmethod(cumulative_table_scores)
 
     def set_data(self, records: pd.DataFrame | None, whole: ScoreSet | None, x: float) -> None:
         self.clear_chart()

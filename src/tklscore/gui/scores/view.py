@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
-from tklscore.core.scoring.scores import ScoreReport
+from tklscore.core.scoring.scores import ScoreReport, x_text
+from tklscore.gui.guard import run_guarded
 from tklscore.gui.scores.charts import (
     SORT_THESIS,
     SORT_TKL,
@@ -91,7 +92,8 @@ class ScoresView(QWidget):
         self.export_report_button = QPushButton("Export report…")
         self.export_report_button.clicked.connect(self.export_report_dialog)
         top = QHBoxLayout()
-        for widget in (QLabel("Release:"), self.release_combo, QLabel("M-Score x:"), self.x_spin, self.x_infinite):
+        self.release_label = QLabel("Release:")
+        for widget in (self.release_label, self.release_combo, QLabel("M-Score x:"), self.x_spin, self.x_infinite):
             top.addWidget(widget)
         top.addStretch(1)
         top.addWidget(self.export_chart_button)
@@ -190,6 +192,11 @@ class ScoresView(QWidget):
             self.release_combo.setCurrentIndex(names.index(current))
         self.release_combo.blockSignals(False)
 
+    def hide_own_release_chooser(self) -> None:
+        """In the main window the release is chosen once, above the officer's views."""
+        self.release_label.hide()
+        self.release_combo.hide()
+
     def _release_chosen(self, name: str) -> None:
         if name and name != self.workbench.project.current_release:
             self._guard(self.workbench.set_current_release, name)
@@ -212,15 +219,7 @@ class ScoresView(QWidget):
             self._guard(self.workbench.set_x, x)
 
     def _guard(self, function, *args) -> bool:
-        try:
-            function(*args)
-            return True
-        except InputError as error:
-            self.workbench.failed.emit(str(error))
-            return False
-        except OSError as error:
-            self.workbench.failed.emit(f"{getattr(error, 'filename', None) or ''}: {error.strerror or error}")
-            return False
+        return run_guarded(self.workbench.failed.emit, function, *args)
 
     # ------------------------------------------------------------------ refresh
 
@@ -250,7 +249,7 @@ class ScoresView(QWidget):
 
     def _fill_summary(self, report: ScoreReport | None) -> None:
         x = self.workbench.project.x if report is None else report.x
-        labels = [label.format(x="∞" if math.isinf(x) else f"{x:g}") for _, label in SCORE_ROWS]
+        labels = [label.format(x=x_text(x)) for _, label in SCORE_ROWS]
         self.summary.setVerticalHeaderLabels(labels)
         rows = score_rows(report) if report is not None else [(l, "", "", "") for l in labels]
         for i, row in enumerate(rows):

@@ -1,0 +1,178 @@
+"""End-to-end benchmark of ``tklscore score``: the whole process, as a user runs it.
+
+    .venv/bin/python benchmarks/bench_cli.py [--rows N] [--seed S] [--repeats R] [--dir DIR] [--no-pycanon]
+
+Writes a seeded synthetic source of N rows (default 1,000,000) and a 10 % release, as
+Parquet with typed columns (an integer id, an integer QI ``age``, an integer SA
+``diagnosis``, a float continuous SA ``amount``, the rest text) and as CSV, plus a
+weights file covering every sensitive value (the data of ``bench_scoring.py``: 4 QIs,
+3 categorical SAs and 1 continuous one). Then it times, wall clock of the whole process
+(interpreter start, imports, loading, scoring, writing), the best of ``--repeats`` runs:
+
+- ``tklscore score SOURCE.parquet --published RELEASE.parquet ... --format json --output F``  (target ≤ 2.5 s)
+- the same from the CSV files                                                                 (target ≤ 4 s)
+- ``tklscore --version``                                                                        (no target)
+
+and checks that both outputs hold the same scores. With pycanon installed (a test-only
+dependency) it prints pycanon's k-anonymity and l-diversity of the same source next to
+the workbench's (k = min k-DF; l = min l-DF with one SA at a time, pycanon's definition),
+each with its time and the ratio. The machine may be shared: the figures are wall
+clock, with the process's CPU time next to them. Exit status 1 when a target fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scoring import CATEGORICAL_SA, CONTINUOUS_SA, QI, SA, make_source, make_weights, sample  # noqa: E402
+
+TARGET_PARQUET_S = 2.5
+TARGET_CSV_S = 4.0
+
+
+def typed_source(n: int, seed: int) -> tuple[pd.DataFrame, "object"]:
+    """bench_scoring's source with an id column and the columns a Parquet writer types."""
+    frame, pool = make_source(n, seed)
+    typed = pd.DataFrame({"id": np.arange(n, dtype=np.int64)})
+    for column in frame.columns:
+        values = frame[column]
+        if column == "age":
+            values = values.astype(np.int64)
+        elif column == "diagnosis":
+            values = values.str.removeprefix("diagnosis-").astype(np.int64)
+        elif column == CONTINUOUS_SA:
+            values = values.astype(np.float64)
+        else:
+            values = values.astype(pd.StringDtype("pyarrow", na_value=np.nan))
+        typed[column] = values.to_numpy() if values.dtype != object else values
+    return typed, pool
+
+
+def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
+    typed, pool = typed_source(n, seed)
+    published = sample(n, np.random.default_rng(seed + 1))
+    release = typed.iloc[published].reset_index(drop=True)
+    paths = {name: folder / name for name in
+             ("source.parquet", "release.parquet", "source.csv", "release.csv", "weights.csv")}
+    typed.to_parquet(paths["source.parquet"], index=False)
+    release.to_parquet(paths["release.parquet"], index=False)
+    typed.to_csv(paths["source.csv"], index=False)
+    release.to_csv(paths["release.csv"], index=False)
+    weights = make_weights(pool, seed)
+    rows = [(e.attribute, e.value.removeprefix("diagnosis-") if e.attribute == "diagnosis" else e.value, e.weight)
+            for e in weights.entries]
+    pd.DataFrame(rows, columns=["attribute", "value", "weight"]).to_csv(paths["weights.csv"], index=False)
+    return paths
+
+
+def score_command(source: Path, release: Path, weights: Path, output: Path) -> list[str]:
+    return [str(Path(sys.executable).with_name("tklscore")), "score", str(source), "--published", str(release),
+            "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA,
+            "--weights", str(weights), "--format", "json", "--output", str(output)]
+
+
+def run_timed(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) of one run; fails loudly when the command does."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"command failed ({done.returncode}): {' '.join(command)}\n{done.stderr}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def best_of(command: list[str], repeats: int) -> tuple[float, float, list[float]]:
+    runs = [run_timed(command) for _ in range(repeats)]
+    best = min(runs)
+    return best[0], best[1], [w for w, _ in runs]
+
+
+def pycanon_side_by_side(source: Path) -> None:
+    try:
+        from pycanon import anonymity
+    except ImportError:
+        print("pycanon: not installed (pip install pycanon==1.3.6) — side-by-side skipped")
+        return
+    from tklscore.core import Roles, Scorer, load_table
+    from tklscore.core.scoring.distinguishing_factors import l_distinguishing_factor
+
+    frame = pd.read_parquet(source)
+    start = time.perf_counter()
+    table = load_table(source)
+    scorer = Scorer(table, Roles(qi=QI, sa=SA, continuous=[CONTINUOUS_SA]))
+    factors = scorer.factors
+    k_ours = int(factors.k.min())
+    l_ours = min(int(l_distinguishing_factor(scorer.qi_codes, [codes], len(table)).min())
+                 for codes in scorer.sa_codes.values())
+    ours = time.perf_counter() - start
+    start = time.perf_counter()
+    k_theirs = anonymity.k_anonymity(frame, list(QI))
+    t_k = time.perf_counter() - start
+    start = time.perf_counter()
+    l_theirs = anonymity.l_diversity(frame, list(QI), list(SA))
+    t_l = time.perf_counter() - start
+    print(f"k-anonymity: tklscore k = {k_ours}, pycanon k = {k_theirs}; "
+          f"l-diversity: tklscore l = {l_ours}, pycanon l = {l_theirs}   "
+          f"{'agree' if (k_ours, l_ours) == (k_theirs, l_theirs) else 'DIFFER'}")
+    print(f"  time: tklscore {ours:.2f} s (load + all k-, l-, t-DF per record + table k, l); "
+          f"pycanon {t_k + t_l:.2f} s (k {t_k:.2f} s + l {t_l:.2f} s, frame already loaded); "
+          f"ratio pycanon / tklscore = {(t_k + t_l) / ours:.1f}x")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each command; the best is shown")
+    parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder)")
+    parser.add_argument("--no-pycanon", action="store_true", help="skip the pycanon side-by-side")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(args.dir or scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        paths = write_inputs(folder, args.rows, args.seed)
+        print(f"rows = {args.rows:,} (release {int(args.rows * 0.1):,}), seed = {args.seed}; inputs written in "
+              f"{time.perf_counter() - start:.1f} s to {folder} (Parquet {paths['source.parquet'].stat().st_size >> 20} MB, "
+              f"CSV {paths['source.csv'].stat().st_size >> 20} MB); os.cpu_count() = {os.cpu_count()}, "
+              f"load average {os.getloadavg()[0]:.1f} (a shared machine slows every figure)")
+        results = {}
+        ok = True
+        for kind, target in (("parquet", TARGET_PARQUET_S), ("csv", TARGET_CSV_S)):
+            output = folder / f"scores_{kind}.json"
+            command = score_command(paths[f"source.{kind}"], paths[f"release.{kind}"], paths["weights.csv"], output)
+            wall, cpu, runs = best_of(command, args.repeats)
+            results[kind] = json.loads(output.read_text())
+            passed = wall <= target
+            ok &= passed
+            print(f"tklscore score, {kind:<7} → json: {wall:6.2f} s wall (CPU {cpu:5.2f} s)   target ≤ {target:g} s   "
+                  f"{'PASS' if passed else 'FAIL'}   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
+        version, _, _ = best_of([str(Path(sys.executable).with_name("tklscore")), "--version"], args.repeats)
+        print(f"tklscore --version: {version:.2f} s wall")
+        same = results["parquet"]["scores"] == results["csv"]["scores"] and \
+            results["parquet"]["records"] == results["csv"]["records"]
+        ok &= same
+        print(f"Parquet and CSV give the same scores and records: {same}; tkl = {results['parquet']['scores']['tkl']:.10g}, "
+              f"{len(results['parquet']['records']):,} records")
+        if not args.no_pycanon:
+            pycanon_side_by_side(paths["source.parquet"])
+    print(f"overall: {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

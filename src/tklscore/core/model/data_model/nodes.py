@@ -1,0 +1,127 @@
+"""The nodes of the tkl-Data Model and the table that holds them with a child index.
+
+A :class:`Node` is immutable; an edit replaces it. :class:`NodeTable` is the model's
+``nodes`` dict (insertion order is the order of siblings) that also keeps, for every
+node, its children and, for every column, its attribute and values — so walking the
+tree, finding a column's attribute or listing its values never scans the whole model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from itertools import count
+
+_tables = count()
+DEFAULT_EXPERT = "expert 1"
+
+
+class Kind(str, Enum):
+    ROOT = "root"
+    TAXONOMY = "taxonomy"
+    ATTRIBUTE = "attribute"
+    ELEMENT = "element"
+    VALUE = "value"
+
+
+CRITERIA = (Kind.TAXONOMY, Kind.ATTRIBUTE)
+TABLE_PART = (Kind.ELEMENT, Kind.VALUE)
+UPPER = (Kind.ROOT, Kind.TAXONOMY)
+
+
+@dataclass(frozen=True)
+class Node:
+    iri: str
+    kind: Kind
+    label: str
+    parent: str | None = None
+    column: str | None = None          # attribute, element, value: the table column
+    value: str | None = None           # value: the table value as written, or a bin's interval
+    continuous: bool = False           # attribute
+    qualitative: str | None = None     # element, value: a label of the model's scale
+    assigned: float | None = None      # taxonomy class, attribute: a priority set directly
+
+
+class NodeTable(dict):
+    """``iri → Node`` that indexes children by parent, attributes and values by column.
+    ``version`` counts the changes, so what is derived from the nodes alone can be kept."""
+
+    def __init__(self, nodes=()):
+        super().__init__()
+        self.version = 0
+        self.identity = next(_tables)   # with version: names this table's state for caches
+        self._position: dict[str, int] = {}
+        self._counter = count()
+        self._children: dict[str | None, set[str]] = {}
+        self._attributes: dict[str, str] = {}
+        self._values: dict[str, dict[str, str]] = {}   # column -> table value -> iri
+        for iri, node in dict(nodes).items():
+            self[iri] = node
+
+    def __setitem__(self, iri: str, node: Node) -> None:
+        if iri in self:
+            self._unindex(super().__getitem__(iri))
+        else:
+            self._position[iri] = next(self._counter)
+        super().__setitem__(iri, node)
+        self.version += 1
+        self._children.setdefault(node.parent, set()).add(iri)
+        if node.kind == Kind.ATTRIBUTE and node.column is not None:
+            self._attributes[node.column] = iri
+        elif node.kind == Kind.VALUE and node.column is not None:
+            self._values.setdefault(node.column, {})[node.value] = iri
+
+    def __delitem__(self, iri: str) -> None:
+        self._unindex(super().__getitem__(iri))
+        del self._position[iri]
+        super().__delitem__(iri)
+        self.version += 1
+
+    def _unindex(self, node: Node) -> None:
+        self._children[node.parent].discard(node.iri)
+        if node.kind == Kind.ATTRIBUTE and self._attributes.get(node.column) == node.iri:
+            del self._attributes[node.column]
+        elif node.kind == Kind.VALUE and node.column is not None:
+            if self._values[node.column].get(node.value) == node.iri:
+                del self._values[node.column][node.value]
+
+    def _ordered(self, iris) -> list[str]:
+        return sorted(iris, key=self._position.__getitem__)
+
+    def children_of(self, iri: str | None) -> list[str]:
+        """The children of ``iri`` in model order (``None``: the nodes without a parent)."""
+        children = self._children.get(iri)
+        if not children:
+            return []
+        return list(children) if len(children) == 1 else self._ordered(children)
+
+    def attribute_of(self, column: str) -> str | None:
+        return self._attributes.get(column)
+
+    def attribute_columns(self) -> list[str]:
+        """The columns that have an attribute, in model order."""
+        return sorted(self._attributes, key=lambda c: self._position[self._attributes[c]])
+
+    def values_of(self, column: str) -> list[str]:
+        return self._ordered(self._values.get(column, {}).values())
+
+    def value_of(self, column: str, value: str) -> str | None:
+        """The node of ``column``'s table value (or bin) ``value``, if the model has one."""
+        return self._values.get(column, {}).get(value)
+
+    def copy(self) -> "NodeTable":
+        return NodeTable(self)
+
+    def pop(self, *args):
+        raise TypeError("remove nodes with del")
+
+    def update(self, *args, **kwargs) -> None:
+        for iri, node in dict(*args, **kwargs).items():
+            self[iri] = node
+
+    def setdefault(self, *args):
+        raise TypeError("add nodes by assignment")
+
+    def clear(self) -> None:
+        for iri in list(self):
+            del self[iri]

@@ -1,0 +1,388 @@
+"""The Release view's releases panel: the named candidate releases side by side (records,
+records not located, tkl-Score), defined from the selected rows, a published file, a filter
+expression or a list of ids; the current release's records that cannot be located in the
+source are listed in a warning box, never dropped silently."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QHeaderView,
+                               QInputDialog, QLabel, QLineEdit, QListWidget, QMessageBox, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
+
+from tklscore.core.errors import InputError
+from tklscore.core.release.selection import ReleaseDefinition, resolve_release
+from tklscore.core.tables.loading import is_text_table, sniff_text_file
+from tklscore.core.tables.published import Release
+from tklscore.gui.release.formats import DELIMITERS, TABLE_FILTER
+from tklscore.gui.release.published_file_dialog import PublishedFileDialog, html_text as _html
+from tklscore.gui.release.source_panel import SourcePanel
+
+FILTER_HINT = ("Write a condition on the source columns, for example  City == 'Edmonton'  or  "
+               "Age >= 30 and Gender == 'Female'.\nUse ==, !=, <, <=, >, >=, and, or, not; put text in "
+               "quotes; continuous columns compare as numbers; column names with spaces go in "
+               "backticks:  `Initial Diagnosis` == 'Flu'.")
+MAX_LISTED = 1000  # unlocated records listed one by one
+
+
+class WarningBox(QFrame):
+    """A visible box listing the published records that are not in the source."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("unlocatedBox")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#unlocatedBox { background: rgba(255, 190, 60, 60); "
+                           "border: 1px solid rgb(200, 130, 0); border-radius: 4px; }")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.list = QListWidget()
+        self.list.setMaximumHeight(120)
+        layout.addWidget(self.label)
+        layout.addWidget(self.list)
+
+    def show_records(self, release_name: str, unlocated: list[str]) -> None:
+        self.label.setText(
+            f"⚠ {len(unlocated):,} published record(s) of '{release_name}' are not in the source table; "
+            "they are left out of the scores. Check the published table or the identifier column:")
+        self.list.clear()
+        self.list.addItems([str(u) for u in unlocated[:MAX_LISTED]])
+        if len(unlocated) > MAX_LISTED:
+            self.list.addItem(f"… and {len(unlocated) - MAX_LISTED:,} more")
+        self.setVisible(True)
+
+    def items(self) -> list[str]:
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+
+class ReleasesPanel(QGroupBox):
+    def __init__(self, workbench, guard, source: SourcePanel, parent=None):
+        super().__init__("Candidate releases (published tables)", parent)
+        self.workbench = workbench
+        self.guard = guard
+        self.source = source
+        self._fallback: dict = {}  # (definition, table id, roles) -> Release or error text
+        layout = QVBoxLayout(self)
+        self.releases_table = QTableWidget(0, 5)
+        self.releases_table.setHorizontalHeaderLabels(["Name", "Defined by", "Records", "Not located",
+                                                       "tkl-Score"])
+        self.releases_table.verticalHeader().hide()
+        self.releases_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.releases_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.releases_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.releases_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.releases_table.itemSelectionChanged.connect(self._on_release_selected)
+        layout.addWidget(self.releases_table, 1)
+
+        row1, row2 = QHBoxLayout(), QHBoxLayout()
+        self.from_selection_button = QPushButton("From selected rows")
+        self.from_selection_button.setToolTip("Publish the rows selected in the source table")
+        self.from_selection_button.clicked.connect(self.release_from_selection)
+        self.from_file_button = QPushButton("From file…")
+        self.from_file_button.setToolTip("Open the published table as a file; its records are found in the source")
+        self.from_file_button.clicked.connect(self.release_from_file)
+        self.filter_button = QPushButton("Filter…")
+        self.filter_button.setToolTip("Publish the source records matching a condition")
+        self.filter_button.clicked.connect(self.release_from_filter)
+        self.ids_button = QPushButton("By ids…")
+        self.ids_button.setToolTip("Publish the source records with the ids you list")
+        self.ids_button.clicked.connect(self.release_from_ids)
+        for button in (self.from_selection_button, self.from_file_button, self.filter_button, self.ids_button):
+            row1.addWidget(button)
+        self.rename_button = QPushButton("Rename…")
+        self.rename_button.clicked.connect(self.rename_release)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_release)
+        row2.addStretch(1)
+        row2.addWidget(self.rename_button)
+        row2.addWidget(self.remove_button)
+        layout.addLayout(row1)
+        layout.addLayout(row2)
+
+        self.release_info = QLabel()
+        self.release_info.setWordWrap(True)
+        self.release_info.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.release_info)
+        self.unlocated_box = WarningBox()
+        self.unlocated_box.hide()
+        layout.addWidget(self.unlocated_box)
+
+    def _resolved(self, definition: ReleaseDefinition) -> Release | str | None:
+        """The resolved release (or why it cannot be resolved); None while it is being scored.
+
+        The Workbench resolves releases while scoring; without scores (no sensitive attribute,
+        no weights) ids and filters are resolved here, and files once per table and roles."""
+        workbench = self.workbench
+        release = workbench.resolved.get(definition)
+        if release is not None or workbench.table is None:
+            return release
+        scoring = bool(workbench.project.roles.sa) and workbench.weights is not None
+        if scoring:  # the Workbench resolves it in the background while scoring
+            return None
+        key = (definition, id(workbench.table), workbench.project.roles)
+        if key not in self._fallback:
+            try:
+                self._fallback[key] = resolve_release(definition, workbench.table, workbench.project.roles)
+            except InputError as error:
+                self._fallback[key] = str(error)
+        return self._fallback[key]
+
+    def refresh(self) -> None:
+        workbench = self.workbench
+        project = workbench.project
+        table = self.releases_table
+        table.blockSignals(True)
+        table.setRowCount(len(project.releases))
+        current_row = -1
+        for row, definition in enumerate(project.releases):
+            resolved = self._resolved(definition)
+            report = workbench.reports.get(definition.name)
+            if isinstance(resolved, Release):
+                records, unlocated = f"{len(resolved):,}", f"{len(resolved.unlocated):,}"
+            elif isinstance(resolved, str):
+                records, unlocated = "error", ""
+            else:
+                records, unlocated = "…", "…"
+            score = f"{report.scores.tkl:.5f}" if report is not None else ""
+            cells = [definition.name, _describe(definition), records, unlocated, score]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if column == 1:
+                    item.setToolTip(text)
+                if column == 3 and isinstance(resolved, Release) and resolved.unlocated:
+                    item.setForeground(Qt.GlobalColor.darkRed)
+                if isinstance(resolved, str):
+                    item.setToolTip(resolved)
+                table.setItem(row, column, item)
+            if definition.name == project.current_release:
+                current_row = row
+        table.clearSelection()
+        if current_row >= 0:
+            table.selectRow(current_row)
+        table.blockSignals(False)
+        has_current = current_row >= 0
+        self.rename_button.setEnabled(has_current)
+        self.remove_button.setEnabled(has_current)
+        has_table = workbench.table is not None
+        for button in (self.from_selection_button, self.from_file_button, self.filter_button, self.ids_button):
+            button.setEnabled(has_table)
+        self._show_current()
+
+    def _show_current(self) -> None:
+        workbench = self.workbench
+        name = workbench.project.current_release
+        self.unlocated_box.hide()
+        if not workbench.project.releases:
+            self.release_info.setText("No release yet: select rows in the source table, open a published "
+                                      "file, or write a filter.")
+            return
+        if not name:
+            self.release_info.setText("Choose a release in the list.")
+            return
+        try:
+            definition = workbench.project.release(name)
+        except InputError as error:
+            self.release_info.setText(_html(str(error)))
+            return
+        resolved = self._resolved(definition)
+        source_rows = len(workbench.table) if workbench.table is not None else 0
+        text = f"<b>{_html(name)}</b>: "
+        if isinstance(resolved, Release):
+            text += f"{len(resolved):,} of {source_rows:,} source records are published."
+            if resolved.unlocated:
+                self.unlocated_box.show_records(name, resolved.unlocated)
+        elif isinstance(resolved, str):
+            text += f"<span style='color:#b00'>cannot be resolved: {_html(resolved)}</span>"
+        else:
+            text += "being resolved…"
+        report = workbench.reports.get(name)
+        if report is not None:
+            text += f" tkl-Score {report.scores.tkl:.5f}."
+        elif workbench.table is not None and not workbench.project.roles.sa:
+            text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
+        elif workbench.weights is None and workbench.weights_problem:
+            text += f" No scores: {_html(workbench.weights_problem)}."
+        self.release_info.setText(text)
+
+    def _on_release_selected(self) -> None:
+        rows = {index.row() for index in self.releases_table.selectedIndexes()}
+        if len(rows) != 1:
+            return
+        name = self.releases_table.item(rows.pop(), 0).text()
+        if name != self.workbench.project.current_release:
+            self.guard(self.workbench.set_current_release, name)
+
+    def selected_release(self) -> str | None:
+        return self.workbench.project.current_release
+
+    def _unique_name(self, base: str) -> str:
+        names = set(self.workbench.release_names())
+        base = base.strip() or "Release"
+        if base not in names:
+            return base
+        number = 2
+        while f"{base} ({number})" in names:
+            number += 1
+        return f"{base} ({number})"
+
+    def _ask_name(self, default: str) -> str | None:
+        name, ok = QInputDialog.getText(self, "Name the release", "A name for this candidate release:",
+                                        QLineEdit.EchoMode.Normal, self._unique_name(default))
+        name = name.strip() if ok else ""
+        return name or None
+
+    def _add(self, definition_args: dict, default_name: str) -> bool:
+        name = self._ask_name(default_name)
+        if name is None:
+            return False
+
+        def add() -> None:
+            self.workbench.add_release(ReleaseDefinition(name=name, **definition_args))
+
+        return self.guard(add)
+
+    def _need_table(self) -> bool:
+        if self.workbench.table is None:
+            self._fail("open a source table first")
+            return False
+        return True
+
+    def release_from_selection(self) -> bool:
+        if not self._need_table():
+            return False
+        positions = self.source.selected_positions()
+        if not positions:
+            self._fail("no rows are selected: click rows of the source table (Shift- or Ctrl-click for more), "
+                       "then \"From selected rows\"")
+            return False
+        identifier = self.workbench.project.roles.identifier
+        frame = self.workbench.table.frame
+        ids = (frame[identifier].iloc[positions].tolist() if identifier else [str(p) for p in positions])
+        number = 1
+        while f"Selection {number}" in self.workbench.release_names():
+            number += 1
+        return self._add({"kind": "ids", "ids": tuple(ids)}, f"Selection {number}")
+
+    def release_from_file(self) -> bool:
+        if not self._need_table():
+            return False
+        source = self.workbench.project.source_path
+        start = str(Path(source).parent) if source else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open the published table", start, TABLE_FILTER)
+        if not path:
+            return False
+        options = self.published_file_options(path)
+        if options is None:
+            return False
+        return self._add({"kind": "file", "path": path, "options": options}, Path(path).stem)
+
+    def published_file_options(self, path: str) -> dict | None:
+        """Show how a published CSV/TSV file will be read (detected delimiter and encoding,
+        with a preview) and let the user override them; None when cancelled."""
+        if not is_text_table(path):
+            return {}
+        try:
+            delimiter, encoding = sniff_text_file(path)
+        except OSError as error:
+            self._fail(f"{path}: {error.strerror or error}")
+            return None
+        dialog = PublishedFileDialog(path, delimiter, encoding, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.options()
+
+    def release_from_filter(self) -> bool:
+        if not self._need_table():
+            return False
+        columns = ", ".join(_quote_column(c) for c in self.workbench.table.columns)
+        expression, ok = QInputDialog.getMultiLineText(
+            self, "Release by a filter", f"{FILTER_HINT}\n\nColumns: {columns}\n\nCondition:")
+        expression = " ".join(expression.split()) if ok else ""
+        if not expression:
+            return False
+        default = expression if len(expression) <= 40 else expression[:39] + "…"
+        return self._add({"kind": "filter", "expression": expression}, default)
+
+    def release_from_ids(self) -> bool:
+        if not self._need_table():
+            return False
+        identifier = self.workbench.project.roles.identifier
+        what = (f"values of the identifier column '{identifier}'" if identifier
+                else "row numbers counted from 0 (there is no identifier column)")
+        text, ok = QInputDialog.getMultiLineText(
+            self, "Release by ids", f"The ids of the published records ({what}),\n"
+                                    "separated by commas or on separate lines:")
+        if not ok:
+            return False
+        ids = [part.strip() for part in re.split(r"[,\n;]+", text) if part.strip()]
+        if not ids:
+            self._fail("no ids were given")
+            return False
+        number = 1
+        while f"Ids {number}" in self.workbench.release_names():
+            number += 1
+        return self._add({"kind": "ids", "ids": tuple(ids)}, f"Ids {number}")
+
+    def rename_release(self) -> bool:
+        old = self.selected_release()
+        if not old:
+            self._fail("choose the release to rename in the list first")
+            return False
+        new, ok = QInputDialog.getText(self, "Rename the release", f"New name for '{old}':",
+                                       QLineEdit.EchoMode.Normal, old)
+        new = new.strip() if ok else ""
+        if not new or new == old:
+            return False
+
+        def rename() -> None:
+            if new in self.workbench.release_names():
+                raise InputError(f"there is already a release named '{new}'")
+            definition = self.workbench.project.release(old)
+            self.workbench.replace_release(old, dataclasses.replace(definition, name=new))
+
+        return self.guard(rename)
+
+    def remove_release(self) -> bool:
+        name = self.selected_release()
+        if not name:
+            self._fail("choose the release to remove in the list first")
+            return False
+        answer = QMessageBox.question(self, "Remove the release", f"Remove the candidate release '{name}'?",
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        return self.guard(self.workbench.remove_release, name)
+
+
+    def _fail(self, message: str) -> None:
+        self.guard(_raise, message)
+
+
+def _raise(message: str) -> None:
+    raise InputError(message)
+
+
+def _quote_column(column: str) -> str:
+    return column if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column) else f"`{column}`"
+
+
+def _describe(definition: ReleaseDefinition) -> str:
+    if definition.kind == "ids":
+        shown = ", ".join(definition.ids[:12]) + (", …" if len(definition.ids) > 12 else "")
+        return f"ids: {shown}"
+    if definition.kind == "file":
+        name = Path(definition.path).name if definition.path else "?"
+        options = definition.options or {}
+        read_as = ", ".join(filter(None, [DELIMITERS.get(options.get("delimiter"), ""), options.get("encoding")]))
+        return f"file: {name}" + (f" ({read_as})" if read_as else "")
+    return f"filter: {definition.expression}"

@@ -1,0 +1,237 @@
+"""The Release view's source panel: the source file (path, the delimiter and encoding that
+were detected or given, an Excel sheet, "Reload" with overrides) and the table itself (a
+FrameModel over the frame, sortable, rows selectable for "From selected rows")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QTableView, QVBoxLayout)
+
+from tklscore.core.errors import InputError
+from tklscore.core.tables.roles import Roles
+from tklscore.gui.frame_model import FrameModel
+from tklscore.core.tables.loading import table_kind
+from tklscore.gui.release.formats import DELIMITERS, ENCODINGS, TABLE_FILTER
+
+
+class SourcePanel(QGroupBox):
+    def __init__(self, workbench, guard, parent=None):
+        super().__init__("Source table", parent)
+        self.workbench = workbench
+        self.guard = guard
+        self._shown_table = None
+        self._loaded_with: tuple | None = None  # (path, options) the shown table was read with
+        layout = QVBoxLayout(self)
+        line = QHBoxLayout()
+        self.path_edit = QLineEdit()
+        self.path_edit.setReadOnly(True)
+        self.path_edit.setPlaceholderText("No source table yet: open a CSV/TSV, Excel or Parquet file")
+        self.open_button = QPushButton("Open…")
+        self.open_button.setToolTip("Open the source table (CSV/TSV, Excel or Parquet)")
+        self.open_button.clicked.connect(self.open_source_dialog)
+        line.addWidget(QLabel("File:"))
+        line.addWidget(self.path_edit, 1)
+        line.addWidget(self.open_button)
+        layout.addLayout(line)
+
+        form = QHBoxLayout()
+        self.delimiter_combo = QComboBox()
+        self.delimiter_combo.setEditable(True)
+        self.delimiter_combo.setToolTip("The character between fields; pick one or type another, then Reload")
+        for value, label in DELIMITERS.items():
+            self.delimiter_combo.addItem(label, value)
+        self.encoding_combo = QComboBox()
+        self.encoding_combo.setEditable(True)
+        self.encoding_combo.addItems(ENCODINGS)
+        self.encoding_combo.setToolTip("The text encoding; pick one or type another (e.g. cp1250), then Reload")
+        self.sheet_edit = QLineEdit()
+        self.sheet_edit.setPlaceholderText("first sheet")
+        self.sheet_edit.setToolTip("Excel: the sheet's name or number (0 is the first)")
+        self.reload_button = QPushButton("Reload")
+        self.reload_button.setToolTip("Load the file again with the delimiter, encoding and sheet shown")
+        self.reload_button.clicked.connect(self.reload_source)
+        for text, widget in (("Delimiter:", self.delimiter_combo), ("Encoding:", self.encoding_combo),
+                             ("Sheet:", self.sheet_edit)):
+            form.addWidget(QLabel(text))
+            form.addWidget(widget)
+        form.addWidget(self.reload_button)
+        form.addStretch(1)
+        layout.addLayout(form)
+        self.detected_label = QLabel()
+        self.detected_label.setWordWrap(True)
+        layout.addWidget(self.detected_label)
+
+        self.frame_model = FrameModel(parent=self)
+        self.table_view = QTableView()
+        self.table_view.horizontalHeader().setResizeContentsPrecision(100)  # sample rows: big tables
+        self.table_view.setModel(self.frame_model)
+        self.table_view.setSortingEnabled(True)
+        self.table_view.horizontalHeader().setSortIndicatorShown(False)
+        self.table_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table_view.setAlternatingRowColors(True)
+        self.table_view.verticalHeader().setDefaultSectionSize(22)
+        self.table_view.selectionModel().selectionChanged.connect(self._update_selection_label)
+        layout.addWidget(self.table_view, 1)
+        self.selection_label = QLabel()
+        layout.addWidget(self.selection_label)
+
+    def open_source_dialog(self) -> None:
+        start = str(Path(self.workbench.project.source_path).parent) if self.workbench.project.source_path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open the source table", start, TABLE_FILTER)
+        if path:
+            self.open_source(path)
+
+    def open_source(self, path: str, options: dict | None = None, roles: Roles | None = None) -> bool:
+        ok = self.guard(self.workbench.open_source, path, options or {}, roles)
+        self._fill_source_form()
+        return ok
+
+    def _source_kind(self) -> str | None:
+        project = self.workbench.project
+        if project.builtin is not None:
+            return "builtin"
+        if not project.source_path:
+            return None
+        return table_kind(project.source_path)
+
+    def _fill_source_form(self) -> None:
+        project, table = self.workbench.project, self.workbench.table
+        kind = self._source_kind()
+        options = project.source_options or {}
+        if kind == "builtin":
+            self.path_edit.setText(f"Built-in example: {table.name if table is not None else project.builtin}")
+        else:
+            self.path_edit.setText(project.source_path or "")
+        loaded = (table is not None and kind not in (None, "builtin")
+                  and self._loaded_with == (project.source_path, dict(options)))
+        self.delimiter_combo.setEnabled(kind == "text")
+        self.encoding_combo.setEnabled(kind == "text")
+        self.sheet_edit.setEnabled(kind == "excel")
+        self.reload_button.setEnabled(kind in ("text", "excel", "parquet"))
+        delimiter = options.get("delimiter") or (table.delimiter if loaded else None)
+        encoding = options.get("encoding") or (table.encoding if loaded else None)
+        self._set_delimiter(delimiter if kind == "text" else None)
+        self.encoding_combo.setCurrentText(encoding if kind == "text" and encoding else "")
+        sheet = options.get("sheet")
+        self.sheet_edit.setText("" if sheet is None or kind != "excel" else str(sheet))
+        if kind == "text" and loaded:
+            how = "as given" if options.get("delimiter") or options.get("encoding") else "detected"
+            self.detected_label.setText(
+                f"Delimiter {_delimiter_name(table.delimiter)} and encoding {table.encoding} ({how}). "
+                "If the columns look wrong, choose others and click Reload.")
+        elif kind == "text" and self.workbench.runner.current:
+            self.detected_label.setText("Loading…")
+        elif kind == "text":
+            self.detected_label.setText("This file could not be read with these settings (see the message): "
+                                        "choose the delimiter and encoding yourself and click Reload.")
+        elif kind == "excel":
+            self.detected_label.setText("Excel workbook: choose the sheet (name or number) and click Reload.")
+        else:
+            self.detected_label.setText("")
+        if table is None:
+            self.selection_label.setText("")
+        else:
+            self._update_selection_label()
+
+    def _set_delimiter(self, delimiter: str | None) -> None:
+        if delimiter is None:
+            self.delimiter_combo.setCurrentIndex(-1)
+            self.delimiter_combo.setEditText("")
+            return
+        index = self.delimiter_combo.findData(delimiter)
+        if index >= 0:
+            self.delimiter_combo.setCurrentIndex(index)
+        else:
+            self.delimiter_combo.setEditText(delimiter)
+
+    def chosen_delimiter(self) -> str | None:
+        text = self.delimiter_combo.currentText()
+        if text == "":
+            return None
+        for value, label in DELIMITERS.items():
+            if text == label:
+                return value
+        if text.strip().lower() in ("tab", "\\t"):
+            return "\t"
+        if len(text) != 1:
+            raise InputError(f"the delimiter must be one character, not '{text}'",
+                             hint="choose one from the list or type a single character")
+        return text
+
+    def reload_source(self) -> None:
+        project, table = self.workbench.project, self.workbench.table
+        kind = self._source_kind()
+        if kind not in ("text", "excel", "parquet"):
+            self.guard(_raise, "there is no source file to reload; open one first")
+            return
+        try:
+            options = self._form_options(kind)
+        except InputError as error:
+            self.guard(_raise, str(error))
+            return
+        previous = dict(project.source_options or {})
+        if table is not None and self._loaded_with == (project.source_path, previous):
+            previous.setdefault("delimiter", table.delimiter)
+        same_columns = (options.get("delimiter") == previous.get("delimiter")
+                        and options.get("sheet") == previous.get("sheet"))
+        # the same file read the same way keeps its roles; a new delimiter or sheet may change the columns
+        self.open_source(project.source_path, options, project.roles if same_columns else None)
+
+    def _form_options(self, kind: str) -> dict:
+        options: dict = {}
+        if kind == "text":
+            delimiter = self.chosen_delimiter()
+            encoding = self.encoding_combo.currentText().strip()
+            if delimiter:
+                options["delimiter"] = delimiter
+            if encoding:
+                options["encoding"] = encoding
+        elif kind == "excel":
+            sheet = self.sheet_edit.text().strip()
+            if sheet:
+                options["sheet"] = int(sheet) if sheet.isdigit() else sheet
+        return options
+
+    def show_table(self) -> bool:
+        """Show the workbench's table and fill the form; True when the table is a new one."""
+        table = self.workbench.table
+        new = table is not self._shown_table
+        if new:
+            self._shown_table = table
+            project = self.workbench.project
+            self._loaded_with = (project.source_path, dict(project.source_options or {}))
+            self.frame_model.set_frame(table.frame if table is not None else pd.DataFrame())
+            if table is not None and len(table) <= 50_000:  # a big table keeps default widths
+                self.table_view.resizeColumnsToContents()
+        self._fill_source_form()
+        return new
+
+    def _update_selection_label(self, *_args) -> None:
+        table = self.workbench.table
+        if table is None:
+            self.selection_label.setText("")
+            return
+        selected = len(self.table_view.selectionModel().selectedRows())
+        text = f"{len(table):,} records, {len(table.columns)} columns"
+        if selected:
+            text += f" — {selected:,} selected (\"From selected rows\" publishes them)"
+        self.selection_label.setText(text)
+
+    def selected_positions(self) -> list[int]:
+        """Source row positions of the rows selected in the table view, in source order."""
+        rows = {index.row() for index in self.table_view.selectionModel().selectedRows()}
+        return sorted(self.frame_model.frame_row(row) for row in rows)
+
+
+def _raise(message: str) -> None:
+    raise InputError(message)
+
+
+def _delimiter_name(delimiter: str | None) -> str:
+    if delimiter is None:
+        return "(none)"
+    return {"\t": "Tab"}.get(delimiter, f"'{delimiter}'")

@@ -1,0 +1,127 @@
+"""The fast paths of the command a user runs: typed Parquet columns factorised as numbers,
+Arrow CSV reading, integer ids matched as integers, the column-wise JSON writer, and a
+command line that does not load what a command does not need."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from helpers import run_cli
+from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids, locate_table
+from tklscore.core.files.records import records_json
+from tklscore.core.scoring.scores import RECORD_COLUMNS
+
+QI = ["Job", "City", "Gender"]
+SA = ["Disease", "Medication", "Age", "Initial Diagnosis"]
+ROLES = Roles(qi=QI, sa=SA, continuous=["Age"], identifier="id")
+
+
+@pytest.fixture
+def thesis_frame(data_dir) -> pd.DataFrame:
+    return pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+
+
+def test_parquet_integers_stay_integers_and_score_like_csv(tmp_path, data_dir, thesis_frame):
+    typed = thesis_frame.assign(id=thesis_frame["id"].astype(np.int64), Age=thesis_frame["Age"].astype(np.int64))
+    typed.to_parquet(tmp_path / "s.parquet", index=False)
+    table = load_table(tmp_path / "s.parquet")
+    assert table.typed["id"].dtype == np.int64 and table.typed["Age"].dtype == np.int64
+    assert table._frame is None  # no text view is built for scoring
+    codes = table.codes("Job")
+    assert sorted(codes.uniques.tolist()) == sorted(set(thesis_frame["Job"]))
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    report = Scorer(table, ROLES).score(locate_by_ids(table, ["3", "4", "5", "6"], "id"), weights)
+    csv = load_table(data_dir / "thesis_table_3_1.csv")
+    expected = Scorer(csv, ROLES).score(locate_by_ids(csv, ["3", "4", "5", "6"], "id"), weights)
+    assert report.to_json_dict() == expected.to_json_dict()
+    assert report.scores.tkl == pytest.approx(4.98258, abs=5e-6)  # the spec's Scenario 1
+    assert table._frame is None
+    assert table.frame["id"].tolist() == [str(i) for i in range(7)]  # the text view, on demand
+
+
+def test_integer_ids_match_as_written(tmp_path, thesis_frame):
+    typed = thesis_frame.assign(id=thesis_frame["id"].astype(np.int64) * 10)
+    typed.to_parquet(tmp_path / "s.parquet", index=False)
+    table = load_table(tmp_path / "s.parquet")
+    release = locate_by_ids(table, ["30", "060", "6.0", "x", "-0", "10"], "id")
+    assert release.positions.tolist() == [3, 1]
+    assert release.ids.tolist() == ["30", "10"]
+    assert release.unlocated == ["id '060'", "id '6.0'", "id 'x'", "id '-0'"]
+    # a published Parquet file with integer ids is matched on the integers, ids kept as text
+    typed.iloc[[5, 2]].to_parquet(tmp_path / "p.parquet", index=False)
+    by_file = locate_table(table, load_table(tmp_path / "p.parquet"), "id")
+    assert by_file.positions.tolist() == [5, 2] and by_file.ids.tolist() == ["50", "20"]
+
+
+def test_parquet_null_and_empty_text_are_one_value(tmp_path):
+    frame = pd.DataFrame({"id": [1, 2, 3, 4], "Job": ["Lawyer", None, "", "Lawyer"],
+                          "Disease": ["Flu", "Flu", "HIV", "HIV"]})
+    frame.to_parquet(tmp_path / "t.parquet", index=False)
+    table = load_table(tmp_path / "t.parquet")
+    codes = table.codes("Job")
+    assert codes.cardinality == 2 and codes.codes[1] == codes.codes[2]
+    assert table.empty_count("Job") == 2
+    scorer = Scorer(table, Roles(qi=["Job"], sa=["Disease"], identifier="id"))
+    assert scorer.factors.k.tolist() == [2, 2, 2, 2]
+
+
+def test_csv_is_read_as_arrow_text_values_as_written(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('id,Job,Note\n007,"Law, yer",\n7," x ","two\nlines"\n', encoding="utf-8")
+    table = load_table(path)
+    assert table.frame.values.tolist() == [["007", "Law, yer", ""], ["7", " x ", "two\nlines"]]
+    assert str(table.frame["id"].dtype) == "str"
+
+
+ids = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
+floats = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
+def test_records_json_reads_back_exactly(rows):
+    frame = pd.DataFrame({
+        "id": pd.Series([r[0] for r in rows], dtype=object),
+        "k": np.array([r[1] for r in rows], dtype=np.int64), "l": np.array([r[1] for r in rows], dtype=np.int64),
+        "t": np.array([r[2] for r in rows], dtype=np.float64),
+        "weight_sum": np.array([r[3] for r in rows], dtype=np.float64),
+        "tkl": np.array([r[2] for r in rows], dtype=np.float64),
+        "m_score": np.array([r[3] for r in rows], dtype=np.float64),
+        "l_severity": np.array([r[2] for r in rows], dtype=np.float64),
+    })
+    parsed = json.loads(records_json(frame, list(RECORD_COLUMNS)))
+    assert parsed == [{"id": r[0], "k": r[1], "l": r[1], "t": r[2], "weight_sum": r[3], "tkl": r[2],
+                       "m_score": r[3], "l_severity": r[2]} for r in rows]
+    assert all(isinstance(record["t"], float) for record in parsed)
+
+
+def test_json_output_equals_the_dictionary(capsys, data_dir):
+    code, out, err = run_cli(capsys, ["score", data_dir / "thesis_table_3_1.csv", "--rows", "3,4,5,6",
+                                      "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
+                                      "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+                                      "--format", "json"])
+    assert code == 0, err
+    csv = load_table(data_dir / "thesis_table_3_1.csv")
+    report = Scorer(csv, ROLES).score(locate_by_ids(csv, ["3", "4", "5", "6"], "id"),
+                                      load_weights(data_dir / "thesis_table_4_2_weights.csv"))
+    assert json.loads(out) == json.loads(json.dumps(report.to_json_dict()))
+
+
+def test_version_and_score_do_not_load_rdf_or_qt():
+    code = ("import sys; from tklscore.cli import main; assert main(['--version']) == 0; "
+            "assert 'pandas' not in sys.modules, 'pandas'; "
+            "main(['score', '/nonexistent.csv', '--rows', '0', '--sa', 'a', '--weights', 'w.csv']); "
+            "loaded = [m for m in ('rdflib', 'PySide6', 'networkx', 'pyqtgraph') if m in sys.modules]; "
+            "assert not loaded, loaded")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent)
+    assert done.returncode == 0, done.stderr
+    assert "tklscore 0.1.0" in done.stdout and "file not found" in done.stderr
