@@ -28,6 +28,7 @@ COMMAND_GROUPS = [
     "model",
     "pia",
     "release",
+    "pseudonymization",
     "measures",
     "disclosure_risk",  # the command is disclosure-risk
     "gui",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import io
+import json
 import sys
 
 from tklscore.cli.arguments import column_list, x_value
@@ -51,10 +51,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
     score.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
     score.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
+    engines = score.add_argument_group("engines (tables larger than memory)")
+    engines.add_argument("--engine", choices=["memory", "duckdb"], default="memory",
+                         help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
+                              "Parquet/CSV files, out of core (needs --id-column with --published)")
+    engines.add_argument("--memory-limit", metavar="SIZE",
+                         help="the engine's memory limit, e.g. 2GB (duckdb spills to disk beyond it)")
     score.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    if args.engine != "memory" or args.memory_limit:
+        return _run_engine(args)
     sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
@@ -93,6 +101,49 @@ def run(args) -> int:
     return 0
 
 
+def _weights(args):
+    if args.weights:
+        return load_weights(args.weights)
+    from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
+
+    return TklDataModel.load(args.model).to_weights(args.model)
+
+
+def _run_engine(args) -> int:
+    """Score with the out-of-core engine (duckdb); a Parquet --output
+    receives the per-record results, streamed by the engine, and the scores are printed."""
+    from pathlib import Path
+
+    from tklscore.core.engines import score_files
+    from tklscore.core.errors import InputError
+
+    if args.engine == "memory":
+        raise InputError("--memory-limit applies to --engine duckdb")
+    if args.sheet:
+        raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
+    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+    records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
+    report = score_files(args.engine, args.source, roles, _weights(args), published=args.published, rows=args.rows,
+                         x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
+                         memory_limit=args.memory_limit, delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated)
+    for warning in report.warnings:
+        print(f"tklscore: warning: {warning}", file=sys.stderr)
+    if records_path:
+        summary = report.summary_dict() | {"records_file": str(records_path)}
+        text = (json.dumps(summary, indent=2) + "\n" if args.format == "json"
+                else render_table(report, args.source, args.published or "--rows", records=False)
+                + f"Per-record results: {records_path} (Parquet)\n")
+        sys.stdout.write(text)
+        return 0
+    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    if args.output:
+        with atomic_write(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
     if fmt == "json":
         text = report.to_json()
@@ -117,7 +168,7 @@ def _fixed(value: float | None, digits: int) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def render_table(report: ScoreReport, source: str = "", published: str = "") -> str:
+def render_table(report: ScoreReport, source: str = "", published: str = "", records: bool = True) -> str:
     x = x_text(report.x, "inf")
     lines = [f"Source:    {source} ({report.source_rows} records)",
              f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
@@ -128,6 +179,8 @@ def render_table(report: ScoreReport, source: str = "", published: str = "") -> 
         lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
                      f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
                      f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")
+    if not records:
+        return "\n".join(lines) + "\n"
     lines += ["", "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"]
     frame = report.records.rename(columns={"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M",
                                            "l_severity": "RS_L"})

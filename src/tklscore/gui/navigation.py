@@ -46,6 +46,10 @@ VIEWS: tuple[ViewEntry, ...] = (
               "How re-identifiable the current release is: read the verdict, then the privacy models, the "
               "attackers' risk and D(r); double-click a risky record to see its scores.",
               "tklscore.gui.risk.view:RiskView"),
+    ViewEntry("pseudonymization", "Pseudonymization", OFFICER,
+              "Load the original and the pseudonymised data and each person's threshold: how many people's "
+              "sensitive values could be predicted, what removing them costs, and whether to release.",
+              "tklscore.gui.pseudonymization.view:PseudonymizationView"),
     ViewEntry("model", "tkl-Data Model", EXPERT,
               "Drag a DPV class onto a sensitive column's attribute, then label its values; "
               "the sensitivity weights are derived from this model.",

@@ -161,15 +161,27 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     m = values.cardinality
     if m <= 1:
         return np.zeros(n_classes)
-    n = len(classes)
-    if exact is None:
-        exact = float(m) * n * n < 2.0 ** 62
-    number = np.int64 if exact else np.float64
-    C = np.cumsum(np.bincount(values.codes, minlength=m)).astype(number)
-    prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
     # the distinct (class, value) pairs sorted by class then value, with their counts
     pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
     cls, val = np.divmod(pair, np.int64(m))
+    return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes,
+                                  np.bincount(values.codes, minlength=m), len(classes), exact)
+
+
+def ordered_emd_from_pairs(cls: np.ndarray, val: np.ndarray, counts: np.ndarray, n_classes: int,
+                           class_sizes: np.ndarray, value_counts: np.ndarray, n: int,
+                           exact: bool | None = None) -> np.ndarray:
+    """:func:`ordered_emd_by_class` from the distinct (class, value rank) pairs sorted by
+    class then value, their ``counts``, and the table's count of each value rank
+    (``value_counts``, m of them): what a group-by engine hands over."""
+    m = len(value_counts)
+    if m <= 1:
+        return np.zeros(n_classes)
+    if exact is None:
+        exact = float(m) * n * n < 2.0 ** 62
+    number = np.int64 if exact else np.float64
+    C = np.cumsum(value_counts).astype(number)
+    prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
     cumulative = np.cumsum(counts)
     first = np.ones(len(cls), dtype=bool)
     first[1:] = cls[1:] != cls[:-1]

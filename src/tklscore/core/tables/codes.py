@@ -76,3 +76,22 @@ def _compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]
 def compact(key: np.ndarray, size: int) -> tuple[np.ndarray, int]:
     """Dense ids 0..G-1 of integer keys known to lie in [0, size)."""
     return _compact(key, size)
+def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
+               limit: int = 1 << 62) -> tuple[np.ndarray, int]:
+    """Like :func:`group_ids` but without the final compaction when it can be spared: keys
+    ``0..size-1`` (mixed radix over the columns' codes) that are equal exactly for rows of
+    one group, with ``size < limit``; not every key in the range need occur. Sorting or
+    counting these keys groups the rows without a hash pass."""
+    pairs = [(c.codes, c.cardinality) if isinstance(c, Codes) else c for c in columns]
+    if not pairs:
+        return np.zeros(n, dtype=np.int64), 1
+    key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
+    for codes, cardinality in pairs[1:]:
+        cardinality = max(int(cardinality), 1)
+        if size * cardinality >= limit:
+            key, size = _compact(key, size)
+            if size * cardinality >= limit:
+                return group_ids(pairs, n)
+        key = key * cardinality + codes
+        size *= cardinality
+    return key, size

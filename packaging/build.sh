@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Build and smoke-test the installable forms of tklscore:
+#   bash packaging/build.sh wheel     # dist/tklscore-*.whl, installed into a fresh venv, run from another folder
+#   bash packaging/build.sh desktop   # dist/tklscore/ one-folder desktop application (PyInstaller) + smoke test
+#   bash packaging/build.sh all       # both (what CI runs)
+# Each smoke test runs `tklscore demo` and renders the Scores view offscreen
+# (`gui --example thesis --view scores --screenshot`), then checks the outputs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PYTHON=${PYTHON:-python3}
+BUILD=$ROOT/build/packaging
+mkdir -p "$BUILD" dist
+export QT_QPA_PLATFORM=offscreen
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+step() { printf '\n== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+
+fresh_venv() {  # fresh_venv DIR: a new venv with the wheel installed (not editable)
+  rm -rf "$1"
+  "$PYTHON" -m venv "$1"
+  "$1/bin/python" -m pip install --quiet --upgrade pip
+  "$1/bin/python" -m pip install --quiet "$WHEEL"
+}
+
+smoke() {  # smoke EXECUTABLE LABEL: demo and a GUI screenshot, run from a folder outside the checkout
+  local exe=$1 label=$2 work
+  work=$(mktemp -d)
+  (cd "$work"
+   "$exe" --version
+   "$exe" demo > demo.txt
+   grep -q "tkl-Score " demo.txt || { echo "$label: demo printed no tkl-Score"; cat demo.txt; exit 1; }
+   grep -q "4.98258" demo.txt || { echo "$label: demo lacks Scenario 1's tkl-Score 4.98258"; cat demo.txt; exit 1; }
+   "$exe" gui --example thesis --view scores --screenshot scores.png
+   size=$(stat -c %s scores.png)
+   [ "$size" -gt 20000 ] || { echo "$label: screenshot is only $size bytes"; exit 1; }
+   echo "$label: demo OK, screenshot $(stat -c %s scores.png) bytes")
+  cp "$work/scores.png" "$BUILD/scores-$label.png"
+  rm -rf "$work"
+}
+
+build_wheel() {
+  step "wheel"
+  rm -f dist/tklscore-*.whl
+  if [ ! -x "$BUILD/tools/bin/python" ]; then
+    "$PYTHON" -m venv "$BUILD/tools"
+    "$BUILD/tools/bin/python" -m pip install --quiet --upgrade pip
+  fi
+  "$BUILD/tools/bin/python" -m pip install --quiet "build>=1"
+  "$BUILD/tools/bin/python" -m build --wheel --outdir dist . > "$BUILD/build-wheel.log" 2>&1 \
+    || { tail -30 "$BUILD/build-wheel.log"; exit 1; }
+  WHEEL=$(ls dist/tklscore-*.whl)
+  WHEEL=$ROOT/$WHEEL
+  python3 - "$WHEEL" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+for needed in ("tklscore/resources/dso.ttl", "tklscore/resources/thesis_taxonomy.ttl",
+               "tklscore/resources/pia/bob.rules", "tklscore/resources/patient/patient.css"):
+    assert needed in names, f"{needed} is missing from the wheel"
+print(f"{sys.argv[1]}: {len(names)} files, resources inside the package")
+PY
+  step "wheel: fresh venv, run from another folder"
+  fresh_venv "$BUILD/wheel-venv"
+  smoke "$BUILD/wheel-venv/bin/tklscore" wheel
+}
+
+build_desktop() {
+  if [ -z "${WHEEL:-}" ]; then build_wheel; fi
+  step "desktop: PyInstaller one-folder build"
+  "$BUILD/wheel-venv/bin/python" -m pip install --quiet "pyinstaller>=6"
+  rm -rf dist/tklscore "$BUILD/pyinstaller"
+  (cd "$BUILD" && "$BUILD/wheel-venv/bin/pyinstaller" --noconfirm --clean --onedir --name tklscore \
+      --distpath "$ROOT/dist" --workpath "$BUILD/pyinstaller" --specpath "$BUILD/pyinstaller" \
+      --icon "$ROOT/packaging/tklscore.png" \
+      --collect-submodules tklscore --collect-data tklscore \
+      --collect-submodules rdflib --collect-data pyqtgraph --collect-submodules pyqtgraph \
+      --exclude-module tkinter --exclude-module pytest --exclude-module hypothesis \
+      "$ROOT/packaging/tklscore_main.py" > "$BUILD/pyinstaller.log" 2>&1) \
+    || { tail -40 "$BUILD/pyinstaller.log"; exit 1; }
+  mkdir -p dist/tklscore/share/applications dist/tklscore/share/icons/hicolor/256x256/apps \
+           dist/tklscore/share/icons/hicolor/scalable/apps
+  cp packaging/tklscore.desktop dist/tklscore/share/applications/
+  cp packaging/tklscore.png dist/tklscore/share/icons/hicolor/256x256/apps/tklscore.png
+  cp packaging/tklscore.svg dist/tklscore/share/icons/hicolor/scalable/apps/tklscore.svg
+  cp packaging/install-desktop-entry.sh dist/tklscore/
+  echo "dist/tklscore: $(du -sh dist/tklscore | cut -f1)"
+  step "desktop: smoke test of the built binary"
+  smoke "$ROOT/dist/tklscore/tklscore" desktop
+}
+
+case "${1:-all}" in
+  wheel) build_wheel ;;
+  desktop) build_desktop ;;
+  all) build_wheel; build_desktop ;;
+  *) echo "usage: bash packaging/build.sh [wheel|desktop|all]" >&2; exit 2 ;;
+esac
+step "done"

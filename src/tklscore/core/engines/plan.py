@@ -1,0 +1,143 @@
+"""The group-by plan of the distinguishing factors and scores, written once as SQL (kept
+to what DuckDB and Spark SQL both run) (spec scoring.md; the same definitions as
+:mod:`tklscore.core.scoring.distinguishing_factors` and :mod:`tklscore.core.scoring.scores`).
+
+A back-end (:mod:`.duckdb_engine`) provides the relation ``src`` with
+internal column names — ``rid`` (0-based record position), ``id`` (text; the position
+without an identifier column), ``q0..`` (quasi-identifiers, text), ``s0..`` (sensitive
+attributes: text, or DOUBLE for a continuous one) — and runs these statements. Only
+aggregated relations (one row per equivalence class, per distinct value, ...) come back
+to Python, where the same numpy code as the in-memory engine finishes them; per-record
+results stay in the engine and are written from there.
+
+Categorical values are compared as text, continuous ones as numbers, exactly as the
+in-memory engine factorises them, and the record scores are computed with the same
+floating-point operations in the same order, so the engine never changes a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The statements for ``q`` quasi-identifiers and the sensitive attributes
+    ``continuous`` (True for a continuous one) in role order."""
+
+    n_qi: int
+    continuous: tuple[bool, ...]
+
+    @property
+    def qi(self) -> list[str]:
+        return [f"q{i}" for i in range(self.n_qi)]
+
+    @property
+    def sa(self) -> list[str]:
+        return [f"s{i}" for i in range(len(self.continuous))]
+
+    # ------------------------------------------------------------------ checks
+
+    def duplicate_ids(self) -> str:
+        return "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"
+
+    def value_codes(self, i: int) -> str:
+        """The distinct values of SA i, sorted (text, or numbers for a continuous one), with
+        a dense integer code: every later group-by and join runs on integers."""
+        return (f"SELECT v AS s{i}, CAST(ROW_NUMBER() OVER (ORDER BY v) - 1 AS BIGINT) AS c{i} "
+                f"FROM (SELECT DISTINCT s{i} AS v FROM src) AS d")
+
+    def distinct_values(self, i: int) -> str:
+        """The values of SA i in code order (needs ``codes_{i}``)."""
+        return f"SELECT s{i} AS v FROM codes_{i} ORDER BY c{i}"
+
+    # ------------------------------------------------------------------ equivalence classes
+
+    def classes(self) -> str:
+        """One row per equivalence class: its QI values, size k and a dense id ``cid``."""
+        keys = ", ".join(self.qi)
+        return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
+                f"FROM (SELECT {keys}, COUNT(*) AS k FROM src GROUP BY {keys}) AS grouped")
+
+    def coded(self) -> str:
+        """Every record as integers: its class id and the code of each SA value (needs
+        ``classes`` and ``codes_{i}``)."""
+        codes = ", ".join(f"codes_{i}.c{i}" for i in range(len(self.sa)))
+        joins = " ".join(f"JOIN codes_{i} USING (s{i})" for i in range(len(self.sa)))
+        return (f"SELECT src.rid, src.id, classes.cid, {codes} FROM src "
+                f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
+
+    def variational_distance(self, i: int, n: int) -> str:
+        """½ Σ_v |c_v·n − C_v·k| / (k·n) per class, absent values adding C_v/n, on exact
+        integers (as ``variational_distance_by_class``), ordered by class id."""
+        return (
+            f"SELECT classes.cid, (CAST(v.inside AS DOUBLE) + CAST(({n} - v.covered) * classes.k AS DOUBLE)) "
+            f"/ (2.0 * classes.k * {n}) AS t "
+            f"FROM (SELECT pairs.cid, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
+            f"SUM(totals.c) AS covered "
+            f"FROM (SELECT cid, c{i}, COUNT(*) AS c FROM coded GROUP BY cid, c{i}) AS pairs "
+            f"JOIN (SELECT c{i}, COUNT(*) AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
+            f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
+            f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")
+
+    def class_value_pairs(self, i: int) -> str:
+        """The distinct (class, value code) pairs of continuous SA i with their counts,
+        sorted by class then value (the input of the ordered EMD; codes are value ranks)."""
+        return f"SELECT cid, c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY cid, c{i} ORDER BY cid, idx"
+
+    def value_counts(self, i: int) -> str:
+        """How many records hold each value code of SA i, by code."""
+        return f"SELECT c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY c{i} ORDER BY idx"
+
+    # ------------------------------------------------------------------ per record
+
+    def records(self) -> str:
+        """k, l, t, W(r) and the record scores of every source record (needs ``coded``,
+        ``combinations``, ``classes``, ``class_t(cid, t)`` and ``weights_{i}(c{i}, w)``).
+
+        l-DF: for each SA A_i the number of distinct A_i values in the record's group of
+        QI ∪ (SA \\ {A_i}), i.e. the number of distinct (class, all SA values)
+        combinations in it; the minimum over the SAs."""
+        codes = [f"c{i}" for i in range(len(self.sa))]
+        joins, distinct = [], []
+        for i in range(len(codes)):
+            by = ", ".join(["cid"] + [c for j, c in enumerate(codes) if j != i])
+            joins.append(f"JOIN (SELECT {by}, COUNT(*) AS d FROM combinations GROUP BY {by}) AS g{i} "
+                         f"USING ({by})")
+            distinct.append(f"g{i}.d")
+        weight_sum = "0.0"
+        for i in range(len(codes)):
+            weight_sum = f"({weight_sum} + w{i}.w)"
+            joins.append(f"JOIN weights_{i} AS w{i} USING (c{i})")
+        least = distinct[0] if len(distinct) == 1 else f"LEAST({', '.join(distinct)})"
+        per_record = (f"SELECT coded.rid, coded.id, classes.k, CAST({least} AS BIGINT) AS l, class_t.t, "
+                      f"CAST({weight_sum} AS DOUBLE) AS w "
+                      f"FROM coded JOIN classes USING (cid) JOIN class_t USING (cid) " + " ".join(joins))
+        return f"SELECT records.*, {self.record_scores()} FROM ({per_record}) AS records"
+
+    def combinations(self) -> str:
+        """The distinct (class, SA values) combinations of the records."""
+        return f"SELECT DISTINCT cid, {', '.join(f'c{i}' for i in range(len(self.sa)))} FROM coded"
+
+    @staticmethod
+    def record_scores() -> str:
+        """The record scores: RS_tkl = (t + W) / l, RS_M = min(1, W) / k, RS_L = W / k."""
+        return ("(records.t + records.w) / records.l AS tkl, "
+                "LEAST(1.0, records.w) / records.k AS m_score, records.w / records.k AS l_severity")
+
+    def totals(self, relation: str) -> str:
+        """Σ RS_tkl, max RS_tkl, max RS_M, Σ RS_L, |relation|, and how many W(r) exceed 1."""
+        return (f"SELECT COUNT(*) AS n, SUM(tkl) AS tkl, MAX(tkl) AS tkl_max, MAX(m_score) AS m_inf, "
+                f"SUM(l_severity) AS l_severity, MAX(w) AS w_max, "
+                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN 1 ELSE 0 END) AS w_above FROM {relation}")
+
+    @staticmethod
+    def published() -> str:
+        """The published records in published order (needs ``published(pos, id)``)."""
+        return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
+                "FROM published AS p JOIN scored AS s ON s.id = p.id")
+
+    @staticmethod
+    def unlocated() -> str:
+        return ("SELECT p.pos, p.id FROM published AS p LEFT JOIN src ON src.id = p.id "
+                "WHERE src.id IS NULL ORDER BY p.pos")

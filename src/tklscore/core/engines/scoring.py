@@ -1,0 +1,181 @@
+"""Scoring a release with an out-of-core or cluster engine: the :class:`~.plan.Plan`'s
+group-bys run in the engine; Python receives only per-class and per-value aggregates and
+finishes them with the in-memory engine's own functions, so every number is the same.
+
+A back-end (DuckDB) implements :class:`Backend`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.engines.plan import Plan
+from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.scoring.distinguishing_factors import ordered_emd_from_pairs
+from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_x, m_score_table,
+                                          normalise_by_source, normalise_by_theoretical_max)
+from tklscore.core.scoring.weights import Weights
+from tklscore.core.tables.roles import Roles
+
+RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM published_scored ORDER BY pos")
+
+
+class Backend:
+    """What an engine provides: ``src`` registered by :meth:`open_source`, then SQL."""
+
+    name = "engine"
+
+    def fetch(self, sql: str) -> pd.DataFrame:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def materialize(self, name: str, sql: str) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass
+class EngineReport(ScoreReport):
+    """A :class:`ScoreReport` whose records may have been written to a file instead."""
+
+    records_path: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float = 1.0,
+                    missing_weight_zero: bool = False, records_path: str | None = None,
+                    source_name: str = "source", published_name: str = "published",
+                    skip_unlocated: bool = False) -> EngineReport:
+    """Score the release registered as ``published(pos, id)`` against ``src`` (published
+    records not in the source are an error, or with ``skip_unlocated`` a warning)."""
+    x = check_x(x)
+    if not roles.sa:
+        raise InputError("no sensitive attribute is chosen; scoring needs at least one")
+    if not roles.qi:
+        raise InputError("the out-of-core engine needs at least one quasi-identifier "
+                         "(without one the factors depend on the published table: use --engine memory)")
+    plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa))
+    n = int(backend.fetch("SELECT COUNT(*) AS n FROM src")["n"].iloc[0])
+    if n == 0:
+        raise InputError("the source table has no records", file=source_name)
+    if roles.identifier:
+        duplicate = backend.fetch(plan.duplicate_ids())
+        if len(duplicate):
+            raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
+                             f"times", file=source_name, column=roles.identifier,
+                             hint="an identifier column must be unique")
+    unlocated = backend.fetch(plan.unlocated())
+    missing = [f"id '{i}'" for i in unlocated["id"].tolist()]
+    if missing and not skip_unlocated:
+        shown = "; ".join(missing[:20]) + ("; ..." if len(missing) > 20 else "")
+        raise InputError(f"{len(missing)} published record(s) cannot be located in the source: {shown}",
+                         file=published_name, hint="a published table must be a subset of the source table")
+    for i in range(len(roles.sa)):
+        backend.materialize(f"codes_{i}", plan.value_codes(i))
+    warnings = _register_weights(backend, plan, roles, weights, missing_weight_zero)
+
+    backend.materialize("classes", plan.classes())
+    backend.materialize("coded", plan.coded())
+    sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
+    n_classes = len(sizes)
+    class_t = np.zeros(n_classes, dtype=np.float64)
+    for i, name in enumerate(roles.sa):
+        if plan.continuous[i]:
+            pairs = backend.fetch(plan.class_value_pairs(i))
+            table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
+            per_class = ordered_emd_from_pairs(pairs["cid"].to_numpy(dtype=np.int64),
+                                               pairs["idx"].to_numpy(dtype=np.int64),
+                                               pairs["c"].to_numpy(dtype=np.int64),
+                                               n_classes, sizes, table_counts, n)
+        else:
+            per_class = np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64),
+                                0.0, 1.0)
+        np.maximum(class_t, per_class, out=class_t)
+    backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "t": class_t}))
+    backend.materialize("combinations", plan.combinations())
+    backend.materialize("scored", plan.records())
+    whole = backend.fetch(plan.totals("scored")).iloc[0]
+    if int(whole["w_above"] or 0):
+        warnings.append(f"the weights sum above 1 for {int(whole['w_above'])} source record(s) "
+                        f"(largest W(r) = {float(whole['w_max']):.5g}); tkl and L use W(r) as it is, M caps it "
+                        f"at 1, and normalisation against the theoretical maximum is no longer bounded by 1")
+
+    backend.materialize("published_scored", plan.published())
+    totals = backend.fetch(plan.totals("published_scored")).iloc[0]
+    scores = _score_set(totals, x)
+    whole_scores = _score_set(whole, x)
+    p = int(totals["n"])
+    by_source = normalise_by_source(scores, whole_scores, p)
+    undefined = [k for k, v in by_source.as_dict().items() if v is None]
+    if undefined:
+        warnings.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
+                        f"the whole source table scores 0")
+    if missing:
+        warnings.append(f"{len(missing)} published record(s) could not be located in the source and are not "
+                        f"scored: " + "; ".join(missing[:20]))
+    if records_path is not None:
+        backend.write_parquet(RECORD_QUERY, records_path)
+        records = pd.DataFrame(columns=list(RECORD_COLUMNS))
+    else:
+        records = backend.fetch(RECORD_QUERY)
+        records["id"] = records["id"].astype(object)
+    report = EngineReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records,
+                          warnings, whole_scores, records_path=records_path)
+    report.unlocated = missing
+    return report
+
+
+def _score_set(totals: pd.Series, x: float) -> ScoreSet:
+    n = int(totals["n"])
+    if n == 0:
+        return ScoreSet(0.0, 0.0, 0.0, 0.0, 0.0)
+    m_inf = float(totals["m_inf"])
+    return ScoreSet(float(totals["tkl"]), float(totals["tkl_max"]), m_score_table(n, m_inf, x), m_inf,
+                    float(totals["l_severity"]))
+
+
+def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
+                      missing_weight_zero: bool) -> list[str]:
+    """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
+    as the in-memory engine does (``Weights.weights_of``)."""
+    missing: list[tuple[str, str]] = []
+    for i, name in enumerate(roles.sa):
+        uniques = backend.fetch(plan.distinct_values(i))["v"].to_numpy(
+            dtype=np.float64 if plan.continuous[i] else object)
+        per_value = weights.weights_of(name, uniques, plan.continuous[i])
+        absent = np.isnan(per_value)
+        if absent.any():
+            missing += [(name, f"{v:g}" if isinstance(v, float) else str(v)) for v in uniques[absent]]
+            per_value = np.where(absent, 0.0, per_value)
+        backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
+                                                       "w": per_value}))
+    if missing and not missing_weight_zero:
+        raise MissingWeightsError(missing, file=weights.name)
+    if missing:
+        return [f"{len(missing)} sensitive value(s) have no weight and count as 0: "
+                + ", ".join(f"({a!r}, {v!r})" for a, v in missing[:20]) + (" ..." if len(missing) > 20 else "")]
+    return []
+
+
+_UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,
+          "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3, "tib": 1024 ** 4}
+
+
+def parse_memory_limit(text: str) -> str:
+    """A memory limit such as ``2GB``, ``512MB`` or ``1.5GiB``, normalised for the engines."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?i?B)\s*", text or "", re.IGNORECASE)
+    if not match or float(match.group(1)) <= 0 or match.group(2).lower() not in _UNITS:
+        raise InputError(f"--memory-limit '{text}' is not a size; give a number and a unit, such as 2GB, "
+                         f"512MB or 1.5GiB")
+    number = float(match.group(1)) * _UNITS[match.group(2).lower()]
+    return f"{max(1, math.floor(number / 1024 ** 2))}MiB"

@@ -1,0 +1,1 @@
+"""The Pseudonymization view (seed 004's tool, disclosure-risk.md A6)."""

@@ -1,0 +1,181 @@
+"""The out-of-core engine (DuckDB) gives the in-memory engine's numbers: the thesis
+oracles, random tables (hypothesis), Parquet and CSV sources, per-record results
+streamed to Parquet; and its bad input."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from helpers import run_cli
+from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
+from tklscore.core.engines import parse_memory_limit, score_files
+
+pytest.importorskip("duckdb")
+
+QI = ["Job", "City", "Gender"]
+SA = ["Disease", "Medication", "Age", "Initial Diagnosis"]
+ROLES = Roles(qi=QI, sa=SA, continuous=["Age"], identifier="id")
+TOLERANCE = 1e-12
+
+
+def assert_same_report(engine, memory) -> None:
+    assert engine.source_rows == memory.source_rows and engine.published_rows == memory.published_rows
+    for name in ("scores", "normalized_source", "normalized_max"):
+        ours, theirs = getattr(engine, name).as_dict(), getattr(memory, name).as_dict()
+        for key in ours:
+            if theirs[key] is None:
+                assert ours[key] is None, (name, key)
+            else:
+                assert ours[key] == pytest.approx(theirs[key], rel=TOLERANCE, abs=TOLERANCE), (name, key)
+    a, b = engine.records.reset_index(drop=True), memory.records.reset_index(drop=True)
+    assert a["id"].tolist() == b["id"].tolist()
+    assert a["k"].tolist() == b["k"].tolist() and a["l"].tolist() == b["l"].tolist()
+    for column in ("t", "weight_sum", "tkl", "m_score", "l_severity"):
+        np.testing.assert_allclose(a[column].to_numpy(float), b[column].to_numpy(float), rtol=TOLERANCE,
+                                   atol=TOLERANCE, err_msg=column)
+
+
+def test_thesis_scenarios_match_the_oracle(data_dir):
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    table = load_table(source)
+    scorer = Scorer(table, ROLES)
+    for ids in (["3", "4", "5", "6"], [str(i) for i in range(7)]):
+        engine = score_files("duckdb", str(source), ROLES, weights, rows=ids)
+        assert_same_report(engine, scorer.score(locate_by_ids(table, ids, "id"), weights))
+    scenario_1 = score_files("duckdb", str(source), ROLES, weights, published=str(data_dir / "thesis_table_3_6_published.csv"))
+    assert scenario_1.scores.tkl == pytest.approx(4.98258, abs=5e-6)
+    assert scenario_1.normalized_source.tkl == pytest.approx(0.5686, abs=5e-5)
+    assert scenario_1.records["id"].tolist() == ["3", "4", "5", "6"]
+
+
+def test_parquet_source_and_records_streamed_to_parquet(tmp_path, data_dir):
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    typed = frame.assign(id=frame["id"].astype(np.int64), Age=frame["Age"].astype(np.int64))
+    typed.to_parquet(tmp_path / "s.parquet", index=False)
+    typed.iloc[[6, 3, 4]].to_parquet(tmp_path / "p.parquet", index=False)
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    out = tmp_path / "records.parquet"
+    report = score_files("duckdb", str(tmp_path / "s.parquet"), ROLES, weights, published=str(tmp_path / "p.parquet"),
+                         records_path=str(out), memory_limit="256MB")
+    table = load_table(data_dir / "thesis_table_3_1.csv")
+    memory = Scorer(table, ROLES).score(locate_by_ids(table, ["6", "3", "4"], "id"), weights)
+    report.records = pd.read_parquet(out)
+    assert report.records.columns.tolist() == ["id", "k", "l", "t", "weight_sum", "tkl", "m_score", "l_severity"]
+    assert_same_report(report, memory)
+
+
+def test_cli_engine_duckdb_equals_memory(capsys, tmp_path, data_dir):
+    argv = ["score", data_dir / "thesis_table_3_1.csv", "--rows", "3,4,5,6", "--id-column", "id",
+            "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", "Age",
+            "--weights", data_dir / "thesis_table_4_2_weights.csv", "--format", "json"]
+    code, memory, err = run_cli(capsys, argv)
+    assert code == 0, err
+    code, engine, err = run_cli(capsys, argv + ["--engine", "duckdb", "--memory-limit", "1GB"])
+    assert code == 0, err
+    import json
+
+    a, b = json.loads(memory), json.loads(engine)
+    assert a["records"] == b["records"] and a["scores"] == b["scores"]
+    code, out, err = run_cli(capsys, argv + ["--engine", "duckdb", "--output", tmp_path / "r.parquet"])
+    assert code == 0, err
+    assert json.loads(out)["records_file"] == str(tmp_path / "r.parquet")
+    assert pd.read_parquet(tmp_path / "r.parquet")["tkl"].tolist() == [r["tkl"] for r in a["records"]]
+
+
+# ------------------------------------------------------------------ random tables
+
+@st.composite
+def tables(draw):
+    n = draw(st.integers(1, 30))
+    n_qi = draw(st.integers(1, 3))
+    n_sa = draw(st.integers(1, 3))
+    columns = {"id": [f"r{i}" for i in range(n)]}
+    for j in range(n_qi):
+        levels = draw(st.integers(1, 3))
+        columns[f"q{j}"] = [f"v{x}" for x in draw(st.lists(st.integers(0, levels - 1), min_size=n, max_size=n))]
+    continuous = []
+    for j in range(n_sa):
+        if draw(st.booleans()):
+            continuous.append(f"s{j}")
+            columns[f"s{j}"] = [str(x) for x in draw(st.lists(st.sampled_from([0, 1.5, 2, 7.25, 30]),
+                                                                  min_size=n, max_size=n))]
+        else:
+            columns[f"s{j}"] = draw(st.lists(st.sampled_from(["a", "b", "", "c"]), min_size=n, max_size=n))
+    published = draw(st.lists(st.integers(0, n - 1), min_size=0, max_size=n, unique=True))
+    return pd.DataFrame(columns), n_qi, n_sa, continuous, published
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.sampled_from([1.0, 2.0, math.inf]))
+def test_random_tables_score_alike(case, x):
+    frame, n_qi, n_sa, continuous, published = case
+    roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=[f"s{j}" for j in range(n_sa)], continuous=continuous,
+                  identifier="id")
+    entries = []
+    for j in range(n_sa):
+        if f"s{j}" in continuous:
+            entries += [(f"s{j}", "[0,2)", 0.125), (f"s{j}", "[2,inf)", 0.3)]
+        else:
+            entries += [(f"s{j}", v, w) for v, w in (("a", 0.1), ("b", 0.45), ("", 0.2), ("c", 0.05))]
+    weights = Weights(entries)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.csv"
+        frame.to_csv(path, index=False)
+        table = load_table(path)
+        ids = [f"r{i}" for i in published]
+        memory = Scorer(table, roles).score(locate_by_ids(table, ids, "id"), weights, x)
+        engine = score_files("duckdb", str(path), roles, weights, rows=ids, x=x)
+    assert_same_report(engine, memory)
+
+
+# ------------------------------------------------------------------ bad input
+
+@pytest.mark.parametrize("text", ["lots", "2", "GB", "-1GB", "2 parsecs", ""])
+def test_memory_limit_that_is_not_a_size(text):
+    with pytest.raises(InputError, match="is not a size; give a number and a unit, such as 2GB"):
+        parse_memory_limit(text)
+
+
+def test_memory_limit_sizes():
+    assert parse_memory_limit("2GB") == "1907MiB"
+    assert parse_memory_limit("512 MiB") == "512MiB"
+    assert parse_memory_limit("1.5gib") == "1536MiB"
+
+
+def test_unreadable_parquet_is_named(capsys, tmp_path, data_dir):
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"PAR1 this is not parquet")
+    code, out, err = run_cli(capsys, ["score", broken, "--rows", "0", "--id-column", "id", "--qi", "Job",
+                                      "--sa", "Disease", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+                                      "--engine", "duckdb"])
+    assert code == 2 and f"tklscore: error: {broken}: not a readable Parquet file" in err
+    assert "Traceback" not in err
+
+
+def test_engine_errors_name_what_is_wrong(capsys, tmp_path, data_dir):
+    base = ["score", data_dir / "thesis_table_3_1.csv", "--qi", "Job", "--sa", "Disease",
+            "--weights", data_dir / "thesis_table_4_2_weights.csv", "--engine", "duckdb"]
+    code, _, err = run_cli(capsys, base + ["--rows", "0", "--id-column", "id", "--memory-limit", "plenty"])
+    assert code == 2 and "--memory-limit 'plenty' is not a size" in err
+    code, _, err = run_cli(capsys, base + ["--rows", "0,99", "--id-column", "id"])
+    assert code == 2 and "1 published record(s) cannot be located in the source: id '99'" in err
+    code, _, err = run_cli(capsys, base + ["--published", data_dir / "thesis_table_3_6_published.csv"])
+    assert code == 2 and "give --id-column" in err
+    code, _, err = run_cli(capsys, base + ["--rows", "0", "--id-column", "nope"])
+    assert code == 2 and "column 'nope' not found" in err
+    bad_age = tmp_path / "age.csv"
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.loc[4, "Age"] = "seventy"
+    frame.to_csv(bad_age, index=False)
+    code, _, err = run_cli(capsys, ["score", bad_age, "--rows", "0", "--id-column", "id", "--qi", "Job",
+                                    "--sa", "Age", "--continuous", "Age", "--weights",
+                                    data_dir / "thesis_table_4_2_weights.csv", "--engine", "duckdb"])
+    assert code == 2 and "row 6, column 'Age': continuous column holds 'seventy'" in err

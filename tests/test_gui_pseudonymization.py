@@ -1,0 +1,144 @@
+"""The Pseudonymization view on the §6.2-shaped example (real widgets, offscreen)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+from rdflib import URIRef
+
+from tklscore.core.pia.preferences import save_preferences
+from tklscore.core.project import Project
+from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
+from tklscore.core.pseudonymization.data_flow import DataFlowModel
+from tklscore.core.files.resources import resource_path
+from tklscore.gui.pseudonymization.view import PseudonymizationView, example_tables
+from tklscore.gui.workbench import Workbench
+
+
+@pytest.fixture
+def view(qtbot):
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    view = PseudonymizationView(workbench)
+    qtbot.addWidget(view)
+    view.resize(1600, 1000)
+    view.show()
+    view.load_example()
+    qtbot.waitUntil(lambda: view.analysis is not None and not workbench.runner.current, timeout=30_000)
+    return view
+
+
+def expected():
+    original, pseudonymised = example_tables()
+    return analyse(original, pseudonymised, "weight", ["sex", "age", "race", "height"],
+                   ThresholdChoice(category_column="category", sensitive_flag_column="weight_sensitive"),
+                   margin=5, id_column="id", model=DataFlowModel.load(resource_path("pseudonymization/health_survey.json")))
+
+
+def test_the_example_shows_the_maximum_transition_its_lts_and_report(view):
+    core = expected()
+    assert view.selected == ("sex", "age", "race", "height")
+    assert view.analysis.maximum.violations == core.maximum.violations == 103
+    assert "103 of 1,103 people (9.3%)" in view.verdict.text()
+    assert "the maximum risk transition" in view.verdict.text()
+    assert len(view.graph.risk_items) == 15
+    assert view.graph.risk_items[("sex", "age", "race", "height")].pen().style() == Qt.PenStyle.DotLine
+    assert "N_v = 103" in view.graph.labels[("sex", "age", "race", "height")].text()
+    assert "N_v = 37" in view.graph.labels[("sex", "age", "height")].text()
+    table = view.report_table
+    assert table.item(0, 1).text() == "103"
+    report = core.reports[core.maximum.qi_set]
+    assert table.item(1, 2).text() == str(report.removal.removed)
+    rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
+    assert table.item(rows["Mean"], 1).text() == f"{report.statistics['original']['mean']:.4g}"
+    assert table.item(rows["Mean"], 3).text() == f"{report.statistics['delta']['mean']:.4g}"
+    assert table.item(rows["Exact minimum removal"], 2).text() == str(report.removal.minimum)
+
+
+def test_clicking_a_risk_transition_shows_its_report(view):
+    view.graph.riskSelected.emit(("sex", "height"))
+    assert view.selected == ("sex", "height")
+    assert view.verdict.text().startswith("<b>Releasing sex, height</b>:")
+    assert view.report_table.item(0, 1).text() == str(view.analysis.transition(("sex", "height")).violations)
+
+
+def test_try_removing_fields_lists_every_subset_with_a_chart(view, qtbot):
+    dialog = view.try_removing_fields()
+    assert dialog.table.rowCount() == 15
+    assert [dialog.table.item(0, c).text() for c in range(3)] == ["sex, age, race, height", "—", "103"]
+    assert dialog.table.item(1, 1).text() == "height" and dialog.table.item(1, 2).text() == "0"
+    row = next(r for r in range(15) if dialog.table.item(r, 1).text() == "sex")
+    assert dialog.table.item(row, 2).text() == "83"
+    dialog.table.selectRow(row)
+    dialog.accept_row()
+    qtbot.waitUntil(lambda: view.selected == ("age", "race", "height"))
+
+
+def test_limits_refuse_a_transition_with_the_reason_and_are_saved_in_the_project(view, tmp_path):
+    dialog = view.impose_limits()
+    dialog.edit.setText("block whenever")
+    assert not dialog.add_rule() and "not understood" in dialog.error.text()
+    dialog.edit.setText("IF violations > 5% THEN block")
+    assert dialog.add_rule()
+    dialog.accept()
+    assert view.workbench.project.settings["pseudonymization"]["rules"] == ["IF violations > 5% THEN block"]
+    assert view.workbench.is_dirty()
+    assert "Refused by a limit" in view.verdict.text() and "103 violations (9% of 1103) > 5%" in view.verdict.text()
+    view.accept_with_violations()
+    assert view.decision.startswith("✕ Not released: sex, age, race, height is refused")
+    view.select(("sex", "height"))
+    view.accept_with_violations()
+    assert view.decision == "Accepted: sex, height released with 8 violation(s) remaining."
+    path = tmp_path / "project.tklproj"
+    view.workbench.save_project(str(path))
+    assert Project.load(path).settings["pseudonymization"]["rules"] == ["IF violations > 5% THEN block"]
+
+
+def test_accept_with_violations_removed_writes_the_trimmed_data(view, tmp_path):
+    path = tmp_path / "trimmed.csv"
+    view.accept_with_removal(str(path))
+    trimmed = pd.read_csv(path, dtype=str, keep_default_na=False)
+    removed = view.analysis.reports[view.selected].removal.removed_rows
+    assert (trimmed["weight"].iloc[removed] == "").all()
+    kept = np.setdiff1d(np.arange(len(trimmed)), removed)
+    original, _ = example_tables()
+    assert list(trimmed["weight"].iloc[kept]) == list(original.frame["weight"].iloc[kept])
+    assert view.decision.startswith(f"Accepted with violations removed: {len(removed)} value(s) emptied")
+
+
+def test_another_pseudonymisation_needs_the_designer(view, qtbot):
+    assert not view.design_button.isEnabled()
+    assert "not part of this build" in view.design_button.toolTip()
+    view.set_design_available(True)
+    with qtbot.waitSignal(view.designRequested):
+        view.design_button.click()
+
+
+def test_patients_preferences_set_the_thresholds(view, qtbot, tmp_path):
+    ex = "http://example.org/pia#"
+    prefs = {(URIRef(ex + "p1"), URIRef(ex + "weight"), URIRef(ex + "Heavy")): 3,
+             (URIRef(ex + "p2"), URIRef(ex + "weight"), URIRef(ex + "Light")): 0}
+    path = save_preferences(tmp_path / "preferences.csv", prefs)
+    from tklscore.core.pseudonymization.preferences import load_people_from_preferences
+
+    view._set_people(load_people_from_preferences(path), view.preferences_edit, str(path))
+    view.mode_combo.setCurrentIndex(4)
+    assert view.preferences_edit.text() == "preferences.csv (2 people)"
+    view.analysis = None
+    view.run_analysis()
+    qtbot.waitUntil(lambda: view.analysis is not None and not view.workbench.runner.current, timeout=30_000)
+    thresholds = view.analysis.thresholds
+    assert (thresholds[0], thresholds[1]) == (0.7, 1.0) and (thresholds[2:] == 0.9).all()
+    assert any("1101 person(s)" in w for w in view.analysis.warnings)
+    assert "1101 person(s)" in view.notes.text()
+
+
+def test_a_missing_id_column_is_reported_not_raised(view, qtbot):
+    errors = []
+    view.workbench.failed.connect(errors.append)
+    view.people = None
+    view.mode_combo.setCurrentIndex(3)
+    view.run_analysis()
+    assert errors == ["open the policy file first"]
