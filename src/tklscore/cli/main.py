@@ -28,6 +28,9 @@ COMMAND_GROUPS = [
     "model",
     "pia",
     "release",
+    "measures",
+    "disclosure_risk",
+    "learn",
     "pseudonymization",
     "measures",
     "disclosure_risk",  # the command is disclosure-risk

@@ -12,6 +12,7 @@ from tklscore.core.files.atomic import atomic_write
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
@@ -88,8 +89,6 @@ def run(args) -> int:
         if not roles.qi:
             raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
                              "equivalence classes", column="--qi")
-        from tklscore.core.risk.measures import measure_release
-
         measures = measure_release(source, roles, release.positions, scorer)
     text = render(report, args.format, source=args.source, published=args.published or "--rows",
                   measures=measures)
@@ -119,6 +118,9 @@ def _run_engine(args) -> int:
 
     if args.engine == "memory":
         raise InputError("--memory-limit applies to --engine duckdb")
+    if args.measures:
+        raise InputError(f"--measures is computed by the in-memory engine; drop --engine {args.engine} "
+                         "or run `tklscore measures` on the published table")
     if args.sheet:
         raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
@@ -146,11 +148,7 @@ def _run_engine(args) -> int:
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
     if fmt == "json":
-        text = report.to_json()
-        if measures is None:
-            return text
-        body = json.dumps(measures.to_json_dict(), indent=2).replace("\n", "\n  ")
-        return text.rstrip()[:-1].rstrip() + ',\n  "measures": ' + body + "\n}\n"
+        return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
         buffer = io.StringIO()
         report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), float_format="%.17g",

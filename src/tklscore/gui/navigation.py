@@ -38,6 +38,10 @@ VIEWS: tuple[ViewEntry, ...] = (
     ViewEntry("release", "Release", OFFICER,
               "Open the source table, confirm each column's role, then define the candidate releases to score.",
               "tklscore.gui.release.view:ReleaseView"),
+    ViewEntry("design", "Design", OFFICER,
+              "Generalise, suppress or drop columns and watch tkl/M/L, the privacy models and utility move; "
+              "let the tool suggest the best releases.",
+              "tklscore.gui.design.view:DesignView"),
     ViewEntry("scores", "Scores", OFFICER,
               "How misuseable the current release is: read tkl, M and L at the top, then select a record "
               "to see why it scores what it scores; export a report for the committee.",
@@ -62,6 +66,10 @@ VIEWS: tuple[ViewEntry, ...] = (
               "Start with Load patient information: see what can be learnt about you from the facts "
               "a hospital holds, and choose what may be shared.",
               "tklscore.gui.patient.view:PatientView"),
+    ViewEntry("learn", "Learn", LEARN,
+              "Learn privacy-preserving data publishing: pick a task, mark the columns, anonymise, "
+              "read the statistics, then take the quiz.",
+              "tklscore.gui.learn.view:LearnView"),
 )
 
 

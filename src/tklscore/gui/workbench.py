@@ -70,6 +70,7 @@ class Workbench(QObject):
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
+        self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
@@ -88,6 +89,7 @@ class Workbench(QObject):
         self.table = self.scorer = self.model = self.weights = None
         self.weights_problem = None
         self.reports, self.measures = {}, {}
+        self.designed_reports = {}
         self.resolved = {}
         self.undo_stack.clear()
         self._mark(False)
@@ -411,6 +413,7 @@ class Workbench(QObject):
             if generation != self._generation["scores"]:
                 return
             self.reports, self.resolved, self.release_errors, self.measures = result
+            self.reports.update(self.designed_reports)
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()

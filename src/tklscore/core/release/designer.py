@@ -219,7 +219,10 @@ class ReleaseDesigner:
         return scores, normalise_by_source(scores, whole, len(transformed.published))
 
     def evaluate(self, design: ReleaseDesign, weights: Weights, x: float = 1.0, missing_weight_zero: bool = False,
-                 measures: bool = True, progress=None, transformed: Transformed | None = None) -> DesignResult:
+                 measures: bool = True, progress=None, transformed: Transformed | None = None,
+                 record_ids: bool = True) -> DesignResult:
+        """The design's release, scores, measures and utility. Without ``record_ids`` the
+        per-record table is keyed by source row positions (cheaper on a large source)."""
         x = check_x(x)
         transformed = transformed if transformed is not None else self.transform(design)
         factors = self.published_factors(transformed, progress)
@@ -233,7 +236,8 @@ class ReleaseDesigner:
             if column in self.roles.sa:
                 notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
                              f"its source values (what the attacker can link to)")
-        report = score_report(factors, weight_sum[positions], self.scorer.ids_of(positions), x,
+        ids = self.scorer.ids_of(positions) if record_ids else positions
+        report = score_report(factors, weight_sum[positions], ids, x,
                               self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                               notes)
         result_utility = self.utility(transformed)
@@ -269,8 +273,31 @@ class ReleaseDesigner:
 
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:
+    """The risk lens' measures (issue 10, ``core.risk.measure_table``) of the published
+    table, with journalist and marketer risk against the source generalised the same way;
+    None while the risk lens is not installed."""
     try:
-        from tklscore.core.risk import measure_table  # noqa: F401  (the risk lens, issue 10)
+        from tklscore.core.risk.measures import measure_table
     except ImportError:
         return None
-    return None
+    roles, design = designer.roles, transformed.design
+    rows = transformed.published
+    if not roles.qi or len(rows) == 0:
+        return None
+    kept_sa = [s for s in roles.sa if s not in design.removed]
+    codes, columns, generalisation = {}, {}, {}
+    for column in roles.qi:
+        g = transformed.generalised[column]
+        codes[column] = Codes(g.codes[rows], g.labels)
+        columns[column] = pd.Categorical.from_codes(g.codes[rows], categories=pd.Index(g.labels, dtype=object))
+        levels = designer.levels.column(column)
+        group_of_value, labels = levels.value_groups(g.level)
+        generalisation[column] = dict(zip(levels.text.uniques, labels[group_of_value]))
+    for name, c in designer._sa_codes(design, kept_sa).items():
+        codes[name] = Codes(c.codes[rows], c.uniques)
+        columns[name] = designer.source.frame[name].iloc[rows].to_numpy(dtype=object)
+    frame = pd.DataFrame(columns)
+    measures = measure_table(Table(frame, name=designer.source.name), qi=roles.qi, sa=kept_sa,
+                             continuous=roles.continuous & set(kept_sa), codes=codes,
+                             population=designer.source, population_generalisation=generalisation)
+    return measures.to_json_dict()

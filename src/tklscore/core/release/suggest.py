@@ -127,7 +127,7 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
                                        _shortfall(constraints, k, None, None, None, share)))
             continue
         _, normalized = designer.table_scores(transformed, weights, x, missing_weight_zero)
-        l, t = _l_and_t(designer, design, transformed, published_classes)
+        l, t = privacy_models(designer, design, transformed, published_classes)
         tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
         loss = 1.0 - designer.precision(transformed)
         evaluated.append(Candidate(dict(zip(columns, node)), tkl, loss, k, l, t, share,
@@ -160,9 +160,9 @@ def _shortfall(c: Constraints, k, l, t, tkl, share) -> float:
     return float(miss)
 
 
-def _l_and_t(designer: ReleaseDesigner, design: ReleaseDesign, transformed, classes: np.ndarray) -> tuple[int, float]:
+def privacy_models(designer: ReleaseDesigner, design: ReleaseDesign, transformed, classes: np.ndarray) -> tuple[int, float]:
     """Distinct l-diversity (min over classes and SAs) and t-closeness (max) of the
-    published table, on the shared group-by engine."""
+    published table, on the shared group-by engine (the constraints of the search)."""
     rows = transformed.published
     n = len(rows)
     if n == 0:

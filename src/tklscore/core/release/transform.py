@@ -321,3 +321,23 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
                      f"{left} row(s) remain in classes smaller than {design.suppress_below}")
     return Transformed(source, roles, design, selected, selected[keep], selected[~keep], generalised,
                        qi_levels, unlocated, notes, left, ~keep, classes)
+
+
+def export_published(transformed: Transformed, path, inputs=()) -> int:
+    """Write the published table as CSV (``.csv``) or Parquet (``.parquet``/``.pq``),
+    atomically, never over an input; returns the rows written."""
+    from pathlib import Path
+
+    from tklscore.core.files.atomic import atomic_path
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise InputError(f"cannot export a '{suffix or 'nameless'}' file; choose .csv or .parquet", file=str(path))
+    frame = transformed.published_table()
+    sources = [transformed.source.name, *inputs]
+    with atomic_path(path, sources) as temporary:
+        if suffix == ".csv":
+            frame.to_csv(temporary, index=False, lineterminator="\n")
+        else:
+            frame.to_parquet(temporary, index=False)
+    return len(frame)

@@ -161,9 +161,14 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     m = values.cardinality
     if m <= 1:
         return np.zeros(n_classes)
-    # the distinct (class, value) pairs sorted by class then value, with their counts
-    pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
-    cls, val = np.divmod(pair, np.int64(m))
+    if pairs is None:
+        # the distinct (class, value) pairs sorted by class then value, with their counts
+        pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
+        cls, val = np.divmod(pair, np.int64(m))
+    else:
+        cls, val, counts = pairs
+        order = np.argsort(cls * m + val, kind="stable")  # linear when the pairs come sorted from group_ids
+        cls, val, counts = cls[order], val[order], counts[order]
     return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes,
                                   np.bincount(values.codes, minlength=m), len(classes), exact)
 

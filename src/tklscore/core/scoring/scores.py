@@ -174,12 +174,12 @@ class ScoreReport:
                            "theoretical_max": self.normalized_max.as_dict()},
         }
 
-    def to_json(self) -> str:
+    def to_json(self, extra: dict | None = None) -> str:
         """The JSON text of :meth:`to_json_dict` (records one per line), written column by
-        column: fast for many records."""
+        column: fast for many records; ``extra`` keys go before the records."""
         from tklscore.core.files.records import records_json
 
-        head = json.dumps({**self.summary_dict(), "records": None}, indent=2)
+        head = json.dumps({**self.summary_dict(), **(extra or {}), "records": None}, indent=2)
         tail = '"records": null\n}'
         assert head.endswith(tail)
         records = self.records.astype({"k": np.int64, "l": np.int64}, copy=False)

@@ -43,23 +43,23 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
         return np.zeros(n, dtype=np.int64), (1 if n else 0)
     if len(pairs) == 1 and n and int(pairs[0][0].min()) >= 0:
         key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
-        return _compact(key, size)
+        return compact(key, size)
     key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
     dense = _dense_limit(n)
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality > dense and size > 1:
-            key, size = _compact(key, size)  # keep the combined key small (and in int64)
+            key, size = compact(key, size)  # keep the combined key small (and in int64)
         key = key * cardinality + codes
         size *= cardinality
-    return _compact(key, size)
+    return compact(key, size)
 
 
 def _dense_limit(n: int) -> int:
     return max(8 * n, 1 << 16)
 
 
-def _compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
+def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
     """Renumber the distinct keys 0..G-1: by a presence table when the key space is small
     (O(n + size), no hashing), else by hash factorisation."""
     n = len(key)
@@ -89,7 +89,7 @@ def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality >= limit:
-            key, size = _compact(key, size)
+            key, size = compact(key, size)
             if size * cardinality >= limit:
                 return group_ids(pairs, n)
         key = key * cardinality + codes

@@ -1,0 +1,190 @@
+"""Benchmark of the release designer (issue 11).
+
+    .venv/bin/python benchmarks/bench_release.py [--rows N] [--seed S] [--repeats R] [--skip-large-suggest]
+
+1. **One slider move** on the synthetic 1,000,000-row source of ``bench_scoring.py``
+   (QIs age, workclass, occupation, education with hierarchies; SAs disease, medication,
+   diagnosis, amount): after the designer has been built and one release evaluated, the
+   time for a change of one level → new tkl/M/L (raw, normalised), privacy measures and
+   utility (``ReleaseDesigner.evaluate``), median of R moves over different levels.
+   Target ≤ 0.5 s.
+2. **suggest on adult** (``../shared/data/adult/adult.csv``, 30,162 rows — the rows with
+   missing values are already removed, see its README), 6 QIs with the shared ARX
+   hierarchies, SAs occupation and salary-class, the whole lattice (720 nodes), k = 5
+   with a 2 % suppression budget. Target ≤ 10 s.
+3. **suggest on the 1,000,000-row source** with a lattice of ≤ 500 nodes. Target ≤ 60 s.
+4. **Peer**: pycanon 1.3.6 (when installed: ``pip install pycanon --no-deps``) computing k
+   on the same published adult releases as the designer — both time k-anonymity only, on the
+   same tables; the ratio is pycanon's time / ours.
+
+The machine is shared; every figure is the median of the repeats and should be re-run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scoring import make_source, make_weights, roles as synthetic_roles  # noqa: E402
+
+from tklscore.core import Roles, Table, Weights  # noqa: E402
+from tklscore.core.release.designer import ReleaseDesigner  # noqa: E402
+from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv  # noqa: E402
+from tklscore.core.release.suggest import Constraints, suggest  # noqa: E402
+from tklscore.core.release.transform import ReleaseDesign  # noqa: E402
+from tklscore.core.tables.loading import load_table  # noqa: E402
+
+ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
+ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
+TARGET_MOVE_S, TARGET_ADULT_S, TARGET_LARGE_S = 0.5, 10.0, 60.0
+
+
+def verdict(ok: bool) -> str:
+    return "meets target" if ok else "MISSES target"
+
+
+def _grouped(column: str, levels: int, size: int) -> Hierarchy:
+    """Value groups of ``size`` consecutive codes (``column-NN`` → ``column-group-M``)."""
+    groups: dict[str, list[str]] = {}
+    for i in range(levels):
+        groups.setdefault(f"{column}-group-{i // size}", []).append(f"{column}-{i:02d}")
+    return Hierarchy.groups(column, [groups])
+
+
+def synthetic_hierarchies() -> dict[str, Hierarchy]:
+    """age: 5/10/20/40-year bands; the others: value groups; a lattice of 6·3·3·3 = 162 nodes."""
+    return {"age": Hierarchy.intervals("age", [5, 10, 20, 40]),
+            "workclass": _grouped("workclass", 12, 4),
+            "occupation": _grouped("occupation", 41, 8),
+            "education": _grouped("education", 16, 4)}
+
+
+def roles_with(sensitive: int) -> Roles:
+    """The synthetic roles with only the first ``sensitive`` SAs (all four by default)."""
+    full = synthetic_roles()
+    sa = full.sa[:sensitive]
+    return Roles(qi=full.qi, sa=sa, continuous=full.continuous & set(sa))
+
+
+def bench_move(source: Table, weights: Weights, repeats: int, sensitive: int = 4) -> float:
+    start = time.perf_counter()
+    designer = ReleaseDesigner(source, roles_with(sensitive), synthetic_hierarchies())
+    designer.evaluate(ReleaseDesign(levels={"age": 1}), weights, record_ids=False)
+    print(f"  designer built and first release evaluated: {time.perf_counter() - start:.2f} s")
+    moves = [{"age": 2}, {"age": 2, "occupation": 1}, {"age": 3, "occupation": 1}, {"age": 3, "workclass": 1},
+             {"age": 1, "workclass": 1}, {"age": 1, "occupation": 1, "education": 1}]
+    times = []
+    for levels in (moves * (1 + repeats // len(moves)))[:max(repeats, 3)]:
+        start = time.perf_counter()
+        result = designer.evaluate(ReleaseDesign(levels=levels), weights, record_ids=False)
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    print(f"  one slider move with {sensitive} SA(s) (scores + measures + utility), median of {len(times)}: {median:.3f} s "
+          f"(min {min(times):.3f}, max {max(times):.3f}) — target ≤ {TARGET_MOVE_S} s: "
+          f"{verdict(median <= TARGET_MOVE_S)}")
+    print(f"  last move: tkl {result.report.scores.tkl:.2f} (normalised {result.report.normalized_source.tkl:.4f}), "
+          f"precision {result.utility.precision:.4f}, measures {'from the risk lens' if result.measures else 'n/a'}")
+    return median
+
+
+def adult() -> tuple[Table, Roles, dict[str, Hierarchy], Weights]:
+    table = load_table(ADULT / "adult.csv")
+    roles = Roles(qi=ADULT_QI, sa=["occupation", "salary-class"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ADULT_QI}
+    entries = []
+    for sa in roles.sa:
+        values = sorted(set(table.frame[sa]))
+        entries += [(sa, v, round(0.45 * (i + 1) / len(values), 5)) for i, v in enumerate(values)]
+    return table, roles, hierarchies, Weights(entries, name="adult synthetic weights")
+
+
+def bench_suggest_adult(repeats: int):
+    table, roles, hierarchies, weights = adult()
+    times, found = [], None
+    for _ in range(max(repeats, 2)):
+        start = time.perf_counter()
+        found = suggest(ReleaseDesigner(table, roles, hierarchies), weights,
+                        Constraints(k=5, suppression_limit=0.02))
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    print(f"  adult: {len(table)} rows, lattice {found.lattice_size}, evaluated {found.evaluated}, "
+          f"front {len(found.front)}")
+    print(f"  suggest (whole lattice), median of {len(times)}: {median:.2f} s (runs: "
+          f"{', '.join(f'{t:.2f}' for t in times)}) — target ≤ {TARGET_ADULT_S} s: "
+          f"{verdict(median <= TARGET_ADULT_S)}")
+    return table, roles, hierarchies, found
+
+
+def bench_peer(table: Table, roles: Roles, hierarchies: dict[str, Hierarchy], found) -> None:
+    try:
+        from pycanon import anonymity
+    except ImportError:
+        print("  pycanon is not installed (pip install pycanon --no-deps): no peer figure")
+        return
+    designer = ReleaseDesigner(table, roles, hierarchies)
+    ours, theirs = [], []
+    for candidate in found.front[:8]:
+        design = ReleaseDesign(levels=candidate.levels, suppress_below=5, suppression_limit=0.02)
+        transformed = designer.transform(design)
+        frame = transformed.published_table()
+        start = time.perf_counter()
+        t = designer.transform(design)
+        sizes = np.bincount(t.published_class_ids)
+        k_ours = int(sizes[sizes > 0].min())
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        k_peer = anonymity.k_anonymity(frame, ADULT_QI)
+        theirs.append(time.perf_counter() - start)
+        assert k_ours == k_peer, (candidate.levels, k_ours, k_peer)
+    a, b = sum(ours), sum(theirs)
+    print(f"  k of {len(ours)} front releases (transform + classes): ours {a:.3f} s, pycanon.k_anonymity "
+          f"{b:.3f} s (on the already transformed tables) — ratio pycanon / ours {b / a:.1f}×; k agrees")
+
+
+def bench_suggest_large(source: Table, weights: Weights, sensitive: int = 4) -> float:
+    designer = ReleaseDesigner(source, roles_with(sensitive), synthetic_hierarchies())
+    start = time.perf_counter()
+    found = suggest(designer, weights, Constraints(k=10, suppression_limit=0.01))
+    elapsed = time.perf_counter() - start
+    print(f"  1M rows: lattice {found.lattice_size} nodes, evaluated {found.evaluated}, front {len(found.front)}, "
+          f"{'met' if found.met else 'not met'}: {elapsed:.1f} s — target ≤ {TARGET_LARGE_S} s: "
+          f"{verdict(elapsed <= TARGET_LARGE_S)}")
+    return elapsed
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=6)
+    parser.add_argument("--skip-large-suggest", action="store_true")
+    parser.add_argument("--sensitive", type=int, default=4, help="SAs of the synthetic source used (1-4)")
+    parser.add_argument("--only", choices=["move", "adult", "large"], help="run one part only")
+    args = parser.parse_args(argv)
+    print("Release designer benchmark (shared machine: re-run to confirm figures)")
+    source = weights = None
+    if args.only != "adult":
+        frame, pool = make_source(args.rows, args.seed)
+        source, weights = Table.from_frame(frame, name="synthetic"), make_weights(pool, args.seed)
+    if args.only in (None, "move"):
+        print(f"1. slider move on {args.rows:,} rows")
+        bench_move(source, weights, args.repeats, args.sensitive)
+    if args.only in (None, "adult"):
+        print("2. suggest on adult")
+        table, roles, hierarchies, found = bench_suggest_adult(2)
+        print("4. peer (pycanon) on the same adult releases")
+        bench_peer(table, roles, hierarchies, found)
+    if args.only in (None, "large") and not args.skip_large_suggest:
+        print(f"3. suggest on {args.rows:,} rows")
+        bench_suggest_large(source, weights, args.sensitive)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

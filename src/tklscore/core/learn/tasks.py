@@ -1,0 +1,310 @@
+"""The nine tasks of the PPDP teaching prototype (ppdp-prototype.md §4.2), on the workbench's engine.
+
+A task names its dataset and a recipe (attribute types, actions, generalisation rules).
+:func:`apply` runs the recipe through the release designer's transformations
+(``core/release``) and measures the result with the risk lens (``core/risk``); the
+answers a task reports are read from those, so they are what ``tklscore release`` and
+``tklscore measures`` compute for the same data and recipe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.errors import InputError
+from tklscore.core.learn import datasets
+from tklscore.core.learn.join import join, parse_rule
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.transform import ReleaseDesign, transform
+from tklscore.core.risk.measures import Measures, measure_table
+from tklscore.core.tables.codes import factorize, group_ids
+from tklscore.core.tables.loading import Table
+from tklscore.core.tables.roles import Roles
+
+LEGACY_T_THRESHOLD = 0.1
+CITY_RULES = "\n".join(datasets.CITY_RULES)
+TYPES = ("id", "qid", "sensitive", "nonsensitive")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What the student does to the table: types, and for each column an action."""
+
+    qi: tuple[str, ...]
+    sensitive: str | None = None
+    identifiers: tuple[str, ...] = ()                  # type ID: always removed from the published table
+    intervals: tuple[tuple[str, int], ...] = ()        # generalise numbers to intervals of this size
+    rules: tuple[tuple[str, str], ...] = ()            # generalise values by "a,b->General" lines
+    noise: tuple[tuple[str, float], ...] = ()          # ±ε % uniform noise
+    removed: tuple[str, ...] = ()                      # other columns removed
+    join_rule: str | None = None                       # for two tables: "Left.col = Right.col"
+
+    def steps(self) -> list[str]:
+        """The recipe in plain words, one step a line."""
+        lines = []
+        if self.join_rule:
+            lines.append(f"Join the two tables with the rule {self.join_rule}.")
+        if self.identifiers:
+            lines.append(f"Mark {_names(self.identifiers)} as ID (identifiers are always removed).")
+        lines.append(f"Mark {_names(self.qi)} as QID.")
+        if self.sensitive:
+            lines.append(f"Mark {self.sensitive} as Sensitive.")
+        for column, size in self.intervals:
+            lines.append(f"Generalise {column} to intervals of size {size}.")
+        for column, text in self.rules:
+            lines.append(f"Generalise {column} with the rules: " + "; ".join(text.splitlines()) + ".")
+        for column, epsilon in self.noise:
+            lines.append(f"Add noise of ±{epsilon:g} % to {column}.")
+        for column in self.removed:
+            lines.append(f"Remove the column {column}.")
+        kept = [c for c in self.qi if c not in dict(self.intervals) and c not in dict(self.rules)]
+        if kept:
+            lines.append(f"Keep {_names(kept)} as it is.")
+        return lines
+
+
+def _names(columns) -> str:
+    columns = list(columns)
+    return columns[0] if len(columns) == 1 else ", ".join(columns[:-1]) + " and " + columns[-1]
+
+
+R = Recipe(qi=("age", "gender", "city"), sensitive="job", identifiers=("name", "last name"),
+           intervals=(("age", 10),), rules=(("city", CITY_RULES),))
+
+
+@dataclass(frozen=True)
+class Task:
+    number: int
+    title: str
+    datasets: tuple[str, ...]
+    model: str
+    explanation: str
+    recipe: Recipe
+
+    @property
+    def dataset(self) -> str:
+        return " + ".join(self.datasets)
+
+
+TASKS = (
+    Task(1, "k-anonymity on a larger table", ("Job_Large",), "k-anonymity",
+         "Every QID group must hold at least k people, so that a person's row is one of at least k.",
+         R),
+    Task(2, "Generalising one more attribute", ("Job_Large",), "k-anonymity",
+         "Generalising gender to 'any gender' merges groups: fewer, larger groups mean a larger k.",
+         replace(R, rules=R.rules + (("gender", "Female,Male->any gender"),))),
+    Task(3, "A small table", ("Job",), "k-anonymity",
+         "The same recipe as task 2 (age in intervals of 10, towns by size and gender generalised to "
+         "'any gender') on a table of only 20 people: small tables give small groups.",
+         replace(R, rules=R.rules + (("gender", "Female,Male->any gender"),))),
+    Task(4, "People with several rows: (X,Y)-anonymity", ("Disease_xy",), "(X,Y)-anonymity",
+         "A person with several diseases has several rows; (X,Y)-anonymity counts the different people "
+         "(Y = name and last name) in each QID group, not the rows.",
+         Recipe(qi=("age", "gender", "city"), sensitive="disease", identifiers=("name", "last name"),
+                intervals=(("age", 10),),
+                rules=(("city", ",".join(datasets.CITIES) + "->Estonia"),))),
+    Task(5, "Two tables: MultiRelational k-anonymity", ("Person_Relational", "Job_Relational"),
+         "MultiRelational k-anonymity",
+         "Join the person table with the job table first, then anonymise the joined table; the groups "
+         "are counted in persons (the id).",
+         Recipe(qi=("age", "gender"), sensitive="job", identifiers=("id",), intervals=(("age", 10),),
+                removed=("name", "last name"), join_rule="Job_Relational.id = Person_Relational.id")),
+    Task(6, "l-diversity on a monotonous table", ("Job_Large_Monotonous",), "l-diversity",
+         "When a group holds one job only, knowing a person's group reveals their job, however large "
+         "the group is.",
+         R),
+    Task(7, "l-diversity and guessing a value", ("Job_Large",), "l-diversity",
+         "In a group with several different jobs, the chance to guess one person's job is the share of "
+         "that job in the group.",
+         R),
+    Task(8, "t-closeness", ("Job_Large",), "t-closeness",
+         "Each group's distribution of jobs is compared with the whole table's; the Earth Mover's "
+         "Distance measures how far apart they are.",
+         R),
+    Task(9, "Noise on a sensitive number", ("Job_Large_Salary",), "noise (ε)",
+         "Each salary is replaced by a random value within ±ε % of it; the QID groups are as in task 1.",
+         Recipe(qi=("age", "gender", "city"), sensitive="salary", identifiers=("id",),
+                intervals=(("age", 10),), rules=(("city", CITY_RULES),), noise=(("salary", 10.0),))),
+)
+
+
+@dataclass
+class Applied:
+    """A recipe applied to a table: the published table, and the measures of the full one."""
+
+    table: pd.DataFrame          # the source (joined for two tables)
+    published: pd.DataFrame      # what would be released (identifiers removed)
+    full: pd.DataFrame           # the transformed table with its identifiers, for (X,Y)
+    recipe: Recipe
+    measures: Measures
+    class_ids: np.ndarray        # each row's QID group
+    groups: pd.DataFrame = field(default_factory=pd.DataFrame)   # one row per group: QID values, rows, persons, distinct
+
+    @property
+    def class_sizes(self) -> np.ndarray:
+        return self.groups["rows"].to_numpy()
+
+    def size_histogram(self) -> dict[int, int]:
+        sizes, counts = np.unique(self.class_sizes, return_counts=True)
+        return {int(s): int(c) for s, c in zip(sizes, counts)}
+
+
+@lru_cache(maxsize=4)
+def bundled(seed: int = datasets.DEFAULT_SEED) -> dict[str, pd.DataFrame]:
+    return datasets.generate(seed)
+
+
+def source_table(task: Task, tables: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    tables = tables or bundled()
+    if len(task.datasets) == 1:
+        return tables[task.datasets[0]]
+    left, right = task.datasets
+    return join(tables[left], tables[right], [parse_rule(task.recipe.join_rule, left, right)], left, right)
+
+
+def hierarchies(recipe: Recipe) -> dict[str, Hierarchy]:
+    out = {column: Hierarchy.intervals(column, [size]) for column, size in recipe.intervals}
+    out.update({column: Hierarchy.from_rules(column, text) for column, text in recipe.rules})
+    return out
+
+
+def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
+    """The release a recipe makes of ``table`` and its measures (ID columns kept aside for (X,Y))."""
+    missing = [c for c in (*recipe.qi, *recipe.identifiers, *recipe.removed,
+                           *([recipe.sensitive] if recipe.sensitive else [])) if c not in table.columns]
+    if missing:
+        raise InputError(f"the table has no column {_names(missing)}")
+    if not recipe.qi:
+        raise InputError("QID not defined: mark at least one column as QID")
+    source = Table.from_frame(table, name="teaching table")
+    roles = Roles(qi=recipe.qi, sa=(recipe.sensitive,) if recipe.sensitive else ())
+    design = ReleaseDesign(name="learn", levels=tuple((c, 1) for c in hierarchies(recipe)),
+                           removed=frozenset(recipe.removed), noise=tuple(recipe.noise), seed=seed)
+    full = transform(source, roles, design, hierarchies(recipe)).published_table()
+    published = full.drop(columns=list(recipe.identifiers))
+    measures = measure_table(full, qi=recipe.qi, sa=roles.sa, identifier_columns=recipe.identifiers,
+                             continuous=[c for c, _ in recipe.noise if c == recipe.sensitive])
+    classes = measures.equivalence_class
+    count = int(classes.max()) + 1
+    first = np.full(count, -1)
+    first[classes[::-1]] = np.arange(len(classes))[::-1]
+    groups = full.iloc[first][list(recipe.qi)].reset_index(drop=True)
+    groups["rows"] = np.bincount(classes, minlength=count)
+    if recipe.identifiers:
+        persons, _ = group_ids([(classes, count)] + [factorize(full[c].to_numpy()) for c in recipe.identifiers],
+                               len(full))
+        groups["persons"] = _distinct_per_group(classes, persons, count)
+    if recipe.sensitive:
+        groups["distinct"] = _distinct_per_group(classes, factorize(full[recipe.sensitive].to_numpy()).codes,
+                                                 count)
+    return Applied(table, published, full, recipe, measures, classes, groups)
+
+
+def _distinct_per_group(classes: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
+    pairs, n_pairs = group_ids([(classes, count), (values, int(values.max()) + 1)], len(classes))
+    group_of_pair = np.zeros(n_pairs, dtype=np.int64)
+    group_of_pair[pairs] = classes
+    return np.bincount(group_of_pair, minlength=count)
+
+
+def legacy_t_failures(applied: Applied, threshold: float = LEGACY_T_THRESHOLD) -> np.ndarray:
+    """The prototype's t-check (not EMD): a group fails when a value present in it has a share
+    that differs from its share in the whole table by more than ``threshold``; the failing
+    groups' ids."""
+    classes = applied.class_ids
+    values = factorize(applied.full[applied.recipe.sensitive].to_numpy())
+    count = int(classes.max()) + 1
+    pairs, n_pairs = group_ids([(classes, count), values], len(classes))
+    pair_rows = np.bincount(pairs, minlength=n_pairs)
+    group_of_pair = np.zeros(n_pairs, dtype=np.int64)
+    value_of_pair = np.zeros(n_pairs, dtype=np.int64)
+    group_of_pair[pairs], value_of_pair[pairs] = classes, values.codes
+    table_share = np.bincount(values.codes, minlength=values.cardinality) / len(classes)
+    group_share = pair_rows / np.bincount(classes, minlength=count)[group_of_pair]
+    failing = np.abs(group_share - table_share[value_of_pair]) > threshold
+    return np.unique(group_of_pair[failing])
+
+
+def answers(task: Task, tables: dict[str, pd.DataFrame] | None = None, seed: int = 0) -> dict:
+    """The numbers the task asks about, computed on the task's data after its recipe."""
+    applied = apply(task.recipe, source_table(task, tables), seed)
+    m = applied.measures
+    out = {"groups": m.classes.count, "smallest_group": m.classes.min, "largest_group": m.classes.max,
+           "k": m.k, "group_sizes": applied.size_histogram()}
+    if task.number == 4:
+        out.update({"xy_k": m.models.xy_anonymity, "most_persons": int(applied.groups["persons"].max())})
+    if task.number == 5:
+        out.update({"rows": len(applied.full), "persons_k": m.models.xy_anonymity})
+    if task.number in (6, 7):
+        distinct = applied.groups["distinct"]
+        out.update({"l_distinct": m.models.l_distinct, "most_distinct": int(distinct.max()),
+                    "single_valued_groups": int((distinct == 1).sum()),
+                    "l_entropy": m.models.l_entropy})
+    if task.number == 7:
+        group, value, share = guess_example(applied)
+        out.update({"example_group": group, "example_value": value, "guess_probability": share})
+    if task.number == 8:
+        failing = legacy_t_failures(applied)
+        out.update({"t": m.models.t, "legacy_failing_groups": int(len(failing)),
+                    "legacy_similar_groups": int(m.classes.count - len(failing))})
+    if task.number == 9:
+        before = pd.to_numeric(applied.table["salary"]).to_numpy()
+        after = pd.to_numeric(applied.published["salary"]).to_numpy()
+        out.update({"largest_change_percent": float(np.max(np.abs(after - before) / before) * 100)})
+    return out
+
+
+def guess_example(applied: Applied) -> tuple[dict, str, float]:
+    """The most diverse group's QID values, its rarest value and the chance to guess it."""
+    groups = applied.groups
+    index = int(groups["distinct"].idxmax())
+    rows = applied.full[applied.class_ids == index][applied.recipe.sensitive]
+    counts = rows.value_counts(sort=False)
+    value = str(counts.idxmin())
+    qid = {c: str(groups.loc[index, c]) for c in applied.recipe.qi}
+    return qid, value, float(counts.min() / len(rows))
+
+
+def check_applied(task: Task, recipe: Recipe) -> list[str]:
+    """What differs between the student's recipe and the task's, in plain words (empty: applied)."""
+    want, got = task.recipe, recipe
+    problems = []
+    if set(got.qi) != set(want.qi):
+        problems.append(f"The QIDs should be {_names(want.qi)}; you marked "
+                        f"{_names(got.qi) if got.qi else 'none'}.")
+    if got.sensitive != want.sensitive:
+        problems.append(f"The sensitive column should be {want.sensitive}; you marked {got.sensitive or 'none'}.")
+    if set(got.identifiers) != set(want.identifiers):
+        problems.append(f"The ID columns should be {_names(want.identifiers)}.")
+    if dict(got.intervals) != dict(want.intervals):
+        for column, size in want.intervals:
+            problems.append(f"Generalise {column} to intervals of size {size}.")
+    want_rules = {c: _rule_sets(t) for c, t in want.rules}
+    got_rules = {c: _rule_sets(t) for c, t in got.rules}
+    for column, rules in want_rules.items():
+        if got_rules.get(column) != rules:
+            problems.append(f"Generalise {column} with the rules " + "; ".join(
+                f"{','.join(sorted(m))}->{g}" for g, m in sorted(rules)) + ".")
+    for column in set(got_rules) - set(want_rules):
+        problems.append(f"Keep {column} as it is in this task.")
+    if dict(got.noise) != dict(want.noise):
+        for column, epsilon in want.noise:
+            problems.append(f"Add noise of ±{epsilon:g} % to {column}.")
+    return problems
+
+
+def _rule_sets(text: str) -> frozenset:
+    from tklscore.core.release.hierarchy import parse_rules
+
+    return frozenset((group.lower(), frozenset(members)) for group, members in parse_rules(text))
+
+
+def task(number: int) -> Task:
+    for t in TASKS:
+        if t.number == number:
+            return t
+    raise InputError(f"there is no task {number}; the tasks are 1 to {len(TASKS)}")

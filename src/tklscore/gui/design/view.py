@@ -1,0 +1,504 @@
+"""The Design view (issue 11 §6): design a release and watch every score move.
+
+Left: the columns with their role, hierarchy and a level slider per column with a
+hierarchy, whether each column is published, and record suppression. Right: tkl/M/L raw
+and normalised, the privacy models, utility, the notes (e.g. when a generalised sensitive
+value took the conservative weight), the transformed table with generalised cells marked,
+the suppressed rows, and the suggested releases as a Pareto chart the officer clicks to
+load. Every change re-evaluates in the background (the workbench's task runner); the
+hierarchies and saved designs are kept in the project file."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tklscore.core.errors import InputError
+from tklscore.core.release.designer import DesignResult, ReleaseDesigner, element_weights
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.suggest import Constraints, privacy_models, suggest
+from tklscore.core.release.transform import ReleaseDesign, export_published
+from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
+from tklscore.gui.frame_model import FrameModel
+
+PREVIEW_ROWS = 200
+SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score"),
+              ("m_score_inf", "M-Score (x=∞)"), ("l_severity", "L-Severity"))
+UTILITY_ROWS = (("precision", "precision", "{:.4f}"), ("discernibility", "discernibility", "{:,.0f}"),
+                ("average_class_size", "average class size / k", "{:.3f}"),
+                ("non_uniform_entropy", "non-uniform entropy (bits)", "{:,.1f}"),
+                ("suppressed_share", "suppressed share", "{:.2%}"))
+GENERALISED = QColor("#fff3c4")
+# the thesis example's hierarchies, so the example opens with sliders to move
+THESIS_HIERARCHIES = (
+    Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+    Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
+    Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
+    Hierarchy.intervals("Age", [10, 30]),
+)
+
+
+class MarkedFrameModel(FrameModel):
+    """A FrameModel whose cells in ``marked`` columns are shaded (generalised cells)."""
+
+    marked: set[int] = set()
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.BackgroundRole and index.isValid() and index.column() in self.marked:
+            return QBrush(GENERALISED)
+        return super().data(index, role)
+
+
+def _table(rows: int, headers: list[str]) -> QTableWidget:
+    table = QTableWidget(rows, len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table
+
+
+class DesignView(QWidget):
+    def __init__(self, workbench, parent=None):
+        super().__init__(parent)
+        self.workbench = workbench
+        self.hierarchies: dict[str, Hierarchy] = {}
+        self.levels: dict[str, int] = {}
+        self.removed: set[str] = set()
+        self.sliders: dict[str, QSlider] = {}
+        self.designer: ReleaseDesigner | None = None
+        self._designer_key = None
+        self.result: DesignResult | None = None
+        self.privacy: tuple[int, float] | None = None
+        self.suggestions = None
+        self._generation = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.evaluate)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        columns_box = QGroupBox("Columns: role, hierarchy, level, published")
+        box_layout = QVBoxLayout(columns_box)
+        self.columns = _table(0, ["column", "role", "hierarchy", "level", "published"])
+        box_layout.addWidget(self.columns)
+        left_layout.addWidget(columns_box, 1)
+        suppression = QGroupBox("Record suppression")
+        row = QHBoxLayout(suppression)
+        row.addWidget(QLabel("classes smaller than"))
+        self.suppress_below = QSpinBox()
+        self.suppress_below.setRange(0, 1_000_000)
+        row.addWidget(self.suppress_below)
+        row.addWidget(QLabel("within a budget of"))
+        self.budget = QDoubleSpinBox()
+        self.budget.setRange(0.0, 100.0)
+        self.budget.setSuffix(" %")
+        self.budget.setValue(5.0)
+        row.addWidget(self.budget)
+        row.addStretch(1)
+        left_layout.addWidget(suppression)
+        search = QGroupBox("Suggest releases (constraints)")
+        srow = QHBoxLayout(search)
+        self.k_min, self.l_min = QSpinBox(), QSpinBox()
+        for label, box in (("k ≥", self.k_min), ("l ≥", self.l_min)):
+            box.setRange(1, 1_000_000)
+            srow.addWidget(QLabel(label))
+            srow.addWidget(box)
+        self.k_min.setValue(2)
+        self.t_max = QDoubleSpinBox()
+        self.t_max.setRange(0.0, 1.0)
+        self.t_max.setSingleStep(0.05)
+        self.t_max.setValue(1.0)
+        srow.addWidget(QLabel("t ≤"))
+        srow.addWidget(self.t_max)
+        self.suggest_button = QPushButton("Suggest")
+        self.suggest_button.clicked.connect(self.run_suggest)
+        srow.addWidget(self.suggest_button)
+        left_layout.addWidget(search)
+        buttons = QHBoxLayout()
+        self.save_button = QPushButton("Save as release")
+        self.save_button.clicked.connect(self.save_as_release)
+        self.export_button = QPushButton("Export table…")
+        self.export_button.clicked.connect(self.export_table)
+        self.export_hierarchy_button = QPushButton("Export hierarchy…")
+        self.export_hierarchy_button.clicked.connect(self.export_hierarchy)
+        for b in (self.save_button, self.export_button, self.export_hierarchy_button):
+            buttons.addWidget(b)
+        left_layout.addLayout(buttons)
+        splitter.addWidget(left)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        self.headline = QLabel("Open a source table and choose its roles to design a release.")
+        self.headline.setWordWrap(True)
+        self.headline.setStyleSheet("font-size: 14px; font-weight: 600;")
+        right_layout.addWidget(self.headline)
+        panels = QHBoxLayout()
+        self.scores = _table(len(SCORE_ROWS), ["score", "raw", "/ source", "/ max"])
+        self.privacy_table = _table(4, ["privacy model", "value"])
+        self.utility_table = _table(len(UTILITY_ROWS), ["utility", "value"])
+        for title, widget in (("Misuseability", self.scores), ("Privacy models and risk", self.privacy_table),
+                              ("Utility", self.utility_table)):
+            group = QGroupBox(title)
+            QVBoxLayout(group).addWidget(widget)
+            panels.addWidget(group, 3 if widget is self.scores else 2)
+        right_layout.addLayout(panels)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #7a5300;")
+        right_layout.addWidget(self.notes)
+        self.tabs = QTabWidget()
+        self.preview_model = MarkedFrameModel()
+        self.preview = QTableView()
+        self.preview.setModel(self.preview_model)
+        self.tabs.addTab(self.preview, "Published table")
+        self.suppressed_list = QListWidget()
+        self.tabs.addTab(self.suppressed_list, "Suppressed rows")
+        suggest_tab = QWidget()
+        suggest_layout = QVBoxLayout(suggest_tab)
+        self.suggest_message = QLabel("Press Suggest to search the lattice of levels.")
+        self.suggest_message.setWordWrap(True)
+        suggest_layout.addWidget(self.suggest_message)
+        self.chart = pg.PlotWidget(background="w")
+        self.chart.setLabel("bottom", "utility loss (1 − precision)")
+        self.chart.setLabel("left", "tkl-Score / source")
+        self.chart.showGrid(x=True, y=True, alpha=0.3)
+        self.points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#1f77b4"), pen=pg.mkPen("#0b3d66"))
+        self.points.sigClicked.connect(self._point_clicked)
+        self.chart.addItem(self.points)
+        suggest_layout.addWidget(self.chart, 1)
+        self.front_table = _table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed", "levels"])
+        self.front_table.cellDoubleClicked.connect(lambda r, _c: self.load_candidate(r))
+        suggest_layout.addWidget(self.front_table)
+        self.tabs.addTab(suggest_tab, "Suggested releases")
+        right_layout.addWidget(self.tabs, 1)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([520, 1080])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        self.suppress_below.valueChanged.connect(self.schedule)
+        self.budget.valueChanged.connect(self.schedule)
+        workbench.sourceChanged.connect(self.reload)
+        workbench.modelChanged.connect(self.schedule)
+        workbench.releasesChanged.connect(self.schedule)
+        self.reload()
+
+    # ------------------------------------------------------------------ state
+    def _settings(self) -> dict:
+        return self.workbench.project.settings.setdefault("design", {})
+
+    def _save_settings(self) -> None:
+        self._settings()["hierarchies"] = [h.to_dict() for h in self.hierarchies.values()]
+        self._settings()["current"] = self.design().to_dict()
+
+    def reload(self) -> None:
+        """Columns and hierarchies of the workbench's table and roles."""
+        table, roles = self.workbench.table, self.workbench.project.roles
+        saved = self._settings().get("hierarchies")
+        if saved is not None:
+            self.hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in saved}
+        elif self.workbench.project.builtin == "thesis":
+            self.hierarchies = {h.column: h for h in THESIS_HIERARCHIES}
+        current = self._settings().get("current")
+        if current:
+            design = ReleaseDesign.from_dict(current)
+            self.levels, self.removed = dict(design.levels), set(design.removed)
+        self.designer = None
+        self.sliders = {}
+        self.columns.setRowCount(0)
+        if table is None:
+            return
+        self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in table.columns}
+        self.columns.setRowCount(len(table.columns))
+        for r, column in enumerate(table.columns):
+            self.columns.setItem(r, 0, QTableWidgetItem(column))
+            self.columns.setItem(r, 1, QTableWidgetItem(roles.role_of(column).value))
+            button = QPushButton(self._hierarchy_text(column))
+            button.clicked.connect(lambda _=False, c=column: self.edit_hierarchy(c))
+            self.columns.setCellWidget(r, 2, button)
+            self.columns.setCellWidget(r, 3, self._slider_cell(column))
+            publish = QCheckBox()
+            publish.setChecked(column not in self.removed)
+            publish.toggled.connect(lambda on, c=column: self.set_published(c, on))
+            self.columns.setCellWidget(r, 4, publish)
+        self.schedule()
+
+    def _hierarchy_text(self, column: str) -> str:
+        h = self.hierarchies.get(column)
+        return "Build…" if h is None else f"{h.kind} ✎"
+
+    def _slider_cell(self, column: str) -> QWidget:
+        cell = QWidget()
+        row = QHBoxLayout(cell)
+        row.setContentsMargins(4, 0, 4, 0)
+        if column not in self.hierarchies:
+            row.addWidget(QLabel("—"))
+            return cell
+        try:
+            height = len(self.hierarchies[column].labels(self.workbench.table.frame[column].unique())) - 1
+        except InputError as error:
+            row.addWidget(QLabel(f"invalid: {error.message}"))
+            return cell
+        slider = QSlider(Qt.Orientation.Horizontal)
+        slider.setRange(0, height)
+        slider.setValue(min(self.levels.get(column, 0), height))
+        slider.setMinimumWidth(90)
+        label = QLabel(f"{slider.value()}/{height}")
+        slider.valueChanged.connect(lambda value, c=column, l=label, h=height: self._slid(c, value, l, h))
+        row.addWidget(slider)
+        row.addWidget(label)
+        self.sliders[column] = slider
+        return cell
+
+    def _slid(self, column: str, value: int, label: QLabel, height: int) -> None:
+        label.setText(f"{value}/{height}")
+        self.levels[column] = value
+        self.schedule()
+
+    def set_published(self, column: str, published: bool) -> None:
+        (self.removed.discard if published else self.removed.add)(column)
+        self.schedule()
+
+    def set_hierarchy(self, column: str, hierarchy: Hierarchy | None) -> None:
+        if hierarchy is None:
+            self.hierarchies.pop(column, None)
+        else:
+            self.hierarchies[column] = hierarchy
+        self.levels.pop(column, None)
+        self._settings()["hierarchies"] = [h.to_dict() for h in self.hierarchies.values()]
+        self.workbench._mark(True)
+        self.reload()
+
+    def edit_hierarchy(self, column: str) -> None:
+        dialog = HierarchyDialog(column, self.workbench.table.frame[column], self.hierarchies.get(column), self)
+        if dialog.exec() and dialog.hierarchy is not None:
+            self.set_hierarchy(column, dialog.hierarchy)
+
+    def design(self, name: str = "designed release") -> ReleaseDesign:
+        """The release on screen: the current release's rows, transformed as set here."""
+        levels = {c: v for c, v in self.levels.items() if c in self.hierarchies}
+        project = self.workbench.project
+        selection = project.release(project.current_release) if project.current_release else None
+        return ReleaseDesign(name, levels, self.suppress_below.value(), self.budget.value() / 100.0,
+                             self.removed, selection=selection)
+
+    def load_levels(self, levels: dict[str, int]) -> None:
+        for column, value in levels.items():
+            self.levels[column] = value
+            if column in self.sliders:
+                self.sliders[column].blockSignals(True)
+                self.sliders[column].setValue(value)
+                self.sliders[column].blockSignals(False)
+                label = self.sliders[column].parent().findChildren(QLabel)[0]
+                label.setText(f"{value}/{self.sliders[column].maximum()}")
+        self.schedule()
+
+    # ------------------------------------------------------------------ evaluation
+    def schedule(self) -> None:
+        self._timer.start()
+
+    def _ensure_designer(self):
+        wb = self.workbench
+        key = (id(wb.table), wb.project.roles, tuple(sorted((c, repr(h.to_dict())) for c, h in self.hierarchies.items())),
+               id(wb.model))
+        return key
+
+    def evaluate(self) -> None:
+        wb = self.workbench
+        if wb.table is None or not wb.project.roles.sa:
+            self.headline.setText("Open a source table and choose its quasi-identifiers and sensitive attributes.")
+            return
+        if wb.weights is None:
+            self.headline.setText(wb.weights_problem or "Choose weights: a tkl-Data Model or a weights file.")
+            return
+        self._save_settings()
+        self._generation += 1
+        generation = self._generation
+        key = self._ensure_designer()
+        designer = self.designer if self._designer_key == key else None
+        table, roles, hierarchies = wb.table, wb.project.roles, dict(self.hierarchies)
+        scorer = wb.scorer
+        elements = element_weights(wb.model) if wb.model is not None else None
+        design, weights, x = self.design(), wb.weights, wb.project.x
+
+        def work(control):
+            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer, elements=elements)
+            control.check()
+            result = built.evaluate(design, weights, x, record_ids=False, progress=lambda _f: control.check())
+            privacy = privacy_models(built, design, result.transformed, result.transformed.published_class_ids)
+            preview = result.transformed.published_table(limit=PREVIEW_ROWS)
+            return built, result, privacy, preview
+
+        def done(value) -> None:
+            if generation != self._generation:
+                return
+            self.designer, self._designer_key = value[0], key
+            self.show_result(*value[1:])
+
+        def failed(message: str) -> None:
+            if generation == self._generation:
+                self.headline.setText(f"<span style='color:#b00020'>{message}</span>")
+
+        wb.runner.start("Designing the release", work, done, failed)
+
+    def show_result(self, result: DesignResult, privacy: tuple[int, float], preview) -> None:
+        self.result, self.privacy = result, privacy
+        report, t = result.report, result.transformed
+        k = int(np.bincount(t.published_class_ids).min()) if len(t.published) else 0
+        tkl_norm = report.normalized_source.tkl
+        of = f"the {len(t.selected):,} records of '{t.design.selection.name}'" if t.design.selection else \
+            f"all {len(t.selected):,} source records"
+        self.headline.setText(
+            f"{len(t.published):,} of {of} published, {len(t.suppressed):,} suppressed — "
+            f"tkl-Score {report.scores.tkl:.5f} ({'n/a' if tkl_norm is None else f'{tkl_norm:.1%}'} of the "
+            f"untransformed source), k = {k}, precision {result.utility.precision:.1%}")
+        for r, (key, label) in enumerate(SCORE_ROWS):
+            values = (report.scores.as_dict()[key], report.normalized_source.as_dict()[key],
+                      report.normalized_max.as_dict()[key])
+            self.scores.setItem(r, 0, QTableWidgetItem(label))
+            for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
+                self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
+        l, tc = privacy
+        rows = [("k-anonymity", f"{k}"), ("distinct l-diversity", f"{l}"), ("t-closeness", f"{tc:.4f}"),
+                ("prosecutor risk (max)", f"{1 / k:.4f}" if k else "n/a")]
+        if result.measures:
+            rows += [(str(name), str(value)) for name, value in result.measures.items()]
+        self.privacy_table.setRowCount(len(rows))
+        for r, (name, value) in enumerate(rows):
+            self.privacy_table.setItem(r, 0, QTableWidgetItem(name))
+            self.privacy_table.setItem(r, 1, QTableWidgetItem(value))
+        figures = result.utility.as_dict()
+        for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
+            self.utility_table.setItem(r, 0, QTableWidgetItem(label))
+            self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
+        self.notes.setText("\n".join(result.notes))
+        self.preview_model.marked = {i for i, c in enumerate(preview.columns) if t.generalised_cells(c)}
+        self.preview_model.set_frame(preview)
+        self.suppressed_list.clear()
+        ids = self.workbench.scorer.ids_of(t.suppressed[:500]) if self.workbench.scorer is not None else \
+            t.suppressed[:500]
+        self.suppressed_list.addItems([f"record {i}" for i in ids])
+        if len(t.suppressed) > 500:
+            self.suppressed_list.addItem(f"… and {len(t.suppressed) - 500:,} more")
+        self.tabs.setTabText(1, f"Suppressed rows ({len(t.suppressed):,})")
+
+    # ------------------------------------------------------------------ actions
+    def save_as_release(self, name: str | None = None) -> None:
+        if self.result is None:
+            return
+        if not name:
+            name, ok = QInputDialog.getText(self, "Save as release", "Name of the release:")
+            if not ok or not name.strip():
+                return
+        design = self.design(name.strip())
+        self._settings().setdefault("saved", [])
+        self._settings()["saved"] = [d for d in self._settings()["saved"] if d.get("name") != design.name]
+        self._settings()["saved"].append(design.to_dict())
+        self.workbench.designed_reports[design.name] = self.result.report
+        self.workbench.reports[design.name] = self.result.report
+        self.workbench._mark(True)
+        self.workbench.scoresChanged.emit()
+        self.workbench.status.emit(f"Saved '{design.name}' beside the other releases in the Scores view's comparison")
+
+    def export_table(self, path: str | None = None) -> None:
+        if self.result is None:
+            return
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the published table", "release.csv",
+                                                  "CSV (*.csv);;Parquet (*.parquet)")
+            if not path:
+                return
+        transformed = self.result.transformed
+
+        def work(_control):
+            return export_published(transformed, path)
+
+        self.workbench.runner.start("Exporting the published table", work,
+                                    lambda n: self.workbench.status.emit(f"{n:,} rows written to {path}"),
+                                    self.workbench._fail)
+
+    def export_hierarchy(self, column: str | None = None, path: str | None = None) -> None:
+        if column is None:
+            row = self.columns.currentRow()
+            column = self.columns.item(row, 0).text() if row >= 0 else next(iter(self.hierarchies), None)
+        if column not in self.hierarchies:
+            self.workbench._fail("Select a column with a hierarchy to export it as ARX CSV")
+            return
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the hierarchy (ARX CSV)", f"{column}.csv", "CSV (*.csv)")
+            if not path:
+                return
+        try:
+            self.hierarchies[column].save_arx_csv(path, self.workbench.table.frame[column].unique())
+        except InputError as error:
+            self.workbench._fail(str(error))
+
+    def run_suggest(self) -> None:
+        if self.designer is None or self.workbench.weights is None:
+            return
+        designer, weights, x = self.designer, self.workbench.weights, self.workbench.project.x
+        constraints = Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(), math.inf,
+                                  self.budget.value() / 100.0)
+        base = ReleaseDesign(removed=self.removed, selection=self.design().selection)
+
+        def work(control):
+            return suggest(designer, weights, constraints, base, x,
+                           progress=lambda f: control.progress(int(100 * f), "Searching the lattice"))
+
+        self.suggest_message.setText("Searching the lattice of levels…")
+        self.tabs.setCurrentIndex(2)
+        self.workbench.runner.start("Suggesting releases", work, self.show_suggestions, self.workbench._fail)
+
+    def show_suggestions(self, found) -> None:
+        self.suggestions = found
+        self.suggest_message.setText(
+            f"{found.message}. Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest "
+            f"skipped by k-anonymity's monotonicity). Click a point or double-click a row to load it.")
+        self.points.setData([{"pos": (c.utility_loss, c.tkl_normalized), "data": i}
+                             for i, c in enumerate(found.front)
+                             if not (math.isnan(c.utility_loss) or math.isnan(c.tkl_normalized))])
+        self.points.setBrush(pg.mkBrush("#1f77b4" if found.met else "#d62728"))
+        self.front_table.setRowCount(len(found.front))
+        for r, c in enumerate(found.front):
+            values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", str(c.k), str(c.l), f"{c.t:.4f}",
+                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items())]
+            for col, value in enumerate(values):
+                self.front_table.setItem(r, col, QTableWidgetItem(value))
+
+    def _point_clicked(self, _item, points, *_):
+        if points is not None and len(points):
+            self.load_candidate(int(points[0].data()))
+
+    def load_candidate(self, index: int) -> None:
+        if self.suggestions is not None and 0 <= index < len(self.suggestions.front):
+            self.load_levels(self.suggestions.front[index].levels)

@@ -1,0 +1,1 @@
+"""The Learn view: the teaching tasks, the quiz and the definitions."""

@@ -1,0 +1,173 @@
+"""The Learn view (seed 003): the PPDP teaching prototype's tasks, the quiz and the definitions,
+on the workbench's own engine (core/learn over core/release and core/risk)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QListWidget, QTabWidget, QTextBrowser,
+                               QVBoxLayout, QWidget)
+
+from tklscore.core.errors import InputError
+from tklscore.core.files.resources import resource_path
+from tklscore.core.learn import questions, quiz, tasks
+from tklscore.gui.learn.quiz_panel import QuizPanel
+from tklscore.gui.learn.workspace import Workspace
+
+DEFINITIONS = (
+    ("k-anonymity", "k_anonymity.html"),
+    ("(X,Y)-anonymity", "xy_anonymity.html"),
+    ("MultiRelational k-anonymity", "multirelational.html"),
+    ("l-diversity", "l_diversity.html"),
+    ("t-closeness", "t_closeness.html"),
+    ("Noise and ε-differential privacy", "noise.html"),
+    ("Operations and usefulness", "operations.html"),
+)
+
+
+class Definitions(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.pages = QListWidget()
+        self.pages.addItems([title for title, _ in DEFINITIONS])
+        self.pages.setMaximumWidth(260)
+        self.browser = QTextBrowser()
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.pages)
+        layout.addWidget(self.browser, 1)
+        self.pages.currentRowChanged.connect(self.show_page)
+        self.pages.setCurrentRow(0)
+
+    def show_page(self, row: int) -> None:
+        if row >= 0:
+            self.browser.setSource(QUrl.fromLocalFile(str(resource_path(f"learn/definitions/{DEFINITIONS[row][1]}"))))
+
+
+class LearnView(QWidget):
+    def __init__(self, workbench, parent=None):
+        super().__init__(parent)
+        self.workbench = workbench
+        self.workspace = Workspace()
+        self.quiz = QuizPanel(questions.templates)
+        self.definitions = Definitions()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.workspace, "Tasks")
+        self.tabs.addTab(self.quiz, "Quiz")
+        self.tabs.addTab(self.definitions, "Definitions")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        self.quiz_ready = False
+        self.last: tasks.Applied | None = None
+        self.workspace.task_list.currentRowChanged.connect(lambda _: self.open_task())
+        self.workspace.apply_requested.connect(self.apply)
+        self.workspace.join_rule.editingFinished.connect(self.preview_join)
+        self.quiz.save_requested.connect(self.save_results)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.workspace.task_list.setCurrentRow(0)
+
+    def _report(self, message: str) -> None:
+        self.workbench.failed.emit(message)
+
+    def open_task(self) -> None:
+        task = self.workspace.task
+        try:
+            table = tasks.source_table(task) if task.recipe.join_rule is None else _first_table(task)
+        except InputError as error:
+            self._report(str(error))
+            return
+        self.workspace.show_task(task, table)
+
+    def preview_join(self) -> None:
+        """Show the joined table as soon as the student's join rule is right."""
+        task = self.workspace.task
+        rule = self.workspace.join_rule.text().strip()
+        if not task.recipe.join_rule or not rule:
+            return
+        try:
+            joined = _joined(task, tasks.Recipe(qi=(), join_rule=rule))
+        except InputError as error:
+            self.workspace.check.setStyleSheet("color:#a11")
+            self.workspace.check.setText(str(error))
+            return
+        self.workspace.check.clear()
+        self.workspace.source_model.set_frame(joined)
+        if list(joined.columns) != self.workspace.setup.columns():
+            self.workspace.setup.set_columns(list(joined.columns))
+
+    def apply(self) -> None:
+        task = self.workspace.task
+        try:
+            rule = self.workspace.join_rule.text().strip() or None if task.recipe.join_rule else None
+            recipe = self.workspace.setup.recipe(rule)
+        except InputError as error:
+            self._report(str(error))
+            return
+
+        def run(control):
+            table = _joined(task, recipe) if task.recipe.join_rule else tasks.source_table(task)
+            control.check()
+            applied = tasks.apply(recipe, table)
+            failures = len(tasks.legacy_t_failures(applied)) if recipe.sensitive else 0
+            return applied, failures, tasks.check_applied(task, recipe)
+
+        def done(result) -> None:
+            applied, failures, problems = result
+            self.last = applied
+            self.workspace.show_result(applied, failures, problems)
+
+        self.workbench.runner.start("Anonymising the teaching table", run, done, self._report)
+
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.quiz and not self.quiz_ready:
+            self.prepare_quiz()
+
+    def prepare_quiz(self, seed: int | None = None) -> None:
+        """Compute every task's answers in the background, then draw the questions."""
+        self.quiz.score.setText("Preparing the questions from the data…")
+
+        def run(control):
+            for task in tasks.TASKS:
+                control.check()
+                questions.prepare(task.number)
+            return True
+
+        def done(_) -> None:
+            self.quiz_ready = True
+            self.quiz.new_quiz(seed)
+
+        self.workbench.runner.start("Preparing the quiz", run, done, self._report)
+
+    def save_results(self) -> None:
+        if self.quiz.result is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save quiz results", str(Path.home() / "quiz-results.html"),
+                                              "HTML (*.html)")
+        if path:
+            self.save_results_to(path)
+
+    def save_results_to(self, path: str) -> None:
+        try:
+            quiz.save_results(self.quiz.result, path)
+        except (InputError, OSError) as error:
+            self._report(f"{path}: {error}")
+        else:
+            self.workbench.status.emit(f"Quiz results saved to {path}")
+
+
+def _first_table(task: tasks.Task):
+    """Until the student joins them, the person table with the other table's columns beside it."""
+    left, right = (tasks.bundled()[name] for name in task.datasets)
+    return left.join(right.drop(columns=[c for c in right.columns if c in left.columns]).iloc[0:0], how="left")
+
+
+def _joined(task: tasks.Task, recipe: tasks.Recipe):
+    if not recipe.join_rule:
+        raise InputError("No rules defined: type a join rule such as "
+                         f"{task.datasets[1]}.id = {task.datasets[0]}.id")
+    from tklscore.core.learn.join import join, parse_rule
+
+    left, right = task.datasets
+    tables = tasks.bundled()
+    return join(tables[left], tables[right], [parse_rule(recipe.join_rule, left, right)], left, right)

@@ -1,0 +1,282 @@
+"""The task workspace of the Learn view: the task's table, the student's types and actions,
+and the statistics of the anonymised table (computed by core/learn in the background)."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QPushButton, QSplitter, QTableView, QTableWidget,
+                               QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
+
+from tklscore.core.errors import InputError
+from tklscore.core.learn import tasks
+from tklscore.gui.frame_model import FrameModel
+
+TYPE_NAMES = {"": "Not defined", "id": "ID", "qid": "QID", "sensitive": "Sensitive", "nonsensitive": "Nonsensitive"}
+ACTIONS = ("Keep as is", "Remove column", "Generalise", "Add noise")
+
+
+class ColumnSetup(QTableWidget):
+    """One row per column: its type, its action and the action's parameter."""
+
+    def __init__(self, parent=None):
+        super().__init__(0, 4, parent)
+        self.setHorizontalHeaderLabels(["Column", "Type", "Action", "Parameter"])
+        self.horizontalHeaderItem(3).setToolTip("Generalise: an interval size (e.g. 10) or value rules "
+                                                "(a,b->General; c,d->Other). Add noise: ε in %.")
+        self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.verticalHeader().hide()
+
+    def set_columns(self, columns: list[str]) -> None:
+        self.setRowCount(len(columns))
+        for row, column in enumerate(columns):
+            label = QLabel(f" {column} ")
+            self.setCellWidget(row, 0, label)
+            kind = QComboBox()
+            for key, name in TYPE_NAMES.items():
+                kind.addItem(name, key)
+            self.setCellWidget(row, 1, kind)
+            action = QComboBox()
+            action.addItems(ACTIONS)
+            self.setCellWidget(row, 2, action)
+            parameter = QLineEdit()
+            parameter.setPlaceholderText("size, rules a,b->General; … or ε %")
+            self.setCellWidget(row, 3, parameter)
+        self.resizeColumnsToContents()
+        self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+
+    def columns(self) -> list[str]:
+        return [self.cellWidget(r, 0).text().strip() for r in range(self.rowCount())]
+
+    def _row(self, column: str) -> int:
+        return self.columns().index(column)
+
+    def set_type(self, column: str, kind: str) -> None:
+        combo = self.cellWidget(self._row(column), 1)
+        combo.setCurrentIndex(combo.findData(kind))
+
+    def set_action(self, column: str, action: str, parameter: str = "") -> None:
+        row = self._row(column)
+        self.cellWidget(row, 2).setCurrentText(action)
+        self.cellWidget(row, 3).setText(parameter)
+
+    def fill(self, recipe: tasks.Recipe) -> None:
+        """Show a recipe (the task's, when the student asks for it)."""
+        for column in self.columns():
+            self.set_type(column, "")
+            self.set_action(column, "Keep as is")
+        for column in recipe.identifiers:
+            self.set_type(column, "id")
+            self.set_action(column, "Remove column")
+        for column in recipe.qi:
+            self.set_type(column, "qid")
+        if recipe.sensitive:
+            self.set_type(recipe.sensitive, "sensitive")
+        for column, size in recipe.intervals:
+            self.set_action(column, "Generalise", str(size))
+        for column, text in recipe.rules:
+            self.set_action(column, "Generalise", "; ".join(text.splitlines()))
+        for column, epsilon in recipe.noise:
+            self.set_action(column, "Add noise", f"{epsilon:g}")
+        for column in recipe.removed:
+            self.set_action(column, "Remove column")
+
+    def recipe(self, join_rule: str | None = None) -> tasks.Recipe:
+        """The student's recipe; errors in plain words (which column, what to do)."""
+        kinds, intervals, rules, noise, removed = {}, [], [], [], []
+        for row, column in enumerate(self.columns()):
+            kinds[column] = self.cellWidget(row, 1).currentData()
+            action = self.cellWidget(row, 2).currentText()
+            parameter = self.cellWidget(row, 3).text().strip()
+            if kinds[column] == "id" and action != "Remove column":
+                raise InputError(f"{column} is an ID: identifiers are always removed; set its action "
+                                       f"to 'Remove column'")
+            if action == "Remove column" and kinds[column] != "id":
+                removed.append(column)
+            elif action == "Generalise":
+                if not parameter:
+                    raise InputError(f"{column}: type an interval size (a whole number) or rules such as "
+                                           f"a,b->General to generalise it")
+                if parameter.isdigit():
+                    if int(parameter) <= 0:
+                        raise InputError(f"{column}: the interval size must be a positive whole number")
+                    intervals.append((column, int(parameter)))
+                else:
+                    rules.append((column, "\n".join(p.strip() for p in parameter.split(";") if p.strip())))
+            elif action == "Add noise":
+                try:
+                    epsilon = float(parameter)
+                except ValueError:
+                    raise InputError(f"{column}: type the noise ε as a percentage, e.g. 10") from None
+                if not 0 < epsilon < 100:
+                    raise InputError(f"{column}: the noise ε must lie between 0 and 100 %")
+                noise.append((column, epsilon))
+        sensitive = [c for c, k in kinds.items() if k == "sensitive"]
+        if len(sensitive) > 1:
+            raise InputError("Mark only one column as Sensitive (you marked " + ", ".join(sensitive) + ")")
+        return tasks.Recipe(qi=tuple(c for c, k in kinds.items() if k == "qid"),
+                            sensitive=sensitive[0] if sensitive else None,
+                            identifiers=tuple(c for c, k in kinds.items() if k == "id"),
+                            intervals=tuple(intervals), rules=tuple(rules), noise=tuple(noise),
+                            removed=tuple(removed), join_rule=join_rule)
+
+
+class Statistics(QWidget):
+    """The statistics of the anonymised table, as the prototype's right-hand panel, plus the
+    models it lacked."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.text = QTextBrowser()
+        self.chart = pg.PlotWidget(background="w")
+        self.chart.setMinimumHeight(170)
+        self.chart.setLabel("bottom", "QID group size (rows)")
+        self.chart.setLabel("left", "groups")
+        self.chart.setTitle("Distribution of QID groups", color="#333")
+        self.chart.setMouseEnabled(False, False)
+        layout.addWidget(self.text, 3)
+        layout.addWidget(self.chart, 2)
+
+    def show_applied(self, applied: tasks.Applied, legacy_failures: int) -> None:
+        m = applied.measures
+        models = m.models
+        e = html.escape
+        lines = [f"<h3>k-anonymity</h3><p>Unique QID groups: <b>{m.classes.count}</b><br>"
+                 f"Smallest QID group: <b>{m.classes.min}</b> rows &nbsp; Largest: <b>{m.classes.max}</b> rows<br>"
+                 f"The table is <b>{m.k}-anonymous</b>: a person's row is one of at least {m.k}.</p>"]
+        if models.xy_anonymity is not None:
+            lines.append(f"<h3>(X,Y)-anonymity</h3><p>Each QID group holds at least <b>{models.xy_anonymity}</b> "
+                         f"different people ({e(', '.join(applied.recipe.identifiers))}).</p>")
+        if models.l_distinct is not None:
+            single = int((applied.groups["distinct"] == 1).sum())
+            recursive = (f"recursive (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c}"
+                         if models.recursive_c else "recursive (c,l)-diversity needs l ≥ 2")
+            lines.append(f"<h3>l-diversity ({e(applied.recipe.sensitive)})</h3><p>Least diverse group: "
+                         f"<b>{models.l_distinct}</b> distinct value(s); most diverse: "
+                         f"{int(applied.groups['distinct'].max())}<br>"
+                         f"Entropy l: <b>{models.l_entropy:.4f}</b> &nbsp; {recursive}<br>"
+                         + (f"<span style='color:#a11'>{single} group(s) hold a single value: anyone in them "
+                            f"has it.</span>" if single else "No group holds a single value.") + "</p>")
+            lines.append(f"<h3>t-closeness</h3><p>Largest distance of a group from the table (EMD): "
+                         f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close.<br>"
+                         f"<i>Teaching prototype's check (legacy):</i> {legacy_failures} of {m.classes.count} "
+                         f"groups have a value whose share differs from the table's by more than 0.1.</p>")
+        lines.append(f"<h3>Usefulness</h3><p>Rows published: {len(applied.published)} of {len(applied.table)}; "
+                     f"average group size {m.classes.mean:.2f}.</p>")
+        self.text.setHtml("".join(lines))
+        histogram = applied.size_histogram()
+        self.chart.clear()
+        self.chart.show()
+        self.chart.addItem(pg.BarGraphItem(x=np.array(list(histogram), dtype=float),
+                                           height=np.array(list(histogram.values()), dtype=float),
+                                           width=0.8, brush=QColor("#4a7ebb")))
+        self.chart.getAxis("bottom").setTickSpacing(major=max(1, int(np.ceil(max(histogram) / 10))), minor=1)
+
+
+class Workspace(QWidget):
+    """Pick a task, set types and actions, apply, read the statistics and the check."""
+
+    apply_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.task_list = QListWidget()
+        for task in tasks.TASKS:
+            item = QListWidgetItem(f"{task.number}. {task.title}")
+            item.setData(Qt.ItemDataRole.UserRole, task.number)
+            self.task_list.addItem(item)
+        self.task_list.setMaximumWidth(300)
+        self.task_list.setWordWrap(True)
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.TextFormat.RichText)
+        self.join_rule = QLineEdit()
+        self.join_rule.setPlaceholderText("Join rule, e.g. Job_Relational.id = Person_Relational.id")
+        self.setup = ColumnSetup()
+        self.fill_button = QPushButton("Show me the recipe")
+        self.apply_button = QPushButton("Anonymise")
+        self.apply_button.setDefault(True)
+        self.check = QLabel()
+        self.check.setWordWrap(True)
+        self.source_view = QTableView()
+        self.result_view = QTableView()
+        self.source_model, self.result_model = FrameModel(), FrameModel()
+        self.source_view.setModel(self.source_model)
+        self.result_view.setModel(self.result_model)
+        for view in (self.source_view, self.result_view):
+            view.setSortingEnabled(True)
+        self.tables = QTabWidget()
+        self.tables.addTab(self.source_view, "Table")
+        self.tables.addTab(self.result_view, "Anonymised table")
+        self.statistics = Statistics()
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.fill_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.apply_button)
+        middle = QWidget()
+        middle_layout = QVBoxLayout(middle)
+        middle_layout.setContentsMargins(0, 0, 0, 0)
+        middle_layout.addWidget(self.explanation)
+        middle_layout.addWidget(self.join_rule)
+        middle_layout.addWidget(self.setup, 2)
+        middle_layout.addLayout(buttons)
+        middle_layout.addWidget(self.check)
+        middle_layout.addWidget(self.tables, 3)
+        splitter = QSplitter()
+        splitter.addWidget(self.task_list)
+        splitter.addWidget(middle)
+        splitter.addWidget(self.statistics)
+        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(2, 2)
+        splitter.setSizes([230, 760, 560])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self.fill_button.clicked.connect(self.fill_recipe)
+        self.apply_button.clicked.connect(self.apply_requested)
+
+    @property
+    def task(self) -> tasks.Task:
+        item = self.task_list.currentItem()
+        return tasks.task(item.data(Qt.ItemDataRole.UserRole) if item else 1)
+
+    def show_task(self, task: tasks.Task, table) -> None:
+        steps = "".join(f"<li>{html.escape(s)}</li>" for s in task.recipe.steps())
+        self.explanation.setText(f"<b>Task {task.number}: {html.escape(task.title)}</b> — {html.escape(task.model)} "
+                                 f"on <i>{html.escape(task.dataset)}</i><br>{html.escape(task.explanation)}"
+                                 f"<br><b>Recipe</b><ol style='margin:0'>{steps}</ol>")
+        self.join_rule.setVisible(task.recipe.join_rule is not None)
+        self.join_rule.clear()
+        self.setup.set_columns(list(table.columns))
+        self.source_model.set_frame(table)
+        self.result_model.set_frame(table.iloc[0:0])
+        self.tables.setCurrentIndex(0)
+        self.check.clear()
+        self.statistics.text.setHtml("<p>Set the types and actions, then press <b>Anonymise</b>. "
+                                     "The statistics of the anonymised table appear here.</p>")
+        self.statistics.chart.clear()
+        self.statistics.chart.hide()
+
+    def fill_recipe(self) -> None:
+        self.setup.fill(self.task.recipe)
+        if self.task.recipe.join_rule:
+            self.join_rule.setText(self.task.recipe.join_rule)
+
+    def show_result(self, applied: tasks.Applied, legacy_failures: int, problems: list[str]) -> None:
+        self.result_model.set_frame(applied.published)
+        self.tables.setCurrentIndex(1)
+        self.statistics.show_applied(applied, legacy_failures)
+        if problems:
+            self.check.setStyleSheet("color:#a11")
+            self.check.setText("Not the task's recipe yet: " + " ".join(problems))
+        else:
+            self.check.setStyleSheet("color:#1b6e1b")
+            self.check.setText("✔ You applied the task's recipe. Now answer the task's question in the Quiz tab.")

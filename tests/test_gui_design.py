@@ -1,0 +1,123 @@
+"""The Design view (issue 11 §6): a slider move re-evaluates in the background and the
+panels show the core's numbers; suppression lists the rows; save as release reaches the
+Scores view's comparison; export; suggested releases load on click; hierarchies persist."""
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import QStandardPaths
+
+from tklscore.core.release.designer import ReleaseDesigner, element_weights
+from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
+from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
+from tklscore.gui.design.view import DesignView
+from tklscore.gui.workbench import Workbench
+
+
+@pytest.fixture
+def view(qtbot):
+    QStandardPaths.setTestModeEnabled(True)
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    view = DesignView(workbench)
+    qtbot.addWidget(view)
+    view.resize(1400, 900)
+    view.show()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: view.result is not None and view.designer is not None, timeout=20000)
+    yield view
+    workbench.runner.cancel_all()
+    workbench.runner.wait()
+
+
+def core(view, design):
+    wb = view.workbench
+    designer = ReleaseDesigner(wb.table, wb.project.roles, view.hierarchies, elements=element_weights(wb.model))
+    return designer.evaluate(design, wb.weights, wb.project.x)
+
+
+def cell(table, row, column):
+    return table.item(row, column).text()
+
+
+def test_a_slider_move_rescores_in_the_background_and_the_panels_match_the_core(view, qtbot):
+    assert set(view.sliders) == {"Job", "City", "Gender", "Age"}
+    before = view.result
+    view.sliders["City"].setValue(1)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    design = view.design()
+    assert design.level("City") == 1 and design.selection.name == "Scenario 1"
+    expected = core(view, design)
+    assert view.result.report.scores == expected.report.scores
+    assert view.result.report.published_rows == 4
+    assert cell(view.scores, 0, 1) == f"{expected.report.scores.tkl:.5f}"
+    assert cell(view.scores, 0, 2) == f"{expected.report.normalized_source.tkl:.4f}"
+    assert cell(view.scores, 4, 1) == f"{expected.report.scores.l_severity:.5f}"
+    assert cell(view.utility_table, 0, 1) == f"{expected.utility.precision:.4f}"
+    # Scenario 1 (records 3-6) with City → Alberta: the classes are Male {3,4} and Female {5,6}
+    assert cell(view.privacy_table, 0, 1) == "2"
+    assert "k = 2" in view.headline.text() and "of the 4 records of 'Scenario 1'" in view.headline.text()
+    city = list(view.preview_model.frame.columns).index("City")
+    assert city in view.preview_model.marked
+    assert set(view.preview_model.frame["City"]) == {"Alberta"}
+    assert float(cell(view.scores, 0, 1)) < before.report.scores.tkl + 1e-9
+
+
+def test_suppression_lists_the_rows_and_save_as_release_reaches_the_comparison(view, qtbot):
+    before = view.result
+    view.workbench.set_current_release("Scenario 2")  # the whole of Table 3.1
+    view.budget.setValue(100.0)
+    view.suppress_below.setValue(2)
+    qtbot.waitUntil(lambda: view.result is not before and len(view.result.transformed.suppressed) == 1,
+                    timeout=20000)
+    assert view.suppressed_list.item(0).text() == "record 0"  # Calgary, Male: a class of one
+    assert len(view.preview_model.frame) == 6
+    view.save_as_release("generalised")
+    assert "generalised" in view.workbench.reports
+    assert view.workbench.designed_reports["generalised"].published_rows == 6
+    saved = view.workbench.project.settings["design"]["saved"]
+    assert saved[-1]["name"] == "generalised" and saved[-1]["suppress_below"] == 2
+
+
+def test_export_and_hierarchies_saved_in_the_project(view, qtbot, tmp_path):
+    out = tmp_path / "release.parquet"
+    view.export_table(str(out))
+    qtbot.waitUntil(out.exists, timeout=20000)
+    assert len(pd.read_parquet(out)) == 4  # Scenario 1
+    view.export_hierarchy("City", str(tmp_path / "city.csv"))
+    assert load_arx_csv(tmp_path / "city.csv", "City").labels(["Calgary"])[1][0] == "Alberta"
+    view.set_hierarchy("Job", Hierarchy.masking("Job"))
+    saved = view.workbench.project.settings["design"]["hierarchies"]
+    assert {"column": "Job", "kind": "masking"} in saved
+
+
+def test_suggested_releases_load_on_click(view, qtbot):
+    view.k_min.setValue(3)
+    view.run_suggest()
+    qtbot.waitUntil(lambda: view.suggestions is not None, timeout=30000)
+    assert view.suggestions.met and view.front_table.rowCount() == len(view.suggestions.front)
+    target = view.suggestions.front[0]
+    before = view.result
+    view.load_candidate(0)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    assert {c: view.sliders[c].value() for c in target.levels} == target.levels
+    assert view.result.report.normalized_source.tkl == pytest.approx(target.tkl_normalized)
+
+
+def test_hierarchy_dialog_previews_levels_and_names_the_fault(qtbot):
+    values = pd.Series(["54", "50", "61", "61", "44", "46"])
+    dialog = HierarchyDialog("age", values)
+    qtbot.addWidget(dialog)
+    dialog.text.setPlainText("10\n20")
+    assert dialog.hierarchy.kind == "intervals"
+    rows = {(dialog.preview.item(r, 0).text(), dialog.preview.item(r, 1).text(), dialog.preview.item(r, 2).text())
+            for r in range(dialog.preview.rowCount())}
+    assert ("1", "[50, 60)", "2") in rows and ("1", "[60, 70)", "2") in rows and ("2", "[40, 60)", "4") in rows
+    dialog.text.setPlainText("10\n15")
+    assert "level 2 splits the group '[40, 50)'" in dialog.message.text()
+    assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+    groups = HierarchyDialog("city", pd.Series(["Tallinn", "Paide", "Pärnu"]))
+    qtbot.addWidget(groups)
+    groups.text.setPlainText("Tallinn, Paide->Large City")
+    assert "'Pärnu' have no group" in groups.message.text()
+    groups.keep_others.setChecked(True)
+    assert list(groups.hierarchy.labels(["Paide", "Pärnu"])[1]) == ["Large City", "Pärnu"]

@@ -1,0 +1,188 @@
+"""Learn mode's tasks and quiz: answers equal what `release` and `measures` compute; the quiz
+marks right answers right and wrong ones wrong for every template."""
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from helpers import run_cli
+from tklscore.core.errors import InputError
+from tklscore.core.learn import datasets, questions, quiz, tasks
+from tklscore.core.release.hierarchy import Hierarchy
+
+
+def cli_release_and_measures(capsys, tmp_path, task):
+    """Run the task's recipe through `tklscore release`, then `tklscore measures` on what it wrote."""
+    recipe = task.recipe
+    source = tmp_path / "source.csv"
+    table = tasks.source_table(task)
+    table.to_csv(source, index=False)
+    weights = tmp_path / "weights.csv"
+    pd.DataFrame({"attribute": recipe.sensitive, "value": sorted(table[recipe.sensitive].astype(str).unique()),
+                  "weight": 0.5}).to_csv(weights, index=False)
+    argv = ["release", str(source), "--qi", ",".join(recipe.qi), "--sa", recipe.sensitive,
+            "--weights", str(weights), "--format", "json", "--output", str(tmp_path / "release.csv")]
+    for column, hierarchy in tasks.hierarchies(recipe).items():
+        path = tmp_path / f"{column}.csv"
+        hierarchy.save_arx_csv(path, table[column].astype(str).unique())
+        argv += ["--hierarchy", f"{column}={path}"]
+    argv += ["--levels", ",".join(f"{c}=1" for c in tasks.hierarchies(recipe))]
+    if recipe.removed:
+        argv += ["--remove", ",".join(recipe.removed)]
+    code, out, err = run_cli(capsys, argv)
+    assert code == 0, err
+    measured = ["measures", str(tmp_path / "release.csv"), "--qi", ",".join(recipe.qi), "--sa", recipe.sensitive,
+                "--format", "json"]
+    if recipe.identifiers:
+        measured += ["--identifier-columns", ",".join(recipe.identifiers)]
+    code, out, err = run_cli(capsys, measured)
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5, 6, 7, 8])
+def test_task_answers_equal_release_then_measures(capsys, tmp_path, number):
+    task = tasks.task(number)
+    answers = tasks.answers(task)
+    measured = cli_release_and_measures(capsys, tmp_path, task)
+    assert answers["k"] == measured["k"]
+    assert answers["groups"] == measured["classes"]["count"]
+    assert answers["smallest_group"] == measured["classes"]["min"]
+    assert answers["largest_group"] == measured["classes"]["max"]
+    if "xy_k" in answers:
+        assert answers["xy_k"] == measured["xy_anonymity"]
+    if "l_distinct" in answers:
+        assert answers["l_distinct"] == measured["l_distinct"]
+        assert answers["l_entropy"] == pytest.approx(measured["l_entropy"], abs=1e-12)
+    if "t" in answers:
+        assert answers["t"] == pytest.approx(measured["t"], abs=1e-12)
+
+
+def test_shipped_tables_teach_what_the_tasks_say():
+    a = {t.number: tasks.answers(t) for t in tasks.TASKS}
+    assert a[1]["k"] == 2 and a[2]["k"] > a[1]["k"]              # generalising gender raises k
+    assert a[3]["k"] == 2                                        # task 3 with gender generalised (the key's 2)
+    without_gender = tasks.apply(tasks.R, tasks.source_table(tasks.task(3)))
+    assert without_gender.measures.k == 1                        # ... and 1 with task 1's exact recipe
+    assert a[4]["xy_k"] < a[4]["k"]                              # rows overstate the people
+    assert a[6]["l_distinct"] == 1 and a[6]["single_valued_groups"] > 0
+    assert a[7]["l_distinct"] >= 2
+    assert a[8]["legacy_failing_groups"] > a[8]["groups"] / 2     # "mostly does not match"
+    assert 0 < a[9]["largest_change_percent"] <= 10
+
+
+def test_legacy_t_check_against_a_naive_count():
+    applied = tasks.apply(tasks.R, tasks.source_table(tasks.task(8)))
+    full, recipe = applied.full, applied.recipe
+    table_share = full[recipe.sensitive].value_counts(normalize=True)
+    naive = 0
+    for _, group in full.groupby(list(recipe.qi)):
+        shares = group[recipe.sensitive].value_counts(normalize=True)
+        naive += any(abs(share - table_share[value]) > 0.1 for value, share in shares.items())
+    assert len(tasks.legacy_t_failures(applied)) == naive
+
+
+def test_guess_probability_is_the_share_in_the_group():
+    applied = tasks.apply(tasks.R, tasks.source_table(tasks.task(7)))
+    group, value, share = tasks.guess_example(applied)
+    rows = applied.full
+    for column, shown in group.items():
+        rows = rows[rows[column].astype(str) == shown]
+    assert share == pytest.approx((rows[applied.recipe.sensitive] == value).mean())
+
+
+def test_check_applied():
+    task = tasks.task(2)
+    assert tasks.check_applied(task, task.recipe) == []
+    spaced = replace(task.recipe, rules=(("city", "Tallinn, Tartu,Paide -> large city\nViljandi,Türi,Jõgeva->Medium city\n"
+                                                   "Vändra,Rapla,Põltsamaa,Elva->Small city"),
+                                          ("gender", "Male,Female->any gender")))
+    assert tasks.check_applied(task, spaced) == []
+    problems = tasks.check_applied(task, tasks.R)
+    assert problems == ["Generalise gender with the rules Female,Male->any gender."]
+    wrong = replace(task.recipe, qi=("age", "city"), intervals=(("age", 5),))
+    assert any("QIDs should be age, gender and city" in p for p in tasks.check_applied(task, wrong))
+    assert any("intervals of size 10" in p for p in tasks.check_applied(task, wrong))
+
+
+def test_recipe_errors_in_plain_words():
+    table = tasks.source_table(tasks.task(1))
+    with pytest.raises(InputError, match="QID not defined"):
+        tasks.apply(replace(tasks.R, qi=()), table)
+    with pytest.raises(InputError, match="no column salary"):
+        tasks.apply(replace(tasks.R, sensitive="salary"), table)
+    with pytest.raises(InputError, match="there is no task 10"):
+        tasks.task(10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_quiz_marks_right_answers_right_and_wrong_ones_wrong(seed):
+    drawn = quiz.draw(questions.templates(), seed)
+    assert [q.task for q in drawn] == list(range(1, 10))
+    right = quiz.mark(drawn, [q.correct for q in drawn])
+    assert right.score == right.total == 9
+    rng = np.random.default_rng(seed)
+    wrong_answers = [int(rng.choice([i for i in range(len(q.options)) if i != q.correct])) for q in drawn]
+    wrong = quiz.mark(drawn, wrong_answers)
+    assert wrong.score == 0
+    assert all(len(q.options) >= 3 for q in drawn)
+
+
+def test_every_template_is_computed_from_the_data():
+    by_name = {(t.task, t.name): t for t in questions.templates()}
+    assert {task for task, _ in by_name} == set(range(1, 10))
+    rng = np.random.default_rng(0)
+    k1 = by_name[(1, "k")].build(rng)
+    assert k1.options[k1.correct] == str(tasks.answers(tasks.task(1))["k"])
+    t8 = by_name[(8, "t")].build(rng)
+    assert t8.options[t8.correct] == f"{tasks.answers(tasks.task(8))['t']:.3f}"
+    xy = by_name[(4, "xy")].build(rng)
+    assert xy.options[xy.correct] == str(tasks.answers(tasks.task(4))["xy_k"])
+
+
+def test_unanswered_quiz_is_refused_and_results_save(tmp_path):
+    drawn = quiz.draw(questions.templates(), 1)
+    with pytest.raises(InputError, match="answer every question"):
+        quiz.mark(drawn, [None] * len(drawn))
+    result = quiz.mark(drawn, [q.correct for q in drawn[:-1]] + [(drawn[-1].correct + 1) % len(drawn[-1].options)])
+    path = quiz.save_results(result, tmp_path / "results.html", student="Ada")
+    page = path.read_text()
+    assert "PPDP quiz: 8 / 9" in page and "Student: Ada" in page and "wrong" in page
+
+
+def test_cli_learn(capsys, tmp_path):
+    code, out, err = run_cli(capsys, ["learn", "datasets", "--dir", str(tmp_path / "d")])
+    assert code == 0 and (tmp_path / "d" / "Job_Large.csv").is_file()
+    code, out, err = run_cli(capsys, ["learn", "tasks", "--format", "json"])
+    listed = json.loads(out)
+    assert [item["task"] for item in listed] == list(range(1, 10))
+    assert listed[0]["dataset"] == "Job_Large" and listed[0]["answers"]["k"] == tasks.answers(tasks.task(1))["k"]
+    assert set(listed[0]) >= {"task", "dataset", "recipe", "answers"}
+
+
+def test_definitions_pages_match_the_engine_table_4_and_example_2_5():
+    """The worked examples printed on the definitions pages are what the engine computes."""
+    from tklscore.core.files.resources import resource_path
+    from tklscore.core.risk.measures import measure_table
+
+    table_4 = pd.DataFrame({"Age": ["[35-40)"] * 3 + ["[40-45)"] * 2,
+                            "Gender": ["Male"] * 3 + ["Female"] * 2,
+                            "City": ["Elva", "Elva", "Tartu", "Tartu", "Tartu"],
+                            "Disability": ["No", "Yes", "No", "Yes", "No"]})
+    assert measure_table(table_4, qi=["Age", "Gender"], sa=["Disability"]).k == 2
+    assert measure_table(table_4, qi=["Age", "Gender", "City"], sa=["Disability"]).k == 1
+    group_1 = measure_table(table_4.iloc[:3], qi=["Age", "Gender"], sa=["Disability"]).models
+    group_2 = measure_table(table_4.iloc[3:], qi=["Age", "Gender"], sa=["Disability"]).models
+    assert round(group_1.l_entropy, 4) == 1.8899 and group_2.l_entropy == pytest.approx(2.0)
+    whole = measure_table(table_4, qi=["Age", "Gender"], sa=["Disability"]).models
+    assert round(whole.l_entropy, 4) == 1.8899
+    assert whole.recursive_c == 3                     # (c,2)-diverse exactly for c > 2
+    pages = resource_path("learn/definitions/k_anonymity.html").read_text() + \
+        resource_path("learn/definitions/l_diversity.html").read_text()
+    for printed in ("<b>2-anonymous</b>", "<b>1-anonymous</b>", "<b>1.8899</b>", "c &gt; 2"):
+        assert printed in pages
