@@ -73,9 +73,6 @@ def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
     return codes.astype(np.int64, copy=False), len(uniques)
 
 
-def compact(key: np.ndarray, size: int) -> tuple[np.ndarray, int]:
-    """Dense ids 0..G-1 of integer keys known to lie in [0, size)."""
-    return _compact(key, size)
 def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
                limit: int = 1 << 62) -> tuple[np.ndarray, int]:
     """Like :func:`group_ids` but without the final compaction when it can be spared: keys
