@@ -134,8 +134,8 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     normalised by the class size k) and the whole table's (q).
 
     Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
-    exactly like the table has distance exactly 0. ``pairs``: :func:`class_value_counts`
-    of the classes and values when the caller has it already."""
+    exactly like the table has distance exactly 0. ``pairs``: the result of
+    :func:`class_value_counts` when the caller has it already."""
     n = len(classes)
     table_counts = np.bincount(values.codes, minlength=values.cardinality)
     cls, val, counts = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
@@ -148,7 +148,7 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                         values: Codes, exact: bool | None = None) -> np.ndarray:
+                         values: Codes, exact: bool | None = None, pairs=None) -> np.ndarray:
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
