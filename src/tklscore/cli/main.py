@@ -21,6 +21,7 @@ from tklscore.core.errors import InputError
 # `tklscore --version` loads nothing.
 COMMAND_GROUPS = [
     "score",
+    "report",
     "example",
     "demo",
     "ahp",
@@ -32,8 +33,6 @@ COMMAND_GROUPS = [
     "disclosure_risk",
     "learn",
     "pseudonymization",
-    "measures",
-    "disclosure_risk",  # the command is disclosure-risk
     "gui",
 ]
 
