@@ -350,3 +350,23 @@ def test_population_without_the_published_records():
     source = pd.DataFrame({"q": ["a", "b"]})
     with pytest.raises(InputError, match="no record of the population has"):
         measure_table(pd.DataFrame({"q": ["a", "c"]}), qi=["q"], population=Table(source, name="source.csv"))
+
+
+def test_values_absent_from_the_measured_rows_do_not_count(tmp_path):
+    """m of the ordered EMD is the number of distinct values in the table measured: a
+    release measured with its source's codes, or with suppressed rows excluded, counts
+    only the values it holds."""
+    from tklscore.core import Roles, Scorer
+    from tklscore.core.risk.measures import measure_release
+
+    source = Table(pd.DataFrame({"q": ["a", "a", "b", "b", "c"], "s": ["1", "2", "3", "9", "100"]}), name="s")
+    roles = Roles(qi=["q"], sa=["s"], continuous=["s"])
+    positions = np.array([0, 1, 2, 3])
+    alone = measure_table(source.frame.iloc[positions].reset_index(drop=True), roles=roles)
+    shared = measure_release(source, roles, positions, Scorer(source, roles))
+    assert shared.models.t == pytest.approx(alone.models.t, rel=1e-12)
+    # values 1, 2, 3, 9: class a holds 1, 2 → cumulative differences 1/4, 1/2, 1/4 over m − 1 = 3
+    assert alone.models.t == pytest.approx((0.25 + 0.5 + 0.25) / 3)
+    starred = pd.DataFrame({"q": ["a", "a", "b", "b", "*"], "s": ["1", "2", "3", "9", "100"]})
+    excluded = measure_table(starred, qi=["q"], sa=["s"], continuous=["s"], exclude_suppressed=True)
+    assert excluded.models.t == pytest.approx(alone.models.t, rel=1e-12)

@@ -71,6 +71,8 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(self.pages[entry.key])
             if entry.group == OFFICER and hasattr(view, "hide_own_release_chooser"):
                 view.hide_own_release_chooser()
+        if "risk" in self.views and "scores" in self.views:
+            self.views["risk"].recordActivated.connect(self._open_record_in_scores)
         self.welcome = WelcomePage(can_learn="learn" in self.views)
         self.welcome.chosen.connect(self._welcome_choice)
         self.stack.addWidget(self.welcome)
@@ -161,6 +163,10 @@ class MainWindow(QMainWindow):
         """The views in the sidebar, top to bottom."""
         return [self.sidebar.item(i).data(KEY_ROLE) for i in range(self.sidebar.count())
                 if self.sidebar.item(i).data(KEY_ROLE)]
+
+    def _open_record_in_scores(self, frame_row: int) -> None:
+        self.show_view("scores")
+        self.views["scores"].select_record(frame_row)
 
     def show_view(self, key: str) -> None:
         if key == WELCOME:

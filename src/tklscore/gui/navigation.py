@@ -46,6 +46,10 @@ VIEWS: tuple[ViewEntry, ...] = (
               "How misuseable the current release is: read tkl, M and L at the top, then select a record "
               "to see why it scores what it scores; export a report for the committee.",
               "tklscore.gui.scores.view:ScoresView"),
+    ViewEntry("risk", "Risk", OFFICER,
+              "How re-identifiable the current release is: read the verdict, then the privacy models, the "
+              "attackers' risk and D(r); double-click a risky record to see its scores.",
+              "tklscore.gui.risk.view:RiskView"),
     ViewEntry("pseudonymization", "Pseudonymization", OFFICER,
               "Load the original and the pseudonymised data and each person's threshold: how many people's "
               "sensitive values could be predicted, what removing them costs, and whether to release.",

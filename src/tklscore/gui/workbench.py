@@ -16,6 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.project import Project
 from tklscore.core.tables.published import Release
@@ -83,6 +84,7 @@ class Workbench(QObject):
         self.weights_per_score: WeightsPerScore | None = None  # each score's own model
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
+        self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
@@ -101,7 +103,7 @@ class Workbench(QObject):
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
         self.weights_problem = None
-        self.reports = {}
+        self.reports, self.measures = {}, {}
         self.designed_reports = {}
         self.resolved = {}
         self.undo_stack.clear()
@@ -237,7 +239,7 @@ class Workbench(QObject):
         def failed(message: str) -> None:
             if generation == self._generation["source"]:
                 self.table = self.scorer = None
-                self.reports = {}
+                self.reports, self.measures = {}, {}
                 self.sourceChanged.emit()
                 self.scoresChanged.emit()
             self._fail(message)
@@ -264,7 +266,7 @@ class Workbench(QObject):
 
     def _rebuild_scorer(self) -> None:
         self.scorer = None
-        self.reports = {}
+        self.reports, self.measures = {}, {}
         self.scoresChanged.emit()
         if self.table is None or not self.project.roles.sa:
             self.status.emit("Choose the quasi-identifiers and sensitive attributes to see scores")
@@ -464,7 +466,7 @@ class Workbench(QObject):
         if self.scorer is None or self.table is None:
             return
         if self.weights is None:
-            self.reports = {}
+            self.reports, self.measures = {}, {}
             self.scoresChanged.emit()
             return
         scorer, weights, x = self.scorer, self.weights, self.project.x
@@ -475,7 +477,7 @@ class Workbench(QObject):
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
-            reports, releases, errors = {}, {}, {}
+            reports, releases, errors, measures = {}, {}, {}, {}
             for i, definition in enumerate(definitions):
                 control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name}")
                 try:
@@ -487,12 +489,14 @@ class Workbench(QObject):
                 # each score's own model weighs only its own attributes: the others count 0 (warned)
                 reports[definition.name] = (scorer.score(release, weights, x) if per_score is None else
                                             scorer.score_with_own_weights(release, per_score, x, True))
-            return reports, releases, errors
+                if roles.qi and len(release.positions):
+                    measures[definition.name] = measure_release(table, roles, release.positions, scorer)
+            return reports, releases, errors, measures
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.resolved, self.release_errors = result
+            self.reports, self.resolved, self.release_errors, self.measures = result
             self.reports.update(self.designed_reports)
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")

@@ -55,8 +55,21 @@ def suppressed_mask(qi: list[Codes], n: int, marker: str = SUPPRESSION_MARKER) -
 
 
 def restrict(codes: Codes, rows: np.ndarray | None) -> Codes:
-    """The codes of the rows in scope (uniques kept, so codes stay comparable)."""
-    return codes if rows is None else Codes(codes.codes[rows], codes.uniques)
+    """The codes of the rows in scope, renumbered over the values that occur there (in the
+    same order, so a continuous attribute's uniques stay sorted): the models count the
+    distinct values of the table measured, not of a larger one."""
+    if rows is None:
+        return codes
+    return subset_codes(codes, rows)
+
+
+def subset_codes(codes: Codes, rows: np.ndarray) -> Codes:
+    sub = codes.codes[rows]
+    present = np.bincount(sub, minlength=codes.cardinality) > 0
+    if present.all():
+        return Codes(sub, codes.uniques)
+    remap = np.cumsum(present) - 1
+    return Codes(remap[sub], codes.uniques[present])
 
 
 def equivalence_classes(qi: list[Codes], n: int, *, marker: str = SUPPRESSION_MARKER,

@@ -19,7 +19,7 @@ import pandas as pd
 
 from tklscore.core.errors import InputError
 from tklscore.core.risk.equivalence_classes import (SUPPRESSION_MARKER, EquivalenceClasses, equivalence_classes,
-                                                    restrict)
+                                                    restrict, subset_codes)
 from tklscore.core.risk.population_uniqueness import PopulationUniques, population_uniques
 from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, privacy_models
 from tklscore.core.risk.qi_importance import QiImportance, qi_importance as compute_qi_importance
@@ -191,8 +191,8 @@ def measure_release(source: Table, roles: Roles, positions, scorer=None, **optio
     published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
     codes = None
     if scorer is not None:
-        codes = {c: Codes(v.codes[positions], v.uniques) for c, v in zip(roles.qi, scorer.qi_codes)}
-        codes.update({c: Codes(v.codes[positions], v.uniques) for c, v in scorer.sa_codes.items()})
+        codes = {c: subset_codes(v, positions) for c, v in zip(roles.qi, scorer.qi_codes)}
+        codes.update({c: subset_codes(v, positions) for c, v in scorer.sa_codes.items()})
     options.setdefault("population", source)
     return measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous, codes=codes, **options)
 

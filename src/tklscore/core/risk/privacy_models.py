@@ -122,7 +122,7 @@ def sensitive_measures(classes: EquivalenceClasses, values: Codes, continuous: b
     delta = float(np.abs(np.log((counts * float(n)) / (total * size.astype(np.float64)))).max())
 
     if continuous:
-        class_t = ordered_emd_by_class(ids, classes.count, sizes, values, pairs=pairs)
+        class_t = ordered_emd_by_class(ids, classes.count, sizes, values)
     else:
         class_t = variational_distance_by_class(ids, classes.count, sizes, values, pairs=pairs)
 

@@ -57,6 +57,9 @@ CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
 MAX_EXPLAINED_VALUES = 50
 
 
+COMPARISON_COLUMNS = ("release", "tkl / source", "M / source", "L / source", "k", "l", "t", "average risk")
+
+
 def riskiest_mask(tkl: np.ndarray, share: float = RISKIEST_SHARE) -> np.ndarray:
     """True for the ceil(share · n) records with the highest tkl record score (at least one)."""
     n = len(tkl)
@@ -170,7 +173,19 @@ class ScoresView(QWidget):
         self.chart_tabs = QTabWidget()
         self.chart_tabs.setObjectName("chartTabs")
         self.chart_tabs.addTab(per_record, "Per record")
-        self.chart_tabs.addTab(self.releases_chart, "Releases")
+        self.comparison = QTableWidget(0, len(COMPARISON_COLUMNS))
+        self.comparison.setObjectName("releaseComparison")
+        self.comparison.setHorizontalHeaderLabels(list(COMPARISON_COLUMNS))
+        self.comparison.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.comparison.verticalHeader().setVisible(False)
+        self.comparison.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.comparison.setToolTip("tkl, M, L normalised against the source; k, l, t and the average "
+                                   "re-identification risk (prosecutor) of each release")
+        releases_page = QSplitter(Qt.Orientation.Vertical)
+        releases_page.addWidget(self.releases_chart)
+        releases_page.addWidget(self.comparison)
+        releases_page.setSizes([300, 120])
+        self.chart_tabs.addTab(releases_page, "Releases")
         self.chart_tabs.addTab(self.growth_chart, "Growth")
 
         records_split = QSplitter(Qt.Orientation.Horizontal)
@@ -359,6 +374,30 @@ class ScoresView(QWidget):
     def _draw_releases(self) -> None:
         self.releases_chart.set_data({name: r.normalized_source for name, r in self.workbench.reports.items()},
                                      self.workbench.project.x)
+        self._fill_comparison()
+
+    def _fill_comparison(self) -> None:
+        reports, measures = self.workbench.reports, getattr(self.workbench, "measures", {})
+        self.comparison.setRowCount(len(reports))
+        for row, (name, report) in enumerate(reports.items()):
+            n = report.normalized_source
+            m = measures.get(name)
+            cells = [name] + [("n/a" if v is None else f"{v:.4f}") for v in (n.tkl, n.m_score, n.l_severity)]
+            if m is None:
+                cells += ["n/a"] * 4
+            else:
+                cells += [str(m.k), "n/a" if m.models.l_distinct is None else str(m.models.l_distinct),
+                          "n/a" if m.models.t is None else f"{m.models.t:.4f}", f"{m.prosecutor.average:.4f}"]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.comparison.setItem(row, column, item)
+
+    def comparison_rows(self) -> list[list[str]]:
+        """The release comparison as shown (release, tkl, M, L by source, k, l, t, average risk)."""
+        return [[self.comparison.item(r, c).text() for c in range(self.comparison.columnCount())]
+                for r in range(self.comparison.rowCount())]
 
     def charts_pending(self) -> bool:
         return bool(self._chart_steps)

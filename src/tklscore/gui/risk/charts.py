@@ -1,0 +1,97 @@
+"""Charts of the Risk view (pyqtgraph, exportable like the Scores view's charts):
+
+- :class:`RiskDistributionChart`: share of records per re-identification risk band, prosecutor
+  and journalist side by side (ARX's "distribution of risks");
+- :class:`DisclosureRiskChart`: histogram of D(r) on a logarithmic axis with the threshold
+  as a vertical line (Orooji & Knapp's Fig. 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from tklscore.gui.scores.charts import ScoreChart
+
+# risk bands in percent, as ARX groups them (upper bounds of ]low, high])
+RISK_BANDS = (0.0, 0.1, 1.0, 2.0, 5.0, 10.0, 20.0, 25.0, 33.4, 50.0, 100.0)
+ATTACKER_COLORS = {"prosecutor": (31, 119, 180), "journalist": (255, 127, 14)}
+
+
+def band_shares(risk: np.ndarray) -> np.ndarray:
+    """Share of records whose risk (0..1) falls in each band ]low, high] (the first band [0, 0.1 %])."""
+    percent = np.asarray(risk, dtype=np.float64) * 100.0
+    bins = np.searchsorted(np.asarray(RISK_BANDS[1:]), percent, side="left")
+    counts = np.bincount(np.minimum(bins, len(RISK_BANDS) - 2), minlength=len(RISK_BANDS) - 1)
+    return counts / max(len(percent), 1)
+
+
+def band_labels() -> list[str]:
+    return [f"≤{RISK_BANDS[1]:g}"] + [f"{low:g}–{high:g}" for low, high in zip(RISK_BANDS[1:-1], RISK_BANDS[2:])]
+
+
+class RiskDistributionChart(ScoreChart):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.shares: dict[str, np.ndarray] = {}
+        self.set_data({})
+
+    def set_data(self, risks: dict[str, np.ndarray]) -> None:
+        """``risks``: attacker → per-record risk in [0, 1]."""
+        self.clear_chart()
+        self.shares = {name: band_shares(r) for name, r in risks.items() if r is not None}
+        self.set_title("Records by re-identification risk")
+        self.plot_item.setLabel("left", "Share of records")
+        self.plot_item.setLabel("bottom", "Risk band (%)")
+        labels = band_labels()
+        positions = np.arange(len(labels), dtype=np.float64)
+        width = 0.8 / max(len(self.shares), 1)
+        for i, (name, shares) in enumerate(self.shares.items()):
+            item = pg.BarGraphItem(x=positions - 0.4 + width * (i + 0.5), height=shares, width=width * 0.95,
+                                   brush=pg.mkBrush(ATTACKER_COLORS.get(name, (120, 120, 120))),
+                                   pen=pg.mkPen("k", width=0.5), name=name.capitalize())
+            self.plot_item.addItem(item)
+        self.plot_item.getAxis("bottom").setTicks([[(float(p), l) for p, l in zip(positions, labels)]])
+        self.plot_item.setXRange(-0.6, len(labels) - 0.4)
+        self.plot_item.setYRange(0, 1.05)
+
+
+class DisclosureRiskChart(ScoreChart):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.legend.setOffset((-10, 10))  # top right, clear of the threshold's label
+        self.counts = np.zeros(0)
+        self.zero = 0
+        self.threshold_line: pg.InfiniteLine | None = None
+        self.set_data(None, 0.01)
+
+    def set_data(self, d: np.ndarray | None, threshold: float, bins: int = 40) -> None:
+        """Histogram of log10 D over the records with D > 0; the threshold as a red line."""
+        self.clear_chart()
+        self.set_title("Disclosure risk D(r) (logarithmic axis)")
+        self.plot_item.setLabel("left", "Records")
+        self.plot_item.setLabel("bottom", "log10 D(r)")
+        self.threshold_line = None
+        if d is None or len(d) == 0:
+            self.counts = np.zeros(0)
+            return
+        positive = d[d > 0]
+        self.zero = int(len(d) - len(positive))
+        if len(positive):
+            logs = np.log10(positive)
+            low, high = float(logs.min()), float(logs.max())
+            if threshold > 0:
+                low, high = min(low, np.log10(threshold)), max(high, np.log10(threshold))
+            if high - low < 1e-9:
+                low, high = low - 0.5, high + 0.5
+            self.counts, edges = np.histogram(logs, bins=bins, range=(low, high))
+            self.plot_item.addItem(pg.BarGraphItem(x0=edges[:-1], x1=edges[1:], height=self.counts,
+                                                   brush=pg.mkBrush(44, 160, 44), pen=pg.mkPen("k", width=0.3),
+                                                   name="records"))
+        if threshold > 0:
+            self.threshold_line = pg.InfiniteLine(pos=float(np.log10(threshold)), angle=90,
+                                                  pen=pg.mkPen((214, 39, 40), width=2),
+                                                  label=f"threshold {threshold:g}",
+                                                  labelOpts={"color": (214, 39, 40), "position": 0.6,
+                                                             "fill": (255, 255, 255, 200)})
+            self.plot_item.addItem(self.threshold_line)
