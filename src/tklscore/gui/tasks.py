@@ -7,6 +7,7 @@ import threading
 import traceback
 from typing import Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from tklscore.core.errors import InputError
@@ -103,6 +104,8 @@ class TaskRunner(QObject):
         return task
 
     def _settle(self, task: Task, callback, value) -> None:
+        if not shiboken6.isValid(self):  # the runner's owner closed while the task's result was queued
+            return
         if task in self.current:
             self.current.remove(task)
         if not self.current:
