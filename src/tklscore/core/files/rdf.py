@@ -197,3 +197,14 @@ def parse_rdf_file(path: str | os.PathLike, graph: rdflib.Graph | None = None,
         raise InputError(f"cannot be read as {fmt}{where}: {detail or error.__class__.__name__}",
                          file=str(path), hint=hint) from None
     return graph
+
+
+def save_turtle(graph: rdflib.Graph, path: str | os.PathLike) -> Path:
+    """Write ``graph`` as Turtle, atomically; the path written."""
+    from tklscore.core.files.atomic import atomic_write
+
+    path = Path(path)
+    text = graph.serialize(format="turtle")
+    with atomic_write(path) as handle:
+        handle.write(text)
+    return path

@@ -51,8 +51,7 @@ from urllib.parse import quote
 
 import networkx as nx
 
-from tklscore.core.files.atomic import atomic_write
-from tklscore.core.files.rdf import decimal_literal
+from tklscore.core.files.rdf import decimal_literal, save_turtle
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.weights import Weights
 
@@ -426,11 +425,7 @@ class LSeverityModel:
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the model as Turtle, atomically."""
-        path = Path(path)
-        text = self.to_graph().serialize(format="turtle")
-        with atomic_write(path) as handle:
-            handle.write(text)
-        return path
+        return save_turtle(self.to_graph(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> LSeverityModel:

@@ -42,8 +42,7 @@ import numpy as np
 
 from tklscore.core.model.ahp import ACCEPTABLE_CR, AHPResult, ahp, reciprocal_matrix
 from tklscore.core.errors import InputError
-from tklscore.core.files.atomic import atomic_write
-from tklscore.core.files.rdf import decimal_literal
+from tklscore.core.files.rdf import decimal_literal, save_turtle
 from tklscore.core.scoring.weights import Weights
 
 GOAL = "Goal"
@@ -264,11 +263,7 @@ class MScoreModel:
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the model as Turtle, atomically."""
-        path = Path(path)
-        text = self.to_graph().serialize(format="turtle")
-        with atomic_write(path) as handle:
-            handle.write(text)
-        return path
+        return save_turtle(self.to_graph(), path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "MScoreModel":

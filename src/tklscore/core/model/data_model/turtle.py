@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from rdflib import RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 
 from tklscore.core.errors import InputError
-from tklscore.core.files.atomic import atomic_write
-from tklscore.core.files.rdf import decimal_literal, parse_rdf_file
+from tklscore.core.files.rdf import decimal_literal, parse_rdf_file, save_turtle
 from tklscore.core.model.data_model.derivation import Derivation, derive
 from tklscore.core.model.data_model.nodes import Kind, Node
 from tklscore.core.model.labels import LabelScale
@@ -87,9 +86,7 @@ def to_graph(model: TklDataModel, derivation: Derivation | None = None) -> Graph
 
 def save(model: TklDataModel, path: str | os.PathLike) -> None:
     """Write the model as Turtle, atomically."""
-    text = to_graph(model).serialize(format="turtle")
-    with atomic_write(path) as handle:
-        handle.write(text)
+    save_turtle(to_graph(model), path)
 
 
 def load(cls: type[TklDataModel], path: str | os.PathLike) -> TklDataModel:
