@@ -88,7 +88,7 @@ def test_quiz(qtbot, view, tmp_path):
     view.tabs.setCurrentWidget(view.quiz)
     qtbot.waitUntil(lambda: view.quiz_ready, timeout=30000)
     boxes = view.quiz.boxes
-    assert [b.question.task for b in boxes] == list(range(1, 10))
+    assert [b.question.task for b in boxes] == list(range(1, 11))
     assert not view.quiz.submit_button.isEnabled()
     for box in boxes[:-1]:
         box.choose(box.question.correct)
@@ -96,11 +96,11 @@ def test_quiz(qtbot, view, tmp_path):
     last.choose((last.question.correct + 1) % len(last.question.options))
     assert view.quiz.submit_button.isEnabled()
     view.quiz.submit_button.click()
-    assert view.quiz.score.text() == "Your score: 8 / 9"
+    assert view.quiz.score.text() == "Your score: 9 / 10"
     assert last.feedback.text().startswith("Wrong. The right answer:")
     assert boxes[0].feedback.text().startswith("Right.")
     view.save_results_to(str(tmp_path / "r.html"))
-    assert "PPDP quiz: 8 / 9" in (tmp_path / "r.html").read_text()
+    assert "PPDP quiz: 9 / 10" in (tmp_path / "r.html").read_text()
     view.quiz.again_button.click()
     assert view.quiz.result is None and all(b.answer is None for b in view.quiz.boxes)
 
