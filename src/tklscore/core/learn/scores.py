@@ -33,8 +33,8 @@ MEANINGS = {
                    "Severity (Vavilis et al.): each published row's sensitivity divided by the number of "
                    "original rows that look like it, summed."),
 }
-NORMALISED_MEANING = ("÷ original: the score divided by what publishing the original table would score; "
-                      "1 = as much to misuse as the original, 0 = nothing.")
+NORMALISED_MEANING = ("% of the original's: the score divided by what publishing the original table would "
+                      "score (normalised); 100 % = as much to misuse as the original, 0 % = nothing.")
 
 
 @dataclass(frozen=True)
