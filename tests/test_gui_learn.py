@@ -160,3 +160,43 @@ def test_suppression_left_out_changes_the_check(qtbot, view):
     assert "Suppress the rows of QID groups smaller than 2" in space.check.text()
     assert "Rows left out" not in space.statistics.text.toPlainText()
     assert space.suppressed_model.rowCount() == 0
+
+
+def test_single_valued_groups_are_shaded_and_the_table_exports(qtbot, view, tmp_path):
+    from PySide6.QtCore import Qt
+
+    space = view.workspace
+    space.task_list.setCurrentRow(5)
+    assert not space.export_button.isEnabled()
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    model = space.result_model
+    shaded = [model.data(model.index(r, 0), Qt.ItemDataRole.BackgroundRole) is not None
+              for r in range(model.rowCount())]
+    assert sum(shaded) == int(view.last.single_valued_rows.sum()) > 0
+    assert "rows are shaded" in space.statistics.text.toPlainText()
+    assert space.export_button.isEnabled()
+    view.export_to(str(tmp_path / "a.csv"))
+    assert (tmp_path / "a.csv").read_text().splitlines()[0] == "age,gender,city,job"
+    view.export_to(str(tmp_path / "a.txt"))
+    assert "exported as CSV" in view.errors[-1]
+
+
+def test_repeated_people_are_pointed_to_xy(qtbot, view):
+    space = view.workspace
+    space.task_list.setCurrentRow(3)
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert "k counts rows, so read (X,Y)-anonymity" in space.statistics.text.toPlainText()
+    assert view.last.repeated_people
+
+
+def test_a_rule_missing_a_town_is_explained(qtbot, view):
+    space = view.workspace
+    space.fill_button.click()
+    space.setup.set_action("city", "Generalise", "Tallinn,Tartu,Paide->Large city")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors and "no rule; add" in view.errors[-1]

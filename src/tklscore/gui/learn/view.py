@@ -66,6 +66,7 @@ class LearnView(QWidget):
         self.last_scores = None
         self.workspace.task_list.currentRowChanged.connect(lambda _: self.open_task())
         self.workspace.apply_requested.connect(self.apply)
+        self.workspace.export_button.clicked.connect(self.export)
         self.workspace.join_rule.editingFinished.connect(self.preview_join)
         self.quiz.save_requested.connect(self.save_results)
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -126,6 +127,22 @@ class LearnView(QWidget):
             self.workspace.show_result(applied, failures, problems, useful, scored)
 
         self.workbench.runner.start("Anonymising the teaching table", run, done, self._report)
+
+    def export(self) -> None:
+        if self.last is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export the anonymised table",
+                                              str(Path.home() / "anonymised.csv"), "CSV (*.csv)")
+        if path:
+            self.export_to(path)
+
+    def export_to(self, path: str) -> None:
+        try:
+            tasks.export(self.last, path)
+        except (InputError, OSError) as error:
+            self._report(f"{path}: {error}")
+        else:
+            self.workbench.status.emit(f"Anonymised table exported to {path}")
 
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.quiz and not self.quiz_ready:

@@ -272,6 +272,11 @@ class Statistics(QWidget):
                              f"is too small: {applied.transformed.below_limit_left} row(s) in smaller groups are "
                              f"still published.</span>")
             lines.append("</p>")
+        if applied.repeated_people:
+            lines.append(f"<p style='color:#a11'>Some rows of a QID group share their ID values "
+                         f"({e(', '.join(applied.recipe.identifiers))}). If they are one person with several "
+                         f"rows, k counts rows, so read (X,Y)-anonymity below, which counts people; if they are "
+                         f"different people, mark more columns as ID.</p>")
         lines += [f"<h3>k-anonymity</h3><p>Unique QID groups: <b>{m.classes.count}</b><br>"
                  f"Smallest QID group: <b>{m.classes.min}</b> rows &nbsp; Largest: <b>{m.classes.max}</b> rows<br>"
                  f"The table is <b>{m.k}-anonymous</b>: a person's row is one of at least {m.k}.</p>"]
@@ -290,7 +295,8 @@ class Statistics(QWidget):
                          f"Entropy l: <b>{models.l_entropy:.4f}</b> (the least mixed group is as mixed as "
                          f"{models.l_entropy:.2f} equally common values)<br>{recursive}<br>"
                          + (f"<span style='color:#a11'>{single} group(s) hold a single value: anyone in them "
-                            f"has it.</span>" if single else "No group holds a single value.") + "</p>")
+                            f"has it (their rows are shaded in the anonymised table).</span>"
+                            if single else "No group holds a single value.") + "</p>")
             lines.append(f"<h3>t-closeness</h3><p>Largest distance of a group from the table (EMD): "
                          f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close (0 = every group's values "
                          f"are spread as in the whole table, 1 = as far from it as can be).<br>"
@@ -334,6 +340,8 @@ class Workspace(QWidget):
         self.setup = ColumnSetup()
         self.suppression = SuppressionControl()
         self.fill_button = QPushButton("Show me the recipe")
+        self.export_button = QPushButton("Export to CSV…")
+        self.export_button.setEnabled(False)
         self.apply_button = QPushButton("Anonymise")
         self.apply_button.setDefault(True)
         self.check = QLabel()
@@ -357,6 +365,7 @@ class Workspace(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.fill_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
         buttons.addWidget(self.apply_button)
         middle = QWidget()
         middle_layout = QVBoxLayout(middle)
@@ -396,6 +405,7 @@ class Workspace(QWidget):
         self.setup.set_columns(list(table.columns))
         self.source_model.set_frame(table)
         self.result_model.set_frame(table.iloc[0:0])
+        self.export_button.setEnabled(False)
         self.tables.setCurrentIndex(0)
         self.suppressed_model.set_frame(table.iloc[0:0])
         self.suppression.set_from(tasks.Recipe(qi=()))
@@ -416,7 +426,8 @@ class Workspace(QWidget):
 
     def show_result(self, applied: tasks.Applied, legacy_failures: int, problems: list[str],
                     useful: Usefulness | None = None, scored: LearnScores | None = None) -> None:
-        self.result_model.set_frame(applied.published)
+        self.result_model.set_frame(applied.published, applied.single_valued_rows)
+        self.export_button.setEnabled(True)
         self.suppressed_model.set_frame(applied.suppressed)
         self.tables.setTabText(2, f"Left-out rows ({len(applied.suppressed)})")
         self.tables.setCurrentIndex(1)
