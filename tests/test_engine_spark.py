@@ -143,3 +143,20 @@ def test_cli_bad_master_and_misplaced_option(capsys, data_dir):
     assert code == 2 and "--spark-master 'nowhere' is not a Spark master URL" in err and "Traceback" not in err
     code, _, err = run_cli(capsys, base + ["--engine", "duckdb", "--spark-master", "local[2]"])
     assert code == 2 and "--spark-master applies to --engine spark" in err
+
+
+def test_measures_on_spark(spark, data_dir):
+    """``measures --engine spark``: the thesis table's privacy models and risks as in memory."""
+    from test_engine_measures import assert_same
+    from tklscore.core.engines.measures import measure_files
+    from tklscore.core.risk import measure_table
+
+    path = data_dir / "thesis_table_3_1.csv"
+    roles = Roles(qi=QI, sa=SA, continuous=["Age"], identifier="id")
+    table = load_table(path)
+    memory = measure_table(table, roles, population=table, sampling_fraction=0.5)
+    with SparkBackend(session=spark) as backend:
+        engine = measure_files("spark", str(path), roles, population=str(path), sampling_fraction=0.5,
+                               backend=backend)
+    assert engine.k == 1 and engine.models.t == pytest.approx(0.8571428571428571, abs=1e-15)
+    assert_same(engine.to_json_dict(), memory.to_json_dict())

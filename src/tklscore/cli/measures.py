@@ -45,10 +45,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     p.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
     p.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    from tklscore.cli.score import add_engine_arguments
+
+    add_engine_arguments(p.add_argument_group("engines (tables larger than memory; no --sample-weight or "
+                                              "--qi-importance)"))
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    if args.engine != "memory" or args.memory_limit or args.spark_master:
+        return _run_engine(args)
     table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
     if args.id_column is not None:
         table.require_columns([args.id_column])
@@ -63,6 +69,38 @@ def run(args) -> int:
                              sampling_fraction=args.sampling_fraction, sample_weight=args.sample_weight,
                              risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
                              exclude_suppressed=args.exclude_suppressed, qi_importance=args.qi_importance)
+    text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
+            else render_table(measures, args.table))
+    if args.output:
+        with atomic_write(args.output) as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _run_engine(args) -> int:
+    """The measures with an out-of-core engine: the table's group-bys in DuckDB or Spark."""
+    from tklscore.core.engines.measures import measure_files, refuse_unsupported
+    from tklscore.core.tables.roles import Roles
+
+    if args.engine == "memory":
+        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
+    refuse_unsupported(args.engine, sample_weight=args.sample_weight, qi_importance=args.qi_importance)
+    named = set(args.qi) | set(args.sa)
+    for column in args.identifier_columns:
+        if column in named:
+            raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
+                             "attribute; a column has one role", file=args.table, column=column)
+    if args.id_column is not None and args.id_column in named | set(args.identifier_columns):
+        raise InputError("is the --id-column and also a measured column; a column has one role",
+                         file=args.table, column=args.id_column)
+    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+    measures = measure_files(args.engine, args.table, roles, identifying=args.identifier_columns,
+                             population=args.population, sampling_fraction=args.sampling_fraction,
+                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
+                             exclude_suppressed=args.exclude_suppressed, memory_limit=args.memory_limit,
+                             master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding)
     text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
             else render_table(measures, args.table))
     if args.output:

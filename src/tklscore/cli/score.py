@@ -167,13 +167,10 @@ def _run_engine(args) -> int:
     receives the per-record results, written by the engine, and the scores are printed."""
     from pathlib import Path
 
-    from tklscore.core.engines import score_files
+    from tklscore.core.engines import open_backend, score_files
 
     if args.engine == "memory":
         raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    if args.measures:
-        raise InputError(f"--measures is computed by the in-memory engine; drop --engine {args.engine} "
-                         "or run `tklscore measures` on the published table")
     if args.sheet:
         raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
     if args.strict:
@@ -184,20 +181,33 @@ def _run_engine(args) -> int:
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
     if args.output and not (records_path and args.engine == "spark" and _spark_target(args.output)):
         check_output(args.output, inputs)
-    report = score_files(args.engine, args.source, roles, _weights(args), published=args.published, rows=args.rows,
-                         x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
-                         memory_limit=args.memory_limit, delimiter=args.delimiter, encoding=args.encoding,
-                         skip_unlocated=args.skip_unlocated, master=args.spark_master)
+    weights = _weights(args)
+    with open_backend(args.engine, args.memory_limit, args.spark_master) as backend:
+        report = score_files(args.engine, args.source, roles, weights, published=args.published, rows=args.rows,
+                             x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
+                             delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated,
+                             backend=backend)
+        measures = None
+        if args.measures:
+            from tklscore.core.engines.measures import measure_published
+
+            measures = measure_published(backend, roles, str(args.published or "--rows"))
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     if records_path:
         summary = report.summary_dict() | {"records_file": str(records_path)}
+        if measures is not None:
+            summary["measures"] = measures.to_json_dict()
         text = (json.dumps(summary, indent=2) + "\n" if args.format == "json"
                 else render_table(report, args.source, args.published or "--rows", records=False)
                 + f"Per-record results: {records_path} (Parquet)\n")
+        if measures is not None and args.format != "json":
+            from tklscore.cli.measures import render_table as render_measures
+
+            text += "\n" + render_measures(measures, args.published or "--rows")
         sys.stdout.write(text)
         return 0
-    text = render(report, args.format, source=args.source, published=args.published or "--rows")
+    text = render(report, args.format, source=args.source, published=args.published or "--rows", measures=measures)
     if args.output:
         with atomic_write(args.output, inputs=inputs) as handle:
             handle.write(text)

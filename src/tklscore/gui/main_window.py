@@ -83,6 +83,16 @@ class MainWindow(QMainWindow):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(0)
         right_layout.addWidget(self.release_header)
+        self.engine_banner = QLabel()  # shown while the source is scored out of core (the rule is in core)
+        self.engine_banner.setObjectName("engineBanner")
+        self.engine_banner.setWordWrap(True)
+        self.engine_banner.setStyleSheet("#engineBanner { background: #fff4d6; border-bottom: 1px solid #e0c060; "
+                                         "padding: 6px 12px; }")
+        self.engine_banner.hide()
+        self.workbench.engineChanged.connect(lambda text: (self.engine_banner.setText(text),
+                                                           self.engine_banner.setVisible(bool(text))))
+        self.workbench.memory_share = float(self.settings.value("engines/memory_share", self.workbench.memory_share))
+        right_layout.addWidget(self.engine_banner)
         right_layout.addWidget(self.stack, 1)
         central = QWidget()
         layout = QHBoxLayout(central)

@@ -24,6 +24,7 @@ from tklscore.core.files.rdf import parse_rdf_file
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
 from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
+from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, choose_engine
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.core.model.lseverity_model import thesis_lseverity_model
 from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
@@ -69,6 +70,7 @@ class Workbench(QObject):
     status = Signal(str)          # what just happened, for the status bar
     failed = Signal(str)          # a specific error for the user
     dirtyChanged = Signal(bool)
+    engineChanged = Signal(str)   # the source is scored out of core (the reason), or in memory ("")
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -90,6 +92,8 @@ class Workbench(QObject):
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
+        self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
+        self.engine_choice: EngineChoice | None = None
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -228,6 +232,19 @@ class Workbench(QObject):
         if builtin is None and not path:
             return
         generation = self._next_generation("source")
+        choice = None if builtin is not None else choose_engine(path, self.memory_share)
+        if choice is not None and choice.out_of_core:
+            self.table = self.scorer = None
+            self.engine_choice = choice
+            message = choice.message(Path(path).name)
+            self.status.emit(message)
+            self.engineChanged.emit(message)
+            self.sourceChanged.emit()
+            self.rescore()
+            return
+        if self.engine_choice is not None:
+            self.engine_choice = None
+            self.engineChanged.emit("")
 
         def load(control: TaskControl):
             control.progress(5, "Loading the source table")
@@ -262,6 +279,9 @@ class Workbench(QObject):
         self.resolved.clear()
         self._mark(True)
         self.sourceChanged.emit()
+        if self.engine_choice is not None and self.engine_choice.out_of_core:
+            self.rescore()
+            return
         self._rebuild_scorer()
 
     def _rebuild_scorer(self) -> None:
@@ -463,6 +483,9 @@ class Workbench(QObject):
 
     def rescore(self) -> None:
         """Score every release in the background with the current weights and x."""
+        if self.engine_choice is not None and self.engine_choice.out_of_core:
+            self._score_out_of_core()
+            return
         if self.scorer is None or self.table is None:
             return
         if self.weights is None:
@@ -507,6 +530,52 @@ class Workbench(QObject):
             self.scoresChanged.emit()
 
         self.runner.start("Scoring", score, done, self._fail)
+
+    def _score_out_of_core(self) -> None:
+        """Score the releases of a source too large for memory with the DuckDB engine
+        (releases by ids or by file; a filter needs the table in memory)."""
+        roles, weights, x = self.project.roles, self.weights, self.project.x
+        self.reports, self.measures = {}, {}
+        if not roles.sa or not roles.qi or weights is None:
+            self.scoresChanged.emit()
+            return
+        source, definitions = self.project.source_path, list(self.project.releases)
+        generation = self._next_generation("scores")
+
+        def score(control: TaskControl):
+            from tklscore.core.engines import score_files
+
+            reports, errors = {}, {}
+            for i, definition in enumerate(definitions):
+                control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name} out of core")
+                try:
+                    if definition.kind == "ids":
+                        reports[definition.name] = score_files("duckdb", source, roles, weights,
+                                                               rows=list(definition.ids), x=x, skip_unlocated=True)
+                    elif definition.kind == "file":
+                        reports[definition.name] = score_files(
+                            "duckdb", source, roles, weights, published=definition.path, x=x, skip_unlocated=True,
+                            delimiter=definition.options.get("delimiter"), encoding=definition.options.get("encoding"))
+                    else:
+                        errors[definition.name] = ("a filter release needs the table in memory; this source is "
+                                                   "scored out of core (define the release by ids or a file)")
+                except InputError as error:
+                    errors[definition.name] = str(error)
+            return reports, errors
+
+        def done(result) -> None:
+            if generation != self._generation["scores"]:
+                return
+            self.reports, self.release_errors = result
+            for name, message in self.release_errors.items():
+                self._fail(f"Release '{name}': {message}")
+            current = self.reports.get(self.project.current_release or "")
+            if current is not None:
+                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                                 f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
+            self.scoresChanged.emit()
+
+        self.runner.start("Scoring out of core", score, done, self._fail)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

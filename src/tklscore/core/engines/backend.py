@@ -90,11 +90,13 @@ class Backend:
         return c + name.replace(c, c + c) + c
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
-                    encoding: str | None = None) -> None:
-        """``src(rid, id, q0.., s0..)`` from the source file."""
+                    encoding: str | None = None, identifying=()) -> None:
+        """``src(rid, id, q0.., s0.., y0..)`` from the source file (``y``: the
+        ``identifying`` columns, Y of (X,Y)-anonymity, as text)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
-        stripped = _columns(scan, list(roles.qi) + list(roles.sa) + ([roles.identifier] if roles.identifier else []))
+        stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
+                            + ([roles.identifier] if roles.identifier else []))
         text = (lambda c: f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '')")
         parts = ["__rid AS rid",
                  (f"{text(roles.identifier)} AS id" if roles.identifier else "CAST(__rid AS STRING) AS id")]
@@ -104,6 +106,7 @@ class Backend:
                 parts.append(f"TRY_CAST(TRIM(CAST({self.q(stripped[c])} AS STRING)) AS DOUBLE) AS s{i}")
             else:
                 parts.append(f"{text(c)} AS s{i}")
+        parts += [f"{text(c)} AS y{j}" for j, c in enumerate(identifying)]
         self.run("cannot be read", path,
                  lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         for i, c in enumerate(roles.sa):
@@ -176,6 +179,15 @@ class Backend:
         self.materialize("published", "SELECT pos, CAST(rid AS STRING) AS id FROM matched WHERE rid IS NOT NULL")
         self.unmatched_rows = [int(p) + scan.header_rows for p in
                                self.fetch("SELECT pos FROM matched WHERE rid IS NULL ORDER BY pos")["pos"]]
+
+    def open_population(self, path: str, qi, delimiter: str | None = None, encoding: str | None = None) -> None:
+        """``population(q0..)``: the quasi-identifiers of a population file (journalist and
+        marketer risk), as text."""
+        scan = self.scan(path, delimiter, encoding, "__population")
+        stripped = _columns(scan, list(qi))
+        parts = [f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '') AS q{i}" for i, c in enumerate(qi)]
+        self.run("cannot be read", path,
+                 lambda: self.materialize("population", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
 
     def open_published_ids(self, ids: list[str]) -> None:
         self.register("published", pd.DataFrame({"pos": pd.Series(range(len(ids)), dtype="int64"),

@@ -27,6 +27,7 @@ class Plan:
 
     n_qi: int
     continuous: tuple[bool, ...]
+    source: str = "src"    # the relation of the records measured (the measures: a subset of ``src``)
 
     @property
     def qi(self) -> list[str]:
@@ -45,7 +46,7 @@ class Plan:
         """The distinct values of SA i, sorted (text, or numbers for a continuous one), with
         a dense integer code: every later group-by and join runs on integers."""
         return (f"SELECT v AS s{i}, CAST(ROW_NUMBER() OVER (ORDER BY v) - 1 AS BIGINT) AS c{i} "
-                f"FROM (SELECT DISTINCT s{i} AS v FROM src) AS d")
+                f"FROM (SELECT DISTINCT s{i} AS v FROM {self.source}) AS d")
 
     def distinct_values(self, i: int) -> str:
         """The values of SA i in code order (needs ``codes_{i}``)."""
@@ -57,14 +58,15 @@ class Plan:
         """One row per equivalence class: its QI values, size k and a dense id ``cid``."""
         keys = ", ".join(self.qi)
         return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
-                f"FROM (SELECT {keys}, COUNT(*) AS k FROM src GROUP BY {keys}) AS grouped")
+                f"FROM (SELECT {keys}, COUNT(*) AS k FROM {self.source} GROUP BY {keys}) AS grouped")
 
     def coded(self) -> str:
         """Every record as integers: its class id and the code of each SA value (needs
         ``classes`` and ``codes_{i}``)."""
         codes = ", ".join(f"codes_{i}.c{i}" for i in range(len(self.sa)))
         joins = " ".join(f"JOIN codes_{i} USING (s{i})" for i in range(len(self.sa)))
-        return (f"SELECT src.rid, src.id, classes.cid, {codes} FROM src "
+        selected = ", ".join(["src.rid", "src.id", "classes.cid"] + ([codes] if codes else []))
+        return (f"SELECT {selected} FROM {self.source} AS src "
                 f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
 
     def variational_distance(self, i: int, n: int) -> str:
@@ -88,6 +90,25 @@ class Plan:
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""
         return f"SELECT c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY c{i} ORDER BY idx"
+
+    # ------------------------------------------------------------------ the measures (privacy models, risk)
+
+    def suppressed(self, marker_sql: str) -> str:
+        """The condition of a suppressed record: every QI holds the marker."""
+        return " AND ".join(f"{q} = {marker_sql}" for q in self.qi)
+
+    def population_sizes(self, population: str) -> str:
+        """F of each class: the records of ``population`` (its ``q0..``) with the class's QI
+        values (NULL: none), by class id."""
+        keys = ", ".join(self.qi)
+        return (f"SELECT classes.cid, pop.f FROM classes LEFT JOIN (SELECT {keys}, COUNT(*) AS f FROM {population} "
+                f"GROUP BY {keys}) AS pop USING ({keys}) ORDER BY classes.cid")
+
+    def distinct_identifiers(self, n_y: int) -> str:
+        """min over classes of the number of distinct identifier tuples ``y0..`` ((X,Y)-anonymity)."""
+        ys = ", ".join(f"src.y{j}" for j in range(n_y))
+        return (f"SELECT MIN(d) AS xy FROM (SELECT cid, COUNT(*) AS d FROM (SELECT DISTINCT classes.cid, {ys} "
+                f"FROM {self.source} AS src JOIN classes USING ({', '.join(self.qi)})) AS pairs GROUP BY cid) AS per")
 
     # ------------------------------------------------------------------ per record
 

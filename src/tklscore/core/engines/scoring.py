@@ -69,18 +69,8 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
     class_t = np.zeros(n_classes, dtype=np.float64)
-    for i, name in enumerate(roles.sa):
-        if plan.continuous[i]:
-            pairs = backend.fetch(plan.class_value_pairs(i))
-            table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
-            per_class = ordered_emd_from_pairs(pairs["cid"].to_numpy(dtype=np.int64),
-                                               pairs["idx"].to_numpy(dtype=np.int64),
-                                               pairs["c"].to_numpy(dtype=np.int64),
-                                               n_classes, sizes, table_counts, n)
-        else:
-            per_class = np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64),
-                                0.0, 1.0)
-        np.maximum(class_t, per_class, out=class_t)
+    for i in range(len(roles.sa)):
+        np.maximum(class_t, attribute_t(backend, plan, i, n, sizes), out=class_t)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "t": class_t}))
     backend.materialize("combinations", plan.combinations())
     backend.materialize("scored", plan.records())
@@ -113,6 +103,21 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
                           warnings, whole_scores, records_path=records_path)
     report.unlocated = missing
     return report
+
+
+def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, pairs=None,
+                table_counts=None) -> np.ndarray:
+    """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from the
+    (class, value) pairs (``pairs``/``table_counts`` if fetched already), the variational
+    distance of a categorical one in the engine."""
+    if plan.continuous[i]:
+        if pairs is None:
+            pairs = backend.fetch(plan.class_value_pairs(i))
+        if table_counts is None:
+            table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
+        return ordered_emd_from_pairs(pairs["cid"].to_numpy(dtype=np.int64), pairs["idx"].to_numpy(dtype=np.int64),
+                                      pairs["c"].to_numpy(dtype=np.int64), len(sizes), sizes, table_counts, n)
+    return np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
 
 
 def _score_set(totals: pd.Series, x: float) -> ScoreSet:

@@ -110,6 +110,7 @@ def _zayatz(sizes, counts, n, N, c1, f) -> float:
 def digamma(x):
     """ψ(x) for x > 0 (recurrence up to x ≥ 10, then the asymptotic series)."""
     x = np.asarray(x, dtype=np.float64).copy()
+    x[~np.isfinite(x) | (x < -1e4)] = np.nan  # far from the solution: the recurrence would take |x| steps (forever at -1e300)
     result = np.zeros_like(x)
     small = x < 10
     while small.any():
@@ -126,6 +127,7 @@ def digamma(x):
 def trigamma(x):
     """ψ'(x) for x > 0."""
     x = np.asarray(x, dtype=np.float64).copy()
+    x[~np.isfinite(x) | (x < -1e4)] = np.nan  # far from the solution: the recurrence would take |x| steps (forever at -1e300)
     result = np.zeros_like(x)
     small = x < 10
     while small.any():

@@ -98,33 +98,42 @@ def sensitive_measures(classes: EquivalenceClasses, values: Codes, continuous: b
     scope; a continuous attribute's uniques are sorted numbers). ``l_table`` is the table's
     distinct l (over every SA) that recursive (c,l)-diversity uses; by default this SA's.
     ``pairs``: :func:`class_value_counts` of the classes and ``values``, if already known."""
-    n, ids, sizes = classes.n, classes.ids, classes.sizes
+    ids, sizes = classes.ids, classes.sizes
     if pairs is None:
         pairs = class_value_counts(ids, classes.count, values)
+    if continuous:
+        class_t = ordered_emd_by_class(ids, classes.count, sizes, values)
+    else:
+        class_t = variational_distance_by_class(ids, classes.count, sizes, values, pairs=pairs)
+    return sensitive_measures_from_pairs(pairs, sizes, np.bincount(values.codes, minlength=values.cardinality),
+                                         classes.n, class_t, _value_ranks(values), l_table)
+
+
+def sensitive_measures_from_pairs(pairs, sizes: np.ndarray, table_counts: np.ndarray, n: int,
+                                  class_t: np.ndarray, rank: np.ndarray, l_table: int | None = None
+                                  ) -> SensitiveMeasures:
+    """The per-SA models from what a group-by engine hands over: the distinct (class,
+    value code, count) ``pairs``, the class ``sizes``, the table's count of each value code,
+    the ``n`` records, each class's t and each value code's rank in sorted value order."""
     cls, val, counts = pairs
     size = sizes[cls]
-    table_counts = np.bincount(values.codes, minlength=values.cardinality)
     total = table_counts[val]
+    n_classes = len(sizes)
 
-    distinct = np.bincount(cls, minlength=classes.count)
+    distinct = np.bincount(cls, minlength=n_classes)
     l_distinct = int(distinct.min())
     alpha = float((counts / size).max())
 
     q = counts / size
-    entropy_by_class = np.bincount(cls, weights=-q * np.log(q), minlength=classes.count)
+    entropy_by_class = np.bincount(cls, weights=-q * np.log(q), minlength=n_classes)
     entropy = max(float(entropy_by_class.min()), 0.0)
-    pycanon_entropy = _pycanon_entropy(cls, val, q, values, entropy_by_class)
+    pycanon_entropy = _pycanon_entropy(cls, val, q, rank, entropy_by_class)
 
     # (q − p)/p = (c·n − C·|E|) / (C·|E|), on integers until the division
     ratio = (counts * float(n) - total * size.astype(np.float64)) / (total * size.astype(np.float64))
     beta = float(ratio.max())
     beta_enhanced = min(beta, -math.log(table_counts[table_counts > 0].min() / n))
     delta = float(np.abs(np.log((counts * float(n)) / (total * size.astype(np.float64)))).max())
-
-    if continuous:
-        class_t = ordered_emd_by_class(ids, classes.count, sizes, values)
-    else:
-        class_t = variational_distance_by_class(ids, classes.count, sizes, values, pairs=pairs)
 
     l_for_c = l_distinct if l_table is None else l_table
     recursive_c = pycanon_c = None
@@ -153,7 +162,7 @@ def _recursive_c(cls: np.ndarray, counts: np.ndarray, size: np.ndarray, l: int) 
     return c, c_pycanon
 
 
-def _pycanon_entropy(cls: np.ndarray, val: np.ndarray, q: np.ndarray, values: Codes,
+def _pycanon_entropy(cls: np.ndarray, val: np.ndarray, q: np.ndarray, rank: np.ndarray,
                      entropy_by_class: np.ndarray) -> float:
     """The smallest class entropy as pycanon sums it (terms in sorted value order), so
     that ``int(e ** H)`` falls on the same side of an integer as pycanon's. Only classes
@@ -161,7 +170,6 @@ def _pycanon_entropy(cls: np.ndarray, val: np.ndarray, q: np.ndarray, values: Co
     smallest = entropy_by_class.min()
     near = np.flatnonzero(entropy_by_class <= smallest + 1e-9)
     keep = np.isin(cls, near)
-    rank = _value_ranks(values)
     c, v, qq = cls[keep], rank[val[keep]], q[keep]
     order = np.lexsort((v, c))
     c, qq = c[order], qq[order]
@@ -204,6 +212,12 @@ def privacy_models(classes: EquivalenceClasses, sa: dict[str, Codes], continuous
         by_attribute[name] = sensitive_measures(classes, codes, name in continuous, l_table, pairs[name])
         if progress is not None:
             progress((i + 1) / len(sa))
+    return combine_models(k, sizes, by_attribute, l_table, xy)
+
+
+def combine_models(k: int, sizes: ClassSizes, by_attribute: dict[str, SensitiveMeasures], l_table: int,
+                   xy: int | None) -> PrivacyModels:
+    """The table's models from each sensitive attribute's (the worst over them)."""
     measures = list(by_attribute.values())
     entropy = min(m.entropy for m in measures)
     pycanon_entropy = min(m.pycanon_entropy for m in measures)

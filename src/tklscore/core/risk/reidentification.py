@@ -104,14 +104,21 @@ def journalist_risk(classes: EquivalenceClasses, F: np.ndarray,
                     threshold: float = DEFAULT_RISK_THRESHOLD) -> tuple[AttackerRisk, float, np.ndarray]:
     """Journalist risk, marketer risk and each record's journalist risk 1/F (``F`` per row
     in scope)."""
-    n = classes.n
     per_record = 1.0 / F
     F_class = np.zeros(classes.count, dtype=np.int64)
     F_class[classes.ids] = F
-    marketer = float((classes.sizes / F_class).sum()) / n
-    at_risk = float((per_record > threshold).sum()) / n
-    success = max(classes.count / float(F_class.sum()), marketer)
-    return AttackerRisk(1.0 / int(F.min()), float(per_record.mean()), at_risk, success), marketer, per_record
+    risk, marketer = journalist_risk_by_class(classes.sizes, F_class, threshold)
+    return risk, marketer, per_record
+
+
+def journalist_risk_by_class(sizes: np.ndarray, F_class: np.ndarray,
+                             threshold: float = DEFAULT_RISK_THRESHOLD) -> tuple[AttackerRisk, float]:
+    """Journalist and marketer risk from each class's size and population size F."""
+    n = int(sizes.sum())
+    marketer = float((sizes / F_class).sum()) / n
+    at_risk = float(sizes[1.0 / F_class > threshold].sum()) / n
+    success = max(len(sizes) / float(F_class.sum()), marketer)
+    return AttackerRisk(1.0 / int(F_class.min()), marketer, at_risk, success), marketer
 
 
 def individual_risk(classes: EquivalenceClasses, weights: np.ndarray, method: str = "approx") -> IndividualRisk:

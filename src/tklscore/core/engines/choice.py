@@ -1,0 +1,71 @@
+"""Which engine scores a source: the one rule the application follows. A source whose
+estimated size in memory exceeds a share of the memory available now (default 50 %) is
+scored out of core by DuckDB; a smaller one is loaded (the in-memory engine, every view).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MEMORY_SHARE = 0.5
+# bytes in memory per byte on disk once loaded as text columns (measured on bench_cli's
+# tables: Parquet is compressed and typed, CSV is already text)
+EXPANSION = {"parquet": 8.0, "csv": 3.0}
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    engine: str          # "memory" or "duckdb"
+    estimated: int       # bytes the loaded source would take
+    available: int       # bytes of memory available when asked
+    share: float
+
+    @property
+    def out_of_core(self) -> bool:
+        return self.engine != "memory"
+
+    def message(self, name: str) -> str:
+        """What the application says about the choice."""
+        gb = 1024 ** 3
+        if not self.out_of_core:
+            return f"{name} is scored in memory"
+        return (f"{name} would take about {self.estimated / gb:.1f} GB in memory, more than {self.share:.0%} of the "
+                f"{self.available / gb:.1f} GB available: it is scored out of core by DuckDB (ids and file "
+                f"releases; the table itself is not shown)")
+
+
+def available_memory() -> int:
+    """Bytes of memory available now (Linux: MemAvailable; elsewhere the physical pages free)."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def estimated_memory(path: str | Path) -> int:
+    """Bytes the source would take loaded (its size on disk × the expansion of its format)."""
+    file = Path(path)
+    kind = "parquet" if file.suffix.lower() in (".parquet", ".pq") else "csv"
+    return int(file.stat().st_size * EXPANSION[kind])
+
+
+def choose_engine(path: str | Path, share: float = DEFAULT_MEMORY_SHARE, available: int | None = None) -> EngineChoice:
+    """DuckDB for a Parquet/CSV source larger than ``share`` of the available memory, else
+    memory (Excel workbooks, and sources that cannot be sized, are always loaded)."""
+    share = min(max(float(share), 0.0), 1.0)
+    available = available_memory() if available is None else int(available)
+    file = Path(path)
+    if file.suffix.lower() in (".xlsx", ".xlsm", ".xls") or not file.is_file():
+        return EngineChoice("memory", 0, available, share)
+    estimated = estimated_memory(file)
+    engine = "duckdb" if available > 0 and estimated > share * available else "memory"
+    return EngineChoice(engine, estimated, available, share)
