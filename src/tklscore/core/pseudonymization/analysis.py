@@ -192,7 +192,7 @@ def analyse(original: Table, pseudonymised: Table, sensitive: str, qi: list[str]
     progress(5, "violations per QI subset")
     subsets = engine.subsets()
     transitions = engine.all_transitions(
-        thresholds, progress=lambda i, total: progress(5 + 45 * i // total, f"N_v {i}/{total}"))
+        thresholds, progress=lambda i, total: progress(5 + 45 * i // total, f"N_v {i}/{total}"), keep_risks=False)
     reports = {}
     chosen = subsets if len(table) <= removal_limit else [subsets[-1]]
     for index, qi_set in enumerate(chosen):
