@@ -103,6 +103,7 @@ class ReportInput:
     written: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
     charts: dict[str, bytes] = field(default_factory=dict)   # CHART_* → PNG
     inline_images: bool = True   # HTML: charts as data URIs; PDF: by name, as document resources
+    pseudonymization: object | None = None   # gui.pseudonymization.report_section.PseudonymizationSummary
 
     @property
     def x(self) -> float:
@@ -149,7 +150,8 @@ def report_input(workbench) -> ReportInput:
         roles=project.roles, source_name=table.name if table is not None else None,
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
-        model=workbench.model if source is None or source.kind == MODEL else None, files=files)
+        model=workbench.model if source is None or source.kind == MODEL else None, files=files,
+        pseudonymization=getattr(workbench, "pseudonymization", None))
 
 
 def render_charts(data: ReportInput) -> dict[str, bytes]:

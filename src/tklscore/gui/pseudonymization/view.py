@@ -38,6 +38,7 @@ from tklscore.core.pseudonymization.utility import LABELS, STATISTICS
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.gui.pseudonymization.dialogs import LimitsDialog, RemoveFieldsDialog
 from tklscore.gui.pseudonymization.lts_graph import LtsGraph
+from tklscore.gui.pseudonymization.report_section import PseudonymizationSummary
 
 MODES = [("uniform", "one threshold for everyone"), ("column", "a column of thresholds"),
          ("westin", "Westin category column (Table 5)"), ("people", "a policy per person (file)"),
@@ -48,12 +49,10 @@ NONE = "— row by row —"
 
 
 def example_tables(seed: int = 0) -> tuple[Table, Table]:
-    """The §6.2-shaped survey: the original (true heights) and its 2-anonymous copy."""
-    from tklscore.core.pseudonymization.generator import health_survey
+    """The §6.2-shaped survey: the original (true ages and heights) and its 2-anonymous copy."""
+    from tklscore.core.pseudonymization.generator import survey_tables
 
-    frame = health_survey(seed, height_sd=6, bmi_sd=3, band=1)
-    original = frame.drop(columns=["height"]).rename(columns={"true_height": "height"})
-    pseudonymised = frame.drop(columns=["true_height", "weight"])
+    original, pseudonymised = survey_tables(seed)
     return (Table.from_frame(original, name="§6.2 survey, original"),
             Table.from_frame(pseudonymised, name="§6.2 survey, 2-anonymous"))
 
@@ -468,6 +467,13 @@ class PseudonymizationView(QWidget):
                      "values were removed.")
         self.notes.setText("\n".join(notes))
         self._update_buttons()
+        self._publish()
+
+    def _publish(self) -> None:
+        """Leave the analysis on the workbench for the application's report."""
+        if self.analysis is not None:
+            self.workbench.pseudonymization = PseudonymizationSummary(self.analysis, self.rules(), self.selected,
+                                                                      self.decision)
 
     def _fill_report(self, report, transition) -> None:
         rows = [("Violations (N_v)", str(transition.violations), "", "")]
@@ -475,11 +481,13 @@ class PseudonymizationView(QWidget):
             removal = report.removal
             rows.append(("Values removed (R_v)", "", str(removal.removed), f"{report.violations_after} left"))
             if removal.classes:
+                bounds = removal.minimum_json()
                 if removal.minimum is not None:
                     rows.append(("Exact minimum removal", "", str(removal.minimum),
                                  f"heuristic +{removal.removed - removal.minimum}"))
                 else:
-                    rows.append(("Exact minimum removal", "", "not searched", removal.unsearched[0].note))
+                    rows.append(("Exact minimum removal", "", f"{bounds['at_least']}–{bounds['at_most']}",
+                                 f"{bounds['searched']} of {bounds['sets']} sets searched"))
             stats = report.statistics
             for key in STATISTICS:
                 cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
@@ -520,6 +528,7 @@ class PseudonymizationView(QWidget):
         self.decision = text
         self.decision_label.setText(text)
         self.workbench.status.emit(text)
+        self._publish()
 
     def accept_with_violations(self) -> None:
         reason = self._blocked_reason()
