@@ -111,10 +111,27 @@ def test_accept_with_violations_removed_writes_the_trimmed_data(view, tmp_path):
 
 def test_another_pseudonymisation_needs_the_designer(view, qtbot):
     assert not view.design_button.isEnabled()
-    assert "not part of this build" in view.design_button.toolTip()
+    assert "outside the application window" in view.design_button.toolTip()
     view.set_design_available(True)
     with qtbot.waitSignal(view.designRequested):
         view.design_button.click()
+
+
+def test_try_another_pseudonymisation_opens_the_design_view(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from tklscore.gui.main_window import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    window.show_view("pseudonymization")
+    view = window.views["pseudonymization"]
+    assert view.design_button.isEnabled() and "Design view" in view.design_button.toolTip()
+    view.design_button.click()
+    assert window.current_key() == "design"
+    assert "another pseudonymisation" in view.decision
 
 
 def test_patients_preferences_set_the_thresholds(view, qtbot, tmp_path):
@@ -134,6 +151,8 @@ def test_patients_preferences_set_the_thresholds(view, qtbot, tmp_path):
     assert (thresholds[0], thresholds[1]) == (0.7, 1.0) and (thresholds[2:] == 0.9).all()
     assert any("1101 person(s)" in w for w in view.analysis.warnings)
     assert "1101 person(s)" in view.notes.text()
+    assert "marked 3 \"Must Not Be Released\" counts as sensitive" in view.notes.text()
+    assert "below 1 unconcerned, 1 to below 2 pragmatist, 2 or more fundamentalist" in view.notes.text()
 
 
 def test_a_missing_id_column_is_reported_not_raised(view, qtbot):
