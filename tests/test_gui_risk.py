@@ -82,6 +82,10 @@ def test_disclosure_parameters_are_editable(window, qtbot):
     qtbot.waitUntil(lambda: view.disclosure.threshold == 0.5 and not window.workbench.runner.current,
                     timeout=20000)
     assert view.disclosure.above_threshold == int((view.disclosure.d > 0.5).sum())
+    # the D(r) chart is drawn when its tab is shown
+    assert "disclosure" in view._stale_charts
+    view.tabs.setCurrentIndex(1)
+    assert not view._stale_charts
     assert view.disclosure_chart.threshold_line is not None
     assert view.disclosure_chart.counts.sum() + view.disclosure_chart.zero == 4
 

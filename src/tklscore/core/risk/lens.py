@@ -11,7 +11,7 @@ log-scale histogram of D, the riskiest records).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -100,9 +100,23 @@ class RiskLens:
     parameters: list[AttributeParameters]
     ids: np.ndarray
     weights_name: str | None = None
+    _drawn: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def prepare(self) -> "RiskLens":
+        """Compute what the Risk view and the report draw (cached), e.g. in a background task."""
+        self.riskiest()
+        self.risk_distribution()
+        self.disclosure_histogram()
+        return self
 
     def riskiest(self, count: int = RISKIEST) -> pd.DataFrame:
         """The ``count`` records with the highest prosecutor risk, ties by the highest D(r)."""
+        key = ("riskiest", count)
+        if key not in self._drawn:
+            self._drawn[key] = self._riskiest(count)
+        return self._drawn[key]
+
+    def _riskiest(self, count: int) -> pd.DataFrame:
         m = self.measures
         rows = m.record_rows
         d = self.disclosure.d[rows]
@@ -119,14 +133,19 @@ class RiskLens:
 
     def risk_distribution(self) -> dict[str, np.ndarray]:
         """Attacker → share of records per band of :data:`RISK_BANDS` (ARX's distribution)."""
-        m = self.measures
-        out = {"prosecutor": risk_band_shares(m.prosecutor_records)}
-        if m.journalist_records is not None:
-            out["journalist"] = risk_band_shares(m.journalist_records)
-        return out
+        if "distribution" not in self._drawn:
+            m = self.measures
+            out = {"prosecutor": risk_band_shares(m.prosecutor_records)}
+            if m.journalist_records is not None:
+                out["journalist"] = risk_band_shares(m.journalist_records)
+            self._drawn["distribution"] = out
+        return self._drawn["distribution"]
 
     def disclosure_histogram(self, bins: int = 40) -> DisclosureHistogram:
-        return disclosure_histogram(self.disclosure.d, self.disclosure.threshold, bins)
+        key = ("histogram", bins)
+        if key not in self._drawn:
+            self._drawn[key] = disclosure_histogram(self.disclosure.d, self.disclosure.threshold, bins)
+        return self._drawn[key]
 
     def per_record(self) -> pd.DataFrame:
         """Per published record (published order): prosecutor and journalist risk (empty for
@@ -165,7 +184,7 @@ def risk_lens(source: Table, roles: Roles, positions, *, ids=None, release: str 
     dr = disclosure_risk(published, parameters, weights, alpha=alpha, epsilon=epsilon, threshold=threshold,
                          progress=lambda f: report(share + (1 - share) * f))
     ids = np.asarray(ids, dtype=object) if ids is not None else positions.astype(object)
-    return RiskLens(release, measures, dr, parameters, ids, weights.name if weights is not None else None)
+    return RiskLens(release, measures, dr, parameters, ids, weights.name if weights is not None else None).prepare()
 
 
 def _qi_importance(source: Table, roles: Roles, positions: np.ndarray, scorer,

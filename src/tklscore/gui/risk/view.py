@@ -127,6 +127,8 @@ class RiskView(QWidget):
         self.tabs.addTab(self.distribution_chart, "Risk distribution")
         self.tabs.addTab(dr_page, "Disclosure risk D(r)")
         self.tabs.addTab(self.importance_table, "QI importance")
+        self.tabs.currentChanged.connect(lambda _index: self._draw_charts())
+        self._stale_charts: set[str] = set()
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -259,6 +261,7 @@ class RiskView(QWidget):
             for row in range(3):
                 for column in range(4):
                     self.attackers_table.setItem(row, column, QTableWidgetItem(""))
+            self._stale_charts = set()
             self.distribution_chart.set_data({})
             self.disclosure_chart.set_data(None, self.threshold_spin.value())
             self.disclosure_label.setText("")
@@ -290,8 +293,8 @@ class RiskView(QWidget):
         for i, q in enumerate(importance):
             self._set_row(self.importance_table, i, [", ".join(q.attributes), _number(q.distinction),
                                                      _number(q.separation)])
-        self.distribution_chart.set_shares(lens.risk_distribution())
-        self.disclosure_chart.set_histogram(lens.disclosure_histogram())
+        self._stale_charts = {"distribution", "disclosure"}
+        self._draw_charts()
         no_weights = "" if self.workbench.weights is not None else " (no value weights: choose weights first)"
         self.disclosure_label.setText(
             f"{len(dr.known_sets)} known sets of {dr.splits:,} splits kept (PK > ε); "
@@ -299,6 +302,20 @@ class RiskView(QWidget):
             f"have D > {dr.threshold:g}; largest D = {dr.d.max():.4g}{no_weights}. "
             f"W(v) are the project's sensitive-value weights.")
         self._fill_riskiest(lens)
+
+    def _draw_charts(self) -> None:
+        """Draw the chart on show; the other waits until its tab is chosen (drawing costs
+        the event loop tens of milliseconds)."""
+        lens = self.lens
+        if lens is None:
+            return
+        current = self.tabs.currentIndex()
+        if "distribution" in self._stale_charts and current == 0:
+            self.distribution_chart.set_shares(lens.risk_distribution())
+            self._stale_charts.discard("distribution")
+        if "disclosure" in self._stale_charts and current == 1:
+            self.disclosure_chart.set_histogram(lens.disclosure_histogram())
+            self._stale_charts.discard("disclosure")
 
     def _fill_riskiest(self, lens: RiskLens) -> None:
         riskiest = lens.riskiest(RISKIEST)
