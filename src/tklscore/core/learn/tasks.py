@@ -101,6 +101,15 @@ class Task:
     def dataset(self) -> str:
         return " + ".join(self.datasets)
 
+    @property
+    def joins(self) -> bool:
+        """Two tables, joined on the student's rule (MultiRelational k-anonymity)."""
+        return len(self.datasets) == 2
+
+    @property
+    def practice(self) -> bool:
+        return self.number == PRACTICE
+
 
 TASKS = (
     Task(1, "k-anonymity on a larger table", ("Job_Large",), "k-anonymity",
@@ -148,6 +157,28 @@ TASKS = (
          "usefulness and the tkl, M and L scores with task 3's.",
          replace(R, suppress_below=2, suppression_limit=0.25)),
 )
+
+
+PRACTICE = 0
+
+
+def practice(names) -> Task:
+    """Free practice on one or two tables the student opened (bundled or imported): no
+    recipe to follow and nothing to check. With two tables only MultiRelational
+    k-anonymity applies: join them first (the prototype's rule)."""
+    names = tuple(names)
+    if not names:
+        raise InputError("Tick a table to practise on, or import a CSV file")
+    if len(names) > 2:
+        raise InputError("Right now only 2 tables are supported: untick " + ", ".join(names[2:]))
+    if len(names) == 2:
+        return Task(PRACTICE, "Practice", names, "MultiRelational k-anonymity",
+                    "Two tables describe the same people: type a join rule (for example "
+                    f"{names[1]}.id = {names[0]}.id), then mark the joined table's columns and anonymise it.",
+                    Recipe(qi=()))
+    return Task(PRACTICE, "Practice", names, "any model",
+                "Mark each column's type and action as you like and anonymise: every model's statistics, the "
+                "usefulness and the misuse scores are shown.", Recipe(qi=()))
 
 
 @dataclass
