@@ -18,6 +18,7 @@ level combinations), so one change re-scores with a few group-bys.
 from __future__ import annotations
 
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,6 +36,9 @@ from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
+
+
+_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-design")
 
 
 @dataclass
@@ -225,7 +229,15 @@ class ReleaseDesigner:
         per-record table is keyed by source row positions (cheaper on a large source)."""
         x = check_x(x)
         transformed = transformed if transformed is not None else self.transform(design)
-        factors = self.published_factors(transformed, progress)
+        # the measures need only the transformed release: they run beside the factors (the
+        # group-bys release the interpreter lock, so a second core shares the work)
+        pending = _BESIDE.submit(self.measures, transformed) if measures else None
+        try:
+            factors = self.published_factors(transformed, progress)
+        except BaseException:
+            if pending is not None:
+                pending.cancel()
+            raise
         weight_sum, warnings = self.record_weights(design, weights, missing_weight_zero)
         positions = transformed.published
         notes = list(self.scorer.notes) + list(warnings) + list(transformed.notes)
@@ -241,7 +253,7 @@ class ReleaseDesigner:
                               self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                               notes)
         result_utility = self.utility(transformed)
-        result_measures = self.measures(transformed) if measures else None
+        result_measures = pending.result() if pending is not None else None
         return DesignResult(transformed, report, result_utility, result_measures, report.warnings)
 
     def _qi_level_height(self, transformed: Transformed, column: str) -> tuple[int, int]:
@@ -285,19 +297,22 @@ def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dic
     if not roles.qi or len(rows) == 0:
         return None
     kept_sa = [s for s in roles.sa if s not in design.removed]
-    codes, columns, generalisation = {}, {}, {}
+    codes, columns, population = {}, {}, {}
     for column in roles.qi:
         g = transformed.generalised[column]
         codes[column] = Codes(g.codes[rows], g.labels)
-        columns[column] = pd.Categorical.from_codes(g.codes[rows], categories=pd.Index(g.labels, dtype=object))
-        levels = designer.levels.column(column)
-        group_of_value, labels = levels.value_groups(g.level)
-        generalisation[column] = dict(zip(levels.text.uniques, labels[group_of_value]))
+        population[column] = g.as_codes   # the source at the same level: the release's code space
     for name, c in designer._sa_codes(design, kept_sa).items():
         codes[name] = Codes(c.codes[rows], c.uniques)
-        columns[name] = designer.source.frame[name].iloc[rows].to_numpy(dtype=object)
-    frame = pd.DataFrame(columns)
-    measures = measure_table(Table(frame, name=designer.source.name), qi=roles.qi, sa=kept_sa,
-                             continuous=roles.continuous & set(kept_sa), codes=codes,
-                             population=designer.source, population_generalisation=generalisation)
+    for name, c in codes.items():
+        columns[name] = pd.Categorical.from_codes(c.codes, categories=_categories(c.uniques))
+    measures = measure_table(Table(pd.DataFrame(columns), name=designer.source.name), qi=roles.qi, sa=kept_sa,
+                             continuous=roles.continuous & set(kept_sa), codes=codes, population_codes=population)
     return measures.to_json_dict()
+
+
+def _categories(uniques: np.ndarray) -> pd.Index:
+    """Categories for a frame that only names the columns (the measures use the codes): the
+    uniques themselves when they are distinct, else their positions."""
+    index = pd.Index(uniques, dtype=object)
+    return index if index.is_unique else pd.RangeIndex(len(uniques))

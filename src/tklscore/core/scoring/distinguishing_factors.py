@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tklscore.core.tables.codes import Codes, group_ids
+from tklscore.core.tables.codes import Codes, dense_limit, group_ids
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,13 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         return np.zeros(n_classes)
     if pairs is None:
         # the distinct (class, value) pairs sorted by class then value, with their counts
-        pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
+        key = classes * np.int64(m) + values.codes
+        if n_classes * m <= dense_limit(len(classes)):  # a count per possible pair, read in key order
+            counts = np.bincount(key, minlength=n_classes * m)
+            pair = np.flatnonzero(counts)
+            counts = counts[pair]
+        else:
+            pair, counts = np.unique(key, return_counts=True)
         cls, val = np.divmod(pair, np.int64(m))
     else:
         cls, val, counts = pairs
