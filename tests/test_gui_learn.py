@@ -88,7 +88,7 @@ def test_quiz(qtbot, view, tmp_path):
     view.tabs.setCurrentWidget(view.quiz)
     qtbot.waitUntil(lambda: view.quiz_ready, timeout=30000)
     boxes = view.quiz.boxes
-    assert [b.question.task for b in boxes] == list(range(1, 10))
+    assert [b.question.task for b in boxes] == list(range(1, 11))
     assert not view.quiz.submit_button.isEnabled()
     for box in boxes[:-1]:
         box.choose(box.question.correct)
@@ -96,11 +96,11 @@ def test_quiz(qtbot, view, tmp_path):
     last.choose((last.question.correct + 1) % len(last.question.options))
     assert view.quiz.submit_button.isEnabled()
     view.quiz.submit_button.click()
-    assert view.quiz.score.text() == "Your score: 8 / 9"
+    assert view.quiz.score.text() == "Your score: 9 / 10"
     assert last.feedback.text().startswith("Wrong. The right answer:")
     assert boxes[0].feedback.text().startswith("Right.")
     view.save_results_to(str(tmp_path / "r.html"))
-    assert "PPDP quiz: 8 / 9" in (tmp_path / "r.html").read_text()
+    assert "PPDP quiz: 9 / 10" in (tmp_path / "r.html").read_text()
     view.quiz.again_button.click()
     assert view.quiz.result is None and all(b.answer is None for b in view.quiz.boxes)
 
@@ -110,3 +110,53 @@ def test_definitions_pages(view):
     assert "k-anonymous" in browser.toPlainText()
     view.definitions.pages.setCurrentRow(3)
     assert "1.8899" in browser.toPlainText()
+
+
+def test_walk_the_suppression_task_and_read_usefulness_and_scores(qtbot, view):
+    from tklscore.core.learn.scores import scores
+    from tklscore.core.learn.usefulness import usefulness
+
+    space = view.workspace
+    space.task_list.setCurrentRow(9)
+    task = space.task
+    assert task.number == 10 and not space.suppression.enabled.isChecked()
+    space.fill_button.click()
+    assert space.suppression.enabled.isChecked() and space.suppression.below.value() == 2
+    assert space.suppression.limit.value() == 25.0
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert "You applied the task's recipe" in space.check.text()
+    expected = tasks.answers(task)
+    assert space.result_model.rowCount() == expected["published_rows"] == 15
+    assert space.suppressed_model.rowCount() == expected["suppressed_rows"] == 5
+    assert space.tables.tabText(2) == "Left-out rows (5)"
+    stats = space.statistics
+    assert "Rows left out: 5 of 20 (25.0%)" in stats.text.toPlainText()
+    assert "The table is 2-anonymous" in stats.text.toPlainText()
+    core = tasks.apply(task.recipe, tasks.source_table(task))
+    useful, scored = usefulness(core), scores(core, task.datasets)
+    assert view.last_usefulness == useful
+    shown = stats.usefulness.toPlainText()
+    assert f"Precision: original 1.000 → yours {useful.current.precision:.3f}" in shown
+    assert f"Rows left out: original 0.0 % → yours 25.0 %" in shown
+    assert f"Discernibility: original {useful.original.discernibility:,.0f} → yours " \
+           f"{useful.current.discernibility:,.0f}" in shown
+    text = stats.scores.toPlainText()
+    assert "teaching weights of 'job'" in text
+    for row in scored.rows:
+        assert f"{row.name}: original {row.original:.4f} → yours {row.raw:.4f}" in text
+        assert f"= {row.normalised * 100:.1f} % of the original's ({row.verdict})" in text
+    assert view.last_scores.raw == scored.raw
+
+
+def test_suppression_left_out_changes_the_check(qtbot, view):
+    space = view.workspace
+    space.task_list.setCurrentRow(9)
+    space.fill_button.click()
+    space.suppression.enabled.setChecked(False)
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert "Suppress the rows of QID groups smaller than 2" in space.check.text()
+    assert "Rows left out" not in space.statistics.text.toPlainText()
+    assert space.suppressed_model.rowCount() == 0

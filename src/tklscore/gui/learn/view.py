@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QListWidget, QTabWidget
 from tklscore.core.errors import InputError
 from tklscore.core.files.resources import resource_path
 from tklscore.core.learn import questions, quiz, tasks
+from tklscore.core.learn.scores import scores
+from tklscore.core.learn.usefulness import usefulness
 from tklscore.gui.learn.quiz_panel import QuizPanel
 from tklscore.gui.learn.workspace import Workspace
 
@@ -60,6 +62,8 @@ class LearnView(QWidget):
         layout.addWidget(self.tabs)
         self.quiz_ready = False
         self.last: tasks.Applied | None = None
+        self.last_usefulness = None
+        self.last_scores = None
         self.workspace.task_list.currentRowChanged.connect(lambda _: self.open_task())
         self.workspace.apply_requested.connect(self.apply)
         self.workspace.join_rule.editingFinished.connect(self.preview_join)
@@ -100,7 +104,7 @@ class LearnView(QWidget):
         task = self.workspace.task
         try:
             rule = self.workspace.join_rule.text().strip() or None if task.recipe.join_rule else None
-            recipe = self.workspace.setup.recipe(rule)
+            recipe = self.workspace.recipe(rule)
         except InputError as error:
             self._report(str(error))
             return
@@ -110,12 +114,16 @@ class LearnView(QWidget):
             control.check()
             applied = tasks.apply(recipe, table)
             failures = len(tasks.legacy_t_failures(applied)) if recipe.sensitive else 0
-            return applied, failures, tasks.check_applied(task, recipe)
+            control.check()
+            useful = usefulness(applied)
+            control.check()
+            return applied, failures, tasks.check_applied(task, recipe), useful, scores(applied, task.datasets)
 
         def done(result) -> None:
-            applied, failures, problems = result
+            applied, failures, problems, useful, scored = result
             self.last = applied
-            self.workspace.show_result(applied, failures, problems)
+            self.last_usefulness, self.last_scores = useful, scored
+            self.workspace.show_result(applied, failures, problems, useful, scored)
 
         self.workbench.runner.start("Anonymising the teaching table", run, done, self._report)
 

@@ -4,17 +4,20 @@ and the statistics of the anonymised table (computed by core/learn in the backgr
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
-                               QListWidgetItem, QPushButton, QSplitter, QTableView, QTableWidget,
-                               QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSpinBox, QSplitter,
+                               QTableView, QTableWidget, QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
 
 from tklscore.core.errors import InputError
 from tklscore.core.learn import tasks
+from tklscore.core.learn.scores import NORMALISED_MEANING, LearnScores
+from tklscore.core.learn.usefulness import Usefulness
 from tklscore.gui.frame_model import FrameModel
 
 TYPE_NAMES = {"": "Not defined", "id": "ID", "qid": "QID", "sensitive": "Sensitive", "nonsensitive": "Nonsensitive"}
@@ -126,6 +129,97 @@ class ColumnSetup(QTableWidget):
                             removed=tuple(removed), join_rule=join_rule)
 
 
+class SuppressionControl(QWidget):
+    """Record suppression: leave out the rows of QID groups smaller than k, within a budget."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.enabled = QCheckBox("Suppress: leave out the rows of QID groups smaller than")
+        self.below = QSpinBox()
+        self.below.setRange(2, 1000)
+        self.below.setValue(2)
+        self.limit = QDoubleSpinBox()
+        self.limit.setRange(0.0, 100.0)
+        self.limit.setDecimals(1)
+        self.limit.setSuffix(" %")
+        self.limit.setValue(100.0)
+        tip = ("Record suppression: rows whose QID group is smaller than this size are not published, the "
+               "smallest groups first, as long as at most this share of the rows is left out.")
+        for widget in (self.enabled, self.below, self.limit):
+            widget.setToolTip(tip)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.enabled)
+        layout.addWidget(self.below)
+        layout.addWidget(QLabel("rows, at most"))
+        layout.addWidget(self.limit)
+        layout.addWidget(QLabel("of the rows"))
+        layout.addStretch(1)
+        self.enabled.toggled.connect(self._enable)
+        self._enable(False)
+
+    def _enable(self, on: bool) -> None:
+        self.below.setEnabled(on)
+        self.limit.setEnabled(on)
+
+    def set_from(self, recipe: tasks.Recipe) -> None:
+        self.enabled.setChecked(recipe.suppress_below > 1)
+        if recipe.suppress_below > 1:
+            self.below.setValue(recipe.suppress_below)
+            self.limit.setValue(recipe.suppression_limit * 100)
+
+    def values(self) -> tuple[int, float]:
+        if not self.enabled.isChecked():
+            return 0, 1.0
+        return self.below.value(), round(self.limit.value(), 1) / 100
+
+
+def _number(value: float, digits: int = 3) -> str:
+    if value is None or not np.isfinite(value):
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}f}"
+
+
+UTILITY_FORMAT = {"precision": lambda v: f"{v:.3f}", "discernibility": lambda v: f"{v:,.0f}",
+                  "average_class_size": lambda v: f"{v:.2f}", "non_uniform_entropy": lambda v: f"{v:,.1f}",
+                  "suppressed_share": lambda v: f"{v * 100:.1f} %"}
+
+
+def usefulness_html(useful: Usefulness) -> str:
+    e = html.escape
+    blocks = ["<p>How useful your table still is, next to the original table (its QID columns as they are, "
+              "every row published). The release designer's measures.</p>"]
+    for row in useful.rows:
+        shown = UTILITY_FORMAT[row.key]
+        change = ""
+        if abs(row.current - row.original) > 1e-12:
+            worse = (row.current < row.original) == row.higher_is_better
+            change = (f" <span style='color:{'#a11' if worse else '#1b6e1b'}'>"
+                      f"({'less' if worse else 'more'} useful)</span>")
+        blocks.append(f"<p><b>{e(row.name)}</b>: original {shown(row.original)} → yours "
+                      f"<b>{shown(row.current)}</b>{change}<br><span style='color:#555'>{e(row.meaning)}</span></p>")
+    return "".join(blocks)
+
+
+def scores_html(scored: LearnScores | None) -> str:
+    e = html.escape
+    if scored is None:
+        return ("<p>Mark one column as <b>Sensitive</b> to see how much your table leaves to misuse "
+                "(tkl-Score, M-Score, L-Severity).</p>")
+    blocks = [f"<p>How much your table leaves to misuse, as a release of the original table. "
+              f"<i>{e(scored.weights_source)}</i></p>"]
+    for row in scored.rows:
+        ratio = "—" if row.normalised is None else f"{row.normalised * 100:.1f} %"
+        blocks.append(f"<p><b>{e(row.name)}</b>: original {_number(row.original, 4)} → yours "
+                      f"<b>{_number(row.raw, 4)}</b> = <b>{ratio}</b> of the original's ({e(row.verdict)})<br>"
+                      f"<span style='color:#555'>{e(row.meaning)}</span></p>")
+    blocks.append(f"<p style='color:#555'>{e(NORMALISED_MEANING)} Low ≤ 25 % &lt; moderate ≤ 50 % &lt; high ≤ 75 % "
+                  f"&lt; very high.</p>")
+    if scored.notes:
+        blocks.append("<p style='color:#555'>" + "<br>".join(e(n) for n in scored.notes) + "</p>")
+    return "".join(blocks)
+
+
 class Statistics(QWidget):
     """The statistics of the anonymised table, as the prototype's right-hand panel, plus the
     models it lacked."""
@@ -134,6 +228,16 @@ class Statistics(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.tabs = QTabWidget()
+        privacy = QWidget()
+        privacy_layout = QVBoxLayout(privacy)
+        privacy_layout.setContentsMargins(0, 0, 0, 0)
+        self.usefulness = QTextBrowser()
+        self.scores = QTextBrowser()
+        self.tabs.addTab(privacy, "Privacy")
+        self.tabs.addTab(self.usefulness, "Usefulness")
+        self.tabs.addTab(self.scores, "Misuse: tkl, M, L")
+        layout.addWidget(self.tabs)
         self.text = QTextBrowser()
         self.chart = pg.PlotWidget(background="w")
         self.chart.setMinimumHeight(170)
@@ -141,14 +245,34 @@ class Statistics(QWidget):
         self.chart.setLabel("left", "groups")
         self.chart.setTitle("Distribution of QID groups", color="#333")
         self.chart.setMouseEnabled(False, False)
-        layout.addWidget(self.text, 3)
-        layout.addWidget(self.chart, 2)
+        privacy_layout.addWidget(self.text, 3)
+        privacy_layout.addWidget(self.chart, 2)
 
-    def show_applied(self, applied: tasks.Applied, legacy_failures: int) -> None:
+    def clear(self, message: str) -> None:
+        self.text.setHtml(message)
+        self.usefulness.setHtml("<p>The usefulness of the anonymised table appears here.</p>")
+        self.scores.setHtml("<p>The tkl-Score, M-Score and L-Severity of the anonymised table appear here.</p>")
+        self.chart.clear()
+        self.chart.hide()
+
+    def show_applied(self, applied: tasks.Applied, legacy_failures: int, useful: Usefulness | None = None,
+                     scored: LearnScores | None = None) -> None:
         m = applied.measures
         models = m.models
         e = html.escape
-        lines = [f"<h3>k-anonymity</h3><p>Unique QID groups: <b>{m.classes.count}</b><br>"
+        lines = []
+        suppressed = len(applied.transformed.suppressed)
+        if applied.recipe.suppress_below > 1:
+            total = len(applied.table)
+            lines.append(f"<h3>Suppression</h3><p>Rows left out: <b>{suppressed}</b> of {total} "
+                         f"({suppressed / total:.1%}), because their QID group had fewer than "
+                         f"{applied.recipe.suppress_below} rows.")
+            if applied.transformed.below_limit_left:
+                lines.append(f"<br><span style='color:#a11'>The limit of {applied.recipe.suppression_limit:.1%} "
+                             f"is too small: {applied.transformed.below_limit_left} row(s) in smaller groups are "
+                             f"still published.</span>")
+            lines.append("</p>")
+        lines += [f"<h3>k-anonymity</h3><p>Unique QID groups: <b>{m.classes.count}</b><br>"
                  f"Smallest QID group: <b>{m.classes.min}</b> rows &nbsp; Largest: <b>{m.classes.max}</b> rows<br>"
                  f"The table is <b>{m.k}-anonymous</b>: a person's row is one of at least {m.k}.</p>"]
         if models.xy_anonymity is not None:
@@ -156,21 +280,28 @@ class Statistics(QWidget):
                          f"different people ({e(', '.join(applied.recipe.identifiers))}).</p>")
         if models.l_distinct is not None:
             single = int((applied.groups["distinct"] == 1).sum())
-            recursive = (f"recursive (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c}"
-                         if models.recursive_c else "recursive (c,l)-diversity needs l ≥ 2")
+            recursive = (f"Recursive: (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c} "
+                         f"(in every group the commonest value occurs less than c times as often as all values "
+                         f"from the {models.l_distinct}th commonest on together)"
+                         if models.recursive_c else "Recursive (c,l)-diversity needs l ≥ 2.")
             lines.append(f"<h3>l-diversity ({e(applied.recipe.sensitive)})</h3><p>Least diverse group: "
                          f"<b>{models.l_distinct}</b> distinct value(s); most diverse: "
                          f"{int(applied.groups['distinct'].max())}<br>"
-                         f"Entropy l: <b>{models.l_entropy:.4f}</b> &nbsp; {recursive}<br>"
+                         f"Entropy l: <b>{models.l_entropy:.4f}</b> (the least mixed group is as mixed as "
+                         f"{models.l_entropy:.2f} equally common values)<br>{recursive}<br>"
                          + (f"<span style='color:#a11'>{single} group(s) hold a single value: anyone in them "
                             f"has it.</span>" if single else "No group holds a single value.") + "</p>")
             lines.append(f"<h3>t-closeness</h3><p>Largest distance of a group from the table (EMD): "
-                         f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close.<br>"
+                         f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close (0 = every group's values "
+                         f"are spread as in the whole table, 1 = as far from it as can be).<br>"
                          f"<i>Teaching prototype's check (legacy):</i> {legacy_failures} of {m.classes.count} "
                          f"groups have a value whose share differs from the table's by more than 0.1.</p>")
-        lines.append(f"<h3>Usefulness</h3><p>Rows published: {len(applied.published)} of {len(applied.table)}; "
-                     f"average group size {m.classes.mean:.2f}.</p>")
+        lines.append(f"<p>Rows published: {len(applied.published)} of {len(applied.table)}. "
+                     f"Usefulness and misuse scores: see the other tabs.</p>")
         self.text.setHtml("".join(lines))
+        if useful is not None:
+            self.usefulness.setHtml(usefulness_html(useful))
+        self.scores.setHtml(scores_html(scored))
         histogram = applied.size_histogram()
         self.chart.clear()
         self.chart.show()
@@ -178,6 +309,7 @@ class Statistics(QWidget):
                                            height=np.array(list(histogram.values()), dtype=float),
                                            width=0.8, brush=QColor("#4a7ebb")))
         self.chart.getAxis("bottom").setTickSpacing(major=max(1, int(np.ceil(max(histogram) / 10))), minor=1)
+        self.chart.getAxis("left").setTickSpacing(major=max(1, int(np.ceil(max(histogram.values()) / 8))), minor=1)
 
 
 class Workspace(QWidget):
@@ -200,6 +332,7 @@ class Workspace(QWidget):
         self.join_rule = QLineEdit()
         self.join_rule.setPlaceholderText("Join rule, e.g. Job_Relational.id = Person_Relational.id")
         self.setup = ColumnSetup()
+        self.suppression = SuppressionControl()
         self.fill_button = QPushButton("Show me the recipe")
         self.apply_button = QPushButton("Anonymise")
         self.apply_button.setDefault(True)
@@ -215,6 +348,10 @@ class Workspace(QWidget):
         self.tables = QTabWidget()
         self.tables.addTab(self.source_view, "Table")
         self.tables.addTab(self.result_view, "Anonymised table")
+        self.suppressed_view = QTableView()
+        self.suppressed_model = FrameModel()
+        self.suppressed_view.setModel(self.suppressed_model)
+        self.tables.addTab(self.suppressed_view, "Left-out rows")
         self.statistics = Statistics()
 
         buttons = QHBoxLayout()
@@ -227,6 +364,7 @@ class Workspace(QWidget):
         middle_layout.addWidget(self.explanation)
         middle_layout.addWidget(self.join_rule)
         middle_layout.addWidget(self.setup, 2)
+        middle_layout.addWidget(self.suppression)
         middle_layout.addLayout(buttons)
         middle_layout.addWidget(self.check)
         middle_layout.addWidget(self.tables, 3)
@@ -259,21 +397,30 @@ class Workspace(QWidget):
         self.source_model.set_frame(table)
         self.result_model.set_frame(table.iloc[0:0])
         self.tables.setCurrentIndex(0)
+        self.suppressed_model.set_frame(table.iloc[0:0])
+        self.suppression.set_from(tasks.Recipe(qi=()))
         self.check.clear()
-        self.statistics.text.setHtml("<p>Set the types and actions, then press <b>Anonymise</b>. "
-                                     "The statistics of the anonymised table appear here.</p>")
-        self.statistics.chart.clear()
-        self.statistics.chart.hide()
+        self.statistics.clear("<p>Set the types and actions, then press <b>Anonymise</b>. "
+                              "The statistics of the anonymised table appear here.</p>")
+
+    def recipe(self, join_rule: str | None = None) -> tasks.Recipe:
+        """The student's recipe: the columns' types and actions and the suppression."""
+        below, limit = self.suppression.values()
+        return replace(self.setup.recipe(join_rule), suppress_below=below, suppression_limit=limit)
 
     def fill_recipe(self) -> None:
         self.setup.fill(self.task.recipe)
+        self.suppression.set_from(self.task.recipe)
         if self.task.recipe.join_rule:
             self.join_rule.setText(self.task.recipe.join_rule)
 
-    def show_result(self, applied: tasks.Applied, legacy_failures: int, problems: list[str]) -> None:
+    def show_result(self, applied: tasks.Applied, legacy_failures: int, problems: list[str],
+                    useful: Usefulness | None = None, scored: LearnScores | None = None) -> None:
         self.result_model.set_frame(applied.published)
+        self.suppressed_model.set_frame(applied.suppressed)
+        self.tables.setTabText(2, f"Left-out rows ({len(applied.suppressed)})")
         self.tables.setCurrentIndex(1)
-        self.statistics.show_applied(applied, legacy_failures)
+        self.statistics.show_applied(applied, legacy_failures, useful, scored)
         if problems:
             self.check.setStyleSheet("color:#a11")
             self.check.setText("Not the task's recipe yet: " + " ".join(problems))
