@@ -256,9 +256,10 @@ def run_suggest(args) -> int:
              f"k-anonymity's monotonicity). {found.message}.", "",
              f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
     for c in found.front:
+        misses = "" if found.met else "  — misses " + "; ".join(c.misses(constraints))
         lines.append(f"{_fixed(c.tkl_normalized, 4):>12}{_fixed(c.utility_loss, 4):>8}{c.k:>8}{c.l:>5}"
                      f"{_fixed(c.t, 4):>8}{c.suppressed_share:>8.2%}  "
-                     + ", ".join(f"{k}={v}" for k, v in c.levels.items()))
+                     + ", ".join(f"{k}={v}" for k, v in c.levels.items()) + misses)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

@@ -51,6 +51,7 @@ class DesignResult:
     utility: Utility
     measures: dict | None
     notes: list[str] = field(default_factory=list)
+    risk: object | None = None     # the measures as core.risk.Measures (what the Scores view compares)
 
     @property
     def levels(self) -> dict[str, int]:
@@ -231,7 +232,7 @@ class ReleaseDesigner:
         transformed = transformed if transformed is not None else self.transform(design)
         # the measures need only the transformed release: they run beside the factors (the
         # group-bys release the interpreter lock, so a second core shares the work)
-        pending = _BESIDE.submit(self.measures, transformed) if measures else None
+        pending = _BESIDE.submit(release_measure_set, self, transformed) if measures else None
         try:
             factors = self.published_factors(transformed, progress)
         except BaseException:
@@ -253,8 +254,9 @@ class ReleaseDesigner:
                               self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                               notes)
         result_utility = self.utility(transformed)
-        result_measures = pending.result() if pending is not None else None
-        return DesignResult(transformed, report, result_utility, result_measures, report.warnings)
+        risk = pending.result() if pending is not None else None
+        return DesignResult(transformed, report, result_utility, risk.to_json_dict() if risk is not None else None,
+                            report.warnings, risk)
 
     def precision(self, transformed: Transformed) -> float:
         n, suppressed = len(transformed.selected), len(transformed.suppressed)
@@ -291,12 +293,16 @@ def release_utility(levels: LevelCache, transformed: Transformed) -> Utility:
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:
     """The risk lens' measures (issue 10, ``core.risk.measure_table``) of the published
-    table, with journalist and marketer risk against the source generalised the same way;
-    None while the risk lens is not installed."""
-    try:
-        from tklscore.core.risk.measures import measure_table
-    except ImportError:
-        return None
+    table, with journalist and marketer risk against the source generalised the same way,
+    as ``tklscore measures --format json`` gives them; None without QIs or records."""
+    measures = release_measure_set(designer, transformed)
+    return measures.to_json_dict() if measures is not None else None
+
+
+def release_measure_set(designer: ReleaseDesigner, transformed: Transformed):
+    """:func:`release_measures` as a :class:`~tklscore.core.risk.measures.Measures`."""
+    from tklscore.core.risk.measures import measure_table
+
     roles, design = designer.roles, transformed.design
     rows = transformed.published
     if not roles.qi or len(rows) == 0:
@@ -311,9 +317,43 @@ def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dic
         codes[name] = Codes(c.codes[rows], c.uniques)
     for name, c in codes.items():
         columns[name] = pd.Categorical.from_codes(c.codes, categories=_categories(c.uniques))
-    measures = measure_table(Table(pd.DataFrame(columns), name=designer.source.name), qi=roles.qi, sa=kept_sa,
-                             continuous=roles.continuous & set(kept_sa), codes=codes, population_codes=population)
-    return measures.to_json_dict()
+    return measure_table(Table(pd.DataFrame(columns), name=designer.source.name), qi=roles.qi, sa=kept_sa,
+                         continuous=roles.continuous & set(kept_sa), codes=codes, population_codes=population)
+
+
+@dataclass
+class SavedDesigns:
+    """The designed releases a project keeps (``settings["design"]``), re-evaluated."""
+
+    results: dict[str, DesignResult]
+    errors: dict[str, str]
+
+
+def evaluate_saved_designs(source: Table, roles: Roles, settings: dict, weights: Weights, x: float = 1.0,
+                           scorer: Scorer | None = None, elements=None, progress=None) -> SavedDesigns:
+    """Every release saved from the Design view (``settings``: the project's design settings,
+    ``{"hierarchies": [...], "saved": [design, ...]}``) evaluated on ``source``: what a
+    reopened project shows beside its other releases. A design that no longer applies (a
+    column or hierarchy gone) is reported in ``errors`` with the reason, not dropped silently."""
+    saved = list(settings.get("saved") or [])
+    results, errors = {}, {}
+    if not saved:
+        return SavedDesigns(results, errors)
+    try:
+        hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
+        designer = ReleaseDesigner(source, roles, {c: h for c, h in hierarchies.items() if c in source.columns},
+                                   scorer=scorer, elements=elements)
+    except InputError as error:
+        return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
+    for i, data in enumerate(saved):
+        name = str(data.get("name", "designed release"))
+        try:
+            results[name] = designer.evaluate(ReleaseDesign.from_dict(data), weights, x)
+        except InputError as error:
+            errors[name] = str(error)
+        if progress is not None:
+            progress((i + 1) / len(saved))
+    return SavedDesigns(results, errors)
 
 
 def _categories(uniques: np.ndarray) -> pd.Index:

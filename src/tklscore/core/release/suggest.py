@@ -60,6 +60,21 @@ class Candidate:
     suppressed_share: float
     shortfall: float = 0.0  # 0 when every constraint is met
 
+    def misses(self, c: Constraints) -> list[str]:
+        """The constraints this release does not meet, in words (empty: it meets them all)."""
+        out = []
+        if self.k < c.k:
+            out.append(f"k = {self.k} < {c.k}")
+        if self.suppressed_share > c.suppression_limit + 1e-12:
+            out.append(f"suppresses {self.suppressed_share:.1%} > {c.suppression_limit:.1%}")
+        if self.l < c.l:
+            out.append(f"l = {self.l} < {c.l}")
+        if math.isnan(self.t) or self.t > c.t:
+            out.append(f"t = {self.t:.4f} > {c.t:g}" if not math.isnan(self.t) else "t not computed")
+        if not math.isinf(c.max_tkl) and (math.isnan(self.tkl_normalized) or self.tkl_normalized > c.max_tkl):
+            out.append(f"tkl / source = {self.tkl_normalized:.4f} > {c.max_tkl:g}")
+        return out
+
     def as_dict(self) -> dict:
         return {"levels": dict(self.levels), "tkl_normalized": self.tkl_normalized,
                 "utility_loss": self.utility_loss, "k": self.k, "l": self.l, "t": self.t,
@@ -73,6 +88,7 @@ class Suggestions:
     front: list[Candidate]
     met: bool                  # some release meets the constraints (else ``front`` holds the closest)
     message: str = ""
+    constraints: Constraints | None = None
     all_evaluated: list[Candidate] = field(default_factory=list, repr=False)
 
     def to_json_dict(self) -> dict:
@@ -130,7 +146,7 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
         front = pareto_front(meeting)
         return Suggestions(size, len(evaluated), front, True,
                            f"{len(meeting)} release(s) meet the constraints; {len(front)} are not dominated",
-                           [e.candidate(constraints) for e in evaluated])
+                           all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
     # nothing meets the constraints: complete the nodes nearest to them and list the closest
     nearest = sorted(evaluated, key=lambda e: e.candidate(constraints, optimistic=True).shortfall)[:3 * closest]
     for entry in nearest:
@@ -142,7 +158,7 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     return Suggestions(size, len(evaluated), ranked[:closest], False,
                        "no release meets the constraints; the closest ones are listed "
                        "(relax k, l, t, the largest tkl or the suppression budget)",
-                       [e.candidate(constraints) for e in evaluated])
+                       all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
 
 
 class _Node:
