@@ -17,6 +17,7 @@ level combinations), so one change re-scores with a few group-bys.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
 from tklscore.core.release.utility import Utility, attribute_precision, utility
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
-                                                          factors_without_quasi_identifiers)
+                                                          factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
                                          score_report, table_scores)
 from tklscore.core.scoring.weights import Weights
@@ -115,6 +116,8 @@ class ReleaseDesigner:
         self.levels = LevelCache(source, roles, self.hierarchies, text_codes)
         self._factors: OrderedDict = OrderedDict()
         self._weights: dict = {}
+        self._sa_groups: dict = {}
+        self._lock = threading.Lock()  # the caches are shared by suggest's workers
 
     def height(self, column: str) -> int:
         return self.levels.column(column).height
@@ -135,18 +138,24 @@ class ReleaseDesigner:
         qi_key = tuple(-1 if c in design.removed else design.level(c) for c in self.roles.qi)
         sa_key = tuple((s, self._sa_level(design, s)) for s in kept_sa)
         key = (qi_key, sa_key)
-        if key in self._factors:
-            self._factors.move_to_end(key)
-            return self._factors[key]
+        with self._lock:
+            if key in self._factors:
+                self._factors.move_to_end(key)
+                return self._factors[key]
         if not kept_sa:
             raise InputError("every sensitive attribute is removed; nothing sensitive is published to score")
         qi = [original if level == 0 else self._generalised(column, design).as_codes
               for column, original, level in zip(self.roles.qi, self.scorer.qi_codes, qi_key)]
         sa = self._sa_codes(design, kept_sa)
-        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress)
-        self._factors[key] = factors
-        while len(self._factors) > 4:
-            self._factors.popitem(last=False)
+        groups = self._sa_groups.get(sa_key)
+        if groups is None:  # the SA-only groupings the l-DF of every level combination reuses
+            groups = sa_groups(list(sa.values()), len(self.source))
+            self._sa_groups = {sa_key: groups}
+        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups)
+        with self._lock:
+            self._factors[key] = factors
+            while len(self._factors) > 4:
+                self._factors.popitem(last=False)
         return factors
 
     def _generalised(self, column: str, design: ReleaseDesign):

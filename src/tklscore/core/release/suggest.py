@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -117,33 +119,60 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
         raise InputError("no quasi-identifier has a hierarchy; give one with --hierarchy COL=FILE")
     nodes = sorted(itertools.product(*[range(h + 1) for h in heights]), key=lambda n: (-sum(n), n))
     size = len(nodes)
+    # l ≥ 1 and t ≤ 1 hold for every published table: l and t are then computed only for
+    # the releases shown, not to filter
+    filter_models = constraints.l > 1 or constraints.t < 1.0
+    designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
     failed_k: set[tuple[int, ...]] = set()
     evaluated: list[_Node] = []
-    for index, node in enumerate(nodes):
-        if cancelled is not None and cancelled():
-            raise Cancelled("the search for suggested releases was cancelled")
-        if progress is not None:
-            progress(index / size)
-        above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
-        if any(a in failed_k for a in above):
-            failed_k.add(node)
-            continue
-        levels = dict(zip(columns, node))
-        entry = _Node(levels, base.with_levels(levels), designer)
-        evaluated.append(entry)
-        if not entry.meets_k(constraints):
-            failed_k.add(node)
-        # l and t are cheap on the published classes; the scores (the factors over the whole
-        # source) are computed only for nodes that meet every other constraint
-        elif entry.complete_models() and entry.meets_models(constraints):
-            entry.complete_scores(weights, x, missing_weight_zero)
-        entry.done()
+    pending: deque = deque()
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
+        try:
+            for index, node in enumerate(nodes):
+                if cancelled is not None and cancelled():
+                    raise Cancelled("the search for suggested releases was cancelled")
+                if progress is not None:
+                    progress(index / size)
+                above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
+                if any(a in failed_k for a in above):
+                    failed_k.add(node)
+                    continue
+                levels = dict(zip(columns, node))
+                entry = _Node(levels, base.with_levels(levels), designer)
+                evaluated.append(entry)
+                if not entry.meets_k(constraints):
+                    failed_k.add(node)
+                    entry.done()
+                    continue
+                if filter_models and not (entry.complete_models() and entry.meets_models(constraints)):
+                    entry.done()
+                    continue
+                # the scores (the factors over the whole source) run on two workers while the
+                # next nodes' k is checked here; the group-bys release the interpreter lock
+                pending.append(workers.submit(entry.score_and_done, weights, x, missing_weight_zero))
+                while len(pending) > 2:
+                    pending.popleft().result()
+            while pending:
+                pending.popleft().result()
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
     if progress is not None:
         progress(1.0)
-    meeting = [e.candidate(constraints) for e in evaluated if e.scored and e.meets_models(constraints)]
-    meeting = [c for c in meeting if c.shortfall == 0.0]
+    meeting = {}
+    for entry in evaluated:
+        if entry.scored and (not filter_models or entry.meets_models(constraints)):
+            candidate = entry.candidate(constraints, optimistic=not filter_models)
+            if candidate.shortfall == 0.0:
+                meeting[tuple(candidate.levels.items())] = (candidate, entry)
     if meeting:
-        front = pareto_front(meeting)
+        front = []
+        for candidate in pareto_front([c for c, _ in meeting.values()]):
+            entry = meeting[tuple(candidate.levels.items())][1]
+            entry.complete_models()
+            entry.done()
+            front.append(entry.candidate(constraints))
         return Suggestions(size, len(evaluated), front, True,
                            f"{len(meeting)} release(s) meet the constraints; {len(front)} are not dominated",
                            all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
@@ -208,6 +237,10 @@ class _Node:
         if self.tkl is None and self.published:
             _, normalized = self.designer.table_scores(self._release(), weights, x, missing_weight_zero)
             self.tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
+
+    def score_and_done(self, weights, x, missing_weight_zero) -> None:
+        self.complete_scores(weights, x, missing_weight_zero)
+        self.done()
 
     def candidate(self, c: Constraints, optimistic: bool = False) -> Candidate:
         """The node as a candidate (nothing published: tkl and t 0, loss 1); an unknown figure
