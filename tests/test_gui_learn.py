@@ -160,3 +160,117 @@ def test_suppression_left_out_changes_the_check(qtbot, view):
     assert "Suppress the rows of QID groups smaller than 2" in space.check.text()
     assert "Rows left out" not in space.statistics.text.toPlainText()
     assert space.suppressed_model.rowCount() == 0
+
+
+def test_single_valued_groups_are_shaded_and_the_table_exports(qtbot, view, tmp_path):
+    from PySide6.QtCore import Qt
+
+    space = view.workspace
+    space.task_list.setCurrentRow(5)
+    assert not space.export_button.isEnabled()
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    model = space.result_model
+    shaded = [model.data(model.index(r, 0), Qt.ItemDataRole.BackgroundRole) is not None
+              for r in range(model.rowCount())]
+    assert sum(shaded) == int(view.last.single_valued_rows.sum()) > 0
+    assert "rows are shaded" in space.statistics.text.toPlainText()
+    assert space.export_button.isEnabled()
+    view.export_to(str(tmp_path / "a.csv"))
+    assert (tmp_path / "a.csv").read_text().splitlines()[0] == "age,gender,city,job"
+    view.export_to(str(tmp_path / "a.txt"))
+    assert "exported as CSV" in view.errors[-1]
+
+
+def test_repeated_people_are_pointed_to_xy(qtbot, view):
+    space = view.workspace
+    space.task_list.setCurrentRow(3)
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert "k counts rows, so read (X,Y)-anonymity" in space.statistics.text.toPlainText()
+    assert view.last.repeated_people
+
+
+def test_a_rule_missing_a_town_is_explained(qtbot, view):
+    space = view.workspace
+    space.fill_button.click()
+    space.setup.set_action("city", "Generalise", "Tallinn,Tartu,Paide->Large city")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors and "no rule; add" in view.errors[-1]
+
+
+def practise(view):
+    space = view.workspace
+    space.task_list.setCurrentRow(space.task_list.count() - 1)
+    assert space.practising
+    return space
+
+
+def test_practice_on_one_table(qtbot, view):
+    space = practise(view)
+    assert not space.picker.isHidden() and not space.apply_button.isEnabled()
+    assert "Tick a table" in space.check.text()
+    space.picker.set_checked(["Job_Large_Salary"])
+    assert space.setup.columns() == ["id", "age", "gender", "city", "job", "salary"]
+    assert space.join_rule.isHidden() and not space.fill_button.isEnabled()
+    space.setup.set_type("id", "id")
+    space.setup.set_action("id", "Remove column")
+    space.setup.set_type("age", "qid")
+    space.setup.set_action("age", "Generalise", "20")
+    space.setup.set_type("gender", "qid")
+    space.setup.set_type("salary", "sensitive")
+    space.setup.set_action("salary", "Add noise", "5")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert space.check.text().startswith("Practice: nothing to check")
+    recipe = tasks.Recipe(qi=("age", "gender"), sensitive="salary", identifiers=("id",), intervals=(("age", 20),),
+                          noise=(("salary", 5.0),))
+    expected = tasks.apply(recipe, tasks.bundled()["Job_Large_Salary"])
+    assert f"The table is {expected.measures.k}-anonymous" in space.statistics.text.toPlainText()
+    assert "teaching weights of 'salary'" in space.statistics.scores.toPlainText()
+
+
+def test_practice_gates_the_number_of_tables_and_joins_two(qtbot, view):
+    space = practise(view)
+    space.picker.set_checked(["Job", "Job_Large", "Disease_xy"])
+    assert "only 2 tables are supported" in space.check.text()
+    space.picker.set_checked(["Person_Relational", "Job_Relational"])
+    assert not space.join_rule.isHidden() and "MultiRelational" in space.explanation.text()
+    space.join_rule.setText("Job_Relational.id = Person_Relational.id")
+    space.join_rule.editingFinished.emit()
+    assert space.source_model.rowCount() == 20
+    space.setup.set_type("id", "id")
+    space.setup.set_action("id", "Remove column")
+    for column in ("name", "last name"):
+        space.setup.set_action(column, "Remove column")
+    space.setup.set_type("age", "qid")
+    space.setup.set_action("age", "Generalise", "10")
+    space.setup.set_type("gender", "qid")
+    space.setup.set_type("job", "sensitive")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert f"at least {tasks.answers(tasks.task(5))['persons_k']}" in space.statistics.text.toPlainText()
+
+
+def test_practice_on_an_imported_csv(qtbot, view, tmp_path):
+    space = practise(view)
+    path = tmp_path / "mine.csv"
+    path.write_text("zip,age,illness\n1000,31,Flu\n1000,35,Asthma\n2000,52,Flu\n2000,58,Angina\n")
+    assert view.import_from(str(path)) == "mine"
+    assert space.picker.checked() == ["mine"] and space.setup.columns() == ["zip", "age", "illness"]
+    space.setup.set_type("zip", "qid")
+    space.setup.set_type("age", "qid")
+    space.setup.set_action("age", "Generalise", "10")
+    space.setup.set_type("illness", "sensitive")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert "The table is 2-anonymous" in space.statistics.text.toPlainText()
+    assert "no teaching weights exist for 'illness'" in space.statistics.scores.toPlainText()
+    view.import_from(str(tmp_path / "missing.csv"))
+    assert view.errors and "missing.csv" in view.errors[-1]

@@ -278,3 +278,42 @@ def test_scores_use_the_teaching_weights_or_say_they_are_conservative():
     other = scores(tasks.apply(city, tasks.source_table(task)), task.datasets)
     assert "no teaching weights exist for 'city'" in other.weights_source and "weighs 1" in other.weights_source
     assert scores(tasks.apply(replace(task.recipe, sensitive=None), tasks.source_table(task)), task.datasets) is None
+
+
+def test_actions_that_do_not_fit_their_column_are_explained():
+    table = tasks.source_table(tasks.task(1))
+    with pytest.raises(InputError, match="gender holds text such as '(Female|Male)': interval sizes are for numbers"):
+        tasks.apply(replace(tasks.R, intervals=(("age", 10), ("gender", 5))), table)
+    short = "Tallinn,Tartu,Paide->Large city\nViljandi,Türi,Jõgeva->Medium city"
+    with pytest.raises(InputError, match=r"city: .*(Elva|Rapla).* no rule; add"):
+        tasks.apply(replace(tasks.R, rules=(("city", short),)), table)
+    with pytest.raises(InputError, match="age is a QID: noise is for a sensitive number"):
+        tasks.apply(replace(tasks.R, noise=(("age", 10.0),)), table)
+    with pytest.raises(InputError, match="job holds text such as .*noise can only be added to numbers"):
+        tasks.apply(replace(tasks.R, noise=(("job", 10.0),)), table)
+    with pytest.raises(InputError, match="has no '->'"):
+        tasks.apply(replace(tasks.R, rules=(("city", "Tallinn Tartu"),)), table)
+
+
+def test_repeated_people_and_single_valued_groups():
+    xy = tasks.apply(tasks.task(4).recipe, tasks.source_table(tasks.task(4)))
+    assert xy.repeated_people
+    for number in (1, 3):
+        applied = tasks.apply(tasks.R, tasks.source_table(tasks.task(number)))
+        repeated = applied.full.groupby(list(tasks.R.qi) + ["name", "last name"]).size().max() > 1
+        assert applied.repeated_people == repeated
+    mono = tasks.apply(tasks.R, tasks.source_table(tasks.task(6)))
+    single = mono.single_valued_rows
+    by_group = mono.full.assign(single=single).groupby(list(tasks.R.qi))
+    for _, group in by_group:
+        assert group["single"].all() == (group["job"].nunique() == 1)
+        assert group["single"].nunique() == 1
+
+
+def test_export_writes_the_anonymised_table(tmp_path):
+    applied = tasks.apply(tasks.task(10).recipe, tasks.source_table(tasks.task(10)))
+    path = tasks.export(applied, tmp_path / "out.csv")
+    again = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert again.equals(applied.published.astype(str).reset_index(drop=True)) and len(again) == 15
+    with pytest.raises(InputError, match="exported as CSV"):
+        tasks.export(applied, tmp_path / "out.xlsx")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ import pandas as pd
 from tklscore.core.errors import InputError
 from tklscore.core.learn import datasets
 from tklscore.core.learn.join import join, parse_rule
-from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.hierarchy import Hierarchy, parse_rules
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
 from tklscore.core.risk.measures import Measures, measure_table
@@ -100,6 +101,15 @@ class Task:
     def dataset(self) -> str:
         return " + ".join(self.datasets)
 
+    @property
+    def joins(self) -> bool:
+        """Two tables, joined on the student's rule (MultiRelational k-anonymity)."""
+        return len(self.datasets) == 2
+
+    @property
+    def practice(self) -> bool:
+        return self.number == PRACTICE
+
 
 TASKS = (
     Task(1, "k-anonymity on a larger table", ("Job_Large",), "k-anonymity",
@@ -149,6 +159,28 @@ TASKS = (
 )
 
 
+PRACTICE = 0
+
+
+def practice(names) -> Task:
+    """Free practice on one or two tables the student opened (bundled or imported): no
+    recipe to follow and nothing to check. With two tables only MultiRelational
+    k-anonymity applies: join them first (the prototype's rule)."""
+    names = tuple(names)
+    if not names:
+        raise InputError("Tick a table to practise on, or import a CSV file")
+    if len(names) > 2:
+        raise InputError("Right now only 2 tables are supported: untick " + ", ".join(names[2:]))
+    if len(names) == 2:
+        return Task(PRACTICE, "Practice", names, "MultiRelational k-anonymity",
+                    "Two tables describe the same people: type a join rule (for example "
+                    f"{names[1]}.id = {names[0]}.id), then mark the joined table's columns and anonymise it.",
+                    Recipe(qi=()))
+    return Task(PRACTICE, "Practice", names, "any model",
+                "Mark each column's type and action as you like and anonymise: every model's statistics, the "
+                "usefulness and the misuse scores are shown.", Recipe(qi=()))
+
+
 @dataclass
 class Applied:
     """A recipe applied to a table: the published table, and the measures of the full one."""
@@ -167,6 +199,20 @@ class Applied:
     @property
     def class_sizes(self) -> np.ndarray:
         return self.groups["rows"].to_numpy()
+
+    @property
+    def repeated_people(self) -> bool:
+        """Whether a QID group holds several rows of one person (the ID values repeat)."""
+        if not self.recipe.identifiers or "persons" not in self.groups:
+            return False
+        return bool(self.groups["persons"].sum() < len(self.full))
+
+    @property
+    def single_valued_rows(self) -> np.ndarray:
+        """Per published row: its QID group holds one sensitive value only (anyone in it has it)."""
+        if "distinct" not in self.groups:
+            return np.zeros(len(self.full), dtype=bool)
+        return (self.groups["distinct"].to_numpy() == 1)[self.class_ids]
 
     @property
     def suppressed(self) -> pd.DataFrame:
@@ -211,6 +257,35 @@ def continuous(recipe: Recipe, table: pd.DataFrame) -> tuple[str, ...]:
     return (column,) if len(numbers) and numbers.notna().all() else ()
 
 
+def check_actions(recipe: Recipe, table: pd.DataFrame) -> None:
+    """Each action fits its column, or an error in plain words saying what to do instead."""
+    for column, _ in recipe.intervals:
+        text = _first_text(table[column])
+        if text is not None:
+            raise InputError(f"{column} holds text such as '{text}': interval sizes are for numbers; generalise "
+                             f"it with value rules such as {text}->General instead")
+    for column, rules in recipe.rules:
+        covered = {member for _, members in parse_rules(rules, column) for member in members}
+        missing = [v for v in dict.fromkeys(table[column].astype(str)) if v not in covered]
+        if missing:
+            shown = ", ".join(missing[:6]) + (" …" if len(missing) > 6 else "")
+            raise InputError(f"{column}: {shown} {'has' if len(missing) == 1 else 'have'} no rule; add "
+                             f"{'it' if len(missing) == 1 else 'them'} to a rule, e.g. {','.join(missing[:2])}->General")
+    for column, _ in recipe.noise:
+        if column in recipe.qi:
+            raise InputError(f"{column} is a QID: noise is for a sensitive number (such as salary); generalise a "
+                             f"QID instead")
+        text = _first_text(table[column])
+        if text is not None:
+            raise InputError(f"{column} holds text such as '{text}': noise can only be added to numbers")
+
+
+def _first_text(values: pd.Series) -> str | None:
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = numbers.isna().to_numpy()
+    return str(values.iloc[int(np.flatnonzero(bad)[0])]) if bad.any() else None
+
+
 def design(recipe: Recipe, seed: int = 0) -> ReleaseDesign:
     """The release designer's definition of what the recipe does."""
     return ReleaseDesign(name="learn", levels=tuple((c, 1) for c in hierarchies(recipe)),
@@ -228,6 +303,7 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
         raise InputError("QID not defined: mark at least one column as QID")
     if recipe.suppress_below < 0 or not 0 <= recipe.suppression_limit <= 1:
         raise InputError("suppression needs a group size of at least 0 and a share of the rows between 0 and 100 %")
+    check_actions(recipe, table)
     source = Table.from_frame(table, name="teaching table")
     roles = Roles(qi=recipe.qi, sa=(recipe.sensitive,) if recipe.sensitive else (),
                   continuous=continuous(recipe, table))
@@ -313,6 +389,18 @@ def answers(task: Task, tables: dict[str, pd.DataFrame] | None = None, seed: int
     return out
 
 
+def export(applied: Applied, path) -> Path:
+    """Write the anonymised (published) table as CSV, atomically and never over an input."""
+    from tklscore.core.files.atomic import atomic_write
+
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        raise InputError(f"{path.name}: the anonymised table is exported as CSV; name the file ….csv")
+    with atomic_write(path) as handle:
+        applied.published.to_csv(handle, index=False, lineterminator="\n")
+    return path
+
+
 def release_answers(applied: Applied, dataset_names) -> dict:
     """Suppression, usefulness and tkl/M/L of an applied recipe, as ``tklscore release`` names them."""
     from tklscore.core.learn.scores import scores
@@ -374,8 +462,6 @@ def check_applied(task: Task, recipe: Recipe) -> list[str]:
 
 
 def _rule_sets(text: str) -> frozenset:
-    from tklscore.core.release.hierarchy import parse_rules
-
     return frozenset((group.lower(), frozenset(members)) for group, members in parse_rules(text))
 
 
