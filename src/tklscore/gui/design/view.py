@@ -320,7 +320,7 @@ class DesignView(QWidget):
             row.addWidget(QLabel("—"))
             return cell
         try:
-            height = len(self.hierarchies[column].labels(self.workbench.table.frame[column].unique())) - 1
+            height = len(self.hierarchies[column].labels(self.workbench.table.codes(column).uniques)) - 1
         except InputError as error:
             row.addWidget(QLabel(f"invalid: {error.message}"))
             return cell
@@ -402,12 +402,12 @@ class DesignView(QWidget):
         key = self._ensure_designer()
         designer = self.designer if self._designer_key == key else None
         table, roles, hierarchies = wb.table, wb.project.roles, dict(self.hierarchies)
-        scorer = wb.scorer
-        elements = element_weights(wb.model) if wb.model is not None else None
+        scorer, model = wb.scorer, wb.model
         design, weights, x = self.design(), wb.weights, wb.project.x
 
         def work(control):
-            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer, elements=elements)
+            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer,
+                                                elements=element_weights(model) if model is not None else None)
             control.check()
             result = built.evaluate(design, weights, x, record_ids=False, progress=lambda _f: control.check())
             m = result.measures
