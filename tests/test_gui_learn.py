@@ -274,3 +274,14 @@ def test_practice_on_an_imported_csv(qtbot, view, tmp_path):
     assert "no teaching weights exist for 'illness'" in space.statistics.scores.toPlainText()
     view.import_from(str(tmp_path / "missing.csv"))
     assert view.errors and "missing.csv" in view.errors[-1]
+
+
+def test_several_join_rules(qtbot, view):
+    space = practise(view)
+    space.picker.set_checked(["Person_Relational", "Job_Relational"])
+    space.join_rule.setText("Job_Relational.id = Person_Relational.id; Job_Relational.id = Person_Relational.id")
+    space.join_rule.editingFinished.emit()
+    assert space.source_model.rowCount() == 20
+    space.join_rule.setText("Job_Relational.job = Person_Relational.name")
+    space.join_rule.editingFinished.emit()
+    assert "no rows match" in space.check.text()

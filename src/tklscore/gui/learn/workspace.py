@@ -490,7 +490,8 @@ class Workspace(QWidget):
         self.fill_button.setEnabled(not task.practice)
         self.apply_button.setEnabled(True)
         self.join_rule.setVisible(task.joins)
-        self.join_rule.setPlaceholderText(f"Join rule, e.g. {task.datasets[-1]}.id = {task.datasets[0]}.id")
+        self.join_rule.setPlaceholderText(f"Join rule, e.g. {task.datasets[-1]}.id = {task.datasets[0]}.id "
+                                          f"(several rules: separate them with ;)")
         self.join_rule.clear()
         self.setup.set_columns(list(table.columns))
         self.source_model.set_frame(table)
