@@ -285,3 +285,17 @@ def test_several_join_rules(qtbot, view):
     space.join_rule.setText("Job_Relational.job = Person_Relational.name")
     space.join_rule.editingFinished.emit()
     assert "no rows match" in space.check.text()
+
+
+def test_xy_range_and_the_table_distribution(qtbot, view):
+    space = view.workspace
+    space.task_list.setCurrentRow(3)
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    text = space.statistics.text.toPlainText()
+    groups = view.last.groups
+    assert f"at least {groups['persons'].min()} different people (name, last name); the largest holds " \
+           f"{groups['persons'].max()}." in text
+    shares = view.last.full["disease"].value_counts(normalize=True)
+    assert f"In the whole table: {shares.iloc[0]:.1%} {shares.index[0]}" in text
