@@ -85,6 +85,7 @@ class Workbench(QObject):
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
+        self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}

@@ -225,7 +225,11 @@ def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sampling
                   risk_threshold, name) -> None:
     if not qi:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
-    Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    try:
+        Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    except InputError as error:
+        raise InputError(error.message, file=error.file or name, row=error.row, column=error.column,
+                         hint=error.hint) from None
     for column in identifier_columns:
         if column in qi or column in sa:
             raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
