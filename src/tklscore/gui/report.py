@@ -108,6 +108,7 @@ class ReportInput:
     files: list[InputFile] = field(default_factory=list)
     written: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
     charts: dict[str, bytes] = field(default_factory=dict)   # CHART_* → PNG
+    design: object | None = None  # a designed release (core.release.designer.DesignResult) from the Design view
     inline_images: bool = True   # HTML: charts as data URIs; PDF: by name, as document resources
     risk: RiskLens | None = None  # the release's privacy models, re-identification risk and D(r)
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
