@@ -119,6 +119,7 @@ class ReleaseDesigner:
         self._weights: dict = {}
         self._sa_groups: dict = {}
         self._lock = threading.Lock()  # the caches are shared by suggest's workers
+        self.parallel = True  # parts of one evaluation run beside each other (suggest runs whole nodes instead)
 
     def height(self, column: str) -> int:
         return self.levels.column(column).height
@@ -152,7 +153,8 @@ class ReleaseDesigner:
         if groups is None:  # the SA-only groupings the l-DF of every level combination reuses
             groups = sa_groups(list(sa.values()), len(self.source))
             self._sa_groups = {sa_key: groups}
-        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups)
+        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups,
+                                                 beside=_BESIDE if self.parallel else None)
         with self._lock:
             self._factors[key] = factors
             while len(self._factors) > 4:

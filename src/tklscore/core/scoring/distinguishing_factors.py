@@ -46,11 +46,13 @@ class DistinguishingFactors:
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
-                                   progress=None, groups: SaGroups | None = None) -> DistinguishingFactors:
+                                   progress=None, groups: SaGroups | None = None,
+                                   beside=None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
     ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
-    :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs."""
+    :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs.
+    ``beside``: an executor on which the t-DF runs while the l-DF runs here."""
     steps, done = 2 * len(sa) + 1, 0
 
     def step() -> None:
@@ -64,15 +66,24 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     class_sizes = np.bincount(classes, minlength=n_classes)
     k = class_sizes[classes]
     step()
-    l = (l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes)) if groups is None else
-         l_distinguishing_factor_of_classes((classes, n_classes), groups, step))
+
+    def t_of_class(name: str) -> np.ndarray:
+        if name in continuous:
+            return ordered_emd_by_class(classes, n_classes, class_sizes, sa[name])
+        return variational_distance_by_class(classes, n_classes, class_sizes, sa[name])
+
+    pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
+    try:
+        l = (l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes)) if groups is None else
+             l_distinguishing_factor_of_classes((classes, n_classes), groups, step))
+    except BaseException:
+        for future in (pending or {}).values():
+            future.cancel()
+        raise
     class_t = {}
     t = np.zeros(n, dtype=np.float64)
-    for name, codes in sa.items():
-        if name in continuous:
-            per_class = ordered_emd_by_class(classes, n_classes, class_sizes, codes)
-        else:
-            per_class = variational_distance_by_class(classes, n_classes, class_sizes, codes)
+    for name in sa:
+        per_class = pending[name].result() if pending is not None else t_of_class(name)
         class_t[name] = per_class
         np.maximum(t, per_class[classes], out=t)
         step()
