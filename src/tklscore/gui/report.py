@@ -108,10 +108,12 @@ class ReportInput:
     files: list[InputFile] = field(default_factory=list)
     written: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
     charts: dict[str, bytes] = field(default_factory=dict)   # CHART_* → PNG
+    design: object | None = None  # a designed release (core.release.designer.DesignResult) from the Design view
     inline_images: bool = True   # HTML: charts as data URIs; PDF: by name, as document resources
     risk: RiskLens | None = None  # the release's privacy models, re-identification risk and D(r)
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
     measure_risk: Callable[[Callable[[float], None]], RiskLens] | None = None
+    pseudonymization: object | None = None   # gui.pseudonymization.report_section.PseudonymizationSummary
 
     @property
     def x(self) -> float:
@@ -158,7 +160,8 @@ def report_input(workbench) -> ReportInput:
         roles=project.roles, source_name=table.name if table is not None else None,
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
-        model=workbench.model if source is None or source.kind == MODEL else None, files=files)
+        model=workbench.model if source is None or source.kind == MODEL else None, files=files,
+        pseudonymization=getattr(workbench, "pseudonymization", None))
     name = project.current_release
     measured = getattr(workbench, "measures", {}).get(name)
     lens = getattr(workbench, "risk_lens", None)

@@ -477,6 +477,7 @@ class Workbench(QObject):
         definitions = list(self.project.releases)
         resolved = dict(self.resolved)
         measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
@@ -496,14 +497,19 @@ class Workbench(QObject):
                     if definition not in measured:
                         measured[definition] = measure_release(table, roles, release.positions, scorer)
                     measures[definition.name] = measured[definition]
-            return reports, releases, errors, measures
+            designed = self._designed(table, roles, design_settings, weights, x, scorer, model)
+            errors.update(designed.errors)
+            for name, result in designed.results.items():
+                reports[name] = result.report
+                if result.risk is not None:
+                    measures[name] = result.risk
+            return reports, releases, errors, measures, {n: r.report for n, r in designed.results.items()}
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.resolved, self.release_errors, self.measures = result
+            self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
             self._measured = {d: (scorer, measured[d]) for d in self.resolved if d in measured}
-            self.reports.update(self.designed_reports)
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()
@@ -513,6 +519,14 @@ class Workbench(QObject):
             self.scoresChanged.emit()
 
         self.runner.start("Scoring", score, done, self._fail)
+
+    @staticmethod
+    def _designed(table, roles, settings, weights, x, scorer, model):
+        """The releases saved from the Design view, re-evaluated (core.release.designer)."""
+        from tklscore.core.release.designer import element_weights, evaluate_saved_designs
+
+        elements = element_weights(model) if model is not None and settings.get("saved") else None
+        return evaluate_saved_designs(table, roles, settings, weights, x, scorer, elements)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

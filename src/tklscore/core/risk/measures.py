@@ -25,7 +25,8 @@ from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, privacy
 from tklscore.core.risk.qi_importance import QiImportance, qi_importance as compute_qi_importance
 from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, AttackerRisk, IndividualRisk,
                                                  average_rir, individual_risk, journalist_risk,
-                                                 population_class_sizes, prosecutor_records, prosecutor_risk,
+                                                 population_class_sizes, population_class_sizes_from_codes,
+                                                 prosecutor_records, prosecutor_risk,
                                                  sample_uniques)
 from tklscore.core.tables.codes import Codes, factorize, group_ids
 from tklscore.core.tables.loading import Table
@@ -114,6 +115,7 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
                   exclude_suppressed: bool = False,
                   qi_importance: bool = False,
                   codes: Mapping[str, Codes] | None = None,
+                  population_codes: Mapping[str, Codes] | None = None,
                   name: str | None = None,
                   progress: Callable[[float], None] | None = None) -> Measures:
     """Every privacy model and risk measure of ``table`` (a loaded :class:`Table` or a
@@ -126,7 +128,10 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
     release links against the source generalised the same way). ``sampling_fraction``
     gives population uniques; ``sample_weight`` (a numeric column) sdcMicro's individual
     risk. ``codes`` may hold factorised columns the caller already has (name → Codes over
-    the table's rows; a continuous SA's uniques sorted numbers). ``progress(fraction)`` is
+    the table's rows; a continuous SA's uniques sorted numbers). ``population_codes`` (QI →
+    Codes over the population's rows, in the code space of ``codes[QI]``: equal values,
+    equal codes) stand for ``population`` and its generalisation, e.g. a designed release's
+    cached generalised codes of the source. ``progress(fraction)`` is
     called between steps and may raise to stop.
     """
     table = table if isinstance(table, Table) else Table(table, name=name or "<table>")
@@ -172,6 +177,15 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
         F = F if in_scope is None else F[in_scope]
         measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
             classes, F, risk_threshold)
+    elif population_codes is not None:
+        missing = [c for c in qi if c not in population_codes or c not in codes]
+        if missing:
+            raise ValueError(f"population codes need the table's and the population's codes of {missing}")
+        scope = slice(None) if in_scope is None else in_scope
+        F = population_class_sizes_from_codes([Codes(codes[c].codes[scope], codes[c].uniques) for c in qi],
+                                              [population_codes[c] for c in qi], name)
+        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
+            classes, F, risk_threshold)
     elif population is not None:
         F = _population_sizes(table, classes, qi, population, population_generalisation)
         measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
@@ -194,14 +208,16 @@ def measure_release(source: Table, roles: Roles, positions, scorer=None, **optio
     """The measures of a release of ``source`` given by source row ``positions``, with
     journalist and marketer risk against the whole source (the population the attacker
     links against). A :class:`~tklscore.core.scoring.scores.Scorer` of the same source and
-    roles lends its factorised columns and its k-DF (the source class sizes F). ``options`` go to :func:`measure_table`."""
+    roles lends its factorised columns and its k-DF (the source class sizes F). ``options``
+    go to :func:`measure_table`."""
     positions = np.asarray(positions, dtype=np.int64)
     published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
     codes = None
     if scorer is not None:
         codes = {c: subset_codes(v, positions) for c, v in zip(roles.qi, scorer.qi_codes)}
         codes.update({c: subset_codes(v, positions) for c, v in scorer.sa_codes.items()})
-    if scorer is not None and "population" not in options and not options.get("population_generalisation"):
+    if (scorer is not None and "population" not in options and "population_codes" not in options
+            and not options.get("population_generalisation")):
         # the population is the source: F(r) is the source's class size of r, its k-DF
         factors = scorer.factors if scorer.factors_computed else None
         if factors is not None:
