@@ -148,6 +148,7 @@ class DesignView(QWidget):
         self.privacy: tuple[int, float] | None = None
         self.suggestions = None
         self._generation = 0
+        self._task = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
@@ -491,7 +492,9 @@ class DesignView(QWidget):
             if generation == self._generation:
                 self.headline.setText(f"<span style='color:#b00020'>{message}</span>")
 
-        wb.runner.start("Designing the release", work, done, failed)
+        if self._task is not None:  # a newer design supersedes the one still being evaluated
+            self._task.cancel()
+        self._task = wb.runner.start("Designing the release", work, done, failed)
 
     def show_result(self, result: DesignResult, privacy: tuple[int, float], preview) -> None:
         self.result, self.privacy = result, privacy
