@@ -448,6 +448,27 @@ def test_both_counting_kernels_match_the_pairwise_definition(kernel, case):
         assert risks[i] == np.sum(np.abs(members - units[i]) <= margin * scale) / len(members)
 
 
+@pytest.mark.parametrize("limit", [1 << 62, 16])
+def test_subset_keys_from_their_parents_group_rows_as_the_shared_engine(limit, monkeypatch):
+    """Every subset's keys, built from its parent's by ``codes.extend_keys`` (compacting
+    when the key space reaches ``limit``), partition the rows as ``codes.group_ids``."""
+    from tklscore.core.tables.codes import group_ids
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({c: rng.integers(0, k, 300).astype(str) for c, k in zip("abcd", (2, 7, 5, 11))}
+                         | {"w": rng.integers(40, 90, 300).astype(str)})
+    engine = ViolationEngine(frame, "w", list("abcd"), margin=2)
+    monkeypatch.setattr(ViolationEngine, "_key_limit", property(lambda self: limit))
+    seen = []
+    for qi_set, (key, size) in engine.subset_keys():
+        seen.append(qi_set)
+        assert key.min() >= 0 and key.max() < size and size <= max(limit, len(frame))
+        ids, _ = group_ids([engine._codes[c] for c in qi_set], len(frame))
+        pairs = set(zip(key.tolist(), ids.tolist()))
+        assert len(pairs) == len(set(key.tolist())) == len(set(ids.tolist()))   # the same partition
+    assert sorted(seen) == sorted(engine.subsets())
+
+
 def test_large_numeric_keys_take_the_sorting_path_with_the_same_result():
     rng = np.random.default_rng(5)
     frame = pd.DataFrame({"a": rng.integers(0, 3000, 20000).astype(str), "b": rng.integers(0, 200, 20000).astype(str),

@@ -15,7 +15,7 @@ distinct values; ``lo`` derived from ``hi`` so that the relation is symmetric), 
 subset the key ``group·R + rank`` is counted either by a cumulative ``bincount`` (small key
 space) or by one sort of (group, rank, row) and a walk over the distinct (group, rank)
 cells — O(n log n) per subset at worst. All subsets share work: a subset's group keys are
-its parent's extended by one column (:meth:`ViolationEngine.subset_keys`).
+its parent's extended by one column (``codes.extend_keys``, :meth:`ViolationEngine.subset_keys`).
 
 A record whose sensitive cell is empty has no value to predict (a removed value): it is in
 no kF-set and is never a violation; its risk is NaN.
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.errors import InputError
-from tklscore.core.tables.codes import Codes, compact, factorize, group_ids, group_keys
+from tklscore.core.tables.codes import Codes, compact, extend_keys, factorize, group_ids, group_keys
 from tklscore.core.tables.loading import MISSING, Table
 
 OPERATORS = ("gt", "ge")
@@ -238,18 +238,11 @@ class ViolationEngine:
         """Every non-empty QI subset with its group keys, depth first: a subset's keys are
         its parent's (the subset without its last QI) extended by one column, so each
         subset costs one multiply-add instead of one per QI."""
-        n, limit = len(self), self._key_limit
+        limit = self._key_limit
 
         def extend(prefix, key, size, start):
             for index in range(start, len(self.qi)):
-                codes = self._codes[self.qi[index]]
-                cardinality = max(codes.cardinality, 1)
-                if key is None:
-                    child = (codes.codes, cardinality)
-                else:
-                    if size * cardinality >= limit:
-                        key, size = compact(key, size)
-                    child = (key * cardinality + codes.codes, size * cardinality)
+                child = extend_keys(key, size, self._codes[self.qi[index]], limit)
                 subset = (*prefix, self.qi[index])
                 yield subset, child
                 yield from extend(subset, *child, index + 1)
