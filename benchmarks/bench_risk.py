@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import CONTINUOUS_SA, QI, SA, make_source  # noqa: E402
+from bench_scoring import CONTINUOUS_SA, QI, SA, TEXT, make_source  # noqa: E402
 
 from tklscore.core.risk import measure_table  # noqa: E402
 from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, known_sets  # noqa: E402
@@ -95,9 +95,10 @@ def run_models(frame: pd.DataFrame, repeats: int, skip_pycanon: bool) -> bool:
     print(f"   tklscore measure_table: {timing}  target ≤ {TARGET_MODELS_S} s  {verdict(timing, TARGET_MODELS_S)}")
     print(f"   k = {j['k']}, l = {j['l_distinct']}, entropy l = {j['l_entropy']:.4f}, t = {j['t']:.4f}, "
           f"classes = {j['classes']['count']:,}, average risk = {j['risk']['prosecutor']['average']:.6f}")
-    k_only, _, _ = timed(lambda: measure_table(frame, qi=QI), repeats)
-    l_one, _, m1 = timed(lambda: measure_table(frame, qi=QI, sa=["disease"]), repeats)
-    print(f"   tklscore k alone: {k_only:.3f} s; every model of the one SA 'disease': {l_one:.3f} s")
+    k_only = Timing(lambda: measure_table(frame, qi=QI), repeats)
+    l_one = Timing(lambda: measure_table(frame, qi=QI, sa=["disease"]), repeats)
+    m1 = l_one.result
+    print(f"   tklscore k alone: {k_only}; every model of the one SA 'disease': {l_one}")
     if not skip_pycanon:
         from pycanon import anonymity
 
@@ -105,10 +106,12 @@ def run_models(frame: pd.DataFrame, repeats: int, skip_pycanon: bool) -> bool:
         pl = Timing(lambda: anonymity.l_diversity(frame, list(QI), ["disease"]), 1)
         k, l = pk.result, pl.result
         assert k == j["k"] and l == m1.models.l_distinct, (k, l)
-        print(f"   pycanon 1.3.6 k_anonymity: {pk} (k = {k}) → tklscore's k is {pk.wall / k_only:.1f}× faster "
-              f"(wall); every model + risk is {pk.wall / median:.1f}× faster than pycanon's k alone")
+        print(f"   pycanon 1.3.6 k_anonymity: {pk} (k = {k}) → tklscore's k is {pk.wall / k_only.wall:.1f}× faster "
+              f"(wall; {pk.cpu / k_only.cpu:.1f}× on CPU); every model + risk is {pk.wall / median:.1f}× faster "
+              f"than pycanon's k alone ({pk.cpu / timing.cpu:.1f}× on CPU)")
         print(f"   pycanon 1.3.6 l_diversity('disease'): {pl} (l = {l}) → tklscore (every model of that SA) is "
-              f"{pl.wall / l_one:.1f}× faster; every model of all four SAs + risk {pl.wall / median:.1f}× faster")
+              f"{pl.wall / l_one.wall:.1f}× faster ({pl.cpu / l_one.cpu:.1f}× on CPU); every model of all four SAs "
+              f"+ risk {pl.wall / median:.1f}× faster ({pl.cpu / timing.cpu:.1f}× on CPU)")
     return min(timing.wall, timing.cpu) <= TARGET_MODELS_S
 
 
@@ -117,16 +120,19 @@ def dr_table(frame: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, list[Attribu
     n = len(frame)
     columns = {c: frame[c] for c in ("age", "workclass", "occupation", "education", "disease", "medication",
                                      "diagnosis", "amount")}
-    columns["gender"] = pd.Series(np.where(rng.random(n) < 0.5, "F", "M"), dtype=object)
+
+    def text(labels, codes: np.ndarray) -> pd.Series:  # Arrow-backed text without a Python object per cell
+        return pd.Series(np.asarray(labels, dtype=object)[codes], dtype=TEXT)
+
+    columns["gender"] = text(["F", "M"], (rng.random(n) >= 0.5).astype(np.int8))
     for i in range(10):
-        columns[f"flag{i}"] = pd.Series(np.where(rng.random(n) < 0.03 * (i + 1), "Yes", "No"), dtype=object)
+        columns[f"flag{i}"] = text(["Yes", "No"], (rng.random(n) >= 0.03 * (i + 1)).astype(np.int8))
     for i in range(8):
-        levels = np.array([f"c{i}-{v}" for v in range(3 + i)], dtype=object)
-        columns[f"cat{i}"] = pd.Series(levels[rng.integers(0, 3 + i, n)], dtype=object)
+        columns[f"cat{i}"] = text([f"c{i}-{v}" for v in range(3 + i)], rng.integers(0, 3 + i, n))
     order = ["age", "gender", "workclass", "education", "cat0", "cat1", "cat2", "occupation", "cat3",
              "cat4", "cat5", "cat6", "cat7", "diagnosis", "flag0", "flag1", "flag2", "flag3",
              "disease", "medication", "amount", "flag4", "flag5", "flag6", "flag7", "flag8", "flag9"]
-    table = pd.DataFrame({c: columns[c] for c in order}).astype("str")  # as load_table gives text
+    table = pd.DataFrame({c: columns[c] for c in order}).astype(TEXT)  # Arrow-backed text, as load_table gives
     weights = [0.0] * 9 + [1.0] * 18  # weights ∈ {0, 1} as in the paper
     params = [AttributeParameters(c, p, w) for c, p, w in zip(order, DR_PK, weights)]
     value_weights = Weights([(f"flag{i}", "Yes", 1.0) for i in range(10)]
@@ -163,13 +169,20 @@ def run_cli(frame: pd.DataFrame, repeats: int) -> None:
         argv = [str(tklscore), "measures", str(path), "--qi", ",".join(QI), "--sa", ",".join(SA),
                 "--continuous", CONTINUOUS_SA, "--format", "json", "--output", str(out)]
 
+        cpus = []
+
         def run():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(argv, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
 
         median, times, _ = timed(run, repeats)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
         print(f"\n3. end to end: tklscore measures {path.name} ({path.stat().st_size / 1e6:.0f} MB CSV, "
-              f"{len(frame):,} rows) --format json: {median:.3f} s (runs: {', '.join(f'{t:.3f}' for t in times)}) "
-              f"— loading the CSV included")
+              f"{len(frame):,} rows) --format json: {median:.3f} s wall, {statistics.median(cpus):.3f} s CPU of the "
+              f"process (runs: {', '.join(f'{t:.3f}/{c:.3f}' for t, c in zip(times, cpus))}), peak {peak:.0f} MB "
+              f"— Python start, loading the CSV and writing the JSON included")
 
 
 def main(argv=None) -> int:
@@ -180,18 +193,27 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-pycanon", action="store_true")
     parser.add_argument("--skip-cli", action="store_true")
     parser.add_argument("--part", choices=["all", "models", "dr"], default="all")
+    parser.add_argument("--no-header", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    print(f"bench_risk: {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
-          f"(shared machine: figures vary with its load); numpy {np.__version__}, pandas {pd.__version__}")
-    frame, _ = make_source(args.rows, args.seed)
-    frame = frame.astype("str")  # text columns as load_table gives them (pandas' str dtype, Arrow-backed)
+    if not args.no_header:
+        print(f"bench_risk: {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
+              f"(shared machine: figures vary with its load); numpy {np.__version__}, pandas {pd.__version__}",
+              flush=True)
+    frame, _ = make_source(args.rows, args.seed)  # Arrow-backed text columns, as load_table gives them
     ok = True
     if args.part in ("all", "models"):
         ok &= run_models(frame, args.repeats, args.skip_pycanon)
         if not args.skip_cli:
             run_cli(frame, args.repeats)
-    if args.part in ("all", "dr"):
+    if args.part == "dr":
         ok &= run_dr(frame, args.seed, args.repeats)
+    elif args.part == "all":
+        # D(r) in a fresh process, so that its peak memory is its own and not part 1's
+        del frame
+        sys.stdout.flush()
+        child = subprocess.run([sys.executable, __file__, "--part", "dr", "--rows", str(args.rows), "--seed",
+                                str(args.seed), "--repeats", str(args.repeats), "--no-header"])
+        ok &= child.returncode == 0
     return 0 if ok else 1
 
 

@@ -4,7 +4,7 @@ Scores view's comparison; export; suggested releases load on click; hierarchies 
 
 import pandas as pd
 import pytest
-from PySide6.QtCore import QStandardPaths
+from PySide6.QtCore import QStandardPaths, Qt
 
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
@@ -121,3 +121,134 @@ def test_hierarchy_dialog_previews_levels_and_names_the_fault(qtbot):
     assert "'Pärnu' have no group" in groups.message.text()
     groups.keep_others.setChecked(True)
     assert list(groups.hierarchy.labels(["Paide", "Pärnu"])[1]) == ["Large City", "Pärnu"]
+
+
+def test_constraints_no_release_meets_are_said_and_the_closest_shown(view, qtbot):
+    view.k_min.setValue(50)           # the thesis example has 7 records
+    view.tkl_limited.setChecked(True)
+    view.tkl_max.setValue(0.2)
+    assert view.constraints().max_tkl == pytest.approx(0.2) and view.constraints().k == 50
+    view.run_suggest()
+    qtbot.waitUntil(lambda: view.suggestions is not None, timeout=30000)
+    found = view.suggestions
+    assert not found.met and found.front
+    assert "No release meets these constraints" in view.suggest_message.text()
+    assert view.front_table.rowCount() == len(found.front)
+    verdict = cell(view.front_table, 0, 7)
+    assert verdict.startswith("no: ") and f"k = {found.front[0].k} < 50" in verdict
+
+
+def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
+    m = view.result.measures
+    table = view.privacy_table
+    shown = {cell(table, r, c): cell(table, r, c + 1) for r in range(table.rowCount()) for c in (0, 2)
+             if table.item(r, c) is not None}
+    assert shown["k-anonymity"] == str(m["k"])
+    assert shown["journalist risk (highest), against the source"] == f"{m['risk']['journalist']['highest']:.4f}"
+    assert shown["t-closeness"] == f"{m['t']:.4f}"
+
+
+def test_designed_releases_are_rescored_when_the_project_is_reopened(view, qtbot, tmp_path):
+    before = view.result
+    view.sliders["City"].setValue(1)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    view.save_as_release("City generalised")
+    saved_scores = view.workbench.reports["City generalised"].scores
+    assert view.workbench.measures["City generalised"].k == 2
+    path = tmp_path / "designed.tklproj"
+    view.workbench.save_project(str(path))
+    reopened = Workbench()
+    reopened.autosave_timer.stop()
+    try:
+        reopened.open_project(str(path))
+        qtbot.waitUntil(lambda: "City generalised" in reopened.reports, timeout=30000)
+        assert reopened.reports["City generalised"].scores == saved_scores
+        assert list(reopened.reports["City generalised"].records["id"]) == ["3", "4", "5", "6"]
+        assert reopened.designed_reports["City generalised"].scores == saved_scores
+        assert reopened.measures["City generalised"].k == 2   # the Scores view's comparison has k, l, t, risk
+        assert {"Scenario 1", "Scenario 2", "City generalised"} <= set(reopened.reports)
+    finally:
+        reopened.runner.cancel_all()
+        reopened.runner.wait()
+
+
+def test_the_designed_release_report_says_how_it_was_made(view, qtbot, tmp_path):
+    before = view.result
+    view.sliders["Age"].setValue(1)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    out = tmp_path / "design.html"
+    assert view.export_report(str(out))
+    qtbot.waitUntil(out.exists, timeout=30000)
+    text = out.read_text(encoding="utf-8")
+    assert "How &#x27;designed release&#x27; was designed" in text or "How 'designed release' was designed" in text
+    assert "<td align='left'>Age</td><td align='left'>sensitive</td><td align='left'>1 of 3</td>" in text
+    assert f"{view.result.utility.precision:.4f}" in text
+    assert "journalist risk (highest), against the source" in text
+    assert f"{view.result.report.scores.tkl:.5f}" in text   # the scores section is the designed release's
+
+
+def test_microaggregation_and_noise_from_the_columns_table(view, qtbot):
+    """A numeric non-QI column can be published as its class mean or with seeded noise;
+    the figures are the core's for the same design, and noise on a text column is refused
+    with the column named."""
+    how, epsilon = view.perturb_boxes["Age"]       # Age is a (continuous) sensitive attribute of the example
+    assert "Job" not in view.perturb_boxes         # a quasi-identifier is generalised, not perturbed
+    before = view.result
+    how.setCurrentIndex(how.findData("mean"))
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    design = view.design()
+    assert dict(design.microaggregate) == {"Age": "mean"}
+    expected = core(view, design)
+    assert view.result.report.scores == expected.report.scores
+    assert list(view.preview_model.frame["Age"]) == list(expected.transformed.published_table()["Age"])
+    before = view.result
+    how.setCurrentIndex(how.findData("noise"))
+    epsilon.setValue(5.0)
+    qtbot.waitUntil(lambda: view.result is not before and dict(view.result.transformed.design.noise) == {"Age": 5.0},
+                    timeout=20000)
+    assert view.workbench.project.settings["design"]["current"]["noise"] == {"Age": 5.0}
+    failures = []
+    view.workbench.failed.connect(failures.append)
+    text_how, _ = view.perturb_boxes["Disease"]
+    text_how.setCurrentIndex(text_how.findData("noise"))
+    qtbot.waitUntil(lambda: "noise needs numbers" in view.headline.text(), timeout=20000)
+    assert "Disease" in view.headline.text()
+
+
+def test_value_groups_are_built_by_selecting_values_and_naming_the_group(qtbot):
+    dialog = HierarchyDialog("city", pd.Series(["Tallinn", "Paide", "Pärnu", "Tallinn"]))
+    qtbot.addWidget(dialog)
+    dialog.kind.setCurrentIndex(dialog.kind.findData("groups"))
+    for item in dialog.value_list.findItems("Paide", Qt.MatchFlag.MatchExactly) + \
+            dialog.value_list.findItems("Pärnu", Qt.MatchFlag.MatchExactly):
+        item.setSelected(True)
+    dialog.group_name.setText("Small towns")
+    dialog.group_button.click()
+    dialog.group_selected(["Tallinn"], "Capital")
+    assert dialog.text.toPlainText() == "Paide,Pärnu->Small towns\nTallinn->Capital"
+    assert dialog.hierarchy is not None
+    assert list(dialog.hierarchy.labels(["Paide", "Tallinn"])[1]) == ["Small towns", "Capital"]
+    rows = {(dialog.preview.item(r, 1).text(), dialog.preview.item(r, 2).text()) for r in range(dialog.preview.rowCount())}
+    assert ("Small towns", "2") in rows and ("Capital", "2") in rows
+
+
+def test_a_newer_design_supersedes_the_one_being_evaluated(view, qtbot):
+    view.sliders["City"].setValue(1)
+    view.evaluate()
+    first = view._task
+    view.sliders["Age"].setValue(1)
+    view.evaluate()
+    assert first.control.cancelled and view._task is not first
+    qtbot.waitUntil(lambda: view.result.transformed.design.level("Age") == 1, timeout=20000)
+    assert view.result.transformed.design.level("City") == 1
+    assert view.result.report.scores == core(view, view.design()).report.scores
+
+
+def test_each_quasi_identifiers_precision_stands_beside_its_level(view, qtbot):
+    before = view.result
+    view.sliders["City"].setValue(2)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    table = view.columns
+    shown = {cell(table, r, 0): cell(table, r, 6) for r in range(table.rowCount())}
+    assert shown["City"] == "0.00" and shown["Job"] == "1.00" and shown["Disease"] == ""
+    assert cell(view.utility_table, 0, 1) == f"{view.result.utility.precision:.4f}"

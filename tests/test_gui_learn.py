@@ -200,3 +200,104 @@ def test_a_rule_missing_a_town_is_explained(qtbot, view):
     space.apply_button.click()
     idle(qtbot, view)
     assert view.errors and "no rule; add" in view.errors[-1]
+
+
+def practise(view):
+    space = view.workspace
+    space.task_list.setCurrentRow(space.task_list.count() - 1)
+    assert space.practising
+    return space
+
+
+def test_practice_on_one_table(qtbot, view):
+    space = practise(view)
+    assert not space.picker.isHidden() and not space.apply_button.isEnabled()
+    assert "Tick a table" in space.check.text()
+    space.picker.set_checked(["Job_Large_Salary"])
+    assert space.setup.columns() == ["id", "age", "gender", "city", "job", "salary"]
+    assert space.join_rule.isHidden() and not space.fill_button.isEnabled()
+    space.setup.set_type("id", "id")
+    space.setup.set_action("id", "Remove column")
+    space.setup.set_type("age", "qid")
+    space.setup.set_action("age", "Generalise", "20")
+    space.setup.set_type("gender", "qid")
+    space.setup.set_type("salary", "sensitive")
+    space.setup.set_action("salary", "Add noise", "5")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert space.check.text().startswith("Practice: nothing to check")
+    recipe = tasks.Recipe(qi=("age", "gender"), sensitive="salary", identifiers=("id",), intervals=(("age", 20),),
+                          noise=(("salary", 5.0),))
+    expected = tasks.apply(recipe, tasks.bundled()["Job_Large_Salary"])
+    assert f"The table is {expected.measures.k}-anonymous" in space.statistics.text.toPlainText()
+    assert "teaching weights of 'salary'" in space.statistics.scores.toPlainText()
+
+
+def test_practice_gates_the_number_of_tables_and_joins_two(qtbot, view):
+    space = practise(view)
+    space.picker.set_checked(["Job", "Job_Large", "Disease_xy"])
+    assert "only 2 tables are supported" in space.check.text()
+    space.picker.set_checked(["Person_Relational", "Job_Relational"])
+    assert not space.join_rule.isHidden() and "MultiRelational" in space.explanation.text()
+    space.join_rule.setText("Job_Relational.id = Person_Relational.id")
+    space.join_rule.editingFinished.emit()
+    assert space.source_model.rowCount() == 20
+    space.setup.set_type("id", "id")
+    space.setup.set_action("id", "Remove column")
+    for column in ("name", "last name"):
+        space.setup.set_action(column, "Remove column")
+    space.setup.set_type("age", "qid")
+    space.setup.set_action("age", "Generalise", "10")
+    space.setup.set_type("gender", "qid")
+    space.setup.set_type("job", "sensitive")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert f"at least {tasks.answers(tasks.task(5))['persons_k']}" in space.statistics.text.toPlainText()
+
+
+def test_practice_on_an_imported_csv(qtbot, view, tmp_path):
+    space = practise(view)
+    path = tmp_path / "mine.csv"
+    path.write_text("zip,age,illness\n1000,31,Flu\n1000,35,Asthma\n2000,52,Flu\n2000,58,Angina\n")
+    view.import_from(str(path))
+    idle(qtbot, view)
+    assert space.picker.checked() == ["mine"] and space.setup.columns() == ["zip", "age", "illness"]
+    space.setup.set_type("zip", "qid")
+    space.setup.set_type("age", "qid")
+    space.setup.set_action("age", "Generalise", "10")
+    space.setup.set_type("illness", "sensitive")
+    space.apply_button.click()
+    idle(qtbot, view)
+    assert view.errors == []
+    assert "The table is 2-anonymous" in space.statistics.text.toPlainText()
+    assert "no teaching weights exist for 'illness'" in space.statistics.scores.toPlainText()
+    view.import_from(str(tmp_path / "missing.csv"))
+    idle(qtbot, view)
+    assert view.errors and "missing.csv" in view.errors[-1]
+
+
+def test_several_join_rules(qtbot, view):
+    space = practise(view)
+    space.picker.set_checked(["Person_Relational", "Job_Relational"])
+    space.join_rule.setText("Job_Relational.id = Person_Relational.id; Job_Relational.id = Person_Relational.id")
+    space.join_rule.editingFinished.emit()
+    assert space.source_model.rowCount() == 20
+    space.join_rule.setText("Job_Relational.job = Person_Relational.name")
+    space.join_rule.editingFinished.emit()
+    assert "no rows match" in space.check.text()
+
+
+def test_xy_range_and_the_table_distribution(qtbot, view):
+    space = view.workspace
+    space.task_list.setCurrentRow(3)
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    text = space.statistics.text.toPlainText()
+    groups = view.last.groups
+    assert f"at least {groups['persons'].min()} different people (name, last name); the largest holds " \
+           f"{groups['persons'].max()}." in text
+    shares = view.last.full["disease"].value_counts(normalize=True)
+    assert f"In the whole table: {shares.iloc[0]:.1%} {shares.index[0]}" in text

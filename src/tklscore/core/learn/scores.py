@@ -77,7 +77,9 @@ def teaching_weights(dataset_names, sensitive: str, continuous: bool, values) ->
     """The weights of ``sensitive`` for tables ``dataset_names`` (``values``: the column's values)."""
     from tklscore.core.learn.tasks import bundled
 
-    files = [name for name in dataset_names if sensitive in datasets.WEIGHTS and sensitive in bundled()[name].columns]
+    shipped = bundled()
+    files = [name for name in dataset_names
+             if sensitive in datasets.WEIGHTS and name in shipped and sensitive in shipped[name].columns]
     if files:
         frame = datasets.weights_frame([sensitive])
         weights = Weights(list(frame.itertuples(index=False, name=None)), name=f"{files[0]}_weights.csv")

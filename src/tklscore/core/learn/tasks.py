@@ -48,6 +48,11 @@ class Recipe:
     suppress_below: int = 0                            # rows of QID groups smaller than this are not published
     suppression_limit: float = 1.0                     # ... at most this share of the rows
 
+    @property
+    def published_qi(self) -> tuple[str, ...]:
+        """The QID columns that are published (a removed QID is not, so it splits no group)."""
+        return tuple(c for c in self.qi if c not in self.removed)
+
     def steps(self) -> list[str]:
         """The recipe in plain words, one step a line."""
         lines = []
@@ -101,6 +106,15 @@ class Task:
     def dataset(self) -> str:
         return " + ".join(self.datasets)
 
+    @property
+    def joins(self) -> bool:
+        """Two tables, joined on the student's rule (MultiRelational k-anonymity)."""
+        return len(self.datasets) == 2
+
+    @property
+    def practice(self) -> bool:
+        return self.number == PRACTICE
+
 
 TASKS = (
     Task(1, "k-anonymity on a larger table", ("Job_Large",), "k-anonymity",
@@ -150,6 +164,28 @@ TASKS = (
 )
 
 
+PRACTICE = 0
+
+
+def practice(names) -> Task:
+    """Free practice on one or two tables the student opened (bundled or imported): no
+    recipe to follow and nothing to check. With two tables only MultiRelational
+    k-anonymity applies: join them first (the prototype's rule)."""
+    names = tuple(names)
+    if not names:
+        raise InputError("Tick a table to practise on, or import a CSV file")
+    if len(names) > 2:
+        raise InputError("Right now only 2 tables are supported: untick " + ", ".join(names[2:]))
+    if len(names) == 2:
+        return Task(PRACTICE, "Practice", names, "MultiRelational k-anonymity",
+                    "Two tables describe the same people: type a join rule (for example "
+                    f"{names[1]}.id = {names[0]}.id), then mark the joined table's columns and anonymise it.",
+                    Recipe(qi=()))
+    return Task(PRACTICE, "Practice", names, "any model",
+                "Mark each column's type and action as you like and anonymise: every model's statistics, the "
+                "usefulness and the misuse scores are shown.", Recipe(qi=()))
+
+
 @dataclass
 class Applied:
     """A recipe applied to a table: the published table, and the measures of the full one."""
@@ -182,6 +218,11 @@ class Applied:
         if "distinct" not in self.groups:
             return np.zeros(len(self.full), dtype=bool)
         return (self.groups["distinct"].to_numpy() == 1)[self.class_ids]
+
+    def sensitive_shares(self) -> pd.Series:
+        """Each sensitive value's share of the published rows, largest first (the prototype's
+        "Distribution of sensitive attributes")."""
+        return self.full[self.recipe.sensitive].astype(str).value_counts(normalize=True)
 
     @property
     def suppressed(self) -> pd.DataFrame:
@@ -270,6 +311,12 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
         raise InputError(f"the table has no column {_names(missing)}")
     if not recipe.qi:
         raise InputError("QID not defined: mark at least one column as QID")
+    if not recipe.published_qi:
+        raise InputError("Every QID column is removed, so nothing in the table links a row to a person: keep at "
+                         "least one QID column (generalise it instead of removing it)")
+    if recipe.sensitive in recipe.removed:
+        raise InputError(f"{recipe.sensitive} is the Sensitive column: keep it (or add noise to a number); to "
+                         f"leave it out, set its type to Not defined")
     if recipe.suppress_below < 0 or not 0 <= recipe.suppression_limit <= 1:
         raise InputError("suppression needs a group size of at least 0 and a share of the rows between 0 and 100 %")
     check_actions(recipe, table)
@@ -285,13 +332,13 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
                          f"generalise more or lower the group size below which rows are suppressed")
     full = transformed.published_table()
     published = full.drop(columns=list(recipe.identifiers))
-    measures = measure_table(full, qi=recipe.qi, sa=roles.sa, identifier_columns=recipe.identifiers,
+    measures = measure_table(full, qi=recipe.published_qi, sa=roles.sa, identifier_columns=recipe.identifiers,
                              continuous=sorted(roles.continuous))
     classes = measures.equivalence_class
     count = int(classes.max()) + 1
     first = np.full(count, -1)
     first[classes[::-1]] = np.arange(len(classes))[::-1]
-    groups = full.iloc[first][list(recipe.qi)].reset_index(drop=True)
+    groups = full.iloc[first][list(recipe.published_qi)].reset_index(drop=True)
     groups["rows"] = np.bincount(classes, minlength=count)
     if recipe.identifiers:
         persons, _ = group_ids([(classes, count)] + [factorize(full[c].to_numpy()) for c in recipe.identifiers],
@@ -392,7 +439,7 @@ def guess_example(applied: Applied) -> tuple[dict, str, float]:
     rows = applied.full[applied.class_ids == index][applied.recipe.sensitive]
     counts = rows.value_counts(sort=False)
     value = str(counts.idxmin())
-    qid = {c: str(groups.loc[index, c]) for c in applied.recipe.qi}
+    qid = {c: str(groups.loc[index, c]) for c in applied.recipe.published_qi}
     return qid, value, float(counts.min() / len(rows))
 
 

@@ -25,9 +25,10 @@ from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, privacy
 from tklscore.core.risk.qi_importance import QiImportance, qi_importance as compute_qi_importance
 from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, AttackerRisk, IndividualRisk,
                                                  average_rir, individual_risk, journalist_risk,
-                                                 population_class_sizes, prosecutor_records, prosecutor_risk,
+                                                 population_class_sizes, population_class_sizes_from_codes,
+                                                 prosecutor_records, prosecutor_risk,
                                                  sample_uniques)
-from tklscore.core.tables.codes import Codes, factorize
+from tklscore.core.tables.codes import Codes, factorize, group_ids
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
 
@@ -106,6 +107,7 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
                   qi=(), sa=(), continuous=(), identifier_columns=(),
                   population: Table | pd.DataFrame | None = None,
                   population_generalisation: Generalisation | None = None,
+                  population_sizes: np.ndarray | None = None,
                   sampling_fraction: float | None = None,
                   sample_weight: str | None = None,
                   risk_threshold: float = DEFAULT_RISK_THRESHOLD,
@@ -113,6 +115,7 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
                   exclude_suppressed: bool = False,
                   qi_importance: bool = False,
                   codes: Mapping[str, Codes] | None = None,
+                  population_codes: Mapping[str, Codes] | None = None,
                   name: str | None = None,
                   progress: Callable[[float], None] | None = None) -> Measures:
     """Every privacy model and risk measure of ``table`` (a loaded :class:`Table` or a
@@ -125,7 +128,10 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
     release links against the source generalised the same way). ``sampling_fraction``
     gives population uniques; ``sample_weight`` (a numeric column) sdcMicro's individual
     risk. ``codes`` may hold factorised columns the caller already has (name → Codes over
-    the table's rows; a continuous SA's uniques sorted numbers). ``progress(fraction)`` is
+    the table's rows; a continuous SA's uniques sorted numbers). ``population_codes`` (QI →
+    Codes over the population's rows, in the code space of ``codes[QI]``: equal values,
+    equal codes) stand for ``population`` and its generalisation, e.g. a designed release's
+    cached generalised codes of the source. ``progress(fraction)`` is
     called between steps and may raise to stop.
     """
     table = table if isinstance(table, Table) else Table(table, name=name or "<table>")
@@ -164,7 +170,23 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
         average_rir=average_rir(classes), record_rows=classes.rows, equivalence_class=classes.ids,
         class_size=classes.record_sizes, prosecutor_records=prosecutor_records(classes),
         risk_threshold=risk_threshold)
-    if population is not None:
+    if population_sizes is not None:
+        F = np.asarray(population_sizes, dtype=np.int64)
+        if len(F) != n:
+            raise ValueError(f"population_sizes has {len(F)} values for {n} rows")
+        F = F if in_scope is None else F[in_scope]
+        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
+            classes, F, risk_threshold)
+    elif population_codes is not None:
+        missing = [c for c in qi if c not in population_codes or c not in codes]
+        if missing:
+            raise ValueError(f"population codes need the table's and the population's codes of {missing}")
+        scope = slice(None) if in_scope is None else in_scope
+        F = population_class_sizes_from_codes([Codes(codes[c].codes[scope], codes[c].uniques) for c in qi],
+                                              [population_codes[c] for c in qi], name)
+        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
+            classes, F, risk_threshold)
+    elif population is not None:
         F = _population_sizes(table, classes, qi, population, population_generalisation)
         measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
             classes, F, risk_threshold)
@@ -186,14 +208,26 @@ def measure_release(source: Table, roles: Roles, positions, scorer=None, **optio
     """The measures of a release of ``source`` given by source row ``positions``, with
     journalist and marketer risk against the whole source (the population the attacker
     links against). A :class:`~tklscore.core.scoring.scores.Scorer` of the same source and
-    roles lends its factorised columns. ``options`` go to :func:`measure_table`."""
+    roles lends its factorised columns and its k-DF (the source class sizes F). ``options``
+    go to :func:`measure_table`."""
     positions = np.asarray(positions, dtype=np.int64)
     published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
     codes = None
     if scorer is not None:
         codes = {c: subset_codes(v, positions) for c, v in zip(roles.qi, scorer.qi_codes)}
         codes.update({c: subset_codes(v, positions) for c, v in scorer.sa_codes.items()})
-    options.setdefault("population", source)
+    if (scorer is not None and "population" not in options and "population_codes" not in options
+            and not options.get("population_generalisation")):
+        # the population is the source: F(r) is the source's class size of r, its k-DF
+        factors = scorer.factors if scorer.factors_computed else None
+        if factors is not None:
+            k = factors.k
+        else:
+            ids, count = group_ids(scorer.qi_codes, len(source))
+            k = np.bincount(ids, minlength=count)[ids]
+        options["population_sizes"] = k[positions]
+    else:
+        options.setdefault("population", source)
     return measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous, codes=codes, **options)
 
 
@@ -211,7 +245,11 @@ def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sampling
                   risk_threshold, name) -> None:
     if not qi:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
-    Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    try:
+        Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    except InputError as error:
+        raise InputError(error.message, file=error.file or name, row=error.row, column=error.column,
+                         hint=error.hint) from None
     for column in identifier_columns:
         if column in qi or column in sa:
             raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "

@@ -45,7 +45,7 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
         key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
         return compact(key, size)
     key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
-    dense = _dense_limit(n)
+    dense = dense_limit(n)
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality > dense and size > 1:
@@ -55,7 +55,8 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     return compact(key, size)
 
 
-def _dense_limit(n: int) -> int:
+def dense_limit(n: int) -> int:
+    """The largest key space counted with a table per key rather than by hashing, for n rows."""
     return max(8 * n, 1 << 16)
 
 
@@ -63,14 +64,33 @@ def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
     """Renumber the distinct keys 0..G-1: by a presence table when the key space is small
     (O(n + size), no hashing), else by hash factorisation."""
     n = len(key)
-    if size is not None and size <= _dense_limit(n):
+    if size is not None and size <= dense_limit(n):
         present = np.zeros(size, dtype=np.bool_)
         present[key] = True
-        renumber = np.cumsum(present, dtype=np.int64)
-        count = int(renumber[-1]) if size else 0
-        return renumber[key] - 1, count
+        occurring = np.flatnonzero(present)
+        renumber = np.empty(size, dtype=np.int64)  # only the occurring keys' entries are written and read
+        renumber[occurring] = np.arange(len(occurring), dtype=np.int64)
+        return renumber[key], len(occurring)
     codes, uniques = pd.factorize(key, sort=False)
     return codes.astype(np.int64, copy=False), len(uniques)
+
+
+def extend_keys(key: np.ndarray | None, size: int, column: Codes | tuple[np.ndarray, int],
+                limit: int = 1 << 62) -> tuple[np.ndarray, int]:
+    """The group keys of a set of columns from those of its parent (the set without
+    ``column``; ``key`` None for the empty set): one multiply-add, so a lattice of column
+    sets walked depth first costs one pass per set. Keys stay below ``limit`` (compacted
+    when the combined key space would reach it)."""
+    codes, cardinality = (column.codes, column.cardinality) if isinstance(column, Codes) else column
+    cardinality = max(int(cardinality), 1)
+    if key is None:
+        return codes.astype(np.int64, copy=False), cardinality
+    if size * cardinality >= limit:
+        key, size = compact(key, size)
+    key, size = key * cardinality + codes, size * cardinality
+    if size >= limit:
+        key, size = compact(key)
+    return key, size
 
 
 def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,

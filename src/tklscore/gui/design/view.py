@@ -10,6 +10,7 @@ hierarchies and saved designs are kept in the project file."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QGroupBox,
@@ -63,6 +65,53 @@ THESIS_HIERARCHIES = (
 )
 
 
+def _shown(value, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _share(value) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def privacy_rows(k: int, privacy: tuple[int, float], measures: dict | None) -> list[tuple[str, str]]:
+    """The privacy models and risk of the release, named for the officer (the risk lens'
+    figures when it measured the release)."""
+    l, t = privacy
+    if not measures:
+        return [("k-anonymity", f"{k}"), ("distinct l-diversity", f"{l}"), ("t-closeness", f"{t:.4f}"),
+                ("prosecutor risk (highest)", f"{1 / k:.4f}" if k else "n/a")]
+    risk = measures["risk"]
+    journalist = risk.get("journalist") or {}
+    classes = measures.get("classes") or {}
+    return [("k-anonymity", _shown(measures["k"])),
+            ("(α,k)-anonymity: α", _shown(measures["alpha_k"]["alpha"])),
+            ("distinct l-diversity", _shown(measures["l_distinct"])),
+            ("entropy l-diversity", _shown(measures["l_entropy"], 3)),
+            ("recursive (c,l)-diversity: c", _shown(measures["recursive_cl"]["c"])),
+            ("t-closeness", _shown(measures["t"])),
+            ("basic β-likeness", _shown(measures["beta_basic"])),
+            ("δ-disclosure", _shown(measures["delta"])),
+            ("classes", _shown(classes.get("count"))),
+            ("prosecutor risk (highest)", _shown(risk["prosecutor"]["highest"])),
+            ("prosecutor risk (average)", _shown(risk["prosecutor"]["average"])),
+            ("records above the risk threshold", _share(risk["prosecutor"]["records_at_risk"])),
+            ("journalist risk (highest), against the source", _shown(journalist.get("highest"))),
+            ("marketer risk", _shown(risk.get("marketer"))),
+            ("sample uniques", _share(risk.get("sample_uniques")))]
+
+
+def _fit_rows(table: QTableWidget) -> None:
+    """Show every row without a scroll bar: the height of the rows and the header."""
+    table.resizeRowsToContents()
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    height = table.horizontalHeader().height() + 2 * table.frameWidth() + sum(
+        table.rowHeight(r) for r in range(table.rowCount()))
+    table.setFixedHeight(max(height, 60))
+
+
 class MarkedFrameModel(FrameModel):
     """A FrameModel whose cells in ``marked`` columns are shaded (generalised cells)."""
 
@@ -80,6 +129,7 @@ def _table(rows: int, headers: list[str]) -> QTableWidget:
     table.verticalHeader().setVisible(False)
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
     return table
 
 
@@ -91,12 +141,16 @@ class DesignView(QWidget):
         self.levels: dict[str, int] = {}
         self.removed: set[str] = set()
         self.sliders: dict[str, QSlider] = {}
+        self.perturbed: dict[str, tuple[str, float]] = {}   # column → (mean | median | noise, ε %)
+        self.perturb_boxes: dict = {}
+        self.seed = 0
         self.designer: ReleaseDesigner | None = None
         self._designer_key = None
         self.result: DesignResult | None = None
         self.privacy: tuple[int, float] | None = None
         self.suggestions = None
         self._generation = 0
+        self._task = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
@@ -107,7 +161,10 @@ class DesignView(QWidget):
         left_layout = QVBoxLayout(left)
         columns_box = QGroupBox("Columns: role, hierarchy, level, published")
         box_layout = QVBoxLayout(columns_box)
-        self.columns = _table(0, ["column", "role", "hierarchy", "level", "published"])
+        self.columns = _table(0, ["column", "role", "hierarchy", "level", "publish", "perturb", "precision"])
+        self.columns.horizontalHeaderItem(5).setToolTip(
+            "numeric columns that are not quasi-identifiers: publish each class's mean or median "
+            "(microaggregation) or add seeded noise of ± ε % of the value")
         box_layout.addWidget(self.columns)
         left_layout.addWidget(columns_box, 1)
         suppression = QGroupBox("Record suppression")
@@ -138,6 +195,18 @@ class DesignView(QWidget):
         self.t_max.setValue(1.0)
         srow.addWidget(QLabel("t ≤"))
         srow.addWidget(self.t_max)
+        self.tkl_limited = QCheckBox("tkl / source ≤")
+        self.tkl_limited.setToolTip("the largest tkl-Score of a suggested release, divided by the whole "
+                                    "source's (unticked: no limit)")
+        self.tkl_max = QDoubleSpinBox()
+        self.tkl_max.setRange(0.0, 100.0)
+        self.tkl_max.setDecimals(3)
+        self.tkl_max.setSingleStep(0.05)
+        self.tkl_max.setValue(0.5)
+        self.tkl_max.setEnabled(False)
+        self.tkl_limited.toggled.connect(self.tkl_max.setEnabled)
+        srow.addWidget(self.tkl_limited)
+        srow.addWidget(self.tkl_max)
         self.suggest_button = QPushButton("Suggest")
         self.suggest_button.clicked.connect(self.run_suggest)
         srow.addWidget(self.suggest_button)
@@ -149,7 +218,11 @@ class DesignView(QWidget):
         self.export_button.clicked.connect(self.export_table)
         self.export_hierarchy_button = QPushButton("Export hierarchy…")
         self.export_hierarchy_button.clicked.connect(self.export_hierarchy)
-        for b in (self.save_button, self.export_button, self.export_hierarchy_button):
+        self.report_button = QPushButton("Export report…")
+        self.report_button.setToolTip("the report of the designed release: how it was made, its scores, "
+                                      "privacy models, risk and utility (HTML or PDF)")
+        self.report_button.clicked.connect(lambda: self.export_report())
+        for b in (self.save_button, self.export_button, self.export_hierarchy_button, self.report_button):
             buttons.addWidget(b)
         left_layout.addLayout(buttons)
         splitter.addWidget(left)
@@ -162,14 +235,19 @@ class DesignView(QWidget):
         right_layout.addWidget(self.headline)
         panels = QHBoxLayout()
         self.scores = _table(len(SCORE_ROWS), ["score", "raw", "/ source", "/ max"])
-        self.privacy_table = _table(4, ["privacy model", "value"])
         self.utility_table = _table(len(UTILITY_ROWS), ["utility", "value"])
-        for title, widget in (("Misuseability", self.scores), ("Privacy models and risk", self.privacy_table),
-                              ("Utility", self.utility_table)):
+        # the privacy models and risk in two pairs of columns, the full width of the view
+        self.privacy_table = _table(4, ["privacy model or risk", "value", "privacy model or risk", "value"])
+        for table in (self.scores, self.utility_table, self.privacy_table):
+            _fit_rows(table)
+        for title, widget, stretch in (("Misuseability", self.scores, 4), ("Utility", self.utility_table, 3)):
             group = QGroupBox(title)
             QVBoxLayout(group).addWidget(widget)
-            panels.addWidget(group, 3 if widget is self.scores else 2)
+            panels.addWidget(group, stretch)
         right_layout.addLayout(panels)
+        privacy_group = QGroupBox("Privacy models and risk (the published table, linked against the source)")
+        QVBoxLayout(privacy_group).addWidget(self.privacy_table)
+        right_layout.addWidget(privacy_group)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #7a5300;")
@@ -194,14 +272,15 @@ class DesignView(QWidget):
         self.points.sigClicked.connect(self._point_clicked)
         self.chart.addItem(self.points)
         suggest_layout.addWidget(self.chart, 1)
-        self.front_table = _table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed", "levels"])
+        self.front_table = _table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed", "levels",
+                                      "meets the constraints?"])
         self.front_table.cellDoubleClicked.connect(lambda r, _c: self.load_candidate(r))
         suggest_layout.addWidget(self.front_table)
         self.tabs.addTab(suggest_tab, "Suggested releases")
         right_layout.addWidget(self.tabs, 1)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([520, 1080])
+        splitter.setSizes([680, 920])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -233,12 +312,17 @@ class DesignView(QWidget):
         if current:
             design = ReleaseDesign.from_dict(current)
             self.levels, self.removed = dict(design.levels), set(design.removed)
+            self.perturbed = {**{c: (m, 0.0) for c, m in design.microaggregate},
+                              **{c: ("noise", e) for c, e in design.noise}}
+            self.seed = design.seed
         self.designer = None
         self.sliders = {}
+        self.perturb_boxes = {}
         self.columns.setRowCount(0)
         if table is None:
             return
         self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in table.columns}
+        self.perturbed = {c: p for c, p in self.perturbed.items() if c in table.columns and c not in roles.qi}
         self.columns.setRowCount(len(table.columns))
         for r, column in enumerate(table.columns):
             self.columns.setItem(r, 0, QTableWidgetItem(column))
@@ -251,6 +335,8 @@ class DesignView(QWidget):
             publish.setChecked(column not in self.removed)
             publish.toggled.connect(lambda on, c=column: self.set_published(c, on))
             self.columns.setCellWidget(r, 4, publish)
+            if column not in roles.qi and column != roles.identifier:
+                self.columns.setCellWidget(r, 5, self._perturb_cell(column))
         self.schedule()
 
     def _hierarchy_text(self, column: str) -> str:
@@ -265,20 +351,55 @@ class DesignView(QWidget):
             row.addWidget(QLabel("—"))
             return cell
         try:
-            height = len(self.hierarchies[column].labels(self.workbench.table.frame[column].unique())) - 1
+            height = len(self.hierarchies[column].labels(self.workbench.table.codes(column).uniques)) - 1
         except InputError as error:
             row.addWidget(QLabel(f"invalid: {error.message}"))
             return cell
         slider = QSlider(Qt.Orientation.Horizontal)
         slider.setRange(0, height)
         slider.setValue(min(self.levels.get(column, 0), height))
-        slider.setMinimumWidth(90)
+        slider.setMinimumWidth(55)
         label = QLabel(f"{slider.value()}/{height}")
         slider.valueChanged.connect(lambda value, c=column, l=label, h=height: self._slid(c, value, l, h))
         row.addWidget(slider)
         row.addWidget(label)
         self.sliders[column] = slider
         return cell
+
+    def _perturb_cell(self, column: str) -> QWidget:
+        cell = QWidget()
+        row = QHBoxLayout(cell)
+        row.setContentsMargins(4, 0, 4, 0)
+        how = QComboBox()
+        for text, key in (("—", None), ("class mean", "mean"), ("class median", "median"), ("± noise", "noise")):
+            how.addItem(text, key)
+        epsilon = QDoubleSpinBox()
+        epsilon.setRange(0.0, 1000.0)
+        epsilon.setSuffix(" %")
+        kind, value = self.perturbed.get(column, (None, 10.0))
+        how.setCurrentIndex(how.findData(kind))
+        epsilon.setValue(value if kind == "noise" else 10.0)
+        epsilon.setVisible(kind == "noise")
+
+        def changed(*_):
+            chosen = how.currentData()
+            epsilon.setVisible(chosen == "noise")
+            self.set_perturbed(column, chosen, epsilon.value())
+
+        how.currentIndexChanged.connect(changed)
+        epsilon.valueChanged.connect(changed)
+        row.addWidget(how)
+        row.addWidget(epsilon)
+        self.perturb_boxes[column] = (how, epsilon)
+        return cell
+
+    def set_perturbed(self, column: str, how: str | None, epsilon: float = 10.0) -> None:
+        """Publish a numeric column as its class mean/median or with ± ε % noise (None: as it is)."""
+        if how is None:
+            self.perturbed.pop(column, None)
+        else:
+            self.perturbed[column] = (how, float(epsilon))
+        self.schedule()
 
     def _slid(self, column: str, value: int, label: QLabel, height: int) -> None:
         label.setText(f"{value}/{height}")
@@ -309,8 +430,10 @@ class DesignView(QWidget):
         levels = {c: v for c, v in self.levels.items() if c in self.hierarchies}
         project = self.workbench.project
         selection = project.release(project.current_release) if project.current_release else None
+        microaggregate = {c: how for c, (how, _) in self.perturbed.items() if how in ("mean", "median")}
+        noise = {c: epsilon for c, (how, epsilon) in self.perturbed.items() if how == "noise"}
         return ReleaseDesign(name, levels, self.suppress_below.value(), self.budget.value() / 100.0,
-                             self.removed, selection=selection)
+                             self.removed, microaggregate, noise, self.seed, selection=selection)
 
     def load_levels(self, levels: dict[str, int]) -> None:
         for column, value in levels.items():
@@ -347,15 +470,17 @@ class DesignView(QWidget):
         key = self._ensure_designer()
         designer = self.designer if self._designer_key == key else None
         table, roles, hierarchies = wb.table, wb.project.roles, dict(self.hierarchies)
-        scorer = wb.scorer
-        elements = element_weights(wb.model) if wb.model is not None else None
+        scorer, model = wb.scorer, wb.model
         design, weights, x = self.design(), wb.weights, wb.project.x
 
         def work(control):
-            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer, elements=elements)
+            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer,
+                                                elements=element_weights(model) if model is not None else None)
             control.check()
             result = built.evaluate(design, weights, x, record_ids=False, progress=lambda _f: control.check())
-            privacy = privacy_models(built, design, result.transformed, result.transformed.published_class_ids)
+            m = result.measures
+            privacy = ((m["l_distinct"], m["t"]) if m else
+                       privacy_models(built, design, result.transformed, result.transformed.published_class_ids))
             preview = result.transformed.published_table(limit=PREVIEW_ROWS)
             return built, result, privacy, preview
 
@@ -369,7 +494,9 @@ class DesignView(QWidget):
             if generation == self._generation:
                 self.headline.setText(f"<span style='color:#b00020'>{message}</span>")
 
-        wb.runner.start("Designing the release", work, done, failed)
+        if self._task is not None:  # a newer design supersedes the one still being evaluated
+            self._task.cancel()
+        self._task = wb.runner.start("Designing the release", work, done, failed)
 
     def show_result(self, result: DesignResult, privacy: tuple[int, float], preview) -> None:
         self.result, self.privacy = result, privacy
@@ -388,19 +515,24 @@ class DesignView(QWidget):
             self.scores.setItem(r, 0, QTableWidgetItem(label))
             for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
                 self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
-        l, tc = privacy
-        rows = [("k-anonymity", f"{k}"), ("distinct l-diversity", f"{l}"), ("t-closeness", f"{tc:.4f}"),
-                ("prosecutor risk (max)", f"{1 / k:.4f}" if k else "n/a")]
-        if result.measures:
-            rows += [(str(name), str(value)) for name, value in result.measures.items()]
-        self.privacy_table.setRowCount(len(rows))
-        for r, (name, value) in enumerate(rows):
-            self.privacy_table.setItem(r, 0, QTableWidgetItem(name))
-            self.privacy_table.setItem(r, 1, QTableWidgetItem(value))
+        rows = privacy_rows(k, privacy, result.measures)
+        half = (len(rows) + 1) // 2
+        self.privacy_table.setRowCount(half)
+        for i, (name, value) in enumerate(rows):
+            r, c = (i, 0) if i < half else (i - half, 2)
+            self.privacy_table.setItem(r, c, QTableWidgetItem(name))
+            self.privacy_table.setItem(r, c + 1, QTableWidgetItem(value))
+        _fit_rows(self.privacy_table)
         figures = result.utility.as_dict()
         for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
             self.utility_table.setItem(r, 0, QTableWidgetItem(label))
             self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
+        for r in range(self.columns.rowCount()):  # each QI's own precision beside its level
+            column = self.columns.item(r, 0).text()
+            values = result.utility.per_attribute.get(column)
+            self.columns.setItem(r, 6, QTableWidgetItem("" if values is None else f"{values['precision']:.2f}"))
+        _fit_rows(self.scores)
+        _fit_rows(self.utility_table)
         self.notes.setText("\n".join(result.notes))
         self.preview_model.marked = {i for i, c in enumerate(preview.columns) if t.generalised_cells(c)}
         self.preview_model.set_frame(preview)
@@ -424,8 +556,11 @@ class DesignView(QWidget):
         self._settings().setdefault("saved", [])
         self._settings()["saved"] = [d for d in self._settings()["saved"] if d.get("name") != design.name]
         self._settings()["saved"].append(design.to_dict())
-        self.workbench.designed_reports[design.name] = self.result.report
-        self.workbench.reports[design.name] = self.result.report
+        report = self._report_with_ids()
+        self.workbench.designed_reports[design.name] = report
+        self.workbench.reports[design.name] = report
+        if self.result.risk is not None:
+            self.workbench.measures[design.name] = self.result.risk
         self.workbench._mark(True)
         self.workbench.scoresChanged.emit()
         self.workbench.status.emit(f"Saved '{design.name}' beside the other releases in the Scores view's comparison")
@@ -447,6 +582,44 @@ class DesignView(QWidget):
                                     lambda n: self.workbench.status.emit(f"{n:,} rows written to {path}"),
                                     self.workbench._fail)
 
+    def _report_with_ids(self):
+        """The result's report with the records' ids (the view evaluates by row positions)."""
+        report, scorer = self.result.report, self.workbench.scorer
+        if scorer is None:
+            return report
+        records = report.records.copy()
+        records["id"] = scorer.ids_of(self.result.transformed.published)
+        return dataclasses.replace(report, records=records)
+
+    def export_report(self, path: str | None = None) -> bool:
+        """The report of the designed release (HTML or PDF by the extension), written in the
+        background; its charts are drawn here."""
+        if self.result is None:
+            return False
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the designed release's report", "design.html",
+                                                  "HTML report (*.html);;PDF report (*.pdf)")
+            if not path:
+                return False
+        from tklscore.gui.design.report_section import designed_release_section  # noqa: F401 (registers it)
+        from tklscore.gui.report import prepare_report, render_charts, report_input
+
+        name = self.result.transformed.design.name
+        report = self._report_with_ids()
+        data = report_input(self.workbench)
+        data.release, data.report, data.design = name, report, self.result
+        data.reports = {**data.reports, name: report}
+        try:
+            data.charts = render_charts(data)
+            write = prepare_report(path, data)
+        except InputError as error:
+            self.workbench._fail(str(error))
+            return False
+        self.workbench.runner.start("Exporting the report", lambda _control: write(),
+                                    lambda written: self.workbench.status.emit(f"Report written to {written}"),
+                                    self.workbench._fail)
+        return True
+
     def export_hierarchy(self, column: str | None = None, path: str | None = None) -> None:
         if column is None:
             row = self.columns.currentRow()
@@ -463,17 +636,27 @@ class DesignView(QWidget):
         except InputError as error:
             self.workbench._fail(str(error))
 
+    def constraints(self) -> Constraints:
+        """The officer's constraints on a suggested release, as set in the panel."""
+        return Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(),
+                           self.tkl_max.value() if self.tkl_limited.isChecked() else math.inf,
+                           self.budget.value() / 100.0)
+
     def run_suggest(self) -> None:
         if self.designer is None or self.workbench.weights is None:
             return
         designer, weights, x = self.designer, self.workbench.weights, self.workbench.project.x
-        constraints = Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(), math.inf,
-                                  self.budget.value() / 100.0)
+        try:
+            constraints = self.constraints()
+        except InputError as error:
+            self.workbench._fail(str(error))
+            return
         base = ReleaseDesign(removed=self.removed, selection=self.design().selection)
 
         def work(control):
             return suggest(designer, weights, constraints, base, x,
-                           progress=lambda f: control.progress(int(100 * f), "Searching the lattice"))
+                           progress=lambda f: control.progress(int(100 * f), "Searching the lattice"),
+                           cancelled=lambda: control.cancelled)
 
         self.suggest_message.setText("Searching the lattice of levels…")
         self.tabs.setCurrentIndex(2)
@@ -481,17 +664,27 @@ class DesignView(QWidget):
 
     def show_suggestions(self, found) -> None:
         self.suggestions = found
-        self.suggest_message.setText(
-            f"{found.message}. Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest "
-            f"skipped by k-anonymity's monotonicity). Click a point or double-click a row to load it.")
+        searched = (f"Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest skipped by "
+                    f"k-anonymity's monotonicity).")
+        if found.met:
+            self.suggest_message.setText(f"{found.message}. {searched} Click a point or double-click a row to "
+                                         f"load it.")
+            self.suggest_message.setStyleSheet("")
+        else:
+            self.suggest_message.setText(
+                f"<b>No release meets these constraints.</b> The {len(found.front)} closest are shown in red, with "
+                f"what each misses; relax k, l, t, the largest tkl or the suppression budget. {searched}")
+            self.suggest_message.setStyleSheet("color: #b00020;")
         self.points.setData([{"pos": (c.utility_loss, c.tkl_normalized), "data": i}
                              for i, c in enumerate(found.front)
                              if not (math.isnan(c.utility_loss) or math.isnan(c.tkl_normalized))])
         self.points.setBrush(pg.mkBrush("#1f77b4" if found.met else "#d62728"))
         self.front_table.setRowCount(len(found.front))
         for r, c in enumerate(found.front):
+            misses = c.misses(found.constraints) if found.constraints is not None else []
             values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", str(c.k), str(c.l), f"{c.t:.4f}",
-                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items())]
+                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items()),
+                      "yes" if not misses else "no: " + "; ".join(misses)]
             for col, value in enumerate(values):
                 self.front_table.setItem(r, col, QTableWidgetItem(value))
 

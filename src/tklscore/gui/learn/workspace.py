@@ -174,6 +174,11 @@ class SuppressionControl(QWidget):
         return self.below.value(), round(self.limit.value(), 1) / 100
 
 
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _number(value: float, digits: int = 3) -> str:
     if value is None or not np.isfinite(value):
         return "—"
@@ -282,12 +287,13 @@ class Statistics(QWidget):
                  f"The table is <b>{m.k}-anonymous</b>: a person's row is one of at least {m.k}.</p>"]
         if models.xy_anonymity is not None:
             lines.append(f"<h3>(X,Y)-anonymity</h3><p>Each QID group holds at least <b>{models.xy_anonymity}</b> "
-                         f"different people ({e(', '.join(applied.recipe.identifiers))}).</p>")
+                         f"different people ({e(', '.join(applied.recipe.identifiers))}); the largest holds "
+                         f"{int(applied.groups['persons'].max())}.</p>")
         if models.l_distinct is not None:
             single = int((applied.groups["distinct"] == 1).sum())
             recursive = (f"Recursive: (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c} "
                          f"(in every group the commonest value occurs less than c times as often as all values "
-                         f"from the {models.l_distinct}th commonest on together)"
+                         f"from the {_ordinal(models.l_distinct)} commonest on together)"
                          if models.recursive_c else "Recursive (c,l)-diversity needs l ≥ 2.")
             lines.append(f"<h3>l-diversity ({e(applied.recipe.sensitive)})</h3><p>Least diverse group: "
                          f"<b>{models.l_distinct}</b> distinct value(s); most diverse: "
@@ -301,7 +307,10 @@ class Statistics(QWidget):
                          f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close (0 = every group's values "
                          f"are spread as in the whole table, 1 = as far from it as can be).<br>"
                          f"<i>Teaching prototype's check (legacy):</i> {legacy_failures} of {m.classes.count} "
-                         f"groups have a value whose share differs from the table's by more than 0.1.</p>")
+                         f"groups have a value whose share differs from the table's by more than 0.1.<br>"
+                         f"In the whole table: " + ", ".join(f"{share:.1%} {e(value)}" for value, share
+                                                             in applied.sensitive_shares().head(8).items())
+                         + (" …" if len(applied.sensitive_shares()) > 8 else "") + "</p>")
         lines.append(f"<p>Rows published: {len(applied.published)} of {len(applied.table)}. "
                      f"Usefulness and misuse scores: see the other tabs.</p>")
         self.text.setHtml("".join(lines))
@@ -318,6 +327,51 @@ class Statistics(QWidget):
         self.chart.getAxis("left").setTickSpacing(major=max(1, int(np.ceil(max(histogram.values()) / 8))), minor=1)
 
 
+class TablePicker(QWidget):
+    """Practice: tick one or two tables (the teaching tables, or a CSV the student imports)."""
+
+    changed = Signal()
+    import_requested = Signal()
+
+    def __init__(self, names, parent=None):
+        super().__init__(parent)
+        self.list = QListWidget()
+        self.list.setMaximumHeight(64)
+        self.list.setFlow(QListWidget.Flow.LeftToRight)
+        self.list.setWrapping(True)
+        self.import_button = QPushButton("Import CSV…")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        label = QLabel("Tables (tick one, or two to join):")
+        layout.addWidget(label)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.import_button)
+        for name in names:
+            self.add(name, checked=False)
+        self.list.itemChanged.connect(lambda _: self.changed.emit())
+        self.import_button.clicked.connect(self.import_requested)
+
+    def add(self, name: str, checked: bool = True) -> None:
+        self.list.blockSignals(True)
+        item = QListWidgetItem(name)
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        self.list.addItem(item)
+        self.list.blockSignals(False)
+
+    def set_checked(self, names) -> None:
+        self.list.blockSignals(True)
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked)
+        self.list.blockSignals(False)
+        self.changed.emit()
+
+    def checked(self) -> list[str]:
+        return [self.list.item(r).text() for r in range(self.list.count())
+                if self.list.item(r).checkState() == Qt.CheckState.Checked]
+
+
 class Workspace(QWidget):
     """Pick a task, set types and actions, apply, read the statistics and the check."""
 
@@ -330,11 +384,15 @@ class Workspace(QWidget):
             item = QListWidgetItem(f"{task.number}. {task.title}")
             item.setData(Qt.ItemDataRole.UserRole, task.number)
             self.task_list.addItem(item)
+        practice = QListWidgetItem("Practice: open your own tables")
+        practice.setData(Qt.ItemDataRole.UserRole, tasks.PRACTICE)
+        self.task_list.addItem(practice)
         self.task_list.setMaximumWidth(300)
         self.task_list.setWordWrap(True)
         self.explanation = QLabel()
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.TextFormat.RichText)
+        self.picker = TablePicker(list(tasks.bundled()))
         self.join_rule = QLineEdit()
         self.join_rule.setPlaceholderText("Join rule, e.g. Job_Relational.id = Person_Relational.id")
         self.setup = ColumnSetup()
@@ -371,6 +429,7 @@ class Workspace(QWidget):
         middle_layout = QVBoxLayout(middle)
         middle_layout.setContentsMargins(0, 0, 0, 0)
         middle_layout.addWidget(self.explanation)
+        middle_layout.addWidget(self.picker)
         middle_layout.addWidget(self.join_rule)
         middle_layout.addWidget(self.setup, 2)
         middle_layout.addWidget(self.suppression)
@@ -391,16 +450,52 @@ class Workspace(QWidget):
         self.apply_button.clicked.connect(self.apply_requested)
 
     @property
+    def practising(self) -> bool:
+        item = self.task_list.currentItem()
+        return item is not None and item.data(Qt.ItemDataRole.UserRole) == tasks.PRACTICE
+
+    @property
     def task(self) -> tasks.Task:
+        """The chosen task; for practice, over the ticked tables (an error in plain words when
+        none or more than two are ticked)."""
+        if self.practising:
+            return tasks.practice(self.picker.checked())
         item = self.task_list.currentItem()
         return tasks.task(item.data(Qt.ItemDataRole.UserRole) if item else 1)
 
+    def show_picker_only(self, message: str) -> None:
+        """Practice with no usable choice of tables yet: say what to do."""
+        self.explanation.setText("<b>Practice</b> — open one table, or two to join (MultiRelational "
+                                 "k-anonymity), and try anything.")
+        self.picker.show()
+        self.join_rule.hide()
+        self.setup.set_columns([])
+        self.source_model.set_frame(self.source_model.frame.iloc[0:0, 0:0])
+        self.result_model.set_frame(self.result_model.frame.iloc[0:0, 0:0])
+        self.suppressed_model.set_frame(self.suppressed_model.frame.iloc[0:0, 0:0])
+        self.export_button.setEnabled(False)
+        self.apply_button.setEnabled(False)
+        self.fill_button.setEnabled(False)
+        self.check.setStyleSheet("color:#a11")
+        self.check.setText(message)
+        self.statistics.clear("<p>Tick a table above to practise on.</p>")
+
     def show_task(self, task: tasks.Task, table) -> None:
-        steps = "".join(f"<li>{html.escape(s)}</li>" for s in task.recipe.steps())
-        self.explanation.setText(f"<b>Task {task.number}: {html.escape(task.title)}</b> — {html.escape(task.model)} "
-                                 f"on <i>{html.escape(task.dataset)}</i><br>{html.escape(task.explanation)}"
-                                 f"<br><b>Recipe</b><ol style='margin:0'>{steps}</ol>")
-        self.join_rule.setVisible(task.recipe.join_rule is not None)
+        if task.practice:
+            self.explanation.setText(f"<b>Practice</b> — {html.escape(task.model)} on <i>{html.escape(task.dataset)}"
+                                     f"</i><br>{html.escape(task.explanation)}")
+        else:
+            steps = "".join(f"<li>{html.escape(s)}</li>" for s in task.recipe.steps())
+            self.explanation.setText(f"<b>Task {task.number}: {html.escape(task.title)}</b> — "
+                                     f"{html.escape(task.model)} on <i>{html.escape(task.dataset)}</i><br>"
+                                     f"{html.escape(task.explanation)}<br><b>Recipe</b>"
+                                     f"<ol style='margin:0'>{steps}</ol>")
+        self.picker.setVisible(task.practice)
+        self.fill_button.setEnabled(not task.practice)
+        self.apply_button.setEnabled(True)
+        self.join_rule.setVisible(task.joins)
+        self.join_rule.setPlaceholderText(f"Join rule, e.g. {task.datasets[-1]}.id = {task.datasets[0]}.id "
+                                          f"(several rules: separate them with ;)")
         self.join_rule.clear()
         self.setup.set_columns(list(table.columns))
         self.source_model.set_frame(table)
@@ -424,7 +519,7 @@ class Workspace(QWidget):
         if self.task.recipe.join_rule:
             self.join_rule.setText(self.task.recipe.join_rule)
 
-    def show_result(self, applied: tasks.Applied, legacy_failures: int, problems: list[str],
+    def show_result(self, applied: tasks.Applied, legacy_failures: int, problems: list[str] | None,
                     useful: Usefulness | None = None, scored: LearnScores | None = None) -> None:
         self.result_model.set_frame(applied.published, applied.single_valued_rows)
         self.export_button.setEnabled(True)
@@ -432,7 +527,11 @@ class Workspace(QWidget):
         self.tables.setTabText(2, f"Left-out rows ({len(applied.suppressed)})")
         self.tables.setCurrentIndex(1)
         self.statistics.show_applied(applied, legacy_failures, useful, scored)
-        if problems:
+        if problems is None:
+            self.check.setStyleSheet("color:#1b6e1b")
+            self.check.setText("Practice: nothing to check. Read the Privacy, Usefulness and Misuse tabs; change "
+                               "an action and anonymise again to see what it does.")
+        elif problems:
             self.check.setStyleSheet("color:#a11")
             self.check.setText("Not the task's recipe yet: " + " ".join(problems))
         else:

@@ -41,11 +41,13 @@ from tklscore.gui.scores.charts import (
     GrowthChart,
     PerRecordChart,
     ReleasesChart,
+    per_record_order,
 )
 from tklscore.gui.frame_model import FrameModel
 from tklscore.gui.report import (
     REPORT_FORMATS,
     SCORE_ROWS,
+    complete_risk,
     prepare_report,
     render_charts,
     report_input,
@@ -53,6 +55,7 @@ from tklscore.gui.report import (
 )
 
 RISKIEST_SHARE = 0.10
+SORT_IN_BACKGROUND = 100_000  # records: a larger release's per-record chart is sorted off the UI thread
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
 MAX_EXPLAINED_VALUES = 50
 
@@ -363,8 +366,21 @@ class ScoresView(QWidget):
 
     def _draw_per_record(self) -> None:
         report = self._report
-        if report is not None:
-            self.per_record_chart.set_data(report.records, report.source_scores, report.x)
+        if report is None:
+            return
+        chart = self.per_record_chart
+        if len(report.records) <= SORT_IN_BACKGROUND:
+            chart.set_data(report.records, report.source_scores, report.x)
+            return
+        kind = chart.order
+
+        def done(order) -> None:  # drawn unless another release or order came meanwhile
+            if self._report is report and chart.order == kind:
+                chart.set_data(report.records, report.source_scores, report.x, order=order)
+
+        self.workbench.runner.start("Sorting the records for the chart",
+                                    lambda control: per_record_order(report.records, kind), done,
+                                    self.workbench.failed.emit)
 
     def _draw_growth(self) -> None:
         report = self._report
@@ -459,15 +475,27 @@ class ScoresView(QWidget):
         """Write the report as HTML, PDF or CSV by the file's extension, in the background
         (the charts are drawn and the report's content read here, the file written there)."""
         data = report_input(self.workbench)
-        if Path(path).suffix.lower() != ".csv":
-            data.charts = render_charts(data)
         writer = []
         if not self._guard(lambda: writer.append(prepare_report(path, data))):
             return False
-        self.workbench.runner.start(
-            "Exporting the report", lambda control: writer[0](),
-            lambda written: self.workbench.status.emit(f"Report written to {written}"),
-            lambda message: self.workbench.failed.emit(f"{path}: the report could not be written ({message})"))
+        runner = self.workbench.runner
+
+        def failed(message: str) -> None:
+            self.workbench.failed.emit(f"{path}: the report could not be written ({message})")
+
+        def write(_measured=None) -> None:
+            if Path(path).suffix.lower() != ".csv":
+                data.charts = render_charts(data)
+            runner.start("Exporting the report", lambda control: writer[0](),
+                         lambda written: self.workbench.status.emit(f"Report written to {written}"), failed)
+
+        if data.measure_risk is not None and data.risk is None and Path(path).suffix.lower() != ".csv":
+            # the risk charts are drawn here, so the risk is measured first, in the background
+            runner.start("Measuring risk for the report",
+                         lambda control: complete_risk(data, lambda f: control.progress(
+                             int(100 * f), "Measuring risk for the report")), write, failed)
+        else:
+            write()
         return True
 
 
