@@ -70,11 +70,13 @@ def _schema() -> pa.Schema:
                       ("medication", pa.string()), ("diagnosis", pa.int64()), ("amount", pa.float64())])
 
 
-def run(paths: dict[str, Path], memory_limit: str, output: Path) -> tuple[float, float, float, dict]:
+def run(paths: dict[str, Path], memory_limit: str, output: Path, engine: str = "duckdb",
+        extra: tuple[str, ...] = ()) -> tuple[float, float, float, dict]:
     command = [str(Path(sys.executable).with_name("tklscore")), "score", str(paths["source"]),
                "--published", str(paths["release"]), "--id-column", "id", "--qi", ",".join(QI),
                "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA, "--weights", str(paths["weights"]),
-               "--engine", "duckdb", "--memory-limit", memory_limit, "--output", str(output), "--format", "json"]
+               "--engine", engine, "--memory-limit", memory_limit, "--output", str(output), "--format", "json",
+               *extra]
     # a fresh helper process per run, so that ru_maxrss is this run's peak
     probe = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
              "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
@@ -94,6 +96,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+    parser.add_argument("--spark-rows", type=int, default=0,
+                        help="also time --engine spark --spark-master local[2] on this many rows (for information; "
+                             "CPU time is the driver's, the JVM's is in the wall time)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.dir or scratch)
@@ -114,6 +119,13 @@ def main(argv=None) -> int:
             for path in paths.values():
                 if path.suffix == ".parquet":
                     path.unlink()
+        if args.spark_rows:
+            paths = write_inputs(folder, args.spark_rows, args.seed)
+            for engine, extra in (("duckdb", ()), ("spark", ("--spark-master", "local[2]"))):
+                wall, cpu, rss, summary = run(paths, args.memory_limit, folder / f"records_{engine}.parquet",
+                                              engine, extra)
+                print(f"{args.spark_rows:,} rows --engine {engine}: {wall:7.1f} s wall (CPU {cpu:.1f} s), "
+                      f"peak RSS {rss:7.0f} MB; tkl = {summary['scores']['tkl']:.10g}")
         (n1, t1, _), (n2, t2, rss2) = figures
         ok_time, ok_rss = t2 <= TARGET_S, rss2 <= TARGET_RSS_MB
         print(f"rows ×{n2 / n1:.0f} → time ×{t2 / t1:.2f} (linear ≈ 2)")

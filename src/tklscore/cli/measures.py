@@ -69,6 +69,10 @@ def run(args) -> int:
                              sampling_fraction=args.sampling_fraction, sample_weight=args.sample_weight,
                              risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
                              exclude_suppressed=args.exclude_suppressed, qi_importance=args.qi_importance)
+    return _write(args, measures)
+
+
+def _write(args, measures: Measures) -> int:
     text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
             else render_table(measures, args.table))
     if args.output:
@@ -101,14 +105,7 @@ def _run_engine(args) -> int:
                              risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
                              exclude_suppressed=args.exclude_suppressed, memory_limit=args.memory_limit,
                              master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding)
-    text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
-            else render_table(measures, args.table))
-    if args.output:
-        with atomic_write(args.output) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return _write(args, measures)
 
 
 def _number(value, digits: int = 4) -> str:
