@@ -65,3 +65,5 @@ def test_large_source_is_scored_out_of_core_and_the_window_says_so(qtbot, tmp_pa
     qtbot.waitUntil(lambda: workbench.table is not None and not workbench.runner.current, timeout=30000)
     workbench.runner.cancel_all()
     workbench.runner.wait()
+    workbench.undo_stack.setClean()
+    workbench._mark(False)  # closing the window asks nothing

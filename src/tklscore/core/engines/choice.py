@@ -28,12 +28,19 @@ class EngineChoice:
 
     def message(self, name: str) -> str:
         """What the application says about the choice."""
-        gb = 1024 ** 3
         if not self.out_of_core:
             return f"{name} is scored in memory"
-        return (f"{name} would take about {self.estimated / gb:.1f} GB in memory, more than {self.share:.0%} of the "
-                f"{self.available / gb:.1f} GB available: it is scored out of core by DuckDB (ids and file "
+        share = f"{self.share:.0%}" if self.share >= 0.01 else f"{100 * self.share:.2g}%"
+        return (f"{name} would take about {_size(self.estimated)} in memory, more than {share} of the "
+                f"{_size(self.available)} available: it is scored out of core by DuckDB (ids and file "
                 f"releases; the table itself is not shown)")
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("kB", 1024)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
 
 
 def available_memory() -> int:
