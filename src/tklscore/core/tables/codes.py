@@ -45,7 +45,7 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
         key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
         return compact(key, size)
     key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
-    dense = _dense_limit(n)
+    dense = dense_limit(n)
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality > dense and size > 1:
@@ -55,7 +55,8 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     return compact(key, size)
 
 
-def _dense_limit(n: int) -> int:
+def dense_limit(n: int) -> int:
+    """The largest key space counted with a table (one cell per possible key) rather than hashed."""
     return max(8 * n, 1 << 16)
 
 
@@ -63,12 +64,13 @@ def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
     """Renumber the distinct keys 0..G-1: by a presence table when the key space is small
     (O(n + size), no hashing), else by hash factorisation."""
     n = len(key)
-    if size is not None and size <= _dense_limit(n):
+    if size is not None and size <= dense_limit(n):
         present = np.zeros(size, dtype=np.bool_)
         present[key] = True
-        renumber = np.cumsum(present, dtype=np.int64)
-        count = int(renumber[-1]) if size else 0
-        return renumber[key] - 1, count
+        occurring = np.flatnonzero(present)
+        renumber = np.empty(size, dtype=np.int64)  # only the occurring keys' entries are read
+        renumber[occurring] = np.arange(len(occurring), dtype=np.int64)
+        return renumber[key], len(occurring)
     codes, uniques = pd.factorize(key, sort=False)
     return codes.astype(np.int64, copy=False), len(uniques)
 
@@ -92,3 +94,63 @@ def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
         key = key * cardinality + codes
         size *= cardinality
     return key, size
+
+
+def mixed_radix(columns: list[tuple[np.ndarray, int]], limit: int = 1 << 62) -> tuple[np.ndarray, list[int]] | None:
+    """The key ``((c_0·m_1 + c_1)·m_2 + c_2)…`` of each row over ``(codes, cardinality)``
+    columns, uncompacted, so that each column's code can be read back from it, with the
+    place value of each column; None when the key space reaches ``limit``."""
+    places, size = [], 1
+    for _, cardinality in reversed(columns):
+        places.append(size)
+        size *= max(int(cardinality), 1)
+    if size >= limit:
+        return None
+    places.reverse()
+    key = np.zeros(len(columns[0][0]) if columns else 0, dtype=np.int64)
+    for (codes, _), place in zip(columns, places):
+        key += codes.astype(np.int64, copy=False) * np.int64(place)
+    return key, places
+
+
+@dataclass(frozen=True)
+class SortedGroups:
+    """The distinct values of an integer key in increasing order (``keys``), the number of
+    rows holding each (``counts``), and each row's index into ``keys`` (``inverse``)."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+    inverse: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def sorted_groups(key: np.ndarray) -> SortedGroups:
+    """Group the rows by an integer key with one sort (no hashing): O(n log n) but, with
+    numpy's vectorised sort, faster than a hash table over a million distinct keys."""
+    n = len(key)
+    order = np.argsort(key)
+    ordered = key[order]
+    first = run_starts(ordered)
+    ids = np.cumsum(first, dtype=np.int64)
+    ids -= 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = ids
+    starts = np.flatnonzero(first)
+    return SortedGroups(ordered[starts], np.diff(starts, append=n), inverse)
+
+
+def run_starts(ordered: np.ndarray) -> np.ndarray:
+    """Whether each element of a sorted (or run-grouped) array starts a new run of equal values."""
+    first = np.empty(len(ordered), dtype=np.bool_)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return first
+
+
+def run_lengths(ordered: np.ndarray) -> np.ndarray:
+    """For each element of a sorted array, how many elements equal it."""
+    starts = np.flatnonzero(run_starts(ordered))
+    lengths = np.diff(starts, append=len(ordered))
+    return np.repeat(lengths, lengths)
