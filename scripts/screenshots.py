@@ -54,6 +54,14 @@ def main(out: Path) -> None:
         view = window.views[key]
         if key == "pseudonymization":  # not fed by the thesis example: its own (§6.2-shaped) one
             view.load_example()
+        if key == "learn":  # the suppression task, applied: privacy, usefulness and misuse tabs
+            view.workspace.task_list.setCurrentRow(9)
+            view.workspace.fill_recipe()
+            view.apply()
+            for index, suffix in ((1, "-usefulness"), (2, "-scores"), (0, "")):
+                view.workspace.statistics.tabs.setCurrentIndex(index)
+                save(app, window, out / f"{key}{suffix}.png")
+            continue
         save(app, window, out / f"{key}.png")
     window.workbench.undo_stack.setClean()
     window.workbench._mark(False)

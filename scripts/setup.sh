@@ -8,7 +8,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 if [ "${1:-}" = "test" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test,spark]"
+  # the Spark back-end's tests need a Java runtime; a clean machine (CI) gets one from Debian
+  if ! command -v java >/dev/null 2>&1 && [ -z "${JAVA_HOME:-}" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null
+  fi
   # pycanon 1.3.6 (the peer the risk tests compare with) pins exact pandas/numpy versions; its
   # checks run on ours, so it is installed without its pins (its runtime needs are in [test])
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "pycanon==1.3.6"

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import run_cli
-from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
+from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids, locate_table
 from tklscore.core.engines import parse_memory_limit, score_files
 
 pytest.importorskip("duckdb")
@@ -136,6 +136,44 @@ def test_random_tables_score_alike(case, x):
     assert_same_report(engine, memory)
 
 
+@st.composite
+def published_by_position(draw):
+    """A source with repeated rows and a published file of some of its rows (all columns
+    or a few, shuffled, perhaps with a row the source does not hold)."""
+    n = draw(st.integers(1, 12))
+    frame = pd.DataFrame({"q0": draw(st.lists(st.sampled_from(["x", "y"]), min_size=n, max_size=n)),
+                          "q1": draw(st.lists(st.sampled_from(["1", "2", ""]), min_size=n, max_size=n)),
+                          "s0": draw(st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n)),
+                          "s1": draw(st.lists(st.sampled_from(["0", "1.5", "30"]), min_size=n, max_size=n))})
+    rows = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    published = frame.iloc[draw(st.permutations(rows))]
+    if draw(st.booleans()):
+        published = published[draw(st.sampled_from([["q0", "s0"], ["s1", "q1", "q0"]]))]
+    if draw(st.booleans()):
+        stranger = {c: "zz" if c != "s1" else "99" for c in published.columns}
+        published = pd.concat([published, pd.DataFrame([stranger])], ignore_index=True)
+    return frame, published
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(published_by_position())
+def test_published_file_located_by_position_as_in_memory(case):
+    """Without --id-column the engine locates a published file's rows as locate_table does."""
+    source_frame, published_frame = case
+    roles = Roles(qi=["q0", "q1"], sa=["s0", "s1"], continuous=["s1"])
+    weights = Weights([("s0", "a", 0.25), ("s0", "b", 0.5), ("s1", "[0,2)", 0.125), ("s1", "[2,inf)", 0.3)])
+    with tempfile.TemporaryDirectory() as folder:
+        source, published = Path(folder) / "s.csv", Path(folder) / "p.csv"
+        source_frame.to_csv(source, index=False)
+        published_frame.to_csv(published, index=False)
+        table = load_table(source)
+        release = locate_table(table, load_table(published), None, roles.continuous, roles.sa)
+        memory = Scorer(table, roles).score(release, weights)
+        engine = score_files("duckdb", str(source), roles, weights, published=str(published), skip_unlocated=True)
+    assert engine.unlocated == release.unlocated
+    assert_same_report(engine, memory)
+
+
 # ------------------------------------------------------------------ bad input
 
 @pytest.mark.parametrize("text", ["lots", "2", "GB", "-1GB", "2 parsecs", ""])
@@ -167,8 +205,14 @@ def test_engine_errors_name_what_is_wrong(capsys, tmp_path, data_dir):
     assert code == 2 and "--memory-limit 'plenty' is not a size" in err
     code, _, err = run_cli(capsys, base + ["--rows", "0,99", "--id-column", "id"])
     assert code == 2 and "1 published record(s) cannot be located in the source: id '99'" in err
-    code, _, err = run_cli(capsys, base + ["--published", data_dir / "thesis_table_3_6_published.csv"])
-    assert code == 2 and "give --id-column" in err
+    stranger = tmp_path / "stranger.csv"
+    published = pd.read_csv(data_dir / "thesis_table_3_6_published.csv", dtype=str, keep_default_na=False)
+    published.loc[2, "Job"] = "Astronaut"
+    published.to_csv(stranger, index=False)
+    code, _, err = run_cli(capsys, base + ["--published", stranger])
+    assert code == 2 and "1 published record(s) cannot be located in the source: row 4" in err
+    code, _, err = run_cli(capsys, base + ["--published", stranger, "--strict"])
+    assert code == 2 and "--strict (the published file's sensitive values against the source's) is checked" in err
     code, _, err = run_cli(capsys, base + ["--rows", "0", "--id-column", "nope"])
     assert code == 2 and "column 'nope' not found" in err
     bad_age = tmp_path / "age.csv"

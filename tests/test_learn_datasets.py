@@ -69,8 +69,23 @@ def test_different_seeds_give_different_tables():
     assert not datasets.generate(1)["Job_Large"].equals(datasets.generate(2)["Job_Large"])
 
 
+WEIGHTED = {"Job": ["job"], "Job_Large": ["job"], "Job_Relational": ["job"], "Disease_xy": ["disease"],
+            "Job_Large_Salary": ["job", "salary"], "Job_Large_Monotonous": ["job"], "Job_Large_Skewed": ["job"]}
+
+
+def test_shipped_weights_are_the_teaching_weights():
+    for stem, columns in WEIGHTED.items():
+        shipped = pd.read_csv(RESOURCES / f"{stem}_weights.csv", dtype={"value": str})
+        assert shipped.equals(datasets.weights_frame(columns)), stem
+        assert sorted(shipped["attribute"].unique()) == sorted(columns)
+    assert not (RESOURCES / "Person_Relational_weights.csv").exists()
+    made = datasets.generate()
+    assert set(datasets.WEIGHTS["job"]) == set(datasets.JOBS) >= set(made["Job_Large"]["job"])
+    assert set(datasets.WEIGHTS["disease"]) == set(made["Disease_xy"]["disease"])
+
+
 def test_write(tmp_path):
     paths = datasets.write(tmp_path / "new", seed=3)
-    assert sorted(p.name for p in paths) == sorted(f"{s}.csv" for s in SHAPES)
+    assert sorted(p.name for p in paths) == sorted([f"{s}.csv" for s in SHAPES] + [f"{s}_weights.csv" for s in WEIGHTED])
     again = pd.read_csv(tmp_path / "new" / "Job.csv")
     assert np.array_equal(again["age"].to_numpy(), datasets.generate(3)["Job"]["age"].to_numpy())

@@ -1,5 +1,5 @@
 """``tklscore learn datasets --dir DIR`` and ``tklscore learn tasks [--seed N] --format json``:
-the teaching datasets and the nine tasks of Learn mode, with the answers the core computes."""
+the teaching datasets and the tasks of Learn mode, with the answers the core computes."""
 
 from __future__ import annotations
 

@@ -39,12 +39,22 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="add the privacy models and re-identification risk of the published table "
                             "(journalist/marketer against the source) to the JSON under 'measures'")
     engines = score.add_argument_group("engines (tables larger than memory)")
-    engines.add_argument("--engine", choices=["memory", "duckdb"], default="memory",
-                         help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
-                              "Parquet/CSV files, out of core (needs --id-column with --published)")
-    engines.add_argument("--memory-limit", metavar="SIZE",
-                         help="the engine's memory limit, e.g. 2GB (duckdb spills to disk beyond it)")
+    add_engine_arguments(engines)
     score.set_defaults(handler=run)
+
+
+def add_engine_arguments(group) -> None:
+    """--engine, --memory-limit and --spark-master (score and measures)."""
+    group.add_argument("--engine", choices=["memory", "duckdb", "spark"], default="memory",
+                       help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
+                            "Parquet/CSV files, out of core; spark: the same on Spark (pip install "
+                            "'tklscore[spark]'), reading any path Spark reads (hdfs://, s3a://)")
+    group.add_argument("--memory-limit", metavar="SIZE",
+                       help="the engine's memory limit, e.g. 2GB (duckdb spills to disk beyond it; "
+                            "spark: the driver's and executors' memory)")
+    group.add_argument("--spark-master", metavar="URL",
+                       help="Spark's master (local[N], spark://HOST:7077, yarn; default: local mode, "
+                            "or the one spark-submit sets)")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,7 +133,7 @@ def score_release(args) -> ScoredRelease:
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit:
+    if args.engine != "memory" or args.memory_limit or args.spark_master:
         return _run_engine(args)
     scored = score_release(args)
     measures = None
@@ -153,28 +163,31 @@ def _weights(args):
 
 
 def _run_engine(args) -> int:
-    """Score with the out-of-core engine (duckdb); a Parquet --output
-    receives the per-record results, streamed by the engine, and the scores are printed."""
+    """Score with an out-of-core engine (duckdb, spark); a Parquet --output
+    receives the per-record results, written by the engine, and the scores are printed."""
     from pathlib import Path
 
     from tklscore.core.engines import score_files
-    from tklscore.core.errors import InputError
 
     if args.engine == "memory":
-        raise InputError("--memory-limit applies to --engine duckdb")
+        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
     if args.measures:
         raise InputError(f"--measures is computed by the in-memory engine; drop --engine {args.engine} "
                          "or run `tklscore measures` on the published table")
     if args.sheet:
         raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
+    if args.strict:
+        raise InputError(f"--strict (the published file's sensitive values against the source's) is checked by "
+                         f"the in-memory engine; drop --engine {args.engine} or --strict")
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     inputs = [args.source, args.published, args.weights, args.model]
-    if args.output:
-        check_output(args.output, inputs)
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
+    if args.output and not (records_path and args.engine == "spark" and _spark_target(args.output)):
+        check_output(args.output, inputs)
     report = score_files(args.engine, args.source, roles, _weights(args), published=args.published, rows=args.rows,
                          x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
-                         memory_limit=args.memory_limit, delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated)
+                         memory_limit=args.memory_limit, delimiter=args.delimiter, encoding=args.encoding,
+                         skip_unlocated=args.skip_unlocated, master=args.spark_master)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     if records_path:
@@ -191,6 +204,13 @@ def _run_engine(args) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _spark_target(path: str) -> bool:
+    """A Spark output that is a URI (hdfs://, s3a://) or a folder Spark wrote before."""
+    from pathlib import Path
+
+    return "://" in path or Path(path).is_dir()
 
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:

@@ -2,7 +2,7 @@
 to what DuckDB and Spark SQL both run) (spec scoring.md; the same definitions as
 :mod:`tklscore.core.scoring.distinguishing_factors` and :mod:`tklscore.core.scoring.scores`).
 
-A back-end (:mod:`.duckdb_engine`) provides the relation ``src`` with
+A back-end (:mod:`.duckdb_engine`, :mod:`.spark_engine`; inputs in :mod:`.backend`) provides the relation ``src`` with
 internal column names — ``rid`` (0-based record position), ``id`` (text; the position
 without an identifier column), ``q0..`` (quasi-identifiers, text), ``s0..`` (sensitive
 attributes: text, or DOUBLE for a continuous one) — and runs these statements. Only
@@ -136,8 +136,3 @@ class Plan:
         """The published records in published order (needs ``published(pos, id)``)."""
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
                 "FROM published AS p JOIN scored AS s ON s.id = p.id")
-
-    @staticmethod
-    def unlocated() -> str:
-        return ("SELECT p.pos, p.id FROM published AS p LEFT JOIN src ON src.id = p.id "
-                "WHERE src.id IS NULL ORDER BY p.pos")

@@ -2,7 +2,7 @@
 group-bys run in the engine; Python receives only per-class and per-value aggregates and
 finishes them with the in-memory engine's own functions, so every number is the same.
 
-A back-end (DuckDB) implements :class:`Backend`.
+A back-end (DuckDB, Spark) implements :class:`~.backend.Backend`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError, MissingWeightsError
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_from_pairs
@@ -22,24 +23,6 @@ from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.roles import Roles
 
 RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM published_scored ORDER BY pos")
-
-
-class Backend:
-    """What an engine provides: ``src`` registered by :meth:`open_source`, then SQL."""
-
-    name = "engine"
-
-    def fetch(self, sql: str) -> pd.DataFrame:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def materialize(self, name: str, sql: str) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
 
 
 @dataclass
@@ -72,8 +55,7 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
             raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
                              f"times", file=source_name, column=roles.identifier,
                              hint="an identifier column must be unique")
-    unlocated = backend.fetch(plan.unlocated())
-    missing = [f"id '{i}'" for i in unlocated["id"].tolist()]
+    missing = backend.unlocated()
     if missing and not skip_unlocated:
         shown = "; ".join(missing[:20]) + ("; ..." if len(missing) > 20 else "")
         raise InputError(f"{len(missing)} published record(s) cannot be located in the source: {shown}",

@@ -47,6 +47,21 @@ DISEASES = ("Flu", "Diabetes", "Asthma", "Hypertension", "Migraine", "Bronchitis
 
 JOB_COLUMNS = ["name", "last name", "age", "gender", "city", "job"]
 
+# Teaching weights (how sensitive each value is, 0..1) for the tkl-Score, M-Score and
+# L-Severity of a student's table. Chosen by hand for teaching, not measured: a job weighs
+# more the more it tells about income or gives access to other people's health or money;
+# a disease more than any job, a chronic one that affects work or insurance more than a
+# passing one; a salary more at the low and the high end than in the middle.
+WEIGHTS = {
+    "job": {"Tester": 0.1, "Designer": 0.2, "Systems analyst": 0.2, "Programmer": 0.2, "Teacher": 0.2,
+            "Engineer": 0.2, "Architect": 0.2, "IT manager": 0.3, "Nurse": 0.3, "Accountant": 0.3,
+            "Therapist": 0.4, "Lawyer": 0.4, "Pharmacist": 0.4, "Surgeon": 0.5},
+    "disease": {"Flu": 0.1, "Allergy": 0.15, "Migraine": 0.2, "Bronchitis": 0.2, "Eczema": 0.25,
+                "Gastritis": 0.25, "Anemia": 0.3, "Asthma": 0.35, "Arthritis": 0.35, "Hypertension": 0.4,
+                "Diabetes": 0.55, "Angina": 0.6},
+    "salary": {"[0,1500)": 0.5, "[1500,2500)": 0.3, "[2500,inf)": 0.5},
+}
+
 
 def city_group(city: str) -> str:
     """The standard recipe R's generalisation of a city (large, medium or small)."""
@@ -231,18 +246,31 @@ def generate(seed: int = DEFAULT_SEED) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def weights_frame(columns) -> pd.DataFrame:
+    """The teaching weights (attribute, value, weight) of those of ``columns`` that have them."""
+    rows = [(column, value, weight) for column in columns if column in WEIGHTS
+            for value, weight in WEIGHTS[column].items()]
+    return pd.DataFrame(rows, columns=["attribute", "value", "weight"])
+
+
 def write(directory: Path, seed: int = DEFAULT_SEED) -> list[Path]:
-    """Write every table as UTF-8 CSV into ``directory`` (created if missing); the paths written."""
+    """Write every table as UTF-8 CSV into ``directory`` (created if missing), with beside
+    each table that has a job, disease or salary column its teaching weights
+    (``STEM_weights.csv``); the paths written."""
     from tklscore.core.files.atomic import atomic_write
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for stem, frame in generate(seed).items():
-        path = directory / f"{stem}.csv"
-        with atomic_write(path) as handle:
-            frame.to_csv(handle, index=False, lineterminator="\n")
-        written.append(path)
+        outputs = [(directory / f"{stem}.csv", frame)]
+        weights = weights_frame(frame.columns)
+        if len(weights):
+            outputs.append((directory / f"{stem}_weights.csv", weights))
+        for path, table in outputs:
+            with atomic_write(path) as handle:
+                table.to_csv(handle, index=False, lineterminator="\n")
+            written.append(path)
     return written
 
 

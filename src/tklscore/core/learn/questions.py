@@ -1,4 +1,4 @@
-"""Question templates for the nine tasks: each computes its correct answer on the task's data.
+"""Question templates for the tasks (§4.2's nine and task 10): each computes its correct answer on the data.
 
 Every template reads the numbers from :func:`tklscore.core.learn.tasks.answers` (the release
 designer and the risk lens), so an answer key cannot disagree with what the student sees.
@@ -190,6 +190,41 @@ def _templates(seed: int) -> list[Template]:
     add(9, "noise", noise_9)
 
     add(9, "k", k_question(9, "Job_Large_Salary with the standard recipe and noise on salary."))
+
+    def suppressed_10(rng):
+        item = a(10)
+        rows, total = item["suppressed_rows"], item["suppressed_rows"] + item["published_rows"]
+        options, correct = options_around(rows, _near(rows, rng, 0), rng)
+        return Question(10, "suppressed", f"Job with the standard recipe, leaving out the rows of QID groups "
+                                          f"smaller than 2: how many of the {total} rows are left out?",
+                        options, correct,
+                        f"{rows} rows are alone in their QID group; leaving them out makes every group hold at "
+                        f"least 2 rows, so the table becomes {item['k']}-anonymous.")
+    add(10, "suppressed", suppressed_10)
+
+    def precision_10(rng):
+        right = a(10)["utility"]["precision"]
+        wrong = [1.0, a(1)["utility"]["precision"], right / 2, min(right + 0.25, 0.95), max(right - 0.25, 0.05)]
+        options, correct = options_around(right, wrong, rng, render=lambda v: f"{v:.3f}")
+        return Question(10, "precision", "Job with the standard recipe and the lone rows left out: what is the "
+                                         "precision (1 = every QID value as it was, 0 = all replaced by *)?",
+                        options, correct,
+                        f"Age and town are generalised one level of two (½ of their detail lost) and a left-out "
+                        f"row loses all its detail: the precision is {right:.3f}.")
+    add(10, "precision", precision_10)
+
+    def tkl_10(rng):
+        suppressed, generalised = a(10)["normalized"]["tkl"], a(3)["normalized"]["tkl"]
+        right = ("Leaving out the lone rows (task 10)" if suppressed < generalised else
+                 "Generalising gender (task 3)")
+        wrong = ["Generalising gender (task 3)" if right.startswith("Leaving") else
+                 "Leaving out the lone rows (task 10)", "Both leave exactly the same tkl-Score",
+                 "Neither: both raise the tkl-Score above the original's"]
+        options, correct = options_around(right, wrong, rng)
+        return Question(10, "tkl", "Both task 3 and task 10 make the Job table 2-anonymous. Which leaves less to "
+                                   "misuse, by the tkl-Score divided by the original table's?", options, correct,
+                        f"Task 10 keeps {suppressed:.3f} of the original's tkl-Score, task 3 {generalised:.3f}.")
+    add(10, "tkl", tkl_10)
     return out
 
 

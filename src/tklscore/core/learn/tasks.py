@@ -1,4 +1,5 @@
-"""The nine tasks of the PPDP teaching prototype (ppdp-prototype.md §4.2), on the workbench's engine.
+"""The nine tasks of the PPDP teaching prototype (ppdp-prototype.md §4.2), on the workbench's engine,
+and a tenth on what the prototype lacked (§0): suppression, usefulness and tkl/M/L.
 
 A task names its dataset and a recipe (attribute types, actions, generalisation rules).
 :func:`apply` runs the recipe through the release designer's transformations
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,8 +20,9 @@ import pandas as pd
 from tklscore.core.errors import InputError
 from tklscore.core.learn import datasets
 from tklscore.core.learn.join import join, parse_rule
-from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.release.transform import ReleaseDesign, transform
+from tklscore.core.release.hierarchy import Hierarchy, parse_rules
+from tklscore.core.release.designer import ReleaseDesigner
+from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
 from tklscore.core.risk.measures import Measures, measure_table
 from tklscore.core.tables.codes import factorize, group_ids
 from tklscore.core.tables.loading import Table
@@ -42,6 +45,8 @@ class Recipe:
     noise: tuple[tuple[str, float], ...] = ()          # ±ε % uniform noise
     removed: tuple[str, ...] = ()                      # other columns removed
     join_rule: str | None = None                       # for two tables: "Left.col = Right.col"
+    suppress_below: int = 0                            # rows of QID groups smaller than this are not published
+    suppression_limit: float = 1.0                     # ... at most this share of the rows
 
     def steps(self) -> list[str]:
         """The recipe in plain words, one step a line."""
@@ -61,10 +66,17 @@ class Recipe:
             lines.append(f"Add noise of ±{epsilon:g} % to {column}.")
         for column in self.removed:
             lines.append(f"Remove the column {column}.")
+        if self.suppress_below > 1:
+            lines.append(f"Suppress (leave out) the rows of QID groups smaller than {self.suppress_below}, "
+                         f"at most {_percent(self.suppression_limit)} of the rows.")
         kept = [c for c in self.qi if c not in dict(self.intervals) and c not in dict(self.rules)]
         if kept:
             lines.append(f"Keep {_names(kept)} as it is.")
         return lines
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.4g} %"
 
 
 def _names(columns) -> str:
@@ -88,6 +100,15 @@ class Task:
     @property
     def dataset(self) -> str:
         return " + ".join(self.datasets)
+
+    @property
+    def joins(self) -> bool:
+        """Two tables, joined on the student's rule (MultiRelational k-anonymity)."""
+        return len(self.datasets) == 2
+
+    @property
+    def practice(self) -> bool:
+        return self.number == PRACTICE
 
 
 TASKS = (
@@ -129,7 +150,35 @@ TASKS = (
          "Each salary is replaced by a random value within ±ε % of it; the QID groups are as in task 1.",
          Recipe(qi=("age", "gender", "city"), sensitive="salary", identifiers=("id",),
                 intervals=(("age", 10),), rules=(("city", CITY_RULES),), noise=(("salary", 10.0),))),
+    Task(10, "Suppression instead of generalisation", ("Job",), "k-anonymity with suppression",
+         "Task 3 made the small table 2-anonymous by generalising gender. Here gender stays as it is; "
+         "instead the rows that are alone in their QID group are left out of the release (record "
+         "suppression). The table becomes 2-anonymous too, but those people are missing: compare the "
+         "usefulness and the tkl, M and L scores with task 3's.",
+         replace(R, suppress_below=2, suppression_limit=0.25)),
 )
+
+
+PRACTICE = 0
+
+
+def practice(names) -> Task:
+    """Free practice on one or two tables the student opened (bundled or imported): no
+    recipe to follow and nothing to check. With two tables only MultiRelational
+    k-anonymity applies: join them first (the prototype's rule)."""
+    names = tuple(names)
+    if not names:
+        raise InputError("Tick a table to practise on, or import a CSV file")
+    if len(names) > 2:
+        raise InputError("Right now only 2 tables are supported: untick " + ", ".join(names[2:]))
+    if len(names) == 2:
+        return Task(PRACTICE, "Practice", names, "MultiRelational k-anonymity",
+                    "Two tables describe the same people: type a join rule (for example "
+                    f"{names[1]}.id = {names[0]}.id), then mark the joined table's columns and anonymise it.",
+                    Recipe(qi=()))
+    return Task(PRACTICE, "Practice", names, "any model",
+                "Mark each column's type and action as you like and anonymise: every model's statistics, the "
+                "usefulness and the misuse scores are shown.", Recipe(qi=()))
 
 
 @dataclass
@@ -137,16 +186,38 @@ class Applied:
     """A recipe applied to a table: the published table, and the measures of the full one."""
 
     table: pd.DataFrame          # the source (joined for two tables)
-    published: pd.DataFrame      # what would be released (identifiers removed)
-    full: pd.DataFrame           # the transformed table with its identifiers, for (X,Y)
+    published: pd.DataFrame      # what would be released (identifiers removed, suppressed rows left out)
+    full: pd.DataFrame           # the published rows with their identifiers, for (X,Y)
     recipe: Recipe
     measures: Measures
-    class_ids: np.ndarray        # each row's QID group
+    class_ids: np.ndarray        # each published row's QID group
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)   # one row per group: QID values, rows, persons, distinct
+    transformed: Transformed | None = None      # the release designer's view of the same release
+    levels: LevelCache | None = None
+    designer: ReleaseDesigner | None = None     # None without a sensitive column (nothing to score)
 
     @property
     def class_sizes(self) -> np.ndarray:
         return self.groups["rows"].to_numpy()
+
+    @property
+    def repeated_people(self) -> bool:
+        """Whether a QID group holds several rows of one person (the ID values repeat)."""
+        if not self.recipe.identifiers or "persons" not in self.groups:
+            return False
+        return bool(self.groups["persons"].sum() < len(self.full))
+
+    @property
+    def single_valued_rows(self) -> np.ndarray:
+        """Per published row: its QID group holds one sensitive value only (anyone in it has it)."""
+        if "distinct" not in self.groups:
+            return np.zeros(len(self.full), dtype=bool)
+        return (self.groups["distinct"].to_numpy() == 1)[self.class_ids]
+
+    @property
+    def suppressed(self) -> pd.DataFrame:
+        """The source rows left out of the release by suppression."""
+        return self.table.iloc[self.transformed.suppressed]
 
     def size_histogram(self) -> dict[int, int]:
         sizes, counts = np.unique(self.class_sizes, return_counts=True)
@@ -172,6 +243,56 @@ def hierarchies(recipe: Recipe) -> dict[str, Hierarchy]:
     return out
 
 
+def continuous(recipe: Recipe, table: pd.DataFrame) -> tuple[str, ...]:
+    """The sensitive column is a number to the measures and scores (ordered EMD, interval
+    weights) when noise is added to it or every value is a number (salary)."""
+    column = recipe.sensitive
+    if column is None:
+        return ()
+    if column in dict(recipe.noise):
+        return (column,)
+    if column in dict(recipe.intervals) or column in dict(recipe.rules):
+        return ()             # published as labels such as [50, 60)
+    numbers = pd.to_numeric(table[column], errors="coerce")
+    return (column,) if len(numbers) and numbers.notna().all() else ()
+
+
+def check_actions(recipe: Recipe, table: pd.DataFrame) -> None:
+    """Each action fits its column, or an error in plain words saying what to do instead."""
+    for column, _ in recipe.intervals:
+        text = _first_text(table[column])
+        if text is not None:
+            raise InputError(f"{column} holds text such as '{text}': interval sizes are for numbers; generalise "
+                             f"it with value rules such as {text}->General instead")
+    for column, rules in recipe.rules:
+        covered = {member for _, members in parse_rules(rules, column) for member in members}
+        missing = [v for v in dict.fromkeys(table[column].astype(str)) if v not in covered]
+        if missing:
+            shown = ", ".join(missing[:6]) + (" …" if len(missing) > 6 else "")
+            raise InputError(f"{column}: {shown} {'has' if len(missing) == 1 else 'have'} no rule; add "
+                             f"{'it' if len(missing) == 1 else 'them'} to a rule, e.g. {','.join(missing[:2])}->General")
+    for column, _ in recipe.noise:
+        if column in recipe.qi:
+            raise InputError(f"{column} is a QID: noise is for a sensitive number (such as salary); generalise a "
+                             f"QID instead")
+        text = _first_text(table[column])
+        if text is not None:
+            raise InputError(f"{column} holds text such as '{text}': noise can only be added to numbers")
+
+
+def _first_text(values: pd.Series) -> str | None:
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = numbers.isna().to_numpy()
+    return str(values.iloc[int(np.flatnonzero(bad)[0])]) if bad.any() else None
+
+
+def design(recipe: Recipe, seed: int = 0) -> ReleaseDesign:
+    """The release designer's definition of what the recipe does."""
+    return ReleaseDesign(name="learn", levels=tuple((c, 1) for c in hierarchies(recipe)),
+                         suppress_below=recipe.suppress_below, suppression_limit=recipe.suppression_limit,
+                         removed=frozenset(recipe.removed), noise=tuple(recipe.noise), seed=seed)
+
+
 def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
     """The release a recipe makes of ``table`` and its measures (ID columns kept aside for (X,Y))."""
     missing = [c for c in (*recipe.qi, *recipe.identifiers, *recipe.removed,
@@ -180,14 +301,23 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
         raise InputError(f"the table has no column {_names(missing)}")
     if not recipe.qi:
         raise InputError("QID not defined: mark at least one column as QID")
+    if recipe.suppress_below < 0 or not 0 <= recipe.suppression_limit <= 1:
+        raise InputError("suppression needs a group size of at least 0 and a share of the rows between 0 and 100 %")
+    check_actions(recipe, table)
     source = Table.from_frame(table, name="teaching table")
-    roles = Roles(qi=recipe.qi, sa=(recipe.sensitive,) if recipe.sensitive else ())
-    design = ReleaseDesign(name="learn", levels=tuple((c, 1) for c in hierarchies(recipe)),
-                           removed=frozenset(recipe.removed), noise=tuple(recipe.noise), seed=seed)
-    full = transform(source, roles, design, hierarchies(recipe)).published_table()
+    roles = Roles(qi=recipe.qi, sa=(recipe.sensitive,) if recipe.sensitive else (),
+                  continuous=continuous(recipe, table))
+    built = hierarchies(recipe)
+    designer = ReleaseDesigner(source, roles, built) if roles.sa else None
+    levels = designer.levels if designer is not None else LevelCache(source, roles, built)
+    transformed = transform(source, roles, design(recipe, seed), built, levels)
+    if len(transformed.published) == 0:
+        raise InputError(f"every row is suppressed: no QID group has {recipe.suppress_below} rows; "
+                         f"generalise more or lower the group size below which rows are suppressed")
+    full = transformed.published_table()
     published = full.drop(columns=list(recipe.identifiers))
     measures = measure_table(full, qi=recipe.qi, sa=roles.sa, identifier_columns=recipe.identifiers,
-                             continuous=[c for c, _ in recipe.noise if c == recipe.sensitive])
+                             continuous=sorted(roles.continuous))
     classes = measures.equivalence_class
     count = int(classes.max()) + 1
     first = np.full(count, -1)
@@ -201,7 +331,7 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
     if recipe.sensitive:
         groups["distinct"] = _distinct_per_group(classes, factorize(full[recipe.sensitive].to_numpy()).codes,
                                                  count)
-    return Applied(table, published, full, recipe, measures, classes, groups)
+    return Applied(table, published, full, recipe, measures, classes, groups, transformed, levels, designer)
 
 
 def _distinct_per_group(classes: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
@@ -255,6 +385,34 @@ def answers(task: Task, tables: dict[str, pd.DataFrame] | None = None, seed: int
         before = pd.to_numeric(applied.table["salary"]).to_numpy()
         after = pd.to_numeric(applied.published["salary"]).to_numpy()
         out.update({"largest_change_percent": float(np.max(np.abs(after - before) / before) * 100)})
+    out.update(release_answers(applied, task.datasets))
+    return out
+
+
+def export(applied: Applied, path) -> Path:
+    """Write the anonymised (published) table as CSV, atomically and never over an input."""
+    from tklscore.core.files.atomic import atomic_write
+
+    path = Path(path)
+    if path.suffix.lower() != ".csv":
+        raise InputError(f"{path.name}: the anonymised table is exported as CSV; name the file ….csv")
+    with atomic_write(path) as handle:
+        applied.published.to_csv(handle, index=False, lineterminator="\n")
+    return path
+
+
+def release_answers(applied: Applied, dataset_names) -> dict:
+    """Suppression, usefulness and tkl/M/L of an applied recipe, as ``tklscore release`` names them."""
+    from tklscore.core.learn.scores import scores
+    from tklscore.core.learn.usefulness import usefulness
+
+    out = {"published_rows": int(len(applied.transformed.published)),
+           "suppressed_rows": int(len(applied.transformed.suppressed)),
+           "utility": usefulness(applied).current.as_dict()}
+    scored = scores(applied, dataset_names)
+    if scored is not None:
+        out.update({"scores": scored.raw.as_dict(), "normalized": scored.normalised.as_dict(),
+                    "original_scores": scored.original.as_dict()})
     return out
 
 
@@ -294,12 +452,16 @@ def check_applied(task: Task, recipe: Recipe) -> list[str]:
     if dict(got.noise) != dict(want.noise):
         for column, epsilon in want.noise:
             problems.append(f"Add noise of ±{epsilon:g} % to {column}.")
+    if (max(got.suppress_below, 1), got.suppression_limit) != (max(want.suppress_below, 1), want.suppression_limit):
+        if want.suppress_below > 1:
+            problems.append(f"Suppress the rows of QID groups smaller than {want.suppress_below}, at most "
+                            f"{_percent(want.suppression_limit)} of the rows.")
+        elif got.suppress_below > 1:
+            problems.append("Suppress no rows in this task.")
     return problems
 
 
 def _rule_sets(text: str) -> frozenset:
-    from tklscore.core.release.hierarchy import parse_rules
-
     return frozenset((group.lower(), frozenset(members)) for group, members in parse_rules(text))
 
 

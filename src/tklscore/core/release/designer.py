@@ -244,32 +244,37 @@ class ReleaseDesigner:
         result_measures = self.measures(transformed) if measures else None
         return DesignResult(transformed, report, result_utility, result_measures, report.warnings)
 
-    def _qi_level_height(self, transformed: Transformed, column: str) -> tuple[int, int]:
-        g = transformed.generalised[column]
-        if column in transformed.design.removed:
-            height = max(g.height, 1)
-            return height, height
-        return g.level, g.height
-
     def precision(self, transformed: Transformed) -> float:
         n, suppressed = len(transformed.selected), len(transformed.suppressed)
-        values = [attribute_precision(*self._qi_level_height(transformed, c), suppressed, n) for c in self.roles.qi]
+        values = [attribute_precision(*_qi_level_height(transformed, c), suppressed, n) for c in self.roles.qi]
         return float(np.mean(values)) if values else 1.0
 
     def utility(self, transformed: Transformed) -> Utility:
-        selected = transformed.selected
-        mask = transformed.suppressed_mask
-        qi = []
-        for column in self.roles.qi:
-            g = transformed.generalised[column]
-            values = self.levels.column(column).text.codes[selected]
-            level, height = self._qi_level_height(transformed, column)
-            qi.append((column, values, g.codes[selected], level, height))
-        return utility(qi, transformed.published_class_ids, mask)
+        return release_utility(self.levels, transformed)
 
     def measures(self, transformed: Transformed) -> dict | None:
         """Privacy models and risk of the published table, from the risk lens."""
         return release_measures(self, transformed)
+
+
+def _qi_level_height(transformed: Transformed, column: str) -> tuple[int, int]:
+    g = transformed.generalised[column]
+    if column in transformed.design.removed:
+        height = max(g.height, 1)
+        return height, height
+    return g.level, g.height
+
+
+def release_utility(levels: LevelCache, transformed: Transformed) -> Utility:
+    """The utility of a transformed release (``utility.py``) from the levels of its QIs;
+    needs no sensitive attribute, so it also serves a release that is not scored."""
+    selected = transformed.selected
+    qi = []
+    for column in transformed.roles.qi:
+        g = transformed.generalised[column]
+        level, height = _qi_level_height(transformed, column)
+        qi.append((column, levels.column(column).text.codes[selected], g.codes[selected], level, height))
+    return utility(qi, transformed.published_class_ids, transformed.suppressed_mask)
 
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QListWidget, QTabWidget
 from tklscore.core.errors import InputError
 from tklscore.core.files.resources import resource_path
 from tklscore.core.learn import questions, quiz, tasks
+from tklscore.core.learn.scores import scores
+from tklscore.core.learn.usefulness import usefulness
 from tklscore.gui.learn.quiz_panel import QuizPanel
 from tklscore.gui.learn.workspace import Workspace
 
@@ -58,11 +60,17 @@ class LearnView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
+        self.tables = dict(tasks.bundled())    # the teaching tables and any the student imports
         self.quiz_ready = False
         self.last: tasks.Applied | None = None
+        self.last_usefulness = None
+        self.last_scores = None
         self.workspace.task_list.currentRowChanged.connect(lambda _: self.open_task())
         self.workspace.apply_requested.connect(self.apply)
+        self.workspace.export_button.clicked.connect(self.export)
         self.workspace.join_rule.editingFinished.connect(self.preview_join)
+        self.workspace.picker.changed.connect(self.open_task)
+        self.workspace.picker.import_requested.connect(self.import_table)
         self.quiz.save_requested.connect(self.save_results)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.workspace.task_list.setCurrentRow(0)
@@ -71,22 +79,51 @@ class LearnView(QWidget):
         self.workbench.failed.emit(message)
 
     def open_task(self) -> None:
-        task = self.workspace.task
         try:
-            table = tasks.source_table(task) if task.recipe.join_rule is None else _first_table(task)
+            task = self.workspace.task
+            table = _first_table(task, self.tables) if task.joins else tasks.source_table(task, self.tables)
         except InputError as error:
-            self._report(str(error))
+            if self.workspace.practising:
+                self.workspace.show_picker_only(str(error))
+            else:
+                self._report(str(error))
             return
         self.workspace.show_task(task, table)
 
+    def import_table(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import a table to practise on", str(Path.home()),
+                                              "Tables (*.csv *.tsv *.txt)")
+        if path:
+            self.import_from(path)
+
+    def import_from(self, path: str) -> str | None:
+        """Add a CSV file to the practice tables (ticked); its name, or None on bad input."""
+        from tklscore.core.tables.loading import load_table
+
+        try:
+            table = load_table(path)
+        except (InputError, OSError) as error:
+            self._report(str(error))
+            return None
+        name = Path(path).stem
+        while name in self.tables:
+            name += "_"
+        self.tables[name] = table.frame.astype(object)
+        self.workspace.picker.add(name, checked=True)
+        self.open_task()
+        return name
+
     def preview_join(self) -> None:
         """Show the joined table as soon as the student's join rule is right."""
-        task = self.workspace.task
+        try:
+            task = self.workspace.task
+        except InputError:
+            return
         rule = self.workspace.join_rule.text().strip()
-        if not task.recipe.join_rule or not rule:
+        if not task.joins or not rule:
             return
         try:
-            joined = _joined(task, tasks.Recipe(qi=(), join_rule=rule))
+            joined = _joined(task, tasks.Recipe(qi=(), join_rule=rule), self.tables)
         except InputError as error:
             self.workspace.check.setStyleSheet("color:#a11")
             self.workspace.check.setText(str(error))
@@ -97,27 +134,49 @@ class LearnView(QWidget):
             self.workspace.setup.set_columns(list(joined.columns))
 
     def apply(self) -> None:
-        task = self.workspace.task
         try:
-            rule = self.workspace.join_rule.text().strip() or None if task.recipe.join_rule else None
-            recipe = self.workspace.setup.recipe(rule)
+            task = self.workspace.task
+            rule = (self.workspace.join_rule.text().strip() or None) if task.joins else None
+            recipe = self.workspace.recipe(rule)
         except InputError as error:
             self._report(str(error))
             return
+        tables = self.tables
 
         def run(control):
-            table = _joined(task, recipe) if task.recipe.join_rule else tasks.source_table(task)
+            table = _joined(task, recipe, tables) if task.joins else tasks.source_table(task, tables)
             control.check()
             applied = tasks.apply(recipe, table)
             failures = len(tasks.legacy_t_failures(applied)) if recipe.sensitive else 0
-            return applied, failures, tasks.check_applied(task, recipe)
+            control.check()
+            useful = usefulness(applied)
+            control.check()
+            problems = None if task.practice else tasks.check_applied(task, recipe)
+            return applied, failures, problems, useful, scores(applied, task.datasets)
 
         def done(result) -> None:
-            applied, failures, problems = result
+            applied, failures, problems, useful, scored = result
             self.last = applied
-            self.workspace.show_result(applied, failures, problems)
+            self.last_usefulness, self.last_scores = useful, scored
+            self.workspace.show_result(applied, failures, problems, useful, scored)
 
         self.workbench.runner.start("Anonymising the teaching table", run, done, self._report)
+
+    def export(self) -> None:
+        if self.last is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export the anonymised table",
+                                              str(Path.home() / "anonymised.csv"), "CSV (*.csv)")
+        if path:
+            self.export_to(path)
+
+    def export_to(self, path: str) -> None:
+        try:
+            tasks.export(self.last, path)
+        except (InputError, OSError) as error:
+            self._report(f"{path}: {error}")
+        else:
+            self.workbench.status.emit(f"Anonymised table exported to {path}")
 
     def _tab_changed(self, index: int) -> None:
         if self.tabs.widget(index) is self.quiz and not self.quiz_ready:
@@ -156,18 +215,17 @@ class LearnView(QWidget):
             self.workbench.status.emit(f"Quiz results saved to {path}")
 
 
-def _first_table(task: tasks.Task):
+def _first_table(task: tasks.Task, tables):
     """Until the student joins them, the person table with the other table's columns beside it."""
-    left, right = (tasks.bundled()[name] for name in task.datasets)
+    left, right = (tables[name] for name in task.datasets)
     return left.join(right.drop(columns=[c for c in right.columns if c in left.columns]).iloc[0:0], how="left")
 
 
-def _joined(task: tasks.Task, recipe: tasks.Recipe):
+def _joined(task: tasks.Task, recipe: tasks.Recipe, tables):
     if not recipe.join_rule:
         raise InputError("No rules defined: type a join rule such as "
                          f"{task.datasets[1]}.id = {task.datasets[0]}.id")
     from tklscore.core.learn.join import join, parse_rule
 
     left, right = task.datasets
-    tables = tasks.bundled()
     return join(tables[left], tables[right], [parse_rule(recipe.join_rule, left, right)], left, right)

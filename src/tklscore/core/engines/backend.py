@@ -1,0 +1,209 @@
+"""What every engine back-end shares: the inputs of the plan made from files, in SQL that
+DuckDB and Spark SQL both run. A back-end (:mod:`.duckdb_engine`, :mod:`.spark_engine`)
+provides only the primitives — :meth:`Backend.scan` (a file as a relation with ``__rid``,
+its 0-based record position), :meth:`~Backend.fetch`, :meth:`~Backend.materialize`,
+:meth:`~Backend.register`, :meth:`~Backend.write_parquet` — and this class builds from them
+
+- ``src(rid, id, q0.., s0..)``: the source's roles (categorical values as text, missing:
+  the empty text; continuous ones as numbers, an error naming the first record that holds
+  no number);
+- ``published(pos, id)``: the published records in published order, from an identifier
+  column, from ids, or — without an identifier — by matching every column of the
+  published file as a multiset, each published row taking a distinct source row with the
+  same values (the k-th occurrence of a row takes the k-th such source row), as
+  :func:`tklscore.core.tables.published.locate_table` does in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from tklscore.core.errors import InputError
+from tklscore.core.tables.roles import Roles
+
+
+@dataclass(frozen=True)
+class Scan:
+    """A file registered as the relation ``relation`` (its columns and ``__rid``)."""
+
+    relation: str
+    columns: list[str]
+    kind: str           # "Parquet" or "CSV"
+    path: str
+
+    @property
+    def header_rows(self) -> int:
+        """Rows before the first record, for the row number a user sees (as ``Table.row_number``)."""
+        return 2 if self.kind == "CSV" else 1
+
+
+class Backend:
+    """An engine: the primitives below, and the plan's inputs built from them."""
+
+    name = "engine"
+    quote_char = '"'            # how the engine quotes a column name
+    unmatched_rows: list[int] = []
+
+    # ------------------------------------------------------------------ primitives
+
+    def fetch(self, sql: str) -> pd.DataFrame:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def materialize(self, name: str, sql: str) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
+             relation: str = "__scan") -> Scan:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def run(self, what: str, path: str, action):
+        """Run ``action()``; an engine error becomes an :class:`InputError` naming ``path``."""
+        try:
+            return action()
+        except InputError:
+            raise
+        except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
+            raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ------------------------------------------------------------------ inputs
+
+    def q(self, name: str) -> str:
+        """A column name as the engine's SQL identifier."""
+        c = self.quote_char
+        return c + name.replace(c, c + c) + c
+
+    def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
+                    encoding: str | None = None) -> None:
+        """``src(rid, id, q0.., s0..)`` from the source file."""
+        scan = self.scan(path, delimiter, encoding, "__source")
+        self.source_scan = scan
+        stripped = _columns(scan, list(roles.qi) + list(roles.sa) + ([roles.identifier] if roles.identifier else []))
+        text = (lambda c: f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '')")
+        parts = ["__rid AS rid",
+                 (f"{text(roles.identifier)} AS id" if roles.identifier else "CAST(__rid AS STRING) AS id")]
+        parts += [f"{text(c)} AS q{i}" for i, c in enumerate(roles.qi)]
+        for i, c in enumerate(roles.sa):
+            if c in roles.continuous:
+                parts.append(f"TRY_CAST(TRIM(CAST({self.q(stripped[c])} AS STRING)) AS DOUBLE) AS s{i}")
+            else:
+                parts.append(f"{text(c)} AS s{i}")
+        self.run("cannot be read", path,
+                 lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
+        for i, c in enumerate(roles.sa):
+            if c not in roles.continuous:
+                continue
+            bad = self.fetch(f"SELECT rid, COUNT(*) OVER () AS many FROM src WHERE s{i} IS NULL OR isnan(s{i}) "
+                             f"OR ABS(s{i}) = CAST('Infinity' AS DOUBLE) ORDER BY rid LIMIT 1")
+            if len(bad):
+                rid, many = int(bad["rid"].iloc[0]), int(bad["many"].iloc[0])
+                raw = self.fetch(f"SELECT CAST({self.q(stripped[c])} AS STRING) AS v FROM {scan.relation} "
+                                 f"WHERE __rid = {rid}")["v"].iloc[0]
+                shown = "an empty cell" if raw is None or raw == "" else f"'{raw}'"
+                raise InputError(f"continuous column holds {shown}, which is not a number "
+                                 f"({many} such cell(s) in all)", file=str(path),
+                                 row=rid + scan.header_rows, column=c,
+                                 hint="fix the value, or treat the column as categorical")
+        if roles.identifier:
+            empty = self.fetch("SELECT rid FROM src WHERE id = '' ORDER BY rid LIMIT 1")
+            if len(empty):
+                raise InputError("identifier is empty", file=str(path),
+                                 row=int(empty["rid"].iloc[0]) + scan.header_rows, column=roles.identifier)
+
+    def open_published_file(self, path: str, id_column: str | None, delimiter: str | None = None,
+                            encoding: str | None = None, continuous=frozenset()) -> None:
+        """``published(pos, id)`` from a published file: by its identifier column, or
+        without one by matching all its columns in the source (needs :meth:`open_source`)."""
+        scan = self.scan(path, delimiter, encoding, "__published")
+        stripped = {c.strip(): c for c in scan.columns}
+        if id_column is not None:
+            if id_column not in stripped:
+                raise InputError(f"identifier column '{id_column}' not found; the table has columns "
+                                 f"{', '.join(repr(c) for c in stripped)}", file=str(path))
+            self.run("cannot be read", path, lambda: self.materialize(
+                "published", f"SELECT __rid AS pos, TRIM(COALESCE(CAST({self.q(stripped[id_column])} AS STRING), "
+                             f"'')) AS id FROM {scan.relation}"))
+            self._check_published_unique(path)
+        else:
+            self._match_by_position(scan, continuous)
+
+    def _match_by_position(self, scan: Scan, continuous) -> None:
+        """Each published row takes the source row with the same values in every published
+        column, the k-th occurrence of a row the k-th such source row; ``unmatched(pos)``
+        lists the published rows no source row is left for."""
+        source = self.source_scan
+        in_source = {c.strip(): c for c in source.columns}
+        mine = {c.strip(): c for c in scan.columns}
+        extra = [c for c in mine if c not in in_source]
+        if extra:
+            raise InputError(f"column(s) {', '.join(map(repr, extra))} of the published table are not in "
+                             f"the source {source.path}", file=scan.path)
+        if int(self.fetch(f"SELECT COUNT(*) AS n FROM {scan.relation}")["n"].iloc[0]) == 0:
+            raise InputError("the published table has no records", file=scan.path,
+                             hint="a release publishes at least one record")
+        names = [f"m{i}" for i in range(len(mine))]
+
+        def keyed(relation: str, columns: dict[str, str]) -> str:
+            keys = []
+            for name, column in zip(names, mine):
+                raw = f"CAST({self.q(columns[column])} AS STRING)"
+                keys.append(f"TRY_CAST(TRIM({raw}) AS DOUBLE) AS {name}" if column in continuous
+                            else f"COALESCE({raw}, '') AS {name}")
+            return (f"SELECT rowpos, {', '.join(names)}, ROW_NUMBER() OVER (PARTITION BY {', '.join(names)} "
+                    f"ORDER BY rowpos) AS occ FROM (SELECT __rid AS rowpos, {', '.join(keys)} FROM {relation}) AS k")
+
+        on = [f"p.{name} IS NOT DISTINCT FROM s.{name}" if column in continuous else f"p.{name} = s.{name}"
+              for name, column in zip(names, mine)]
+        sql = (f"SELECT p.rowpos AS pos, s.rowpos AS rid FROM ({keyed(scan.relation, mine)}) AS p "
+               f"LEFT JOIN ({keyed(source.relation, in_source)}) AS s ON {' AND '.join(on)} AND p.occ = s.occ")
+        self.run("cannot be matched with the source", scan.path, lambda: self.materialize("matched", sql))
+        self.materialize("published", "SELECT pos, CAST(rid AS STRING) AS id FROM matched WHERE rid IS NOT NULL")
+        self.unmatched_rows = [int(p) + scan.header_rows for p in
+                               self.fetch("SELECT pos FROM matched WHERE rid IS NULL ORDER BY pos")["pos"]]
+
+    def open_published_ids(self, ids: list[str]) -> None:
+        self.register("published", pd.DataFrame({"pos": pd.Series(range(len(ids)), dtype="int64"),
+                                                 "id": pd.Series([str(i).strip() for i in ids], dtype=object)}))
+        self._check_published_unique("--rows")
+
+    def _check_published_unique(self, name: str) -> None:
+        twice = self.fetch("SELECT id FROM published GROUP BY id HAVING COUNT(*) > 1 LIMIT 1")
+        if len(twice):
+            raise InputError(f"id '{twice['id'].iloc[0]}' is listed more than once", file=str(name))
+
+    def unlocated(self) -> list[str]:
+        """The published records not in the source, as the in-memory engine names them:
+        ``id '…'`` (by id or ids), ``row N`` (matched by position)."""
+        frame = self.fetch("SELECT p.pos, p.id FROM published AS p LEFT JOIN src ON src.id = p.id "
+                           "WHERE src.id IS NULL ORDER BY p.pos")
+        return [f"id '{i}'" for i in frame["id"].tolist()] + [f"row {r}" for r in self.unmatched_rows]
+
+
+def _columns(scan: Scan, named: list[str]) -> dict[str, str]:
+    stripped = {c.strip(): c for c in scan.columns}
+    absent = [c for c in named if c not in stripped]
+    if absent:
+        raise InputError(f"column {', '.join(repr(c) for c in absent)} not found; the table has columns "
+                         f"{', '.join(repr(c) for c in stripped)}", file=scan.path)
+    return stripped
+
+
+def first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else exc.__class__.__name__

@@ -1,0 +1,225 @@
+"""The cluster back-end: the plan's group-bys run by Spark SQL (PySpark, the optional extra
+``pip install 'tklscore[spark]'``) over Parquet/CSV files at any path Spark reads
+(``hdfs://``, ``s3a://``, local files), the per-record results written as Parquet by
+Spark. Without ``--spark-master`` (and outside ``spark-submit``) it runs in local mode,
+bound to 127.0.0.1 with the web UI off: no network connection leaves the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pandas as pd
+
+from tklscore.core.engines.backend import Backend, Scan, first_line
+from tklscore.core.errors import InputError
+
+_PARQUET = {".parquet", ".pq"}
+_MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|spark://[^\s/]+(:\d+)?"
+                     r"(,[^\s/]+(:\d+)?)*|yarn|k8s://\S+|mesos://\S+|sc://\S+")
+INSTALL_PYSPARK = "pip install 'tklscore[spark]' (or pip install pyspark)"
+INSTALL_JAVA = ("install a Java runtime (17 or later), e.g. apt-get install default-jre-headless, "
+                "or set JAVA_HOME to one")
+
+
+def check_master(master: str) -> str:
+    """``master`` if it is a Spark master URL, else an error saying what one looks like."""
+    if not _MASTER.fullmatch(master.strip()):
+        raise InputError(f"--spark-master '{master}' is not a Spark master URL; give local[N], "
+                         f"spark://HOST:7077, yarn or k8s://https://HOST:PORT")
+    return master.strip()
+
+
+def java_available() -> bool:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return True
+    return shutil.which("java") is not None
+
+
+def require_spark():
+    """The pyspark module, or an error saying how to install it (and Java)."""
+    try:
+        import pyspark  # noqa: F401
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError(f"--engine spark needs PySpark: {INSTALL_PYSPARK}") from None
+    if not java_available():
+        raise InputError(f"--engine spark needs Java, and no 'java' was found: {INSTALL_JAVA}")
+    return SparkSession
+
+
+def spark_memory(limit: str) -> str:
+    """A memory limit from :func:`~.scoring.parse_memory_limit` (``NNNMiB``) as Spark writes it."""
+    return f"{int(limit.removesuffix('MiB'))}m"
+
+
+def spark_session(master: str | None = None, memory_limit: str | None = None, partitions: int | None = None):
+    """The active Spark session, or a new one: on ``master``; without one, local mode on
+    every core (unless launched by ``spark-submit``, which sets the master)."""
+    SparkSession = require_spark()
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active, False
+    builder = SparkSession.builder.appName("tklscore")
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ
+    if master is not None:
+        builder = builder.master(check_master(master))
+    elif not submitted:
+        master = "local[*]"
+        builder = builder.master(master)
+    if master is not None and master.startswith("local"):
+        builder = (builder.config("spark.driver.host", "127.0.0.1")
+                   .config("spark.driver.bindAddress", "127.0.0.1")
+                   .config("spark.sql.shuffle.partitions", str(partitions or max(2, 2 * (os.cpu_count() or 1)))))
+    builder = (builder.config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.sql.session.timeZone", "UTC"))
+    if memory_limit:
+        builder = (builder.config("spark.driver.memory", spark_memory(memory_limit))
+                   .config("spark.executor.memory", spark_memory(memory_limit)))
+    try:
+        session = builder.getOrCreate()
+    except Exception as exc:  # the JVM did not start, or the master refused
+        text = first_line(exc)
+        if "JAVA_HOME" in text or "Java gateway" in text:
+            raise InputError(f"--engine spark could not start Java ({text}): {INSTALL_JAVA}") from None
+        raise InputError(f"--engine spark could not start on master '{master or 'from spark-submit'}' "
+                         f"({text})") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session, active is None
+
+
+def _is_local(path: str) -> bool:
+    scheme = urlparse(path).scheme
+    return scheme in ("", "file") or len(scheme) == 1  # a Windows drive letter
+
+
+class SparkBackend(Backend):
+    name = "spark"
+    quote_char = "`"
+
+    def __init__(self, memory_limit: str | None = None, master: str | None = None, session=None):
+        if session is None:
+            session, self._owned = spark_session(master, memory_limit)
+        else:
+            self._owned = False
+        self.spark = session
+        self._cached: dict[str, object] = {}
+        self._views: list[str] = []
+
+    def close(self) -> None:
+        for frame in self._cached.values():
+            frame.unpersist()
+        for view in self._views:
+            self.spark.catalog.dropTempView(view)
+        self._cached.clear()
+        if self._owned:
+            self.spark.stop()
+
+    # ------------------------------------------------------------------ primitives
+
+    def fetch(self, sql: str) -> pd.DataFrame:
+        return self.spark.sql(sql).toPandas()
+
+    def _view(self, name: str, frame) -> None:
+        previous = self._cached.pop(name, None)
+        frame.createOrReplaceTempView(name)
+        if previous is not None:
+            previous.unpersist()
+        self._views.append(name)
+
+    def materialize(self, name: str, sql: str) -> None:
+        self._keep(name, self.spark.sql(sql))
+
+    def _keep(self, name: str, frame) -> None:
+        from pyspark import StorageLevel
+
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        frame.count()  # computed once, here: later statements read the kept rows
+        self._view(name, frame)
+        self._cached[name] = frame
+
+    def register(self, name: str, frame: pd.DataFrame) -> None:
+        types = {"i": "BIGINT", "u": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
+        schema = ", ".join(f"`{c}` {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
+        self._view(name, self.spark.createDataFrame(frame, schema=schema))
+
+    def write_parquet(self, sql: str, path: str) -> None:
+        """The rows of ``sql`` as a Parquet dataset (a folder of part files, in order) at
+        ``path``; a local target is written beside it and moved into place when complete."""
+        frame = self.spark.sql(sql)
+        if not _is_local(path):
+            frame.write.mode("overwrite").parquet(path)
+            return
+        target = Path(urlparse(path).path if path.startswith("file:") else path)
+        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            frame.write.parquet(str(temporary))
+            if target.is_dir():
+                old = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
+                os.replace(target, old)
+                os.replace(temporary, target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                if target.exists():
+                    target.unlink()
+                os.replace(temporary, target)
+        finally:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+    def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
+             relation: str = "__scan") -> Scan:
+        """The file (or folder of part files) with ``__rid``: records numbered in the order
+        of the files' names and, within a file, in file order — counted per block of the file
+        in parallel, then offset by the records of the blocks before it."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.window import Window
+
+        if _is_local(path) and not Path(urlparse(path).path if path.startswith("file:") else path).exists():
+            raise InputError("file not found", file=str(path))
+        suffix = Path(urlparse(path).path).suffix.lower()
+        kind = "Parquet" if suffix in _PARQUET or (suffix == "" and not _is_csv_folder(path)) else "CSV"
+        reader = self.spark.read
+        try:
+            if kind == "Parquet":
+                frame = reader.parquet(path)
+            else:
+                options = {"header": "true", "inferSchema": "false", "quote": '"', "escape": '"',
+                           "multiLine": "true", "mode": "FAILFAST", "nullValue": None, "emptyValue": ""}
+                if delimiter:
+                    options["sep"] = delimiter
+                if encoding:
+                    options["encoding"] = encoding
+                frame = reader.options(**{k: v for k, v in options.items() if v is not None}).csv(path)
+            columns = list(frame.columns)
+            located = frame.select("*", F.col("_metadata.file_path").alias("__file"),
+                                   F.col("_metadata.file_block_start").alias("__block"),
+                                   F.monotonically_increasing_id().alias("__order"))
+            blocks = (located.groupBy("__file", "__block").count()
+                      .withColumn("__start", F.sum("count").over(Window.orderBy("__file", "__block")
+                                                                 .rowsBetween(Window.unboundedPreceding, -1)))
+                      .fillna(0, ["__start"]).drop("count"))
+            within = Window.partitionBy("__file", "__block").orderBy("__order")
+            numbered = (located.join(F.broadcast(blocks), ["__file", "__block"])
+                        .withColumn("__rid", (F.col("__start") + F.row_number().over(within) - 1).cast("bigint"))
+                        .select(*[F.col(f"`{c}`") for c in columns], "__rid"))
+            self._keep(relation, numbered)
+        except InputError:
+            raise
+        except Exception as exc:
+            raise InputError(f"not a readable {kind} file ({first_line(exc)})", file=str(path)) from None
+        return Scan(relation, columns, kind, str(path))
+
+
+def _is_csv_folder(path: str) -> bool:
+    if not _is_local(path):
+        return False
+    folder = Path(path)
+    return folder.is_dir() and any(p.suffix.lower() in (".csv", ".tsv", ".txt") for p in folder.iterdir())

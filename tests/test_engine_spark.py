@@ -1,0 +1,145 @@
+"""The Spark back-end (local[2], one session for the module, bound to 127.0.0.1, no UI)
+gives the in-memory engine's numbers: the thesis oracles, random tables (hypothesis, a
+few: Spark is slow to start), a Parquet source with the records written by Spark; and
+its bad input (no PySpark, no Java, a master that is not a URL)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from helpers import run_cli
+from test_engines import QI, ROLES, SA, assert_same_report, tables
+from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
+from tklscore.core.engines import score_files
+from tklscore.core.engines import spark_engine
+from tklscore.core.engines.spark_engine import SparkBackend, check_master, require_spark, spark_session
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session, _ = spark_session("local[2]", partitions=2)
+    # tiny tables: compiling whole-stage code and re-planning adaptively cost more than they save
+    session.conf.set("spark.sql.codegen.wholeStage", "false")
+    session.conf.set("spark.sql.adaptive.enabled", "false")
+    yield session
+    session.stop()
+
+
+def spark_score(session, *args, **kwargs):
+    with SparkBackend(session=session) as backend:
+        return score_files("spark", *args, backend=backend, **kwargs)
+
+
+def test_session_is_local_and_quiet(spark):
+    conf = spark.sparkContext.getConf()
+    assert spark.sparkContext.master == "local[2]"
+    assert conf.get("spark.driver.host") == "127.0.0.1" and conf.get("spark.driver.bindAddress") == "127.0.0.1"
+    assert conf.get("spark.ui.enabled") == "false"
+
+
+def test_thesis_oracles_on_spark(spark, data_dir):
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    table = load_table(source)
+    ids = ["3", "4", "5", "6"]
+    engine = spark_score(spark, str(source), ROLES, weights, rows=ids)
+    assert_same_report(engine, Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights))
+    # Scenario 1 by position: the published file's rows matched in the source without --id-column
+    by_position = Roles(qi=QI, sa=SA, continuous=["Age"])
+    scenario_1 = spark_score(spark, str(source), by_position, weights,
+                             published=str(data_dir / "thesis_table_3_6_published.csv"))
+    assert scenario_1.scores.tkl == pytest.approx(4.98258, abs=5e-6)
+    assert scenario_1.normalized_source.tkl == pytest.approx(0.5686, abs=5e-5)
+    assert scenario_1.records["id"].tolist() == ["3", "4", "5", "6"]
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(case=tables(), x=st.sampled_from([1.0, math.inf]))
+def test_random_tables_score_as_in_memory(spark, case, x):
+    frame, n_qi, n_sa, continuous, published = case
+    roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=[f"s{j}" for j in range(n_sa)], continuous=continuous,
+                  identifier="id")
+    entries = []
+    for j in range(n_sa):
+        if f"s{j}" in continuous:
+            entries += [(f"s{j}", "[0,2)", 0.125), (f"s{j}", "[2,inf)", 0.3)]
+        else:
+            entries += [(f"s{j}", v, w) for v, w in (("a", 0.1), ("b", 0.45), ("", 0.2), ("c", 0.05))]
+    weights = Weights(entries)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.csv"
+        frame.to_csv(path, index=False)
+        table = load_table(path)
+        ids = [f"r{i}" for i in published]
+        memory = Scorer(table, roles).score(locate_by_ids(table, ids, "id"), weights, x)
+        engine = spark_score(spark, str(path), roles, weights, rows=ids, x=x)
+    assert_same_report(engine, memory)
+
+
+def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.assign(id=frame["id"].astype("int64"), Age=frame["Age"].astype("int64")).to_parquet(
+        tmp_path / "s.parquet", index=False)
+    argv = ["score", tmp_path / "s.parquet", "--rows", "6,3,4", "--id-column", "id", "--qi", ",".join(QI),
+            "--sa", ",".join(SA), "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+            "--format", "json"]
+    code, memory, err = run_cli(capsys, argv)
+    assert code == 0, err
+    out = tmp_path / "records.parquet"
+    code, engine, err = run_cli(capsys, argv + ["--engine", "spark", "--output", out])
+    assert code == 0, err
+    expected, summary = json.loads(memory), json.loads(engine)
+    assert summary["records_file"] == str(out)
+    for key, value in expected["scores"].items():
+        assert summary["scores"][key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    written = pd.read_parquet(out)  # Spark's folder of part files, in published order
+    assert written["id"].tolist() == ["6", "3", "4"]
+    assert written["tkl"].tolist() == pytest.approx([r["tkl"] for r in expected["records"]], rel=1e-12)
+    assert spark.sparkContext._jsc is not None  # the CLI reused the test's session and left it running
+
+
+# ------------------------------------------------------------------ bad input (no session needed)
+
+@pytest.mark.parametrize("url", ["localhost", "spark:/host:7077", "local[two]", "http://host:7077", ""])
+def test_master_that_is_not_a_url(url):
+    with pytest.raises(InputError, match="is not a Spark master URL; give local\\[N\\], spark://HOST:7077"):
+        check_master(url)
+
+
+@pytest.mark.parametrize("url", ["local", "local[2]", "local[*]", "spark://10.0.0.5:7077", "yarn",
+                                 "k8s://https://cluster:6443", "spark://a:7077,b:7077"])
+def test_master_urls(url):
+    assert check_master(url) == url
+
+
+def test_without_pyspark_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(InputError, match=r"--engine spark needs PySpark: pip install 'tklscore\[spark\]'"):
+        require_spark()
+
+
+def test_without_java_says_how_to_install_it(monkeypatch):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(spark_engine.shutil, "which", lambda name: None)
+    with pytest.raises(InputError, match="needs Java, and no 'java' was found: install a Java runtime .* "
+                                         "apt-get install default-jre-headless"):
+        require_spark()
+
+
+def test_cli_bad_master_and_misplaced_option(capsys, data_dir):
+    base = ["score", data_dir / "thesis_table_3_1.csv", "--rows", "0", "--id-column", "id", "--qi", "Job",
+            "--sa", "Disease", "--weights", data_dir / "thesis_table_4_2_weights.csv"]
+    code, _, err = run_cli(capsys, base + ["--engine", "spark", "--spark-master", "nowhere"])
+    assert code == 2 and "--spark-master 'nowhere' is not a Spark master URL" in err and "Traceback" not in err
+    code, _, err = run_cli(capsys, base + ["--engine", "duckdb", "--spark-master", "local[2]"])
+    assert code == 2 and "--spark-master applies to --engine spark" in err
