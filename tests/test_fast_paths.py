@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import run_cli
 from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids, locate_table
-from tklscore.core.files.records import records_json
+from tklscore.core.files.records import float_text, records_csv, records_json
 from tklscore.core.scoring.scores import RECORD_COLUMNS
 
 QI = ["Job", "City", "Gender"]
@@ -101,6 +101,54 @@ def test_records_json_reads_back_exactly(rows):
     assert parsed == [{"id": r[0], "k": r[1], "l": r[1], "t": r[2], "weight_sum": r[3], "tkl": r[2],
                        "m_score": r[3], "l_severity": r[2]} for r in rows]
     assert all(isinstance(record["t"], float) for record in parsed)
+
+
+def _frame(rows) -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": pd.Series([r[0] for r in rows], dtype=object),
+        "k": np.array([r[1] for r in rows], dtype=np.int64), "l": np.array([r[1] for r in rows], dtype=np.int64),
+        "t": np.array([r[2] for r in rows], dtype=np.float64),
+        "weight_sum": np.array([r[3] for r in rows], dtype=np.float64),
+        "tkl": np.array([r[2] for r in rows], dtype=np.float64),
+        "m_score": np.array([r[3] for r in rows], dtype=np.float64),
+        "l_severity": np.array([r[2] for r in rows], dtype=np.float64),
+    })
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
+def test_records_csv_and_json_write_what_pandas_and_json_write(rows):
+    """The column-wise writers give the very text of ``DataFrame.to_csv`` and of
+    ``json.dumps`` per record (floats as ``repr``, text quoted where needed)."""
+    frame = _frame(rows)
+    columns = list(RECORD_COLUMNS)
+    assert records_csv(frame, columns) == frame.to_csv(index=False, columns=columns, lineterminator="\n")
+    lines = [json.dumps(record, ensure_ascii=False) for record in frame.to_dict("records")]
+    assert records_json(frame, columns) == ("[]" if not rows else "[\n    " + ",\n    ".join(lines) + "\n  ]")
+
+
+@given(st.lists(floats, max_size=40))
+def test_float_text_is_repr(values):
+    edges = [0.0, -0.0, 3.0, 1e-4, 9.99e-5, 1e10, 9999999999.5, 1e16, 2.5e-300, 1e300, 0.1]
+    values = values + edges
+    assert float_text(np.array(values)).to_pylist() == [repr(v) for v in values]
+
+
+def test_csv_output_equals_the_records_as_pandas_writes_them(capsys, data_dir, tmp_path):
+    source = tmp_path / "source.csv"
+    text = (data_dir / "thesis_table_3_1.csv").read_text(encoding="utf-8")
+    source.write_text(text.replace("\n3,", '\n"3 ""b""",', 1), encoding="utf-8")  # an id to quote
+    csv = load_table(source)
+    ids = csv.text("id").tolist()
+    code, out, err = run_cli(capsys, ["score", source, "--rows", ",".join(ids[3:7]),
+                                      "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
+                                      "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+                                      "--format", "csv"])
+    report = Scorer(csv, ROLES).score(locate_by_ids(csv, ids[3:7], "id"),
+                                      load_weights(data_dir / "thesis_table_4_2_weights.csv"))
+    assert code == 0, err
+    assert out == report.records.to_csv(index=False, columns=list(RECORD_COLUMNS), lineterminator="\n")
+    assert '\n"3 ""b""",' in out and len(out.splitlines()) == 5
 
 
 def test_json_output_equals_the_dictionary(capsys, data_dir):

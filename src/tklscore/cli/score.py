@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import sys
@@ -217,10 +216,9 @@ def render(report: ScoreReport, fmt: str, source: str = "", published: str = "",
     if fmt == "json":
         return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
-        buffer = io.StringIO()
-        # no float_format: each float is written as repr() writes it, the shortest text that reads back exactly
-        report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), lineterminator="\n")
-        return buffer.getvalue()
+        from tklscore.core.files.records import records_csv
+
+        return records_csv(report.records, list(RECORD_COLUMNS))
     text = render_table(report, source, published)
     if measures is not None:
         from tklscore.cli.measures import render_table as render_measures
