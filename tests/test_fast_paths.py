@@ -4,6 +4,8 @@ command line that does not load what a command does not need."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -122,7 +124,12 @@ def test_records_csv_and_json_write_what_pandas_and_json_write(rows):
     ``json.dumps`` per record (floats as ``repr``, text quoted where needed)."""
     frame = _frame(rows)
     columns = list(RECORD_COLUMNS)
-    assert records_csv(frame, columns) == frame.to_csv(index=False, columns=columns, lineterminator="\n")
+    text = records_csv(frame, columns)
+    if not any("\r" in r[0] for r in rows):  # pandas leaves a lone carriage return unquoted; we quote it
+        assert text == frame.to_csv(index=False, columns=columns, lineterminator="\n")
+    read = list(csv.reader(io.StringIO(text, newline="")))
+    assert read[0] == columns and [r[0] for r in read[1:]] == [r[0] for r in rows]
+    assert [float(r[3]) for r in read[1:]] == [r[2] for r in rows]
     lines = [json.dumps(record, ensure_ascii=False) for record in frame.to_dict("records")]
     assert records_json(frame, columns) == ("[]" if not rows else "[\n    " + ",\n    ".join(lines) + "\n  ]")
 

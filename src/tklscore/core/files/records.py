@@ -90,7 +90,8 @@ def records_json(records: pd.DataFrame, columns: list[str], indent: str = "    "
 def records_csv(records: pd.DataFrame, columns: list[str]) -> str:
     """The records as CSV text (a header line, then one line per record, ``\\n`` line ends),
     as ``DataFrame.to_csv`` writes them: floats as ``repr``, a text holding a comma, a quote
-    or a line break quoted with its quotes doubled; built column by column."""
+    or a line break quoted with its quotes doubled (also a lone carriage return, which pandas
+    leaves bare); built column by column."""
     header = ",".join(_csv_text(pa.array(columns, type=pa.large_string())).to_pylist())
     if len(records) == 0:
         return header + "\n"
