@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import CONTINUOUS_SA, QI, SA, make_source  # noqa: E402
+from bench_scoring import CONTINUOUS_SA, QI, SA, TEXT, make_source  # noqa: E402
 
 from tklscore.core.risk import measure_table  # noqa: E402
 from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, known_sets  # noqa: E402
@@ -117,16 +117,19 @@ def dr_table(frame: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, list[Attribu
     n = len(frame)
     columns = {c: frame[c] for c in ("age", "workclass", "occupation", "education", "disease", "medication",
                                      "diagnosis", "amount")}
-    columns["gender"] = pd.Series(np.where(rng.random(n) < 0.5, "F", "M"), dtype=object)
+
+    def text(labels, codes: np.ndarray) -> pd.Series:  # Arrow-backed text without a Python object per cell
+        return pd.Series(np.asarray(labels, dtype=object)[codes], dtype=TEXT)
+
+    columns["gender"] = text(["F", "M"], (rng.random(n) >= 0.5).astype(np.int8))
     for i in range(10):
-        columns[f"flag{i}"] = pd.Series(np.where(rng.random(n) < 0.03 * (i + 1), "Yes", "No"), dtype=object)
+        columns[f"flag{i}"] = text(["Yes", "No"], (rng.random(n) >= 0.03 * (i + 1)).astype(np.int8))
     for i in range(8):
-        levels = np.array([f"c{i}-{v}" for v in range(3 + i)], dtype=object)
-        columns[f"cat{i}"] = pd.Series(levels[rng.integers(0, 3 + i, n)], dtype=object)
+        columns[f"cat{i}"] = text([f"c{i}-{v}" for v in range(3 + i)], rng.integers(0, 3 + i, n))
     order = ["age", "gender", "workclass", "education", "cat0", "cat1", "cat2", "occupation", "cat3",
              "cat4", "cat5", "cat6", "cat7", "diagnosis", "flag0", "flag1", "flag2", "flag3",
              "disease", "medication", "amount", "flag4", "flag5", "flag6", "flag7", "flag8", "flag9"]
-    table = pd.DataFrame({c: columns[c] for c in order}).astype("str")  # as load_table gives text
+    table = pd.DataFrame({c: columns[c] for c in order}).astype(TEXT)  # Arrow-backed text, as load_table gives
     weights = [0.0] * 9 + [1.0] * 18  # weights ∈ {0, 1} as in the paper
     params = [AttributeParameters(c, p, w) for c, p, w in zip(order, DR_PK, weights)]
     value_weights = Weights([(f"flag{i}", "Yes", 1.0) for i in range(10)]
@@ -180,18 +183,27 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-pycanon", action="store_true")
     parser.add_argument("--skip-cli", action="store_true")
     parser.add_argument("--part", choices=["all", "models", "dr"], default="all")
+    parser.add_argument("--no-header", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    print(f"bench_risk: {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
-          f"(shared machine: figures vary with its load); numpy {np.__version__}, pandas {pd.__version__}")
-    frame, _ = make_source(args.rows, args.seed)
-    frame = frame.astype("str")  # text columns as load_table gives them (pandas' str dtype, Arrow-backed)
+    if not args.no_header:
+        print(f"bench_risk: {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
+              f"(shared machine: figures vary with its load); numpy {np.__version__}, pandas {pd.__version__}",
+              flush=True)
+    frame, _ = make_source(args.rows, args.seed)  # Arrow-backed text columns, as load_table gives them
     ok = True
     if args.part in ("all", "models"):
         ok &= run_models(frame, args.repeats, args.skip_pycanon)
         if not args.skip_cli:
             run_cli(frame, args.repeats)
-    if args.part in ("all", "dr"):
+    if args.part == "dr":
         ok &= run_dr(frame, args.seed, args.repeats)
+    elif args.part == "all":
+        # D(r) in a fresh process, so that its peak memory is its own and not part 1's
+        del frame
+        sys.stdout.flush()
+        child = subprocess.run([sys.executable, __file__, "--part", "dr", "--rows", str(args.rows), "--seed",
+                                str(args.seed), "--repeats", str(args.repeats), "--no-header"])
+        ok &= child.returncode == 0
     return 0 if ok else 1
 
 

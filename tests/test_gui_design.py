@@ -121,3 +121,66 @@ def test_hierarchy_dialog_previews_levels_and_names_the_fault(qtbot):
     assert "'Pärnu' have no group" in groups.message.text()
     groups.keep_others.setChecked(True)
     assert list(groups.hierarchy.labels(["Paide", "Pärnu"])[1]) == ["Large City", "Pärnu"]
+
+
+def test_constraints_no_release_meets_are_said_and_the_closest_shown(view, qtbot):
+    view.k_min.setValue(50)           # the thesis example has 7 records
+    view.tkl_limited.setChecked(True)
+    view.tkl_max.setValue(0.2)
+    assert view.constraints().max_tkl == pytest.approx(0.2) and view.constraints().k == 50
+    view.run_suggest()
+    qtbot.waitUntil(lambda: view.suggestions is not None, timeout=30000)
+    found = view.suggestions
+    assert not found.met and found.front
+    assert "No release meets these constraints" in view.suggest_message.text()
+    assert view.front_table.rowCount() == len(found.front)
+    verdict = cell(view.front_table, 0, 7)
+    assert verdict.startswith("no: ") and f"k = {found.front[0].k} < 50" in verdict
+
+
+def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
+    m = view.result.measures
+    shown = {cell(view.privacy_table, r, 0): cell(view.privacy_table, r, 1)
+             for r in range(view.privacy_table.rowCount())}
+    assert shown["k-anonymity"] == str(m["k"])
+    assert shown["journalist risk (highest), against the source"] == f"{m['risk']['journalist']['highest']:.4f}"
+    assert shown["t-closeness"] == f"{m['t']:.4f}"
+
+
+def test_designed_releases_are_rescored_when_the_project_is_reopened(view, qtbot, tmp_path):
+    before = view.result
+    view.sliders["City"].setValue(1)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    view.save_as_release("City generalised")
+    saved_scores = view.workbench.reports["City generalised"].scores
+    assert view.workbench.measures["City generalised"].k == 2
+    path = tmp_path / "designed.tklproj"
+    view.workbench.save_project(str(path))
+    reopened = Workbench()
+    reopened.autosave_timer.stop()
+    try:
+        reopened.open_project(str(path))
+        qtbot.waitUntil(lambda: "City generalised" in reopened.reports, timeout=30000)
+        assert reopened.reports["City generalised"].scores == saved_scores
+        assert list(reopened.reports["City generalised"].records["id"]) == ["3", "4", "5", "6"]
+        assert reopened.designed_reports["City generalised"].scores == saved_scores
+        assert reopened.measures["City generalised"].k == 2   # the Scores view's comparison has k, l, t, risk
+        assert {"Scenario 1", "Scenario 2", "City generalised"} <= set(reopened.reports)
+    finally:
+        reopened.runner.cancel_all()
+        reopened.runner.wait()
+
+
+def test_the_designed_release_report_says_how_it_was_made(view, qtbot, tmp_path):
+    before = view.result
+    view.sliders["Age"].setValue(1)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    out = tmp_path / "design.html"
+    assert view.export_report(str(out))
+    qtbot.waitUntil(out.exists, timeout=30000)
+    text = out.read_text(encoding="utf-8")
+    assert "How &#x27;designed release&#x27; was designed" in text or "How 'designed release' was designed" in text
+    assert "<td align='left'>Age</td><td align='left'>sensitive</td><td align='left'>1 of 3</td>" in text
+    assert f"{view.result.utility.precision:.4f}" in text
+    assert "journalist risk (highest), against the source" in text
+    assert f"{view.result.report.scores.tkl:.5f}" in text   # the scores section is the designed release's

@@ -274,3 +274,28 @@ def test_practice_on_an_imported_csv(qtbot, view, tmp_path):
     assert "no teaching weights exist for 'illness'" in space.statistics.scores.toPlainText()
     view.import_from(str(tmp_path / "missing.csv"))
     assert view.errors and "missing.csv" in view.errors[-1]
+
+
+def test_several_join_rules(qtbot, view):
+    space = practise(view)
+    space.picker.set_checked(["Person_Relational", "Job_Relational"])
+    space.join_rule.setText("Job_Relational.id = Person_Relational.id; Job_Relational.id = Person_Relational.id")
+    space.join_rule.editingFinished.emit()
+    assert space.source_model.rowCount() == 20
+    space.join_rule.setText("Job_Relational.job = Person_Relational.name")
+    space.join_rule.editingFinished.emit()
+    assert "no rows match" in space.check.text()
+
+
+def test_xy_range_and_the_table_distribution(qtbot, view):
+    space = view.workspace
+    space.task_list.setCurrentRow(3)
+    space.fill_button.click()
+    space.apply_button.click()
+    idle(qtbot, view)
+    text = space.statistics.text.toPlainText()
+    groups = view.last.groups
+    assert f"at least {groups['persons'].min()} different people (name, last name); the largest holds " \
+           f"{groups['persons'].max()}." in text
+    shares = view.last.full["disease"].value_counts(normalize=True)
+    assert f"In the whole table: {shares.iloc[0]:.1%} {shares.index[0]}" in text

@@ -82,8 +82,31 @@ def test_disclosure_parameters_are_editable(window, qtbot):
     qtbot.waitUntil(lambda: view.disclosure.threshold == 0.5 and not window.workbench.runner.current,
                     timeout=20000)
     assert view.disclosure.above_threshold == int((view.disclosure.d > 0.5).sum())
+    # the D(r) chart is drawn when its tab is shown
+    assert "disclosure" in view._stale_charts
+    view.tabs.setCurrentIndex(1)
+    assert not view._stale_charts
     assert view.disclosure_chart.threshold_line is not None
     assert view.disclosure_chart.counts.sum() + view.disclosure_chart.zero == 4
+
+
+def test_the_report_shows_the_risk_view_s_parameters(window, qtbot):
+    from tklscore.gui.report import CHART_DISCLOSURE, CHART_RISK_DISTRIBUTION, build_report_html, render_charts, \
+        report_input
+
+    view = window.views["risk"]
+    view.parameters_table.item(3, 1).setText("0.5")  # Disease: PK 0.005 → 0.5
+    qtbot.waitUntil(lambda: len(view.disclosure.known_sets) == 16 and not window.workbench.runner.current,
+                    timeout=20000)
+    data = report_input(window.workbench)
+    assert data.risk is view.lens and data.measure_risk is None
+    data.charts = render_charts(data)
+    assert {CHART_DISCLOSURE, CHART_RISK_DISTRIBUTION} <= set(data.charts)
+    text = build_report_html(data)
+    assert "16 of 128 known sets are kept" in text
+    assert "<td align='left'>Disease</td><td align='right'>0.5</td><td align='right'>1</td>" in text
+    riskiest = view.lens.riskiest()
+    assert f"<td align='right'>{riskiest['D(r)'].iloc[0]:.4g}</td>" in text
 
 
 def test_switching_the_release_recomputes(window, qtbot):

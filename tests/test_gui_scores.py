@@ -151,9 +151,14 @@ def test_report_export(view, qtbot, tmp_path, monkeypatch):
     for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "data:image/png;base64,",
                      "Where the weights come from", "Weights from the weights file"):
         assert expected in text
+    # the risk lens, measured in the background before its charts are drawn
+    for expected in ("Risk of re-identification of Scenario 1", "Attacker models side by side",
+                     "8 of 128 known sets are kept", "Riskiest records"):
+        assert expected in text
+    assert text.count("data:image/png;base64,") == 5
     assert written[".pdf"].read_bytes().startswith(b"%PDF")
     lines = written[".csv"].read_text().strip().splitlines()
-    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity"
+    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity,prosecutor_risk,journalist_risk,disclosure_risk"
     assert len(lines) == 1 + 4
 
 

@@ -186,6 +186,11 @@ def test_cli_learn(capsys, tmp_path):
     assert [item["task"] for item in listed] == list(range(1, 11))
     assert listed[0]["dataset"] == "Job_Large" and listed[0]["answers"]["k"] == tasks.answers(tasks.task(1))["k"]
     assert set(listed[0]) >= {"task", "dataset", "recipe", "answers"}
+    ten = listed[9]
+    assert ten["answers"]["suppressed_rows"] == 5 and ten["answers"]["k"] == 2
+    assert ten["answers"]["utility"]["suppressed_share"] == 0.25
+    assert ten["answers"]["normalized"] == pytest.approx(tasks.answers(tasks.task(10))["normalized"])
+    assert any("Suppress (leave out)" in step for step in ten["recipe"])
 
 
 def test_definitions_pages_match_the_engine_table_4_and_example_2_5():
@@ -317,3 +322,28 @@ def test_export_writes_the_anonymised_table(tmp_path):
     assert again.equals(applied.published.astype(str).reset_index(drop=True)) and len(again) == 15
     with pytest.raises(InputError, match="exported as CSV"):
         tasks.export(applied, tmp_path / "out.xlsx")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(2, 12), st.floats(0.0, 1.0))
+def test_suppression_properties(below, limit):
+    """Rows of groups smaller than k go first, smallest groups first, never beyond the budget;
+    with the budget sufficing, the release is at least k-anonymous."""
+    table = tasks.source_table(tasks.task(1))
+    plain = tasks.apply(tasks.R, table)
+    small_rows = int(plain.class_sizes[plain.class_sizes < below].sum())
+    recipe = replace(tasks.R, suppress_below=below, suppression_limit=limit)
+    try:
+        applied = tasks.apply(recipe, table)
+    except InputError as error:
+        assert "every row is suppressed" in str(error) and small_rows == len(table) and limit == 1.0
+        return
+    suppressed = len(applied.transformed.suppressed)
+    assert suppressed <= limit * len(table) + 1e-9 and suppressed <= small_rows
+    assert len(applied.published) + suppressed == len(table)
+    if small_rows <= limit * len(table):
+        assert suppressed == small_rows and applied.measures.k >= below
+    else:
+        assert applied.transformed.below_limit_left == small_rows - suppressed > 0
+    from tklscore.core.learn.usefulness import usefulness
+    assert usefulness(applied).current.suppressed_share == suppressed / len(table)

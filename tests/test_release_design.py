@@ -463,3 +463,105 @@ def test_measures_of_a_transformed_release_come_from_the_risk_lens():
     assert result.measures["t"] == pytest.approx(t)
     # the source generalised the same way is the population: every class is its own population class
     assert result.measures["risk"]["journalist"]["highest"] == pytest.approx(1 / 3)
+
+
+@SETTINGS
+@given(s=scenarios(min_qi=1), data=st.data())
+def test_release_measures_from_cached_codes_equal_the_risk_lens_on_the_published_table(s, data):
+    """The designer hands measure_table its cached generalised codes of the source as the
+    population; the figures equal measure_table on the published text table linked against
+    the source generalised by a value → label mapping."""
+    from tklscore.core.risk.measures import measure_table
+
+    table, roles = s.table(), s.roles()
+    column = roles.qi[0]
+    values = sorted(set(table.frame[column]))
+    hierarchy = Hierarchy.groups(column, [{"G": values[: max(1, len(values) // 2)]}], keep_others=True)
+    designer = ReleaseDesigner(table, roles, {column: hierarchy})
+    design = ReleaseDesign(levels={column: data.draw(st.integers(0, 2))},
+                           suppress_below=data.draw(st.integers(0, 3)))
+    transformed = designer.transform(design)
+    if len(transformed.published) == 0:
+        return
+    ours = designer.measures(transformed)
+    published = transformed.published_table()
+    levels = designer.levels.column(column)
+    group_of_value, labels = levels.value_groups(transformed.generalised[column].level)
+    mapping = {column: dict(zip(levels.text.uniques, labels[group_of_value]))}
+    theirs = measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous,
+                           population=table, population_generalisation=mapping).to_json_dict()
+    assert ours["risk"]["journalist"] == theirs["risk"]["journalist"]
+    assert ours["risk"]["marketer"] == pytest.approx(theirs["risk"]["marketer"])
+    assert ours["k"] == theirs["k"] and ours["l_distinct"] == theirs["l_distinct"]
+    assert ours["t"] == pytest.approx(theirs["t"])
+
+
+def test_cli_release_takes_row_selections_and_hierarchies_built_by_spec(capsys, tmp_path):
+    """--rows / --published / --filter select the rows as core/release/selection.py does;
+    --interval, --groups, --mask, --dates and a JSON definition build hierarchies as the
+    project saves them; the figures equal the designer's on the same design."""
+    source = ADULT / "adult_subset.csv"
+    base = [source, "--qi", "age,race,sex", "--sa", "occupation", "--weights", adult_args(tmp_path)[6],
+            "--format", "json"]
+    table = Table(pd.read_csv(source, sep=";", dtype=str, keep_default_na=False), name=str(source))
+    roles = Roles(qi=["age", "race", "sex"], sa=["occupation"])
+    weights = Weights([("occupation", v, 0.1 + 0.05 * i)
+                       for i, v in enumerate(sorted(table.frame["occupation"].unique()))])
+    hierarchies = {"age": Hierarchy.intervals("age", [10, [0, 40, 70, 100]]),
+                   "race": Hierarchy.from_rules("race", ["White->W\nBlack,Amer-Indian-Eskimo,Asian-Pac-Islander,Other->N",
+                                                         "W,N->Any"]),
+                   "sex": Hierarchy.masking("sex")}
+    designer = ReleaseDesigner(table, roles, hierarchies)
+    spec = ["--interval", "age=10,0:40:70:100",
+            "--groups", "race=White->W;Black,Amer-Indian-Eskimo,Asian-Pac-Islander,Other->N|W,N->Any",
+            "--mask", "sex", "--levels", "age=2,race=1,sex=2", "--suppress-below", "3"]
+    design = ReleaseDesign(levels={"age": 2, "race": 1, "sex": 2}, suppress_below=3)
+    code, out, err = run_cli(capsys, ["release", *base, *spec])
+    assert code == 0, err
+    data = json.loads(out)
+    assert list(data) == ["levels", "published_rows", "suppressed_rows", "scores", "normalized", "measures", "utility"]
+    expected = designer.evaluate(design, weights)
+    assert data["levels"] == {"age": 2, "race": 1, "sex": 2}
+    assert data["published_rows"] == len(expected.transformed.published)
+    assert data["scores"]["tkl"] == pytest.approx(expected.report.scores.tkl, rel=1e-12)
+    assert data["utility"]["precision"] == pytest.approx(expected.utility.precision)
+    # a JSON definition, as the project saves it, gives the same release
+    (tmp_path / "age.json").write_text(json.dumps(hierarchies["age"].to_dict()))
+    spec_json = ["--hierarchy", f"age={tmp_path / 'age.json'}"] + spec[2:]
+    code, out_json, err = run_cli(capsys, ["release", *base, *spec_json])
+    assert code == 0, err and json.loads(out_json) == data
+    # row selections: ids, a filter, a published file
+    for selection, rows in ((["--rows", "1,2,3,5,8,13"], [1, 2, 3, 5, 8, 13]),
+                            (["--filter", "sex == 'Female' and race == 'Black'"], None)):
+        code, out, err = run_cli(capsys, ["release", *base, *spec, *selection])
+        assert code == 0, err
+        kind = "ids" if selection[0] == "--rows" else "filter"
+        definition = (ReleaseDefinition("r", "ids", ids=tuple(selection[1].split(","))) if kind == "ids"
+                      else ReleaseDefinition("r", "filter", expression=selection[1]))
+        expected = designer.evaluate(ReleaseDesign(levels=dict(design.levels), suppress_below=3,
+                                                   selection=definition), weights)
+        result = json.loads(out)
+        assert result["published_rows"] + result["suppressed_rows"] == len(expected.transformed.selected)
+        assert result["scores"]["tkl"] == pytest.approx(expected.report.scores.tkl, rel=1e-12)
+        if rows is not None:
+            assert list(expected.transformed.selected) == rows
+    published = tmp_path / "published.csv"
+    table.frame.iloc[[3, 4, 5, 6]].to_csv(published, index=False)
+    code, out, err = run_cli(capsys, ["release", *base, "--published", published, "--levels", "age=0"][:-2]
+                             + ["--interval", "age=10", "--levels", "age=1"])
+    assert code == 0, err
+    assert json.loads(out)["published_rows"] == 4
+    # suggest takes the same arguments
+    code, out, err = run_cli(capsys, ["suggest", *base, *spec[:6], "--filter", "sex == 'Female'", "--k", "2"])
+    assert code == 0, err
+    found = json.loads(out)
+    assert list(found) == ["lattice_size", "evaluated", "front"]
+    assert found["lattice_size"] == math.prod(designer.height(c) + 1 for c in ("age", "race", "sex"))
+    assert all(c["k"] >= 2 for c in found["front"])
+    # bad specs name the column and what is wrong
+    for bad, words in ((["--interval", "age=ten"], "neither a width nor cut points"),
+                       (["--interval", "age=10", "--mask", "age"], "has two hierarchies"),
+                       (["--groups", "race=White"], "has no '->'"),
+                       (["--interval", "age=10", "--levels", "age=3"], "out of range")):
+        code, _, err = run_cli(capsys, ["release", *base, *bad])
+        assert code == 2 and words in err and ("age" in err or "race" in err), err

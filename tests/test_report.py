@@ -200,7 +200,24 @@ def test_cli_report_html_and_csv_from_a_weights_file(qtbot, tmp_path):
     assert hashlib.sha256(files["table_3_6.csv"].read_bytes()).hexdigest() in text
     assert main(["report", *arguments, *weights, "--output", str(tmp_path / "r.csv")]) == 0
     lines = (tmp_path / "r.csv").read_text().splitlines()
-    assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity" and len(lines) == 5
+    assert lines[0] == ("id,k,l,t,weight_sum,tkl,m_score,l_severity,prosecutor_risk,journalist_risk,"
+                        "disclosure_risk") and len(lines) == 5
+    # record 3: class of 2 in the release and in the source; D(r) with the default parameters
+    assert lines[1].startswith("3,2,1,") and lines[1].endswith(",0.5,0.5,0.9396")
+
+
+def test_cli_report_has_the_risk_lens(qtbot, tmp_path):
+    from tklscore.cli.main import main
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    out = tmp_path / "report.pdf"
+    assert main(["report", *arguments, "--weights", str(files["weights_table_4_2.csv"]), "--output", str(out)]) == 0
+    whole = " ".join(_pdf_pages(out)).replace("\ufb01", "fi")  # the PDF's ﬁ ligature
+    for heading in ("Risk of re-identification of table_3_6.csv", "Attacker models side by side",
+                    "Distribution of per-record risk", "Quasi-identifier importance", "Disclosure risk D(r)",
+                    "Parameters of D(r)", "Riskiest records"):
+        assert heading in whole, heading
+    assert "8 of 128 known sets are kept" in whole and "4 of 4 records" in whole and "0.9396" in whole
 
 
 def test_cli_report_refuses_an_unknown_format(tmp_path, capsys):

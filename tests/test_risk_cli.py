@@ -66,7 +66,7 @@ def test_measures_table_for_people_and_output_file(capsys, files, tmp_path):
 
 @pytest.mark.parametrize("extra, fragments", [
     (["--qi", "Age,Nope"], ["t4.csv", "'Nope' not found"]),
-    (["--qi", "Age", "--sa", "Age"], ["column 'Age'", "two roles"]),
+    (["--qi", "Age", "--sa", "Age"], ["t4.csv, column 'Age'", "two roles"]),
     (["--qi", "Age", "--sampling-fraction", "0"], ["sampling fraction", "outside (0, 1]"]),
     (["--qi", "Age", "--sampling-fraction", "1.01"], ["outside (0, 1]"]),
     (["--qi", "Age", "--sample-weight", "City"], ["t4.csv, row 2, column 'City'", "not a number"]),

@@ -59,8 +59,26 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--continuous", metavar="COL[,COL...]", type=_columns, default=[],
                         help="sensitive columns that are continuous (numeric, ordered)")
     parser.add_argument("--id-column", metavar="COL", help="identifier column")
-    parser.add_argument("--hierarchy", metavar="COL=FILE", type=_pair, action="append", default=[],
-                        help="an ARX hierarchy CSV for a column (repeat for several columns)")
+    chosen = parser.add_argument_group("rows released (default: every source record)").add_mutually_exclusive_group()
+    chosen.add_argument("--rows", metavar="ID[,ID...]", type=_columns,
+                        help="the source records released (ids of --id-column, else row numbers)")
+    chosen.add_argument("--published", metavar="FILE", help="a published table file: its records located in the source")
+    chosen.add_argument("--filter", metavar="EXPR", help="the source records matching a filter, e.g. \"age >= 30\"")
+    built = parser.add_argument_group("hierarchies (one per column; the same definitions the project saves)")
+    built.add_argument("--hierarchy", metavar="COL=FILE", type=_pair, action="append", default=[],
+                       help="an ARX hierarchy CSV, or a hierarchy definition (.json) as the project saves it")
+    built.add_argument("--interval", metavar="COL=LEVEL[,LEVEL...]", type=_pair, action="append", default=[],
+                       help="intervals of a numeric column, one level after the other: a width (10) or cut "
+                            "points (18:40:65), e.g. age=5,10,18:40:65")
+    built.add_argument("--groups", metavar="COL=RULES", type=_pair, action="append", default=[],
+                       help="value groups as a,b->General rules: rules of a level separated by ';', levels by "
+                            "'|', e.g. \"race=White->W;Black,Other->N|W,N->Any\"")
+    built.add_argument("--keep-ungrouped", action="store_true",
+                       help="with --groups: a value without a rule stays itself (default: an error)")
+    built.add_argument("--mask", metavar="COL", type=_columns, action="append", default=[],
+                       help="string masking: level h replaces the last h characters by *")
+    built.add_argument("--dates", metavar="COL", type=_columns, action="append", default=[],
+                       help="date levels: day → month → year → *")
     weighting = parser.add_mutually_exclusive_group(required=True)
     weighting.add_argument("--weights", metavar="F", help="CSV attribute,value,weight")
     weighting.add_argument("--model", metavar="F", help="a tkl-Data Model (Turtle): its weights, and its "
@@ -105,14 +123,71 @@ def register(commands: argparse._SubParsersAction) -> None:
     found.set_defaults(handler=run_suggest)
 
 
+def _hierarchies(args) -> dict:
+    """The hierarchies the arguments give, one per column."""
+    import json
+
+    from tklscore.core.release.hierarchy import Hierarchy
+
+    found: dict = {}
+
+    def add(column: str, hierarchy) -> None:
+        if column in found:
+            raise InputError("has two hierarchies (given twice among --hierarchy, --interval, --groups, --mask, "
+                             "--dates)", column=column)
+        found[column] = hierarchy
+
+    for column, path in args.hierarchy:
+        if path.lower().endswith(".json"):
+            from tklscore.core.errors import existing_file
+
+            text = existing_file(path, "hierarchy definition").read_text(encoding="utf-8")
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise InputError(f"is not a JSON hierarchy definition: {error.msg}", file=path,
+                                 row=error.lineno) from None
+            if not isinstance(data, dict):
+                raise InputError("a hierarchy definition is a JSON object with 'kind' and its levels", file=path)
+            add(column, Hierarchy.from_dict({**data, "column": column}))
+        else:
+            add(column, load_arx_csv(path, column))
+    for column, text in args.interval:
+        levels = []
+        for number, level in enumerate(text.split(","), start=1):
+            try:
+                levels.append([float(c) for c in level.split(":")] if ":" in level else float(level))
+            except ValueError:
+                raise InputError(f"--interval level {number} '{level}' is neither a width nor cut points a:b:c",
+                                 column=column) from None
+        add(column, Hierarchy.intervals(column, levels))
+    for column, text in args.groups:
+        add(column, Hierarchy.from_rules(column, [level.replace(";", "\n") for level in text.split("|")],
+                                         keep_others=args.keep_ungrouped))
+    for column in (c for group in args.mask for c in group):
+        add(column, Hierarchy.masking(column))
+    for column in (c for group in args.dates for c in group):
+        add(column, Hierarchy.dates(column))
+    return found
+
+
+def _selection(args):
+    from tklscore.core.release.selection import ReleaseDefinition
+
+    if args.rows:
+        return ReleaseDefinition("--rows", "ids", ids=tuple(args.rows))
+    if args.published:
+        options = {k: v for k, v in (("delimiter", args.delimiter), ("encoding", args.encoding)) if v}
+        return ReleaseDefinition(args.published, "file", path=args.published, options=options)
+    if args.filter is not None:
+        return ReleaseDefinition("--filter", "filter", expression=args.filter)
+    return None
+
+
 def _setup(args):
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    hierarchies = {}
-    for column, path in args.hierarchy:
-        if column in hierarchies:
-            raise InputError("has two hierarchies (--hierarchy given twice)", column=column)
-        hierarchies[column] = load_arx_csv(path, column)
+    hierarchies = _hierarchies(args)
     elements = None
     if args.weights:
         weights = load_weights(args.weights)
@@ -135,14 +210,14 @@ def run_release(args) -> int:
             raise InputError(f"noise '{value}' is not a number of percent", column=column) from None
     levels = dict(pair for group in args.levels for pair in group)
     design = ReleaseDesign("release", levels, args.suppress_below, args.suppression_limit, args.remove,
-                           dict(args.microaggregate), noise, args.seed)
+                           dict(args.microaggregate), noise, args.seed, _selection(args))
     result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
     for note in result.notes:
         print(f"tklscore: warning: {note}", file=sys.stderr)
     if args.output:
         buffer = io.StringIO()
         result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
-        inputs = [args.source, args.weights, args.model, *(path for _, path in args.hierarchy)]
+        inputs = [args.source, args.weights, args.model, args.published, *(path for _, path in args.hierarchy)]
         with atomic_write(args.output, inputs=inputs) as handle:
             handle.write(buffer.getvalue())
     data = result.to_json_dict()
@@ -160,7 +235,7 @@ def run_release(args) -> int:
                      f"{_fixed(out['normalized']['theoretical_max'][key], 4):>12}")
     lines += ["", "Utility"] + [f"  {k.replace('_', ' '):<20}{v:.6g}" for k, v in out["utility"].items()]
     if out["measures"]:
-        lines += ["", "Privacy models and risk"] + [f"  {k:<20}{v}" for k, v in out["measures"].items()]
+        lines += ["", "Privacy models and risk"] + [f"  {k:<32}{v}" for k, v in _flat(out["measures"])]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -168,7 +243,8 @@ def run_release(args) -> int:
 def run_suggest(args) -> int:
     designer, weights = _setup(args)
     constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
-    found = suggest(designer, weights, constraints, x=args.x, missing_weight_zero=args.missing_weight_zero)
+    base = ReleaseDesign(selection=_selection(args))
+    found = suggest(designer, weights, constraints, base, x=args.x, missing_weight_zero=args.missing_weight_zero)
     if not found.met:
         print(f"tklscore: warning: {found.message}", file=sys.stderr)
     data = {"lattice_size": found.lattice_size, "evaluated": found.evaluated,
@@ -180,11 +256,24 @@ def run_suggest(args) -> int:
              f"k-anonymity's monotonicity). {found.message}.", "",
              f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
     for c in found.front:
+        misses = "" if found.met else "  — misses " + "; ".join(c.misses(constraints))
         lines.append(f"{_fixed(c.tkl_normalized, 4):>12}{_fixed(c.utility_loss, 4):>8}{c.k:>8}{c.l:>5}"
                      f"{_fixed(c.t, 4):>8}{c.suppressed_share:>8.2%}  "
-                     + ", ".join(f"{k}={v}" for k, v in c.levels.items()))
+                     + ", ".join(f"{k}={v}" for k, v in c.levels.items()) + misses)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _flat(data: dict, prefix: str = ""):
+    """(dotted name, shown value) of the known figures of nested measures."""
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _flat(value, name + ".")
+        elif isinstance(value, float):
+            yield name, f"{value:.6g}"
+        elif value is not None and not isinstance(value, list):
+            yield name, str(value)
 
 
 def _fixed(value, digits: int) -> str:

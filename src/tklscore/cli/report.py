@@ -23,7 +23,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "report", help="write the release report (HTML, PDF or per-record CSV) without the window",
         description="Score a release as 'tklscore score' does and write the report a committee can read "
                     "without the tool: the inputs with their SHA-256, where the weights come from, each "
-                    "score with its meaning and verdict, the charts and the per-record scores.")
+                    "score with its meaning and verdict, the charts, the per-record scores and the risk "
+                    "lens (privacy models, attacker models, risk distribution, QI importance, D(r) with "
+                    "default parameters, the riskiest records).")
     add_release_arguments(report)
     report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", required=True,
                         help="the report file; its extension chooses the format")
@@ -56,6 +58,12 @@ def run(args) -> int:
     data = ReportInput(release=name, report=scored.report, reports={name: scored.report}, roles=scored.roles,
                        source_name=scored.source.name, source_rows=len(scored.source), weights=scored.weights,
                        weights_source=source, model=scored.model, files=files)
+    if scored.roles.qi and len(scored.release.positions):
+        from tklscore.core.risk.lens import risk_lens
+
+        data.risk = risk_lens(scored.source, scored.roles, scored.release.positions, release=name,
+                              ids=scored.report.records["id"].to_numpy(dtype=object), scorer=scored.scorer,
+                              weights=scored.weights)
     if output.suffix.lower() != ".csv":
         data.charts = render_charts(data)
     written = export_report(output, data)

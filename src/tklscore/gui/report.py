@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from PySide6.QtCore import QMarginsF, QRectF, QSizeF, QUrl, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -46,6 +48,9 @@ from tklscore.core.files.atomic import atomic_path
 from tklscore.core.files.digest import sha256_of, sha256_of_text
 from tklscore.core.model.data_model import TABLE_PART, TklDataModel
 from tklscore.core.model.node_names import display_name, inherited_label
+from tklscore.core.risk.lens import RiskLens, risk_band_labels, risk_lens
+from tklscore.core.risk.measures import describe
+from tklscore.core.risk.measures import verdict as risk_verdict
 from tklscore.core.scoring.meaning import BANDS_NOTE, MEANINGS, verdict
 from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport, score_label, x_text
 from tklscore.core.scoring.weights import Weights
@@ -56,6 +61,7 @@ MAX_REPORT_ROWS = 500
 SCORE_ROWS = tuple((key, score_label(key, "{x}")) for key in SCORE_NAMES)
 REPORT_FORMATS = "HTML report (*.html);;PDF report (*.pdf);;Per-record scores as CSV (*.csv)"
 CHART_RELEASES, CHART_PER_RECORD, CHART_GROWTH = "releases", "per record", "growth"
+CHART_RISK_DISTRIBUTION, CHART_DISCLOSURE = "risk distribution", "disclosure risk"
 IMAGE_WIDTH = 640            # px on a 96 dpi page: the A4 text width is 680
 KEEP_WHOLE = 0.6            # a section up to this share of a page is kept on one page (a chart with its heading)
 KEEP_WITH_HEADING = 0.2      # a longer one keeps its heading with this share of a page of its start
@@ -102,7 +108,11 @@ class ReportInput:
     files: list[InputFile] = field(default_factory=list)
     written: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
     charts: dict[str, bytes] = field(default_factory=dict)   # CHART_* → PNG
+    design: object | None = None  # a designed release (core.release.designer.DesignResult) from the Design view
     inline_images: bool = True   # HTML: charts as data URIs; PDF: by name, as document resources
+    risk: RiskLens | None = None  # the release's privacy models, re-identification risk and D(r)
+    # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
+    measure_risk: Callable[[Callable[[float], None]], RiskLens] | None = None
 
     @property
     def x(self) -> float:
@@ -144,12 +154,33 @@ def report_input(workbench) -> ReportInput:
     elif source is not None and project.weights_path:
         files.append(InputFile("weights file", project.weights_path))
     table = workbench.table
-    return ReportInput(
+    data = ReportInput(
         release=project.current_release, report=workbench.current_report(), reports=dict(workbench.reports),
         roles=project.roles, source_name=table.name if table is not None else None,
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
         model=workbench.model if source is None or source.kind == MODEL else None, files=files)
+    name = project.current_release
+    measured = getattr(workbench, "measures", {}).get(name)
+    lens = getattr(workbench, "risk_lens", None)
+    if lens is not None and lens.release == name and measured is not None and lens.measures.rows == measured.rows \
+            and lens.measures.models == measured.models:
+        data.risk = lens
+    elif measured is not None and data.report is not None and workbench.current_release() is not None:
+        release, scorer, weights = workbench.current_release(), workbench.scorer, workbench.weights
+        ids = data.report.records["id"].to_numpy(dtype=object)
+
+        def measure(progress):
+            return risk_lens(table, project.roles, release.positions, ids=ids, release=name, scorer=scorer,
+                             measures=measured, weights=weights, progress=progress)
+        data.measure_risk = measure
+    return data
+
+
+def complete_risk(data: ReportInput, progress: Callable[[float], None] | None = None) -> None:
+    """Measure the release's risk for the report if it is not measured yet (off the UI thread)."""
+    if data.risk is None and data.measure_risk is not None:
+        data.risk = data.measure_risk(progress or (lambda _fraction: None))
 
 
 def render_charts(data: ReportInput) -> dict[str, bytes]:
@@ -167,6 +198,17 @@ def render_charts(data: ReportInput) -> dict[str, bytes]:
             chart.set_data(data.report.records, data.report.source_scores, data.report.x)
             chart.use_report_style()
             charts[key] = render_png(chart)
+    if data.risk is not None:
+        from tklscore.gui.risk.charts import DisclosureRiskChart, RiskDistributionChart
+
+        distribution = RiskDistributionChart()
+        distribution.set_shares(data.risk.risk_distribution())
+        distribution.use_report_style(12)
+        charts[CHART_RISK_DISTRIBUTION] = render_png(distribution)
+        disclosure = DisclosureRiskChart()
+        disclosure.set_histogram(data.risk.disclosure_histogram())
+        disclosure.use_report_style()
+        charts[CHART_DISCLOSURE] = render_png(disclosure)
     return charts
 
 
@@ -325,6 +367,104 @@ def records_section(data: ReportInput) -> Iterable[Section]:
     yield Section("Per-record scores (riskiest by tkl first)", body)
 
 
+def _risk_number(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) >= 1):
+        return f"{int(value):,}"
+    return f"{value:.4f}"
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f} %"
+
+
+def risk_section(data: ReportInput) -> Iterable[Section]:
+    """The risk lens (privacy-models.md §2–4): privacy models with their meanings, the
+    attacker models side by side, the distribution of per-record risk, QI importance, D(r)
+    with its parameters and histogram, the riskiest records."""
+    lens = data.risk
+    if lens is None:
+        if data.report is not None and not data.roles.qi:
+            yield Section("Risk of re-identification", "<p>No quasi-identifiers are chosen, so the privacy models "
+                                                       "and the re-identification risk are not measured.</p>")
+        return
+    m = lens.measures
+    rows = [[name, _risk_number(value), meaning] for name, value, meaning in describe(m)]
+    if len(m.models.t_by_attribute) > 1:
+        rows += [[f"t of {attribute}", _risk_number(t), "distance of the classes' distribution of this attribute "
+                  "from the whole table's"] for attribute, t in m.models.t_by_attribute.items()]
+    c = m.classes
+    suppressed = (f" {m.suppressed_rows:,} record(s) are suppressed (every quasi-identifier is the marker)."
+                  if m.suppressed_rows else "")
+    body = (f"<p><b>{_esc(risk_verdict(m))}</b></p>"
+            f"<p>{m.rows:,} published records fall into {c.count:,} equivalence classes (records that share "
+            f"their quasi-identifiers) of {c.min:,} to {c.max:,} records (mean {c.mean:.2f}, median "
+            f"{c.median:g}).{suppressed} Measures that need a sensitive attribute are n/a without one.</p>"
+            + _table(["privacy model", "value", "what it means"], rows, text_columns=(2,)))
+    yield Section(f"Risk of re-identification of {data.release}", body)
+
+    p, j = m.prosecutor, m.journalist
+    attackers = [["Prosecutor (knows the person is in the release)", _percent(p.highest), _percent(p.average),
+                  _percent(p.records_at_risk), _percent(p.success_rate)]]
+    if j is not None:
+        attackers.append(["Journalist (links the release to the source table)", _percent(j.highest),
+                          _percent(j.average), _percent(j.records_at_risk), _percent(j.success_rate)])
+        attackers.append(["Marketer (re-identifies as many records as possible)", "", "", "",
+                          _percent(m.marketer)])
+    body = (_table(["attacker", "highest risk", "average risk", "records at risk", "success rate"], attackers)
+            + f"<p>Records at risk: the share of records whose risk exceeds {100 * m.risk_threshold:g} %. "
+              f"Sample uniques (records alone in their class): {_percent(m.sample_uniques)}.")
+    if m.population_uniques is not None:
+        body += " Population uniques: " + ", ".join(f"{k} {_percent(v)}" for k, v in
+                                                     m.population_uniques.fractions().items()) + "."
+    body += "</p>"
+    yield Section("Attacker models side by side", body)
+
+    distribution = lens.risk_distribution()
+    labels = risk_band_labels()
+    shares = [[label] + [_percent(float(distribution[a][i])) for a in distribution] for i, label in enumerate(labels)]
+    body = ("<p>The share of records in each band of re-identification risk (as ARX groups it; a record's "
+            "prosecutor risk is 1/|its class|, its journalist risk 1/|its class in the source|).</p>"
+            + _image(data, CHART_RISK_DISTRIBUTION)
+            + _table(["risk band (%)"] + [a for a in distribution], [r for r in shares if any(
+                x != "0.00 %" for x in r[1:])]))
+    yield Section("Distribution of per-record risk", body)
+
+    if m.qi_importance:
+        rows = [[", ".join(q.attributes), f"{q.distinction:.4f}", f"{q.separation:.4f}"] for q in m.qi_importance]
+        yield Section("Quasi-identifier importance", (
+            "<p>For each set of quasi-identifiers: <i>distinction</i> = distinct value combinations ÷ records "
+            "(1: every record is told apart); <i>separation</i> = share of record pairs it tells apart.</p>"
+            + _table(["quasi-identifiers", "distinction", "separation"], rows)))
+
+    dr = lens.disclosure
+    histogram = lens.disclosure_histogram()
+    weights = f" from {_esc(lens.weights_name)}" if lens.weights_name else " (no value weights were chosen: W(v) = 0)"
+    parameters = [[a.attribute, f"{a.pk:g}", f"{a.weight:g}"] for a in lens.parameters]
+    body = ("<p>Orooji and Knapp's record-level risk D(r) = α Σ over the sets of attributes an attacker may "
+            "know of (chance of knowing them ÷ records that share them) × (harm of disclosing the rest), with "
+            f"α = {dr.alpha:g}; {len(dr.known_sets):,} of {dr.splits:,} known sets are kept (those an attacker "
+            f"knows with probability PK > ε = {dr.epsilon:g}). <b>{dr.above_threshold:,} of {len(dr.d):,} records "
+            f"({100 * dr.above_threshold / max(len(dr.d), 1):.2f} %) have D above the threshold "
+            f"{dr.threshold:g}</b> (the red line); the largest D is {float(dr.d.max()):.4g}"
+            + (f"; {histogram.zero:,} record(s) have D = 0 (not on the logarithmic axis)" if histogram.zero else "")
+            + ".</p>" + _image(data, CHART_DISCLOSURE))
+    yield Section("Disclosure risk D(r)", body)
+    yield Section("Parameters of D(r)", (
+        "<p>PK: the probability that an attacker knows the attribute; W(A): how much disclosing it harms; "
+        f"W(v): the weight of the record's value{weights}.</p>"
+        + _table(["attribute", "PK", "W(A)"], parameters)), level=3)
+
+    riskiest = lens.riskiest()
+    rows = [[r[0], f"{int(r[2]):,}", _risk_number(float(r[3])), _risk_number(float(r[4])), f"{float(r[5]):.4g}"]
+            for r in riskiest.itertuples(index=False, name=None)]
+    yield Section("Riskiest records", (
+        f"<p>The {len(rows)} records with the highest prosecutor risk (ties: highest D(r)); the per-record "
+        f"scores above and the CSV export hold every record.</p>"
+        + _table(["record", "class size", "prosecutor risk", "journalist risk", "D(r)"], rows)))
+
+
 def model_section(data: ReportInput) -> Iterable[Section]:
     model = data.model
     if model is None or model.root is None:
@@ -372,7 +512,7 @@ def weights_list_section(data: ReportInput) -> Iterable[Section]:
 
 SECTION_BUILDERS: list[SectionBuilder] = [
     overview_section, scores_section, weights_section, releases_section, charts_section, records_section,
-    model_section, weights_list_section,
+    risk_section, model_section, weights_list_section,
 ]
 
 
@@ -419,20 +559,29 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
     if suffix in (".html", ".htm"):
         def write_html() -> Path:
             hash_files(data)
+            complete_risk(data)
             text = build_report_html(data, inline_images=True)
             return _write_atomic(path, lambda temporary: temporary.write_text(text, encoding="utf-8"), inputs)
         return write_html
     if suffix == ".pdf":
         def write_pdf() -> Path:
             hash_files(data)
+            complete_risk(data)
             text = build_report_html(data, inline_images=False)
             return _write_atomic(path, lambda temporary: print_pdf(temporary, text, data), inputs)
         return write_pdf
     if suffix == ".csv":
         if data.report is None:
             raise InputError("there are no per-record scores to export yet")
-        records = data.report.records
-        return lambda: _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
+        report = data.report
+
+        def write_csv() -> Path:
+            complete_risk(data)
+            records = report.records
+            if data.risk is not None and len(data.risk.disclosure.d) == len(records):
+                records = pd.concat([records.reset_index(drop=True), data.risk.per_record()], axis=1)
+            return _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
+        return write_csv
     raise InputError(f"a report can be written as .html, .pdf or .csv, not '{suffix or path.name}'",
                      file=str(path))
 

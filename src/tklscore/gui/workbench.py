@@ -85,6 +85,7 @@ class Workbench(QObject):
         self.weights_problem: str | None = None
         self.reports: dict[str, ScoreReport] = {}
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
+        self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
@@ -474,6 +475,7 @@ class Workbench(QObject):
         table, roles = self.table, self.project.roles
         definitions = list(self.project.releases)
         resolved = dict(self.resolved)
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
@@ -491,13 +493,18 @@ class Workbench(QObject):
                                             scorer.score_with_own_weights(release, per_score, x, True))
                 if roles.qi and len(release.positions):
                     measures[definition.name] = measure_release(table, roles, release.positions, scorer)
-            return reports, releases, errors, measures
+            designed = self._designed(table, roles, design_settings, weights, x, scorer, model)
+            errors.update(designed.errors)
+            for name, result in designed.results.items():
+                reports[name] = result.report
+                if result.risk is not None:
+                    measures[name] = result.risk
+            return reports, releases, errors, measures, {n: r.report for n, r in designed.results.items()}
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.resolved, self.release_errors, self.measures = result
-            self.reports.update(self.designed_reports)
+            self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()
@@ -507,6 +514,14 @@ class Workbench(QObject):
             self.scoresChanged.emit()
 
         self.runner.start("Scoring", score, done, self._fail)
+
+    @staticmethod
+    def _designed(table, roles, settings, weights, x, scorer, model):
+        """The releases saved from the Design view, re-evaluated (core.release.designer)."""
+        from tklscore.core.release.designer import element_weights, evaluate_saved_designs
+
+        elements = element_weights(model) if model is not None and settings.get("saved") else None
+        return evaluate_saved_designs(table, roles, settings, weights, x, scorer, elements)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

@@ -214,6 +214,11 @@ class Applied:
             return np.zeros(len(self.full), dtype=bool)
         return (self.groups["distinct"].to_numpy() == 1)[self.class_ids]
 
+    def sensitive_shares(self) -> pd.Series:
+        """Each sensitive value's share of the published rows, largest first (the prototype's
+        "Distribution of sensitive attributes")."""
+        return self.full[self.recipe.sensitive].astype(str).value_counts(normalize=True)
+
     @property
     def suppressed(self) -> pd.DataFrame:
         """The source rows left out of the release by suppression."""

@@ -17,7 +17,9 @@ level combinations), so one change re-scores with a few group-bys.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,13 +30,16 @@ from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
 from tklscore.core.release.utility import Utility, attribute_precision, utility
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
-                                                          factors_without_quasi_identifiers)
+                                                          factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
                                          score_report, table_scores)
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
+
+
+_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-design")
 
 
 @dataclass
@@ -47,6 +52,7 @@ class DesignResult:
     utility: Utility
     measures: dict | None
     notes: list[str] = field(default_factory=list)
+    risk: object | None = None     # the measures as core.risk.Measures (what the Scores view compares)
 
     @property
     def levels(self) -> dict[str, int]:
@@ -110,6 +116,8 @@ class ReleaseDesigner:
         self.levels = LevelCache(source, roles, self.hierarchies, text_codes)
         self._factors: OrderedDict = OrderedDict()
         self._weights: dict = {}
+        self._sa_groups: dict = {}
+        self._lock = threading.Lock()  # the caches are shared by suggest's workers
 
     def height(self, column: str) -> int:
         return self.levels.column(column).height
@@ -130,18 +138,24 @@ class ReleaseDesigner:
         qi_key = tuple(-1 if c in design.removed else design.level(c) for c in self.roles.qi)
         sa_key = tuple((s, self._sa_level(design, s)) for s in kept_sa)
         key = (qi_key, sa_key)
-        if key in self._factors:
-            self._factors.move_to_end(key)
-            return self._factors[key]
+        with self._lock:
+            if key in self._factors:
+                self._factors.move_to_end(key)
+                return self._factors[key]
         if not kept_sa:
             raise InputError("every sensitive attribute is removed; nothing sensitive is published to score")
         qi = [original if level == 0 else self._generalised(column, design).as_codes
               for column, original, level in zip(self.roles.qi, self.scorer.qi_codes, qi_key)]
         sa = self._sa_codes(design, kept_sa)
-        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress)
-        self._factors[key] = factors
-        while len(self._factors) > 4:
-            self._factors.popitem(last=False)
+        groups = self._sa_groups.get(sa_key)
+        if groups is None:  # the SA-only groupings the l-DF of every level combination reuses
+            groups = sa_groups(list(sa.values()), len(self.source))
+            self._sa_groups = {sa_key: groups}
+        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups)
+        with self._lock:
+            self._factors[key] = factors
+            while len(self._factors) > 4:
+                self._factors.popitem(last=False)
         return factors
 
     def _generalised(self, column: str, design: ReleaseDesign):
@@ -225,7 +239,15 @@ class ReleaseDesigner:
         per-record table is keyed by source row positions (cheaper on a large source)."""
         x = check_x(x)
         transformed = transformed if transformed is not None else self.transform(design)
-        factors = self.published_factors(transformed, progress)
+        # the measures need only the transformed release: they run beside the factors (the
+        # group-bys release the interpreter lock, so a second core shares the work)
+        pending = _BESIDE.submit(release_measure_set, self, transformed) if measures else None
+        try:
+            factors = self.published_factors(transformed, progress)
+        except BaseException:
+            if pending is not None:
+                pending.cancel()
+            raise
         weight_sum, warnings = self.record_weights(design, weights, missing_weight_zero)
         positions = transformed.published
         notes = list(self.scorer.notes) + list(warnings) + list(transformed.notes)
@@ -241,8 +263,9 @@ class ReleaseDesigner:
                               self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                               notes)
         result_utility = self.utility(transformed)
-        result_measures = self.measures(transformed) if measures else None
-        return DesignResult(transformed, report, result_utility, result_measures, report.warnings)
+        risk = pending.result() if pending is not None else None
+        return DesignResult(transformed, report, result_utility, risk.to_json_dict() if risk is not None else None,
+                            report.warnings, risk)
 
     def precision(self, transformed: Transformed) -> float:
         n, suppressed = len(transformed.selected), len(transformed.suppressed)
@@ -279,30 +302,71 @@ def release_utility(levels: LevelCache, transformed: Transformed) -> Utility:
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:
     """The risk lens' measures (issue 10, ``core.risk.measure_table``) of the published
-    table, with journalist and marketer risk against the source generalised the same way;
-    None while the risk lens is not installed."""
-    try:
-        from tklscore.core.risk.measures import measure_table
-    except ImportError:
-        return None
+    table, with journalist and marketer risk against the source generalised the same way,
+    as ``tklscore measures --format json`` gives them; None without QIs or records."""
+    measures = release_measure_set(designer, transformed)
+    return measures.to_json_dict() if measures is not None else None
+
+
+def release_measure_set(designer: ReleaseDesigner, transformed: Transformed):
+    """:func:`release_measures` as a :class:`~tklscore.core.risk.measures.Measures`."""
+    from tklscore.core.risk.measures import measure_table
+
     roles, design = designer.roles, transformed.design
     rows = transformed.published
     if not roles.qi or len(rows) == 0:
         return None
     kept_sa = [s for s in roles.sa if s not in design.removed]
-    codes, columns, generalisation = {}, {}, {}
+    codes, columns, population = {}, {}, {}
     for column in roles.qi:
         g = transformed.generalised[column]
         codes[column] = Codes(g.codes[rows], g.labels)
-        columns[column] = pd.Categorical.from_codes(g.codes[rows], categories=pd.Index(g.labels, dtype=object))
-        levels = designer.levels.column(column)
-        group_of_value, labels = levels.value_groups(g.level)
-        generalisation[column] = dict(zip(levels.text.uniques, labels[group_of_value]))
+        population[column] = g.as_codes   # the source at the same level: the release's code space
     for name, c in designer._sa_codes(design, kept_sa).items():
         codes[name] = Codes(c.codes[rows], c.uniques)
-        columns[name] = designer.source.frame[name].iloc[rows].to_numpy(dtype=object)
-    frame = pd.DataFrame(columns)
-    measures = measure_table(Table(frame, name=designer.source.name), qi=roles.qi, sa=kept_sa,
-                             continuous=roles.continuous & set(kept_sa), codes=codes,
-                             population=designer.source, population_generalisation=generalisation)
-    return measures.to_json_dict()
+    for name, c in codes.items():
+        columns[name] = pd.Categorical.from_codes(c.codes, categories=_categories(c.uniques))
+    return measure_table(Table(pd.DataFrame(columns), name=designer.source.name), qi=roles.qi, sa=kept_sa,
+                         continuous=roles.continuous & set(kept_sa), codes=codes, population_codes=population)
+
+
+@dataclass
+class SavedDesigns:
+    """The designed releases a project keeps (``settings["design"]``), re-evaluated."""
+
+    results: dict[str, DesignResult]
+    errors: dict[str, str]
+
+
+def evaluate_saved_designs(source: Table, roles: Roles, settings: dict, weights: Weights, x: float = 1.0,
+                           scorer: Scorer | None = None, elements=None, progress=None) -> SavedDesigns:
+    """Every release saved from the Design view (``settings``: the project's design settings,
+    ``{"hierarchies": [...], "saved": [design, ...]}``) evaluated on ``source``: what a
+    reopened project shows beside its other releases. A design that no longer applies (a
+    column or hierarchy gone) is reported in ``errors`` with the reason, not dropped silently."""
+    saved = list(settings.get("saved") or [])
+    results, errors = {}, {}
+    if not saved:
+        return SavedDesigns(results, errors)
+    try:
+        hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
+        designer = ReleaseDesigner(source, roles, {c: h for c, h in hierarchies.items() if c in source.columns},
+                                   scorer=scorer, elements=elements)
+    except InputError as error:
+        return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
+    for i, data in enumerate(saved):
+        name = str(data.get("name", "designed release"))
+        try:
+            results[name] = designer.evaluate(ReleaseDesign.from_dict(data), weights, x)
+        except InputError as error:
+            errors[name] = str(error)
+        if progress is not None:
+            progress((i + 1) / len(saved))
+    return SavedDesigns(results, errors)
+
+
+def _categories(uniques: np.ndarray) -> pd.Index:
+    """Categories for a frame that only names the columns (the measures use the codes): the
+    uniques themselves when they are distinct, else their positions."""
+    index = pd.Index(uniques, dtype=object)
+    return index if index.is_unique else pd.RangeIndex(len(uniques))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,6 +62,21 @@ class Candidate:
     suppressed_share: float
     shortfall: float = 0.0  # 0 when every constraint is met
 
+    def misses(self, c: Constraints) -> list[str]:
+        """The constraints this release does not meet, in words (empty: it meets them all)."""
+        out = []
+        if self.k < c.k:
+            out.append(f"k = {self.k} < {c.k}")
+        if self.suppressed_share > c.suppression_limit + 1e-12:
+            out.append(f"suppresses {self.suppressed_share:.1%} > {c.suppression_limit:.1%}")
+        if self.l < c.l:
+            out.append(f"l = {self.l} < {c.l}")
+        if math.isnan(self.t) or self.t > c.t:
+            out.append(f"t = {self.t:.4f} > {c.t:g}" if not math.isnan(self.t) else "t not computed")
+        if not math.isinf(c.max_tkl) and (math.isnan(self.tkl_normalized) or self.tkl_normalized > c.max_tkl):
+            out.append(f"tkl / source = {self.tkl_normalized:.4f} > {c.max_tkl:g}")
+        return out
+
     def as_dict(self) -> dict:
         return {"levels": dict(self.levels), "tkl_normalized": self.tkl_normalized,
                 "utility_loss": self.utility_loss, "k": self.k, "l": self.l, "t": self.t,
@@ -73,6 +90,7 @@ class Suggestions:
     front: list[Candidate]
     met: bool                  # some release meets the constraints (else ``front`` holds the closest)
     message: str = ""
+    constraints: Constraints | None = None
     all_evaluated: list[Candidate] = field(default_factory=list, repr=False)
 
     def to_json_dict(self) -> dict:
@@ -101,62 +119,153 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
         raise InputError("no quasi-identifier has a hierarchy; give one with --hierarchy COL=FILE")
     nodes = sorted(itertools.product(*[range(h + 1) for h in heights]), key=lambda n: (-sum(n), n))
     size = len(nodes)
+    # l ≥ 1 and t ≤ 1 hold for every published table: l and t are then computed only for
+    # the releases shown, not to filter
+    filter_models = constraints.l > 1 or constraints.t < 1.0
+    designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
     failed_k: set[tuple[int, ...]] = set()
-    evaluated: list[Candidate] = []
-    count = 0
-    for index, node in enumerate(nodes):
-        if cancelled is not None and cancelled():
-            raise Cancelled("the search for suggested releases was cancelled")
-        if progress is not None:
-            progress(index / size)
-        above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
-        if any(a in failed_k for a in above):
-            failed_k.add(node)
-            continue
-        design = base.with_levels(dict(zip(columns, node)))
-        count += 1
-        transformed = designer.transform(design)
-        published_classes = transformed.published_class_ids
-        sizes = np.bincount(published_classes) if len(published_classes) else np.zeros(0, dtype=np.int64)
-        k = int(sizes[sizes > 0].min()) if len(sizes) else 0
-        share = len(transformed.suppressed) / len(transformed.selected) if len(transformed.selected) else 0.0
-        if k < constraints.k or share > constraints.suppression_limit + 1e-12:
-            failed_k.add(node)
-        if len(transformed.published) == 0:
-            evaluated.append(Candidate(dict(zip(columns, node)), 0.0, 1.0, 0, 0, 0.0, share,
-                                       _shortfall(constraints, k, None, None, None, share)))
-            continue
-        _, normalized = designer.table_scores(transformed, weights, x, missing_weight_zero)
-        l, t = privacy_models(designer, design, transformed, published_classes)
-        tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
-        loss = 1.0 - designer.precision(transformed)
-        evaluated.append(Candidate(dict(zip(columns, node)), tkl, loss, k, l, t, share,
-                                   _shortfall(constraints, k, l, t, tkl, share)))
+    evaluated: list[_Node] = []
+    pending: deque = deque()
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
+        try:
+            for index, node in enumerate(nodes):
+                if cancelled is not None and cancelled():
+                    raise Cancelled("the search for suggested releases was cancelled")
+                if progress is not None:
+                    progress(index / size)
+                above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
+                if any(a in failed_k for a in above):
+                    failed_k.add(node)
+                    continue
+                levels = dict(zip(columns, node))
+                entry = _Node(levels, base.with_levels(levels), designer)
+                evaluated.append(entry)
+                if not entry.meets_k(constraints):
+                    failed_k.add(node)
+                    entry.done()
+                    continue
+                if filter_models and not (entry.complete_models() and entry.meets_models(constraints)):
+                    entry.done()
+                    continue
+                # the scores (the factors over the whole source) run on two workers while the
+                # next nodes' k is checked here; the group-bys release the interpreter lock
+                pending.append(workers.submit(entry.score_and_done, weights, x, missing_weight_zero))
+                while len(pending) > 2:
+                    pending.popleft().result()
+            while pending:
+                pending.popleft().result()
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
     if progress is not None:
         progress(1.0)
-    meeting = [c for c in evaluated if c.shortfall == 0.0]
+    meeting = {}
+    for entry in evaluated:
+        if entry.scored and (not filter_models or entry.meets_models(constraints)):
+            candidate = entry.candidate(constraints, optimistic=not filter_models)
+            if candidate.shortfall == 0.0:
+                meeting[tuple(candidate.levels.items())] = (candidate, entry)
     if meeting:
-        front = pareto_front(meeting)
-        return Suggestions(size, count, front, True,
+        front = []
+        for candidate in pareto_front([c for c, _ in meeting.values()]):
+            entry = meeting[tuple(candidate.levels.items())][1]
+            entry.complete_models()
+            entry.done()
+            front.append(entry.candidate(constraints))
+        return Suggestions(size, len(evaluated), front, True,
                            f"{len(meeting)} release(s) meet the constraints; {len(front)} are not dominated",
-                           evaluated)
-    ranked = sorted(evaluated, key=lambda c: (c.shortfall, _key(c.tkl_normalized), _key(c.utility_loss)))
-    return Suggestions(size, count, ranked[:closest], False,
+                           all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
+    # nothing meets the constraints: complete the nodes nearest to them and list the closest
+    nearest = sorted(evaluated, key=lambda e: e.candidate(constraints, optimistic=True).shortfall)[:3 * closest]
+    for entry in nearest:
+        entry.complete_models()
+        entry.complete_scores(weights, x, missing_weight_zero)
+        entry.done()
+    ranked = sorted((e.candidate(constraints) for e in nearest),
+                    key=lambda c: (c.shortfall, _key(c.tkl_normalized), _key(c.utility_loss)))
+    return Suggestions(size, len(evaluated), ranked[:closest], False,
                        "no release meets the constraints; the closest ones are listed "
-                       "(relax k, l, t, the largest tkl or the suppression budget)", evaluated)
+                       "(relax k, l, t, the largest tkl or the suppression budget)",
+                       all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
+
+
+class _Node:
+    """One evaluated node of the lattice, its figures computed as far as the search needs
+    (its transformed release is kept only while it is being evaluated)."""
+
+    def __init__(self, levels: dict[str, int], design: ReleaseDesign, designer: ReleaseDesigner):
+        self.levels, self.design, self.designer = levels, design, designer
+        self.transformed = designer.transform(design)
+        classes = self.transformed.published_class_ids
+        sizes = np.bincount(classes) if len(classes) else np.zeros(0, dtype=np.int64)
+        self.k = int(sizes[sizes > 0].min()) if len(sizes) else 0
+        selected = len(self.transformed.selected)
+        self.published = len(self.transformed.published)
+        self.share = len(self.transformed.suppressed) / selected if selected else 0.0
+        self.loss = 1.0 - designer.precision(self.transformed) if self.published else 1.0
+        self.l: int | None = None
+        self.t: float | None = None
+        self.tkl: float | None = None
+
+    @property
+    def scored(self) -> bool:
+        return self.tkl is not None
+
+    def _release(self):
+        if self.transformed is None:
+            self.transformed = self.designer.transform(self.design)
+        return self.transformed
+
+    def done(self) -> None:
+        self.transformed = None
+
+    def meets_k(self, c: Constraints) -> bool:
+        return self.k >= c.k and self.share <= c.suppression_limit + 1e-12
+
+    def complete_models(self) -> bool:
+        """l and t of the published table; False when nothing is published."""
+        if self.l is None and self.published:
+            release = self._release()
+            self.l, self.t = privacy_models(self.designer, self.design, release, release.published_class_ids)
+        return self.l is not None
+
+    def meets_models(self, c: Constraints) -> bool:
+        return self.l is not None and self.l >= c.l and self.t <= c.t
+
+    def complete_scores(self, weights, x, missing_weight_zero) -> None:
+        if self.tkl is None and self.published:
+            _, normalized = self.designer.table_scores(self._release(), weights, x, missing_weight_zero)
+            self.tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
+
+    def score_and_done(self, weights, x, missing_weight_zero) -> None:
+        self.complete_scores(weights, x, missing_weight_zero)
+        self.done()
+
+    def candidate(self, c: Constraints, optimistic: bool = False) -> Candidate:
+        """The node as a candidate (nothing published: tkl and t 0, loss 1); an unknown figure
+        is NaN and a full miss of its constraint (no miss when ``optimistic``)."""
+        empty = not self.published
+        tkl = 0.0 if empty else (math.nan if self.tkl is None else self.tkl)
+        t = 0.0 if empty else (math.nan if self.t is None else self.t)
+        return Candidate(dict(self.levels), tkl, self.loss, self.k, self.l or 0, t, self.share,
+                         _shortfall(c, self.k, None if empty else self.l, None if empty else self.t,
+                                    None if empty else self.tkl, self.share, optimistic))
 
 
 def _key(value: float) -> float:
     return math.inf if math.isnan(value) else value
 
 
-def _shortfall(c: Constraints, k, l, t, tkl, share) -> float:
+def _shortfall(c: Constraints, k, l, t, tkl, share, optimistic: bool = False) -> float:
     """How far a node is from meeting the constraints (0: it meets them); an unknown
-    figure counts as a full miss."""
+    figure counts as a full miss (as no miss when ``optimistic``)."""
+    unknown = 0.0 if optimistic else 1.0
     miss = max(0.0, (c.k - k) / c.k) + max(0.0, share - c.suppression_limit)
-    miss += 1.0 if l is None else max(0.0, (c.l - l) / c.l)
-    miss += 1.0 if t is None else max(0.0, t - c.t)
-    miss += 1.0 if tkl is None else (0.0 if math.isinf(c.max_tkl) else max(0.0, tkl - c.max_tkl))
+    miss += unknown if l is None else max(0.0, (c.l - l) / c.l)
+    miss += unknown if t is None else max(0.0, t - c.t)
+    if not math.isinf(c.max_tkl):
+        miss += unknown if tkl is None else max(0.0, tkl - c.max_tkl)
     return float(miss)
 
 

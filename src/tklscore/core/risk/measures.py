@@ -25,7 +25,8 @@ from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, privacy
 from tklscore.core.risk.qi_importance import QiImportance, qi_importance as compute_qi_importance
 from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, AttackerRisk, IndividualRisk,
                                                  average_rir, individual_risk, journalist_risk,
-                                                 population_class_sizes, prosecutor_records, prosecutor_risk,
+                                                 population_class_sizes, population_class_sizes_from_codes,
+                                                 prosecutor_records, prosecutor_risk,
                                                  sample_uniques)
 from tklscore.core.tables.codes import Codes, factorize
 from tklscore.core.tables.loading import Table
@@ -113,6 +114,7 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
                   exclude_suppressed: bool = False,
                   qi_importance: bool = False,
                   codes: Mapping[str, Codes] | None = None,
+                  population_codes: Mapping[str, Codes] | None = None,
                   name: str | None = None,
                   progress: Callable[[float], None] | None = None) -> Measures:
     """Every privacy model and risk measure of ``table`` (a loaded :class:`Table` or a
@@ -125,7 +127,10 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
     release links against the source generalised the same way). ``sampling_fraction``
     gives population uniques; ``sample_weight`` (a numeric column) sdcMicro's individual
     risk. ``codes`` may hold factorised columns the caller already has (name → Codes over
-    the table's rows; a continuous SA's uniques sorted numbers). ``progress(fraction)`` is
+    the table's rows; a continuous SA's uniques sorted numbers). ``population_codes`` (QI →
+    Codes over the population's rows, in the code space of ``codes[QI]``: equal values,
+    equal codes) stand for ``population`` and its generalisation, e.g. a designed release's
+    cached generalised codes of the source. ``progress(fraction)`` is
     called between steps and may raise to stop.
     """
     table = table if isinstance(table, Table) else Table(table, name=name or "<table>")
@@ -164,7 +169,16 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
         average_rir=average_rir(classes), record_rows=classes.rows, equivalence_class=classes.ids,
         class_size=classes.record_sizes, prosecutor_records=prosecutor_records(classes),
         risk_threshold=risk_threshold)
-    if population is not None:
+    if population_codes is not None:
+        missing = [c for c in qi if c not in population_codes or c not in codes]
+        if missing:
+            raise ValueError(f"population codes need the table's and the population's codes of {missing}")
+        scope = slice(None) if in_scope is None else in_scope
+        F = population_class_sizes_from_codes([Codes(codes[c].codes[scope], codes[c].uniques) for c in qi],
+                                              [population_codes[c] for c in qi], name)
+        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
+            classes, F, risk_threshold)
+    elif population is not None:
         F = _population_sizes(table, classes, qi, population, population_generalisation)
         measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
             classes, F, risk_threshold)
@@ -211,7 +225,11 @@ def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sampling
                   risk_threshold, name) -> None:
     if not qi:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
-    Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    try:
+        Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
+    except InputError as error:
+        raise InputError(error.message, file=error.file or name, row=error.row, column=error.column,
+                         hint=error.hint) from None
     for column in identifier_columns:
         if column in qi or column in sa:
             raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "

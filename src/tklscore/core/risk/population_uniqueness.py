@@ -1,21 +1,38 @@
-"""Population uniqueness from a sample (ARX ``RiskModelPopulationUniqueness``).
+"""Population uniqueness from a sample (ARX ``RiskModelPopulationUniqueness``), ported from
+ARX's sources (``ModelZayatz``, ``ModelPitman``, ``ModelSNB``, the ``newtonraphson``
+solver ARX uses, and ``ARXPopulationModel``).
 
-The sample is the table (n rows, its class-size histogram); the population has
-N = round(n / f) rows for a sampling fraction f. The estimated numbers of population
-uniques, as ARX computes them:
+The sample is the table (n rows, its class-size histogram c_j = #classes of size j, u
+classes); for a sampling fraction f the population has N = (1/f)·n rows — a real
+number, not rounded, as ARX has it. Estimated numbers of population uniques:
 
-- Zayatz (1991): the share of sample uniques that are population uniques,
-  P = (c_1/u · h(1)) / Σ_j (c_j/u · h_j(1)) with h_j(1) the hypergeometric probability of
-  drawing exactly one of a class of size j in the population, N, n; uniques = c_1 · P / f'.
-- Pitman (Hoshino 2001): θ, α by maximum likelihood (Newton–Raphson from ARX's start
-  values, with digamma/trigamma closed forms), uniques = Γ(θ+1)/Γ(θ+α) · N^α.
-- SNB (Chen 1998): K by Shlosser's estimator of non-empty classes, α, β solving ARX's two
-  equations in c_1, c_2 by Newton–Raphson; uniques = K · β^α.
-- Dankar's decision rule: f ≤ 0.1 → Pitman (Zayatz if Pitman fails); otherwise the smaller
-  of Zayatz and SNB (Zayatz if SNB fails).
+- Zayatz (1991): P = (c_1/u · h_1(1)) / Σ_j (c_j/u · h_j(1)), h_j(1) the hypergeometric
+  probability of drawing exactly one of j successes in ⌊n⌋ draws from ⌊N⌋ (ARX casts
+  both to int); uniques = c_1 · P / f.
+- Pitman (Hoshino 2001): θ, α by maximum likelihood with the closed (digamma/trigamma)
+  forms of the score equations, from ARX's start values, θ ≥ 0; when that fails, or its
+  root does not solve the iterative (summed) equations to ARX's accuracy, the iterative
+  forms are solved instead; uniques = max of Γ(θ+1)/Γ(θ+α) · N^α computed with log-Gamma
+  and with Gamma (each kept if in [0, N]), as ARX does.
+- SNB (Chen 1998): K by Shlosser's estimator as ARX writes it, α, β by Newton–Raphson
+  from (1, 1); uniques = K · β^α.
+- Dankar's decision rule: f ≤ 0.1 → Pitman (Zayatz if Pitman is unavailable); otherwise
+  the smaller of Zayatz and SNB (Zayatz if SNB is unavailable; SNB if Zayatz is NaN, as
+  ARX's comparison falls).
 
-A model that fails (no convergence, NaN, 0) is unavailable and counts 0, as in ARX;
-without sample uniques every estimate is 0. Fractions are uniques / N.
+The solver is ARX's: accuracy 10⁻⁶ on both equations, up to 1,000 iterations per try and
+10,000 in all; a try that leaves the domain (NaN, or θ < 0 for Pitman) restarts at a
+random point in [0, start) — ARX draws it with ``Math.random()``, here with a fixed seed,
+so that an estimate that needs restarts is reproducible (ARX's may vary from run to run).
+ARX's time limits (100 ms a try, 1 s in all) are not copied. An estimate that is NaN or
+0 is unavailable and counts 0, as in ARX; without sample uniques every estimate is 0.
+Fractions are uniques / N.
+
+Where ARX differs from the papers: N = n/f is not rounded to a whole population; Zayatz's
+hypergeometric terms truncate N and n to integers; Shlosser's estimator subtracts 1 inside
+its second sum (Σ ((1−f)^j c_j (1+f)^j − 1) rather than Σ (1−f)^j ((1+f)^j − 1) c_j); the
+Pitman estimate takes the larger of two numerically different evaluations of the same
+formula; Dankar's rule compares Zayatz with SNB only when SNB is available.
 """
 
 from __future__ import annotations
@@ -25,8 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-ACCURACY = 1e-9
-ITERATIONS = 1000
+ACCURACY = 1e-6               # ARXSolverConfiguration's defaults
+ITERATIONS_PER_TRY = 1000
+ITERATIONS_TOTAL = 10000
 
 
 @dataclass(frozen=True)
@@ -34,7 +52,7 @@ class PopulationUniques:
     """Estimated numbers of population uniques and the population size; ``dankar_model``
     names the model Dankar's rule chose."""
 
-    population_size: int
+    population_size: float
     pitman: float
     zayatz: float
     snb: float
@@ -56,25 +74,29 @@ def histogram(class_sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def population_uniques(class_sizes: np.ndarray, sampling_fraction: float) -> PopulationUniques:
     sizes, counts = histogram(class_sizes)
     n = float((sizes * counts).sum())
-    N = int(round(n / sampling_fraction))
+    f = float(sampling_fraction)
+    N = 1.0 / f * n
     c1 = float(counts[sizes == 1].sum())
     if c1 == 0:
         return PopulationUniques(N, 0.0, 0.0, 0.0, 0.0, "dankar")
-    f = n / N
-    zayatz = _valid(_zayatz(sizes, counts, n, N, c1, f))
-    pitman = _valid(_pitman(sizes, counts, n, N, c1))
-    snb = _valid(_snb(sizes, counts, c1, f))
+    zayatz = _zayatz(sizes, counts, n, N, c1, f)
+    pitman = _pitman(sizes, counts, n, N, c1)
+    snb = _snb(sizes, counts, c1, f)
     if f <= 0.1:
-        dankar, model = (pitman, "pitman") if pitman else (zayatz, "zayatz")
-    elif snb:
+        dankar, model = (pitman, "pitman") if _is_valid(pitman) else (zayatz, "zayatz")
+    elif _is_valid(snb):
         dankar, model = (zayatz, "zayatz") if zayatz < snb else (snb, "snb")
     else:
         dankar, model = zayatz, "zayatz"
-    return PopulationUniques(N, pitman, zayatz, snb, dankar, model)
+    return PopulationUniques(N, _valid(pitman), _valid(zayatz), _valid(snb), _valid(dankar), model)
+
+
+def _is_valid(value: float) -> bool:
+    return not math.isnan(value) and value != 0.0
 
 
 def _valid(value: float) -> float:
-    return 0.0 if (value is None or not math.isfinite(value) or value == 0.0) else float(value)
+    return float(value) if _is_valid(value) else 0.0
 
 
 # ------------------------------------------------------------------------------- Zayatz
@@ -98,11 +120,11 @@ def hypergeometric_one(N: float, K: np.ndarray, n: float) -> np.ndarray:
 
 def _zayatz(sizes, counts, n, N, c1, f) -> float:
     u = counts.sum()
-    temp = float((counts / u * hypergeometric_one(N, sizes, n)).sum())
-    if temp == 0:
-        return math.nan
-    conditional = (c1 / u * float(hypergeometric_one(N, np.array([1.0]), n)[0])) / temp
-    return c1 * conditional / f
+    population, sample = float(min(int(N), 2 ** 31 - 1)), float(min(int(n), 2 ** 31 - 1))  # ARX's int casts
+    temp = float((counts / u * hypergeometric_one(population, sizes, sample)).sum())
+    with np.errstate(all="ignore"):
+        conditional = np.float64(c1 / u * float(hypergeometric_one(population, np.array([1.0]), sample)[0])) / temp
+    return float(c1 * conditional / f)
 
 
 # ------------------------------------------------------------------------------- Pitman
@@ -138,39 +160,66 @@ def trigamma(x):
     return result
 
 
-def _newton(function, start, accuracy=ACCURACY, iterations=ITERATIONS):
-    """2-D Newton–Raphson: ``function(x) -> (F(x), J(x))``; None when it does not converge."""
-    x = np.array(start, dtype=np.float64)
+def solve(function, start, constraint=None, seed: int = 0) -> np.ndarray | None:
+    """ARX's 2-D Newton–Raphson (``NewtonRaphson2D``): ``function(x) -> (F(x), J(x))``,
+    x ← x − J⁻¹F until |F_1|, |F_2| ≤ :data:`ACCURACY`; a try ends when x is NaN, breaks
+    ``constraint`` or runs past :data:`ITERATIONS_PER_TRY`, and the next starts at a
+    random point in [0, start) (seeded); None after :data:`ITERATIONS_TOTAL` iterations."""
+    init = np.array(start, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    x, total = None, 0
     with np.errstate(all="ignore"):
-        for _ in range(iterations):
-            value, jacobian = function(x)
-            if not (np.all(np.isfinite(value)) and np.all(np.isfinite(jacobian))):
-                return None
-            if abs(value[0]) <= accuracy and abs(value[1]) <= accuracy:
-                return x
-            try:
-                step = np.linalg.solve(jacobian, value)
-            except np.linalg.LinAlgError:
-                return None
-            x = x - step
-            if not np.all(np.isfinite(x)):
-                return None
+        while total <= ITERATIONS_TOTAL:
+            x = init.copy() if x is None else rng.random(2) * init
+            iterations = 0
+            while True:
+                total += 1
+                value, jacobian = function(x)
+                if abs(value[0]) <= ACCURACY and abs(value[1]) <= ACCURACY:
+                    return x
+                (j11, j12), (j21, j22) = np.asarray(jacobian, dtype=np.float64)
+                scalar = np.float64(1.0) / (j11 * j22 - j12 * j21)
+                x = x - np.array([j22 * scalar * value[0] - j12 * scalar * value[1],
+                                  -j21 * scalar * value[0] + j11 * scalar * value[1]])
+                if constraint is not None and not constraint(x):
+                    break
+                if np.isnan(x).any() or iterations > ITERATIONS_PER_TRY:
+                    break
+                iterations += 1
     return None
 
 
 def _pitman(sizes, counts, n, N, c1) -> float:
-    c2 = float(counts[sizes == 2].sum()) or 1.0
+    c2 = float(counts[sizes == 2].sum()) or 1.0  # ARX: overestimate when there is no class of size 2
     u = float(counts.sum())
     c = c1 * (c1 - 1) / c2
     t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / (2 * c1 * u + c1 * c - n * c)
     a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    closed, iterative = _pitman_closed(sizes, counts, n, u), _pitman_iterative(sizes, counts, n, u)
+
+    def theta_not_negative(x):
+        return x[0] >= 0
+
+    solution = solve(closed, (t0, a0), theta_not_negative)
+    if solution is None:
+        solution = solve(iterative, (t0, a0), theta_not_negative)
+    else:
+        test, _ = iterative(solution)
+        if np.isnan(test).any() or abs(test[0]) > ACCURACY or abs(test[1]) > ACCURACY:
+            solution = solve(iterative, (t0, a0), theta_not_negative)
+    if solution is None:
+        return math.nan
+    return _pitman_result(float(solution[0]), float(solution[1]), N)
+
+
+def _pitman_closed(sizes, counts, n, u):
+    """The score equations of Pitman's model and their derivatives, closed forms in
+    digamma/trigamma (ARX's ``getMasterFunctionClosed``)."""
     big = sizes != 1
     keys, values = sizes[big], counts[big]
 
     def function(x):
-        t, a = x
-        if a == 0:
-            return np.array([np.nan, np.nan]), np.eye(2)
+        t, a = np.float64(x[0]), np.float64(x[1])
         v0 = u - 1.0
         v1 = digamma(v0 + t / a + 1.0)
         v2 = trigamma((a + t + a * v0) / a)
@@ -190,27 +239,56 @@ def _pitman(sizes, counts, n, N, c1) -> float:
         jacobian = np.array([[float(d2 - d1), float(-d5)], [float(-d5), float(-d3 - d4)]])
         return value, jacobian
 
-    solution = _newton(function, (t0, a0))
-    if solution is None:
+    return function
+
+
+def _pitman_iterative(sizes, counts, n, u):
+    """The same equations as sums (ARX's ``getMasterFunctionIterative``):
+    o1 = Σ_{i<u} 1/(θ+iα), o3 = Σ_{i<u} i/(θ+iα), o2 = Σ_{i<n} 1/(θ+i),
+    o4 = Σ_j c_j Σ_{i<j} 1/(i−α) over class sizes j > 1; F = (o1 − o2, o3 − o4)."""
+    i_u = np.arange(1, int(math.ceil(u)), dtype=np.float64)
+    i_n = np.arange(1, int(math.ceil(n)), dtype=np.float64)
+    big = sizes != 1
+    keys, values = sizes[big].astype(np.int64), counts[big]
+    i_k = np.arange(1, int(keys.max()) if len(keys) else 1, dtype=np.float64)
+
+    def function(x):
+        t, a = float(x[0]), float(x[1])
+        inv = 1.0 / (t + i_u * a)
+        inv2 = inv * inv
+        d1, d5, d3 = inv2.sum(), (i_u * inv2).sum(), (i_u * i_u * inv2).sum()
+        o1, o3 = inv.sum(), (i_u * inv).sum()
+        below = 1.0 / (i_k - a)
+        # Σ_{i<j} for each class size j: prefix sums over i = 1 … max j − 1
+        s1 = np.concatenate(([0.0], np.cumsum(below * below)))
+        s2 = np.concatenate(([0.0], np.cumsum(below)))
+        d4, o4 = float((values * s1[keys - 1]).sum()), float((values * s2[keys - 1]).sum())
+        inv_n = 1.0 / (t + i_n)
+        d2, o2 = (inv_n * inv_n).sum(), inv_n.sum()
+        return np.array([o1 - o2, o3 - o4]), np.array([[d2 - d1, -d5], [-d5, -d3 - d4]])
+
+    return function
+
+
+def _pitman_result(t: float, a: float, N: float) -> float:
+    """Γ(θ+1)/Γ(θ+α) · N^α, by log-Gamma and by Gamma; the larger of those in [0, N]."""
+    if math.isnan(a) or math.isnan(t) or a == 0:
         return math.nan
-    t, a = solution
-    if a == 0:
-        return math.nan
+    candidates = []
     try:
-        value = math.exp(math.lgamma(t + 1.0) - math.lgamma(t + a) + a * math.log(N))
+        if t + 1.0 > 0 and t + a > 0:  # ARX's logGamma is NaN for x ≤ 0
+            candidates.append(math.exp(math.lgamma(t + 1.0) - math.lgamma(t + a)) * N ** a)
     except (ValueError, OverflowError):
-        return math.nan
-    return value if 0.0 <= value <= N else math.nan
+        pass
+    try:
+        candidates.append(math.gamma(t + 1.0) / math.gamma(t + a) * N ** a)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        pass
+    valid = [v for v in candidates if 0.0 <= v <= N]
+    return max(valid) if valid else math.nan
 
 
 # ---------------------------------------------------------------------------------- SNB
-
-def _snb_starts(tries: int = 60) -> list[tuple[float, float]]:
-    """ARX's solver starts at (1, 1), then at random points of (−1, 1)²; seeded here so
-    that the estimate is reproducible."""
-    rng = np.random.default_rng(0)
-    return [(1.0, 1.0)] + [tuple(rng.uniform(-1.0, 1.0, 2)) for _ in range(tries)]
-
 
 def _snb(sizes, counts, c1, f) -> float:
     c2 = float(counts[sizes == 2].sum())
@@ -260,11 +338,10 @@ def _snb(sizes, counts, c1, f) -> float:
               - (a * val7 * val20 * (a + 2) * val0) / (2 * val2 ** (a + 3)))
         return np.array([g1, g2]), np.array([[x1, x2], [y1, y2]])
 
-    for start in _snb_starts():
-        solution = _newton(function, start, iterations=200)
-        if solution is not None:
-            a, b = solution
-            value = k * b ** a
-            if math.isfinite(value):
-                return value
-    return math.nan
+    solution = solve(function, (1.0, 1.0))
+    if solution is None:
+        return math.nan
+    a, b = solution
+    with np.errstate(all="ignore"):
+        value = float(np.float64(k) * np.float64(b) ** np.float64(a))
+    return value if math.isfinite(value) else math.nan  # ARX would report an infinite estimate

@@ -25,7 +25,7 @@ import pandas as pd
 
 from tklscore.core.errors import InputError
 from tklscore.core.risk.equivalence_classes import EquivalenceClasses
-from tklscore.core.tables.codes import group_ids
+from tklscore.core.tables.codes import Codes, group_ids
 
 DEFAULT_RISK_THRESHOLD = 0.2
 
@@ -84,12 +84,28 @@ def population_class_sizes(sample_qi: list[np.ndarray], population_qi: list[np.n
 
     Each QI is factorised over sample and population together, so equal values get equal
     codes; a sample row without any population match is an error."""
-    n, m = len(sample_qi[0]), len(population_qi[0])
     joint = []
     for s, p in zip(sample_qi, population_qi):
         codes, uniques = pd.factorize(np.concatenate([np.asarray(s, dtype=object), np.asarray(p, dtype=object)]),
                                       use_na_sentinel=False)
         joint.append((codes.astype(np.int64, copy=False), len(uniques)))
+    return _joint_class_sizes(joint, len(sample_qi[0]), len(population_qi[0]), population_name)
+
+
+def population_class_sizes_from_codes(sample_qi: list[Codes], population_qi: list[Codes],
+                                      population_name: str = "<population>") -> np.ndarray:
+    """:func:`population_class_sizes` from factorised QIs whose sample and population codes
+    share one code space (equal values, equal codes; e.g. a release's generalised codes
+    and the source's at the same level): no value is hashed again."""
+    joint = []
+    for s, p in zip(sample_qi, population_qi):
+        if s.cardinality != p.cardinality:
+            raise ValueError("sample and population codes of a quasi-identifier must share their uniques")
+        joint.append((np.concatenate([s.codes, p.codes]), s.cardinality))
+    return _joint_class_sizes(joint, len(sample_qi[0].codes), len(population_qi[0].codes), population_name)
+
+
+def _joint_class_sizes(joint: list[tuple[np.ndarray, int]], n: int, m: int, population_name: str) -> np.ndarray:
     ids, count = group_ids(joint, n + m)
     F = np.bincount(ids[n:], minlength=count)[ids[:n]]
     missing = np.flatnonzero(F == 0)

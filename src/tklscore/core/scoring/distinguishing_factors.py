@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, group_ids, mixed_radix, run_lengths,
+from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, run_lengths,
                                         run_starts, sorted_groups)
 
 
@@ -48,10 +48,11 @@ class DistinguishingFactors:
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
-                                   progress=None) -> DistinguishingFactors:
+                                   progress=None, groups: SaGroups | None = None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
-    ``progress(fraction)`` is called between the steps (it may raise to stop)."""
+    ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
+    :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs."""
     steps, done = 2 * len(sa) + 1, 0
 
     def step() -> None:
@@ -68,8 +69,10 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     # the first continuous SA goes first after the class in the full key: the full groups,
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
     names = sorted(sa, key=lambda name: name not in continuous)
-    full = _FullGroups.build((classes, n_classes), [sa[name] for name in names])
-    if full is None:
+    full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
+    if groups is not None:
+        l = l_distinguishing_factor_of_classes((classes, n_classes), groups, step)
+    elif full is None:
         l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
     else:
         l = full.l_distinguishing_factor(step)
@@ -97,6 +100,48 @@ def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> Distingui
     k = np.full(n, n, dtype=np.int64)
     l = l_distinguishing_factor([], sa_at_published, n)
     return DistinguishingFactors(k, l, np.zeros(n), np.zeros(n, dtype=np.int64), {})
+
+
+@dataclass(frozen=True)
+class SaGroups:
+    """The groupings of the rows by the sensitive attributes alone, which the l-DF of any
+    QI classes combines with (they do not change when the QIs are generalised): ``full``
+    by every SA, ``others[i]`` by every SA but the i-th (None with one SA)."""
+
+    full: tuple[np.ndarray, int]
+    others: list
+
+
+def sa_groups(sa: list[Codes], n: int) -> SaGroups:
+    columns = [(c.codes, c.cardinality) for c in sa]
+    return SaGroups(group_ids(columns, n),
+                    [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
+                     for i in range(len(columns))])
+
+
+def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None) -> np.ndarray:
+    """:func:`l_distinguishing_factor` of QI ``classes`` from the SA-only ``groups``
+    (:func:`sa_groups`, computed once for many sets of classes, e.g. the generalisations
+    of a release designer): the group of QI ∪ (SA \\ {A_i}) is (class, others[i]), and the
+    distinct values of A_i in it are the distinct (class, full) groups it holds, counted
+    over those groups rather than the rows."""
+    ids, count = classes
+    n = len(ids)
+    full, n_full = group_ids([classes, groups.full], n)
+    first = np.empty(n_full, dtype=np.int64)
+    first[full] = np.arange(n, dtype=np.int64)  # a row of each (class, full) group
+    class_of_full = ids[first]
+    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    for others in groups.others:
+        if others is None:
+            group_of_full, n_groups = class_of_full, count
+        else:
+            group_of_full, n_groups = group_ids([(class_of_full, count), (others[0][first], others[1])], n_full)
+        distinct = np.bincount(group_of_full, minlength=n_groups)
+        np.minimum(l, distinct[group_of_full][full], out=l)
+        if step is not None:
+            step()
+    return l
 
 
 def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
@@ -231,7 +276,13 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         return np.zeros(n_classes)
     if pairs is None:
         # the distinct (class, value) pairs sorted by class then value, with their counts
-        pair, counts = np.unique(classes * np.int64(m) + values.codes, return_counts=True)
+        key = classes * np.int64(m) + values.codes
+        if n_classes * m <= dense_limit(len(classes)):  # a count per possible pair, read in key order
+            counts = np.bincount(key, minlength=n_classes * m)
+            pair = np.flatnonzero(counts)
+            counts = counts[pair]
+        else:
+            pair, counts = np.unique(key, return_counts=True)
         cls, val = np.divmod(pair, np.int64(m))
     else:
         cls, val, counts = pairs

@@ -56,7 +56,7 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
 
 
 def dense_limit(n: int) -> int:
-    """The largest key space counted with a table (one cell per possible key) rather than hashed."""
+    """The largest key space counted with a table per key rather than by hashing, for n rows."""
     return max(8 * n, 1 << 16)
 
 
@@ -68,7 +68,7 @@ def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
         present = np.zeros(size, dtype=np.bool_)
         present[key] = True
         occurring = np.flatnonzero(present)
-        renumber = np.empty(size, dtype=np.int64)  # only the occurring keys' entries are read
+        renumber = np.empty(size, dtype=np.int64)  # only the occurring keys' entries are written and read
         renumber[occurring] = np.arange(len(occurring), dtype=np.int64)
         return renumber[key], len(occurring)
     codes, uniques = pd.factorize(key, sort=False)

@@ -10,6 +10,7 @@ hierarchies and saved designs are kept in the project file."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -61,6 +62,43 @@ THESIS_HIERARCHIES = (
     Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
     Hierarchy.intervals("Age", [10, 30]),
 )
+
+
+def _shown(value, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _share(value) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def privacy_rows(k: int, privacy: tuple[int, float], measures: dict | None) -> list[tuple[str, str]]:
+    """The privacy models and risk of the release, named for the officer (the risk lens'
+    figures when it measured the release)."""
+    l, t = privacy
+    if not measures:
+        return [("k-anonymity", f"{k}"), ("distinct l-diversity", f"{l}"), ("t-closeness", f"{t:.4f}"),
+                ("prosecutor risk (highest)", f"{1 / k:.4f}" if k else "n/a")]
+    risk = measures["risk"]
+    journalist = risk.get("journalist") or {}
+    classes = measures.get("classes") or {}
+    return [("k-anonymity", _shown(measures["k"])),
+            ("(α,k)-anonymity: α", _shown(measures["alpha_k"]["alpha"])),
+            ("distinct l-diversity", _shown(measures["l_distinct"])),
+            ("entropy l-diversity", _shown(measures["l_entropy"], 3)),
+            ("recursive (c,l)-diversity: c", _shown(measures["recursive_cl"]["c"])),
+            ("t-closeness", _shown(measures["t"])),
+            ("basic β-likeness", _shown(measures["beta_basic"])),
+            ("δ-disclosure", _shown(measures["delta"])),
+            ("classes", _shown(classes.get("count"))),
+            ("prosecutor risk (highest)", _shown(risk["prosecutor"]["highest"])),
+            ("prosecutor risk (average)", _shown(risk["prosecutor"]["average"])),
+            ("records above the risk threshold", _share(risk["prosecutor"]["records_at_risk"])),
+            ("journalist risk (highest), against the source", _shown(journalist.get("highest"))),
+            ("marketer risk", _shown(risk.get("marketer"))),
+            ("sample uniques", _share(risk.get("sample_uniques")))]
 
 
 class MarkedFrameModel(FrameModel):
@@ -138,6 +176,18 @@ class DesignView(QWidget):
         self.t_max.setValue(1.0)
         srow.addWidget(QLabel("t ≤"))
         srow.addWidget(self.t_max)
+        self.tkl_limited = QCheckBox("tkl / source ≤")
+        self.tkl_limited.setToolTip("the largest tkl-Score of a suggested release, divided by the whole "
+                                    "source's (unticked: no limit)")
+        self.tkl_max = QDoubleSpinBox()
+        self.tkl_max.setRange(0.0, 100.0)
+        self.tkl_max.setDecimals(3)
+        self.tkl_max.setSingleStep(0.05)
+        self.tkl_max.setValue(0.5)
+        self.tkl_max.setEnabled(False)
+        self.tkl_limited.toggled.connect(self.tkl_max.setEnabled)
+        srow.addWidget(self.tkl_limited)
+        srow.addWidget(self.tkl_max)
         self.suggest_button = QPushButton("Suggest")
         self.suggest_button.clicked.connect(self.run_suggest)
         srow.addWidget(self.suggest_button)
@@ -149,7 +199,11 @@ class DesignView(QWidget):
         self.export_button.clicked.connect(self.export_table)
         self.export_hierarchy_button = QPushButton("Export hierarchy…")
         self.export_hierarchy_button.clicked.connect(self.export_hierarchy)
-        for b in (self.save_button, self.export_button, self.export_hierarchy_button):
+        self.report_button = QPushButton("Export report…")
+        self.report_button.setToolTip("the report of the designed release: how it was made, its scores, "
+                                      "privacy models, risk and utility (HTML or PDF)")
+        self.report_button.clicked.connect(lambda: self.export_report())
+        for b in (self.save_button, self.export_button, self.export_hierarchy_button, self.report_button):
             buttons.addWidget(b)
         left_layout.addLayout(buttons)
         splitter.addWidget(left)
@@ -194,7 +248,8 @@ class DesignView(QWidget):
         self.points.sigClicked.connect(self._point_clicked)
         self.chart.addItem(self.points)
         suggest_layout.addWidget(self.chart, 1)
-        self.front_table = _table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed", "levels"])
+        self.front_table = _table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed", "levels",
+                                      "meets the constraints?"])
         self.front_table.cellDoubleClicked.connect(lambda r, _c: self.load_candidate(r))
         suggest_layout.addWidget(self.front_table)
         self.tabs.addTab(suggest_tab, "Suggested releases")
@@ -265,7 +320,7 @@ class DesignView(QWidget):
             row.addWidget(QLabel("—"))
             return cell
         try:
-            height = len(self.hierarchies[column].labels(self.workbench.table.frame[column].unique())) - 1
+            height = len(self.hierarchies[column].labels(self.workbench.table.codes(column).uniques)) - 1
         except InputError as error:
             row.addWidget(QLabel(f"invalid: {error.message}"))
             return cell
@@ -347,15 +402,17 @@ class DesignView(QWidget):
         key = self._ensure_designer()
         designer = self.designer if self._designer_key == key else None
         table, roles, hierarchies = wb.table, wb.project.roles, dict(self.hierarchies)
-        scorer = wb.scorer
-        elements = element_weights(wb.model) if wb.model is not None else None
+        scorer, model = wb.scorer, wb.model
         design, weights, x = self.design(), wb.weights, wb.project.x
 
         def work(control):
-            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer, elements=elements)
+            built = designer or ReleaseDesigner(table, roles, hierarchies, scorer=scorer,
+                                                elements=element_weights(model) if model is not None else None)
             control.check()
             result = built.evaluate(design, weights, x, record_ids=False, progress=lambda _f: control.check())
-            privacy = privacy_models(built, design, result.transformed, result.transformed.published_class_ids)
+            m = result.measures
+            privacy = ((m["l_distinct"], m["t"]) if m else
+                       privacy_models(built, design, result.transformed, result.transformed.published_class_ids))
             preview = result.transformed.published_table(limit=PREVIEW_ROWS)
             return built, result, privacy, preview
 
@@ -388,11 +445,7 @@ class DesignView(QWidget):
             self.scores.setItem(r, 0, QTableWidgetItem(label))
             for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
                 self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
-        l, tc = privacy
-        rows = [("k-anonymity", f"{k}"), ("distinct l-diversity", f"{l}"), ("t-closeness", f"{tc:.4f}"),
-                ("prosecutor risk (max)", f"{1 / k:.4f}" if k else "n/a")]
-        if result.measures:
-            rows += [(str(name), str(value)) for name, value in result.measures.items()]
+        rows = privacy_rows(k, privacy, result.measures)
         self.privacy_table.setRowCount(len(rows))
         for r, (name, value) in enumerate(rows):
             self.privacy_table.setItem(r, 0, QTableWidgetItem(name))
@@ -424,8 +477,11 @@ class DesignView(QWidget):
         self._settings().setdefault("saved", [])
         self._settings()["saved"] = [d for d in self._settings()["saved"] if d.get("name") != design.name]
         self._settings()["saved"].append(design.to_dict())
-        self.workbench.designed_reports[design.name] = self.result.report
-        self.workbench.reports[design.name] = self.result.report
+        report = self._report_with_ids()
+        self.workbench.designed_reports[design.name] = report
+        self.workbench.reports[design.name] = report
+        if self.result.risk is not None:
+            self.workbench.measures[design.name] = self.result.risk
         self.workbench._mark(True)
         self.workbench.scoresChanged.emit()
         self.workbench.status.emit(f"Saved '{design.name}' beside the other releases in the Scores view's comparison")
@@ -447,6 +503,44 @@ class DesignView(QWidget):
                                     lambda n: self.workbench.status.emit(f"{n:,} rows written to {path}"),
                                     self.workbench._fail)
 
+    def _report_with_ids(self):
+        """The result's report with the records' ids (the view evaluates by row positions)."""
+        report, scorer = self.result.report, self.workbench.scorer
+        if scorer is None:
+            return report
+        records = report.records.copy()
+        records["id"] = scorer.ids_of(self.result.transformed.published)
+        return dataclasses.replace(report, records=records)
+
+    def export_report(self, path: str | None = None) -> bool:
+        """The report of the designed release (HTML or PDF by the extension), written in the
+        background; its charts are drawn here."""
+        if self.result is None:
+            return False
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export the designed release's report", "design.html",
+                                                  "HTML report (*.html);;PDF report (*.pdf)")
+            if not path:
+                return False
+        from tklscore.gui.design.report_section import designed_release_section  # noqa: F401 (registers it)
+        from tklscore.gui.report import prepare_report, render_charts, report_input
+
+        name = self.result.transformed.design.name
+        report = self._report_with_ids()
+        data = report_input(self.workbench)
+        data.release, data.report, data.design = name, report, self.result
+        data.reports = {**data.reports, name: report}
+        try:
+            data.charts = render_charts(data)
+            write = prepare_report(path, data)
+        except InputError as error:
+            self.workbench._fail(str(error))
+            return False
+        self.workbench.runner.start("Exporting the report", lambda _control: write(),
+                                    lambda written: self.workbench.status.emit(f"Report written to {written}"),
+                                    self.workbench._fail)
+        return True
+
     def export_hierarchy(self, column: str | None = None, path: str | None = None) -> None:
         if column is None:
             row = self.columns.currentRow()
@@ -463,17 +557,27 @@ class DesignView(QWidget):
         except InputError as error:
             self.workbench._fail(str(error))
 
+    def constraints(self) -> Constraints:
+        """The officer's constraints on a suggested release, as set in the panel."""
+        return Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(),
+                           self.tkl_max.value() if self.tkl_limited.isChecked() else math.inf,
+                           self.budget.value() / 100.0)
+
     def run_suggest(self) -> None:
         if self.designer is None or self.workbench.weights is None:
             return
         designer, weights, x = self.designer, self.workbench.weights, self.workbench.project.x
-        constraints = Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(), math.inf,
-                                  self.budget.value() / 100.0)
+        try:
+            constraints = self.constraints()
+        except InputError as error:
+            self.workbench._fail(str(error))
+            return
         base = ReleaseDesign(removed=self.removed, selection=self.design().selection)
 
         def work(control):
             return suggest(designer, weights, constraints, base, x,
-                           progress=lambda f: control.progress(int(100 * f), "Searching the lattice"))
+                           progress=lambda f: control.progress(int(100 * f), "Searching the lattice"),
+                           cancelled=lambda: control.cancelled)
 
         self.suggest_message.setText("Searching the lattice of levels…")
         self.tabs.setCurrentIndex(2)
@@ -481,17 +585,27 @@ class DesignView(QWidget):
 
     def show_suggestions(self, found) -> None:
         self.suggestions = found
-        self.suggest_message.setText(
-            f"{found.message}. Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest "
-            f"skipped by k-anonymity's monotonicity). Click a point or double-click a row to load it.")
+        searched = (f"Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest skipped by "
+                    f"k-anonymity's monotonicity).")
+        if found.met:
+            self.suggest_message.setText(f"{found.message}. {searched} Click a point or double-click a row to "
+                                         f"load it.")
+            self.suggest_message.setStyleSheet("")
+        else:
+            self.suggest_message.setText(
+                f"<b>No release meets these constraints.</b> The {len(found.front)} closest are shown in red, with "
+                f"what each misses; relax k, l, t, the largest tkl or the suppression budget. {searched}")
+            self.suggest_message.setStyleSheet("color: #b00020;")
         self.points.setData([{"pos": (c.utility_loss, c.tkl_normalized), "data": i}
                              for i, c in enumerate(found.front)
                              if not (math.isnan(c.utility_loss) or math.isnan(c.tkl_normalized))])
         self.points.setBrush(pg.mkBrush("#1f77b4" if found.met else "#d62728"))
         self.front_table.setRowCount(len(found.front))
         for r, c in enumerate(found.front):
+            misses = c.misses(found.constraints) if found.constraints is not None else []
             values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", str(c.k), str(c.l), f"{c.t:.4f}",
-                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items())]
+                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items()),
+                      "yes" if not misses else "no: " + "; ".join(misses)]
             for col, value in enumerate(values):
                 self.front_table.setItem(r, col, QTableWidgetItem(value))
 

@@ -228,4 +228,5 @@ def _joined(task: tasks.Task, recipe: tasks.Recipe, tables):
     from tklscore.core.learn.join import join, parse_rule
 
     left, right = task.datasets
-    return join(tables[left], tables[right], [parse_rule(recipe.join_rule, left, right)], left, right)
+    rules = [parse_rule(text, left, right) for text in recipe.join_rule.split(";") if text.strip()]
+    return join(tables[left], tables[right], rules, left, right)

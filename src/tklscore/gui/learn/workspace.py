@@ -287,7 +287,8 @@ class Statistics(QWidget):
                  f"The table is <b>{m.k}-anonymous</b>: a person's row is one of at least {m.k}.</p>"]
         if models.xy_anonymity is not None:
             lines.append(f"<h3>(X,Y)-anonymity</h3><p>Each QID group holds at least <b>{models.xy_anonymity}</b> "
-                         f"different people ({e(', '.join(applied.recipe.identifiers))}).</p>")
+                         f"different people ({e(', '.join(applied.recipe.identifiers))}); the largest holds "
+                         f"{int(applied.groups['persons'].max())}.</p>")
         if models.l_distinct is not None:
             single = int((applied.groups["distinct"] == 1).sum())
             recursive = (f"Recursive: (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c} "
@@ -306,7 +307,10 @@ class Statistics(QWidget):
                          f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close (0 = every group's values "
                          f"are spread as in the whole table, 1 = as far from it as can be).<br>"
                          f"<i>Teaching prototype's check (legacy):</i> {legacy_failures} of {m.classes.count} "
-                         f"groups have a value whose share differs from the table's by more than 0.1.</p>")
+                         f"groups have a value whose share differs from the table's by more than 0.1.<br>"
+                         f"In the whole table: " + ", ".join(f"{share:.1%} {e(value)}" for value, share
+                                                             in applied.sensitive_shares().head(8).items())
+                         + (" …" if len(applied.sensitive_shares()) > 8 else "") + "</p>")
         lines.append(f"<p>Rows published: {len(applied.published)} of {len(applied.table)}. "
                      f"Usefulness and misuse scores: see the other tabs.</p>")
         self.text.setHtml("".join(lines))
@@ -490,7 +494,8 @@ class Workspace(QWidget):
         self.fill_button.setEnabled(not task.practice)
         self.apply_button.setEnabled(True)
         self.join_rule.setVisible(task.joins)
-        self.join_rule.setPlaceholderText(f"Join rule, e.g. {task.datasets[-1]}.id = {task.datasets[0]}.id")
+        self.join_rule.setPlaceholderText(f"Join rule, e.g. {task.datasets[-1]}.id = {task.datasets[0]}.id "
+                                          f"(several rules: separate them with ;)")
         self.join_rule.clear()
         self.setup.set_columns(list(table.columns))
         self.source_model.set_frame(table)

@@ -10,24 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFont
 
+from tklscore.core.risk.lens import (DisclosureHistogram, disclosure_histogram, risk_band_labels,
+                                    risk_band_shares)
 from tklscore.gui.scores.charts import ScoreChart
 
-# risk bands in percent, as ARX groups them (upper bounds of ]low, high])
-RISK_BANDS = (0.0, 0.1, 1.0, 2.0, 5.0, 10.0, 20.0, 25.0, 33.4, 50.0, 100.0)
 ATTACKER_COLORS = {"prosecutor": (31, 119, 180), "journalist": (255, 127, 14)}
-
-
-def band_shares(risk: np.ndarray) -> np.ndarray:
-    """Share of records whose risk (0..1) falls in each band ]low, high] (the first band [0, 0.1 %])."""
-    percent = np.asarray(risk, dtype=np.float64) * 100.0
-    bins = np.searchsorted(np.asarray(RISK_BANDS[1:]), percent, side="left")
-    counts = np.bincount(np.minimum(bins, len(RISK_BANDS) - 2), minlength=len(RISK_BANDS) - 1)
-    return counts / max(len(percent), 1)
-
-
-def band_labels() -> list[str]:
-    return [f"≤{RISK_BANDS[1]:g}"] + [f"{low:g}–{high:g}" for low, high in zip(RISK_BANDS[1:-1], RISK_BANDS[2:])]
 
 
 class RiskDistributionChart(ScoreChart):
@@ -38,12 +27,16 @@ class RiskDistributionChart(ScoreChart):
 
     def set_data(self, risks: dict[str, np.ndarray]) -> None:
         """``risks``: attacker → per-record risk in [0, 1]."""
+        self.set_shares({name: risk_band_shares(r) for name, r in risks.items() if r is not None})
+
+    def set_shares(self, shares: dict[str, np.ndarray]) -> None:
+        """``shares``: attacker → share of records per risk band (core.risk.lens)."""
         self.clear_chart()
-        self.shares = {name: band_shares(r) for name, r in risks.items() if r is not None}
+        self.shares = dict(shares)
         self.set_title("Records by re-identification risk")
         self.plot_item.setLabel("left", "Share of records")
         self.plot_item.setLabel("bottom", "Risk band (%)")
-        labels = band_labels()
+        labels = risk_band_labels()
         positions = np.arange(len(labels), dtype=np.float64)
         width = 0.8 / max(len(self.shares), 1)
         for i, (name, shares) in enumerate(self.shares.items()):
@@ -63,31 +56,28 @@ class DisclosureRiskChart(ScoreChart):
         self.counts = np.zeros(0)
         self.zero = 0
         self.threshold_line: pg.InfiniteLine | None = None
+        self._label_font = QFont()
         self.set_data(None, 0.01)
 
     def set_data(self, d: np.ndarray | None, threshold: float, bins: int = 40) -> None:
         """Histogram of log10 D over the records with D > 0; the threshold as a red line."""
+        self.set_histogram(None if d is None else disclosure_histogram(d, threshold, bins), threshold)
+
+    def set_histogram(self, histogram: DisclosureHistogram | None, threshold: float | None = None) -> None:
         self.clear_chart()
         self.set_title("Disclosure risk D(r) (logarithmic axis)")
         self.plot_item.setLabel("left", "Records")
         self.plot_item.setLabel("bottom", "log10 D(r)")
         self.threshold_line = None
-        if d is None or len(d) == 0:
+        if histogram is None:
             self.counts = np.zeros(0)
             return
-        positive = d[d > 0]
-        self.zero = int(len(d) - len(positive))
-        if len(positive):
-            logs = np.log10(positive)
-            low, high = float(logs.min()), float(logs.max())
-            if threshold > 0:
-                low, high = min(low, np.log10(threshold)), max(high, np.log10(threshold))
-            if high - low < 1e-9:
-                low, high = low - 0.5, high + 0.5
-            self.counts, edges = np.histogram(logs, bins=bins, range=(low, high))
-            self.plot_item.addItem(pg.BarGraphItem(x0=edges[:-1], x1=edges[1:], height=self.counts,
-                                                   brush=pg.mkBrush(44, 160, 44), pen=pg.mkPen("k", width=0.3),
-                                                   name="records"))
+        threshold = histogram.threshold if threshold is None else threshold
+        self.counts, self.zero = histogram.counts, histogram.zero
+        if len(histogram.counts):
+            self.plot_item.addItem(pg.BarGraphItem(x0=histogram.edges[:-1], x1=histogram.edges[1:],
+                                                   height=histogram.counts, brush=pg.mkBrush(44, 160, 44),
+                                                   pen=pg.mkPen("k", width=0.3), name="records"))
         if threshold > 0:
             self.threshold_line = pg.InfiniteLine(pos=float(np.log10(threshold)), angle=90,
                                                   pen=pg.mkPen((214, 39, 40), width=2),
@@ -95,3 +85,11 @@ class DisclosureRiskChart(ScoreChart):
                                                   labelOpts={"color": (214, 39, 40), "position": 0.6,
                                                              "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(self.threshold_line)
+            self.threshold_line.label.setFont(self._label_font)
+
+    def use_report_style(self, points: int = 15) -> None:
+        super().use_report_style(points)
+        self._label_font = QFont()
+        self._label_font.setPointSize(points)
+        if self.threshold_line is not None:
+            self.threshold_line.label.setFont(self._label_font)

@@ -18,15 +18,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFormLayout, Q
 
 from tklscore.core.errors import InputError
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, AttributeParameters,
-                                                DisclosureRisk, disclosure_risk)
-from tklscore.core.risk.measures import Measures, describe, measure_release, verdict
-from tklscore.core.tables.loading import Table
+                                                DisclosureRisk)
+from tklscore.core.risk.lens import RISKIEST, RiskLens, default_parameters, risk_lens
+from tklscore.core.risk.measures import Measures, describe, verdict
 from tklscore.gui.risk.charts import DisclosureRiskChart, RiskDistributionChart
-
-QI_IMPORTANCE_MAX = 8       # 255 subsets
-RISKIEST_SHOWN = 25
-DEFAULT_PK = {"qi": 0.5, "sa": 0.005}
-DEFAULT_WEIGHT = {"qi": 0.0, "sa": 1.0}
 
 
 def _number(value) -> str:
@@ -50,6 +45,7 @@ class RiskView(QWidget):
         super().__init__(parent)
         self.workbench = workbench
         self.measures: Measures | None = None
+        self.lens: RiskLens | None = None
         self.disclosure: DisclosureRisk | None = None
         self.record_ids: np.ndarray | None = None
         self._generation = 0
@@ -131,6 +127,8 @@ class RiskView(QWidget):
         self.tabs.addTab(self.distribution_chart, "Risk distribution")
         self.tabs.addTab(dr_page, "Disclosure risk D(r)")
         self.tabs.addTab(self.importance_table, "QI importance")
+        self.tabs.currentChanged.connect(lambda _index: self._draw_charts())
+        self._stale_charts: set[str] = set()
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -172,13 +170,7 @@ class RiskView(QWidget):
 
     def parameters(self) -> list[AttributeParameters]:
         """D(r)'s attribute parameters: the table's values, defaults for new attributes."""
-        roles = self.workbench.project.roles
-        out = []
-        for kind, columns in (("qi", roles.qi), ("sa", roles.sa)):
-            for column in columns:
-                pk, weight = self._parameters.get(column, (DEFAULT_PK[kind], DEFAULT_WEIGHT[kind]))
-                out.append(AttributeParameters(column, pk, weight))
-        return out
+        return default_parameters(self.workbench.project.roles, self._parameters)
 
     def set_parameter(self, attribute: str, pk: float | None = None, weight: float | None = None) -> None:
         current = {p.attribute: (p.pk, p.weight) for p in self.parameters()}
@@ -236,20 +228,19 @@ class RiskView(QWidget):
         alpha, epsilon, threshold = self.alpha_spin.value(), self.epsilon_spin.value(), self.threshold_spin.value()
         positions = release.positions
         ids = report.records["id"].to_numpy(dtype=object)
+        name = workbench.project.current_release
+        measured = workbench.measures.get(name)  # the scoring run measured it already
 
         def compute(control):
             control.progress(0, "Measuring the release's risk")
-            measures = measure_release(table, roles, positions, scorer,
-                                       qi_importance=len(roles.qi) <= QI_IMPORTANCE_MAX,
-                                       progress=lambda f: control.progress(int(70 * f), "Measuring the release's risk"))
-            published = Table(table.frame.iloc[positions].reset_index(drop=True), name=table.name)
-            dr = disclosure_risk(published, params, weights, alpha=alpha, epsilon=epsilon, threshold=threshold,
-                                 progress=lambda f: control.progress(70 + int(30 * f), "Disclosure risk D(r)"))
-            return measures, dr
+            return risk_lens(table, roles, positions, ids=ids, release=name, scorer=scorer, measures=measured,
+                             weights=weights, parameters=params, alpha=alpha, epsilon=epsilon, threshold=threshold,
+                             progress=lambda f: control.progress(int(100 * f), "Measuring the release's risk"))
 
-        def done(result) -> None:
+        def done(lens: RiskLens) -> None:
             if generation == self._generation:
-                self._show(*result, ids)
+                workbench.risk_lens = lens
+                self._show(lens.measures, lens.disclosure, ids, lens=lens)
 
         def failed(message: str) -> None:
             if generation == self._generation:
@@ -259,8 +250,9 @@ class RiskView(QWidget):
 
     # ------------------------------------------------------------------ display
 
-    def _show(self, measures: Measures | None, dr: DisclosureRisk | None, ids, message: str | None = None) -> None:
-        self.measures, self.disclosure, self.record_ids = measures, dr, ids
+    def _show(self, measures: Measures | None, dr: DisclosureRisk | None, ids, message: str | None = None,
+              lens: RiskLens | None = None) -> None:
+        self.measures, self.disclosure, self.record_ids, self.lens = measures, dr, ids, lens
         if measures is None:
             self.verdict_label.setText(message or "")
             self.models_table.setRowCount(0)
@@ -269,6 +261,7 @@ class RiskView(QWidget):
             for row in range(3):
                 for column in range(4):
                     self.attackers_table.setItem(row, column, QTableWidgetItem(""))
+            self._stale_charts = set()
             self.distribution_chart.set_data({})
             self.disclosure_chart.set_data(None, self.threshold_spin.value())
             self.disclosure_label.setText("")
@@ -300,29 +293,38 @@ class RiskView(QWidget):
         for i, q in enumerate(importance):
             self._set_row(self.importance_table, i, [", ".join(q.attributes), _number(q.distinction),
                                                      _number(q.separation)])
-        self.distribution_chart.set_data({"prosecutor": measures.prosecutor_records,
-                                          "journalist": measures.journalist_records})
-        self.disclosure_chart.set_data(dr.d, dr.threshold)
+        self._stale_charts = {"distribution", "disclosure"}
+        self._draw_charts()
         no_weights = "" if self.workbench.weights is not None else " (no value weights: choose weights first)"
         self.disclosure_label.setText(
             f"{len(dr.known_sets)} known sets of {dr.splits:,} splits kept (PK > ε); "
             f"{dr.above_threshold:,} of {len(dr.d):,} records ({100 * dr.above_threshold / max(len(dr.d), 1):.2f} %) "
             f"have D > {dr.threshold:g}; largest D = {dr.d.max():.4g}{no_weights}. "
             f"W(v) are the project's sensitive-value weights.")
-        self._fill_riskiest(measures, dr, ids)
+        self._fill_riskiest(lens)
 
-    def _fill_riskiest(self, measures: Measures, dr: DisclosureRisk, ids) -> None:
-        rows = measures.record_rows
-        d = dr.d[rows]
-        journalist = measures.journalist_records if measures.journalist_records is not None else np.zeros(len(rows))
-        order = np.lexsort((-d, -measures.prosecutor_records))[:RISKIEST_SHOWN]
-        self.riskiest_table.setRowCount(len(order))
-        for i, k in enumerate(order):
-            frame_row = int(rows[k])
-            self._set_row(self.riskiest_table, i, [str(ids[frame_row]), f"{int(measures.class_size[k]):,}",
-                                                   _number(float(measures.prosecutor_records[k])),
-                                                   _number(float(journalist[k])), f"{float(d[k]):.4g}"])
-            self.riskiest_table.item(i, 0).setData(Qt.ItemDataRole.UserRole, frame_row)
+    def _draw_charts(self) -> None:
+        """Draw the chart on show; the other waits until its tab is chosen (drawing costs
+        the event loop tens of milliseconds)."""
+        lens = self.lens
+        if lens is None:
+            return
+        current = self.tabs.currentIndex()
+        if "distribution" in self._stale_charts and current == 0:
+            self.distribution_chart.set_shares(lens.risk_distribution())
+            self._stale_charts.discard("distribution")
+        if "disclosure" in self._stale_charts and current == 1:
+            self.disclosure_chart.set_histogram(lens.disclosure_histogram())
+            self._stale_charts.discard("disclosure")
+
+    def _fill_riskiest(self, lens: RiskLens) -> None:
+        riskiest = lens.riskiest(RISKIEST)
+        self.riskiest_table.setRowCount(len(riskiest))
+        for i, (record, row, size, prosecutor, journalist, d) in enumerate(riskiest.itertuples(index=False)):
+            self._set_row(self.riskiest_table, i, [record, f"{int(size):,}", _number(float(prosecutor)),
+                                                   _number(None if np.isnan(journalist) else float(journalist)),
+                                                   f"{float(d):.4g}"])
+            self.riskiest_table.item(i, 0).setData(Qt.ItemDataRole.UserRole, int(row))
 
     @staticmethod
     def _set_row(table: QTableWidget, row: int, texts: list[str]) -> None:

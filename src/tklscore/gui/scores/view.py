@@ -46,6 +46,7 @@ from tklscore.gui.frame_model import FrameModel
 from tklscore.gui.report import (
     REPORT_FORMATS,
     SCORE_ROWS,
+    complete_risk,
     prepare_report,
     render_charts,
     report_input,
@@ -459,15 +460,27 @@ class ScoresView(QWidget):
         """Write the report as HTML, PDF or CSV by the file's extension, in the background
         (the charts are drawn and the report's content read here, the file written there)."""
         data = report_input(self.workbench)
-        if Path(path).suffix.lower() != ".csv":
-            data.charts = render_charts(data)
         writer = []
         if not self._guard(lambda: writer.append(prepare_report(path, data))):
             return False
-        self.workbench.runner.start(
-            "Exporting the report", lambda control: writer[0](),
-            lambda written: self.workbench.status.emit(f"Report written to {written}"),
-            lambda message: self.workbench.failed.emit(f"{path}: the report could not be written ({message})"))
+        runner = self.workbench.runner
+
+        def failed(message: str) -> None:
+            self.workbench.failed.emit(f"{path}: the report could not be written ({message})")
+
+        def write(_measured=None) -> None:
+            if Path(path).suffix.lower() != ".csv":
+                data.charts = render_charts(data)
+            runner.start("Exporting the report", lambda control: writer[0](),
+                         lambda written: self.workbench.status.emit(f"Report written to {written}"), failed)
+
+        if data.measure_risk is not None and data.risk is None and Path(path).suffix.lower() != ".csv":
+            # the risk charts are drawn here, so the risk is measured first, in the background
+            runner.start("Measuring risk for the report",
+                         lambda control: complete_risk(data, lambda f: control.progress(
+                             int(100 * f), "Measuring risk for the report")), write, failed)
+        else:
+            write()
         return True
 
 
