@@ -98,3 +98,15 @@ def test_rescoring_kept_rows_equals_a_fresh_scorer():
     assert kept.records["id"].tolist() == ["6", "0", "2"]
     rows[:] = [0, 1, 2, 5]  # the caller's array changed in place: its ids are written again
     assert scorer.score(rows, doubled).records["id"].tolist() == ["0", "1", "2", "5"]
+
+
+def test_identifier_index_is_validated_once_per_table(data_dir):
+    from tklscore.core import load_table
+    from tklscore.core.tables.published import locate_table, source_ids
+
+    source = load_table(data_dir / "thesis_table_3_1.csv")
+    scorer = Scorer(source, thesis_example().roles)  # validates the ids
+    index = source.id_index["id"]
+    assert source_ids(source, "id") is index and list(index) == [str(i) for i in range(len(source))]
+    release = locate_table(source, load_table(data_dir / "thesis_table_3_1.csv"), "id")
+    assert release.positions.tolist() == list(range(len(source))) and scorer.source is source

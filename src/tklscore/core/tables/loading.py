@@ -58,6 +58,7 @@ class Table:
         self._numeric: dict[str, np.ndarray] = {}
         self._text: dict[str, pd.Series] = {}
         self._codes: dict = {}
+        self.id_index: dict[str, pd.Index] = {}  # identifier column -> its validated ids (tables.published)
 
     def __repr__(self) -> str:
         return f"Table(name={self.name!r}, kind={self.kind!r}, rows={len(self)}, columns={self.columns!r})"
