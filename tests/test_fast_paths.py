@@ -18,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import run_cli
 from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids, locate_table
+from tklscore.core.tables.loading import _holds_quotes
 from tklscore.core.files.records import float_text, records_csv, records_json
 from tklscore.core.scoring.scores import RECORD_COLUMNS
 
@@ -81,6 +82,10 @@ def test_csv_is_read_as_arrow_text_values_as_written(tmp_path):
     table = load_table(path)
     assert table.frame.values.tolist() == [["007", "Law, yer", ""], ["7", " x ", "two\nlines"]]
     assert str(table.frame["id"].dtype) == "str"
+    plain = tmp_path / "plain.csv"  # no quote anywhere: Arrow reads it without looking for quoted line breaks
+    plain.write_text("id,Job,Note\n007,Lawyer,\n7, x ,two lines\n", encoding="utf-8")
+    assert _holds_quotes(path) and not _holds_quotes(plain)
+    assert load_table(plain).frame.values.tolist() == [["007", "Lawyer", ""], ["7", " x ", "two lines"]]
 
 
 ids = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
