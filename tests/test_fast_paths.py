@@ -179,7 +179,8 @@ def test_version_and_score_do_not_load_rdf_or_qt():
     code = ("import sys; from tklscore.cli import main; assert main(['--version']) == 0; "
             "assert 'pandas' not in sys.modules, 'pandas'; "
             "main(['score', '/nonexistent.csv', '--rows', '0', '--sa', 'a', '--weights', 'w.csv']); "
-            "loaded = [m for m in ('rdflib', 'PySide6', 'networkx', 'pyqtgraph') if m in sys.modules]; "
+            "loaded = [m for m in ('rdflib', 'PySide6', 'networkx', 'pyqtgraph', 'duckdb', 'scipy', "
+            "'tklscore.core.risk') if m in sys.modules]; "
             "assert not loaded, loaded")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent)

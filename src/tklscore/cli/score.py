@@ -15,7 +15,6 @@ from tklscore.core.files.atomic import check_output
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
-from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
@@ -132,6 +131,8 @@ def run(args) -> int:
         if not scored.roles.qi:
             raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
                              "equivalence classes", column="--qi")
+        from tklscore.core.risk.measures import measure_release  # the risk lens only when asked for
+
         measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
     report = scored.report
     text = render(report, args.format, source=args.source, published=args.published or "--rows",
