@@ -4,7 +4,7 @@ Scores view's comparison; export; suggested releases load on click; hierarchies 
 
 import pandas as pd
 import pytest
-from PySide6.QtCore import QStandardPaths
+from PySide6.QtCore import QStandardPaths, Qt
 
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
@@ -140,8 +140,9 @@ def test_constraints_no_release_meets_are_said_and_the_closest_shown(view, qtbot
 
 def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
     m = view.result.measures
-    shown = {cell(view.privacy_table, r, 0): cell(view.privacy_table, r, 1)
-             for r in range(view.privacy_table.rowCount())}
+    table = view.privacy_table
+    shown = {cell(table, r, c): cell(table, r, c + 1) for r in range(table.rowCount()) for c in (0, 2)
+             if table.item(r, c) is not None}
     assert shown["k-anonymity"] == str(m["k"])
     assert shown["journalist risk (highest), against the source"] == f"{m['risk']['journalist']['highest']:.4f}"
     assert shown["t-closeness"] == f"{m['t']:.4f}"
@@ -184,3 +185,48 @@ def test_the_designed_release_report_says_how_it_was_made(view, qtbot, tmp_path)
     assert f"{view.result.utility.precision:.4f}" in text
     assert "journalist risk (highest), against the source" in text
     assert f"{view.result.report.scores.tkl:.5f}" in text   # the scores section is the designed release's
+
+
+def test_microaggregation_and_noise_from_the_columns_table(view, qtbot):
+    """A numeric non-QI column can be published as its class mean or with seeded noise;
+    the figures are the core's for the same design, and noise on a text column is refused
+    with the column named."""
+    how, epsilon = view.perturb_boxes["Age"]       # Age is a (continuous) sensitive attribute of the example
+    assert "Job" not in view.perturb_boxes         # a quasi-identifier is generalised, not perturbed
+    before = view.result
+    how.setCurrentIndex(how.findData("mean"))
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    design = view.design()
+    assert dict(design.microaggregate) == {"Age": "mean"}
+    expected = core(view, design)
+    assert view.result.report.scores == expected.report.scores
+    assert list(view.preview_model.frame["Age"]) == list(expected.transformed.published_table()["Age"])
+    before = view.result
+    how.setCurrentIndex(how.findData("noise"))
+    epsilon.setValue(5.0)
+    qtbot.waitUntil(lambda: view.result is not before and dict(view.result.transformed.design.noise) == {"Age": 5.0},
+                    timeout=20000)
+    assert view.workbench.project.settings["design"]["current"]["noise"] == {"Age": 5.0}
+    failures = []
+    view.workbench.failed.connect(failures.append)
+    text_how, _ = view.perturb_boxes["Disease"]
+    text_how.setCurrentIndex(text_how.findData("noise"))
+    qtbot.waitUntil(lambda: "noise needs numbers" in view.headline.text(), timeout=20000)
+    assert "Disease" in view.headline.text()
+
+
+def test_value_groups_are_built_by_selecting_values_and_naming_the_group(qtbot):
+    dialog = HierarchyDialog("city", pd.Series(["Tallinn", "Paide", "Pärnu", "Tallinn"]))
+    qtbot.addWidget(dialog)
+    dialog.kind.setCurrentIndex(dialog.kind.findData("groups"))
+    for item in dialog.value_list.findItems("Paide", Qt.MatchFlag.MatchExactly) + \
+            dialog.value_list.findItems("Pärnu", Qt.MatchFlag.MatchExactly):
+        item.setSelected(True)
+    dialog.group_name.setText("Small towns")
+    dialog.group_button.click()
+    dialog.group_selected(["Tallinn"], "Capital")
+    assert dialog.text.toPlainText() == "Paide,Pärnu->Small towns\nTallinn->Capital"
+    assert dialog.hierarchy is not None
+    assert list(dialog.hierarchy.labels(["Paide", "Tallinn"])[1]) == ["Small towns", "Capital"]
+    rows = {(dialog.preview.item(r, 1).text(), dialog.preview.item(r, 2).text()) for r in range(dialog.preview.rowCount())}
+    assert ("Small towns", "2") in rows and ("Capital", "2") in rows

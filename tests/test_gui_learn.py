@@ -261,7 +261,8 @@ def test_practice_on_an_imported_csv(qtbot, view, tmp_path):
     space = practise(view)
     path = tmp_path / "mine.csv"
     path.write_text("zip,age,illness\n1000,31,Flu\n1000,35,Asthma\n2000,52,Flu\n2000,58,Angina\n")
-    assert view.import_from(str(path)) == "mine"
+    view.import_from(str(path))
+    idle(qtbot, view)
     assert space.picker.checked() == ["mine"] and space.setup.columns() == ["zip", "age", "illness"]
     space.setup.set_type("zip", "qid")
     space.setup.set_type("age", "qid")
@@ -273,6 +274,7 @@ def test_practice_on_an_imported_csv(qtbot, view, tmp_path):
     assert "The table is 2-anonymous" in space.statistics.text.toPlainText()
     assert "no teaching weights exist for 'illness'" in space.statistics.scores.toPlainText()
     view.import_from(str(tmp_path / "missing.csv"))
+    idle(qtbot, view)
     assert view.errors and "missing.csv" in view.errors[-1]
 
 

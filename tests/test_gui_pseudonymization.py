@@ -11,6 +11,7 @@ from rdflib import URIRef
 from tklscore.core.pia.preferences import save_preferences
 from tklscore.core.project import Project
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
+from tklscore.core.pseudonymization.blocking import BlockingRule
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.files.resources import resource_path
 from tklscore.gui.pseudonymization.view import PseudonymizationView, example_tables
@@ -40,15 +41,15 @@ def expected():
 def test_the_example_shows_the_maximum_transition_its_lts_and_report(view):
     core = expected()
     assert view.selected == ("sex", "age", "race", "height")
-    assert view.analysis.maximum.violations == core.maximum.violations == 103
-    assert "103 of 1,103 people (9.3%)" in view.verdict.text()
+    assert view.analysis.maximum.violations == core.maximum.violations == 107
+    assert "107 of 1,103 people (9.7%)" in view.verdict.text()
     assert "the maximum risk transition" in view.verdict.text()
     assert len(view.graph.risk_items) == 15
     assert view.graph.risk_items[("sex", "age", "race", "height")].pen().style() == Qt.PenStyle.DotLine
-    assert "N_v = 103" in view.graph.labels[("sex", "age", "race", "height")].text()
-    assert "N_v = 37" in view.graph.labels[("sex", "age", "height")].text()
+    assert "N_v = 107" in view.graph.labels[("sex", "age", "race", "height")].text()
+    assert "N_v = 69" in view.graph.labels[("sex", "age", "height")].text()
     table = view.report_table
-    assert table.item(0, 1).text() == "103"
+    assert table.item(0, 1).text() == "107"
     report = core.reports[core.maximum.qi_set]
     assert table.item(1, 2).text() == str(report.removal.removed)
     rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
@@ -67,10 +68,10 @@ def test_clicking_a_risk_transition_shows_its_report(view):
 def test_try_removing_fields_lists_every_subset_with_a_chart(view, qtbot):
     dialog = view.try_removing_fields()
     assert dialog.table.rowCount() == 15
-    assert [dialog.table.item(0, c).text() for c in range(3)] == ["sex, age, race, height", "—", "103"]
-    assert dialog.table.item(1, 1).text() == "height" and dialog.table.item(1, 2).text() == "0"
+    assert [dialog.table.item(0, c).text() for c in range(3)] == ["sex, age, race, height", "—", "107"]
+    assert dialog.table.item(1, 1).text() == "age" and dialog.table.item(1, 2).text() == "3"   # Fig. 6's least
     row = next(r for r in range(15) if dialog.table.item(r, 1).text() == "sex")
-    assert dialog.table.item(row, 2).text() == "83"
+    assert dialog.table.item(row, 2).text() == "96"
     dialog.table.selectRow(row)
     dialog.accept_row()
     qtbot.waitUntil(lambda: view.selected == ("age", "race", "height"))
@@ -85,12 +86,12 @@ def test_limits_refuse_a_transition_with_the_reason_and_are_saved_in_the_project
     dialog.accept()
     assert view.workbench.project.settings["pseudonymization"]["rules"] == ["IF violations > 5% THEN block"]
     assert view.workbench.is_dirty()
-    assert "Refused by a limit" in view.verdict.text() and "103 violations (9% of 1103) > 5%" in view.verdict.text()
+    assert "Refused by a limit" in view.verdict.text() and "107 violations (10% of 1103) > 5%" in view.verdict.text()
     view.accept_with_violations()
     assert view.decision.startswith("✕ Not released: sex, age, race, height is refused")
     view.select(("sex", "height"))
     view.accept_with_violations()
-    assert view.decision == "Accepted: sex, height released with 8 violation(s) remaining."
+    assert view.decision == "Accepted: sex, height released with 2 violation(s) remaining."
     path = tmp_path / "project.tklproj"
     view.workbench.save_project(str(path))
     assert Project.load(path).settings["pseudonymization"]["rules"] == ["IF violations > 5% THEN block"]
@@ -110,10 +111,27 @@ def test_accept_with_violations_removed_writes_the_trimmed_data(view, tmp_path):
 
 def test_another_pseudonymisation_needs_the_designer(view, qtbot):
     assert not view.design_button.isEnabled()
-    assert "not part of this build" in view.design_button.toolTip()
+    assert "outside the application window" in view.design_button.toolTip()
     view.set_design_available(True)
     with qtbot.waitSignal(view.designRequested):
         view.design_button.click()
+
+
+def test_try_another_pseudonymisation_opens_the_design_view(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from tklscore.gui.main_window import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    window.show_view("pseudonymization")
+    view = window.views["pseudonymization"]
+    assert view.design_button.isEnabled() and "Design view" in view.design_button.toolTip()
+    view.design_button.click()
+    assert window.current_key() == "design"
+    assert "another pseudonymisation" in view.decision
 
 
 def test_patients_preferences_set_the_thresholds(view, qtbot, tmp_path):
@@ -133,6 +151,8 @@ def test_patients_preferences_set_the_thresholds(view, qtbot, tmp_path):
     assert (thresholds[0], thresholds[1]) == (0.7, 1.0) and (thresholds[2:] == 0.9).all()
     assert any("1101 person(s)" in w for w in view.analysis.warnings)
     assert "1101 person(s)" in view.notes.text()
+    assert "marked 3 \"Must Not Be Released\" counts as sensitive" in view.notes.text()
+    assert "below 1 unconcerned, 1 to below 2 pragmatist, 2 or more fundamentalist" in view.notes.text()
 
 
 def test_a_missing_id_column_is_reported_not_raised(view, qtbot):
@@ -142,3 +162,30 @@ def test_a_missing_id_column_is_reported_not_raised(view, qtbot):
     view.mode_combo.setCurrentIndex(3)
     view.run_analysis()
     assert errors == ["open the policy file first"]
+
+
+def test_the_report_has_a_pseudonymisation_section_with_table_chart_removal_and_limits(view, tmp_path):
+    import pypdf
+
+    from tklscore.gui.pseudonymization.report_section import CHART_KEY
+    from tklscore.gui.report import build_report_html, export_report, report_input
+
+    view.set_rules([BlockingRule.parse("IF violations > 5% THEN block")])
+    view.accept_with_violations()
+    data = report_input(view.workbench)
+    assert data.pseudonymization.analysis is view.analysis
+    text = build_report_html(data)
+    core = view.analysis
+    report = core.reports[core.maximum.qi_set]
+    assert "Pseudonymisation risk: can the sensitive value be predicted?" in text
+    assert "for <b>107 of 1,103 people (9.7%)</b>" in text and "refused by a limit" in text
+    assert "<td align='left'>sex, age, race, height</td><td align='left'>—</td><td align='right'>107</td>" in text
+    assert text.count("<tr><td align='left'>") >= 15 + 7
+    assert f"removed <b>{report.removal.removed}</b> value(s)" in text
+    assert f"The exact minimum is <b>{report.removal.minimum}</b> value(s)" in text
+    assert "δ = trimmed − original" in text and "IF violations &gt; 5% THEN block" in text
+    assert "Decision:</b> ✕ Not released" in text
+    assert data.charts[CHART_KEY].startswith(b"\x89PNG")
+    path = export_report(tmp_path / "report.pdf", report_input(view.workbench))
+    pages = " ".join(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(str(path)).pages)
+    assert "Pseudonymisation risk" in pages and "107 of 1,103 people" in pages and "Limits (blocking rules)" in pages

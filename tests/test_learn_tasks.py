@@ -347,3 +347,22 @@ def test_suppression_properties(below, limit):
         assert applied.transformed.below_limit_left == small_rows - suppressed > 0
     from tklscore.core.learn.usefulness import usefulness
     assert usefulness(applied).current.suppressed_share == suppressed / len(table)
+
+
+def test_a_removed_qid_splits_no_group_and_a_removed_sensitive_column_is_explained():
+    from tklscore.core.learn.scores import scores
+    from tklscore.core.learn.usefulness import usefulness
+
+    table = tasks.source_table(tasks.task(1))
+    removed = replace(tasks.R, removed=("city",), rules=())
+    applied = tasks.apply(removed, table)
+    without = tasks.apply(replace(tasks.R, qi=("age", "gender"), rules=()), table)
+    assert "city" not in applied.published.columns
+    assert applied.measures.k == without.measures.k and applied.measures.classes.count == without.measures.classes.count
+    # a removed QID counts as fully generalised for precision: age ½, gender 1, city 0
+    assert usefulness(applied).current.precision == pytest.approx((0.5 + 1 + 0) / 3)
+    assert scores(applied, ("Job_Large",)).raw.tkl > 0
+    with pytest.raises(InputError, match="Every QID column is removed"):
+        tasks.apply(replace(tasks.R, removed=("age", "gender", "city")), table)
+    with pytest.raises(InputError, match="job is the Sensitive column: keep it"):
+        tasks.apply(replace(tasks.R, removed=("job",)), table)

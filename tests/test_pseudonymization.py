@@ -16,7 +16,7 @@ from tklscore.core.pia.preferences import save_preferences
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, trimmed_frame
 from tklscore.core.pseudonymization.blocking import BlockingRule, check_rules
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
-from tklscore.core.pseudonymization.generator import health_survey
+from tklscore.core.pseudonymization.generator import health_survey, survey_tables
 from tklscore.core.pseudonymization.lts import annotate, generate_lts, risk_edges, to_dot, to_json_dict
 from tklscore.core.pseudonymization.preferences import load_people_from_preferences, westin_category
 from tklscore.core.pseudonymization.removal import minimum_removal, remove_violations
@@ -178,24 +178,47 @@ def test_exact_minimum_says_when_a_set_is_too_large_to_search():
 
 # --- Oracle C: a 1,103-record set shaped by Table 4 (plausibility) --------------------------
 
-def test_oracle_c_plausibility():
-    frame = health_survey(seed=0, height_sd=6, bmi_sd=3, band=1)
-    assert len(frame) == 1103
-    assert frame["weight"].mean() == pytest.approx(81.9, abs=1.5)
-    assert 11 < frame["weight"].std() < 16
+def oracle_c_counts(frame):
     table = Table.from_frame(frame)
-    assert table.frame.groupby(["sex", "age", "race", "height"]).size().min() >= 2   # 2-anonymous
     thresholds, _ = policy_thresholds(table, ThresholdPolicy(), "category", "weight_sensitive")
-    engine = ViolationEngine(table, "weight", ["age", "sex", "race", "height"], margin=5)
+    engine = ViolationEngine(table, "weight", ["sex", "age", "race", "height"], margin=5)
     full = engine.transition(engine.qi, thresholds).violations
     left_out = {q: engine.transition([c for c in engine.qi if c != q], thresholds).violations for q in engine.qi}
-    assert full == 103 and 0.05 < full / 1103 < 0.15                 # paper: 116 (10.5%)
-    assert all(n < full for n in left_out.values())                  # leaving a QI out lowers the count
-    assert max(left_out, key=left_out.get) == "sex"                  # paper: sex matters least (107 of 116)
+    return engine, thresholds, full, left_out
+
+
+def test_oracle_c_plausibility():
+    frame = health_survey(seed=0)
+    assert len(frame) == 1103
+    assert frame["weight"].mean() == pytest.approx(81.87, abs=1.5)                 # paper: 81.87, SD 13.06
+    assert frame["weight"].std() == pytest.approx(13.06, abs=1.5)
+    released = frame[frame["sex"] != "*"]
+    assert released.groupby(["sex", "age", "race", "height"]).size().min() >= 2    # 2-anonymous
+    assert (frame.loc[frame["sex"] == "*", ["age", "race", "height"]] == "*").all().all()
+    engine, thresholds, full, left_out = oracle_c_counts(frame)
+    assert (full, left_out["sex"], left_out["race"], left_out["height"], left_out["age"]) == (107, 96, 69, 33, 3)
+    assert 0.05 < full / 1103 < 0.15                                                # paper: 116 (10.5%)
     report = remove_and_report(engine, engine.qi, thresholds, seed=1, removal_threshold=0.9)
     assert report.violations_after == 0
     assert report.removal.removed >= report.removal.violations_before * 0.8
     assert abs(report.statistics["delta"]["mean"]) < 1.5 and abs(report.statistics["delta"]["std"]) < 1.5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_oracle_c_leaving_out_qis_lowers_the_count_in_the_papers_order(seed):
+    """Fig. 6: all four QIs 116 > without sex 107 > without race 67 > without height 38 >
+    without age 29 — the same order for every seed of the generator."""
+    _, _, full, left_out = oracle_c_counts(health_survey(seed=seed))
+    assert full > left_out["sex"] > left_out["race"] > left_out["height"] > left_out["age"]
+
+
+def test_survey_tables_are_the_original_and_its_release():
+    original, released = survey_tables(seed=0)
+    assert list(original.columns) == ["id", "sex", "age", "race", "height", "weight", "category", "weight_sensitive"]
+    assert "weight" not in released.columns and (original["id"] == released["id"]).all()
+    kept = released["sex"] != "*"
+    low = released.loc[kept, "age"].str.split("-").str[0].astype(int)
+    assert ((original.loc[kept, "age"] >= low) & (original.loc[kept, "age"] <= low + 1)).all()
 
 
 # --- utility ------------------------------------------------------------------------------
@@ -385,6 +408,65 @@ def test_removal_leaves_no_violation_and_touches_only_removed_rows(case, seed):
     assert trimmed.iloc[untouched].equals(engine.table.frame.iloc[untouched])
     assert (trimmed.iloc[removal.removed_rows]["w"] == "").all()
     assert (trimmed.iloc[removal.removed_rows][["a", "b"]].equals(engine.table.frame.iloc[removal.removed_rows][["a", "b"]]))
+
+
+@st.composite
+def kernel_cases(draw):
+    n = draw(st.integers(1, 60))
+    groups = draw(st.lists(st.integers(0, 5), min_size=n, max_size=n))
+    decimals = draw(st.sampled_from([0, 1]))
+    values = draw(st.lists(st.integers(0, 400), min_size=n, max_size=n))
+    present = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    margin = draw(st.sampled_from([0, 0.5, 2, 5, 12.5, 30]))
+    return np.array(groups), (np.array(values), 10 ** decimals), np.array(present), margin
+
+
+@pytest.mark.parametrize("kernel", ["dense", "sorted"])
+@settings(max_examples=80, deadline=None)
+@given(kernel_cases())
+def test_both_counting_kernels_match_the_pairwise_definition(kernel, case):
+    """The dense count and the sorted walk (stepping or searchsorted, by the window's reach)
+    give every present row |{j in its group: |x_j − x_i| ≤ margin}| / |group|, the
+    difference taken as written (0.6 − 0.1 is exactly 0.5)."""
+    import tklscore.core.pseudonymization.violations as module
+
+    groups, (units, scale), present, margin = case
+    values = units / scale
+    frame = pd.DataFrame({"g": groups.astype(str), "w": [f"{v:g}" for v in values]})
+    engine = ViolationEngine(frame, "w", ["g"], margin=margin)
+    dense_cells = module._dense_cells
+    module._dense_cells = (lambda m: 1 << 40) if kernel == "dense" else (lambda m: 0)
+    try:
+        risks = engine.risks(["g"], present)
+    finally:
+        module._dense_cells = dense_cells
+    for i in range(len(values)):
+        if not present[i]:
+            assert np.isnan(risks[i])
+            continue
+        members = units[(groups == groups[i]) & present]  # in whole units: no rounding
+        assert risks[i] == np.sum(np.abs(members - units[i]) <= margin * scale) / len(members)
+
+
+@pytest.mark.parametrize("limit", [1 << 62, 16])
+def test_subset_keys_from_their_parents_group_rows_as_the_shared_engine(limit, monkeypatch):
+    """Every subset's keys, built from its parent's by ``codes.extend_keys`` (compacting
+    when the key space reaches ``limit``), partition the rows as ``codes.group_ids``."""
+    from tklscore.core.tables.codes import group_ids
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({c: rng.integers(0, k, 300).astype(str) for c, k in zip("abcd", (2, 7, 5, 11))}
+                         | {"w": rng.integers(40, 90, 300).astype(str)})
+    engine = ViolationEngine(frame, "w", list("abcd"), margin=2)
+    monkeypatch.setattr(ViolationEngine, "_key_limit", property(lambda self: limit))
+    seen = []
+    for qi_set, (key, size) in engine.subset_keys():
+        seen.append(qi_set)
+        assert key.min() >= 0 and key.max() < size and size <= max(limit, len(frame))
+        ids, _ = group_ids([engine._codes[c] for c in qi_set], len(frame))
+        pairs = set(zip(key.tolist(), ids.tolist()))
+        assert len(pairs) == len(set(key.tolist())) == len(set(ids.tolist()))   # the same partition
+    assert sorted(seen) == sorted(engine.subsets())
 
 
 def test_large_numeric_keys_take_the_sorting_path_with_the_same_result():

@@ -49,8 +49,13 @@ def test_remove_json_and_trimmed_output(capsys, tmp_path):
                                   "--qi-set", "age,height", "--seed", "1", "--output", out_file, "--format", "json"])
     assert code == 0, err
     doc = json.loads(out)
-    assert list(doc) == ["violations_before", "removed", "violations_after", "removed_rows", "statistics"]
+    assert list(doc) == ["violations_before", "removed", "violations_after", "removed_rows", "statistics",
+                         "exact_minimum"]
     assert (doc["violations_before"], doc["removed"], doc["violations_after"]) == (4, 4, 0)
+    exact = doc["exact_minimum"]
+    assert (exact["total"], exact["heuristic_excess"], exact["sets"], exact["searched"]) == (4, 0, 2, 2)
+    assert [(c["rows"], c["violations"], c["removed"], c["minimum"]) for c in exact["classes"]] == [
+        ([0, 1], 2, 2, 2), ([2, 3], 2, 2, 2)]
     assert doc["removed_rows"] == [0, 1, 2, 3]
     assert list(doc["statistics"]) == ["original", "trimmed", "delta"]
     for part in doc["statistics"].values():
@@ -70,6 +75,27 @@ def test_remove_table_reports_the_exact_minimum(capsys, tmp_path):
     assert code == 0, err
     assert "Violations before: 8" in out and "violations after: 0" in out
     assert "Exact minimum removal: 3" in out
+    code, out, err = run(capsys, ["pseudonymization", "remove", data, "--sensitive", "w", "--qi", "set", "--margin", "5",
+                                  "--threshold", "0.75", "--qi-set", "set", "--seed", "2", "--format", "json"])
+    exact = json.loads(out)["exact_minimum"]
+    assert (exact["total"], exact["at_least"], exact["at_most"], exact["searched"], exact["sets"]) == (3, 3, 3, 2, 2)
+    assert exact["heuristic_excess"] == json.loads(out)["removed"] - 3
+    assert [(c["rows"], c["minimum"]) for c in exact["classes"]] == [([0, 1, 2, 3, 4], 1), ([5, 6, 7, 8, 9, 10], 2)]
+
+
+def test_remove_json_says_where_the_minimum_was_not_searched(capsys, tmp_path):
+    data = tmp_path / "big.csv"
+    values = [50 + (i % 7) for i in range(60)] + [90, 91]
+    pd.DataFrame({"set": ["a"] * 60 + ["b"] * 2, "w": values}).to_csv(data, index=False)
+    code, out, err = run(capsys, ["pseudonymization", "remove", data, "--sensitive", "w", "--qi", "set", "--margin", "3",
+                                  "--threshold", "0.5", "--qi-set", "set", "--seed", "0", "--format", "json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    exact = doc["exact_minimum"]
+    unsearched = [c for c in exact["classes"] if c["minimum"] is None]
+    assert exact["total"] is None and exact["heuristic_excess"] is None and len(unsearched) == 1
+    assert unsearched[0]["rows"] == list(range(60)) and unsearched[0]["note"].startswith("not searched: a set of 60 values")
+    assert exact["at_least"] <= exact["at_most"] == doc["removed"]
 
 
 def test_lts_json_and_dot(capsys):

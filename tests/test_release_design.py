@@ -565,3 +565,26 @@ def test_cli_release_takes_row_selections_and_hierarchies_built_by_spec(capsys, 
                        (["--interval", "age=10", "--levels", "age=3"], "out of range")):
         code, _, err = run_cli(capsys, ["release", *base, *bad])
         assert code == 2 and words in err and ("age" in err or "race" in err), err
+
+
+@SETTINGS
+@given(s=scenarios(min_qi=1), data=st.data())
+def test_utility_from_value_counts_equals_the_row_by_row_figures(s, data):
+    """The designer's utility (value counts cached per column) equals the figures summed
+    over the rows: Σ log2(|group| / |value|), a suppressed cell's group all n rows."""
+    table, roles = s.table(), s.roles()
+    column = roles.qi[0]
+    values = sorted(set(table.frame[column]))
+    designer = ReleaseDesigner(table, roles, {column: Hierarchy.groups(column, [{"G": values[::2]}], keep_others=True)})
+    t = designer.transform(ReleaseDesign(levels={column: data.draw(st.integers(0, 2))},
+                                         suppress_below=data.draw(st.integers(0, 3))))
+    ours = designer.utility(t)
+    n = s.n
+    for c in roles.qi:
+        text = table.frame[c].to_numpy(dtype=object)
+        g = t.generalised[c]
+        value_count = pd.Series(text).map(pd.Series(text).value_counts()).to_numpy(float)
+        group_count = pd.Series(g.codes).map(pd.Series(g.codes).value_counts()).to_numpy(float)
+        group_count[t.suppressed] = n
+        expected = float(np.log2(group_count / value_count).sum())
+        assert ours.per_attribute[c]["non_uniform_entropy"] == pytest.approx(expected, rel=1e-12, abs=1e-9)

@@ -172,9 +172,9 @@ def run_remove(args) -> int:
         lines.append(f"Exact minimum removal: {removal.minimum} (the heuristic removed "
                      f"{removal.removed - removal.minimum} more)")
     else:
-        searched = [c for c in removal.classes if c.minimum is not None]
-        lines.append(f"Exact minimum: searched in {len(searched)} of {len(removal.classes)} set(s) with violations; "
-                     f"{removal.unsearched[0].note}")
+        bounds = removal.minimum_json()
+        lines.append(f"Exact minimum: between {bounds['at_least']} and {bounds['at_most']} — searched in "
+                     f"{bounds['searched']} of {bounds['sets']} set(s) with violations; {removal.unsearched[0].note}")
     lines += ["", f"{'statistic':<20}{'original':>14}{'trimmed':>14}{'δ (trimmed − original)':>26}"]
     stats = report.statistics
     for key in STATISTICS:

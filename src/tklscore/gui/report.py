@@ -113,6 +113,7 @@ class ReportInput:
     risk: RiskLens | None = None  # the release's privacy models, re-identification risk and D(r)
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
     measure_risk: Callable[[Callable[[float], None]], RiskLens] | None = None
+    pseudonymization: object | None = None   # gui.pseudonymization.report_section.PseudonymizationSummary
 
     @property
     def x(self) -> float:
@@ -159,7 +160,8 @@ def report_input(workbench) -> ReportInput:
         roles=project.roles, source_name=table.name if table is not None else None,
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
-        model=workbench.model if source is None or source.kind == MODEL else None, files=files)
+        model=workbench.model if source is None or source.kind == MODEL else None, files=files,
+        pseudonymization=getattr(workbench, "pseudonymization", None))
     name = project.current_release
     measured = getattr(workbench, "measures", {}).get(name)
     lens = getattr(workbench, "risk_lens", None)

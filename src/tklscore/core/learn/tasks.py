@@ -48,6 +48,11 @@ class Recipe:
     suppress_below: int = 0                            # rows of QID groups smaller than this are not published
     suppression_limit: float = 1.0                     # ... at most this share of the rows
 
+    @property
+    def published_qi(self) -> tuple[str, ...]:
+        """The QID columns that are published (a removed QID is not, so it splits no group)."""
+        return tuple(c for c in self.qi if c not in self.removed)
+
     def steps(self) -> list[str]:
         """The recipe in plain words, one step a line."""
         lines = []
@@ -306,6 +311,12 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
         raise InputError(f"the table has no column {_names(missing)}")
     if not recipe.qi:
         raise InputError("QID not defined: mark at least one column as QID")
+    if not recipe.published_qi:
+        raise InputError("Every QID column is removed, so nothing in the table links a row to a person: keep at "
+                         "least one QID column (generalise it instead of removing it)")
+    if recipe.sensitive in recipe.removed:
+        raise InputError(f"{recipe.sensitive} is the Sensitive column: keep it (or add noise to a number); to "
+                         f"leave it out, set its type to Not defined")
     if recipe.suppress_below < 0 or not 0 <= recipe.suppression_limit <= 1:
         raise InputError("suppression needs a group size of at least 0 and a share of the rows between 0 and 100 %")
     check_actions(recipe, table)
@@ -321,13 +332,13 @@ def apply(recipe: Recipe, table: pd.DataFrame, seed: int = 0) -> Applied:
                          f"generalise more or lower the group size below which rows are suppressed")
     full = transformed.published_table()
     published = full.drop(columns=list(recipe.identifiers))
-    measures = measure_table(full, qi=recipe.qi, sa=roles.sa, identifier_columns=recipe.identifiers,
+    measures = measure_table(full, qi=recipe.published_qi, sa=roles.sa, identifier_columns=recipe.identifiers,
                              continuous=sorted(roles.continuous))
     classes = measures.equivalence_class
     count = int(classes.max()) + 1
     first = np.full(count, -1)
     first[classes[::-1]] = np.arange(len(classes))[::-1]
-    groups = full.iloc[first][list(recipe.qi)].reset_index(drop=True)
+    groups = full.iloc[first][list(recipe.published_qi)].reset_index(drop=True)
     groups["rows"] = np.bincount(classes, minlength=count)
     if recipe.identifiers:
         persons, _ = group_ids([(classes, count)] + [factorize(full[c].to_numpy()) for c in recipe.identifiers],
@@ -428,7 +439,7 @@ def guess_example(applied: Applied) -> tuple[dict, str, float]:
     rows = applied.full[applied.class_ids == index][applied.recipe.sensitive]
     counts = rows.value_counts(sort=False)
     value = str(counts.idxmin())
-    qid = {c: str(groups.loc[index, c]) for c in applied.recipe.qi}
+    qid = {c: str(groups.loc[index, c]) for c in applied.recipe.published_qi}
     return qid, value, float(counts.min() / len(rows))
 
 

@@ -75,7 +75,8 @@ class RemovalReport:
     def to_json_dict(self) -> dict:
         return {"violations_before": self.removal.violations_before, "removed": self.removal.removed,
                 "violations_after": self.violations_after,
-                "removed_rows": [int(i) for i in self.removal.removed_rows], "statistics": self.statistics}
+                "removed_rows": [int(i) for i in self.removal.removed_rows], "statistics": self.statistics,
+                "exact_minimum": self.removal.minimum_json()}
 
 
 def remove_and_report(engine: ViolationEngine, qi_set, thresholds, *, seed: int, removal_threshold: float,
@@ -192,14 +193,14 @@ def analyse(original: Table, pseudonymised: Table, sensitive: str, qi: list[str]
     progress(5, "violations per QI subset")
     subsets = engine.subsets()
     transitions = engine.all_transitions(
-        thresholds, progress=lambda i, total: progress(5 + 45 * i // total, f"N_v {i}/{total}"))
+        thresholds, progress=lambda i, total: progress(5 + 45 * i // total, f"N_v {i}/{total}"), keep_risks=False)
     reports = {}
     chosen = subsets if len(table) <= removal_limit else [subsets[-1]]
     for index, qi_set in enumerate(chosen):
         progress(50 + 45 * index // len(chosen), f"removal {', '.join(qi_set)}")
         reports[qi_set] = remove_and_report(engine, qi_set, thresholds, seed=seed,
                                             removal_threshold=choice.removal_threshold(),
-                                            original_values=original_values, search=qi_set == subsets[-1])
+                                            original_values=original_values)
     records = int(engine.present.sum())
     blocked = {}
     for t in transitions:

@@ -21,6 +21,9 @@ from tklscore.core.pia.preferences import load_preferences
 from tklscore.core.pseudonymization.thresholds import PeoplePolicy
 
 VERY_PRIVATE = 3
+MAPPING = ("Patients' preferences → policy: a field with any fact the patient marked 3 \"Must Not Be Released\" "
+           "counts as sensitive for them; their mean preference level gives the Westin category "
+           "(below 1 unconcerned, 1 to below 2 pragmatist, 2 or more fundamentalist).")
 
 
 def westin_category(mean_level: float) -> str:

@@ -11,8 +11,10 @@ kF-sets do not influence each other, so the passes treat all sets at once, and t
 **exact minimum** removal is searched per set: every subset of the set's values (any
 values, not only violators — removing a close non-violator can clear a violation) in
 increasing size, up to one less than the heuristic removed there. The search is done only
-when it needs at most :data:`SEARCH_BUDGET` candidate subsets; otherwise the set's minimum
-is reported as not searched, with the reason.
+when it needs at most :data:`SEARCH_BUDGET` candidate subsets for the set and the removal's
+whole search stays within :data:`SEARCH_TOTAL`; otherwise the set's minimum is reported as
+not searched, with the reason, and the total as bounds (each unsearched set needs at least
+one removal and at most the heuristic's).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tklscore.core.pseudonymization.violations import ViolationEngine
 from tklscore.core.tables.codes import group_ids
 
 SEARCH_BUDGET = 200_000
+SEARCH_TOTAL = 2_000_000
 
 
 @dataclass
@@ -64,6 +67,17 @@ class RemovalResult:
     @property
     def unsearched(self) -> list[ClassRemoval]:
         return [c for c in self.classes if c.minimum is None]
+
+    def minimum_json(self) -> dict:
+        """The exact minimum against the heuristic: the total when every set with a
+        violation was searched, else bounds; and each set's figures."""
+        searched = [c for c in self.classes if c.minimum is not None]
+        at_least = sum(c.minimum for c in searched) + len(self.unsearched)
+        at_most = sum(c.minimum for c in searched) + sum(c.removed for c in self.unsearched)
+        return {"total": self.minimum, "heuristic_excess": None if self.minimum is None else self.removed - self.minimum,
+                "at_least": at_least, "at_most": at_most, "sets": len(self.classes), "searched": len(searched),
+                "classes": [{"rows": [int(r) for r in c.rows], "violations": c.violations, "removed": c.removed,
+                             "minimum": c.minimum, "note": c.note} for c in self.classes]}
 
 
 def removal_count(k: np.ndarray, size: np.ndarray, threshold: float) -> np.ndarray:
@@ -104,22 +118,36 @@ def remove_violations(engine: ViolationEngine, qi_set, thresholds: np.ndarray, *
     return result
 
 
-def _exact_minima(engine, groups, first, present_after, thresholds) -> list[ClassRemoval]:
+def _exact_minima(engine, groups, first, present_after, thresholds, total: int = SEARCH_TOTAL
+                  ) -> list[ClassRemoval]:
     present = engine.present
     rows = np.flatnonzero(present)
     rows = rows[np.argsort(groups[rows], kind="stable")]
     sorted_groups = groups[rows]
     classes = []
+    left = total
     for group in np.unique(groups[first]):
         members = rows[np.searchsorted(sorted_groups, group, "left"):np.searchsorted(sorted_groups, group, "right")]
         removed = int((~present_after[members]).sum())
         if removed <= 1:
             minimum, note = removed, "exact (one value is the least that can clear a violation)"
         else:
-            minimum, note = minimum_removal(engine.field.values[members], thresholds[members], engine.margin,
-                                            engine.operator, upper=removed, numeric=engine.field.numeric)
+            needed = search_size(len(members), removed)
+            if needed > left and needed <= SEARCH_BUDGET:
+                minimum, note = None, (f"not searched: the search of this removal stopped at {total:,} candidate "
+                                       f"removals ({needed:,} more needed here)")
+            else:
+                minimum, note = minimum_removal(engine.field.values[members], thresholds[members], engine.margin,
+                                                engine.operator, upper=removed, numeric=engine.field.numeric)
+                if minimum is not None:
+                    left -= needed
         classes.append(ClassRemoval(members, int(first[members].sum()), removed, minimum, note))
     return classes
+
+
+def search_size(size: int, upper: int) -> int:
+    """Candidate removals of a set of ``size`` values below ``upper`` values."""
+    return sum(math.comb(size, r) for r in range(1, upper))
 
 
 def _violating(keep: np.ndarray, close: np.ndarray, thresholds: np.ndarray, operator: str) -> np.ndarray:
@@ -140,7 +168,7 @@ def minimum_removal(values, thresholds, margin: float, operator: str, *, upper: 
     s = len(values)
     if upper <= 1:
         return upper, "exact (one value is the least that can clear a violation)"
-    needed = sum(math.comb(s, r) for r in range(1, upper))
+    needed = search_size(s, upper)
     if needed > budget:
         return None, (f"not searched: a set of {s} values needs {needed:,} candidate removals "
                       f"below the heuristic's {upper} (limit {budget:,})")

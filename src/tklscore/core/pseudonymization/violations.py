@@ -10,10 +10,12 @@ and it is a violation when ``risk_F(i) > threshold_i`` (strict ``>`` by default,
 selectable). N_v(F) counts the violations.
 
 The margin count is never pairwise: the distinct sensitive values are ranked once, each
-value's margin window becomes a rank interval ``[lo, hi]`` (two ``searchsorted`` on the
-sorted distinct values), and within a subset the key ``group·R + rank`` is counted either
-by a cumulative ``bincount`` (small key space) or by sorting the keys and two
-``searchsorted`` lookups — O(n log n) per subset at worst.
+value's margin window becomes a rank interval ``[lo, hi]`` (``searchsorted`` on the sorted
+distinct values; ``lo`` derived from ``hi`` so that the relation is symmetric), and within a
+subset the key ``group·R + rank`` is counted either by a cumulative ``bincount`` (small key
+space) or by one sort of (group, rank, row) and a walk over the distinct (group, rank)
+cells — O(n log n) per subset at worst. All subsets share work: a subset's group keys are
+its parent's extended by one column (``codes.extend_keys``, :meth:`ViolationEngine.subset_keys`).
 
 A record whose sensitive cell is empty has no value to predict (a removed value): it is in
 no kF-set and is never a violation; its risk is NaN.
@@ -29,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.errors import InputError
-from tklscore.core.tables.codes import Codes, factorize, group_ids, group_keys
+from tklscore.core.tables.codes import Codes, compact, extend_keys, factorize, group_ids, group_keys
 from tklscore.core.tables.loading import MISSING, Table
 
 OPERATORS = ("gt", "ge")
@@ -43,12 +45,14 @@ class Transition:
     qi_set: tuple[str, ...]
     violations: int
     violating_rows: np.ndarray
-    risks: np.ndarray
+    risks: np.ndarray | None            # None when not kept (``all_transitions(keep_risks=False)``)
 
     def to_json_dict(self) -> dict:
-        return {"qi_set": list(self.qi_set), "violations": self.violations,
-                "violating_rows": [int(i) for i in self.violating_rows],
-                "risks": [None if math.isnan(r) else float(r) for r in self.risks]}
+        document = {"qi_set": list(self.qi_set), "violations": self.violations,
+                    "violating_rows": [int(i) for i in self.violating_rows]}
+        if self.risks is not None:
+            document["risks"] = [None if math.isnan(r) else float(r) for r in self.risks]
+        return document
 
 
 @dataclass
@@ -64,6 +68,13 @@ class SensitiveField:
     hi_of_rank: np.ndarray
     present: np.ndarray
     distinct: int
+    reach: int = 0              # the most distinct values above (below) a value within its margin
+    reach_down: int = 0
+
+    def __post_init__(self):
+        positions = np.arange(len(self.hi_of_rank))
+        self.reach = int((self.hi_of_rank - positions).max(initial=0))
+        self.reach_down = int((positions - self.lo_of_rank).max(initial=0))
 
     @property
     def lo(self) -> np.ndarray:
@@ -96,8 +107,12 @@ class SensitiveField:
             ordered = np.unique(parsed[~empty])
             rank_of_unique = np.searchsorted(ordered, parsed)
             positions = np.arange(len(ordered))
-            lo_of_rank = np.minimum(np.searchsorted(ordered, ordered - margin, side="left"), positions)
-            hi_of_rank = np.maximum(np.searchsorted(ordered, ordered + margin, side="right") - 1, positions)
+            # a difference equal to the margin up to rounding (0.6 − 0.1 vs 0.5) is within it
+            slack = 1e-12 * max(margin, float(np.abs(ordered).max(initial=0)), 1.0) if margin > 0 else 0.0
+            hi_of_rank = np.maximum(np.searchsorted(ordered, ordered + margin + slack, side="right") - 1, positions)
+            # j is within i's margin exactly when i is within j's: the window's low end is
+            # the first value whose high end reaches i (the same relation, never recomputed)
+            lo_of_rank = np.searchsorted(hi_of_rank, positions, side="left")
             values = np.where(present, unique_values[codes], np.nan)
             distinct = len(ordered)
         else:
@@ -177,16 +192,25 @@ class ViolationEngine:
         """The kF-set of each row: dense group ids over the QIs in ``qi_set``."""
         return group_ids([self._codes[c] for c in self.check_qi_set(qi_set)], len(self))
 
-    def risks(self, qi_set, present: np.ndarray | None = None) -> np.ndarray:
-        """risk_F(i) for every row (NaN where the value is absent)."""
+    def risks(self, qi_set, present: np.ndarray | None = None, *, keys: tuple[np.ndarray, int] | None = None
+              ) -> np.ndarray:
+        """risk_F(i) for every row (NaN where the value is absent); ``keys`` are the
+        subset's group keys when the caller has them already."""
         present = self.present if present is None else present & self.present
-        columns = [self._codes[c] for c in self.check_qi_set(qi_set)]
-        shares = match_risks(columns, len(self), self.field, present)
+        if keys is None:
+            keys = group_keys([self._codes[c] for c in self.check_qi_set(qi_set)], len(self), limit=self._key_limit)
+        shares = match_risks(*keys, self.field, present)
         if len(shares) == len(self):
             return shares
         risks = np.full(len(self), np.nan)
         risks[present] = shares
         return risks
+
+    @property
+    def _key_limit(self) -> int:
+        """Group keys stay below this, so (key, rank, row) packs into one int64."""
+        shift = max(1, (self.field.distinct - 1).bit_length())
+        return 1 << max(8, 62 - shift - max(1, len(self).bit_length()))
 
     def violations(self, qi_set, thresholds: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
         """Boolean per row: the row's risk exceeds (``gt``) or reaches (``ge``) its threshold."""
@@ -198,67 +222,150 @@ class ViolationEngine:
             exceeded = risks > thresholds if self.operator == "gt" else risks >= thresholds
         return exceeded & ~np.isnan(risks)
 
-    def transition(self, qi_set, thresholds: np.ndarray, present: np.ndarray | None = None) -> Transition:
+    def transition(self, qi_set, thresholds: np.ndarray, present: np.ndarray | None = None, *,
+                   keys: tuple[np.ndarray, int] | None = None, keep_risks: bool = True) -> Transition:
         qi_set = self.check_qi_set(qi_set)
-        risks = self.risks(qi_set, present)
+        risks = self.risks(qi_set, present, keys=keys)
         violating = np.flatnonzero(self.violations_from_risks(risks, thresholds))
-        return Transition(qi_set, int(len(violating)), violating, risks)
+        return Transition(qi_set, int(len(violating)), violating, risks if keep_risks else None)
 
     def subsets(self) -> list[tuple[str, ...]]:
         """Every non-empty QI subset, smallest first (in QI order), so the full set — the
         maximum risk transition — comes last."""
         return [combo for size in range(1, len(self.qi) + 1) for combo in itertools.combinations(self.qi, size)]
 
-    def all_transitions(self, thresholds: np.ndarray, progress=None) -> list[Transition]:
-        subsets = self.subsets()
-        result = []
-        for index, qi_set in enumerate(subsets):
-            result.append(self.transition(qi_set, thresholds))
+    def subset_keys(self):
+        """Every non-empty QI subset with its group keys, depth first: a subset's keys are
+        its parent's (the subset without its last QI) extended by one column, so each
+        subset costs one multiply-add instead of one per QI."""
+        limit = self._key_limit
+
+        def extend(prefix, key, size, start):
+            for index in range(start, len(self.qi)):
+                child = extend_keys(key, size, self._codes[self.qi[index]], limit)
+                subset = (*prefix, self.qi[index])
+                yield subset, child
+                yield from extend(subset, *child, index + 1)
+
+        yield from extend((), None, 1, 0)
+
+    def all_transitions(self, thresholds: np.ndarray, progress=None, *, keep_risks: bool = True) -> list[Transition]:
+        """The risk transition of every QI subset, in :meth:`subsets` order (the maximum
+        last). ``keep_risks=False`` keeps N_v and the violating rows but not every row's
+        risk (the "try removing fields" table on large data)."""
+        total = 2 ** len(self.qi) - 1
+        found = {}
+        for qi_set, keys in self.subset_keys():
+            found[qi_set] = self.transition(qi_set, thresholds, keys=keys, keep_risks=keep_risks)
             if progress is not None:
-                progress(index + 1, len(subsets))
-        return result
+                progress(len(found), total)
+        return [found[qi_set] for qi_set in self.subsets()]
 
 
-def match_risks(columns: list[Codes], n: int, field: SensitiveField, present: np.ndarray) -> np.ndarray:
+def match_risks(key: np.ndarray, size: int, field: SensitiveField, present: np.ndarray) -> np.ndarray:
     """risk_F of each present row (in order): the share of the present rows of its kF-set
-    that lie in its margin window. ``columns`` are the codes of the QIs in F."""
+    that lie in its margin window. ``key`` are F's group keys (``codes.group_keys``), below ``size``.
+
+    A small (group, rank) space is counted densely (``bincount`` and a cumulative sum);
+    otherwise the (group, rank, row) keys are sorted once and counted per distinct
+    (group, rank) cell: a cell's window ends where the cells stop being within its margin,
+    found by ``reach`` shifted comparisons of the sorted cells (a window spans at most that
+    many distinct values each side) or, for wide windows, one ``searchsorted``."""
     everything = bool(present.all())
     rank = field.rank if everything else field.rank[present]
     m = len(rank)
     if m == 0:
         return np.zeros(0)
-    shift = max(1, (field.distinct - 1).bit_length())
-    span = 1 << shift  # a power of two: keys split by shifts, not divisions
-    bits = max(1, m.bit_length())
-    key, size = group_keys(columns, n, limit=max(2, (1 << (62 - bits)) // span))
+    distinct = field.distinct
+    if _dense_cells(m) < size * distinct <= 16 * _dense_cells(m):  # compacted, it may fit the dense count
+        key, size = compact(key, size)
     if not everything:
         key = key[present]
-    if size * span <= max(_BINCOUNT_LIMIT, m // 4):  # small key space: count, no sort
-        base = key << shift
-        cumulative = np.zeros(size * span + 1, dtype=np.int64)
-        np.cumsum(np.bincount(base + rank, minlength=size * span), out=cumulative[1:])
-        matches = cumulative[base + field.hi_of_rank[rank] + 1] - cumulative[base + field.lo_of_rank[rank]]
-        return matches / np.bincount(key, minlength=size)[key]
-    if (size * span) >> (62 - bits):  # keys too wide to carry the row number: sort an index
-        order = np.argsort((key << shift) | rank, kind="stable")
-        keys = ((key << shift) | rank)[order]
-    else:  # one sort of (key, rank, row) packed in an int64: no argsort, no hash pass
-        packed = np.sort((((key << shift) | rank) << bits) | np.arange(m, dtype=np.int64))
-        keys = packed >> bits
-        order = packed & ((1 << bits) - 1)
-    groups = keys >> shift
-    base = groups << shift
-    ranks = keys & (span - 1)
-    matches = (np.searchsorted(keys, base + field.hi_of_rank[ranks], side="right")
-               - np.searchsorted(keys, base + field.lo_of_rank[ranks], side="left"))
-    new_group = np.empty(m, dtype=bool)
-    new_group[0] = True
-    np.not_equal(groups[1:], groups[:-1], out=new_group[1:])
-    starts = np.flatnonzero(new_group)
-    lengths = np.diff(starts, append=m)
+    if size * distinct <= _dense_cells(m):
+        return _dense_risks(key, size, rank, field)
+    return _sorted_risks(key, size, rank, field)
+
+
+def _dense_cells(m: int) -> int:
+    return max(_BINCOUNT_LIMIT, m)
+
+
+def _dense_risks(key, size, rank, field) -> np.ndarray:
+    """Count every (group, rank) cell, turn the counts into each cell's risk (its window's
+    count over its group's size), and read each row's risk from its cell."""
+    distinct = field.distinct
+    cell = key * distinct
+    cell += rank
+    counts = np.bincount(cell, minlength=size * distinct).reshape(size, distinct)
+    cumulative = np.zeros((size, distinct + 1), dtype=np.int64)
+    np.cumsum(counts, axis=1, out=cumulative[:, 1:])
+    window = cumulative[:, field.hi_of_rank + 1] - cumulative[:, field.lo_of_rank]
+    with np.errstate(divide="ignore", invalid="ignore"):  # groups with no row are never read
+        risk = window / cumulative[:, -1:]
+    return risk.ravel()[cell]
+
+
+def _sorted_risks(key, size, rank, field) -> np.ndarray:
+    m = len(rank)
+    shift = max(1, (field.distinct - 1).bit_length())
+    bits = max(1, m.bit_length())
+    if (size << shift) >> (62 - bits):  # too wide to carry the row number: compact, else sort an index
+        key, size = compact(key, size)
+    cells = (key << shift) | rank
+    if (size << shift) >> (62 - bits):
+        order = np.argsort(cells)
+        keys = cells[order]
+    else:  # one sort of (group, rank, row) packed in an int64
+        cells <<= bits
+        cells |= np.arange(m, dtype=np.int64)
+        keys = np.sort(cells)
+        order = keys & ((1 << bits) - 1)
+        keys >>= bits
+    del cells
+    new = np.empty(m, dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)                      # the distinct (group, rank) cells, in order
+    cell = keys[starts]
+    del keys
+    bounds = np.append(starts, m)                     # rows of cell k: bounds[k] .. bounds[k+1]
+    ranks = cell & ((1 << shift) - 1)
+    base = cell - ranks
+    matches = (bounds[_window_edge(cell, base + field.hi_of_rank[ranks], field.reach, upward=True)]
+               - bounds[_window_edge(cell, base + field.lo_of_rank[ranks], field.reach_down, upward=False)])
+    group_first = np.empty(len(cell), dtype=bool)
+    group_first[0] = True
+    np.not_equal(base[1:], base[:-1], out=group_first[1:])
+    first_cell = np.flatnonzero(group_first)
+    group_rows = np.diff(bounds[np.append(first_cell, len(cell))])
+    risk = matches / np.repeat(group_rows, np.diff(np.append(first_cell, len(cell))))
     risks = np.empty(m)
-    risks[order] = matches / lengths[np.cumsum(new_group) - 1]
+    risks[order] = np.repeat(risk, np.diff(bounds))
     return risks
+
+
+def _window_edge(cell: np.ndarray, limit: np.ndarray, reach: int, *, upward: bool) -> np.ndarray:
+    """For strictly increasing cell keys: one past the last cell ≤ ``limit`` (``upward``),
+    or the first cell ≥ ``limit``. A window holds at most ``reach`` cells beyond its own on
+    that side, so ``reach`` shifted comparisons find it (one ``searchsorted`` when wide)."""
+    c = len(cell)
+    if reach > 16:
+        return np.searchsorted(cell, limit, side="right" if upward else "left")
+    extra = np.zeros(c, dtype=np.int8)
+    inside = np.empty(c, dtype=bool)
+    for step in range(1, min(reach, c - 1) + 1):
+        if upward:
+            np.less_equal(cell[step:], limit[:-step], out=inside[:-step])
+            np.add(extra[:-step], inside[:-step], out=extra[:-step])
+        else:
+            np.greater_equal(cell[:-step], limit[step:], out=inside[step:])
+            np.add(extra[step:], inside[step:], out=extra[step:])
+    edge = np.arange(1, c + 1, dtype=np.int64) if upward else np.arange(c, dtype=np.int64)
+    if upward:
+        edge += extra
+    else:
+        edge -= extra
+    return edge
 
 
 def naive_risks(groups: list, values: list, margin: float) -> list[float]:

@@ -28,7 +28,8 @@ import pandas as pd
 from tklscore.core.errors import InputError
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
-from tklscore.core.release.utility import Utility, attribute_precision, utility
+from tklscore.core.release.utility import (Utility, ValueCounts, attribute_precision, utility_of_values,
+                                           value_counts)
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
                                                           factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
@@ -118,6 +119,7 @@ class ReleaseDesigner:
         self._weights: dict = {}
         self._sa_groups: dict = {}
         self._lock = threading.Lock()  # the caches are shared by suggest's workers
+        self.parallel = True  # parts of one evaluation run beside each other (suggest runs whole nodes instead)
 
     def height(self, column: str) -> int:
         return self.levels.column(column).height
@@ -151,7 +153,8 @@ class ReleaseDesigner:
         if groups is None:  # the SA-only groupings the l-DF of every level combination reuses
             groups = sa_groups(list(sa.values()), len(self.source))
             self._sa_groups = {sa_key: groups}
-        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups)
+        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups,
+                                                 beside=_BESIDE if self.parallel else None)
         with self._lock:
             self._factors[key] = factors
             while len(self._factors) > 4:
@@ -291,13 +294,21 @@ def _qi_level_height(transformed: Transformed, column: str) -> tuple[int, int]:
 def release_utility(levels: LevelCache, transformed: Transformed) -> Utility:
     """The utility of a transformed release (``utility.py``) from the levels of its QIs;
     needs no sensitive attribute, so it also serves a release that is not scored."""
-    selected = transformed.selected
+    selected, mask = transformed.selected, transformed.suppressed_mask
+    whole = transformed.design.selection is None  # every source row: the value counts are the column's own
     qi = []
     for column in transformed.roles.qi:
         g = transformed.generalised[column]
         level, height = _qi_level_height(transformed, column)
-        qi.append((column, levels.column(column).text.codes[selected], g.codes[selected], level, height))
-    return utility(qi, transformed.published_class_ids, transformed.suppressed_mask)
+        column_levels = levels.column(column)
+        if whole:
+            counts = column_levels.value_counts
+            suppressed = np.bincount(column_levels.text.codes[transformed.suppressed], minlength=len(counts))
+            group_of_value = column_levels.value_groups(g.level)[0]
+            qi.append(ValueCounts(column, counts, suppressed, group_of_value, level, height))
+        else:
+            qi.append(value_counts(column, column_levels.text.codes[selected], g.codes[selected], mask, level, height))
+    return utility_of_values(qi, len(selected), len(transformed.suppressed), transformed.published_class_ids)
 
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:

@@ -123,6 +123,11 @@ class ColumnLevels:
         self.height = len(self._labels) - 1 if hierarchy is not None else 0
         self._cache: dict[int, Generalised] = {}
 
+    @cached_property
+    def value_counts(self) -> np.ndarray:
+        """How many source rows hold each distinct value."""
+        return np.bincount(self.text.codes, minlength=self.text.cardinality)
+
     def value_groups(self, level: int) -> tuple[np.ndarray, np.ndarray]:
         """For the distinct source values: their group index at ``level`` and the group labels
         (groups of a numeric column numbered in increasing order of their smallest value)."""

@@ -45,24 +45,57 @@ def attribute_precision(level: int, height: int, suppressed: int, n: int) -> flo
     return 1.0 - (suppressed + (n - suppressed) * ratio) / n
 
 
+@dataclass(frozen=True)
+class ValueCounts:
+    """One QI for the utility, by its distinct values: how many of the n rows hold each
+    value (``counts``), how many of those are suppressed (``suppressed``), each value's
+    group at the published level (``group_of_value``), and the level and height."""
+
+    name: str
+    counts: np.ndarray
+    suppressed: np.ndarray
+    group_of_value: np.ndarray
+    level: int
+    height: int
+
+
+def value_counts(name: str, values: np.ndarray, groups: np.ndarray, suppressed_mask: np.ndarray, level: int,
+                 height: int) -> ValueCounts:
+    """:class:`ValueCounts` from the value codes and group codes of the n rows."""
+    counts = np.bincount(values)
+    group_of_value = np.zeros(len(counts), dtype=np.int64)
+    group_of_value[values] = groups
+    return ValueCounts(name, counts, np.bincount(values[suppressed_mask], minlength=len(counts)), group_of_value,
+                       level, height)
+
+
 def utility(qi: list[tuple[str, np.ndarray, np.ndarray, int, int]], published_classes: np.ndarray,
             suppressed_mask: np.ndarray) -> Utility:
     """``qi``: for each QI (name, source value codes of the n selected rows, their group codes
     at the published level, level h, height); ``published_classes``: class ids of the
     published rows; ``suppressed_mask``: which of the n selected rows are suppressed."""
-    n = len(suppressed_mask)
-    suppressed = int(suppressed_mask.sum())
+    return utility_of_values([value_counts(name, values, groups, suppressed_mask, level, height)
+                              for name, values, groups, level, height in qi],
+                             len(suppressed_mask), int(suppressed_mask.sum()), published_classes)
+
+
+def utility_of_values(qi: list[ValueCounts], n: int, suppressed: int, published_classes: np.ndarray) -> Utility:
+    """The utility from each QI's :class:`ValueCounts` (n rows, ``suppressed`` of them
+    suppressed). A value v held c_v times, s_v of them suppressed, in a group of G rows
+    adds (c_v − s_v)·log2(G / c_v) + s_v·log2(n / c_v) to the non-uniform entropy."""
     published = n - suppressed
     per: dict[str, dict[str, float]] = {}
     precisions, entropy_total = [], 0.0
-    for name, values, groups, level, height in qi:
-        precision = attribute_precision(level, height, suppressed, n)
+    for q in qi:
+        precision = attribute_precision(q.level, q.height, suppressed, n)
         entropy = 0.0
-        if n:
-            value_count = np.bincount(values)[values]
-            group_count = np.where(suppressed_mask, n, np.bincount(groups)[groups])
-            entropy = float(np.log2(group_count / value_count).sum())
-        per[name] = {"precision": precision, "non_uniform_entropy": entropy}
+        held = np.flatnonzero(q.counts)
+        if n and len(held):
+            c, s = q.counts[held].astype(np.float64), q.suppressed[held].astype(np.float64)
+            group = q.group_of_value[held]
+            group_size = np.bincount(group, weights=c)[group]
+            entropy = float(((c - s) * np.log2(group_size / c) + s * np.log2(n / c)).sum())
+        per[q.name] = {"precision": precision, "non_uniform_entropy": entropy}
         precisions.append(precision)
         entropy_total += entropy
     if published:

@@ -18,6 +18,7 @@ only as a compatibility field.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,7 @@ import pandas as pd
 
 from tklscore.core.errors import InputError
 from tklscore.core.risk.equivalence_classes import EquivalenceClasses
-from tklscore.core.tables.codes import Codes, group_ids
+from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_keys
 
 DEFAULT_RISK_THRESHOLD = 0.2
 
@@ -97,17 +98,26 @@ def population_class_sizes_from_codes(sample_qi: list[Codes], population_qi: lis
     """:func:`population_class_sizes` from factorised QIs whose sample and population codes
     share one code space (equal values, equal codes; e.g. a release's generalised codes
     and the source's at the same level): no value is hashed again."""
-    joint = []
     for s, p in zip(sample_qi, population_qi):
         if s.cardinality != p.cardinality:
             raise ValueError("sample and population codes of a quasi-identifier must share their uniques")
-        joint.append((np.concatenate([s.codes, p.codes]), s.cardinality))
-    return _joint_class_sizes(joint, len(sample_qi[0].codes), len(population_qi[0].codes), population_name)
+    n, m = len(sample_qi[0].codes), len(population_qi[0].codes)
+    space = math.prod(max(s.cardinality, 1) for s in sample_qi)
+    if space <= dense_limit(m):  # one count per possible combination: no hashing, no concatenation
+        sample_key, size = group_keys(sample_qi, n)
+        population_key, _ = group_keys(population_qi, m)
+        F = np.bincount(population_key, minlength=size)[sample_key]
+        return _check_found(F, population_name)
+    joint = [(np.concatenate([s.codes, p.codes]), s.cardinality) for s, p in zip(sample_qi, population_qi)]
+    return _joint_class_sizes(joint, n, m, population_name)
 
 
 def _joint_class_sizes(joint: list[tuple[np.ndarray, int]], n: int, m: int, population_name: str) -> np.ndarray:
     ids, count = group_ids(joint, n + m)
-    F = np.bincount(ids[n:], minlength=count)[ids[:n]]
+    return _check_found(np.bincount(ids[n:], minlength=count)[ids[:n]], population_name)
+
+
+def _check_found(F: np.ndarray, population_name: str) -> np.ndarray:
     missing = np.flatnonzero(F == 0)
     if len(missing):
         raise InputError(f"{len(missing)} published record(s) have quasi-identifier values that no record of "

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, run_lengths,
                                         run_starts, sorted_groups)
@@ -48,11 +49,13 @@ class DistinguishingFactors:
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
-                                   progress=None, groups: SaGroups | None = None) -> DistinguishingFactors:
+                                   progress=None, groups: SaGroups | None = None,
+                                   beside=None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
     ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
-    :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs."""
+    :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs.
+    ``beside``: an executor on which the t-DF runs while the l-DF runs here."""
     steps, done = 2 * len(sa) + 1, 0
 
     def step() -> None:
@@ -70,23 +73,33 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
     names = sorted(sa, key=lambda name: name not in continuous)
     full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
-    if groups is not None:
-        l = l_distinguishing_factor_of_classes((classes, n_classes), groups, step)
-    elif full is None:
-        l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
-    else:
-        l = full.l_distinguishing_factor(step)
+    leading = full.leading_pairs() if full is not None and names[0] in continuous else None
+
+    def t_of_class(name: str) -> np.ndarray:
+        codes = sa[name]
+        if name in continuous:
+            if leading is not None and name == names[0]:
+                return ordered_emd_from_pairs(*leading, n_classes, class_sizes,
+                                              np.bincount(codes.codes, minlength=codes.cardinality), n)
+            return ordered_emd_by_class(classes, n_classes, class_sizes, codes)
+        return variational_distance_by_class(classes, n_classes, class_sizes, codes)
+
+    pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
+    try:
+        if groups is not None:
+            l = l_distinguishing_factor_of_classes((classes, n_classes), groups, step)
+        elif full is None:
+            l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
+        else:
+            l = full.l_distinguishing_factor(step)
+    except BaseException:
+        for future in (pending or {}).values():
+            future.cancel()
+        raise
     class_t = {}
     t = np.zeros(n, dtype=np.float64)
-    for name, codes in sa.items():
-        if name in continuous:
-            if full is not None and name == names[0]:
-                per_class = ordered_emd_from_pairs(*full.leading_pairs(), n_classes, class_sizes,
-                                                   np.bincount(codes.codes, minlength=codes.cardinality), n)
-            else:
-                per_class = ordered_emd_by_class(classes, n_classes, class_sizes, codes)
-        else:
-            per_class = variational_distance_by_class(classes, n_classes, class_sizes, codes)
+    for name in sa:
+        per_class = pending[name].result() if pending is not None else t_of_class(name)
         class_t[name] = per_class
         np.maximum(t, per_class[classes], out=t)
         step()
@@ -106,17 +119,21 @@ def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> Distingui
 class SaGroups:
     """The groupings of the rows by the sensitive attributes alone, which the l-DF of any
     QI classes combines with (they do not change when the QIs are generalised): ``full``
-    by every SA, ``others[i]`` by every SA but the i-th (None with one SA)."""
+    by every SA, ``others[i]`` by every SA but the i-th (None with one SA), and the order
+    in which to visit the SAs (fewest values first: its groups are the finest, so most
+    records reach l = 1 there and later SAs need only look at the others)."""
 
     full: tuple[np.ndarray, int]
     others: list
+    order: tuple[int, ...]
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
     columns = [(c.codes, c.cardinality) for c in sa]
     return SaGroups(group_ids(columns, n),
                     [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
-                     for i in range(len(columns))])
+                     for i in range(len(columns))],
+                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])))
 
 
 def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None) -> np.ndarray:
@@ -124,24 +141,35 @@ def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: 
     (:func:`sa_groups`, computed once for many sets of classes, e.g. the generalisations
     of a release designer): the group of QI ∪ (SA \\ {A_i}) is (class, others[i]), and the
     distinct values of A_i in it are the distinct (class, full) groups it holds, counted
-    over those groups rather than the rows."""
+    over those groups rather than the rows. Once a group's l is 1 it cannot fall further:
+    later SAs count only the groups that hold a (class, full) group still above 1."""
     ids, count = classes
     n = len(ids)
     full, n_full = group_ids([classes, groups.full], n)
     first = np.empty(n_full, dtype=np.int64)
     first[full] = np.arange(n, dtype=np.int64)  # a row of each (class, full) group
     class_of_full = ids[first]
-    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    for others in groups.others:
+    l = np.full(n_full, np.iinfo(np.int64).max, dtype=np.int64)
+    for i in groups.order:
+        others = groups.others[i]
         if others is None:
-            group_of_full, n_groups = class_of_full, count
+            np.minimum(l, np.bincount(class_of_full, minlength=count)[class_of_full], out=l)
         else:
-            group_of_full, n_groups = group_ids([(class_of_full, count), (others[0][first], others[1])], n_full)
-        distinct = np.bincount(group_of_full, minlength=n_groups)
-        np.minimum(l, distinct[group_of_full][full], out=l)
+            cardinality = max(int(others[1]), 1)
+            key = class_of_full * np.int64(cardinality) + others[0][first]
+            live = np.flatnonzero(l > 1)
+            if len(live) * 10 <= n_full:  # few left: count only their groups' members
+                wanted = pd.Index(pd.unique(key[live]))
+                members = wanted.get_indexer(key)
+                counts = np.bincount(members[members >= 0], minlength=len(wanted))
+                l[live] = np.minimum(l[live], counts[wanted.get_indexer(key[live])])
+            else:
+                group_of_full, n_groups = group_ids([(class_of_full, count), (others[0][first], cardinality)],
+                                                    n_full)
+                np.minimum(l, np.bincount(group_of_full, minlength=n_groups)[group_of_full], out=l)
         if step is not None:
             step()
-    return l
+    return l[full]
 
 
 def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,

@@ -75,6 +75,24 @@ def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
     return codes.astype(np.int64, copy=False), len(uniques)
 
 
+def extend_keys(key: np.ndarray | None, size: int, column: Codes | tuple[np.ndarray, int],
+                limit: int = 1 << 62) -> tuple[np.ndarray, int]:
+    """The group keys of a set of columns from those of its parent (the set without
+    ``column``; ``key`` None for the empty set): one multiply-add, so a lattice of column
+    sets walked depth first costs one pass per set. Keys stay below ``limit`` (compacted
+    when the combined key space would reach it)."""
+    codes, cardinality = (column.codes, column.cardinality) if isinstance(column, Codes) else column
+    cardinality = max(int(cardinality), 1)
+    if key is None:
+        return codes.astype(np.int64, copy=False), cardinality
+    if size * cardinality >= limit:
+        key, size = compact(key, size)
+    key, size = key * cardinality + codes, size * cardinality
+    if size >= limit:
+        key, size = compact(key)
+    return key, size
+
+
 def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
                limit: int = 1 << 62) -> tuple[np.ndarray, int]:
     """Like :func:`group_ids` but without the final compaction when it can be spared: keys

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -15,6 +16,8 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QListWidget,
     QPlainTextEdit,
     QPushButton,
     QTableWidget,
@@ -77,6 +80,23 @@ class HierarchyDialog(QDialog):
         self.text = QPlainTextEdit()
         self.text.setMaximumHeight(120)
         layout.addWidget(self.text)
+        # value groups by selection: pick values, name the group, and the rule is written
+        self.value_list = QListWidget()
+        self.value_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.value_list.setMaximumHeight(110)
+        self.value_list.addItems([str(v) for v in self.values[:5000]])
+        grouping = QHBoxLayout()
+        grouping.addWidget(self.value_list, 1)
+        self.group_name = QLineEdit()
+        self.group_name.setPlaceholderText("name of the group")
+        self.group_button = QPushButton("Group the selected values")
+        self.group_button.clicked.connect(lambda: self.group_selected())
+        named = QVBoxLayout()
+        named.addWidget(self.group_name)
+        named.addWidget(self.group_button)
+        named.addStretch(1)
+        grouping.addLayout(named)
+        layout.addLayout(grouping)
         self.keep_others = QCheckBox("Values without a rule stay as they are")
         layout.addWidget(self.keep_others)
         self.message = QLabel()
@@ -109,6 +129,20 @@ class HierarchyDialog(QDialog):
         elif kind == "groups":
             self.text.setPlainText("\n---\n".join(rules_text(level) for level in hierarchy.spec["levels"]))
             self.keep_others.setChecked(hierarchy.spec.get("keep_others", False))
+
+    def group_selected(self, values: list[str] | None = None, name: str | None = None) -> None:
+        """Append the rule ``a,b->Name`` for the selected values to the current level's rules."""
+        values = values if values is not None else [i.text() for i in self.value_list.selectedItems()]
+        name = (name if name is not None else self.group_name.text()).strip()
+        if not values or not name:
+            self.message.setText("<span style='color:#b00020'>select values and name their group first</span>")
+            return
+        if self.kind.currentData() != "groups":
+            self.kind.setCurrentIndex(list(KIND_NAMES).index("groups"))
+        text = self.text.toPlainText().rstrip("\n")
+        self.text.setPlainText((text + "\n" if text else "") + f"{','.join(values)}->{name}")
+        self.group_name.clear()
+        self.value_list.clearSelection()
 
     def build(self) -> Hierarchy:
         kind = self.kind.currentData()
@@ -147,6 +181,8 @@ class HierarchyDialog(QDialog):
         self.help.setText(HELP[kind])
         self.text.setEnabled(kind in ("intervals", "groups"))
         self.keep_others.setVisible(kind == "groups")
+        for widget in (self.value_list, self.group_name, self.group_button):
+            widget.setVisible(kind == "groups")
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.preview.setRowCount(0)
         try:

@@ -19,6 +19,7 @@ from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QGroupBox,
@@ -101,6 +102,14 @@ def privacy_rows(k: int, privacy: tuple[int, float], measures: dict | None) -> l
             ("sample uniques", _share(risk.get("sample_uniques")))]
 
 
+def _fit_rows(table: QTableWidget) -> None:
+    """Show every row without a scroll bar: the height of the rows and the header."""
+    table.resizeRowsToContents()
+    height = table.horizontalHeader().height() + 2 * table.frameWidth() + sum(
+        table.rowHeight(r) for r in range(table.rowCount()))
+    table.setFixedHeight(max(height, 60))
+
+
 class MarkedFrameModel(FrameModel):
     """A FrameModel whose cells in ``marked`` columns are shaded (generalised cells)."""
 
@@ -118,6 +127,7 @@ def _table(rows: int, headers: list[str]) -> QTableWidget:
     table.verticalHeader().setVisible(False)
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
     return table
 
 
@@ -129,6 +139,9 @@ class DesignView(QWidget):
         self.levels: dict[str, int] = {}
         self.removed: set[str] = set()
         self.sliders: dict[str, QSlider] = {}
+        self.perturbed: dict[str, tuple[str, float]] = {}   # column → (mean | median | noise, ε %)
+        self.perturb_boxes: dict = {}
+        self.seed = 0
         self.designer: ReleaseDesigner | None = None
         self._designer_key = None
         self.result: DesignResult | None = None
@@ -145,7 +158,10 @@ class DesignView(QWidget):
         left_layout = QVBoxLayout(left)
         columns_box = QGroupBox("Columns: role, hierarchy, level, published")
         box_layout = QVBoxLayout(columns_box)
-        self.columns = _table(0, ["column", "role", "hierarchy", "level", "published"])
+        self.columns = _table(0, ["column", "role", "hierarchy", "level", "published", "perturbed"])
+        self.columns.horizontalHeaderItem(5).setToolTip(
+            "numeric columns that are not quasi-identifiers: publish each class's mean or median "
+            "(microaggregation) or add seeded noise of ± ε % of the value")
         box_layout.addWidget(self.columns)
         left_layout.addWidget(columns_box, 1)
         suppression = QGroupBox("Record suppression")
@@ -216,14 +232,19 @@ class DesignView(QWidget):
         right_layout.addWidget(self.headline)
         panels = QHBoxLayout()
         self.scores = _table(len(SCORE_ROWS), ["score", "raw", "/ source", "/ max"])
-        self.privacy_table = _table(4, ["privacy model", "value"])
         self.utility_table = _table(len(UTILITY_ROWS), ["utility", "value"])
-        for title, widget in (("Misuseability", self.scores), ("Privacy models and risk", self.privacy_table),
-                              ("Utility", self.utility_table)):
+        # the privacy models and risk in two pairs of columns, the full width of the view
+        self.privacy_table = _table(4, ["privacy model or risk", "value", "privacy model or risk", "value"])
+        for table in (self.scores, self.utility_table, self.privacy_table):
+            _fit_rows(table)
+        for title, widget, stretch in (("Misuseability", self.scores, 1), ("Utility", self.utility_table, 1)):
             group = QGroupBox(title)
             QVBoxLayout(group).addWidget(widget)
-            panels.addWidget(group, 3 if widget is self.scores else 2)
+            panels.addWidget(group, stretch)
         right_layout.addLayout(panels)
+        privacy_group = QGroupBox("Privacy models and risk (the published table, linked against the source)")
+        QVBoxLayout(privacy_group).addWidget(self.privacy_table)
+        right_layout.addWidget(privacy_group)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #7a5300;")
@@ -256,7 +277,7 @@ class DesignView(QWidget):
         right_layout.addWidget(self.tabs, 1)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([520, 1080])
+        splitter.setSizes([600, 1000])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -288,12 +309,17 @@ class DesignView(QWidget):
         if current:
             design = ReleaseDesign.from_dict(current)
             self.levels, self.removed = dict(design.levels), set(design.removed)
+            self.perturbed = {**{c: (m, 0.0) for c, m in design.microaggregate},
+                              **{c: ("noise", e) for c, e in design.noise}}
+            self.seed = design.seed
         self.designer = None
         self.sliders = {}
+        self.perturb_boxes = {}
         self.columns.setRowCount(0)
         if table is None:
             return
         self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in table.columns}
+        self.perturbed = {c: p for c, p in self.perturbed.items() if c in table.columns and c not in roles.qi}
         self.columns.setRowCount(len(table.columns))
         for r, column in enumerate(table.columns):
             self.columns.setItem(r, 0, QTableWidgetItem(column))
@@ -306,6 +332,8 @@ class DesignView(QWidget):
             publish.setChecked(column not in self.removed)
             publish.toggled.connect(lambda on, c=column: self.set_published(c, on))
             self.columns.setCellWidget(r, 4, publish)
+            if column not in roles.qi and column != roles.identifier:
+                self.columns.setCellWidget(r, 5, self._perturb_cell(column))
         self.schedule()
 
     def _hierarchy_text(self, column: str) -> str:
@@ -327,13 +355,48 @@ class DesignView(QWidget):
         slider = QSlider(Qt.Orientation.Horizontal)
         slider.setRange(0, height)
         slider.setValue(min(self.levels.get(column, 0), height))
-        slider.setMinimumWidth(90)
+        slider.setMinimumWidth(70)
         label = QLabel(f"{slider.value()}/{height}")
         slider.valueChanged.connect(lambda value, c=column, l=label, h=height: self._slid(c, value, l, h))
         row.addWidget(slider)
         row.addWidget(label)
         self.sliders[column] = slider
         return cell
+
+    def _perturb_cell(self, column: str) -> QWidget:
+        cell = QWidget()
+        row = QHBoxLayout(cell)
+        row.setContentsMargins(4, 0, 4, 0)
+        how = QComboBox()
+        for text, key in (("—", None), ("class mean", "mean"), ("class median", "median"), ("± noise", "noise")):
+            how.addItem(text, key)
+        epsilon = QDoubleSpinBox()
+        epsilon.setRange(0.0, 1000.0)
+        epsilon.setSuffix(" %")
+        kind, value = self.perturbed.get(column, (None, 10.0))
+        how.setCurrentIndex(how.findData(kind))
+        epsilon.setValue(value if kind == "noise" else 10.0)
+        epsilon.setEnabled(kind == "noise")
+
+        def changed(*_):
+            chosen = how.currentData()
+            epsilon.setEnabled(chosen == "noise")
+            self.set_perturbed(column, chosen, epsilon.value())
+
+        how.currentIndexChanged.connect(changed)
+        epsilon.valueChanged.connect(changed)
+        row.addWidget(how)
+        row.addWidget(epsilon)
+        self.perturb_boxes[column] = (how, epsilon)
+        return cell
+
+    def set_perturbed(self, column: str, how: str | None, epsilon: float = 10.0) -> None:
+        """Publish a numeric column as its class mean/median or with ± ε % noise (None: as it is)."""
+        if how is None:
+            self.perturbed.pop(column, None)
+        else:
+            self.perturbed[column] = (how, float(epsilon))
+        self.schedule()
 
     def _slid(self, column: str, value: int, label: QLabel, height: int) -> None:
         label.setText(f"{value}/{height}")
@@ -364,8 +427,10 @@ class DesignView(QWidget):
         levels = {c: v for c, v in self.levels.items() if c in self.hierarchies}
         project = self.workbench.project
         selection = project.release(project.current_release) if project.current_release else None
+        microaggregate = {c: how for c, (how, _) in self.perturbed.items() if how in ("mean", "median")}
+        noise = {c: epsilon for c, (how, epsilon) in self.perturbed.items() if how == "noise"}
         return ReleaseDesign(name, levels, self.suppress_below.value(), self.budget.value() / 100.0,
-                             self.removed, selection=selection)
+                             self.removed, microaggregate, noise, self.seed, selection=selection)
 
     def load_levels(self, levels: dict[str, int]) -> None:
         for column, value in levels.items():
@@ -446,14 +511,19 @@ class DesignView(QWidget):
             for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
                 self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
         rows = privacy_rows(k, privacy, result.measures)
-        self.privacy_table.setRowCount(len(rows))
-        for r, (name, value) in enumerate(rows):
-            self.privacy_table.setItem(r, 0, QTableWidgetItem(name))
-            self.privacy_table.setItem(r, 1, QTableWidgetItem(value))
+        half = (len(rows) + 1) // 2
+        self.privacy_table.setRowCount(half)
+        for i, (name, value) in enumerate(rows):
+            r, c = (i, 0) if i < half else (i - half, 2)
+            self.privacy_table.setItem(r, c, QTableWidgetItem(name))
+            self.privacy_table.setItem(r, c + 1, QTableWidgetItem(value))
+        _fit_rows(self.privacy_table)
         figures = result.utility.as_dict()
         for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
             self.utility_table.setItem(r, 0, QTableWidgetItem(label))
             self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
+        _fit_rows(self.scores)
+        _fit_rows(self.utility_table)
         self.notes.setText("\n".join(result.notes))
         self.preview_model.marked = {i for i, c in enumerate(preview.columns) if t.generalised_cells(c)}
         self.preview_model.set_frame(preview)

@@ -96,22 +96,24 @@ class LearnView(QWidget):
         if path:
             self.import_from(path)
 
-    def import_from(self, path: str) -> str | None:
-        """Add a CSV file to the practice tables (ticked); its name, or None on bad input."""
+    def import_from(self, path: str) -> None:
+        """Load a CSV file in the background and add it to the practice tables (ticked)."""
         from tklscore.core.tables.loading import load_table
 
-        try:
-            table = load_table(path)
-        except (InputError, OSError) as error:
-            self._report(str(error))
-            return None
-        name = Path(path).stem
-        while name in self.tables:
-            name += "_"
-        self.tables[name] = table.frame.astype(object)
-        self.workspace.picker.add(name, checked=True)
-        self.open_task()
-        return name
+        def run(control):
+            table = load_table(path, progress=lambda _f: control.check())
+            return table.frame.astype(object)
+
+        def done(frame) -> None:
+            name = Path(path).stem
+            while name in self.tables:
+                name += "_"
+            self.tables[name] = frame
+            self.workspace.picker.add(name, checked=True)
+            self.open_task()
+            self.workbench.status.emit(f"Imported {path} as {name}")
+
+        self.workbench.runner.start(f"Importing {Path(path).name}", run, done, self._report)
 
     def preview_join(self) -> None:
         """Show the joined table as soon as the student's join rule is right."""

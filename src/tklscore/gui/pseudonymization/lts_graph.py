@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsPathItem, QGraphic
                                QGraphicsView)
 
 STATE_RADIUS = 22
-STEP = 210
+STEP = 175
+FAN = 120                    # horizontal reach of a risk transition's arrow
 RISK_RED = QColor("#c62828")
 BLOCKED = QColor("#6d4c41")
 SELECTED = QColor("#1565c0")
@@ -120,14 +121,14 @@ class LtsGraph(QGraphicsView):
         for node, edges in by_node.items():
             origin = position[node]
             count = len(edges)
-            spacing = 28
-            top = 80
+            spacing = 22
+            top = 72
             for index, data in enumerate(edges):
                 y = top + index * spacing
-                end = QPointF(origin.x() + 150, y)
+                end = QPointF(origin.x() + FAN, y)
                 start = QPointF(origin.x() + STATE_RADIUS * 0.5, STATE_RADIUS * 0.85)
                 path = QPainterPath(start)
-                path.cubicTo(QPointF(start.x() + 10, y), QPointF(end.x() - 60, y), end)
+                path.cubicTo(QPointF(start.x() + 10, y), QPointF(end.x() - 50, y), end)
                 qi_set = tuple(q for q in (qi_order or data["qi_order"]) if q in data["qi_set"]) or data["qi_order"]
                 blocked = data.get("blocked")
                 chosen = selected is not None and tuple(selected) == qi_set
@@ -140,7 +141,7 @@ class LtsGraph(QGraphicsView):
                 violations = data.get("violations")
                 nv = "N_v ?" if violations is None else f"N_v = {violations}"
                 removed = data.get("removed")
-                text = f"{', '.join(data['qi_order'])}  →  {data['sensitive']}:  {nv}"
+                text = f"{', '.join(data['qi_order'])}:  {nv}"
                 if removed is not None:
                     text += f",  R_v = {removed}"
                 if data["maximum"]:
@@ -150,8 +151,8 @@ class LtsGraph(QGraphicsView):
                 if blocked:
                     self._text(f"✕ refused: {data.get('reason', '')}", end.x() + 10, y + 13, anchor="left",
                                size=8, color=BLOCKED)
-            self._text(f"{count} risk transition(s) for {edges[0]['actor']} (dotted; click one)",
-                       origin.x() + 10, top - 26, anchor="left", size=8, color=QColor("#555"))
+            self._text(f"{edges[0]['actor']} predicts {edges[0]['sensitive']} from:", origin.x() + 40, top - 30,
+                       anchor="left", size=8, color=QColor("#555"))
         self.setSceneRect(scene.itemsBoundingRect().adjusted(-20, -20, 20, 20))
         self.fit()
 
@@ -171,6 +172,6 @@ class LtsGraph(QGraphicsView):
         self.fit()
 
 
-def _short(fields, limit: int = 26) -> str:
+def _short(fields, limit: int = 22) -> str:
     text = ", ".join(fields)
     return text if len(text) <= limit else text[:limit - 1] + "…"

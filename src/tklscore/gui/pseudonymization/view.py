@@ -8,9 +8,9 @@
 3. The utility report of the selected transition: N_v, R_v, the exact minimum, and the
    seven statistics on the original and the trimmed data with δ.
 4. The five choices: accept with violations, accept with violations removed (writes the
-   trimmed data), try another pseudonymisation (the release designer, when the
-   application has one), try removing fields (Fig. 6), impose limits (blocking rules,
-   kept in the project file).
+   trimmed data), try another pseudonymisation (opens the Design view, the release
+   designer), try removing fields (Fig. 6), impose limits (blocking rules, kept in the
+   project file). The latest analysis and decision go into the application's report.
 
 Every computation is core's (:func:`tklscore.core.pseudonymization.analysis.analyse`),
 run on the workbench's task runner.
@@ -32,12 +32,13 @@ from tklscore.core.files.resources import resource_path
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse, write_trimmed
 from tklscore.core.pseudonymization.blocking import BlockingRule, check_rules
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
-from tklscore.core.pseudonymization.preferences import load_people_from_preferences
+from tklscore.core.pseudonymization.preferences import MAPPING, load_people_from_preferences
 from tklscore.core.pseudonymization.thresholds import PeoplePolicy, ThresholdPolicy
 from tklscore.core.pseudonymization.utility import LABELS, STATISTICS
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.gui.pseudonymization.dialogs import LimitsDialog, RemoveFieldsDialog
 from tklscore.gui.pseudonymization.lts_graph import LtsGraph
+from tklscore.gui.pseudonymization.report_section import PseudonymizationSummary
 
 MODES = [("uniform", "one threshold for everyone"), ("column", "a column of thresholds"),
          ("westin", "Westin category column (Table 5)"), ("people", "a policy per person (file)"),
@@ -48,12 +49,10 @@ NONE = "— row by row —"
 
 
 def example_tables(seed: int = 0) -> tuple[Table, Table]:
-    """The §6.2-shaped survey: the original (true heights) and its 2-anonymous copy."""
-    from tklscore.core.pseudonymization.generator import health_survey
+    """The §6.2-shaped survey: the original (true ages and heights) and its 2-anonymous copy."""
+    from tklscore.core.pseudonymization.generator import survey_tables
 
-    frame = health_survey(seed, height_sd=6, bmi_sd=3, band=1)
-    original = frame.drop(columns=["height"]).rename(columns={"true_height": "height"})
-    pseudonymised = frame.drop(columns=["true_height", "weight"])
+    original, pseudonymised = survey_tables(seed)
     return (Table.from_frame(original, name="§6.2 survey, original"),
             Table.from_frame(pseudonymised, name="§6.2 survey, 2-anonymous"))
 
@@ -140,6 +139,8 @@ class PseudonymizationView(QWidget):
         westin_form.addRow("category", self.category_combo)
         westin_form.addRow("sensitive flag", self.flag_combo)
         self.people_edit, self.preferences_edit = QLineEdit(), QLineEdit()
+        self.people_edit.setToolTip("CSV id,category,sensitive_fields: one row per person")
+        self.preferences_edit.setToolTip(MAPPING)
         for widget in (self.uniform_spin, self.threshold_column, westin):
             self.mode_stack.addWidget(widget)
         for edit, slot in ((self.people_edit, self._browse_people), (self.preferences_edit, self._browse_preferences)):
@@ -462,12 +463,21 @@ class PseudonymizationView(QWidget):
         report = analysis.reports.get(transition.qi_set)
         self._fill_report(report, transition)
         notes = list(analysis.warnings)
+        if self.mode_combo.currentData() == "preferences":
+            notes.insert(0, MAPPING)
         if report is None:
             notes.append("The removal was computed for the maximum risk transition only (large data).")
         notes.append("δ = trimmed − original: a negative δ means the statistic went down when the violating "
                      "values were removed.")
         self.notes.setText("\n".join(notes))
         self._update_buttons()
+        self._publish()
+
+    def _publish(self) -> None:
+        """Leave the analysis on the workbench for the application's report."""
+        if self.analysis is not None:
+            self.workbench.pseudonymization = PseudonymizationSummary(self.analysis, self.rules(), self.selected,
+                                                                      self.decision)
 
     def _fill_report(self, report, transition) -> None:
         rows = [("Violations (N_v)", str(transition.violations), "", "")]
@@ -475,11 +485,14 @@ class PseudonymizationView(QWidget):
             removal = report.removal
             rows.append(("Values removed (R_v)", "", str(removal.removed), f"{report.violations_after} left"))
             if removal.classes:
+                bounds = removal.minimum_json()
                 if removal.minimum is not None:
+                    excess = removal.removed - removal.minimum
                     rows.append(("Exact minimum removal", "", str(removal.minimum),
-                                 f"heuristic +{removal.removed - removal.minimum}"))
+                                 f"heuristic +{excess}" if excess else "heuristic is minimal"))
                 else:
-                    rows.append(("Exact minimum removal", "", "not searched", removal.unsearched[0].note))
+                    rows.append(("Exact minimum removal", "", f"{bounds['at_least']}–{bounds['at_most']}",
+                                 f"{bounds['searched']} of {bounds['sets']} sets searched"))
             stats = report.statistics
             for key in STATISTICS:
                 cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
@@ -520,6 +533,7 @@ class PseudonymizationView(QWidget):
         self.decision = text
         self.decision_label.setText(text)
         self.workbench.status.emit(text)
+        self._publish()
 
     def accept_with_violations(self) -> None:
         reason = self._blocked_reason()
@@ -550,8 +564,10 @@ class PseudonymizationView(QWidget):
     def set_design_available(self, available: bool) -> None:
         self.design_available = available
         self.design_button.setEnabled(available)
-        self.design_button.setToolTip("Opens the release designer to pseudonymise differently (e.g. l-diversity)"
-                                      if available else "The release designer is not part of this build yet")
+        self.design_button.setToolTip("Opens the Design view (the release designer) to pseudonymise differently, "
+                                      "e.g. coarser generalisation or l-diversity, then analyse its release here"
+                                      if available else "The release designer is the application's Design view; "
+                                      "it is not reachable from this view outside the application window")
 
     def _designer_window(self):
         """The main window when it has the release designer (view key ``design``)."""
