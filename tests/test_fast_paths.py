@@ -92,24 +92,6 @@ ids = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), 
 floats = st.floats(allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
-def test_records_json_reads_back_exactly(rows):
-    frame = pd.DataFrame({
-        "id": pd.Series([r[0] for r in rows], dtype=object),
-        "k": np.array([r[1] for r in rows], dtype=np.int64), "l": np.array([r[1] for r in rows], dtype=np.int64),
-        "t": np.array([r[2] for r in rows], dtype=np.float64),
-        "weight_sum": np.array([r[3] for r in rows], dtype=np.float64),
-        "tkl": np.array([r[2] for r in rows], dtype=np.float64),
-        "m_score": np.array([r[3] for r in rows], dtype=np.float64),
-        "l_severity": np.array([r[2] for r in rows], dtype=np.float64),
-    })
-    parsed = json.loads(records_json(frame, list(RECORD_COLUMNS)))
-    assert parsed == [{"id": r[0], "k": r[1], "l": r[1], "t": r[2], "weight_sum": r[3], "tkl": r[2],
-                       "m_score": r[3], "l_severity": r[2]} for r in rows]
-    assert all(isinstance(record["t"], float) for record in parsed)
-
-
 def _frame(rows) -> pd.DataFrame:
     return pd.DataFrame({
         "id": pd.Series([r[0] for r in rows], dtype=object),
@@ -120,6 +102,15 @@ def _frame(rows) -> pd.DataFrame:
         "m_score": np.array([r[3] for r in rows], dtype=np.float64),
         "l_severity": np.array([r[2] for r in rows], dtype=np.float64),
     })
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
+def test_records_json_reads_back_exactly(rows):
+    parsed = json.loads(records_json(_frame(rows), list(RECORD_COLUMNS)))
+    assert parsed == [{"id": r[0], "k": r[1], "l": r[1], "t": r[2], "weight_sum": r[3], "tkl": r[2],
+                       "m_score": r[3], "l_severity": r[2]} for r in rows]
+    assert all(isinstance(record["t"], float) for record in parsed)
 
 
 @settings(max_examples=60, deadline=None)
