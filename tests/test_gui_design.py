@@ -230,3 +230,25 @@ def test_value_groups_are_built_by_selecting_values_and_naming_the_group(qtbot):
     assert list(dialog.hierarchy.labels(["Paide", "Tallinn"])[1]) == ["Small towns", "Capital"]
     rows = {(dialog.preview.item(r, 1).text(), dialog.preview.item(r, 2).text()) for r in range(dialog.preview.rowCount())}
     assert ("Small towns", "2") in rows and ("Capital", "2") in rows
+
+
+def test_a_newer_design_supersedes_the_one_being_evaluated(view, qtbot):
+    view.sliders["City"].setValue(1)
+    view.evaluate()
+    first = view._task
+    view.sliders["Age"].setValue(1)
+    view.evaluate()
+    assert first.control.cancelled and view._task is not first
+    qtbot.waitUntil(lambda: view.result.transformed.design.level("Age") == 1, timeout=20000)
+    assert view.result.transformed.design.level("City") == 1
+    assert view.result.report.scores == core(view, view.design()).report.scores
+
+
+def test_each_quasi_identifiers_precision_stands_beside_its_level(view, qtbot):
+    before = view.result
+    view.sliders["City"].setValue(2)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    table = view.columns
+    shown = {cell(table, r, 0): cell(table, r, 6) for r in range(table.rowCount())}
+    assert shown["City"] == "0.00" and shown["Job"] == "1.00" and shown["Disease"] == ""
+    assert cell(view.utility_table, 0, 1) == f"{view.result.utility.precision:.4f}"

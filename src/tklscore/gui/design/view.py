@@ -105,6 +105,8 @@ def privacy_rows(k: int, privacy: tuple[int, float], measures: dict | None) -> l
 def _fit_rows(table: QTableWidget) -> None:
     """Show every row without a scroll bar: the height of the rows and the header."""
     table.resizeRowsToContents()
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     height = table.horizontalHeader().height() + 2 * table.frameWidth() + sum(
         table.rowHeight(r) for r in range(table.rowCount()))
     table.setFixedHeight(max(height, 60))
@@ -148,6 +150,7 @@ class DesignView(QWidget):
         self.privacy: tuple[int, float] | None = None
         self.suggestions = None
         self._generation = 0
+        self._task = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
@@ -158,7 +161,7 @@ class DesignView(QWidget):
         left_layout = QVBoxLayout(left)
         columns_box = QGroupBox("Columns: role, hierarchy, level, published")
         box_layout = QVBoxLayout(columns_box)
-        self.columns = _table(0, ["column", "role", "hierarchy", "level", "published", "perturbed"])
+        self.columns = _table(0, ["column", "role", "hierarchy", "level", "publish", "perturb", "precision"])
         self.columns.horizontalHeaderItem(5).setToolTip(
             "numeric columns that are not quasi-identifiers: publish each class's mean or median "
             "(microaggregation) or add seeded noise of ± ε % of the value")
@@ -237,7 +240,7 @@ class DesignView(QWidget):
         self.privacy_table = _table(4, ["privacy model or risk", "value", "privacy model or risk", "value"])
         for table in (self.scores, self.utility_table, self.privacy_table):
             _fit_rows(table)
-        for title, widget, stretch in (("Misuseability", self.scores, 1), ("Utility", self.utility_table, 1)):
+        for title, widget, stretch in (("Misuseability", self.scores, 4), ("Utility", self.utility_table, 3)):
             group = QGroupBox(title)
             QVBoxLayout(group).addWidget(widget)
             panels.addWidget(group, stretch)
@@ -277,7 +280,7 @@ class DesignView(QWidget):
         right_layout.addWidget(self.tabs, 1)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 2)
-        splitter.setSizes([600, 1000])
+        splitter.setSizes([680, 920])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -355,7 +358,7 @@ class DesignView(QWidget):
         slider = QSlider(Qt.Orientation.Horizontal)
         slider.setRange(0, height)
         slider.setValue(min(self.levels.get(column, 0), height))
-        slider.setMinimumWidth(70)
+        slider.setMinimumWidth(55)
         label = QLabel(f"{slider.value()}/{height}")
         slider.valueChanged.connect(lambda value, c=column, l=label, h=height: self._slid(c, value, l, h))
         row.addWidget(slider)
@@ -376,11 +379,11 @@ class DesignView(QWidget):
         kind, value = self.perturbed.get(column, (None, 10.0))
         how.setCurrentIndex(how.findData(kind))
         epsilon.setValue(value if kind == "noise" else 10.0)
-        epsilon.setEnabled(kind == "noise")
+        epsilon.setVisible(kind == "noise")
 
         def changed(*_):
             chosen = how.currentData()
-            epsilon.setEnabled(chosen == "noise")
+            epsilon.setVisible(chosen == "noise")
             self.set_perturbed(column, chosen, epsilon.value())
 
         how.currentIndexChanged.connect(changed)
@@ -491,7 +494,9 @@ class DesignView(QWidget):
             if generation == self._generation:
                 self.headline.setText(f"<span style='color:#b00020'>{message}</span>")
 
-        wb.runner.start("Designing the release", work, done, failed)
+        if self._task is not None:  # a newer design supersedes the one still being evaluated
+            self._task.cancel()
+        self._task = wb.runner.start("Designing the release", work, done, failed)
 
     def show_result(self, result: DesignResult, privacy: tuple[int, float], preview) -> None:
         self.result, self.privacy = result, privacy
@@ -522,6 +527,10 @@ class DesignView(QWidget):
         for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
             self.utility_table.setItem(r, 0, QTableWidgetItem(label))
             self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
+        for r in range(self.columns.rowCount()):  # each QI's own precision beside its level
+            column = self.columns.item(r, 0).text()
+            values = result.utility.per_attribute.get(column)
+            self.columns.setItem(r, 6, QTableWidgetItem("" if values is None else f"{values['precision']:.2f}"))
         _fit_rows(self.scores)
         _fit_rows(self.utility_table)
         self.notes.setText("\n".join(result.notes))
