@@ -185,6 +185,7 @@ def test_the_designed_release_report_says_how_it_was_made(view, qtbot, tmp_path)
     assert f"{view.result.utility.precision:.4f}" in text
     assert "journalist risk (highest), against the source" in text
     assert f"{view.result.report.scores.tkl:.5f}" in text   # the scores section is the designed release's
+    assert "Risk of re-identification" not in text           # not the untransformed rows' risk lens
 
 
 def test_microaggregation_and_noise_from_the_columns_table(view, qtbot):

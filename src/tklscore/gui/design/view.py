@@ -609,6 +609,9 @@ class DesignView(QWidget):
         data = report_input(self.workbench)
         data.release, data.report, data.design = name, report, self.result
         data.reports = {**data.reports, name: report}
+        # the risk lens of the project's release measures its rows untransformed: the designed
+        # release's privacy models and risk are in its own section instead
+        data.risk = data.measure_risk = None
         try:
             data.charts = render_charts(data)
             write = prepare_report(path, data)
