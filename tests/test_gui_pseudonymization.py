@@ -14,6 +14,7 @@ from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
 from tklscore.core.pseudonymization.blocking import BlockingRule
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.files.resources import resource_path
+from tklscore.core.tables.loading import Table
 from tklscore.gui.pseudonymization.view import PseudonymizationView, example_tables
 from tklscore.gui.workbench import Workbench
 
@@ -189,3 +190,29 @@ def test_the_report_has_a_pseudonymisation_section_with_table_chart_removal_and_
     path = export_report(tmp_path / "report.pdf", report_input(view.workbench))
     pages = " ".join(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(str(path)).pages)
     assert "Pseudonymisation risk" in pages and "107 of 1,103 people" in pages and "Limits (blocking rules)" in pages
+
+
+def test_the_report_table_says_where_the_minimum_was_not_searched(view, qtbot):
+    values = [str(50 + i % 7) for i in range(60)] + ["90", "91"]
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(62)], "set": ["a"] * 60 + ["b"] * 2, "w": values})
+    view.set_tables(Table.from_frame(frame, name="original"), Table.from_frame(frame.drop(columns="w"), name="release"))
+    view._choose(view.sensitive_combo, "w")
+    view._choose(view.id_combo, "id")
+    for index in range(view.qi_list.count()):
+        item = view.qi_list.item(index)
+        item.setCheckState(Qt.CheckState.Checked if item.text() == "set" else Qt.CheckState.Unchecked)
+    view.mode_combo.setCurrentIndex(0)
+    view.uniform_spin.setValue(0.5)
+    view.margin_spin.setValue(3)
+    view.analysis = None
+    view.run_analysis()
+    qtbot.waitUntil(lambda: view.analysis is not None and not view.workbench.runner.current, timeout=30_000)
+    table = view.report_table
+    rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
+    row = rows["Exact minimum removal"]
+    removal = view.analysis.reports[("set",)].removal
+    bounds = removal.minimum_json()
+    assert table.item(row, 2).text() == f"{bounds['at_least']}–{bounds['at_most']}"
+    assert table.item(row, 3).text() == "1 of 2 sets searched"
+    assert table.item(row, 2).toolTip().startswith("Look-alike set of rows 0, 1, 2, 3, 4, 5, 6, 7, … (60 rows): "
+                                                   "not searched: a set of 60 values")

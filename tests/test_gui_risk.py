@@ -138,3 +138,17 @@ def test_scores_view_compares_releases_with_k_l_t_and_average_risk(window, qtbot
     # Scenario 2 publishes Table 3.1 whole: normalised scores 1; record 0 alone in its class
     assert rows["Scenario 2"][1] == "1.0000" and rows["Scenario 2"][4] == "1"
     assert rows["Scenario 2"][7] == f"{4 / 7:.4f}"  # classes {0}, {1,2}, {3,4}, {5,6} of 7 records
+
+
+def test_measures_are_kept_when_only_weights_or_x_change(window, qtbot):
+    workbench = window.workbench
+    before = workbench.measures["Scenario 1"]
+    reports = workbench.reports
+    workbench.set_x(2.0)  # rescores every release; the privacy models do not depend on x or weights
+    qtbot.waitUntil(lambda: workbench.reports is not reports and not workbench.runner.current, timeout=20000)
+    assert workbench.measures["Scenario 1"] is before
+    roles = workbench.project.roles
+    workbench.set_roles(type(roles)(qi=roles.qi[:2], sa=roles.sa, continuous=roles.continuous,
+                                    identifier=roles.identifier))
+    qtbot.waitUntil(lambda: "Scenario 1" in workbench.measures and not workbench.runner.current, timeout=20000)
+    assert workbench.measures["Scenario 1"] is not before and workbench.measures["Scenario 1"].k == 4  # Job, City only

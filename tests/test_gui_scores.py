@@ -261,3 +261,20 @@ def test_demo_says_where_its_weights_come_from(capsys):
     out = capsys.readouterr().out
     assert "Weights from: the thesis' Table 4.2, as a weights file" in out
     assert "there Scenario 1 scores tkl 4.92534" in out and "4.98258" in out
+
+
+def test_a_large_release_s_chart_is_sorted_in_the_background(view, qtbot, monkeypatch):
+    from tklscore.gui.scores import view as view_module
+    from tklscore.gui.scores.charts import per_record_order
+
+    monkeypatch.setattr(view_module, "SORT_IN_BACKGROUND", 2)  # the 4 records of Scenario 1 count as large
+    runner = view.workbench.runner
+    started, start = [], runner.start
+    monkeypatch.setattr(runner, "start", lambda name, *args: (started.append(name), start(name, *args))[1])
+    view.per_record_chart.set_data(None, None, 1.0)
+    view.refresh()
+    qtbot.waitUntil(lambda: view.per_record_chart.point_count() == 4 and not runner.current, timeout=15000)
+    assert "Sorting the records for the chart" in started
+    records = view.workbench.current_report().records
+    order = per_record_order(records, view.per_record_chart.order)
+    assert view.per_record_chart.ids == [str(i) for i in records["id"].to_numpy()[order]]

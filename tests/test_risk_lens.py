@@ -76,3 +76,19 @@ def test_default_parameters_keep_the_publisher_s_choices():
     roles = Roles(qi=["zip"], sa=["disease"])
     assert [(p.attribute, p.pk, p.weight) for p in default_parameters(roles, {"disease": (0.3, 0.7)})] == \
         [("zip", 0.5, 0.0), ("disease", 0.3, 0.7)]
+
+
+def test_a_scorer_s_k_is_the_population_class_size_of_the_journalist():
+    from tklscore.core.risk.measures import measure_release
+    from tklscore.core.scoring.scores import Scorer
+
+    source = _source()
+    roles = Roles(qi=["zip", "sex"], sa=["disease"])
+    positions = np.array([7, 0, 2, 3, 4])
+    linked = measure_release(source, roles, positions).to_json_dict()  # linked against the source's values
+    scorer = Scorer(source, roles)
+    assert not scorer.factors_computed
+    assert measure_release(source, roles, positions, scorer).to_json_dict() == linked  # group ids of the codes
+    scorer.compute_factors()
+    assert measure_release(source, roles, positions, scorer).to_json_dict() == linked  # its k-DF
+    assert linked["risk"]["journalist"]["highest"] == 1.0 and linked["risk"]["marketer"] == (1 / 3 + 1 / 2 + 1 + 2 / 2) / 5

@@ -165,8 +165,9 @@ def report_input(workbench) -> ReportInput:
     name = project.current_release
     measured = getattr(workbench, "measures", {}).get(name)
     lens = getattr(workbench, "risk_lens", None)
-    if lens is not None and lens.release == name and measured is not None and lens.measures.rows == measured.rows \
-            and lens.measures.models == measured.models:
+    # the Risk view's lens, if it measured this very release (its measures are the workbench's)
+    if (lens is not None and lens.release == name and measured is not None
+            and lens.measures.models is measured.models):
         data.risk = lens
     elif measured is not None and data.report is not None and workbench.current_release() is not None:
         release, scorer, weights = workbench.current_release(), workbench.scorer, workbench.weights

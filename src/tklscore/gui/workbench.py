@@ -86,6 +86,7 @@ class Workbench(QObject):
         self.reports: dict[str, ScoreReport] = {}
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
         self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
+        self._measured: dict = {}  # definition → (scorer, Measures): measures do not depend on weights or x
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
@@ -475,6 +476,7 @@ class Workbench(QObject):
         table, roles = self.table, self.project.roles
         definitions = list(self.project.releases)
         resolved = dict(self.resolved)
+        measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
@@ -492,7 +494,9 @@ class Workbench(QObject):
                 reports[definition.name] = (scorer.score(release, weights, x) if per_score is None else
                                             scorer.score_with_own_weights(release, per_score, x, True))
                 if roles.qi and len(release.positions):
-                    measures[definition.name] = measure_release(table, roles, release.positions, scorer)
+                    if definition not in measured:
+                        measured[definition] = measure_release(table, roles, release.positions, scorer)
+                    measures[definition.name] = measured[definition]
             designed = self._designed(table, roles, design_settings, weights, x, scorer, model)
             errors.update(designed.errors)
             for name, result in designed.results.items():
@@ -505,6 +509,7 @@ class Workbench(QObject):
             if generation != self._generation["scores"]:
                 return
             self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
+            self._measured = {d: (scorer, measured[d]) for d in self.resolved if d in measured}
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()

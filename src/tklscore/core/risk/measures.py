@@ -28,7 +28,7 @@ from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, Attacke
                                                  population_class_sizes, population_class_sizes_from_codes,
                                                  prosecutor_records, prosecutor_risk,
                                                  sample_uniques)
-from tklscore.core.tables.codes import Codes, factorize
+from tklscore.core.tables.codes import Codes, factorize, group_ids
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
 
@@ -107,6 +107,7 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
                   qi=(), sa=(), continuous=(), identifier_columns=(),
                   population: Table | pd.DataFrame | None = None,
                   population_generalisation: Generalisation | None = None,
+                  population_sizes: np.ndarray | None = None,
                   sampling_fraction: float | None = None,
                   sample_weight: str | None = None,
                   risk_threshold: float = DEFAULT_RISK_THRESHOLD,
@@ -169,7 +170,14 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
         average_rir=average_rir(classes), record_rows=classes.rows, equivalence_class=classes.ids,
         class_size=classes.record_sizes, prosecutor_records=prosecutor_records(classes),
         risk_threshold=risk_threshold)
-    if population_codes is not None:
+    if population_sizes is not None:
+        F = np.asarray(population_sizes, dtype=np.int64)
+        if len(F) != n:
+            raise ValueError(f"population_sizes has {len(F)} values for {n} rows")
+        F = F if in_scope is None else F[in_scope]
+        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
+            classes, F, risk_threshold)
+    elif population_codes is not None:
         missing = [c for c in qi if c not in population_codes or c not in codes]
         if missing:
             raise ValueError(f"population codes need the table's and the population's codes of {missing}")
@@ -200,14 +208,26 @@ def measure_release(source: Table, roles: Roles, positions, scorer=None, **optio
     """The measures of a release of ``source`` given by source row ``positions``, with
     journalist and marketer risk against the whole source (the population the attacker
     links against). A :class:`~tklscore.core.scoring.scores.Scorer` of the same source and
-    roles lends its factorised columns. ``options`` go to :func:`measure_table`."""
+    roles lends its factorised columns and its k-DF (the source class sizes F). ``options``
+    go to :func:`measure_table`."""
     positions = np.asarray(positions, dtype=np.int64)
     published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
     codes = None
     if scorer is not None:
         codes = {c: subset_codes(v, positions) for c, v in zip(roles.qi, scorer.qi_codes)}
         codes.update({c: subset_codes(v, positions) for c, v in scorer.sa_codes.items()})
-    options.setdefault("population", source)
+    if (scorer is not None and "population" not in options and "population_codes" not in options
+            and not options.get("population_generalisation")):
+        # the population is the source: F(r) is the source's class size of r, its k-DF
+        factors = scorer.factors if scorer.factors_computed else None
+        if factors is not None:
+            k = factors.k
+        else:
+            ids, count = group_ids(scorer.qi_codes, len(source))
+            k = np.bincount(ids, minlength=count)[ids]
+        options["population_sizes"] = k[positions]
+    else:
+        options.setdefault("population", source)
     return measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous, codes=codes, **options)
 
 

@@ -481,6 +481,7 @@ class PseudonymizationView(QWidget):
 
     def _fill_report(self, report, transition) -> None:
         rows = [("Violations (N_v)", str(transition.violations), "", "")]
+        tips: dict[int, str] = {}
         if report is not None:
             removal = report.removal
             rows.append(("Values removed (R_v)", "", str(removal.removed), f"{report.violations_after} left"))
@@ -493,6 +494,10 @@ class PseudonymizationView(QWidget):
                 else:
                     rows.append(("Exact minimum removal", "", f"{bounds['at_least']}–{bounds['at_most']}",
                                  f"{bounds['searched']} of {bounds['sets']} sets searched"))
+                    unsearched = removal.unsearched
+                    tips[len(rows) - 1] = "\n".join(
+                        [f"Look-alike set of rows {_rows_text(c.rows)}: {c.note}" for c in unsearched[:5]]
+                        + ([f"… and {len(unsearched) - 5} more set(s) not searched"] if len(unsearched) > 5 else []))
             stats = report.statistics
             for key in STATISTICS:
                 cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
@@ -509,6 +514,8 @@ class PseudonymizationView(QWidget):
                     item.setFont(bold)
                     if c == 1 and transition.violations:
                         item.setForeground(QColor("#b71c1c"))
+                if r in tips:
+                    item.setToolTip(tips[r])
                 self.report_table.setItem(r, c, item)
         header = self.report_table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -598,3 +605,9 @@ class PseudonymizationView(QWidget):
         dialog.accepted.connect(lambda: self.set_rules(dialog.rules))
         dialog.open()
         return dialog
+
+
+def _rows_text(rows, shown: int = 8) -> str:
+    """0-based row numbers, the first few."""
+    rows = [int(r) for r in rows]
+    return ", ".join(map(str, rows[:shown])) + (f", … ({len(rows)} rows)" if len(rows) > shown else "")

@@ -176,7 +176,10 @@ class PerRecordChart(ScoreChart):
         if self._last is not None:
             self.set_data(*self._last)
 
-    def set_data(self, records: pd.DataFrame | None, whole: ScoreSet | None, x: float) -> None:
+    def set_data(self, records: pd.DataFrame | None, whole: ScoreSet | None, x: float,
+                 order: np.ndarray | None = None) -> None:
+        """``order``: :func:`per_record_order` of ``records`` in this chart's order, when the
+        caller sorted them already (e.g. in the background for a large release)."""
         self._last = (records, whole, x) if records is not None else None
         self.clear_chart()
         self.series = {}
@@ -188,10 +191,8 @@ class PerRecordChart(ScoreChart):
         self.set_title("Per-record scores / source table scores")
         if records is None or whole is None or not len(records):
             return
-        if self.order == SORT_THESIS:
-            order = np.lexsort((records["tkl"].to_numpy(), records["l_severity"].to_numpy()))
-        else:
-            order = np.argsort(-records["tkl"].to_numpy(), kind="stable")
+        if order is None:
+            order = per_record_order(records, self.order)
         keep = order[decimate(len(order))]
         xs = np.arange(len(order))[decimate(len(order))]
         for name in self.SERIES:
@@ -209,6 +210,14 @@ class PerRecordChart(ScoreChart):
     def point_count(self) -> int:
         item = self.series.get("tkl")
         return 0 if item is None or item.xData is None else len(item.xData)
+
+
+def per_record_order(records: pd.DataFrame, order: str) -> np.ndarray:
+    """The records' positions in the per-record chart's order (a sort: run it off the UI
+    thread for a large release)."""
+    if order == SORT_THESIS:
+        return np.lexsort((records["tkl"].to_numpy(), records["l_severity"].to_numpy()))
+    return np.argsort(-records["tkl"].to_numpy(), kind="stable")
 
 
 class ReleasesChart(ScoreChart):

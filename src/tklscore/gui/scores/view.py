@@ -41,6 +41,7 @@ from tklscore.gui.scores.charts import (
     GrowthChart,
     PerRecordChart,
     ReleasesChart,
+    per_record_order,
 )
 from tklscore.gui.frame_model import FrameModel
 from tklscore.gui.report import (
@@ -54,6 +55,7 @@ from tklscore.gui.report import (
 )
 
 RISKIEST_SHARE = 0.10
+SORT_IN_BACKGROUND = 100_000  # records: a larger release's per-record chart is sorted off the UI thread
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
 MAX_EXPLAINED_VALUES = 50
 
@@ -364,8 +366,21 @@ class ScoresView(QWidget):
 
     def _draw_per_record(self) -> None:
         report = self._report
-        if report is not None:
-            self.per_record_chart.set_data(report.records, report.source_scores, report.x)
+        if report is None:
+            return
+        chart = self.per_record_chart
+        if len(report.records) <= SORT_IN_BACKGROUND:
+            chart.set_data(report.records, report.source_scores, report.x)
+            return
+        kind = chart.order
+
+        def done(order) -> None:  # drawn unless another release or order came meanwhile
+            if self._report is report and chart.order == kind:
+                chart.set_data(report.records, report.source_scores, report.x, order=order)
+
+        self.workbench.runner.start("Sorting the records for the chart",
+                                    lambda control: per_record_order(report.records, kind), done,
+                                    self.workbench.failed.emit)
 
     def _draw_growth(self) -> None:
         report = self._report
