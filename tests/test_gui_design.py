@@ -253,3 +253,12 @@ def test_each_quasi_identifiers_precision_stands_beside_its_level(view, qtbot):
     shown = {cell(table, r, 0): cell(table, r, 6) for r in range(table.rowCount())}
     assert shown["City"] == "0.00" and shown["Job"] == "1.00" and shown["Disease"] == ""
     assert cell(view.utility_table, 0, 1) == f"{view.result.utility.precision:.4f}"
+
+
+def test_slider_ranges_come_from_the_designer_built_off_the_ui_thread(view, qtbot):
+    assert {c: s.maximum() for c, s in view.sliders.items()} == {"Job": 2, "City": 2, "Gender": 2, "Age": 3}
+    assert all(s.isEnabled() for s in view.sliders.values())
+    view.set_hierarchy("Job", Hierarchy.masking("Job"))   # a new hierarchy: the range waits for the designer
+    assert not view.sliders["Job"].isEnabled()
+    qtbot.waitUntil(lambda: view.sliders["Job"].isEnabled(), timeout=20000)
+    assert view.sliders["Job"].maximum() == view.designer.height("Job") > 2
