@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import CATEGORICAL_SA, CONTINUOUS_SA, QI, SA, make_source, make_weights, sample  # noqa: E402
+from bench_scoring import CONTINUOUS_SA, QI, SA, make_source, make_weights, sample  # noqa: E402
 
 TARGET_PARQUET_S = 2.5
 TARGET_CSV_S = 4.0
@@ -83,25 +82,29 @@ def score_command(source: Path, release: Path, weights: Path, output: Path) -> l
             "--weights", str(weights), "--format", "json", "--output", str(output)]
 
 
-def run_timed(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child) of one run; fails loudly when the command does."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"command failed ({done.returncode}): {' '.join(command)}\n{done.stderr}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def run_timed(command: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one run of the command as a child
+    process; fails loudly when the command does."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"command failed ({child.returncode}): {' '.join(command)}\n{err.read().decode()}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def best_of(command: list[str], repeats: int) -> tuple[float, float, list[float]]:
+def best_of(command: list[str], repeats: int) -> tuple[float, float, float, list[float]]:
+    """The fastest of ``repeats`` runs (wall, CPU, peak RSS MB) and every run's wall time."""
     runs = [run_timed(command) for _ in range(repeats)]
     best = min(runs)
-    return best[0], best[1], [w for w, _ in runs]
+    return best[0], best[1], best[2], [r[0] for r in runs]
 
 
-def pycanon_side_by_side(source: Path) -> None:
+def pycanon_side_by_side(source: Path, rows: int | None = None) -> None:
     try:
         from pycanon import anonymity
     except ImportError:
@@ -111,6 +114,11 @@ def pycanon_side_by_side(source: Path) -> None:
     from tklscore.core.scoring.distinguishing_factors import l_distinguishing_factor
 
     frame = pd.read_parquet(source)
+    if rows is not None and rows < len(frame):
+        frame = frame.iloc[:rows].reset_index(drop=True)
+        source = source.with_name(f"first_{rows}.parquet")
+        frame.to_parquet(source, index=False)
+    cpu = time.process_time()
     start = time.perf_counter()
     table = load_table(source)
     scorer = Scorer(table, Roles(qi=QI, sa=SA, continuous=[CONTINUOUS_SA]))
@@ -118,19 +126,22 @@ def pycanon_side_by_side(source: Path) -> None:
     k_ours = int(factors.k.min())
     l_ours = min(int(l_distinguishing_factor(scorer.qi_codes, [codes], len(table)).min())
                  for codes in scorer.sa_codes.values())
-    ours = time.perf_counter() - start
+    ours, ours_cpu = time.perf_counter() - start, time.process_time() - cpu
+    cpu = time.process_time()
     start = time.perf_counter()
     k_theirs = anonymity.k_anonymity(frame, list(QI))
     t_k = time.perf_counter() - start
     start = time.perf_counter()
     l_theirs = anonymity.l_diversity(frame, list(QI), list(SA))
     t_l = time.perf_counter() - start
-    print(f"k-anonymity: tklscore k = {k_ours}, pycanon k = {k_theirs}; "
+    theirs_cpu = time.process_time() - cpu
+    print(f"pycanon side by side on the same table ({len(frame):,} rows):")
+    print(f"  k-anonymity: tklscore k = {k_ours}, pycanon k = {k_theirs}; "
           f"l-diversity: tklscore l = {l_ours}, pycanon l = {l_theirs}   "
           f"{'agree' if (k_ours, l_ours) == (k_theirs, l_theirs) else 'DIFFER'}")
-    print(f"  time: tklscore {ours:.2f} s (load + all k-, l-, t-DF per record + table k, l); "
-          f"pycanon {t_k + t_l:.2f} s (k {t_k:.2f} s + l {t_l:.2f} s, frame already loaded); "
-          f"ratio pycanon / tklscore = {(t_k + t_l) / ours:.1f}x")
+    print(f"  time: tklscore {ours:.2f} s wall, CPU {ours_cpu:.2f} s (load + all k-, l-, t-DF per record + table k, l); "
+          f"pycanon {t_k + t_l:.2f} s wall, CPU {theirs_cpu:.2f} s (k {t_k:.2f} s + l {t_l:.2f} s, frame already loaded)")
+    print(f"  ratio pycanon / tklscore = {(t_k + t_l) / ours:.1f}x wall, {theirs_cpu / ours_cpu:.1f}x CPU")
 
 
 def main(argv=None) -> int:
@@ -140,6 +151,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each command; the best is shown")
     parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder)")
     parser.add_argument("--no-pycanon", action="store_true", help="skip the pycanon side-by-side")
+    parser.add_argument("--pycanon-rows", type=int, metavar="N",
+                        help="pycanon side by side on the first N rows only (pycanon's l-diversity takes "
+                             "minutes at 1M rows; default: the whole source)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.dir or scratch)
@@ -155,21 +169,27 @@ def main(argv=None) -> int:
         for kind, target in (("parquet", TARGET_PARQUET_S), ("csv", TARGET_CSV_S)):
             output = folder / f"scores_{kind}.json"
             command = score_command(paths[f"source.{kind}"], paths[f"release.{kind}"], paths["weights.csv"], output)
-            wall, cpu, runs = best_of(command, args.repeats)
+            wall, cpu, peak, runs = best_of(command, args.repeats)
             results[kind] = json.loads(output.read_text())
             passed = wall <= target
             ok &= passed
-            print(f"tklscore score, {kind:<7} → json: {wall:6.2f} s wall (CPU {cpu:5.2f} s)   target ≤ {target:g} s   "
-                  f"{'PASS' if passed else 'FAIL'}   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
-        version, _, _ = best_of([str(Path(sys.executable).with_name("tklscore")), "--version"], args.repeats)
-        print(f"tklscore --version: {version:.2f} s wall")
+            print(f"tklscore score, {kind:<7} → json: {wall:6.2f} s wall (CPU {cpu:5.2f} s, peak RSS {peak:5.0f} MB)   "
+                  f"target ≤ {target:g} s   {'PASS' if passed else 'FAIL'}   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
+        csv_output = folder / "scores_parquet.csv"
+        command = score_command(paths["source.parquet"], paths["release.parquet"], paths["weights.csv"], csv_output)
+        wall, cpu, peak, runs = best_of(command[:-4] + ["--format", "csv", "--output", str(csv_output)], args.repeats)
+        print(f"tklscore score, parquet → csv:  {wall:6.2f} s wall (CPU {cpu:5.2f} s, peak RSS {peak:5.0f} MB)   "
+              f"(no target)   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
+        version, version_cpu, _, _ = best_of([str(Path(sys.executable).with_name("tklscore")), "--version"],
+                                             args.repeats)
+        print(f"tklscore --version: {version:.2f} s wall (CPU {version_cpu:.2f} s)")
         same = results["parquet"]["scores"] == results["csv"]["scores"] and \
             results["parquet"]["records"] == results["csv"]["records"]
         ok &= same
         print(f"Parquet and CSV give the same scores and records: {same}; tkl = {results['parquet']['scores']['tkl']:.10g}, "
               f"{len(results['parquet']['records']):,} records")
         if not args.no_pycanon:
-            pycanon_side_by_side(paths["source.parquet"])
+            pycanon_side_by_side(paths["source.parquet"], args.pycanon_rows)
     print(f"overall: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 

@@ -2,7 +2,8 @@
 # Build and smoke-test the installable forms of tklscore:
 #   bash packaging/build.sh wheel     # dist/tklscore-*.whl, installed into a fresh venv, run from another folder
 #   bash packaging/build.sh desktop   # dist/tklscore/ one-folder desktop application (PyInstaller) + smoke test
-#   bash packaging/build.sh all       # both (what CI runs)
+#   bash packaging/build.sh zipapp    # dist/tklscore.pyz (python -m zipapp of the wheel's package) + smoke test
+#   bash packaging/build.sh all       # all three (what CI runs)
 # Each smoke test runs `tklscore demo` and renders the Scores view offscreen
 # (`gui --example thesis --view scores --screenshot`), then checks the outputs.
 set -euo pipefail
@@ -88,10 +89,42 @@ build_desktop() {
   smoke "$ROOT/dist/tklscore/tklscore" desktop
 }
 
+build_zipapp() {  # the package as one file, run by a Python that has tklscore's dependencies
+  if [ -z "${WHEEL:-}" ]; then build_wheel; fi
+  step "zipapp: python -m zipapp"
+  rm -rf "$BUILD/zipapp" dist/tklscore.pyz
+  mkdir -p "$BUILD/zipapp"
+  python3 - "$WHEEL" "$BUILD/zipapp" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    wheel.extractall(sys.argv[2], [n for n in wheel.namelist() if n.startswith("tklscore/")])
+PY
+  printf 'import sys\nfrom tklscore.cli import main\nsys.exit(main())\n' > "$BUILD/zipapp/__main__.py"
+  "$PYTHON" -m zipapp "$BUILD/zipapp" --output dist/tklscore.pyz --python "/usr/bin/env python3" --compress
+  echo "dist/tklscore.pyz: $(du -h dist/tklscore.pyz | cut -f1)"
+  step "zipapp: smoke test with the dependencies alone (tklscore itself uninstalled)"
+  "$BUILD/wheel-venv/bin/python" -m pip uninstall --quiet --yes tklscore
+  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$BUILD/wheel-venv/bin/python" "$ROOT/dist/tklscore.pyz" > "$BUILD/tklscore-pyz"
+  chmod +x "$BUILD/tklscore-pyz"
+  (cd "$(mktemp -d)" && "$BUILD/wheel-venv/bin/python" - "$ROOT/dist/tklscore.pyz" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import tklscore
+from tklscore.core.files.resources import resource_path
+assert tklscore.__file__.startswith(sys.argv[1]), tklscore.__file__
+assert resource_path("dso.ttl").stat().st_size > 0
+print(f"zipapp: tklscore imported from {tklscore.__file__}; resources extracted to {resource_path('dso.ttl').parent}")
+PY
+  )
+  smoke "$BUILD/tklscore-pyz" zipapp
+  WHEEL=""  # the wheel venv no longer holds tklscore
+}
+
 case "${1:-all}" in
   wheel) build_wheel ;;
   desktop) build_desktop ;;
-  all) build_wheel; build_desktop ;;
-  *) echo "usage: bash packaging/build.sh [wheel|desktop|all]" >&2; exit 2 ;;
+  zipapp) build_zipapp ;;
+  all) build_wheel; build_desktop; build_zipapp ;;
+  *) echo "usage: bash packaging/build.sh [wheel|desktop|zipapp|all]" >&2; exit 2 ;;
 esac
 step "done"

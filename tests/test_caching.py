@@ -80,3 +80,33 @@ def test_invalidate_drops_the_cached_factors_and_weights(monkeypatch):
     assert len(calls) == 2
     assert scorer.record_weights(example.weights)[0] is not weights_before
     assert again.scores == first.scores and round(again.scores.tkl, 5) == 4.98258
+
+
+def test_rescoring_kept_rows_equals_a_fresh_scorer():
+    """What a re-score keeps of the last release (ids, factors at its rows, float k and l)
+    gives exactly what a fresh Scorer gives, and a different selection is not mistaken for it."""
+    example = thesis_example()
+    scorer = Scorer(example.source, example.roles)
+    rows = np.array([3, 4, 5, 6])
+    scorer.score(rows, example.weights)
+    doubled = Weights([(a, v, w / 2) for a, v, w in TABLE_4_2_WEIGHTS])
+    for selection, weights in ((rows, doubled), (rows.copy(), example.weights), (np.array([6, 0, 2]), doubled)):
+        kept = scorer.score(selection, weights, x=2.0)
+        fresh = Scorer(example.source, example.roles).score(selection, weights, x=2.0)
+        assert kept.records.equals(fresh.records)
+        assert kept.scores == fresh.scores and kept.normalized_source == fresh.normalized_source
+    assert kept.records["id"].tolist() == ["6", "0", "2"]
+    rows[:] = [0, 1, 2, 5]  # the caller's array changed in place: its ids are written again
+    assert scorer.score(rows, doubled).records["id"].tolist() == ["0", "1", "2", "5"]
+
+
+def test_identifier_index_is_validated_once_per_table(data_dir):
+    from tklscore.core import load_table
+    from tklscore.core.tables.published import locate_table, source_ids
+
+    source = load_table(data_dir / "thesis_table_3_1.csv")
+    scorer = Scorer(source, thesis_example().roles)  # validates the ids
+    index = source.id_index["id"]
+    assert source_ids(source, "id") is index and list(index) == [str(i) for i in range(len(source))]
+    release = locate_table(source, load_table(data_dir / "thesis_table_3_1.csv"), "id")
+    assert release.positions.tolist() == list(range(len(source))) and scorer.source is source

@@ -4,6 +4,8 @@ command line that does not load what a command does not need."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -16,7 +18,8 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import run_cli
 from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids, locate_table
-from tklscore.core.files.records import records_json
+from tklscore.core.tables.loading import _holds_quotes
+from tklscore.core.files.records import float_text, records_csv, records_json
 from tklscore.core.scoring.scores import RECORD_COLUMNS
 
 QI = ["Job", "City", "Gender"]
@@ -79,16 +82,18 @@ def test_csv_is_read_as_arrow_text_values_as_written(tmp_path):
     table = load_table(path)
     assert table.frame.values.tolist() == [["007", "Law, yer", ""], ["7", " x ", "two\nlines"]]
     assert str(table.frame["id"].dtype) == "str"
+    plain = tmp_path / "plain.csv"  # no quote anywhere: Arrow reads it without looking for quoted line breaks
+    plain.write_text("id,Job,Note\n007,Lawyer,\n7, x ,two lines\n", encoding="utf-8")
+    assert _holds_quotes(path) and not _holds_quotes(plain)
+    assert load_table(plain).frame.values.tolist() == [["007", "Lawyer", ""], ["7", " x ", "two lines"]]
 
 
 ids = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
 floats = st.floats(allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
-def test_records_json_reads_back_exactly(rows):
-    frame = pd.DataFrame({
+def _frame(rows) -> pd.DataFrame:
+    return pd.DataFrame({
         "id": pd.Series([r[0] for r in rows], dtype=object),
         "k": np.array([r[1] for r in rows], dtype=np.int64), "l": np.array([r[1] for r in rows], dtype=np.int64),
         "t": np.array([r[2] for r in rows], dtype=np.float64),
@@ -97,10 +102,56 @@ def test_records_json_reads_back_exactly(rows):
         "m_score": np.array([r[3] for r in rows], dtype=np.float64),
         "l_severity": np.array([r[2] for r in rows], dtype=np.float64),
     })
-    parsed = json.loads(records_json(frame, list(RECORD_COLUMNS)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
+def test_records_json_reads_back_exactly(rows):
+    parsed = json.loads(records_json(_frame(rows), list(RECORD_COLUMNS)))
     assert parsed == [{"id": r[0], "k": r[1], "l": r[1], "t": r[2], "weight_sum": r[3], "tkl": r[2],
                        "m_score": r[3], "l_severity": r[2]} for r in rows]
     assert all(isinstance(record["t"], float) for record in parsed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(ids, st.integers(1, 10**6), floats, floats), min_size=0, max_size=12))
+def test_records_csv_and_json_write_what_pandas_and_json_write(rows):
+    """The column-wise writers give the very text of ``DataFrame.to_csv`` and of
+    ``json.dumps`` per record (floats as ``repr``, text quoted where needed)."""
+    frame = _frame(rows)
+    columns = list(RECORD_COLUMNS)
+    text = records_csv(frame, columns)
+    if not any("\r" in r[0] for r in rows):  # pandas leaves a lone carriage return unquoted; we quote it
+        assert text == frame.to_csv(index=False, columns=columns, lineterminator="\n")
+    read = list(csv.reader(io.StringIO(text, newline="")))
+    assert read[0] == columns and [r[0] for r in read[1:]] == [r[0] for r in rows]
+    assert [float(r[3]) for r in read[1:]] == [r[2] for r in rows]
+    lines = [json.dumps(record, ensure_ascii=False) for record in frame.to_dict("records")]
+    assert records_json(frame, columns) == ("[]" if not rows else "[\n    " + ",\n    ".join(lines) + "\n  ]")
+
+
+@given(st.lists(floats, max_size=40))
+def test_float_text_is_repr(values):
+    edges = [0.0, -0.0, 3.0, 1e-4, 9.99e-5, 1e10, 9999999999.5, 1e16, 2.5e-300, 1e300, 0.1]
+    values = values + edges
+    assert float_text(np.array(values)).to_pylist() == [repr(v) for v in values]
+
+
+def test_csv_output_equals_the_records_as_pandas_writes_them(capsys, data_dir, tmp_path):
+    source = tmp_path / "source.csv"
+    text = (data_dir / "thesis_table_3_1.csv").read_text(encoding="utf-8")
+    source.write_text(text.replace("\n3,", '\n"3 ""b""",', 1), encoding="utf-8")  # an id to quote
+    csv = load_table(source)
+    ids = csv.text("id").tolist()
+    code, out, err = run_cli(capsys, ["score", source, "--rows", ",".join(ids[3:7]),
+                                      "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
+                                      "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+                                      "--format", "csv"])
+    report = Scorer(csv, ROLES).score(locate_by_ids(csv, ids[3:7], "id"),
+                                      load_weights(data_dir / "thesis_table_4_2_weights.csv"))
+    assert code == 0, err
+    assert out == report.records.to_csv(index=False, columns=list(RECORD_COLUMNS), lineterminator="\n")
+    assert '\n"3 ""b""",' in out and len(out.splitlines()) == 5
 
 
 def test_json_output_equals_the_dictionary(capsys, data_dir):
@@ -119,7 +170,8 @@ def test_version_and_score_do_not_load_rdf_or_qt():
     code = ("import sys; from tklscore.cli import main; assert main(['--version']) == 0; "
             "assert 'pandas' not in sys.modules, 'pandas'; "
             "main(['score', '/nonexistent.csv', '--rows', '0', '--sa', 'a', '--weights', 'w.csv']); "
-            "loaded = [m for m in ('rdflib', 'PySide6', 'networkx', 'pyqtgraph') if m in sys.modules]; "
+            "loaded = [m for m in ('rdflib', 'PySide6', 'networkx', 'pyqtgraph', 'duckdb', 'scipy', "
+            "'tklscore.core.risk') if m in sys.modules]; "
             "assert not loaded, loaded")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent)

@@ -185,6 +185,7 @@ def test_the_designed_release_report_says_how_it_was_made(view, qtbot, tmp_path)
     assert f"{view.result.utility.precision:.4f}" in text
     assert "journalist risk (highest), against the source" in text
     assert f"{view.result.report.scores.tkl:.5f}" in text   # the scores section is the designed release's
+    assert "Risk of re-identification" not in text           # not the untransformed rows' risk lens
 
 
 def test_microaggregation_and_noise_from_the_columns_table(view, qtbot):
@@ -252,3 +253,12 @@ def test_each_quasi_identifiers_precision_stands_beside_its_level(view, qtbot):
     shown = {cell(table, r, 0): cell(table, r, 6) for r in range(table.rowCount())}
     assert shown["City"] == "0.00" and shown["Job"] == "1.00" and shown["Disease"] == ""
     assert cell(view.utility_table, 0, 1) == f"{view.result.utility.precision:.4f}"
+
+
+def test_slider_ranges_come_from_the_designer_built_off_the_ui_thread(view, qtbot):
+    assert {c: s.maximum() for c, s in view.sliders.items()} == {"Job": 2, "City": 2, "Gender": 2, "Age": 3}
+    assert all(s.isEnabled() for s in view.sliders.values())
+    view.set_hierarchy("Job", Hierarchy.masking("Job"))   # a new hierarchy: the range waits for the designer
+    assert not view.sliders["Job"].isEnabled()
+    qtbot.waitUntil(lambda: view.sliders["Job"].isEnabled(), timeout=20000)
+    assert view.sliders["Job"].maximum() == view.designer.height("Job") > 2

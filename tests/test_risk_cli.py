@@ -158,3 +158,16 @@ def test_score_with_measures(capsys, tmp_path):
     assert set(m["t_by_attribute"]) == {"Disease", "Medication", "Age", "Initial Diagnosis"}
     code, out, err = run_cli(capsys, argv[:-3] + ["--format", "table", "--measures"])
     assert code == 0 and "tkl-Score" in out and "k-anonymity" in out
+
+
+def test_outputs_never_overwrite_an_input(capsys, files):
+    """measures and disclosure-risk write through cli/output.py: an --output that is one of
+    the inputs is refused, and the input is left as it was."""
+    before = files["t1.csv"].read_text()
+    err = error_of(capsys, ["measures", files["t1.csv"], "--qi", "Age,Gender", "--sa", "Disease",
+                            "--output", files["t1.csv"]])
+    assert "t1.csv" in err
+    err = error_of(capsys, ["disclosure-risk", files["t1.csv"], "--attributes", files["params.csv"],
+                            "--output", files["params.csv"]])
+    assert "params.csv" in err
+    assert files["t1.csv"].read_text() == before and files["params.csv"].read_text() == PARAMS

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from tklscore.core.files.atomic import atomic_write
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 disclosure_risk, load_attribute_parameters)
 from tklscore.core.scoring.weights import load_weights
@@ -30,10 +29,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", metavar="T", type=float, default=DEFAULT_THRESHOLD,
                    help=f"count records with D > T (default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--id-column", metavar="COL", help="identifier column naming the records")
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    p.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
-    p.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    add_output_arguments(p)
+    add_text_input_arguments(p)
     p.set_defaults(handler=run)
 
 
@@ -48,11 +45,7 @@ def run(args) -> int:
         text = json.dumps(risk.to_json_dict(ids), indent=2) + "\n"
     else:
         text = render_table(risk, ids, args.table)
-    if args.output:
-        with atomic_write(args.output) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    write_output(text, args.output, [args.table, args.attributes, args.value_weights])
     return 0
 
 

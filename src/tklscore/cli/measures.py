@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from tklscore.cli.arguments import column_list
 from tklscore.core.errors import InputError
-from tklscore.core.files.atomic import atomic_write
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.risk import Measures, measure_table
 from tklscore.core.risk.measures import describe
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
@@ -41,10 +40,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="leave records whose QIs are all suppressed out of every measure (ARX's option)")
     p.add_argument("--qi-importance", action="store_true",
                    help="α-distinction and α-separation of every subset of the QIs")
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    p.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
-    p.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
-    p.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    add_output_arguments(p)
+    add_text_input_arguments(p)
     from tklscore.cli.score import add_engine_arguments
 
     add_engine_arguments(p.add_argument_group("engines (tables larger than memory; no --sample-weight or "
@@ -75,11 +72,7 @@ def run(args) -> int:
 def _write(args, measures: Measures) -> int:
     text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
             else render_table(measures, args.table))
-    if args.output:
-        with atomic_write(args.output) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    write_output(text, args.output, [args.table, args.population])
     return 0
 
 

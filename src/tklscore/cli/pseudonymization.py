@@ -11,7 +11,7 @@ import sys
 
 from tklscore.cli.arguments import column_list
 from tklscore.core.errors import InputError
-from tklscore.core.files.atomic import atomic_write
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, write_trimmed
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.pseudonymization.lts import generate_lts, to_dot, to_json
@@ -77,8 +77,7 @@ def _data_arguments(parser: argparse.ArgumentParser, *, qi_set: bool) -> None:
                         help="violation when risk > threshold (gt, default) or ≥ (ge)")
     parser.add_argument("--id-column", metavar="COL", help="column naming each record's person")
     parser.add_argument("--format", choices=["table", "json"], default="table")
-    parser.add_argument("--delimiter", help="delimiter of a CSV/TSV input (default: detected)")
-    parser.add_argument("--encoding", help="encoding of a CSV/TSV input (default: detected)")
+    add_text_input_arguments(parser, "a CSV/TSV input")
     parser.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
 
 
@@ -97,8 +96,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     remove.set_defaults(handler=run_remove)
     lts = actions.add_parser("lts", help="the LTS privacy model of a data-flow model (JSON)")
     lts.add_argument("model", metavar="MODEL", help="data-flow model (JSON; see resources/pseudonymization/)")
-    lts.add_argument("--format", choices=["json", "dot"], default="json")
-    lts.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_output_arguments(lts, ("json", "dot"), "json")
     lts.set_defaults(handler=run_lts)
 
 
@@ -190,9 +188,5 @@ def run_remove(args) -> int:
 def run_lts(args) -> int:
     graph = generate_lts(DataFlowModel.load(args.model))
     text = to_dot(graph) if args.format == "dot" else to_json(graph)
-    if args.output:
-        with atomic_write(args.output) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    write_output(text, args.output, [args.model])
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import sys
@@ -11,11 +10,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
-from tklscore.core.files.atomic import atomic_write, check_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.core.files.atomic import check_output
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
-from tklscore.core.risk.measures import measure_release
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
@@ -32,9 +31,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                                 description="Score a published table (a file, or ids of source records) "
                                             "against its source table.")
     add_release_arguments(score)
-    score.add_argument("--format", choices=["table", "json", "csv"], default="table",
-                       help="table (for people), json (scores and records), csv (records)")
-    score.add_argument("--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add_output_arguments(score, ("table", "json", "csv"),
+                         format_help="table (for people), json (scores and records), csv (records)")
     score.add_argument("--measures", action="store_true",
                        help="add the privacy models and re-identification risk of the published table "
                             "(journalist/marketer against the source) to the JSON under 'measures'")
@@ -85,8 +83,7 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="refuse a published table whose sensitive values contradict the source record "
                              "with the same id (default: warn and score the source's values)")
-    parser.add_argument("--delimiter", help="delimiter of CSV/TSV inputs (default: detected)")
-    parser.add_argument("--encoding", help="encoding of CSV/TSV inputs (default: detected)")
+    add_text_input_arguments(parser)
     parser.add_argument("--sheet", help="Excel sheet name (default: the first sheet)")
 
 
@@ -109,14 +106,7 @@ def score_release(args) -> ScoredRelease:
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
-    model = None
-    if args.weights:
-        weights = load_weights(args.weights)
-    else:
-        from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
-
-        model = TklDataModel.load(args.model)
-        weights = model.to_weights(args.model)
+    weights, model = load_weights_of(args)
     if args.published:
         published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
         release = locate_table(source, published, args.id_column, roles.continuous, roles.sa)
@@ -141,25 +131,28 @@ def run(args) -> int:
         if not scored.roles.qi:
             raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
                              "equivalence classes", column="--qi")
+        from tklscore.core.risk.measures import measure_release  # the risk lens only when asked for
+
         measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
     report = scored.report
     text = render(report, args.format, source=args.source, published=args.published or "--rows",
                   measures=measures)
-    if args.output:
-        inputs = [args.source, args.published, args.weights, args.model]
-        with atomic_write(args.output, inputs=inputs) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    write_output(text, args.output, _inputs(args))
     return 0
 
 
-def _weights(args):
+def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:
+    """The weights named by ``--weights`` or ``--model``, and the tkl-Data Model they come from (if any)."""
     if args.weights:
-        return load_weights(args.weights)
+        return load_weights(args.weights), None
     from tklscore.core.model.data_model import TklDataModel  # RDF is loaded only for a model
 
-    return TklDataModel.load(args.model).to_weights(args.model)
+    model = TklDataModel.load(args.model)
+    return model.to_weights(args.model), model
+
+
+def _inputs(args) -> list[str | None]:
+    return [args.source, args.published, args.weights, args.model]
 
 
 def _run_engine(args) -> int:
@@ -177,11 +170,11 @@ def _run_engine(args) -> int:
         raise InputError(f"--strict (the published file's sensitive values against the source's) is checked by "
                          f"the in-memory engine; drop --engine {args.engine} or --strict")
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    inputs = [args.source, args.published, args.weights, args.model]
+    inputs = _inputs(args)
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
     if args.output and not (records_path and args.engine == "spark" and _spark_target(args.output)):
         check_output(args.output, inputs)
-    weights = _weights(args)
+    weights = load_weights_of(args)[0]
     with open_backend(args.engine, args.memory_limit, args.spark_master) as backend:
         report = score_files(args.engine, args.source, roles, weights, published=args.published, rows=args.rows,
                              x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
@@ -208,11 +201,7 @@ def _run_engine(args) -> int:
         sys.stdout.write(text)
         return 0
     text = render(report, args.format, source=args.source, published=args.published or "--rows", measures=measures)
-    if args.output:
-        with atomic_write(args.output, inputs=inputs) as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
+    write_output(text, args.output, inputs)
     return 0
 
 
@@ -227,10 +216,9 @@ def render(report: ScoreReport, fmt: str, source: str = "", published: str = "",
     if fmt == "json":
         return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
-        buffer = io.StringIO()
-        # no float_format: each float is written as repr() writes it, the shortest text that reads back exactly
-        report.records.to_csv(buffer, index=False, columns=list(RECORD_COLUMNS), lineterminator="\n")
-        return buffer.getvalue()
+        from tklscore.core.files.records import records_csv
+
+        return records_csv(report.records, list(RECORD_COLUMNS))
     text = render_table(report, source, published)
     if measures is not None:
         from tklscore.cli.measures import render_table as render_measures

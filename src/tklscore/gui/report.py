@@ -171,9 +171,10 @@ def report_input(workbench) -> ReportInput:
         data.risk = lens
     elif measured is not None and data.report is not None and workbench.current_release() is not None:
         release, scorer, weights = workbench.current_release(), workbench.scorer, workbench.weights
-        ids = data.report.records["id"].to_numpy(dtype=object)
+        records = data.report.records
 
         def measure(progress):
+            ids = records["id"].to_numpy(dtype=object)
             return risk_lens(table, project.roles, release.positions, ids=ids, release=name, scorer=scorer,
                              measures=measured, weights=weights, progress=progress)
         data.measure_risk = measure

@@ -32,12 +32,32 @@ def json_tokens(values) -> pa.Array:
     if pa.types.is_integer(kind):
         return array.cast(pa.large_string())
     if pa.types.is_floating(kind):
-        text = array.cast(pa.float64()).cast(pa.large_string())
-        whole = pc.match_substring_regex(text, r"^-?[0-9]+$")  # 3 is written 3.0, as Python does
-        text = pc.if_else(whole, pc.binary_join_element_wise(text, _text(".0"), _text("")), text)
-        finite = pc.is_finite(array)
-        return pc.if_else(finite, text, _text("null"))
+        return pc.if_else(pc.is_finite(array), float_text(array), _text("null"))
     return _json_strings(pa.array([str(v) for v in array.to_pylist()], type=pa.large_string()))
+
+
+def float_text(values) -> pa.Array:
+    """Each float as Python's ``repr`` writes it (the shortest text that reads back as the
+    same number: ``0.1``, ``3.0``, ``1e-05``, ``1e+16``), column-wise: Arrow writes the same
+    digits, and the same text for 1e-4 ≤ |v| < 1e10 once whole numbers get their ``.0``;
+    the few values outside that range are written by ``repr``."""
+    array = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(np.asarray(values, dtype=np.float64))
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    array = array.cast(pa.float64())
+    text = array.cast(pa.large_string())
+    numbers = array.to_numpy(zero_copy_only=False)
+    size = np.abs(numbers)
+    with np.errstate(invalid="ignore"):
+        whole = (numbers == np.trunc(numbers)) & (size < 1e10)
+        apart = np.flatnonzero((((size < 1e-4) & (size > 0)) | (size >= 1e10)) & np.isfinite(numbers))
+    if whole.any():  # Arrow writes 3.0 as 3
+        text = pc.if_else(pa.array(whole), pc.binary_join_element_wise(text, _text(".0"), _text("")), text)
+    if len(apart) == 0:
+        return text
+    written = text.to_numpy(zero_copy_only=False).astype(object)
+    written[apart] = [repr(float(v)) for v in numbers[apart]]
+    return pa.array(written, type=pa.large_string())
 
 
 def _json_strings(text: pa.Array) -> pa.Array:
@@ -65,6 +85,46 @@ def records_json(records: pd.DataFrame, columns: list[str], indent: str = "    "
     listed = pa.LargeListArray.from_arrays(pa.array([0, len(lines)], type=pa.int64()), lines)
     body = pc.binary_join(listed, _text(",\n" + indent))[0].as_py()
     return "[\n" + indent + body + "\n" + indent[:-2] + "]"
+
+
+def records_csv(records: pd.DataFrame, columns: list[str]) -> str:
+    """The records as CSV text (a header line, then one line per record, ``\\n`` line ends),
+    as ``DataFrame.to_csv`` writes them: floats as ``repr``, a text holding a comma, a quote
+    or a line break quoted with its quotes doubled (also a lone carriage return, which pandas
+    leaves bare); built column by column."""
+    header = ",".join(_csv_text(pa.array(columns, type=pa.large_string())).to_pylist())
+    if len(records) == 0:
+        return header + "\n"
+    parts: list = []
+    for i, column in enumerate(columns):
+        if i:
+            parts.append(_text(","))
+        array = _arrow_column(records[column])
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
+        kind = array.type
+        if pa.types.is_floating(kind):
+            cells = float_text(array)
+            cells = pc.if_else(pc.is_nan(array), _text(""), cells) if pc.any(pc.is_nan(array)).as_py() else cells
+        elif pa.types.is_integer(kind):
+            cells = array.cast(pa.large_string())
+        elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            cells = _csv_text(array.cast(pa.large_string()))
+        else:
+            cells = _csv_text(pa.array([str(v) for v in array.to_pylist()], type=pa.large_string()))
+        parts.append(pc.fill_null(cells, ""))
+    lines = pc.binary_join_element_wise(*parts, _text(""))
+    listed = pa.LargeListArray.from_arrays(pa.array([0, len(lines)], type=pa.int64()), lines)
+    return header + "\n" + pc.binary_join(listed, _text("\n"))[0].as_py() + "\n"
+
+
+def _csv_text(text: pa.Array) -> pa.Array:
+    """Text cells quoted where CSV needs it (a comma, a quote, a line break)."""
+    special = pc.match_substring_regex(text, r'[,"\r\n]')
+    if not pc.any(special).as_py():
+        return text
+    quoted = pc.binary_join_element_wise(_text('"'), pc.replace_substring(text, '"', '""'), _text('"'), _text(""))
+    return pc.if_else(special, quoted, text)
 
 
 def _arrow_column(values: pd.Series) -> pa.Array:

@@ -27,16 +27,17 @@ def resources_dir() -> Path:
         import tklscore.resources as package
     except ImportError:
         package = None
-    if package is not None:
-        for folder in getattr(package, "__path__", []):
-            if Path(folder).is_dir():
-                return Path(folder)
-        root = resources.files("tklscore.resources")
-        if root.is_dir():  # inside a zip: copy the tree out once for this process
-            target = Path(tempfile.mkdtemp(prefix="tklscore-resources-"))
-            atexit.register(shutil.rmtree, target, ignore_errors=True)
-            _copy_tree(root, target)
-            return target
+    for folder in getattr(package, "__path__", []):
+        if Path(folder).is_dir():
+            return Path(folder)
+    # inside a zip (a zipapp): tklscore.resources is a namespace package there, which
+    # importlib.resources cannot open; its parent, a regular package, can
+    root = resources.files("tklscore") / "resources"
+    if not isinstance(root, Path) and root.is_dir():  # copy the tree out once for this process
+        target = Path(tempfile.mkdtemp(prefix="tklscore-resources-"))
+        atexit.register(shutil.rmtree, target, ignore_errors=True)
+        _copy_tree(root, target)
+        return target
     if _CHECKOUT.is_dir():
         return _CHECKOUT
     raise InputError("the resources folder is missing from this installation of tklscore")

@@ -13,9 +13,11 @@ With no QIs the factors depend on the published table P instead: k-DF = |P|, l-D
 the multi-attribute l-diversity of P grouped by the SAs only, t-DF = 0
 (:func:`factors_without_quasi_identifiers`).
 
-Cost: O((s+1)·n) hash group-bys for s SAs and n rows, plus one O(p log p) sort of the
-p ≤ n distinct (class, value) pairs of each continuous SA. Nothing is quadratic in the
-rows or in the distinct values of an attribute.
+Cost: one sort of the n rows by a mixed-radix key (QI class, A_0, …, A_{s-1}) finds the
+full groups; each SA then needs one sort of the F ≤ n full groups (none for the last),
+and each t-DF one counting pass (the ordered EMD's (class, value) pairs come sorted from
+the full groups, O(pairs · log m)). When the key space is too large for one integer, the
+same group-bys are hashed. Nothing is quadratic in the rows or in the distinct values.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import Codes, dense_limit, group_ids
+from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, run_lengths,
+                                        run_starts, sorted_groups)
 
 
 @dataclass(frozen=True)
@@ -66,16 +69,29 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     class_sizes = np.bincount(classes, minlength=n_classes)
     k = class_sizes[classes]
     step()
+    # the first continuous SA goes first after the class in the full key: the full groups,
+    # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
+    names = sorted(sa, key=lambda name: name not in continuous)
+    full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
+    leading = full.leading_pairs() if full is not None and names[0] in continuous else None
 
     def t_of_class(name: str) -> np.ndarray:
+        codes = sa[name]
         if name in continuous:
-            return ordered_emd_by_class(classes, n_classes, class_sizes, sa[name])
-        return variational_distance_by_class(classes, n_classes, class_sizes, sa[name])
+            if leading is not None and name == names[0]:
+                return ordered_emd_from_pairs(*leading, n_classes, class_sizes,
+                                              np.bincount(codes.codes, minlength=codes.cardinality), n)
+            return ordered_emd_by_class(classes, n_classes, class_sizes, codes)
+        return variational_distance_by_class(classes, n_classes, class_sizes, codes)
 
     pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
     try:
-        l = (l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes)) if groups is None else
-             l_distinguishing_factor_of_classes((classes, n_classes), groups, step))
+        if groups is not None:
+            l = l_distinguishing_factor_of_classes((classes, n_classes), groups, step)
+        elif full is None:
+            l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
+        else:
+            l = full.l_distinguishing_factor(step)
     except BaseException:
         for future in (pending or {}).values():
             future.cancel()
@@ -162,17 +178,21 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
     (``step()`` is called after each sensitive attribute; ``classes``: the QI group ids
     when they are known already).
 
-    The group of a row by QI ∪ SA (all of them) is computed once: the number of distinct
-    values of A_i in a group of QI ∪ (SA \\ {A_i}) is the number of distinct full groups in
-    it. Each group of QI ∪ (SA \\ {A_i}) joins a prefix (QI, A_0..A_{i-1}) and a suffix
-    (A_{i+1}..), both shared between the attributes."""
+    The number of distinct values of A_i in a group of QI ∪ (SA \\ {A_i}) is the number of
+    distinct full groups (QI ∪ SA) in it: the full groups are found once, and each
+    attribute's groups are counted over them (:class:`_FullGroups`)."""
     base = classes if classes is not None else group_ids(qi, n)
+    full = _FullGroups.build(base, sa)
+    if full is not None:
+        return full.l_distinguishing_factor(step)
+    # key spaces too large for one integer: the same with hash group-bys. Each group of
+    # QI ∪ (SA \\ {A_i}) joins a prefix (QI, A_0..A_{i-1}) and a suffix (A_{i+1}..), both shared.
     columns = [(c.codes, c.cardinality) for c in sa]
     s = len(columns)
     prefix = [base]
     for column in columns:
         prefix.append(group_ids([prefix[-1], column], n))
-    full, n_full = prefix[s]
+    full_ids, n_full = prefix[s]
     suffix: list = [None] * s
     for i in range(s - 2, -1, -1):
         suffix[i] = columns[i + 1] if suffix[i + 1] is None else group_ids([columns[i + 1], suffix[i + 1]], n)
@@ -180,7 +200,7 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
     for i in range(s):
         groups, n_groups = prefix[i] if suffix[i] is None else group_ids([prefix[i], suffix[i]], n)
         group_of_full = np.empty(n_full, dtype=np.int64)
-        group_of_full[full] = groups
+        group_of_full[full_ids] = groups
         distinct = np.bincount(group_of_full, minlength=n_groups)
         np.minimum(l, distinct[groups], out=l)
         if step is not None:
@@ -188,8 +208,58 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
     return l
 
 
+@dataclass(frozen=True)
+class _FullGroups:
+    """The groups of rows sharing the QI class and every SA value, found by sorting one
+    mixed-radix key (class, A_0, …, A_{s-1}): ``groups.keys`` are sorted by class, then A_0."""
+
+    groups: SortedGroups
+    places: list[int]
+    cardinalities: list[int]
+
+    @classmethod
+    def build(cls, classes: tuple[np.ndarray, int], sa: list[Codes]) -> "_FullGroups | None":
+        columns = [classes] + [(c.codes, c.cardinality) for c in sa]
+        radix = mixed_radix(columns)
+        if radix is None:
+            return None
+        key, places = radix
+        return cls(sorted_groups(key), places[1:], [max(int(c.cardinality), 1) for c in sa])
+
+    def l_distinguishing_factor(self, step=None) -> np.ndarray:
+        keys = self.groups.keys
+        l_full = None
+        for place, cardinality in zip(self.places, self.cardinalities):
+            if place == 1:  # the last attribute: its groups are runs of the sorted keys
+                distinct = run_lengths(keys // cardinality)
+            else:  # the key without A_i's digit; equal for the full groups of one group
+                high, rest = np.divmod(keys, place * cardinality)
+                rest %= place
+                high *= place
+                high += rest
+                groups = sorted_groups(high)
+                distinct = groups.counts[groups.inverse]
+            l_full = distinct if l_full is None else np.minimum(l_full, distinct, out=l_full)
+            if step is not None:
+                step()
+        return l_full[self.groups.inverse]
+
+    def leading_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct (class, A_0 code) pairs sorted by class then value, and their counts."""
+        pair = self.groups.keys // self.places[0]
+        starts = np.flatnonzero(run_starts(pair))
+        cls, val = np.divmod(pair[starts], self.cardinalities[0])
+        return cls, val, np.add.reduceat(self.groups.counts, starts)
+
+
 def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
     """The distinct (class, value) pairs: the class and value code of each, and its count."""
+    m = max(int(values.cardinality), 1)
+    if n_classes * m <= 4 * len(classes):  # count every (class, value) cell, keep the occupied ones
+        counts = np.bincount(classes * np.int64(m) + values.codes, minlength=n_classes * m)
+        occupied = np.flatnonzero(counts)
+        class_of_pair, value_of_pair = np.divmod(occupied, np.int64(m))
+        return class_of_pair, value_of_pair, counts[occupied]
     pairs, n_pairs = group_ids([(classes, n_classes), values], len(classes))
     counts = np.bincount(pairs, minlength=n_pairs)
     class_of_pair = np.empty(n_pairs, dtype=np.int64)

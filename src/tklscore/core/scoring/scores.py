@@ -221,6 +221,10 @@ class Scorer:
         self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED
         self._weights_cache: dict = {}
         self._whole_cache: dict = {}
+        self._last_release: Release | None = None
+        self._last_factors: tuple[np.ndarray, DistinguishingFactors] | None = None
+        self._last_ids: tuple[np.ndarray, object] | None = None
+        self._whole_float: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.notes = self._missing_value_notes()
 
     def __len__(self) -> int:
@@ -274,6 +278,38 @@ class Scorer:
         self._factors = _NOT_COMPUTED
         self._weights_cache.clear()
         self._whole_cache.clear()
+        self._last_release = None
+        self._last_factors = None
+        self._last_ids = None
+        self._whole_float = None
+
+    def _release_of(self, positions: np.ndarray) -> Release:
+        """The release of these source rows with their ids; the last one is kept, so that
+        re-scoring the same rows (e.g. after a weights change) does not write the ids again."""
+        last = self._last_release
+        if last is None or not np.array_equal(last.positions, positions):
+            last = self._last_release = Release(positions.copy(), self.ids_of(positions))
+        return last
+
+    def _whole_factors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """k, l (as floats: the divisions need not convert them each time) and t of every
+        source record published whole."""
+        if self._whole_float is None:
+            factors = self.factors if self.factors is not None else self.factors_of(np.arange(len(self.source)))
+            self._whole_float = (factors.k.astype(np.float64), factors.l.astype(np.float64), factors.t)
+        return self._whole_float
+
+    def _id_column(self, release: Release) -> pd.api.extensions.ExtensionArray:
+        """The release's ids as the records' column holds them, kept for the last release."""
+        if self._last_ids is None or self._last_ids[0] is not release.ids:
+            self._last_ids = (release.ids, pd.Series(release.ids, dtype=None).array)
+        return self._last_ids[1]
+
+    def _factors_at(self, positions: np.ndarray) -> DistinguishingFactors:
+        """:meth:`factors_of`, kept for the last positions (the same array object)."""
+        if self._last_factors is None or self._last_factors[0] is not positions:
+            self._last_factors = (positions, self.factors_of(positions))
+        return self._last_factors[1]
 
     def factors_of(self, positions: np.ndarray) -> DistinguishingFactors:
         if self.factors is not None:
@@ -319,8 +355,7 @@ class Scorer:
         key = (weights.fingerprint, missing_weight_zero, x)
         if key not in self._whole_cache:
             weight_sum, _ = self.record_weights(weights, missing_weight_zero)
-            factors = self.factors if self.factors is not None else self.factors_of(np.arange(len(self.source)))
-            self._whole_cache[key] = table_scores(record_scores(factors.k, factors.l, factors.t, weight_sum), x)
+            self._whole_cache[key] = table_scores(record_scores(*self._whole_factors(), weight_sum), x)
             while len(self._whole_cache) > _KEPT_WEIGHTS:
                 del self._whole_cache[next(iter(self._whole_cache))]
         return self._whole_cache[key]
@@ -330,8 +365,7 @@ class Scorer:
         """Score a published table given as a :class:`Release` (or source row positions)."""
         x = check_x(x)
         if not isinstance(release, Release):
-            positions = np.asarray(release, dtype=np.int64)
-            release = Release(positions, self.ids_of(positions))
+            release = self._release_of(np.asarray(release, dtype=np.int64))
         positions = release.positions
         weight_sum_all, warnings = self.record_weights(weights, missing_weight_zero)
         warnings = list(self.notes) + list(warnings)
@@ -340,7 +374,7 @@ class Scorer:
         if release.unlocated:
             warnings.append(f"{len(release.unlocated)} published record(s) could not be located in the "
                             f"source and are not scored: " + "; ".join(release.unlocated[:20]))
-        return score_report(self.factors_of(positions), weight_sum_all[positions], release.ids, x,
+        return score_report(self._factors_at(positions), weight_sum_all[positions], self._id_column(release), x,
                             self.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                             warnings)
 

@@ -112,3 +112,63 @@ def group_keys(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
         key = key * cardinality + codes
         size *= cardinality
     return key, size
+
+
+def mixed_radix(columns: list[tuple[np.ndarray, int]], limit: int = 1 << 62) -> tuple[np.ndarray, list[int]] | None:
+    """The key ``((c_0·m_1 + c_1)·m_2 + c_2)…`` of each row over ``(codes, cardinality)``
+    columns, uncompacted, so that each column's code can be read back from it, with the
+    place value of each column; None when the key space reaches ``limit``."""
+    places, size = [], 1
+    for _, cardinality in reversed(columns):
+        places.append(size)
+        size *= max(int(cardinality), 1)
+    if size >= limit:
+        return None
+    places.reverse()
+    key = np.zeros(len(columns[0][0]) if columns else 0, dtype=np.int64)
+    for (codes, _), place in zip(columns, places):
+        key += codes.astype(np.int64, copy=False) * np.int64(place)
+    return key, places
+
+
+@dataclass(frozen=True)
+class SortedGroups:
+    """The distinct values of an integer key in increasing order (``keys``), the number of
+    rows holding each (``counts``), and each row's index into ``keys`` (``inverse``)."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+    inverse: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def sorted_groups(key: np.ndarray) -> SortedGroups:
+    """Group the rows by an integer key with one sort (no hashing): O(n log n) but, with
+    numpy's vectorised sort, faster than a hash table over a million distinct keys."""
+    n = len(key)
+    order = np.argsort(key)
+    ordered = key[order]
+    first = run_starts(ordered)
+    ids = np.cumsum(first, dtype=np.int64)
+    ids -= 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = ids
+    starts = np.flatnonzero(first)
+    return SortedGroups(ordered[starts], np.diff(starts, append=n), inverse)
+
+
+def run_starts(ordered: np.ndarray) -> np.ndarray:
+    """Whether each element of a sorted (or run-grouped) array starts a new run of equal values."""
+    first = np.empty(len(ordered), dtype=np.bool_)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return first
+
+
+def run_lengths(ordered: np.ndarray) -> np.ndarray:
+    """For each element of a sorted array, how many elements equal it."""
+    starts = np.flatnonzero(run_starts(ordered))
+    lengths = np.diff(starts, append=len(ordered))
+    return np.repeat(lengths, lengths)

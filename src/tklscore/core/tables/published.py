@@ -57,7 +57,10 @@ class Release:
 def source_ids(source: Table, id_column: str) -> pd.Index:
     """The ids of the source records (the identifier column's values, as an Index for
     look-ups: integers for an integer column of a Parquet file, else text); an identifier
-    column must hold unique, non-empty ids."""
+    column must hold unique, non-empty ids. Kept per table: scoring and locating share one
+    index (and its hash table)."""
+    if id_column in source.id_index:
+        return source.id_index[id_column]
     source.require_columns([id_column], "identifier column")
     stored = source.values(id_column)
     if _is_integer(stored):
@@ -77,6 +80,7 @@ def source_ids(source: Table, id_column: str) -> pd.Index:
             f"identifier '{shorten(first)}' appears {len(rows)} times (rows {', '.join(map(str, rows[:10]))}); "
             f"{ids[where].nunique()} id(s) are duplicated in all",
             file=source.name, column=id_column, hint="an identifier column must be unique")
+    source.id_index[id_column] = ids
     return ids
 
 

@@ -141,6 +141,7 @@ class DesignView(QWidget):
         self.levels: dict[str, int] = {}
         self.removed: set[str] = set()
         self.sliders: dict[str, QSlider] = {}
+        self._slider_labels: dict[str, QLabel] = {}
         self.perturbed: dict[str, tuple[str, float]] = {}   # column → (mean | median | noise, ε %)
         self.perturb_boxes: dict = {}
         self.seed = 0
@@ -317,6 +318,7 @@ class DesignView(QWidget):
             self.seed = design.seed
         self.designer = None
         self.sliders = {}
+        self._slider_labels = {}
         self.perturb_boxes = {}
         self.columns.setRowCount(0)
         if table is None:
@@ -350,21 +352,36 @@ class DesignView(QWidget):
         if column not in self.hierarchies:
             row.addWidget(QLabel("—"))
             return cell
-        try:
-            height = len(self.hierarchies[column].labels(self.workbench.table.codes(column).uniques)) - 1
-        except InputError as error:
-            row.addWidget(QLabel(f"invalid: {error.message}"))
-            return cell
+        # the height comes from the designer's level cache, built off the UI thread with the
+        # first evaluation (factorising a large column here would block the window)
         slider = QSlider(Qt.Orientation.Horizontal)
-        slider.setRange(0, height)
-        slider.setValue(min(self.levels.get(column, 0), height))
+        slider.setRange(0, self.levels.get(column, 0))
+        slider.setValue(self.levels.get(column, 0))
+        slider.setEnabled(False)
         slider.setMinimumWidth(55)
-        label = QLabel(f"{slider.value()}/{height}")
-        slider.valueChanged.connect(lambda value, c=column, l=label, h=height: self._slid(c, value, l, h))
+        label = QLabel("…")
+        slider.valueChanged.connect(lambda value, c=column, l=label, s=slider: self._slid(c, value, l, s.maximum()))
         row.addWidget(slider)
         row.addWidget(label)
         self.sliders[column] = slider
+        self._slider_labels[column] = label
         return cell
+
+    def _set_heights(self, designer: ReleaseDesigner) -> None:
+        """Each slider's range: its column's hierarchy height (cached by the designer)."""
+        for column, slider in self.sliders.items():
+            label = self._slider_labels[column]
+            try:
+                height = designer.height(column)
+            except InputError as error:
+                label.setText(f"invalid: {error.message}")
+                continue
+            slider.blockSignals(True)
+            slider.setRange(0, height)
+            slider.setValue(min(self.levels.get(column, 0), height))
+            slider.blockSignals(False)
+            slider.setEnabled(True)
+            label.setText(f"{slider.value()}/{height}")
 
     def _perturb_cell(self, column: str) -> QWidget:
         cell = QWidget()
@@ -488,6 +505,7 @@ class DesignView(QWidget):
             if generation != self._generation:
                 return
             self.designer, self._designer_key = value[0], key
+            self._set_heights(self.designer)
             self.show_result(*value[1:])
 
         def failed(message: str) -> None:
@@ -609,6 +627,9 @@ class DesignView(QWidget):
         data = report_input(self.workbench)
         data.release, data.report, data.design = name, report, self.result
         data.reports = {**data.reports, name: report}
+        # the risk lens of the project's release measures its rows untransformed: the designed
+        # release's privacy models and risk are in its own section instead
+        data.risk = data.measure_risk = None
         try:
             data.charts = render_charts(data)
             write = prepare_report(path, data)

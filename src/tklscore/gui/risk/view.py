@@ -227,12 +227,13 @@ class RiskView(QWidget):
         weights = workbench.weights
         alpha, epsilon, threshold = self.alpha_spin.value(), self.epsilon_spin.value(), self.threshold_spin.value()
         positions = release.positions
-        ids = report.records["id"].to_numpy(dtype=object)
+        records = report.records
         name = workbench.project.current_release
         measured = workbench.measures.get(name)  # the scoring run measured it already
 
         def compute(control):
             control.progress(0, "Measuring the release's risk")
+            ids = records["id"].to_numpy(dtype=object)  # a Python object per record: not on the UI thread
             return risk_lens(table, roles, positions, ids=ids, release=name, scorer=scorer, measures=measured,
                              weights=weights, parameters=params, alpha=alpha, epsilon=epsilon, threshold=threshold,
                              progress=lambda f: control.progress(int(100 * f), "Measuring the release's risk"))
@@ -240,7 +241,7 @@ class RiskView(QWidget):
         def done(lens: RiskLens) -> None:
             if generation == self._generation:
                 workbench.risk_lens = lens
-                self._show(lens.measures, lens.disclosure, ids, lens=lens)
+                self._show(lens.measures, lens.disclosure, lens.ids, lens=lens)
 
         def failed(message: str) -> None:
             if generation == self._generation:

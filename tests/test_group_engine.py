@@ -1,0 +1,93 @@
+"""The group-by engine's paths agree: the sorted full groups (one integer key), the hash
+group-bys used when the key space is too large for one integer, and a plain pandas
+group-by written from the definitions (l-DF, (class, value) pairs, k-DF, t-DF)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings, strategies as st
+
+from tklscore.core.scoring.distinguishing_factors import (class_value_counts, compute_distinguishing_factors,
+                                                          l_distinguishing_factor)
+from tklscore.core.tables.codes import Codes, compact, group_ids, mixed_radix, sorted_groups
+
+
+def _codes(values: list[int], declared: int) -> Codes:
+    """Codes whose declared cardinality may exceed the values that occur (as a filtered table's)."""
+    return Codes(np.asarray(values, dtype=np.int64), np.arange(max(declared, max(values) + 1)))
+
+
+def _l_by_pandas(qi: list[Codes], sa: list[Codes]) -> np.ndarray:
+    frame = pd.DataFrame({f"q{i}": c.codes for i, c in enumerate(qi)} | {f"a{i}": c.codes for i, c in enumerate(sa)})
+    qi_names = [f"q{i}" for i in range(len(qi))]
+    best = np.full(len(frame), np.iinfo(np.int64).max)
+    for i in range(len(sa)):
+        others = qi_names + [f"a{j}" for j in range(len(sa)) if j != i]
+        distinct = (frame.groupby(others)[f"a{i}"].transform("nunique") if others
+                    else pd.Series(frame[f"a{i}"].nunique(), index=frame.index))
+        best = np.minimum(best, distinct.to_numpy())
+    return best
+
+
+tables = st.integers(1, 60).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=1, max_size=3),
+    st.lists(st.lists(st.integers(0, 4), min_size=n, max_size=n), min_size=1, max_size=4)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(table=tables, huge=st.booleans())
+def test_l_distinguishing_factor_matches_a_plain_group_by(table, huge):
+    qi_values, sa_values = table
+    # huge: cardinalities declared so large that no one integer holds the key (the hash path)
+    declared = 10**6 if huge else 5
+    qi = [_codes(v, 4) for v in qi_values]
+    sa = [_codes(v, declared) for v in sa_values]
+    n = len(qi_values[0])
+    if huge and len(sa) >= 4:
+        assert mixed_radix([group_ids(qi, n)] + [(c.codes, c.cardinality) for c in sa]) is None
+    assert np.array_equal(l_distinguishing_factor(qi, sa, n), _l_by_pandas(qi, sa))
+    assert np.array_equal(l_distinguishing_factor([], sa, n), _l_by_pandas([], sa))
+
+
+@settings(max_examples=100, deadline=None)
+@given(table=tables, huge=st.booleans())
+def test_factors_do_not_depend_on_the_path_or_the_attribute_order(table, huge):
+    qi_values, sa_values = table
+    declared = 10**6 if huge else 5
+    qi = [_codes(v, 4) for v in qi_values]
+    sa = {f"a{i}": _codes(v, declared) for i, v in enumerate(sa_values)}
+    continuous = {"a1"} if len(sa) > 1 else set()
+    factors = compute_distinguishing_factors(qi, sa, continuous)
+    reversed_sa = dict(reversed(list(sa.items())))
+    again = compute_distinguishing_factors(qi, reversed_sa, continuous)
+    assert np.array_equal(factors.k, again.k) and np.array_equal(factors.l, again.l)
+    assert np.array_equal(factors.t, again.t)
+    assert np.array_equal(factors.l, _l_by_pandas(qi, list(sa.values())))
+    sizes = pd.Series(factors.equivalence_class).map(pd.Series(factors.equivalence_class).value_counts())
+    assert np.array_equal(factors.k, sizes.to_numpy())
+
+
+@settings(max_examples=100, deadline=None)
+@given(classes=st.lists(st.integers(0, 9), min_size=1, max_size=80), data=st.data(), huge=st.booleans())
+def test_class_value_counts_dense_and_hashed_agree(classes, data, huge):
+    ids, n_classes = compact(np.asarray(classes, dtype=np.int64), 10)
+    values = data.draw(st.lists(st.integers(0, 6), min_size=len(classes), max_size=len(classes)))
+    codes = _codes(values, 10**7 if huge else 7)  # huge: beyond the dense table, hashed
+    cls, val, counts = class_value_counts(ids, n_classes, codes)
+    got = sorted(zip(cls.tolist(), val.tolist(), counts.tolist()))
+    expected = pd.DataFrame({"c": ids, "v": codes.codes}).value_counts().sort_index()
+    assert got == [(c, v, n) for (c, v), n in expected.items()]
+
+
+@given(st.lists(st.integers(-5, 2**40), max_size=50))
+def test_sorted_groups_and_compact(values):
+    key = np.asarray(values, dtype=np.int64)
+    groups = sorted_groups(key)
+    distinct, counts = np.unique(key, return_counts=True)
+    assert np.array_equal(groups.keys, distinct) and np.array_equal(groups.counts, counts)
+    assert np.array_equal(groups.keys[groups.inverse], key)
+    small = np.abs(key) % 97
+    ids, count = compact(small, 97)
+    assert count == len(np.unique(small))
+    assert np.array_equal(ids, np.unique(small, return_inverse=True)[1])  # numbered in key order
