@@ -262,3 +262,18 @@ def test_slider_ranges_come_from_the_designer_built_off_the_ui_thread(view, qtbo
     assert not view.sliders["Job"].isEnabled()
     qtbot.waitUntil(lambda: view.sliders["Job"].isEnabled(), timeout=20000)
     assert view.sliders["Job"].maximum() == view.designer.height("Job") > 2
+
+
+def test_a_set_slider_value_evaluates_at_once_and_a_drag_waits_to_rest(view, qtbot):
+    slider = view.sliders["City"]
+    before = view._task
+    slider.setValue(1)                       # a click or a key: no debounce
+    assert not view._timer.isActive() and view._task is not before
+    qtbot.waitUntil(lambda: view.result.transformed.design.level("City") == 1, timeout=20000)
+    slider.setSliderDown(True)               # dragging: wait for the slider to rest
+    started = view._task
+    slider.setValue(0)
+    assert view._timer.isActive() and view._task is started
+    slider.setSliderDown(False)              # released: evaluated at once
+    assert not view._timer.isActive()
+    qtbot.waitUntil(lambda: view.result.transformed.design.level("City") == 0, timeout=20000)

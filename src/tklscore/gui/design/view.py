@@ -360,7 +360,9 @@ class DesignView(QWidget):
         slider.setEnabled(False)
         slider.setMinimumWidth(55)
         label = QLabel("…")
-        slider.valueChanged.connect(lambda value, c=column, l=label, s=slider: self._slid(c, value, l, s.maximum()))
+        slider.valueChanged.connect(lambda value, c=column, l=label, s=slider:
+                                    self._slid(c, value, l, s.maximum(), s.isSliderDown()))
+        slider.sliderReleased.connect(self._released)
         row.addWidget(slider)
         row.addWidget(label)
         self.sliders[column] = slider
@@ -418,10 +420,19 @@ class DesignView(QWidget):
             self.perturbed[column] = (how, float(epsilon))
         self.schedule()
 
-    def _slid(self, column: str, value: int, label: QLabel, height: int) -> None:
+    def _slid(self, column: str, value: int, label: QLabel, height: int, dragging: bool = False) -> None:
         label.setText(f"{value}/{height}")
         self.levels[column] = value
-        self.schedule()
+        if dragging:  # wait for the drag to rest (or end) before evaluating
+            self.schedule()
+        else:  # a click, a key or a set value: evaluate at once (a newer design cancels an older one)
+            self._timer.stop()
+            self.evaluate()
+
+    def _released(self) -> None:
+        if self._timer.isActive():
+            self._timer.stop()
+            self.evaluate()
 
     def set_published(self, column: str, published: bool) -> None:
         (self.removed.discard if published else self.removed.add)(column)
