@@ -25,6 +25,7 @@ def window(qtbot, tmp_path):
     files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
     qtbot.waitUntil(lambda: bool(window.workbench.reports), timeout=15000)
     window.workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
+    window.show_view("risk")
     view = window.views["risk"]
     qtbot.waitUntil(lambda: view.measures is not None and view.disclosure is not None
                     and not window.workbench.runner.current, timeout=20000)
@@ -131,6 +132,7 @@ def test_riskiest_record_opens_in_the_scores_view(window, qtbot):
 
 def test_scores_view_compares_releases_with_k_l_t_and_average_risk(window, qtbot):
     scores = window.views["scores"]
+    window.show_view("scores")  # its charts and comparison are drawn when it is on screen
     qtbot.waitUntil(lambda: len(window.workbench.measures) == 2 and scores.comparison.rowCount() == 2, timeout=20000)
     scores._draw_releases()
     rows = {r[0]: r for r in scores.comparison_rows()}
@@ -152,3 +154,14 @@ def test_measures_are_kept_when_only_weights_or_x_change(window, qtbot):
                                     identifier=roles.identifier))
     qtbot.waitUntil(lambda: "Scenario 1" in workbench.measures and not workbench.runner.current, timeout=20000)
     assert workbench.measures["Scenario 1"] is not before and workbench.measures["Scenario 1"].k == 4  # Job, City only
+
+
+def test_the_risk_view_off_screen_waits_until_it_is_shown(window, qtbot):
+    view = window.views["risk"]
+    window.show_view("scores")
+    measured = view.measures
+    window.workbench.set_x(2.0)
+    qtbot.waitUntil(lambda: not window.workbench.runner.current, timeout=20000)
+    assert view.measures is measured               # nothing recomputed for a view nobody looks at
+    window.show_view("risk")
+    qtbot.waitUntil(lambda: view.measures is not measured and not window.workbench.runner.current, timeout=20000)

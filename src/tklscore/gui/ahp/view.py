@@ -44,6 +44,7 @@ from tklscore.core.scoring.weights_source import MODEL
 from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
+from tklscore.gui.when_shown import WhenShown
 
 COMBINED = "combined (all experts)"
 ADD_EXPERT = "Add expert…"
@@ -90,15 +91,17 @@ class AhpView(QWidget):
         self.sliders: dict[tuple[int, int], SaatySlider] = {}
         self.sweep: PrioritySweep | None = None
         self._sweep_generation = 0
+        self._sweep_task = None
         self.result: AHPResult | None = None
         self.matrix: np.ndarray | None = None        # the input matrix shown (NaN = not judged)
         self._rows_key = None
         self._preview: tuple[tuple[int, int], float | None] | None = None
         self._updating = False
         self._build()
+        workbench.modelChanged.connect(self._cancel_sweep)  # the edit's scores go first; a new sweep follows them
         workbench.modelChanged.connect(self.refresh)
         workbench.scoresChanged.connect(self.show_score)
-        workbench.scoresChanged.connect(self.compute_sensitivity)
+        workbench.scoresChanged.connect(WhenShown(self, self.compute_sensitivity).request)
         workbench.releasesChanged.connect(self.show_score)
         self.refresh()
         self.show_score()
@@ -568,7 +571,13 @@ class AhpView(QWidget):
             if current():
                 self._draw_sweep(None, message)
 
-        workbench.runner.start("Sensitivity of the scores", sweep, done, failed)
+        self._cancel_sweep()
+        self._sweep_task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed)
+
+    def _cancel_sweep(self) -> None:
+        if self._sweep_task is not None:
+            self._sweep_task.cancel()
+            self._sweep_task = None
 
     def _draw_sweep(self, sweep: PrioritySweep | None, note: str = "") -> None:
         from tklscore.gui.scores.charts import COLORS, LABELS

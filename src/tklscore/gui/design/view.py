@@ -47,6 +47,7 @@ from tklscore.core.release.suggest import Constraints, privacy_models, suggest
 from tklscore.core.release.transform import ReleaseDesign, export_published
 from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
 from tklscore.gui.frame_model import FrameModel
+from tklscore.gui.when_shown import WhenShown
 
 PREVIEW_ROWS = 200
 SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score"),
@@ -156,6 +157,7 @@ class DesignView(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
         self._timer.timeout.connect(self.evaluate)
+        self._when_shown = WhenShown(self, self._start_timer)
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         left = QWidget()
@@ -476,6 +478,9 @@ class DesignView(QWidget):
 
     # ------------------------------------------------------------------ evaluation
     def schedule(self) -> None:
+        self._when_shown.request()
+
+    def _start_timer(self) -> None:
         self._timer.start()
 
     def _ensure_designer(self):

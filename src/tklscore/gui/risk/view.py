@@ -22,6 +22,7 @@ from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, 
 from tklscore.core.risk.lens import RISKIEST, RiskLens, default_parameters, risk_lens
 from tklscore.core.risk.measures import Measures, describe, verdict
 from tklscore.gui.risk.charts import DisclosureRiskChart, RiskDistributionChart
+from tklscore.gui.when_shown import WhenShown
 
 
 def _number(value) -> str:
@@ -152,7 +153,7 @@ class RiskView(QWidget):
         layout.addWidget(self.verdict_label)
         layout.addWidget(split, 1)
 
-        workbench.scoresChanged.connect(self.recompute)
+        workbench.scoresChanged.connect(WhenShown(self, self.recompute).request)
         workbench.sourceChanged.connect(self.recompute)
         self.recompute()
 

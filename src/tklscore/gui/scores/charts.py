@@ -202,7 +202,7 @@ class PerRecordChart(ScoreChart):
             self.series[name] = self.plot_item.plot(
                 xs, ys, name=label, pen=pg.mkPen(COLORS[name], width=2), connect="finite",
                 symbol=None if many else "o", symbolSize=7, symbolBrush=COLORS[name], symbolPen=None)
-        self.ids = [str(i) for i in records["id"].to_numpy()[keep]]
+        self.ids = [str(i) for i in records["id"].iloc[keep].tolist()]  # only the drawn records' ids
         if len(xs) <= 40:
             self.plot_item.getAxis("bottom").setTicks([[(int(x), i) for x, i in zip(xs, self.ids)]])
         self.set_ranges(-0.5, len(order) - 0.5, _highest(self.series.values()))
