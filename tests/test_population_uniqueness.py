@@ -234,3 +234,10 @@ def test_a_sampling_fraction_that_does_not_divide_the_sample():
 def test_without_sample_uniques_every_estimate_is_zero():
     none = population_uniques(_sizes({2: 4, 3: 1}), 0.1)
     assert (none.pitman, none.zayatz, none.snb, none.dankar, none.dankar_model) == (0.0, 0.0, 0.0, 0.0, "dankar")
+
+
+def test_pitman_without_a_finite_start_is_unavailable_not_an_error():
+    # sizes 1,1,1,2,3: the start's denominator 2·c1·u + c1·c − n·c is 0 (ARX's Java divides to ±inf)
+    result = population_uniques(np.array([1, 1, 1, 2, 3]), 0.1)
+    assert result.pitman == 0.0                     # unavailable, reported as ARX reports it
+    assert result.dankar_model == "zayatz" and result.dankar == result.zayatz > 0

@@ -195,8 +195,11 @@ def _pitman(sizes, counts, n, N, c1) -> float:
     c2 = float(counts[sizes == 2].sum()) or 1.0  # ARX: overestimate when there is no class of size 2
     u = float(counts.sum())
     c = c1 * (c1 - 1) / c2
-    t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / (2 * c1 * u + c1 * c - n * c)
-    a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    with np.errstate(divide="ignore", invalid="ignore"):  # Java's double division: ±inf or NaN, never an error
+        t0 = np.float64(n * u * c - c1 * (n - 1) * (2 * u + c)) / np.float64(2 * c1 * u + c1 * c - n * c)
+        a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    if not (np.isfinite(t0) and np.isfinite(a0)):  # no start for the solver: Pitman's estimate is unavailable
+        return math.nan
     closed, iterative = _pitman_closed(sizes, counts, n, u), _pitman_iterative(sizes, counts, n, u)
 
     def theta_not_negative(x):
