@@ -277,3 +277,19 @@ def test_a_set_slider_value_evaluates_at_once_and_a_drag_waits_to_rest(view, qtb
     slider.setSliderDown(False)              # released: evaluated at once
     assert not view._timer.isActive()
     qtbot.waitUntil(lambda: view.result.transformed.design.level("City") == 0, timeout=20000)
+
+
+def test_a_result_that_arrives_after_the_view_closed_is_dropped(qtbot):
+    QStandardPaths.setTestModeEnabled(True)
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    view = DesignView(workbench)
+    view.show()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: view.result is not None and view.designer is not None, timeout=20000)
+    view.sliders["City"].setValue(1)          # evaluated at once, in the background
+    task = view._task
+    view.close()
+    view.deleteLater()
+    qtbot.waitUntil(lambda: task not in workbench.runner.current, timeout=20000)  # settled: no error raised
+    workbench.runner.wait()

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -517,15 +518,18 @@ class DesignView(QWidget):
             preview = result.transformed.published_table(limit=PREVIEW_ROWS)
             return built, result, privacy, preview
 
+        def current() -> bool:  # the view may have closed meanwhile, or a newer design been asked for
+            return shiboken6.isValid(self.headline) and generation == self._generation
+
         def done(value) -> None:
-            if generation != self._generation:
+            if not current():
                 return
             self.designer, self._designer_key = value[0], key
             self._set_heights(self.designer)
             self.show_result(*value[1:])
 
         def failed(message: str) -> None:
-            if generation == self._generation:
+            if current():
                 self.headline.setText(f"<span style='color:#b00020'>{message}</span>")
 
         if self._task is not None:  # a newer design supersedes the one still being evaluated
@@ -697,7 +701,10 @@ class DesignView(QWidget):
 
         self.suggest_message.setText("Searching the lattice of levels…")
         self.tabs.setCurrentIndex(2)
-        self.workbench.runner.start("Suggesting releases", work, self.show_suggestions, self.workbench._fail)
+        self.workbench.runner.start(
+            "Suggesting releases", work,
+            lambda found: self.show_suggestions(found) if shiboken6.isValid(self.headline) else None,
+            self.workbench._fail)
 
     def show_suggestions(self, found) -> None:
         self.suggestions = found
