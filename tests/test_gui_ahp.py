@@ -265,3 +265,46 @@ def test_sensitivity_chart_sweeps_the_chosen_priority(view, qtbot):
     view.set_sensitivity_criterion(prescription)
     qtbot.waitUntil(lambda: view.sweep is not None and view.sweep.criterion == prescription, timeout=15_000)
     assert view.sweep.current == pytest.approx(TABLE_4_1[2], abs=5e-5)
+
+
+def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch):
+    """TaskRunner.start(..., owner=view): the closed view's sweep is cancelled and neither
+    its result nor its progress reaches the deleted widgets."""
+    import threading
+
+    import shiboken6
+
+    import tklscore.gui.ahp.view as ahp_view
+
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    view = AhpView(workbench)               # closed by the test itself, so not handed to qtbot
+    view.show()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current,
+                    timeout=15_000)
+    running, finish, cancelled = threading.Event(), threading.Event(), []
+    real_sweep = ahp_view.priority_sweep
+
+    def slow_sweep(*args, progress=None, **kwargs):
+        running.set()
+        finish.wait(10)
+        try:
+            return real_sweep(*args, progress=progress, **kwargs)
+        except BaseException:
+            cancelled.append(True)
+            raise
+
+    drawn = []
+    monkeypatch.setattr(ahp_view, "priority_sweep", slow_sweep)
+    monkeypatch.setattr(AhpView, "_draw_sweep", lambda self, *args: drawn.append(args))
+    view.compute_sensitivity()
+    task = view._sweep_task
+    assert running.wait(10)
+    with qtbot.captureExceptions() as exceptions:
+        view.close()
+        shiboken6.delete(view)              # the view closes while its sweep runs
+        finish.set()
+        qtbot.waitUntil(lambda: task not in workbench.runner.current, timeout=10_000)
+    assert task.control.cancelled and cancelled == [True]
+    assert drawn == [] and exceptions == []

@@ -5,7 +5,7 @@ judgement with a one-click "use suggested value"; several experts and their comb
 (geometric-mean) judgements; the current release's tkl-Score, live. The consistency ratio
 and its verdict sit in a banner right above the sliders. A sensitivity chart shows, for
 the chosen criterion, the current release's normalised tkl/M/L as its priority sweeps
-0 … 1 (core.scoring.sensitivity, computed on the workbench's task runner), with today's
+0 … 1 (core.scoring.sensitivity, on the task runner's side lane, beside the scores), with today's
 priority marked.
 
 Every committed change is one undoable ``Workbench.edit_model`` (which re-derives the
@@ -17,7 +17,6 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import (
@@ -44,6 +43,7 @@ from tklscore.core.scoring.weights_source import MODEL
 from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
+from tklscore.gui.tasks import SIDE
 from tklscore.gui.when_shown import WhenShown
 
 COMBINED = "combined (all experts)"
@@ -560,19 +560,18 @@ class AhpView(QWidget):
             return priority_sweep(model, parent, criterion, scorer, release, x,
                                   progress=lambda f: control.progress(int(100 * f), "Sensitivity of the scores"))
 
-        def current() -> bool:  # the view may have closed, or a newer sweep been asked for
-            return shiboken6.isValid(self.sensitivity_chart) and generation == self._sweep_generation
-
         def done(result: PrioritySweep) -> None:
-            if current():
+            if generation == self._sweep_generation:  # else a newer sweep was asked for
                 self._draw_sweep(result)
 
         def failed(message: str) -> None:
-            if current():
+            if generation == self._sweep_generation:
                 self._draw_sweep(None, message)
 
         self._cancel_sweep()
-        self._sweep_task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed)
+        # the side lane: the sweep only reads the Scorer, and the scores of the next edit never wait for it
+        self._sweep_task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed,
+                                                  owner=self, lane=SIDE)
 
     def _cancel_sweep(self) -> None:
         if self._sweep_task is not None:
