@@ -84,13 +84,15 @@ class Task(QRunnable):
 
 MAIN = "main"   # the scores and everything that uses the workbench's state: one task at a time, in order
 SIDE = "side"   # work that only reads that state and must never delay the main lane (the AHP sweep)
-LANES = (MAIN, SIDE)
+SAVE = "save"   # files written from a snapshot (the recovery copy): always completed, even on closing
+LANES = (MAIN, SIDE, SAVE)
 
 
 class TaskRunner(QObject):
-    """Runs tasks off the UI thread in two lanes, one thread each: the main lane runs its
+    """Runs tasks off the UI thread in lanes of one thread each: the main lane runs its
     tasks one at a time in order (scoring state is not shared between threads); the side
-    lane runs beside it, so a view's secondary computation never makes the scores wait.
+    lane runs beside it, so a view's secondary computation never makes the scores wait;
+    the save lane writes files from snapshots, and :meth:`wait` always lets it finish.
 
     A task started with an ``owner`` (a view or widget) delivers its result, failure and
     progress only while the owner exists; a deleted owner's task is cancelled and its
@@ -153,5 +155,6 @@ class TaskRunner(QObject):
             task.cancel()
 
     def wait(self, msecs: int = 30000) -> bool:
-        """Wait until both lanes are idle (at most ``msecs`` each)."""
-        return all([pool.waitForDone(msecs) for pool in self.pools.values()])
+        """Wait until every lane is idle (at most ``msecs`` each; a file being written is
+        always written to the end)."""
+        return all([pool.waitForDone(-1 if lane == SAVE else msecs) for lane, pool in self.pools.items()])
