@@ -308,3 +308,30 @@ def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch
         qtbot.waitUntil(lambda: task not in workbench.runner.current, timeout=10_000)
     assert task.control.cancelled and cancelled == [True]
     assert drawn == [] and exceptions == []
+
+
+def test_an_edit_sweeps_once_after_its_new_scores(view, qtbot):
+    workbench = view.workbench
+    qtbot.waitUntil(lambda: view.sweep is not None and not workbench.runner.current, timeout=15_000)
+    events = []
+    start = workbench.runner.start
+
+    old_report = workbench.current_report()
+
+    def logged(name, *args, **kwargs):
+        events.append((name, "old scores" if workbench.current_report() is old_report else "new scores"))
+        return start(name, *args, **kwargs)
+
+    workbench.runner.start = logged
+    before = view.sweep
+    health, record = workbench.model.find("Health").iri, workbench.model.find("HealthRecord").iri
+    workbench.edit_model("judgement", lambda m: m.set_judgement(workbench.model.find("MedicalHealth").iri,
+                                                                health, record, 5))
+    assert view.sensitivity_note.text() == "Waiting for the new scores…"
+    qtbot.waitUntil(lambda: view.sweep is not before and not workbench.runner.current, timeout=15_000)
+    assert events == [("Scoring", "old scores"), ("Sensitivity of the scores", "new scores")]
+    expected = __import__("tklscore.core.scoring.sensitivity", fromlist=["priority_sweep"]).priority_sweep(
+        workbench.model, view.sweep.parent, view.sweep.criterion, workbench.scorer, workbench.current_release())
+    for name in ("tkl", "m_score", "l_severity"):  # the sweep of the edited model
+        assert np.allclose(view.sweep.scores[name], expected.scores[name], equal_nan=True)
+    assert view.sweep.current == pytest.approx(expected.current)

@@ -120,3 +120,20 @@ def test_the_main_lane_runs_its_tasks_one_at_a_time_in_order(qtbot):
         runner.start(f"task {i}", work(i), order.append, order.append)
     qtbot.waitUntil(lambda: len(order) == 5, timeout=5000)
     assert order == [0, 1, 2, 3, 4] and most[0] == 1
+
+
+def test_progress_is_passed_on_only_when_it_changes(qtbot):
+    runner = TaskRunner()
+    shown = []
+    runner.progress.connect(lambda percent, text: shown.append((percent, text)))
+
+    def work(control):
+        for percent in (10, 10, 10, 20, 20):
+            control.progress(percent, "Working")
+        control.progress(20, "Almost")
+        return None
+
+    done = []
+    runner.start("work", work, done.append, done.append)
+    qtbot.waitUntil(lambda: done == [None], timeout=5000)
+    assert shown == [(10, "Working"), (20, "Working"), (20, "Almost")]

@@ -55,6 +55,7 @@ class Task(QRunnable):
         self.control = TaskControl(self)
         self.owner: QObject | None = None
         self.owner_connection = None
+        self.last_progress: tuple[int, str] | None = None
         self.setAutoDelete(False)
 
     def cancel(self) -> None:
@@ -134,6 +135,9 @@ class TaskRunner(QObject):
         return task.owner is None or shiboken6.isValid(task.owner)
 
     def _progress(self, task: Task, percent: int, text: str) -> None:
+        if (percent, text) == task.last_progress:  # the status bar is redrawn only for news
+            return
+        task.last_progress = (percent, text)
         if shiboken6.isValid(self) and self._owned(task):
             self.progress.emit(percent, text)
 

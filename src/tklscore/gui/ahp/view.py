@@ -97,14 +97,17 @@ class AhpView(QWidget):
         self._rows_key = None
         self._preview: tuple[tuple[int, int], float | None] | None = None
         self._updating = False
+        self._model_changing = False   # the model changed: its scores (and then the sweep) follow
         self._build()
+        self._sweep_when_shown = WhenShown(self, self.compute_sensitivity)
         workbench.modelChanged.connect(self._cancel_sweep)  # the edit's scores go first; a new sweep follows them
-        workbench.modelChanged.connect(self.refresh)
+        workbench.modelChanged.connect(self._model_changed)
         workbench.scoresChanged.connect(self.show_score)
-        workbench.scoresChanged.connect(WhenShown(self, self.compute_sensitivity).request)
+        workbench.scoresChanged.connect(self._sweep_when_shown.request)
         workbench.releasesChanged.connect(self.show_score)
         self.refresh()
         self.show_score()
+        self._sweep_when_shown.request()
 
     # ------------------------------------------------------------------ layout
 
@@ -262,6 +265,16 @@ class AhpView(QWidget):
             if name not in names:
                 names.append(name)
         return names or [DEFAULT_EXPERT]
+
+    def _model_changed(self) -> None:
+        """After an edit, undo or redo: re-read the model; the sweep waits for the new scores."""
+        self._model_changing = True
+        try:
+            self.refresh()
+        finally:
+            self._model_changing = False
+        if self.parent_iri and self.workbench.scorer is not None and self.workbench.weights_use() == MODEL:
+            self.sensitivity_note.setText("Waiting for the new scores…")
 
     def refresh(self) -> None:
         """Re-read everything from the model (after an edit, undo or redo)."""
@@ -532,7 +545,8 @@ class AhpView(QWidget):
         index = self.sensitivity_combo.findData(chosen)
         self.sensitivity_combo.setCurrentIndex(index if index >= 0 else 0)
         self.sensitivity_combo.blockSignals(False)
-        self.compute_sensitivity()
+        if not self._model_changing:
+            self._sweep_when_shown.request()
 
     def set_sensitivity_criterion(self, iri: str) -> None:
         index = self.sensitivity_combo.findData(iri)
