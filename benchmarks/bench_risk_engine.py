@@ -53,7 +53,7 @@ def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
             rows = min(CHUNK, n - start)
             frame, _ = make_source(rows, seed + start // CHUNK)
             table, params, value_weights = dr_table(frame, seed + start // CHUNK)
-            arrow = pa.Table.from_pandas(table.astype(str), preserve_index=False)
+            arrow = pa.Table.from_pandas(table, preserve_index=False)  # Arrow-backed text already
             if writer is None:
                 writer = pq.ParquetWriter(paths["source"], arrow.schema)
             writer.write_table(arrow)

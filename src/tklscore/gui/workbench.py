@@ -8,6 +8,8 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
 from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
 from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, choose_engine
+from tklscore.core.engines.source import SourceSummary
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.core.model.lseverity_model import thesis_lseverity_model
 from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
@@ -40,7 +43,7 @@ from tklscore.core.scoring.weights_source import (
     model_source,
     score_models_source,
 )
-from tklscore.gui.tasks import TaskControl, TaskRunner
+from tklscore.gui.tasks import SAVE, TaskControl, TaskRunner
 
 AUTOSAVE_MS = 30_000
 SYNC_RESOLVE_ROWS = 200_000
@@ -94,8 +97,11 @@ class Workbench(QObject):
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
+        self._autosaving = False   # a recovery copy is being written
+        self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
+        self.source_summary: SourceSummary | None = None  # an out-of-core source: columns, rows, first rows
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -108,6 +114,7 @@ class Workbench(QObject):
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
+        self.source_summary = None
         self.weights_problem = None
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
@@ -160,6 +167,7 @@ class Workbench(QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
         self._mark(False)
@@ -182,17 +190,46 @@ class Workbench(QObject):
         return folder / f"recovery-{path.stem}-{key}{path.suffix or '.tklproj'}"
 
     def autosave(self) -> Path | None:
-        """Write a recovery copy of an unsaved project (the real file is only written on save)."""
-        if not self.is_dirty():
+        """Write a recovery copy of an unsaved project (the real file is only written on save)
+        in the background: the UI thread takes a snapshot of the project and the model, the
+        save lane serialises and writes it atomically. Returns the copy's path (None: nothing
+        to save, or a copy is being written still); a failed write says so in the status bar."""
+        if not self.is_dirty() or self._autosaving:
             return None
-        self._sync_project()
         path = self._recovery_path()
-        try:
-            self.project.save(path)
-        except OSError as error:
-            self.status.emit(f"Could not write the recovery copy: {error}")
-            return None
+        snapshot, model, saved = self._snapshot(), self.model.copy() if self.model else None, self._saves
+
+        def write(control: TaskControl) -> Path:
+            snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
+            try:
+                snapshot.save(path)
+            except OSError as error:
+                raise InputError(f"it cannot be written ({error.strerror or error})", file=str(path)) from None
+            return path
+
+        def done(written: Path) -> None:
+            self._autosaving = False
+            if self._saves != saved and not self.is_dirty():  # saved meanwhile: nothing to recover
+                written.unlink(missing_ok=True)
+
+        def failed(message: str) -> None:
+            self._autosaving = False
+            self.status.emit(f"Could not write the recovery copy: {message}")
+
+        self._autosaving = True
+        self.runner.start("Writing the recovery copy", write, done, failed, lane=SAVE)
         return path
+
+    def _snapshot(self) -> Project:
+        """The project as it is now, sharing nothing that an edit changes in place."""
+        project = self.project
+        return dataclasses.replace(project, source_options=copy.deepcopy(project.source_options),
+                                   releases=list(project.releases), score_model_paths=list(project.score_model_paths),
+                                   settings=copy.deepcopy(project.settings))
+
+    def saving(self) -> bool:
+        """Whether a recovery copy is being written."""
+        return self._autosaving
 
     def _clean_changed(self, clean: bool) -> None:
         self.dirtyChanged.emit(not clean or self._dirty)
@@ -236,14 +273,16 @@ class Workbench(QObject):
         generation = self._next_generation("source")
         choice = None if builtin is not None else choose_engine(path, self.memory_share)
         if choice is not None and choice.out_of_core:
-            self.table = self.scorer = None
+            self.table = self.scorer = self.source_summary = None
             self.engine_choice = choice
             message = choice.message(Path(path).name)
             self.status.emit(message)
             self.engineChanged.emit(message)
             self.sourceChanged.emit()
+            self._describe_source(generation, path, options)
             self.rescore()
             return
+        self.source_summary = None
         if self.engine_choice is not None:
             self.engine_choice = None
             self.engineChanged.emit("")
@@ -274,6 +313,33 @@ class Workbench(QObject):
 
         self.runner.start("Loading the source table", load, done, failed)
 
+    @property
+    def out_of_core(self) -> bool:
+        """Whether the source is scored out of core (not loaded: ``table`` is None and
+        ``source_summary`` describes it once read)."""
+        return self.engine_choice is not None and self.engine_choice.out_of_core
+
+    def _describe_source(self, generation: int, path: str, options: dict) -> None:
+        """Read the out-of-core source's columns, record count and first rows on the task
+        runner (``source_summary``, announced by ``sourceChanged``)."""
+        def describe(control: TaskControl) -> SourceSummary:
+            from tklscore.core.engines.source import describe_source
+
+            control.progress(5, "Reading the source out of core")
+            return describe_source(path, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
+                                   progress=lambda f: control.progress(int(5 + 90 * f),
+                                                                       "Reading the source out of core"))
+
+        def done(summary: SourceSummary) -> None:
+            if generation != self._generation["source"]:
+                return
+            self.source_summary = summary
+            self.status.emit(f"{summary.name}: {summary.rows:,} records, {len(summary.columns)} columns "
+                             f"(out of core, DuckDB)")
+            self.sourceChanged.emit()
+
+        self.runner.start("Reading the source out of core", describe, done, self._fail)
+
     def set_roles(self, roles: Roles) -> None:
         if self.table is not None:
             roles.validate(self.table)
@@ -281,7 +347,7 @@ class Workbench(QObject):
         self.resolved.clear()
         self._mark(True)
         self.sourceChanged.emit()
-        if self.engine_choice is not None and self.engine_choice.out_of_core:
+        if self.out_of_core:
             self.rescore()
             return
         self._rebuild_scorer()
@@ -485,7 +551,7 @@ class Workbench(QObject):
 
     def rescore(self) -> None:
         """Score every release in the background with the current weights and x."""
-        if self.engine_choice is not None and self.engine_choice.out_of_core:
+        if self.out_of_core:
             self._score_out_of_core()
             return
         if self.scorer is None or self.table is None:
