@@ -98,6 +98,7 @@ class Workbench(QObject):
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
         self._autosaving = False   # a recovery copy is being written
+        self._model_pending = None  # the opened project's model being read (a token)
         self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
@@ -111,6 +112,7 @@ class Workbench(QObject):
 
     def new_project(self) -> None:
         self.runner.cancel_all()
+        self._model_pending = None
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
@@ -137,29 +139,59 @@ class Workbench(QObject):
                                                       ids=tuple(example.source.frame["id"]))],
                           current_release="Scenario 1",
                           model_turtle=model.to_graph().serialize(format="turtle"))
-        self._open(project, None)
+        self._open(project, None, model)
 
     def open_project(self, path: str) -> None:
         self._open(Project.load(path), str(path))
 
-    def _open(self, project: Project, path: str | None) -> None:
+    def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
+        """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
+        on the task runner, ahead of the source) gives the weights."""
         self.new_project()
         self.project = project
         self.project_path = path
-        if project.model_turtle:
+        self.model = model
+        if model is None and project.model_turtle:
+            self._read_model(project.model_turtle, path)
+        else:
+            self._refresh_weights()
+            self.modelChanged.emit()
+        self.releasesChanged.emit()
+        self._load_source()
+
+    def _read_model(self, turtle: str, path: str | None) -> None:
+        """Parse the project's model off the UI thread (Turtle parsing is slow); until it
+        arrives the project keeps its Turtle, and a newer model or project supersedes it."""
+        token = self._model_pending = object()
+
+        def read(control: TaskControl) -> TklDataModel:
             from rdflib import Graph
 
             graph = Graph()
             try:
-                graph.parse(data=project.model_turtle, format="turtle")
+                graph.parse(data=turtle, format="turtle")
             except Exception as error:  # rdflib raises parser-specific types
                 raise InputError(f"the tkl-Data Model inside the project cannot be read: {error}",
                                  file=path) from None
-            self.model = TklDataModel.from_graph(graph, path or "project")
-        self._refresh_weights()
-        self.modelChanged.emit()
-        self.releasesChanged.emit()
-        self._load_source()
+            return TklDataModel.from_graph(graph, path or "project")
+
+        def done(model: TklDataModel) -> None:
+            if self._model_pending is token:
+                self._model_pending = None
+                self._set_model(model)
+
+        def failed(message: str) -> None:
+            if self._model_pending is token:
+                self._model_pending = None
+                self._refresh_weights()
+                self.modelChanged.emit()
+                self._fail(message)
+
+        self.runner.start("Reading the tkl-Data Model", read, done, failed)
+
+    def model_pending(self) -> bool:
+        """Whether the opened project's model is still being read."""
+        return self._model_pending is not None
 
     def save_project(self, path: str | None = None) -> str:
         path = path or self.project_path
@@ -176,7 +208,8 @@ class Workbench(QObject):
         return str(path)
 
     def _sync_project(self) -> None:
-        self.project.model_turtle = self.model.to_graph().serialize(format="turtle") if self.model else None
+        if self._model_pending is None:  # else the project still holds the Turtle being read
+            self.project.model_turtle = self.model.to_graph().serialize(format="turtle") if self.model else None
 
     def _recovery_path(self) -> Path:
         folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
@@ -199,8 +232,11 @@ class Workbench(QObject):
         path = self._recovery_path()
         snapshot, model, saved = self._snapshot(), self.model.copy() if self.model else None, self._saves
 
+        pending = self._model_pending is not None  # the snapshot keeps the Turtle being read
+
         def write(control: TaskControl) -> Path:
-            snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
+            if not pending:
+                snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
             try:
                 snapshot.save(path)
             except OSError as error:
@@ -442,6 +478,7 @@ class Workbench(QObject):
         self.rescore()
 
     def set_model(self, model: TklDataModel | None) -> None:
+        self._model_pending = None
         self.undo_stack.clear()
         self._set_model(model)
         self._mark(True)
