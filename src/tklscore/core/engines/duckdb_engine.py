@@ -66,6 +66,18 @@ class DuckDBBackend(Backend):
         finally:
             temporary.unlink(missing_ok=True)
 
+    def write_csv(self, sql: str, path: str) -> None:
+        """The rows of ``sql`` as CSV (a header line, comma-separated, quoted only where
+        needed; NULL as an empty cell), atomically."""
+        target = Path(path)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            self.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} (FORMAT CSV, HEADER true, "
+                             f"DELIMITER ',', QUOTE '\"', ESCAPE '\"')")
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan") -> Scan:
         file = Path(path)
