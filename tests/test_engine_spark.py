@@ -107,6 +107,27 @@ def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
     assert spark.sparkContext._jsc is not None  # the CLI reused the test's session and left it running
 
 
+def test_cli_spark_reads_and_writes_uris(spark, capsys, tmp_path, data_dir):
+    """Paths go to Spark as URIs untouched (file:// here; hdfs:// and s3a:// take the same road)."""
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    common = ["--rows", "3,4,5,6", "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
+              "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv", "--format", "json"]
+    out = tmp_path / "records.parquet"
+    code, engine, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *common, "--engine", "spark",
+                                         "--output", out.as_uri()])
+    assert code == 0, err
+    summary = json.loads(engine)
+    assert summary["scores"]["tkl"] == pytest.approx(4.98258, abs=5e-6)
+    assert pd.read_parquet(out)["id"].tolist() == ["3", "4", "5", "6"]
+    missing = (tmp_path / "absent.parquet").as_uri()
+    code, _, err = run_cli(capsys, ["score", missing, *common, "--engine", "spark"])
+    assert code == 2 and "absent.parquet" in err and "not found" in err
+    code, _, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *common, "--engine", "spark",
+                                    "--output", (tmp_path / "summary.json").as_uri()])
+    assert code == 2 and "is a URI" in err and "local file" in err
+
+
 # ------------------------------------------------------------------ bad input (no session needed)
 
 @pytest.mark.parametrize("url", ["localhost", "spark:/host:7077", "local[two]", "http://host:7077", ""])

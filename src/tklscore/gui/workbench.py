@@ -25,6 +25,7 @@ from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
 from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
 from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, choose_engine
+from tklscore.core.engines.source import SourceSummary
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.core.model.lseverity_model import thesis_lseverity_model
 from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
@@ -96,6 +97,7 @@ class Workbench(QObject):
         self._dirty = False
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
+        self.source_summary: SourceSummary | None = None  # an out-of-core source: columns, rows, first rows
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -108,6 +110,7 @@ class Workbench(QObject):
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
+        self.source_summary = None
         self.weights_problem = None
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
@@ -236,14 +239,16 @@ class Workbench(QObject):
         generation = self._next_generation("source")
         choice = None if builtin is not None else choose_engine(path, self.memory_share)
         if choice is not None and choice.out_of_core:
-            self.table = self.scorer = None
+            self.table = self.scorer = self.source_summary = None
             self.engine_choice = choice
             message = choice.message(Path(path).name)
             self.status.emit(message)
             self.engineChanged.emit(message)
             self.sourceChanged.emit()
+            self._describe_source(generation, path, options)
             self.rescore()
             return
+        self.source_summary = None
         if self.engine_choice is not None:
             self.engine_choice = None
             self.engineChanged.emit("")
@@ -274,6 +279,33 @@ class Workbench(QObject):
 
         self.runner.start("Loading the source table", load, done, failed)
 
+    @property
+    def out_of_core(self) -> bool:
+        """Whether the source is scored out of core (not loaded: ``table`` is None and
+        ``source_summary`` describes it once read)."""
+        return self.engine_choice is not None and self.engine_choice.out_of_core
+
+    def _describe_source(self, generation: int, path: str, options: dict) -> None:
+        """Read the out-of-core source's columns, record count and first rows on the task
+        runner (``source_summary``, announced by ``sourceChanged``)."""
+        def describe(control: TaskControl) -> SourceSummary:
+            from tklscore.core.engines.source import describe_source
+
+            control.progress(5, "Reading the source out of core")
+            return describe_source(path, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
+                                   progress=lambda f: control.progress(int(5 + 90 * f),
+                                                                       "Reading the source out of core"))
+
+        def done(summary: SourceSummary) -> None:
+            if generation != self._generation["source"]:
+                return
+            self.source_summary = summary
+            self.status.emit(f"{summary.name}: {summary.rows:,} records, {len(summary.columns)} columns "
+                             f"(out of core, DuckDB)")
+            self.sourceChanged.emit()
+
+        self.runner.start("Reading the source out of core", describe, done, self._fail)
+
     def set_roles(self, roles: Roles) -> None:
         if self.table is not None:
             roles.validate(self.table)
@@ -281,7 +313,7 @@ class Workbench(QObject):
         self.resolved.clear()
         self._mark(True)
         self.sourceChanged.emit()
-        if self.engine_choice is not None and self.engine_choice.out_of_core:
+        if self.out_of_core:
             self.rescore()
             return
         self._rebuild_scorer()
@@ -485,7 +517,7 @@ class Workbench(QObject):
 
     def rescore(self) -> None:
         """Score every release in the background with the current weights and x."""
-        if self.engine_choice is not None and self.engine_choice.out_of_core:
+        if self.out_of_core:
             self._score_out_of_core()
             return
         if self.scorer is None or self.table is None:

@@ -1,7 +1,7 @@
 """What every engine back-end shares: the inputs of the plan made from files, in SQL that
 DuckDB and Spark SQL both run. A back-end (:mod:`.duckdb_engine`, :mod:`.spark_engine`)
 provides only the primitives — :meth:`Backend.scan` (a file as a relation with ``__rid``,
-its 0-based record position), :meth:`~Backend.fetch`, :meth:`~Backend.materialize`,
+its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_arrow`), :meth:`~Backend.materialize`,
 :meth:`~Backend.register`, :meth:`~Backend.write_parquet` — and this class builds from them
 
 - ``src(rid, id, q0.., s0..)``: the source's roles (categorical values as text, missing:
@@ -50,6 +50,12 @@ class Backend:
 
     def fetch(self, sql: str) -> pd.DataFrame:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def fetch_arrow(self, sql: str):
+        """The rows of ``sql`` as an Arrow table, typed as the engine read them."""
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(self.fetch(sql), preserve_index=False)
 
     def materialize(self, name: str, sql: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError

@@ -49,6 +49,10 @@ class DuckDBBackend(Backend):
     def fetch(self, sql: str) -> pd.DataFrame:
         return self.con.execute(sql).df()
 
+    def fetch_arrow(self, sql: str):
+        relation = self.con.sql(sql)
+        return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+
     def materialize(self, name: str, sql: str) -> None:
         self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}")
 

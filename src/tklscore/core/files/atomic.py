@@ -59,6 +59,10 @@ def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike | N
     given = str(path)
     if not given:
         raise InputError("the output file name is empty")
+    if "://" in given:
+        raise InputError("is a URI; this output is written to a local file",
+                         file=given, hint="name a local file (only --engine spark writes per-record Parquet "
+                                          "results to a URI such as hdfs:// or s3a://)")
     target = Path(os.path.realpath(path))
     if target.is_dir():
         raise InputError("is a folder, not a file", file=given)
