@@ -230,3 +230,45 @@ def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
             designer.write_release(ReleaseDesign(), str(source))
     with open_backend("duckdb") as backend, pytest.raises(InputError, match="at least one quasi-identifier"):
         EngineDesigner(backend, str(source), Roles(qi=[], sa=["Disease"]))
+
+
+# ------------------------------------------------------------------ the command line
+
+def test_cli_release_engine_duckdb_prints_and_writes_what_memory_does(capsys, tmp_path, data_dir):
+    import json
+
+    from helpers import run_cli
+
+    argv = ["release", data_dir / "thesis_table_3_1.csv", "--id-column", "id", "--qi", ",".join(QI),
+            "--sa", ",".join(SA), "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+            "--groups", "City=Calgary,Edmonton->Alberta", "--keep-ungrouped", "--interval", "Age=10,20",
+            "--levels", "City=1,Age=1", "--suppress-below", "2", "--suppression-limit", "0.5", "--remove", "Gender"]
+    code, memory, err = run_cli(capsys, argv + ["--format", "json", "--output", tmp_path / "m.csv"])
+    assert code == 0, err
+    code, engine, err = run_cli(capsys, argv + ["--format", "json", "--engine", "duckdb", "--memory-limit", "1GB",
+                                                "--output", tmp_path / "e.csv"])
+    assert code == 0, err
+    assert_same(json.loads(engine), json.loads(memory))
+    assert (tmp_path / "e.csv").read_text() == (tmp_path / "m.csv").read_text()
+    code, table, err = run_cli(capsys, argv + ["--engine", "duckdb", "--output", tmp_path / "e.parquet"])
+    assert code == 0, err
+    assert "rows published" in table and "tkl-Score" in table
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "e.parquet"),
+                                  pd.read_csv(tmp_path / "m.csv", dtype=str, keep_default_na=False))
+
+
+def test_cli_engine_refusals_exit_2_with_the_reason(capsys, tmp_path, data_dir):
+    from helpers import run_cli
+
+    base = [data_dir / "thesis_table_3_1.csv", "--qi", ",".join(QI), "--sa", "Disease",
+            "--weights", data_dir / "thesis_table_4_2_weights.csv"]
+    code, _, err = run_cli(capsys, ["suggest", *base, "--engine", "duckdb", "--k", "2"])
+    assert code == 2 and "run suggest in memory" in err and "Design view" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--noise", "Disease=5"])
+    assert code == 2 and "noise" in err and "--engine memory" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--memory-limit", "1GB"])
+    assert code == 2 and "--engine duckdb or spark" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--memory-limit", "lots"])
+    assert code == 2 and "not a size" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--output", tmp_path / "x.json"])
+    assert code == 2 and "choose .csv or .parquet" in err
