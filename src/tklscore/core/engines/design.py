@@ -120,7 +120,7 @@ class EngineDesigner:
 
     def __init__(self, backend: Backend, source: str, roles: Roles, hierarchies: dict[str, Hierarchy] | None = None,
                  elements: dict[tuple[str, str], float] | None = None, delimiter: str | None = None,
-                 encoding: str | None = None):
+                 encoding: str | None = None, drop_absent_hierarchies: bool = False):
         if not roles.qi:
             raise InputError("the out-of-core engine needs at least one quasi-identifier "
                              "(without one the factors depend on the published table: use --engine memory)")
@@ -132,6 +132,8 @@ class EngineDesigner:
         self.elements = {(c, e.replace("-", " ")): w for (c, e), w in (elements or {}).items()}
         backend.open_source(self.source, roles, delimiter, encoding, raw_continuous=True)
         self.columns = [c.strip() for c in backend.source_scan.columns]
+        if drop_absent_hierarchies:
+            self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
         for column in self.hierarchies:
             if column not in self.columns:
                 raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
@@ -437,6 +439,16 @@ class EngineDesigner:
             qi.append(ValueCounts(name, counts, held, group_of_value, level, height))
         return utility_of_values(qi, selected, suppressed, None, class_sizes=class_sizes)
 
+    def suppressed_ids(self, limit: int) -> list[str]:
+        """The ids of the first ``limit`` rows the last evaluated release suppressed."""
+        if not self._released:
+            return []
+        return self.backend.fetch(f"SELECT id FROM marked WHERE dropped = 1 ORDER BY pos LIMIT {int(limit)}")[
+            "id"].astype(str).tolist()
+
+    def close(self) -> None:
+        self.backend.close()
+
     # ------------------------------------------------------------------ the release itself
 
     def _release_sql(self, design: ReleaseDesign, csv: bool = False, limit: int | None = None) -> str:
@@ -494,3 +506,35 @@ def _steps(progress, total: int):
         if progress is not None:
             progress(min(1.0, done[0] / total))
     return step
+
+
+def evaluate_saved_designs_in_engine(source: str, roles: Roles, settings: dict, weights: Weights, x: float = 1.0,
+                                     elements=None, options: dict | None = None, progress=None,
+                                     memory_limit: str | None = None):
+    """:func:`tklscore.core.release.designer.evaluate_saved_designs` for a source evaluated out
+    of core (DuckDB): the releases saved from the Design view, re-evaluated; a design that
+    no longer applies is reported in ``errors`` with the reason."""
+    from tklscore.core.engines import open_backend
+    from tklscore.core.release.designer import SavedDesigns
+
+    saved = list(settings.get("saved") or [])
+    results, errors = {}, {}
+    if not saved:
+        return SavedDesigns(results, errors)
+    options = dict(options or {})
+    with open_backend("duckdb", memory_limit) as backend:
+        try:
+            hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
+            designer = EngineDesigner(backend, source, roles, hierarchies, elements, options.get("delimiter"),
+                                      options.get("encoding"), drop_absent_hierarchies=True)
+        except InputError as error:
+            return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
+        for i, data in enumerate(saved):
+            name = str(data.get("name", "designed release"))
+            try:
+                results[name] = designer.evaluate(ReleaseDesign.from_dict(data), weights, x)
+            except InputError as error:
+                errors[name] = str(error)
+            if progress is not None:
+                progress((i + 1) / len(saved))
+    return SavedDesigns(results, errors)
