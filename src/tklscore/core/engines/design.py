@@ -337,7 +337,7 @@ class EngineDesigner:
 
         score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
         step()
-        backend.materialize("published_scored", score_plan.published())
+        backend.materialize("published_scored", DesignPlan.published_scored())
         totals = backend.fetch(score_plan.totals("published_scored")).iloc[0]
         scores, whole = score_set(totals, x), score_set(whole_totals, x)
         by_source = normalise_by_source(scores, whole, published)

@@ -234,6 +234,13 @@ class DesignPlan:
         return "SELECT pos, id, rid FROM marked WHERE dropped = 0"
 
     @staticmethod
+    def published_scored() -> str:
+        """The released records' factors and scores in release order (``Plan.published``,
+        joined on the record position)."""
+        return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
+                "FROM published AS p JOIN scored AS s ON s.rid = p.rid")
+
+    @staticmethod
     def value_use(j: int) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts)."""
