@@ -112,3 +112,35 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
         assert reopened.measures["Alberta, ages by 10"].models.k == engine.risk.models.k
     finally:
         finish(reopened)
+
+
+def test_a_superseded_evaluation_interrupts_the_engine_at_once():
+    """A statement over a large file takes minutes: cancelling the task interrupts it."""
+    import threading
+    import time
+
+    from tklscore.core.engines import open_backend
+    from tklscore.gui.design.view import _interruptible
+    from tklscore.gui.tasks import Cancelled
+
+    class Control:
+        def __init__(self):
+            self.flag = threading.Event()
+
+        @property
+        def cancelled(self):
+            return self.flag.is_set()
+
+        def check(self):
+            if self.flag.is_set():
+                raise Cancelled()
+
+    control = Control()
+    with open_backend("duckdb") as backend:
+        threading.Timer(0.3, control.flag.set).start()
+        start = time.perf_counter()
+        with pytest.raises(Cancelled):
+            _interruptible(control, backend, lambda: backend.fetch(
+                "SELECT SUM(a.range * b.range) AS s FROM range(100000000) AS a, range(1000) AS b"))
+        assert time.perf_counter() - start < 10
+        assert int(backend.fetch("SELECT 42 AS v")["v"].iloc[0]) == 42   # the engine works on

@@ -79,6 +79,9 @@ class Backend:
         except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
             raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
 
+    def interrupt(self) -> None:
+        """Stop the statement running now (from another thread); it raises in its caller."""
+
     def close(self) -> None:
         pass
 

@@ -40,6 +40,9 @@ class DuckDBBackend(Backend):
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
 
+    def interrupt(self) -> None:
+        self.con.interrupt()
+
     def close(self) -> None:
         self.con.close()
         shutil.rmtree(self.folder, ignore_errors=True)

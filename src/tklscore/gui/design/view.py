@@ -665,7 +665,9 @@ class DesignView(QWidget):
                 control.check()
                 control.progress(int(5 + 90 * fraction), "Designing the release out of core")
 
-            result = designer.evaluate(design, weights, x, progress=progress, preview=PREVIEW_ROWS)
+            result = _interruptible(control, designer.backend,
+                                    lambda: designer.evaluate(design, weights, x, progress=progress,
+                                                              preview=PREVIEW_ROWS))
             heights = {}
             for column in sliders:
                 try:
@@ -949,6 +951,31 @@ class DesignView(QWidget):
     def load_candidate(self, index: int) -> None:
         if self.suggestions is not None and 0 <= index < len(self.suggestions.front):
             self.load_levels(self.suggestions.front[index].levels)
+
+
+def _interruptible(control, backend, work):
+    """``work()`` on the engine, its running statement interrupted as soon as the task is
+    cancelled (a newer design supersedes it): a statement over a large file can take minutes."""
+    import threading
+
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            if control.cancelled:
+                backend.interrupt()
+                return
+
+    watcher = threading.Thread(target=watch, name="tklscore-design-interrupt", daemon=True)
+    watcher.start()
+    try:
+        return work()
+    except Exception:
+        control.check()   # interrupted because cancelled: Cancelled, not an error
+        raise
+    finally:
+        stop.set()
+        watcher.join()
 
 
 def _close(engine: dict) -> None:
