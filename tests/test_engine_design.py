@@ -103,6 +103,8 @@ def designs(draw):
                                                      max_size=n))]
     columns["disease"] = draw(st.lists(st.sampled_from(["flu", "hiv", "cold", ""]), min_size=n, max_size=n))
     columns["note"] = draw(st.lists(st.sampled_from(["a", "b,c", 'say "x"', ""]), min_size=n, max_size=n))
+    columns["amount"] = [str(x) for x in draw(st.lists(st.sampled_from([0, 1.5, 2, 10, 1e6 / 3, -4]), min_size=n,
+                                                        max_size=n))]
     if draw(st.booleans()):
         hierarchies["age"] = Hierarchy.intervals("age", [10, 20])
     if draw(st.booleans()):
@@ -121,7 +123,9 @@ def designs(draw):
         chosen = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
         selection = ReleaseDefinition("P", "ids", ids=tuple(f"r{i}" for i in chosen))
     roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=["disease", "age"], continuous=["age"], identifier="id")
-    design = ReleaseDesign("d", levels, below, limit, removed, selection=selection)
+    microaggregate = {c: draw(st.sampled_from(["mean", "median"]))
+                      for c in draw(st.lists(st.sampled_from(["amount", "age"]), max_size=2, unique=True))}
+    design = ReleaseDesign("d", levels, below, limit, removed, microaggregate, selection=selection)
     return pd.DataFrame(columns), roles, hierarchies, design
 
 
@@ -214,8 +218,13 @@ def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
         with pytest.raises(InputError, match="noise is drawn from numpy's seeded stream") as error:
             designer.evaluate(ReleaseDesign(noise={"Age": 5.0}), weights)
         assert error.value.column == "Age"
-        with pytest.raises(InputError, match="microaggregation"):
-            designer.evaluate(ReleaseDesign(microaggregate={"Age": "mean"}), weights)
+        with pytest.raises(InputError, match="microaggregation of a quasi-identifier") as error:
+            designer.evaluate(ReleaseDesign(microaggregate={"Job": "mean"}), weights)
+        assert error.value.column == "Job"
+        with pytest.raises(InputError, match="microaggregation needs numbers, but the column holds text such as "
+                                             "'H1N1'") as error:
+            designer.evaluate(ReleaseDesign(microaggregate={"Disease": "median"}), weights)
+        assert error.value.column == "Disease" and error.value.row == 2
         with pytest.raises(InputError, match="no hierarchy") as error:
             designer.evaluate(ReleaseDesign(levels={"Job": 1}), weights)
         assert error.value.column == "Job"

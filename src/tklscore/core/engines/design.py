@@ -16,8 +16,10 @@ the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
   each SA at its published level (the plan of :mod:`.scoring`), normalised by the
   untransformed source's scores; a generalised SA value weighs its element in the
   tkl-Data Model, else the largest weight of the values it covers.
-- Microaggregation (per-class mean or median) and noise (numpy's seeded stream drawn over
-  the rows in memory) are refused: :data:`REFUSED`.
+- Microaggregation: each published class's mean or median of a numeric column, an
+  aggregate per class in the engine, written as the in-memory table writes it (``.10g``).
+- Noise (numpy's seeded stream drawn over the published rows in memory) is refused:
+  :data:`REFUSED`.
 """
 
 from __future__ import annotations
@@ -40,8 +42,6 @@ from tklscore.core.tables.codes import group_ids_of_groups
 from tklscore.core.tables.roles import Roles
 
 REFUSED = {
-    "microaggregate": "microaggregation publishes each class's mean or median written as the in-memory table "
-                      "writes numbers; the out-of-core engine does not publish it yet",
     "noise": "noise is drawn from numpy's seeded stream over the published rows in memory, which an engine "
              "that reads the file in parallel chunks cannot reproduce",
 }
@@ -148,6 +148,8 @@ class EngineDesigner:
                                  f"times", file=self.source, column=roles.identifier,
                                  hint="an identifier column must be unique")
         self._columns: dict[str, _Column] = {}
+        self._checked_numbers: set[str] = set()
+        self._micro: dict[str, str] = {}
         self._whole: dict = {}
         self._released = False
 
@@ -234,11 +236,17 @@ class EngineDesigner:
                                  hint="load or build a hierarchy for it")
             if level < 0:
                 raise InputError(f"level {level} is out of range (levels start at 0)", column=column)
-        for key in ("microaggregate", "noise"):
-            given = getattr(design, key)
-            if given:
-                raise InputError(f"{REFUSED[key]}; design without it or use --engine memory",
-                                 column=given[0][0])
+        if design.noise:
+            raise InputError(f"{REFUSED['noise']}; design without it or use --engine memory",
+                             column=design.noise[0][0])
+        for column, _ in design.microaggregate:
+            if column in self.roles.qi:
+                raise InputError("microaggregation of a quasi-identifier is not offered; generalise it with a "
+                                 "hierarchy", column=column)
+            if column == self.roles.identifier:
+                raise InputError("microaggregation of the identifier column makes no sense; remove it instead",
+                                 column=column)
+            self._numbers(column)
         if design.selection is not None and design.selection.kind == "filter":
             raise InputError("a release chosen by a filter is not yet run by the out-of-core engine; "
                              "use --rows or --published, or --engine memory")
@@ -322,6 +330,11 @@ class EngineDesigner:
         if unlocated:
             notes.append(f"{len(unlocated)} record(s) of the row selection could not be located in the source and "
                          f"are not published: " + "; ".join(unlocated[:20]))
+        for column, _ in design.microaggregate:
+            if column in roles.sa:
+                notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
+                             f"its source values (what the attacker can link to)")
+        self._micro = dict(zip((c for c, _ in design.microaggregate), self._register_microaggregates(design)))
         step()
         # the scores
         kept_roles = Roles(qi=roles.qi, sa=kept, continuous=[c for c in kept if c in roles.continuous],
@@ -449,16 +462,58 @@ class EngineDesigner:
     def close(self) -> None:
         self.backend.close()
 
+    def _number_of(self, column: str) -> str:
+        """A column of ``__source`` AS s as a number (NULL where it holds none)."""
+        return f"TRY_CAST(TRIM(CAST(s.{self.backend.q(self._stripped(column))} AS STRING)) AS DOUBLE)"
+
+    def _numbers(self, column: str) -> None:
+        """An error naming the first record of ``column`` that holds no finite number."""
+        if column in self._checked_numbers:
+            return
+        number = self._number_of(column)
+        bad = self.backend.fetch(f"SELECT __rid AS rid, COUNT(*) OVER () AS many FROM __source AS s WHERE "
+                                 f"{number} IS NULL OR isnan({number}) ORDER BY __rid LIMIT 1")
+        if len(bad):
+            rid = int(bad["rid"].iloc[0])
+            raw = self.backend.fetch(f"SELECT CAST(s.{self.backend.q(self._stripped(column))} AS STRING) AS v "
+                                     f"FROM __source AS s WHERE __rid = {rid}")["v"].iloc[0]
+            raise InputError(f"microaggregation needs numbers, but the column holds text such as '{raw or ''}'",
+                             file=self.source, row=rid + self.backend.source_scan.header_rows, column=column)
+        self._checked_numbers.add(column)
+
+    def _register_microaggregates(self, design: ReleaseDesign) -> list[str]:
+        """``micro_{n}(k0.., v)``: each published class's mean or median of a microaggregated
+        column, as the published table writes it (``Transformed._microaggregated``)."""
+        keys = [f"k{j}" for j in range(len(self.roles.qi))]
+        relations = []
+        for column, method in design.microaggregate:
+            aggregate = "AVG" if method == "mean" else "MEDIAN"
+            frame = self.backend.fetch(
+                f"SELECT {', '.join(f'g.{k}' for k in keys)}, {aggregate}({self._number_of(column)}) AS x "
+                f"FROM published AS p JOIN gsrc AS g ON g.rid = p.rid JOIN __source AS s ON s.__rid = p.rid "
+                f"GROUP BY {', '.join(f'g.{k}' for k in keys)}")
+            frame["v"] = [f"{v:.10g}" for v in frame["x"].to_numpy(dtype=np.float64)]
+            relation = f"micro_{self._index(column)}"
+            self.backend.register(relation, frame[keys + ["v"]].astype({k: np.int64 for k in keys}))
+            relations.append(relation)
+        return relations
+
     # ------------------------------------------------------------------ the release itself
 
     def _release_sql(self, design: ReleaseDesign, csv: bool = False, limit: int | None = None) -> str:
         if not self._released:
             raise InputError("no release is evaluated yet")
         columns, joins = [], []
+        if self._micro:
+            joins.append("JOIN gsrc AS g ON g.rid = p.rid")
+        on = " AND ".join(f"{{m}}.k{j} = g.k{j}" for j in range(len(self.roles.qi)))
         for n, name in enumerate(c for c in self.columns if c not in design.removed):
             raw = self.backend.q(self._stripped(name))
             text = f"COALESCE(CAST(s.{raw} AS STRING), '')"
-            if name in self.hierarchies and self._level(design, name) > 0:
+            if name in self._micro:
+                joins.append(f"JOIN {self._micro[name]} AS a{n} ON {on.format(m=f'a{n}')}")
+                text = f"a{n}.v"
+            elif name in self.hierarchies and self._level(design, name) > 0:
                 relation = f"out_{self._index(name)}"
                 column = self.column(name)
                 self.backend.register(relation, pd.DataFrame({

@@ -195,14 +195,16 @@ class Transformed:
                 out[column] = self.source.frame[column].iloc[rows].reset_index(drop=True).astype(object)
         frame = pd.DataFrame(out, columns=self.columns)
         for column, method in self.design.microaggregate:
-            frame[column] = _shown_numbers(self._microaggregated(column, method)[:len(rows)])
+            if column in frame.columns:   # a removed column stays unpublished
+                frame[column] = _shown_numbers(self._microaggregated(column, method)[:len(rows)])
         rng = np.random.default_rng(self.design.seed)
         for column, epsilon in self.design.noise:
             values = self.source.numeric(column)[self.published]
             noisy = values * (1 + (rng.random(len(values)) * 2 - 1) * epsilon / 100.0)
             if np.all(np.mod(values, 1) == 0):
                 noisy = np.floor(noisy)
-            frame[column] = _shown_numbers(noisy[:len(rows)])
+            if column in frame.columns:
+                frame[column] = _shown_numbers(noisy[:len(rows)])
         return frame
 
     def _microaggregated(self, column: str, method: str) -> np.ndarray:
