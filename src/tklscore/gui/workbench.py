@@ -8,6 +8,8 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -41,7 +43,7 @@ from tklscore.core.scoring.weights_source import (
     model_source,
     score_models_source,
 )
-from tklscore.gui.tasks import TaskControl, TaskRunner
+from tklscore.gui.tasks import SAVE, TaskControl, TaskRunner
 
 AUTOSAVE_MS = 30_000
 SYNC_RESOLVE_ROWS = 200_000
@@ -95,6 +97,8 @@ class Workbench(QObject):
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
+        self._autosaving = False   # a recovery copy is being written
+        self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
         self.source_summary: SourceSummary | None = None  # an out-of-core source: columns, rows, first rows
@@ -163,6 +167,7 @@ class Workbench(QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
         self._mark(False)
@@ -185,17 +190,46 @@ class Workbench(QObject):
         return folder / f"recovery-{path.stem}-{key}{path.suffix or '.tklproj'}"
 
     def autosave(self) -> Path | None:
-        """Write a recovery copy of an unsaved project (the real file is only written on save)."""
-        if not self.is_dirty():
+        """Write a recovery copy of an unsaved project (the real file is only written on save)
+        in the background: the UI thread takes a snapshot of the project and the model, the
+        save lane serialises and writes it atomically. Returns the copy's path (None: nothing
+        to save, or a copy is being written still); a failed write says so in the status bar."""
+        if not self.is_dirty() or self._autosaving:
             return None
-        self._sync_project()
         path = self._recovery_path()
-        try:
-            self.project.save(path)
-        except OSError as error:
-            self.status.emit(f"Could not write the recovery copy: {error}")
-            return None
+        snapshot, model, saved = self._snapshot(), self.model.copy() if self.model else None, self._saves
+
+        def write(control: TaskControl) -> Path:
+            snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
+            try:
+                snapshot.save(path)
+            except OSError as error:
+                raise InputError(f"it cannot be written ({error.strerror or error})", file=str(path)) from None
+            return path
+
+        def done(written: Path) -> None:
+            self._autosaving = False
+            if self._saves != saved and not self.is_dirty():  # saved meanwhile: nothing to recover
+                written.unlink(missing_ok=True)
+
+        def failed(message: str) -> None:
+            self._autosaving = False
+            self.status.emit(f"Could not write the recovery copy: {message}")
+
+        self._autosaving = True
+        self.runner.start("Writing the recovery copy", write, done, failed, lane=SAVE)
         return path
+
+    def _snapshot(self) -> Project:
+        """The project as it is now, sharing nothing that an edit changes in place."""
+        project = self.project
+        return dataclasses.replace(project, source_options=copy.deepcopy(project.source_options),
+                                   releases=list(project.releases), score_model_paths=list(project.score_model_paths),
+                                   settings=copy.deepcopy(project.settings))
+
+    def saving(self) -> bool:
+        """Whether a recovery copy is being written."""
+        return self._autosaving
 
     def _clean_changed(self, clean: bool) -> None:
         self.dirtyChanged.emit(not clean or self._dirty)

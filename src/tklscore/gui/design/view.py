@@ -16,7 +16,6 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-import shiboken6
 from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -599,8 +598,8 @@ class DesignView(QWidget):
             preview = result.transformed.published_table(limit=PREVIEW_ROWS)
             return built, result, privacy, preview
 
-        def current() -> bool:  # the view may have closed meanwhile, or a newer design been asked for
-            return shiboken6.isValid(self.headline) and generation == self._generation
+        def current() -> bool:  # a newer design may have been asked for (a closed view's task calls nothing)
+            return generation == self._generation
 
         def done(value) -> None:
             if not current():
@@ -615,7 +614,7 @@ class DesignView(QWidget):
 
         if self._task is not None:  # a newer design supersedes the one still being evaluated
             self._task.cancel()
-        self._task = wb.runner.start("Designing the release", work, done, failed)
+        self._task = wb.runner.start("Designing the release", work, done, failed, owner=self)
 
     def _evaluate_out_of_core(self) -> None:
         """The design evaluated by DuckDB over the source file (core/engines/design.py) on the
@@ -914,9 +913,7 @@ class DesignView(QWidget):
         self.suggest_message.setText("Searching the lattice of levels…")
         self.tabs.setCurrentIndex(2)
         self.workbench.runner.start(
-            "Suggesting releases", work,
-            lambda found: self.show_suggestions(found) if shiboken6.isValid(self.headline) else None,
-            self.workbench._fail)
+            "Suggesting releases", work, self.show_suggestions, self.workbench._fail, owner=self)
 
     def show_suggestions(self, found) -> None:
         self.suggestions = found
