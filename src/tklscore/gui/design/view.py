@@ -496,8 +496,6 @@ class DesignView(QWidget):
             return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"))
 
         def done(frame) -> None:
-            if not shiboken6.isValid(self.headline):
-                return
             counts = pd.Series(frame["count"].to_numpy(), index=pd.Index(frame["value"].astype(str), dtype=object))
             self.value_counts = counts
             if open_dialog:
@@ -506,7 +504,8 @@ class DesignView(QWidget):
                     self.set_hierarchy(column, dialog.hierarchy)
 
         self.workbench.status.emit(f"Reading the distinct values of '{column}' out of core…")
-        self.workbench.runner.start(f"Reading the values of '{column}'", work, done, self.workbench._fail)
+        self.workbench.runner.start(f"Reading the values of '{column}'", work, done, self.workbench._fail,
+                                    owner=self)
 
     def design(self, name: str = "designed release") -> ReleaseDesign:
         """The release on screen: the current release's rows, transformed as set here."""
@@ -675,8 +674,8 @@ class DesignView(QWidget):
                     heights[column] = error
             return result, heights, designer.suppressed_ids(500)
 
-        def current() -> bool:
-            return shiboken6.isValid(self.headline) and generation == self._generation
+        def current() -> bool:  # a newer design may have been asked for (a closed view's task calls nothing)
+            return generation == self._generation
 
         def done(value) -> None:
             if current():
@@ -692,7 +691,7 @@ class DesignView(QWidget):
             self._task.cancel()
         self.engine_note.setText(self.engine_note.text().split(" Evaluating")[0]
                                  + " Evaluating the new design…")
-        self._task = wb.runner.start("Designing the release out of core", work, done, failed)
+        self._task = wb.runner.start("Designing the release out of core", work, done, failed, owner=self)
 
     def show_engine_result(self, result, suppressed: list[str]) -> None:
         """An out-of-core evaluation (``EngineDesignResult``) on screen, as :meth:`show_result`."""
