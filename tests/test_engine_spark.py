@@ -211,3 +211,22 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
     written = pd.read_parquet(tmp_path / "release.parquet")
     pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
                                   check_dtype=False)
+
+
+def test_disclosure_risk_on_spark(spark, tmp_path):
+    """``disclosure-risk --engine spark``: Table 1 of Orooji & Knapp as in memory (the B2 oracle)."""
+    from test_disclosure_risk import PARAMS, VALUE_WEIGHTS, table_1
+    from tklscore.core.engines.disclosure_risk import disclosure_files
+    from tklscore.core.risk.disclosure_risk import disclosure_risk
+    from tklscore.core.risk.lens import disclosure_histogram
+
+    path = tmp_path / "table_1.csv"
+    table_1().to_csv(path, index=False)
+    memory = disclosure_risk(table_1(), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250)
+    with SparkBackend(session=spark) as backend:
+        engine = disclosure_files("spark", str(path), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250,
+                                  backend=backend)
+    assert [round(float(d) / 100, 6) for d in engine.d] == [1.199909, 3.062323, 2.200833, 2.367966, 1.923946]
+    assert engine.d == pytest.approx(memory.d, rel=1e-12) and engine.l_sum == pytest.approx(memory.l_sum, rel=1e-12)
+    assert engine.above_threshold == 1
+    assert engine.histogram.counts.tolist() == disclosure_histogram(memory.d, 250).counts.tolist()

@@ -63,6 +63,11 @@ class Backend:
     def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def materialize_joined(self, name: str, sql: str) -> None:
+        """:meth:`materialize` a statement of many joins to small tables, joined in the
+        order written (searching for an order would cost more than the joins)."""
+        self.materialize(name, sql)
+
     def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 

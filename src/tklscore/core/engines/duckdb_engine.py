@@ -59,6 +59,13 @@ class DuckDBBackend(Backend):
     def materialize(self, name: str, sql: str) -> None:
         self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}")
 
+    def materialize_joined(self, name: str, sql: str) -> None:
+        self.con.execute("SET disabled_optimizers = 'join_order'")
+        try:
+            self.materialize(name, sql)
+        finally:
+            self.con.execute("RESET disabled_optimizers")
+
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(f"{name}_frame", frame)
         self.con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM {name}_frame")
