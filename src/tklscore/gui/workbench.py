@@ -655,6 +655,8 @@ class Workbench(QObject):
             self.scoresChanged.emit()
             return
         source, definitions = self.project.source_path, list(self.project.releases)
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
+        options = dict(self.project.source_options)
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
@@ -676,12 +678,17 @@ class Workbench(QObject):
                                                    "scored out of core (define the release by ids or a file)")
                 except InputError as error:
                     errors[definition.name] = str(error)
-            return reports, errors
+            # the releases saved from the Design view, re-evaluated out of core as well
+            designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
+            errors.update(designed.errors)
+            reports.update({name: r.report for name, r in designed.results.items()})
+            measures = {name: r.risk for name, r in designed.results.items() if r.risk is not None}
+            return reports, errors, measures, {name: r.report for name, r in designed.results.items()}
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.release_errors = result
+            self.reports, self.release_errors, self.measures, self.designed_reports = result
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
@@ -699,6 +706,15 @@ class Workbench(QObject):
 
         elements = element_weights(model) if model is not None and settings.get("saved") else None
         return evaluate_saved_designs(table, roles, settings, weights, x, scorer, elements)
+
+    @staticmethod
+    def _designed_out_of_core(source, options, roles, settings, weights, x, model):
+        """:meth:`_designed` for a source evaluated out of core (core.engines.design)."""
+        from tklscore.core.engines.design import evaluate_saved_designs_in_engine
+        from tklscore.core.release.designer import element_weights
+
+        elements = element_weights(model) if model is not None and settings.get("saved") else None
+        return evaluate_saved_designs_in_engine(source, roles, settings, weights, x, elements, options)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

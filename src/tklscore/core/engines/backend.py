@@ -84,6 +84,9 @@ class Backend:
         except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
             raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
 
+    def interrupt(self) -> None:
+        """Stop the statement running now (from another thread); it raises in its caller."""
+
     def close(self) -> None:
         pass
 
@@ -101,9 +104,10 @@ class Backend:
         return c + name.replace(c, c + c) + c
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
-                    encoding: str | None = None, identifying=()) -> None:
+                    encoding: str | None = None, identifying=(), raw_continuous: bool = False) -> None:
         """``src(rid, id, q0.., s0.., y0..)`` from the source file (``y``: the
-        ``identifying`` columns, Y of (X,Y)-anonymity, as text)."""
+        ``identifying`` columns, Y of (X,Y)-anonymity, as text; with ``raw_continuous``
+        also ``r{i}``, a continuous SA i as written, which its hierarchy reads)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
         stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
@@ -118,6 +122,8 @@ class Backend:
             else:
                 parts.append(f"{text(c)} AS s{i}")
         parts += [f"{text(c)} AS y{j}" for j, c in enumerate(identifying)]
+        if raw_continuous:
+            parts += [f"{text(c)} AS r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
         self.run("cannot be read", path,
                  lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         for i, c in enumerate(roles.sa):
