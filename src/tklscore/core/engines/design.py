@@ -33,12 +33,13 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import RECORD_QUERY, EngineReport, score_records, score_set
 from tklscore.core.errors import InputError
+from tklscore.core.release.designer import generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
+from tklscore.core.release.transform import ColumnLevels, ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import Utility, ValueCounts, utility_of_values
 from tklscore.core.scoring.scores import RECORD_COLUMNS, check_x, normalise_by_source, normalise_by_theoretical_max
 from tklscore.core.scoring.weights import Weights
-from tklscore.core.tables.codes import group_ids_of_groups
+from tklscore.core.tables.codes import Codes, group_ids_of_groups
 from tklscore.core.tables.roles import Roles
 
 REFUSED = {
@@ -91,27 +92,25 @@ class EngineDesignResult:
         }
 
 
-@dataclass
 class _Column:
-    """A column's distinct values (first-appearance order) and its labels per level."""
+    """A column's distinct values (in the order they first appear) and, per level, their
+    groups: the in-memory designer's :class:`ColumnLevels` over the distinct values."""
 
-    values: np.ndarray
-    labels: list[np.ndarray]
-    height: int
+    def __init__(self, name: str, values: np.ndarray, hierarchy: Hierarchy | None, numeric_order: bool):
+        self.values = values
+        self.levels = ColumnLevels(None, name, hierarchy, Codes(np.arange(len(values), dtype=np.int64), values),
+                                   numeric_order=numeric_order)
+        self.height = self.levels.height
+        self.top = self.height if hierarchy is not None else 1
 
-    def groups(self, level: int, numeric_order: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """As ``ColumnLevels.value_groups``: each value's group code and the group labels."""
-        group_of_value, groups = pd.factorize(self.labels[level], sort=False)
-        groups = np.asarray(groups, dtype=object)
-        if numeric_order:
-            numbers = pd.to_numeric(pd.Series(self.values, dtype=object), errors="coerce").to_numpy(float)
-            smallest = np.full(len(groups), np.inf)
-            np.minimum.at(smallest, group_of_value, numbers)
-            order = np.argsort(smallest, kind="stable")
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
-            group_of_value, groups = rank[group_of_value], groups[order]
-        return group_of_value.astype(np.int64), groups
+    def groups(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each value's group code at ``level`` and the group labels (``value_groups``)."""
+        self.levels.at(level)   # a level out of range: the in-memory error
+        return self.levels.value_groups(level)
+
+    def labels(self, level: int) -> np.ndarray:
+        group_of_value, groups = self.groups(level)
+        return np.asarray(groups, dtype=object)[group_of_value]
 
 
 class EngineDesigner:
@@ -171,20 +170,8 @@ class EngineDesigner:
                 text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
                 values = self.backend.fetch(f"SELECT {text} AS v, MIN(__rid) AS first FROM __source GROUP BY {text}")
                 values = values.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
-            hierarchy = self.hierarchies.get(name)
-            if hierarchy is not None:
-                labels = hierarchy.labels(values)
-                height = len(labels) - 1
-            else:
-                labels, height = [values, np.full(len(values), "*", dtype=object)], 0
-            self._columns[name] = _Column(values, labels, height)
+            self._columns[name] = _Column(name, values, self.hierarchies.get(name), name in self.roles.continuous)
         return self._columns[name]
-
-    def column_values(self, name: str) -> pd.DataFrame:
-        """A column's distinct values with their counts (as written), most frequent first."""
-        text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
-        return self.backend.fetch(f"SELECT {text} AS value, COUNT(*) AS count FROM __source GROUP BY {text} "
-                                  f"ORDER BY count DESC, value")
 
     def _index(self, name: str) -> int:
         return self.columns.index(name)
@@ -203,16 +190,14 @@ class EngineDesigner:
         """The level a column is published at (a removed QI: its top)."""
         column = self.column(name)
         if name in design.removed and name in self.roles.qi:
-            return len(column.labels) - 1
+            return column.top
         level = design.level(name)
-        if not 0 <= level <= len(column.labels) - 1:
-            raise InputError(f"level {level} is out of range: the hierarchy has levels 0 to {column.height}",
-                             column=name)
+        column.groups(level)
         return level
 
-    def _register_map(self, name: str, level: int, numeric_order: bool = False) -> str:
+    def _register_map(self, name: str, level: int) -> str:
         column = self.column(name)
-        group_of_value, groups = column.groups(level, numeric_order)
+        group_of_value, groups = column.groups(level)
         relation = f"map_{self._index(name)}"
         self.backend.register(relation, pd.DataFrame({
             "v": pd.Series(column.values, dtype=object),
@@ -289,7 +274,7 @@ class EngineDesigner:
                 sa_parts.append((i, "value", None))
                 continue
             continuous = name in roles.continuous
-            relation = self._register_map(name, level, numeric_order=continuous)
+            relation = self._register_map(name, level)
             sa_parts.append((i, "code" if continuous else "label", relation))
             group_weights[name], note = self._group_weights(name, i, level, weights, continuous)
             if note:
@@ -400,7 +385,7 @@ class EngineDesigner:
         (a label, or a continuous SA's group code): its element's, else the largest weight
         of the values it covers (as ``ReleaseDesigner._sa_weights``)."""
         column = self.column(name)
-        group_of_value, groups = column.groups(level, numeric_order=continuous)
+        group_of_value, groups = column.groups(level)
         if continuous:
             # weights of a continuous SA are read over its sorted numbers
             pairs = self.backend.fetch(DesignPlan.distinct_numbers(i)).sort_values("x", kind="stable")
@@ -413,19 +398,7 @@ class EngineDesigner:
         per_value = np.where(np.isnan(per_value), 0.0, per_value)
         largest = np.zeros(len(groups), dtype=np.float64)
         np.maximum.at(largest, group, per_value)
-        conservative = []
-        for g, label in enumerate(groups):
-            element = self.elements.get((name, str(label)))
-            if element is not None:
-                largest[g] = element
-            else:
-                conservative.append(str(label))
-        note = None
-        if conservative:
-            shown = ", ".join(f"'{v}'" for v in conservative[:8]) + (" ..." if len(conservative) > 8 else "")
-            note = (f"'{name}' at level {level}: {len(conservative)} generalised value(s) ({shown}) have no "
-                    f"element in the tkl-Data Model and weigh the largest weight of the values they cover "
-                    f"(conservative)")
+        largest, note = generalised_weights(name, level, groups, largest, self.elements)
         if continuous:
             return {float(g): largest[g] for g in range(len(groups))}, note
         return {str(label): largest[g] for g, label in enumerate(groups)}, note
@@ -518,7 +491,7 @@ class EngineDesigner:
                 column = self.column(name)
                 self.backend.register(relation, pd.DataFrame({
                     "v": pd.Series(column.values, dtype=object),
-                    "g": pd.Series(column.labels[self._level(design, name)], dtype=object).astype(str)}))
+                    "g": pd.Series(column.labels(self._level(design, name)), dtype=object).astype(str)}))
                 joins.append(f"LEFT JOIN {relation} AS o{n} ON o{n}.v = {text}")
                 text = f"o{n}.g"
             if csv:
