@@ -543,26 +543,12 @@ def evaluate_saved_designs_in_engine(source: str, roles: Roles, settings: dict, 
     of core (DuckDB): the releases saved from the Design view, re-evaluated; a design that
     no longer applies is reported in ``errors`` with the reason."""
     from tklscore.core.engines import open_backend
-    from tklscore.core.release.designer import SavedDesigns
+    from tklscore.core.release.designer import SavedDesigns, evaluate_designs
 
-    saved = list(settings.get("saved") or [])
-    results, errors = {}, {}
-    if not saved:
-        return SavedDesigns(results, errors)
+    if not settings.get("saved"):
+        return SavedDesigns({}, {})
     options = dict(options or {})
     with open_backend("duckdb", memory_limit) as backend:
-        try:
-            hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
-            designer = EngineDesigner(backend, source, roles, hierarchies, elements, options.get("delimiter"),
-                                      options.get("encoding"), drop_absent_hierarchies=True)
-        except InputError as error:
-            return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
-        for i, data in enumerate(saved):
-            name = str(data.get("name", "designed release"))
-            try:
-                results[name] = designer.evaluate(ReleaseDesign.from_dict(data), weights, x)
-            except InputError as error:
-                errors[name] = str(error)
-            if progress is not None:
-                progress((i + 1) / len(saved))
-    return SavedDesigns(results, errors)
+        return evaluate_designs(settings, lambda hierarchies: EngineDesigner(
+            backend, source, roles, hierarchies, elements, options.get("delimiter"), options.get("encoding"),
+            drop_absent_hierarchies=True), weights, x, progress)

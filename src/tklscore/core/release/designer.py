@@ -365,14 +365,20 @@ def evaluate_saved_designs(source: Table, roles: Roles, settings: dict, weights:
     ``{"hierarchies": [...], "saved": [design, ...]}``) evaluated on ``source``: what a
     reopened project shows beside its other releases. A design that no longer applies (a
     column or hierarchy gone) is reported in ``errors`` with the reason, not dropped silently."""
+    return evaluate_designs(settings, lambda hierarchies: ReleaseDesigner(
+        source, roles, {c: h for c, h in hierarchies.items() if c in source.columns}, scorer=scorer,
+        elements=elements), weights, x, progress)
+
+
+def evaluate_designs(settings: dict, designer_of, weights: Weights, x: float = 1.0, progress=None) -> SavedDesigns:
+    """The saved designs of ``settings`` evaluated by ``designer_of(hierarchies)`` (a
+    :class:`ReleaseDesigner`, or an engine's designer), each failure kept with its reason."""
     saved = list(settings.get("saved") or [])
     results, errors = {}, {}
     if not saved:
         return SavedDesigns(results, errors)
     try:
-        hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
-        designer = ReleaseDesigner(source, roles, {c: h for c, h in hierarchies.items() if c in source.columns},
-                                   scorer=scorer, elements=elements)
+        designer = designer_of({h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []})
     except InputError as error:
         return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
     for i, data in enumerate(saved):
