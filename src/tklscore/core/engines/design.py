@@ -355,8 +355,8 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            backend.materialize("published_g", plan.published_generalised())
-            risk = measure_in_engine(backend, kept_roles, source="published_g", population="gsrc", name=self.source,
+            risk = measure_in_engine(backend, kept_roles, source=f"({plan.published_generalised()}) AS published_g",
+                                     population="gsrc", name=self.source,
                                      population_name="source", value_space="gsrc")
         step()
         shown = self.release_rows(design, preview) if preview else None
