@@ -61,6 +61,7 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
         assert not view.engine_note.isHidden() and "Out of core" in view.engine_note.text()
         assert "seconds to minutes" in view.engine_note.text()
         assert not view.suggest_button.isEnabled() and "reading the whole file again" in view.suggest_message.text()
+        assert view.chart.isHidden() and view.front_table.isHidden()
         assert view.sliders["City"].maximum() == memory_view.sliders["City"].maximum() == 2
         for v in (view, memory_view):
             before = v.result

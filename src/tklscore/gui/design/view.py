@@ -275,6 +275,7 @@ class DesignView(QWidget):
         suggest_layout = QVBoxLayout(suggest_tab)
         self.suggest_message = QLabel("Press Suggest to search the lattice of levels.")
         self.suggest_message.setWordWrap(True)
+        self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         suggest_layout.addWidget(self.suggest_message)
         self.chart = pg.PlotWidget(background="w")
         self.chart.setLabel("bottom", "utility loss (1 − precision)")
@@ -329,6 +330,11 @@ class DesignView(QWidget):
             self.perturbed = {**{c: (m, 0.0) for c, m in design.microaggregate},
                               **{c: ("noise", e) for c, e in design.noise}}
             self.seed = design.seed
+            for box, value in ((self.suppress_below, design.suppress_below),
+                               (self.budget, design.suppression_limit * 100.0)):
+                box.blockSignals(True)
+                box.setValue(value)
+                box.blockSignals(False)
         self.designer = None
         self.sliders = {}
         self._slider_labels = {}
@@ -553,6 +559,8 @@ class DesignView(QWidget):
             f"evaluated by DuckDB reading the file: that takes seconds to minutes. The figures below stay those "
             f"of the last evaluation until the new one arrives; the progress is in the status bar.")
         self.suggest_button.setEnabled(not out_of_core)
+        self.chart.setVisible(not out_of_core)
+        self.front_table.setVisible(not out_of_core)
         self.report_button.setEnabled(not out_of_core)
         self.report_button.setToolTip("the report of a designed release needs the table in memory" if out_of_core
                                       else "the report of the designed release: how it was made, its scores, "
@@ -561,8 +569,8 @@ class DesignView(QWidget):
             self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
             self.suggest_message.setText(
                 "Suggestions are not offered for this source. To suggest releases the workbench tries many "
-                "combinations of levels, and each one means reading the whole file again, which for a source "
-                "this large would take hours. Move the level sliders to design the release here (each change "
+                "combinations of levels, and each one means reading the whole file again: for a source too large "
+                "for memory that takes far too long. Move the level sliders to design the release here (each change "
                 "is evaluated on the whole file), or open a sample of the source that fits in memory and ask "
                 "for suggestions there.")
 
