@@ -348,7 +348,7 @@ class DesignView(QWidget):
             return
         self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in names}
         self.perturbed = {c: p for c, p in self.perturbed.items() if c in names and c not in roles.qi
-                          and not out_of_core}
+                          and not (out_of_core and p[0] == "noise")}
         self.columns.setRowCount(len(names))
         for r, column in enumerate(names):
             self.columns.setItem(r, 0, QTableWidgetItem(column))
@@ -361,12 +361,8 @@ class DesignView(QWidget):
             publish.setChecked(column not in self.removed)
             publish.toggled.connect(lambda on, c=column: self.set_published(c, on))
             self.columns.setCellWidget(r, 4, publish)
-            if out_of_core:
-                self.columns.setItem(r, 5, QTableWidgetItem("—"))
-                self.columns.item(r, 5).setToolTip("microaggregation and noise are offered when the table is "
-                                                   "in memory; this source is evaluated out of core")
-            elif column not in roles.qi and column != roles.identifier:
-                self.columns.setCellWidget(r, 5, self._perturb_cell(column))
+            if column not in roles.qi and column != roles.identifier:
+                self.columns.setCellWidget(r, 5, self._perturb_cell(column, noise=not out_of_core))
         self.schedule()
 
     def _hierarchy_text(self, column: str) -> str:
@@ -418,13 +414,17 @@ class DesignView(QWidget):
             slider.setEnabled(True)
             label.setText(f"{slider.value()}/{height}")
 
-    def _perturb_cell(self, column: str) -> QWidget:
+    def _perturb_cell(self, column: str, noise: bool = True) -> QWidget:
         cell = QWidget()
         row = QHBoxLayout(cell)
         row.setContentsMargins(4, 0, 4, 0)
         how = QComboBox()
         for text, key in (("—", None), ("class mean", "mean"), ("class median", "median"), ("± noise", "noise")):
-            how.addItem(text, key)
+            if key != "noise" or noise:
+                how.addItem(text, key)
+        if not noise:
+            how.setToolTip("noise is drawn in memory (a seeded stream over the rows); out of core a numeric "
+                           "column can be published as its class mean or median")
         epsilon = QDoubleSpinBox()
         epsilon.setRange(0.0, 1000.0)
         epsilon.setSuffix(" %")
