@@ -280,10 +280,7 @@ class EngineDesigner:
             if note:
                 notes.append(note)
         for name in self.hierarchies:
-            if name not in roles.qi and name not in roles.sa:
-                levels[name] = self._level(design, name)
-        for name in self.hierarchies:
-            if name in roles.sa:
+            if name not in roles.qi:
                 levels[name] = self._level(design, name)
         plan = DesignPlan(tuple(qi_maps), tuple(sa_parts))
         backend.materialize("gsrc", plan.generalised())
@@ -298,8 +295,6 @@ class EngineDesigner:
         sizes = np.zeros(len(classes), dtype=np.int64)
         sizes[ids] = classes["size"].to_numpy(dtype=np.int64)
         dropped, left = suppressed_classes(sizes, design.suppress_below, design.suppression_limit)
-        if design.suppress_below <= 1 or selected == 0:
-            dropped, left = np.zeros(len(sizes), dtype=bool), 0
         dropped_rows = dropped[ids]
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
