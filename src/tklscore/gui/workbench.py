@@ -577,34 +577,41 @@ class Workbench(QObject):
 
     def _score_out_of_core(self) -> None:
         """Score the releases of a source too large for memory with the DuckDB engine
-        (releases by ids or by file; a filter needs the table in memory)."""
+        (releases by ids, by file or by filter); roles that do not fit the source (a
+        continuous column holding text, say) are reported once, by file, row and column."""
         roles, weights, x = self.project.roles, self.weights, self.project.x
         self.reports, self.measures = {}, {}
         if not roles.sa or not roles.qi or weights is None:
             self.scoresChanged.emit()
             return
         source, definitions = self.project.source_path, list(self.project.releases)
+        options = dict(self.project.source_options or {})
+        delimiter, encoding = options.get("delimiter"), options.get("encoding")
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
-            from tklscore.core.engines import score_files
+            from tklscore.core.engines import open_backend, open_release, score_in_engine
 
             reports, errors = {}, {}
-            for i, definition in enumerate(definitions):
-                control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name} out of core")
-                try:
-                    if definition.kind == "ids":
-                        reports[definition.name] = score_files("duckdb", source, roles, weights,
-                                                               rows=list(definition.ids), x=x, skip_unlocated=True)
-                    elif definition.kind == "file":
-                        reports[definition.name] = score_files(
-                            "duckdb", source, roles, weights, published=definition.path, x=x, skip_unlocated=True,
-                            delimiter=definition.options.get("delimiter"), encoding=definition.options.get("encoding"))
-                    else:
-                        errors[definition.name] = ("a filter release needs the table in memory; this source is "
-                                                   "scored out of core (define the release by ids or a file)")
-                except InputError as error:
-                    errors[definition.name] = str(error)
+            with open_backend("duckdb") as backend:
+                control.progress(2, "Checking the roles against the source out of core")
+                backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
+                for i, definition in enumerate(definitions):
+                    control.progress(int(5 + 95 * i / max(1, len(definitions))),
+                                     f"Scoring {definition.name} out of core")
+                    try:
+                        if definition.kind == "ids":
+                            name = open_release(backend, roles, rows=list(definition.ids))
+                        elif definition.kind == "file":
+                            name = open_release(backend, roles, published=definition.path,
+                                                delimiter=definition.options.get("delimiter"),
+                                                encoding=definition.options.get("encoding"))
+                        else:
+                            name = open_release(backend, roles, filter=definition.expression or "")
+                        reports[definition.name] = score_in_engine(backend, roles, weights, x, source_name=source,
+                                                                   published_name=name, skip_unlocated=True)
+                    except InputError as error:
+                        errors[definition.name] = str(error)
             return reports, errors
 
         def done(result) -> None:

@@ -32,8 +32,8 @@ class EngineChoice:
             return f"{name} is scored in memory"
         share = f"{self.share:.0%}" if self.share >= 0.01 else f"{100 * self.share:.2g}%"
         return (f"{name} would take about {_size(self.estimated)} in memory, more than {share} of the "
-                f"{_size(self.available)} available: it is scored out of core by DuckDB (ids and file "
-                f"releases; the table itself is not shown)")
+                f"{_size(self.available)} available: it is scored out of core by DuckDB (its first rows are "
+                f"shown; the Release, Scores and Risk views work from the engine)")
 
 
 def _size(count: int) -> str:
