@@ -306,9 +306,26 @@ class Workbench(QObject):
 
         self.runner.start("Reading the source out of core", describe, done, self._fail)
 
+    @property
+    def has_source(self) -> bool:
+        """A source to work on: loaded, or described out of core."""
+        return self.table is not None or self.source_summary is not None
+
+    def source_columns(self) -> list[str]:
+        if self.table is not None:
+            return list(self.table.columns)
+        return list(self.source_summary.columns) if self.source_summary is not None else []
+
+    def source_rows(self) -> int:
+        if self.table is not None:
+            return len(self.table)
+        return self.source_summary.rows if self.source_summary is not None else 0
+
     def set_roles(self, roles: Roles) -> None:
         if self.table is not None:
             roles.validate(self.table)
+        elif self.source_summary is not None:
+            roles.validate(self.source_summary)
         self.project.roles = roles
         self.resolved.clear()
         self._mark(True)
@@ -352,6 +369,10 @@ class Workbench(QObject):
         it is added); a large table's releases are resolved while scoring, in the background."""
         if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
             self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
+        elif self.source_summary is not None and definition.kind == "filter":
+            from tklscore.core.engines.filter_sql import check_filter
+
+            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
@@ -626,7 +647,13 @@ class Workbench(QObject):
                                  f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
             self.scoresChanged.emit()
 
-        self.runner.start("Scoring out of core", score, done, self._fail)
+        def failed(message: str) -> None:  # the source or the roles: every release is left without scores
+            if generation == self._generation["scores"]:
+                self.release_errors = {d.name: message for d in definitions}
+                self.scoresChanged.emit()
+            self._fail(message)
+
+        self.runner.start("Scoring out of core", score, done, failed)
 
     @staticmethod
     def _designed(table, roles, settings, weights, x, scorer, model):

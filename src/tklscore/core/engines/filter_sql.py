@@ -79,6 +79,12 @@ def filter_to_sql(expression: str, columns: dict[str, FilterColumn]) -> str:
     return parse_filter(expression).to_sql(columns)
 
 
+def check_filter(expression: str, columns, continuous=frozenset()) -> None:
+    """Refuse at once a filter that cannot be translated over these columns (continuous
+    ones compared as numbers), before the engine reads the source."""
+    filter_to_sql(expression, {c: FilterColumn("t", "n" if c in continuous else None) for c in columns})
+
+
 def sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
