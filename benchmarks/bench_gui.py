@@ -4,8 +4,10 @@ Prints how long the event loop was blocked at most (a 10 ms timer measures the g
 between its ticks) while the source loads from CSV, the distinguishing factors are
 computed and the releases are scored, how long an AHP edit takes until every view
 shows the new scores, and how long switching the current release takes until the Risk
-view shows the new release's privacy models, risk and D(r) (recomputed in the background).
-Targets: an AHP edit ≤ 0.3 s; no block longer than 100 ms.
+view shows the new release's privacy models, risk and D(r) (recomputed in the background),
+and how long writing the recovery copy (autosave) blocks it. Each phase prints its wall and
+CPU time (the whole process, every thread); the run ends with the peak RSS.
+Targets: an AHP edit ≤ 0.3 s (issue 4: median 68 ms); no block longer than 100 ms.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui.py [--rows N]
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -117,21 +121,24 @@ def main(argv=None) -> int:
     window = MainWindow()
     window.show()
     bench = window.workbench
+    bench.autosave_timer.stop()  # autosave is measured on its own below
     meter = BlockMeter()
     meter.start()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     bench.open_project(str(folder / "bench.tklproj"))
     while not bench.reports:
         app.processEvents()
         time.sleep(0.002)
-    loaded = time.perf_counter() - started
+    loaded, loaded_cpu = time.perf_counter() - started, time.process_time() - cpu
     blocked_loading = meter.stop()
-    print(f"open project → scores shown:        {loaded:6.2f} s   (load CSV, factors, score; in the background)")
+    print(f"open project → scores shown:        {loaded:6.2f} s   CPU {loaded_cpu:5.2f} s  "
+          "(load CSV, factors, score; in the background)")
     print(f"longest event-loop block meanwhile:  {blocked_loading * 1000:6.0f} ms  target ≤ 100 ms   "
-          f"{'PASS' if blocked_loading <= 0.1 else 'FAIL'}")
+          f"{'PASS' if blocked_loading <= 0.1 else 'FAIL'}  (UI-thread CPU time of the longest: "
+          f"{meter.longest_cpu * 1000:.0f} ms)")
 
     window.show_view("ahp")  # the expert edits in the AHP view (its sensitivity sweep follows each edit)
-    latencies, blocks = [], []
+    latencies, blocks, cpu_blocks, cpus = [], [], [], []
     medical = bench.model.find("MedicalHealth").iri
     health, record = bench.model.find("Health").iri, bench.model.find("HealthRecord").iri
     for rating in (3, 5, 7, 9, 1 / 3):
@@ -142,19 +149,41 @@ def main(argv=None) -> int:
 
         bench.scoresChanged.connect(mark)
         meter.start()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         bench.edit_model("judgement", lambda m, r=rating: m.set_judgement(medical, health, record, r))
         while not done:
             app.processEvents()
             time.sleep(0.001)
         latencies.append(done[0] - started)
+        cpus.append(time.process_time() - cpu)
         blocks.append(meter.stop())
+        cpu_blocks.append(meter.longest_cpu)
         bench.scoresChanged.disconnect(mark)
     worst = max(latencies)
     print(f"AHP edit → new scores in every view:  median {np.median(latencies) * 1000:5.0f} ms, worst "
-          f"{worst * 1000:5.0f} ms  target ≤ 300 ms   {'PASS' if worst <= 0.3 else 'FAIL'}")
+          f"{worst * 1000:5.0f} ms  target ≤ 300 ms   {'PASS' if worst <= 0.3 else 'FAIL'}  "
+          f"(each: {', '.join(f'{t * 1000:.0f}' for t in latencies)} ms; CPU median "
+          f"{np.median(cpus) * 1000:.0f} ms; issue 4's figure: median 68 ms)")
     print(f"longest event-loop block per edit:    {max(blocks) * 1000:5.0f} ms  target ≤ 100 ms   "
-          f"{'PASS' if max(blocks) <= 0.1 else 'FAIL'}")
+          f"{'PASS' if max(blocks) <= 0.1 else 'FAIL'}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
+          f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms)")
+    while bench.runner.current:  # the last edit's sensitivity sweep (side lane)
+        app.processEvents()
+        time.sleep(0.002)
+
+    # the recovery copy of the unsaved edits: a snapshot on the UI thread, written on a worker
+    meter.start()
+    started, cpu = time.perf_counter(), time.process_time()
+    recovery = bench.autosave()
+    while bench.saving():
+        app.processEvents()
+        time.sleep(0.002)
+    written, written_cpu = time.perf_counter() - started, time.process_time() - cpu
+    blocked_saving = meter.stop()
+    print(f"autosave ({recovery.stat().st_size / 1e6:.1f} MB recovery copy, {len(sample):,} ids): written in "
+          f"{written * 1000:.0f} ms, CPU {written_cpu * 1000:.0f} ms; longest event-loop block "
+          f"{blocked_saving * 1000:.0f} ms  target ≤ 100 ms   {'PASS' if blocked_saving <= 0.1 else 'FAIL'}")
+    recovery.unlink(missing_ok=True)
 
     # a second, large release (added now, so that the figures above stay those of one release)
     risk = window.views["risk"]
@@ -191,9 +220,12 @@ def main(argv=None) -> int:
           f"{'PASS' if max(blocks) <= 0.1 else 'FAIL'}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
           f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms, load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (a shared machine inflates wall times)")
     bench.undo_stack.setClean()
     bench._mark(False)
     window.close()
+    shutil.rmtree(folder, ignore_errors=True)  # the source CSV is large
     return 0
 
 

@@ -4,6 +4,8 @@ data-model.md §2-3 written out naively here), and copies diverge independently.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,3 +127,26 @@ def test_thesis_weights_through_the_index_are_table_4_2():
     weights = {(a, v): w for a, v, w in thesis_model(judgements=False).weight_triples()}
     assert weights[("Disease", "HIV")] == pytest.approx(0.432, abs=1e-9)
     assert weights[("Initial Diagnosis", "Migraine")] == pytest.approx(0.04752, abs=1e-9)
+
+
+def test_a_copy_of_the_node_table_has_the_same_indexes_and_is_independent():
+    model = thesis_model()
+    nodes = model.nodes
+    other = nodes.copy()
+    assert dict(other) == dict(nodes) and other.identity != nodes.identity
+    for iri in list(nodes) + [None]:
+        assert other.children_of(iri) == nodes.children_of(iri)
+    assert other.attribute_columns() == nodes.attribute_columns()
+    for column in nodes.attribute_columns():
+        assert other.attribute_of(column) == nodes.attribute_of(column)
+        assert other.values_of(column) == nodes.values_of(column)
+    # edits of the copy (a new node last in model order, a removal) leave the original as it was
+    arv = model.find("V.ARV")
+    parent_children = nodes.children_of(arv.parent)
+    del other[arv.iri]
+    other[arv.iri + "-new"] = dataclasses.replace(arv, iri=arv.iri + "-new")
+    assert nodes.children_of(arv.parent) == parent_children and arv.iri in nodes
+    assert other.children_of(arv.parent) == [c for c in parent_children if c != arv.iri] + [arv.iri + "-new"]
+    assert other.value_of(arv.column, arv.value) == arv.iri + "-new"
+    assert nodes.value_of(arv.column, arv.value) == arv.iri
+    assert list(other)[-1] == arv.iri + "-new" and list(nodes) == list(model.nodes)

@@ -181,3 +181,52 @@ def test_measures_on_spark(spark, data_dir):
                                backend=backend)
     assert engine.k == 1 and engine.models.t == pytest.approx(0.8571428571428571, abs=1e-15)
     assert_same(engine.to_json_dict(), memory.to_json_dict())
+
+
+def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
+    """The design's SQL (core/engines/design.py) runs on Spark as on DuckDB: scores, measures,
+    utility and the published table written by Spark as the in-memory designer's."""
+    from test_engine_design import assert_same
+
+    from tklscore.core.engines.design import EngineDesigner
+    from tklscore.core.release.designer import ReleaseDesigner
+    from tklscore.core.release.hierarchy import Hierarchy
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.release.transform import ReleaseDesign
+
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Age": Hierarchy.intervals("Age", [10, 20])}
+    design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"],
+                           selection=ReleaseDefinition("P", "ids", ids=("0", "1", "2", "3", "4", "5")))
+    memory = ReleaseDesigner(load_table(source), ROLES, hierarchies).evaluate(design, weights)
+    with SparkBackend(session=spark) as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        engine = designer.evaluate(design, weights, preview=10)
+        a, b = engine.to_json_dict(), memory.to_json_dict()
+        a.pop("notes"), b.pop("notes")
+        assert_same(a, b)
+        designer.write_release(design, str(tmp_path / "release.parquet"))
+    written = pd.read_parquet(tmp_path / "release.parquet")
+    pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
+                                  check_dtype=False)
+
+
+def test_disclosure_risk_on_spark(spark, tmp_path):
+    """``disclosure-risk --engine spark``: Table 1 of Orooji & Knapp as in memory (the B2 oracle)."""
+    from test_disclosure_risk import PARAMS, VALUE_WEIGHTS, table_1
+    from tklscore.core.engines.disclosure_risk import disclosure_files
+    from tklscore.core.risk.disclosure_risk import disclosure_risk
+    from tklscore.core.risk.lens import disclosure_histogram
+
+    path = tmp_path / "table_1.csv"
+    table_1().to_csv(path, index=False)
+    memory = disclosure_risk(table_1(), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250)
+    with SparkBackend(session=spark) as backend:
+        engine = disclosure_files("spark", str(path), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250,
+                                  backend=backend)
+    assert [round(float(d) / 100, 6) for d in engine.d] == [1.199909, 3.062323, 2.200833, 2.367966, 1.923946]
+    assert engine.d == pytest.approx(memory.d, rel=1e-12) and engine.l_sum == pytest.approx(memory.l_sum, rel=1e-12)
+    assert engine.above_threshold == 1
+    assert engine.histogram.counts.tolist() == disclosure_histogram(memory.d, 250).counts.tolist()

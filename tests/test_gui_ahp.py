@@ -265,3 +265,73 @@ def test_sensitivity_chart_sweeps_the_chosen_priority(view, qtbot):
     view.set_sensitivity_criterion(prescription)
     qtbot.waitUntil(lambda: view.sweep is not None and view.sweep.criterion == prescription, timeout=15_000)
     assert view.sweep.current == pytest.approx(TABLE_4_1[2], abs=5e-5)
+
+
+def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch):
+    """TaskRunner.start(..., owner=view): the closed view's sweep is cancelled and neither
+    its result nor its progress reaches the deleted widgets."""
+    import threading
+
+    import shiboken6
+
+    import tklscore.gui.ahp.view as ahp_view
+
+    workbench = Workbench()
+    workbench.autosave_timer.stop()
+    view = AhpView(workbench)               # closed by the test itself, so not handed to qtbot
+    view.show()
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current,
+                    timeout=15_000)
+    running, finish, cancelled = threading.Event(), threading.Event(), []
+    real_sweep = ahp_view.priority_sweep
+
+    def slow_sweep(*args, progress=None, **kwargs):
+        running.set()
+        finish.wait(10)
+        try:
+            return real_sweep(*args, progress=progress, **kwargs)
+        except BaseException:
+            cancelled.append(True)
+            raise
+
+    drawn = []
+    monkeypatch.setattr(ahp_view, "priority_sweep", slow_sweep)
+    monkeypatch.setattr(AhpView, "_draw_sweep", lambda self, *args: drawn.append(args))
+    view.compute_sensitivity()
+    task = view._sweep_task
+    assert running.wait(10)
+    with qtbot.captureExceptions() as exceptions:
+        view.close()
+        shiboken6.delete(view)              # the view closes while its sweep runs
+        finish.set()
+        qtbot.waitUntil(lambda: task not in workbench.runner.current, timeout=10_000)
+    assert task.control.cancelled and cancelled == [True]
+    assert drawn == [] and exceptions == []
+
+
+def test_an_edit_sweeps_once_after_its_new_scores(view, qtbot):
+    workbench = view.workbench
+    qtbot.waitUntil(lambda: view.sweep is not None and not workbench.runner.current, timeout=15_000)
+    events = []
+    start = workbench.runner.start
+
+    old_report = workbench.current_report()
+
+    def logged(name, *args, **kwargs):
+        events.append((name, "old scores" if workbench.current_report() is old_report else "new scores"))
+        return start(name, *args, **kwargs)
+
+    workbench.runner.start = logged
+    before = view.sweep
+    health, record = workbench.model.find("Health").iri, workbench.model.find("HealthRecord").iri
+    workbench.edit_model("judgement", lambda m: m.set_judgement(workbench.model.find("MedicalHealth").iri,
+                                                                health, record, 5))
+    assert view.sensitivity_note.text() == "Waiting for the new scores…"
+    qtbot.waitUntil(lambda: view.sweep is not before and not workbench.runner.current, timeout=15_000)
+    assert events == [("Scoring", "old scores"), ("Sensitivity of the scores", "new scores")]
+    expected = __import__("tklscore.core.scoring.sensitivity", fromlist=["priority_sweep"]).priority_sweep(
+        workbench.model, view.sweep.parent, view.sweep.criterion, workbench.scorer, workbench.current_release())
+    for name in ("tkl", "m_score", "l_severity"):  # the sweep of the edited model
+        assert np.allclose(view.sweep.scores[name], expected.scores[name], equal_nan=True)
+    assert view.sweep.current == pytest.approx(expected.current)

@@ -133,6 +133,7 @@ def test_recovery_copies_of_projects_with_the_same_file_name_do_not_collide(qtbo
         workbench.save_project(str(path))
         workbench.set_x(2.0 if path is first else 3.0)
         copies.append(workbench.autosave())
+        qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)  # written in the background
     assert copies[0] != copies[1] and all(c.exists() for c in copies)
     assert set(copies) <= set(workbench.recovery_copies())
     from tklscore.core.project import Project

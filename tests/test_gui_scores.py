@@ -266,15 +266,66 @@ def test_demo_says_where_its_weights_come_from(capsys):
 def test_a_large_release_s_chart_is_sorted_in_the_background(view, qtbot, monkeypatch):
     from tklscore.gui.scores import view as view_module
     from tklscore.gui.scores.charts import per_record_order
+    from tklscore.gui.tasks import SIDE
 
     monkeypatch.setattr(view_module, "SORT_IN_BACKGROUND", 2)  # the 4 records of Scenario 1 count as large
     runner = view.workbench.runner
     started, start = [], runner.start
-    monkeypatch.setattr(runner, "start", lambda name, *args: (started.append(name), start(name, *args))[1])
+    monkeypatch.setattr(runner, "start", lambda name, *args, **kwargs: (started.append((name, kwargs.get("lane"))),
+                                                                        start(name, *args, **kwargs))[1])
     view.per_record_chart.set_data(None, None, 1.0)
     view.refresh()
-    qtbot.waitUntil(lambda: view.per_record_chart.point_count() == 4 and not runner.current, timeout=15000)
-    assert "Sorting the records for the chart" in started
+    assert view.charts_pending()
+    qtbot.waitUntil(lambda: not view.charts_pending() and not runner.current, timeout=15000)
+    assert view.per_record_chart.point_count() == 4
+    assert ("Sorting the records for the chart", SIDE) in started  # beside the scores, never ahead of them
     records = view.workbench.current_report().records
     order = per_record_order(records, view.per_record_chart.order)
     assert view.per_record_chart.ids == [str(i) for i in records["id"].to_numpy()[order]]
+
+
+def test_charts_off_screen_wait_until_the_view_is_shown(qtbot, tmp_path):
+    """In the window, a Scores view the officer is not looking at draws no chart after a
+    rescore; shown, it draws the current scores; an export draws them first."""
+    from PySide6.QtCore import QSettings
+
+    from tklscore.gui.main_window import MainWindow
+
+    QStandardPaths.setTestModeEnabled(True)
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.workbench.autosave_timer.stop()
+    window.resize(1400, 900)
+    window.show()
+    workbench, view = window.workbench, window.views["scores"]
+    files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: bool(workbench.reports), timeout=15000)
+    workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
+    window.show_view("scores")
+    wait_scores(qtbot, workbench, 4.98258)
+    qtbot.waitUntil(lambda: not view.charts_pending() and view.per_record_chart.point_count() == 4, timeout=15000)
+    assert view.growth_chart.series["tkl"].yData[-1] == pytest.approx(0.5686, abs=1e-4)
+
+    window.show_view("ahp")
+    workbench.set_current_release("Scenario 2")           # 7 records
+    qtbot.wait(50)
+    assert view.charts_pending() and view.per_record_chart.point_count() == 4  # not drawn off screen
+    assert view.summary_text(TKL, RAW) == "8.76302"       # the numbers themselves are current
+    window.show_view("scores")
+    qtbot.waitUntil(lambda: not view.charts_pending(), timeout=15000)
+    assert view.per_record_chart.point_count() == 7 and view.growth_chart.point_count() == 7
+    assert view.growth_chart.series["tkl"].yData[-1] == pytest.approx(1.0)  # the source whole
+    assert view.releases_chart.bar_count() == 2 * 5
+
+    window.show_view("ahp")
+    workbench.set_current_release("Scenario 1")
+    qtbot.wait(50)
+    assert view.charts_pending()
+    assert view.export_chart(str(tmp_path / "per_record.png"), view.per_record_chart)
+    assert not view.charts_pending() and view.per_record_chart.point_count() == 4  # drawn before the export
+    assert view.per_record_chart.ids[-1] == "3"
+    workbench.runner.cancel_all()
+    workbench.runner.wait()
+    workbench.undo_stack.setClean()
+    workbench._mark(False)  # closing asks nothing

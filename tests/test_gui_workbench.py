@@ -100,7 +100,9 @@ def test_recovery_copy_is_written_while_unsaved(qtbot, workbench):
     assert workbench.autosave() is None  # nothing to recover yet
     workbench.set_x(2.0)
     path = workbench.autosave()
-    assert path is not None and path.exists()
+    assert path is not None
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert path.exists()
     from tklscore.core.project import Project
 
     assert Project.load(path).x == 2.0
@@ -151,6 +153,7 @@ def test_a_recovery_copy_reopens_as_unsaved_work(qtbot, workbench):
     arv = workbench.model.find("V.ARV").iri
     workbench.edit_model("label", lambda m: m.set_label(arv, "low"))
     path = workbench.autosave()
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
     assert workbench.recovery_copies() == [path]
     other = Workbench()
     other.autosave_timer.stop()
@@ -160,3 +163,116 @@ def test_a_recovery_copy_reopens_as_unsaved_work(qtbot, workbench):
     assert other.is_dirty() and other.project_path is None and not path.exists()
     other.undo_stack.setClean()
     other._mark(False)
+
+
+def slow_project_saves(monkeypatch, threads):
+    """Project.save that takes a while and notes the thread it runs on."""
+    import threading
+    import time
+
+    from tklscore.core.project import Project
+
+    real_save = Project.save
+
+    def save(project, path):
+        threads.append(threading.current_thread())
+        time.sleep(0.3)
+        real_save(project, path)
+
+    monkeypatch.setattr(Project, "save", save)
+
+
+def test_the_recovery_copy_is_written_off_the_ui_thread_from_a_snapshot(qtbot, workbench, monkeypatch):
+    import threading
+
+    from tklscore.core.project import Project
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    arv = workbench.model.find("V.ARV").iri
+    workbench.set_x(2.0)
+    workbench.edit_model("label", lambda m: m.set_label(arv, "low"))
+    threads = []
+    slow_project_saves(monkeypatch, threads)
+    path = workbench.autosave()
+    assert workbench.saving() and workbench.autosave() is None  # one copy at a time
+    workbench.set_x(3.0)                                         # edits go on meanwhile
+    workbench.edit_model("label", lambda m: m.set_label(arv, "restricted"))
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert threads and threads[0] is not threading.main_thread()
+    monkeypatch.undo()
+    saved = Project.load(path)                                   # the project as it was when the copy began
+    assert saved.x == 2.0 and saved.releases == workbench.project.releases
+    other = Workbench()
+    other.autosave_timer.stop()
+    other.open_recovery(str(path))
+    assert other.model.find("V.ARV").qualitative == "low"
+    other.runner.cancel_all()
+    other.runner.wait()
+    other.undo_stack.setClean()
+    other._mark(False)
+    workbench.undo_stack.setClean()
+    workbench._mark(False)
+
+
+def test_a_failed_recovery_copy_says_so(qtbot, workbench, tmp_path, monkeypatch):
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.set_x(2.0)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the recovery folder should be")
+    monkeypatch.setattr(workbench, "_recovery_path", lambda: blocker / "recovery-untitled.tklproj")
+    messages = []
+    workbench.status.connect(messages.append)
+    workbench.autosave()
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    failures = [m for m in messages if m.startswith("Could not write the recovery copy: ")]
+    assert len(failures) == 1 and str(blocker) in failures[0]
+    assert workbench.is_dirty()                                  # the work is still unsaved, and says so
+    workbench.undo_stack.setClean()
+    workbench._mark(False)
+
+
+def test_a_project_saved_while_its_recovery_copy_was_written_leaves_no_copy(qtbot, workbench, tmp_path,
+                                                                             monkeypatch):
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.set_x(2.0)
+    threads = []
+    slow_project_saves(monkeypatch, threads)
+    path = workbench.autosave()
+    workbench.save_project(str(tmp_path / "saved.tklproj"))     # the user saves meanwhile
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert len(threads) == 2 and not path.exists()               # nothing stale is offered next time
+    assert (tmp_path / "saved.tklproj").exists() and not workbench.is_dirty()
+
+
+def test_closing_the_window_completes_a_recovery_copy_being_written(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings, QStandardPaths
+
+    from tklscore.core.project import Project
+    from tklscore.gui.main_window import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    QStandardPaths.setTestModeEnabled(True)
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    workbench = window.workbench
+    workbench.autosave_timer.stop()
+    window.show()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.set_x(2.0)
+    threads = []
+    slow_project_saves(monkeypatch, threads)
+    path = workbench.autosave()
+    path.unlink(missing_ok=True)
+    assert workbench.saving()
+    workbench.undo_stack.setClean()
+    workbench._mark(False)                                       # closing asks nothing
+    window.close()                                               # while the copy is being written
+    assert path.exists() and Project.load(path).x == 2.0
+    path.unlink()

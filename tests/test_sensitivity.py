@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tklscore.core.examples import thesis_example, thesis_model
@@ -68,3 +68,90 @@ def test_sweep_refuses_a_criterion_of_another_group(thesis):
     model, scorer, release, parent = thesis
     with pytest.raises(InputError, match="is not a criterion of the group under 'MedicalHealth'"):
         priority_sweep(model, parent, model.find("PhysicalCharacteristic").iri, scorer, release)
+
+
+def _reference_sweep(model, parent, criterion, scorer, release, x, points):
+    """The sweep by its definition: each point re-derives the model's weights with the
+    priority vector assigned to the group and re-scores the release."""
+    group = model.criteria_group(parent)
+    derivation = model.derive()
+    current = np.array([derivation.priorities[c] for c in group])
+    out = {name: [] for name in ("tkl", "m_score", "l_severity")}
+    for p in np.linspace(0.0, 1.0, points):
+        swept = model.copy()
+        for iri, value in zip(group, rescaled_priorities(current, group.index(criterion), float(p))):
+            swept.set_assigned_priority(iri, float(min(1.0, max(0.0, value))))
+        normalised = scorer.score(release, swept.to_weights(), x).normalized_source
+        for name in out:
+            value = getattr(normalised, name)
+            out[name].append(np.nan if value is None else value)
+    today = scorer.score(release, model.to_weights(), x).normalized_source
+    return out, {name: getattr(today, name) for name in out}
+
+
+@pytest.mark.parametrize("x", [1.0, 2.5, float("inf")])
+def test_sweep_equals_rescoring_every_point(thesis, x):
+    """The affine shortcut (W(r) from the criteria's weights alone) gives what re-deriving
+    the weights and re-scoring at every point gives, for every criterion of every group."""
+    model, scorer, release, _ = thesis
+    swept_any = False
+    for parent in model.groups():
+        for criterion in model.criteria_group(parent):
+            sweep = priority_sweep(model, parent, criterion, scorer, release, x, points=7)
+            expected, today = _reference_sweep(model, parent, criterion, scorer, release, x, 7)
+            for name in expected:
+                assert np.allclose(sweep.scores[name], expected[name], rtol=1e-12, atol=1e-14, equal_nan=True)
+                assert sweep.current_scores[name] == pytest.approx(today[name], rel=1e-12)
+            swept_any = True
+    assert swept_any
+
+
+def test_sweep_of_an_empty_release_and_of_the_whole_source(thesis):
+    from tklscore.core.tables.published import Release
+
+    model, scorer, _, parent = thesis
+    health = model.find("Health").iri
+    empty = priority_sweep(model, parent, health, scorer, Release(np.array([], dtype=np.int64), np.array([])),
+                           points=3)
+    assert all((empty.scores[name] == 0).all() for name in empty.scores)
+    whole = Release(np.arange(len(scorer.source)), np.arange(len(scorer.source)).astype(str))
+    sweep = priority_sweep(model, parent, health, scorer, whole, points=3)
+    expected, _ = _reference_sweep(model, parent, health, scorer, whole, 1.0, 3)
+    for name in expected:  # the source against itself: 1 wherever it scores above 0
+        assert np.allclose(sweep.scores[name], expected[name], equal_nan=True)
+        assert np.allclose(sweep.scores[name][np.isfinite(sweep.scores[name])], 1.0)
+
+
+def test_sweep_reports_progress_and_stops_when_asked(thesis):
+    model, scorer, release, parent = thesis
+    health = model.find("Health").iri
+    seen = []
+    priority_sweep(model, parent, health, scorer, release, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == pytest.approx(1.0) and len(seen) >= 4
+
+    class Stop(Exception):
+        pass
+
+    def stop(fraction):
+        raise Stop()
+
+    weights_before = dict(scorer._weights_cache)
+    with pytest.raises(Stop):
+        priority_sweep(model, parent, health, scorer, release, progress=stop)
+    assert scorer._weights_cache.keys() == weights_before.keys()  # the sweep keeps nothing in the Scorer
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_sweep_of_any_release_equals_rescoring(thesis, data):
+    from tklscore.core.tables.published import Release
+
+    model, scorer, _, parent = thesis
+    n = len(scorer.source)
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1))), dtype=np.int64)
+    criterion = data.draw(st.sampled_from(model.criteria_group(parent)))
+    release = Release(rows, rows.astype(str))
+    sweep = priority_sweep(model, parent, criterion, scorer, release, 2.0, points=5)
+    expected, _ = _reference_sweep(model, parent, criterion, scorer, release, 2.0, 5)
+    for name in expected:
+        assert np.allclose(sweep.scores[name], expected[name], rtol=1e-12, atol=1e-14, equal_nan=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
@@ -29,12 +30,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", metavar="T", type=float, default=DEFAULT_THRESHOLD,
                    help=f"count records with D > T (default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--id-column", metavar="COL", help="identifier column naming the records")
-    add_output_arguments(p)
+    add_output_arguments(p, output_help="write to FILE (atomically) instead of stdout; with --engine, a .parquet "
+                                        "FILE receives the per-record results and the summary is printed")
     add_text_input_arguments(p)
+    from tklscore.cli.score import add_engine_arguments
+
+    add_engine_arguments(p.add_argument_group("engines (tables larger than memory)"))
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    if args.engine != "memory" or args.memory_limit or args.spark_master:
+        return _run_engine(args)
     table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
     params = load_attribute_parameters(args.attributes)
     value_weights = load_weights(args.value_weights) if args.value_weights else None
@@ -49,15 +56,70 @@ def run(args) -> int:
     return 0
 
 
+def _run_engine(args) -> int:
+    """D(r) with an out-of-core engine: a Parquet --output receives the per-record results
+    (written by the engine) and the summary is printed; otherwise the records are fetched
+    and printed as the in-memory command prints them."""
+    from pathlib import Path
+
+    from tklscore.core.engines.disclosure_risk import disclosure_files
+    from tklscore.core.errors import InputError
+
+    if args.engine == "memory":
+        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
+    params = load_attribute_parameters(args.attributes)
+    value_weights = load_weights(args.value_weights) if args.value_weights else None
+    inputs = [args.table, args.attributes, args.value_weights]
+    records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
+    if records_path and not (args.engine == "spark" and ("://" in records_path or Path(records_path).is_dir())):
+        from tklscore.core.files.atomic import check_output
+
+        check_output(records_path, [i for i in inputs if i])
+    risk = disclosure_files(args.engine, args.table, params, value_weights, id_column=args.id_column,
+                            alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
+                            parameters_name=args.attributes, records_path=records_path,
+                            memory_limit=args.memory_limit, master=args.spark_master, delimiter=args.delimiter,
+                            encoding=args.encoding)
+    if records_path:
+        if args.format == "json":
+            text = json.dumps(risk.summary_dict() | {"records_file": str(records_path)}, indent=2) + "\n"
+        else:
+            text = render_summary(risk, args.table) + f"Per-record results: {records_path} (Parquet)\n"
+        sys.stdout.write(text)
+        return 0
+    ids = risk.ids if args.id_column else None
+    result = risk.in_memory()
+    text = (json.dumps(result.to_json_dict(ids), indent=2) + "\n" if args.format == "json"
+            else render_table(result, ids, args.table))
+    write_output(text, args.output, inputs)
+    return 0
+
+
+def _header(risk, n: int, name: str) -> list[str]:
+    return [f"Table: {name} ({n} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
+            f"Known sets kept (PK > ε = {risk.epsilon:g}): {len(risk.known_sets)}",
+            "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
+            + (" ..." if len(risk.known_sets) > 40 else ""),
+            f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {risk.above_threshold} "
+            f"({100 * risk.above_threshold / n:.2f} %)"]
+
+
+def render_summary(risk, name: str) -> str:
+    """The summary of D(r) computed by an engine: the parameters, the known sets, the
+    records above the threshold and the histogram of log10 D the Risk view draws."""
+    h = risk.histogram
+    lines = _header(risk, risk.n, name) + [f"largest D = {risk.d_max:.6g}; records with D = 0: {h.zero}", ""]
+    if len(h.counts):
+        lines.append(f"{'log10 D from':>14}{'to':>10}{'records':>14}")
+        for low, high, count in zip(h.edges[:-1], h.edges[1:], h.counts):
+            if count:
+                lines.append(f"{low:>14.3f}{high:>10.3f}{int(count):>14,}")
+    return "\n".join(lines) + "\n"
+
+
 def render_table(risk, ids, name: str) -> str:
     n = len(risk.d)
-    lines = [f"Table: {name} ({n} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
-             f"Known sets kept (PK > ε = {risk.epsilon:g}): {len(risk.known_sets)}",
-             "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
-             + (" ..." if len(risk.known_sets) > 40 else ""),
-             f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {risk.above_threshold} "
-             f"({100 * risk.above_threshold / n:.2f} %)", "",
-             f"{'record':<20}{'Σ L':>14}{'D':>14}"]
+    lines = _header(risk, n, name) + ["", f"{'record':<20}{'Σ L':>14}{'D':>14}"]
     for i in range(n):
         label = str(ids[i]) if ids is not None else str(i)
         lines.append(f"{label:<20}{risk.l_sum[i]:>14.6f}{risk.d[i]:>14.6f}")

@@ -1,9 +1,11 @@
 """Long work off the UI thread: a task runs a function in a thread pool, reports progress,
-can be cancelled, and delivers its result (or a specific error) back on the UI thread."""
+can be cancelled, and delivers its result (or a specific error) back on the UI thread,
+to its owner while the owner exists."""
 
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 from typing import Callable
 
@@ -24,10 +26,17 @@ class TaskControl:
     def __init__(self, task: "Task"):
         self._task = task
         self._cancelled = threading.Event()
+        self._last_progress: tuple[int, str, float] | None = None   # passed on last: percent, text, when
 
     def progress(self, percent: int, text: str = "") -> None:
+        """Passed on to the UI thread when it says something new: another text, or another
+        percentage at most every PROGRESS_INTERVAL seconds (the status bar repaints on each)."""
         self.check()
-        self._task.signals.progress.emit(int(percent), text)
+        percent, now, last = int(percent), time.monotonic(), self._last_progress
+        if last is not None and last[1] == text and (last[0] == percent or now - last[2] < PROGRESS_INTERVAL):
+            return
+        self._last_progress = (percent, text, now)
+        self._task.signals.progress.emit(percent, text)
 
     def check(self) -> None:
         if self._cancelled.is_set():
@@ -52,6 +61,8 @@ class Task(QRunnable):
         self.function = function
         self.signals = TaskSignals()
         self.control = TaskControl(self)
+        self.owner: QObject | None = None
+        self.owner_connection = None
         self.setAutoDelete(False)
 
     def cancel(self) -> None:
@@ -79,38 +90,74 @@ class Task(QRunnable):
             self.signals.finished.emit(result)
 
 
+PROGRESS_INTERVAL = 0.1  # seconds between two progress updates of one task with the same text
+
+MAIN = "main"   # the scores and everything that uses the workbench's state: one task at a time, in order
+SIDE = "side"   # work that only reads that state and must never delay the main lane (the AHP sweep)
+SAVE = "save"   # files written from a snapshot (the recovery copy): always completed, even on closing
+LANES = (MAIN, SIDE, SAVE)
+
+
 class TaskRunner(QObject):
-    """Runs tasks one at a time in order (scoring state is not shared between threads)."""
+    """Runs tasks off the UI thread in lanes of one thread each: the main lane runs its
+    tasks one at a time in order (scoring state is not shared between threads); the side
+    lane runs beside it, so a view's secondary computation never makes the scores wait;
+    the save lane writes files from snapshots, and :meth:`wait` always lets it finish.
+
+    A task started with an ``owner`` (a view or widget) delivers its result, failure and
+    progress only while the owner exists; a deleted owner's task is cancelled and its
+    callbacks dropped (a view closed while its task ran)."""
 
     busy = Signal(bool, str)
     progress = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.pools: dict[str, QThreadPool] = {}
+        for lane in LANES:
+            self.pools[lane] = QThreadPool(self)
+            self.pools[lane].setMaxThreadCount(1)
+        self.pool = self.pools[MAIN]
         self.current: list[Task] = []
 
     def start(self, name: str, function: Callable[[TaskControl], object],
-              on_done: Callable[[object], None], on_failed: Callable[[str], None]) -> Task:
+              on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
+              owner: QObject | None = None, lane: str = MAIN) -> Task:
+        if lane not in self.pools:
+            raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
-        task.signals.progress.connect(self.progress)
+        task.owner = owner
+        task.signals.progress.connect(lambda percent, text: self._progress(task, percent, text))
         task.signals.finished.connect(lambda result: self._settle(task, on_done, result))
         task.signals.failed.connect(lambda message: self._settle(task, on_failed, message))
         task.signals.cancelled.connect(lambda: self._settle(task, None, None))
+        if owner is not None:
+            task.owner_connection = owner.destroyed.connect(task.cancel)
         self.current.append(task)
         self.busy.emit(True, name)
-        self.pool.start(task)
+        self.pools[lane].start(task)
         return task
+
+    @staticmethod
+    def _owned(task: Task) -> bool:
+        """Whether the task's owner (if it has one) still exists."""
+        return task.owner is None or shiboken6.isValid(task.owner)
+
+    def _progress(self, task: Task, percent: int, text: str) -> None:
+        if shiboken6.isValid(self) and self._owned(task):
+            self.progress.emit(percent, text)
 
     def _settle(self, task: Task, callback, value) -> None:
         if not shiboken6.isValid(self):  # the runner's owner closed while the task's result was queued
             return
         if task in self.current:
             self.current.remove(task)
+        if task.owner_connection is not None and self._owned(task):
+            QObject.disconnect(task.owner_connection)
+        task.owner_connection = None
         if not self.current:
             self.busy.emit(False, "")
-        if callback is not None:
+        if callback is not None and self._owned(task):
             callback(value)
 
     def cancel_all(self) -> None:
@@ -118,4 +165,6 @@ class TaskRunner(QObject):
             task.cancel()
 
     def wait(self, msecs: int = 30000) -> bool:
-        return self.pool.waitForDone(msecs)
+        """Wait until every lane is idle (at most ``msecs`` each; a file being written is
+        always written to the end)."""
+        return all([pool.waitForDone(-1 if lane == SAVE else msecs) for lane, pool in self.pools.items()])

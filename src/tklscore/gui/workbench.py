@@ -8,6 +8,8 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -41,7 +43,7 @@ from tklscore.core.scoring.weights_source import (
     model_source,
     score_models_source,
 )
-from tklscore.gui.tasks import TaskControl, TaskRunner
+from tklscore.gui.tasks import SAVE, TaskControl, TaskRunner
 
 AUTOSAVE_MS = 30_000
 SYNC_RESOLVE_ROWS = 200_000
@@ -95,6 +97,8 @@ class Workbench(QObject):
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
+        self._autosaving = False   # a recovery copy is being written
+        self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
         self.source_summary: SourceSummary | None = None  # an out-of-core source: columns, rows, first rows
@@ -163,6 +167,7 @@ class Workbench(QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
         self._mark(False)
@@ -185,17 +190,46 @@ class Workbench(QObject):
         return folder / f"recovery-{path.stem}-{key}{path.suffix or '.tklproj'}"
 
     def autosave(self) -> Path | None:
-        """Write a recovery copy of an unsaved project (the real file is only written on save)."""
-        if not self.is_dirty():
+        """Write a recovery copy of an unsaved project (the real file is only written on save)
+        in the background: the UI thread takes a snapshot of the project and the model, the
+        save lane serialises and writes it atomically. Returns the copy's path (None: nothing
+        to save, or a copy is being written still); a failed write says so in the status bar."""
+        if not self.is_dirty() or self._autosaving:
             return None
-        self._sync_project()
         path = self._recovery_path()
-        try:
-            self.project.save(path)
-        except OSError as error:
-            self.status.emit(f"Could not write the recovery copy: {error}")
-            return None
+        snapshot, model, saved = self._snapshot(), self.model.copy() if self.model else None, self._saves
+
+        def write(control: TaskControl) -> Path:
+            snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
+            try:
+                snapshot.save(path)
+            except OSError as error:
+                raise InputError(f"it cannot be written ({error.strerror or error})", file=str(path)) from None
+            return path
+
+        def done(written: Path) -> None:
+            self._autosaving = False
+            if self._saves != saved and not self.is_dirty():  # saved meanwhile: nothing to recover
+                written.unlink(missing_ok=True)
+
+        def failed(message: str) -> None:
+            self._autosaving = False
+            self.status.emit(f"Could not write the recovery copy: {message}")
+
+        self._autosaving = True
+        self.runner.start("Writing the recovery copy", write, done, failed, lane=SAVE)
         return path
+
+    def _snapshot(self) -> Project:
+        """The project as it is now, sharing nothing that an edit changes in place."""
+        project = self.project
+        return dataclasses.replace(project, source_options=copy.deepcopy(project.source_options),
+                                   releases=list(project.releases), score_model_paths=list(project.score_model_paths),
+                                   settings=copy.deepcopy(project.settings))
+
+    def saving(self) -> bool:
+        """Whether a recovery copy is being written."""
+        return self._autosaving
 
     def _clean_changed(self, clean: bool) -> None:
         self.dirtyChanged.emit(not clean or self._dirty)
@@ -608,6 +642,7 @@ class Workbench(QObject):
         source, definitions = self.project.source_path, list(self.project.releases)
         options = dict(self.project.source_options or {})
         delimiter, encoding = options.get("delimiter"), options.get("encoding")
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
@@ -633,12 +668,17 @@ class Workbench(QObject):
                                                                    published_name=name, skip_unlocated=True)
                     except InputError as error:
                         errors[definition.name] = str(error)
-            return reports, errors
+            # the releases saved from the Design view, re-evaluated out of core as well
+            designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
+            errors.update(designed.errors)
+            reports.update({name: r.report for name, r in designed.results.items()})
+            measures = {name: r.risk for name, r in designed.results.items() if r.risk is not None}
+            return reports, errors, measures, {name: r.report for name, r in designed.results.items()}
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.release_errors = result
+            self.reports, self.release_errors, self.measures, self.designed_reports = result
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
@@ -662,6 +702,15 @@ class Workbench(QObject):
 
         elements = element_weights(model) if model is not None and settings.get("saved") else None
         return evaluate_saved_designs(table, roles, settings, weights, x, scorer, elements)
+
+    @staticmethod
+    def _designed_out_of_core(source, options, roles, settings, weights, x, model):
+        """:meth:`_designed` for a source evaluated out of core (core.engines.design)."""
+        from tklscore.core.engines.design import evaluate_saved_designs_in_engine
+        from tklscore.core.release.designer import element_weights
+
+        elements = element_weights(model) if model is not None and settings.get("saved") else None
+        return evaluate_saved_designs_in_engine(source, roles, settings, weights, x, elements, options)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

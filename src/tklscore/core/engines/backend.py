@@ -64,6 +64,11 @@ class Backend:
     def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def materialize_joined(self, name: str, sql: str) -> None:
+        """:meth:`materialize` a statement of many joins to small tables, joined in the
+        order written (searching for an order would cost more than the joins)."""
+        self.materialize(name, sql)
+
     def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -79,6 +84,9 @@ class Backend:
             raise
         except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
             raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
+
+    def interrupt(self) -> None:
+        """Stop the statement running now (from another thread); it raises in its caller."""
 
     def close(self) -> None:
         pass
@@ -97,9 +105,10 @@ class Backend:
         return c + name.replace(c, c + c) + c
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
-                    encoding: str | None = None, identifying=()) -> None:
+                    encoding: str | None = None, identifying=(), raw_continuous: bool = False) -> None:
         """``src(rid, id, q0.., s0.., y0..)`` from the source file (``y``: the
-        ``identifying`` columns, Y of (X,Y)-anonymity, as text)."""
+        ``identifying`` columns, Y of (X,Y)-anonymity, as text; with ``raw_continuous``
+        also ``r{i}``, a continuous SA i as written, which its hierarchy reads)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
         stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
@@ -113,6 +122,8 @@ class Backend:
             else:
                 parts.append(f"{text(c)} AS s{i}")
         parts += [f"{text(c)} AS y{j}" for j, c in enumerate(identifying)]
+        if raw_continuous:
+            parts += [f"{text(c)} AS r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
         self.run("cannot be read", path,
                  lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         for i, c in enumerate(roles.sa):

@@ -157,3 +157,244 @@ class Plan:
         """The published records in published order (needs ``published(pos, id)``)."""
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
                 "FROM published AS p JOIN scored AS s ON s.id = p.id")
+
+
+@dataclass(frozen=True)
+class DesignPlan:
+    """The statements of a release design (privacy-models.md §5) over ``src``, as
+    :func:`tklscore.core.release.transform.transform` applies it in memory
+    (:mod:`.design` runs them). The hierarchies' value → generalised value mapping of each
+    column at its level is a small registered table ``map_{column}(v, g, c)``: the value as
+    written, its label and the code the in-memory engine gives the label (a continuous SA's
+    groups in numeric order). ``gsrc(rid, id, q0.., k0.., s0..)`` is the source generalised:
+    each QI's label ``q`` and code ``k``, each published SA at its level (``sa``: for each,
+    its index in ``src`` and how it is published — its ``value``, its ``label``, or the
+    numeric ``code`` of a continuous SA's group)."""
+
+    qi_maps: tuple[str, ...]
+    sa: tuple[tuple[int, str, str | None], ...]    # (index in src, value | label | code, map relation)
+
+    @property
+    def keys(self) -> list[str]:
+        return [f"k{j}" for j in range(len(self.qi_maps))]
+
+    @staticmethod
+    def first_appearance(column: str) -> str:
+        """Each distinct value of a ``src`` column with its first record (the in-memory codes'
+        order: values as they first appear)."""
+        return f"SELECT {column} AS v, MIN(rid) AS first FROM src GROUP BY {column}"
+
+    @staticmethod
+    def distinct_numbers(i: int) -> str:
+        """The distinct (as written, as a number) pairs of continuous SA i."""
+        return f"SELECT DISTINCT r{i} AS v, s{i} AS x FROM src"
+
+    def generalised(self) -> str:
+        parts, joins = ["src.rid", "src.id"], []
+        for j, relation in enumerate(self.qi_maps):
+            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
+            joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
+        for new, (i, how, relation) in enumerate(self.sa):
+            if how == "value":
+                parts.append(f"src.s{i} AS s{new}")
+            elif how == "label":
+                parts.append(f"n{new}.g AS s{new}")
+                joins.append(f"JOIN {relation} AS n{new} ON n{new}.v = src.s{i}")
+            else:
+                parts.append(f"CAST(n{new}.c AS DOUBLE) AS s{new}")
+                joins.append(f"JOIN {relation} AS n{new} ON n{new}.v = src.r{i}")
+        return f"SELECT {', '.join(parts)} FROM src {' '.join(joins)}"
+
+    @staticmethod
+    def selected(by_ids: bool) -> str:
+        """``sel(pos, rid)``: the rows a release selects, ``pos`` their order (``published``
+        holds the selection by id), or every record in record order."""
+        if by_ids:
+            return "SELECT p.pos, src.rid FROM published AS p JOIN src ON src.id = p.id"
+        return "SELECT rid AS pos, rid FROM src"
+
+    def selection_classes(self) -> str:
+        """The classes of the selected rows on the generalised QIs: codes, size and first row."""
+        keys = ", ".join(f"g.{k}" for k in self.keys)
+        return (f"SELECT {keys}, COUNT(*) AS size, MIN(sel.pos) AS first FROM sel JOIN gsrc AS g "
+                f"ON g.rid = sel.rid GROUP BY {keys}")
+
+    def marked(self, any_dropped: bool) -> str:
+        """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
+        (``dropped`` lists the suppressed classes' codes)."""
+        if not any_dropped:
+            return "SELECT sel.pos, sel.rid, g.id, 0 AS dropped FROM sel JOIN gsrc AS g ON g.rid = sel.rid"
+        on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
+        return (f"SELECT sel.pos, sel.rid, g.id, CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped "
+                f"FROM sel JOIN gsrc AS g ON g.rid = sel.rid LEFT JOIN dropped AS d ON {on}")
+
+    @staticmethod
+    def published() -> str:
+        """``published(pos, id, rid)``: the rows released, in selection order."""
+        return "SELECT pos, id, rid FROM marked WHERE dropped = 0"
+
+    @staticmethod
+    def published_scored() -> str:
+        """The released records' factors and scores in release order (``Plan.published``,
+        joined on the record position)."""
+        return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
+                "FROM published AS p JOIN scored AS s ON s.rid = p.rid")
+
+    @staticmethod
+    def value_use(j: int) -> str:
+        """For each value of QI j as written: the selected rows holding it and how many of
+        them are suppressed (the utility's counts)."""
+        return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
+                f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
+
+    @staticmethod
+    def published_generalised() -> str:
+        """The released rows generalised (what the privacy models measure)."""
+        return "SELECT g.* FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
+
+    @staticmethod
+    def release(columns: list[str], joins: list[str], limit: int | None = None) -> str:
+        """The published table: ``columns`` over ``__source`` AS s (the file) and the maps
+        ``joins``, in release order."""
+        return (f"SELECT {', '.join(columns)} FROM published AS p JOIN __source AS s ON s.__rid = p.rid "
+                f"{' '.join(joins)} ORDER BY p.pos" + (f" LIMIT {int(limit)}" if limit is not None else ""))
+
+
+def double(value: float) -> str:
+    """A DOUBLE literal that both engines read as exactly ``value`` (a decimal literal
+    would be a DECIMAL, rounded differently)."""
+    return f"CAST('{float(value)!r}' AS DOUBLE)"
+
+
+KEY_SPACE = 1 << 62    # a known set's values as one BIGINT key while the product of the cardinalities fits
+
+
+@dataclass(frozen=True)
+class DisclosurePlan:
+    """Orooji–Knapp D(r) (spec disclosure-risk.md Part B; the same definitions and the same
+    floating-point operations in the same order as
+    :func:`tklscore.core.risk.disclosure_risk.disclosure_risk`).
+
+    Inputs: ``text`` (a relation or subquery ``(rid, id, a0..)``), the records with the
+    attributes as text;
+    ``dr_w{j}(v, w)``, W(A_j)·W(v) of each distinct value of each attribute in
+    ``contributing``. Each attribute of a known set gets dense integer codes
+    (``dr_c{j}(v, c)``, ``cardinality[j]`` of them) and ``dr_src(rid, id, c{j}.., w{j}..,
+    c_total)`` holds the records as codes and weights. Per known set KS (``sets``: Fig. 1's
+    pre-order; the first is ∅) a grouped count ``dr_ks{i}(c.., key, cnt)`` (a set with a
+    child is counted from the child's counts, so only the leaves of the subset tree read
+    every record); ``key`` is the set's codes in mixed radix, extended by one attribute from
+    the parent's, as the in-memory engine's group keys. The records then join each count
+    once and sum Σ L = Σ PK(KS)/count and Σ L·C_KS, from which
+    D = α (C_total · Σ L − Σ L·C_KS)."""
+
+    sets: tuple[tuple[int, ...], ...]
+    pk: tuple[float, ...]
+    contributing: tuple[int, ...]
+    cardinality: tuple[tuple[int, int], ...]    # (attribute, number of distinct values) of the counted ones
+    n: int
+    alpha: float
+    text: str = "dr_text"    # the records' relation (or a subquery)
+
+    @property
+    def counted(self) -> list[int]:
+        return sorted({j for s in self.sets for j in s})
+
+    def dictionary(self, j: int) -> str:
+        """The distinct values of attribute j with dense codes (sorted text)."""
+        return (f"SELECT v, CAST(ROW_NUMBER() OVER (ORDER BY v) - 1 AS BIGINT) AS c "
+                f"FROM ({self.distinct(j)}) AS d")
+
+    def distinct(self, j: int) -> str:
+        return f"SELECT DISTINCT a{j} AS v FROM {self.text} AS t"
+
+    def coded(self) -> str:
+        """``dr_src``: every record's codes, the weights of the counted attributes that
+        weigh, and C_total = Σ_A W(A)·W(r(A)) (needs ``dr_c{j}``, ``dr_w{j}``)."""
+        contributing = set(self.contributing)
+        columns = ["r.rid", "r.id"] + [f"d{j}.c AS c{j}" for j in self.counted]
+        columns += [f"w{j}.w AS w{j}" for j in self.counted if j in contributing]
+        c_total = None
+        for j in self.contributing:
+            c_total = f"w{j}.w" if c_total is None else f"({c_total} + w{j}.w)"
+        columns.append(f"{c_total or double(0.0)} AS c_total")
+        joins = [f"LEFT JOIN dr_c{j} AS d{j} ON d{j}.v = r.a{j}" for j in self.counted]
+        joins += [f"LEFT JOIN dr_w{j} AS w{j} ON w{j}.v = r.a{j}" for j in self.contributing]
+        return f"SELECT {', '.join(columns)} FROM {self.text} AS r " + " ".join(joins)
+
+    def _key(self, s: tuple[int, ...], alias: str) -> str | None:
+        """Set ``s``'s codes in mixed radix (None when they do not fit one BIGINT)."""
+        cards = dict(self.cardinality)
+        space, key = 1, None
+        for j in s:
+            space *= max(cards[j], 1)
+            if space > KEY_SPACE:
+                return None
+            key = f"{alias}c{j}" if key is None else f"({key} * {max(cards[j], 1)} + {alias}c{j})"
+        return key
+
+    def set_counts(self, i: int) -> str:
+        """How many records share each value combination of known set i (needs the counts
+        of its first child, which pre-order puts right after it: materialise from the last
+        set to the first)."""
+        s = self.sets[i]
+        codes = ", ".join(f"c{j}" for j in s)
+        key = self._key(s, "")
+        keyed = f"{codes}, {key} AS key" if key is not None else codes
+        if i + 1 < len(self.sets) and self.sets[i + 1][:-1] == s:
+            return f"SELECT {keyed}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM dr_ks{i + 1} GROUP BY {codes}"
+        return f"SELECT {keyed}, COUNT(*) AS cnt FROM dr_src GROUP BY {codes}"
+
+    def records(self) -> str:
+        """``rid, id, l_sum, d`` of every record (needs ``dr_src`` and ``dr_ks{i}``). Each
+        known set's count is joined in a level of its own that adds its term to the
+        running sums, so no level carries the counts of the levels before it."""
+        contributing = set(self.contributing)
+        carried = ", ".join(["r.rid", "r.id", "r.c_total"] + [f"r.c{j}" for j in self.counted]
+                            + [f"r.w{j}" for j in self.counted if j in contributing])
+        level = (f"SELECT {carried}, {double(1.0 / self.n)} AS l_sum, {double(0.0)} AS lc_sum FROM dr_src AS r")
+        pk_of: dict[tuple[int, ...], float] = {(): 1.0}
+        known_of: dict[tuple[int, ...], str | None] = {(): None}
+        first_lc = True
+        for i, s in enumerate(self.sets[1:], start=1):
+            parent, j = s[:-1], s[-1]
+            pk_of[s] = pk_of[parent] * self.pk[j]
+            known = known_of[parent]
+            if j in contributing:
+                known = f"r.w{j}" if known is None else f"({known} + r.w{j})"
+            known_of[s] = known
+            key = self._key(s, "r.")
+            on = (f"k.key = {key}" if key is not None else " AND ".join(f"k.c{a} = r.c{a}" for a in s))
+            L = f"({double(pk_of[s])} / CAST(k.cnt AS DOUBLE))"
+            lc = "r.lc_sum"
+            if known is not None:
+                # the in-memory engine starts Σ L·C_KS at 0 and adds: 0 + x = x exactly
+                lc = f"({L} * {known})" if first_lc else f"(r.lc_sum + ({L} * {known}))"
+                first_lc = False
+            level = (f"SELECT {carried}, (r.l_sum + {L}) AS l_sum, {lc} AS lc_sum "
+                     f"FROM ({level}) AS r JOIN dr_ks{i} AS k ON {on}")
+        return (f"SELECT rid, id, l_sum, (l_sum * c_total - lc_sum) * {double(self.alpha)} AS d "
+                f"FROM ({level}) AS sums")
+
+    @staticmethod
+    def summary(threshold: float) -> str:
+        """How many records, how many with D above the threshold, with D = 0, and the
+        smallest positive and the largest D (needs ``dr_records``)."""
+        return (f"SELECT COUNT(*) AS n, SUM(CASE WHEN d > {double(threshold)} THEN 1 ELSE 0 END) AS above, "
+                f"SUM(CASE WHEN d > 0 THEN 0 ELSE 1 END) AS zero, MIN(CASE WHEN d > 0 THEN d END) AS d_min, "
+                f"MAX(d) AS d_max FROM dr_records")
+
+    @staticmethod
+    def histogram(low: float, high: float, bins: int) -> str:
+        """Records per bin of log10 D over the records with D > 0, binned as
+        ``numpy.histogram`` bins (needs ``dr_edges(b, e)``, its ``bins + 1`` edges)."""
+        first = (f"LEAST(CAST(FLOOR((x - {double(low)}) / {double(high - low)} * {double(bins)}) AS BIGINT), "
+                 f"{bins - 1})")
+        located = (f"SELECT CASE WHEN x < lo.e THEN i - 1 WHEN i < {bins - 1} AND x >= hi.e THEN i + 1 ELSE i END "
+                   f"AS b FROM (SELECT x, {first} AS i FROM (SELECT LOG10(d) AS x FROM dr_records WHERE d > 0) AS logs"
+                   f") AS first JOIN dr_edges AS lo ON lo.b = first.i JOIN dr_edges AS hi ON hi.b = first.i + 1")
+        return f"SELECT b, COUNT(*) AS c FROM ({located}) AS located GROUP BY b ORDER BY b"
+
+    @staticmethod
+    def riskiest(count: int, order: str = "d DESC, rid") -> str:
+        return f"SELECT rid, id, l_sum, d FROM dr_records ORDER BY {order} LIMIT {int(count)}"

@@ -206,14 +206,33 @@ def _value_weights(table: Table, attribute: str, weights: Weights | None, codes)
     n = len(table)
     if weights is None or attribute not in weights.attributes:
         return np.zeros(n)
-    values = [e.value for e in weights.entries if e.attribute == attribute]
-    numeric = any(v.strip()[:1] in "[(" for v in values) and all(Interval.parse(v) is not None for v in values)
-    if numeric:
+    if is_numeric_attribute(weights, attribute):
         codes = factorize(table.numeric(attribute), ordered=True)
         per_value = weights.weights_of(attribute, codes.uniques, True)
     else:
         per_value = weights.weights_of(attribute, codes.uniques, False)
     return np.nan_to_num(per_value, nan=0.0)[codes.codes]
+
+
+def is_numeric_attribute(weights: Weights, attribute: str) -> bool:
+    """An attribute whose value weights are all intervals such as ``[0,40)``: its cells are
+    numbers and take the weight of their interval."""
+    values = [e.value for e in weights.entries if e.attribute == attribute]
+    return any(v.strip()[:1] in "[(" for v in values) and all(Interval.parse(v) is not None for v in values)
+
+
+def value_weights_of(attribute: str, values: np.ndarray, numbers: np.ndarray | None,
+                     weights: Weights | None) -> np.ndarray:
+    """W(v) of each distinct value (``values``: as written; ``numbers``: the same parsed,
+    for a numeric attribute), 0 where no weight is given: the lookup the engines share."""
+    if weights is None or attribute not in weights.attributes:
+        return np.zeros(len(values))
+    if is_numeric_attribute(weights, attribute):
+        sorted_numbers, back = np.unique(np.asarray(numbers, dtype=np.float64), return_inverse=True)
+        per_value = weights.weights_of(attribute, sorted_numbers, True)[back.reshape(-1)]
+    else:
+        per_value = weights.weights_of(attribute, np.asarray(values, dtype=object), False)
+    return np.nan_to_num(per_value, nan=0.0)
 
 
 def load_attribute_parameters(path: str | os.PathLike) -> list[AttributeParameters]:

@@ -321,34 +321,39 @@ class Scorer:
         """W(r) of every source record, and warnings; cached per weights."""
         key = (weights.fingerprint, missing_weight_zero)
         if key not in self._weights_cache:
-            total = np.zeros(len(self.source))
-            missing: list[tuple[str, str]] = []
-            for name, codes in self._sa.items():
-                per_value = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
-                absent = np.isnan(per_value)
-                if absent.any():
-                    missing += [(name, _shown(v)) for v in codes.uniques[absent]]
-                    per_value = np.where(absent, 0.0, per_value)
-                total += per_value[codes.codes]
-            if missing and not missing_weight_zero:
-                intervals = [a for a in dict.fromkeys(a for a, _ in missing)
-                             if a not in self.roles.continuous and weights.has_intervals(a)]
-                raise MissingWeightsError(missing, file=weights.name, interval_attributes=intervals)
-            warnings = []
-            if missing:
-                warnings.append(f"{len(missing)} sensitive value(s) have no weight and count as 0: "
-                                + ", ".join(f"({shorten(a, 40)!r}, {shorten(v, 40)!r})" for a, v in missing[:20])
-                                + (" ..." if len(missing) > 20 else ""))
-            above = total > 1.0 + 1e-12
-            if above.any():
-                warnings.append(f"the weights sum above 1 for {int(above.sum())} source record(s) "
-                                f"(largest W(r) = {total.max():.5g}); tkl and L use W(r) as it is, M caps it "
-                                f"at 1, and normalisation against the theoretical maximum is no longer "
-                                f"bounded by 1")
-            self._weights_cache[key] = (total, warnings)
+            self._weights_cache[key] = self.weight_sums(weights, missing_weight_zero)
             while len(self._weights_cache) > _KEPT_WEIGHTS:
                 del self._weights_cache[next(iter(self._weights_cache))]
         return self._weights_cache[key]
+
+    def weight_sums(self, weights: Weights, missing_weight_zero: bool = False) -> tuple[np.ndarray, list[str]]:
+        """:meth:`record_weights` computed afresh and not kept (it changes nothing in the
+        Scorer, so another thread may call it while this one scores)."""
+        total = np.zeros(len(self.source))
+        missing: list[tuple[str, str]] = []
+        for name, codes in self._sa.items():
+            per_value = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
+            absent = np.isnan(per_value)
+            if absent.any():
+                missing += [(name, _shown(v)) for v in codes.uniques[absent]]
+                per_value = np.where(absent, 0.0, per_value)
+            total += per_value[codes.codes]
+        if missing and not missing_weight_zero:
+            intervals = [a for a in dict.fromkeys(a for a, _ in missing)
+                         if a not in self.roles.continuous and weights.has_intervals(a)]
+            raise MissingWeightsError(missing, file=weights.name, interval_attributes=intervals)
+        warnings = []
+        if missing:
+            warnings.append(f"{len(missing)} sensitive value(s) have no weight and count as 0: "
+                            + ", ".join(f"({shorten(a, 40)!r}, {shorten(v, 40)!r})" for a, v in missing[:20])
+                            + (" ..." if len(missing) > 20 else ""))
+        above = total > 1.0 + 1e-12
+        if above.any():
+            warnings.append(f"the weights sum above 1 for {int(above.sum())} source record(s) "
+                            f"(largest W(r) = {total.max():.5g}); tkl and L use W(r) as it is, M caps it "
+                            f"at 1, and normalisation against the theoretical maximum is no longer "
+                            f"bounded by 1")
+        return total, warnings
 
     def whole_source_scores(self, weights: Weights, x: float, missing_weight_zero: bool = False) -> ScoreSet:
         """Scores of S published whole (the denominator of normalisation against the source)."""

@@ -5,7 +5,7 @@ judgement with a one-click "use suggested value"; several experts and their comb
 (geometric-mean) judgements; the current release's tkl-Score, live. The consistency ratio
 and its verdict sit in a banner right above the sliders. A sensitivity chart shows, for
 the chosen criterion, the current release's normalised tkl/M/L as its priority sweeps
-0 … 1 (core.scoring.sensitivity, computed on the workbench's task runner), with today's
+0 … 1 (core.scoring.sensitivity, on the task runner's side lane, beside the scores), with today's
 priority marked.
 
 Every committed change is one undoable ``Workbench.edit_model`` (which re-derives the
@@ -17,7 +17,6 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter
 from PySide6.QtWidgets import (
@@ -44,6 +43,7 @@ from tklscore.core.scoring.weights_source import MODEL
 from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
+from tklscore.gui.tasks import SIDE
 from tklscore.gui.when_shown import WhenShown
 
 COMBINED = "combined (all experts)"
@@ -97,14 +97,17 @@ class AhpView(QWidget):
         self._rows_key = None
         self._preview: tuple[tuple[int, int], float | None] | None = None
         self._updating = False
+        self._model_changing = False   # the model changed: its scores (and then the sweep) follow
         self._build()
+        self._sweep_when_shown = WhenShown(self, self.compute_sensitivity)
         workbench.modelChanged.connect(self._cancel_sweep)  # the edit's scores go first; a new sweep follows them
-        workbench.modelChanged.connect(self.refresh)
+        workbench.modelChanged.connect(self._model_changed)
         workbench.scoresChanged.connect(self.show_score)
-        workbench.scoresChanged.connect(WhenShown(self, self.compute_sensitivity).request)
+        workbench.scoresChanged.connect(self._sweep_when_shown.request)
         workbench.releasesChanged.connect(self.show_score)
         self.refresh()
         self.show_score()
+        self._sweep_when_shown.request()
 
     # ------------------------------------------------------------------ layout
 
@@ -262,6 +265,16 @@ class AhpView(QWidget):
             if name not in names:
                 names.append(name)
         return names or [DEFAULT_EXPERT]
+
+    def _model_changed(self) -> None:
+        """After an edit, undo or redo: re-read the model; the sweep waits for the new scores."""
+        self._model_changing = True
+        try:
+            self.refresh()
+        finally:
+            self._model_changing = False
+        if self.parent_iri and self.workbench.scorer is not None and self.workbench.weights_use() == MODEL:
+            self.sensitivity_note.setText("Waiting for the new scores…")
 
     def refresh(self) -> None:
         """Re-read everything from the model (after an edit, undo or redo)."""
@@ -532,7 +545,8 @@ class AhpView(QWidget):
         index = self.sensitivity_combo.findData(chosen)
         self.sensitivity_combo.setCurrentIndex(index if index >= 0 else 0)
         self.sensitivity_combo.blockSignals(False)
-        self.compute_sensitivity()
+        if not self._model_changing:
+            self._sweep_when_shown.request()
 
     def set_sensitivity_criterion(self, iri: str) -> None:
         index = self.sensitivity_combo.findData(iri)
@@ -560,19 +574,18 @@ class AhpView(QWidget):
             return priority_sweep(model, parent, criterion, scorer, release, x,
                                   progress=lambda f: control.progress(int(100 * f), "Sensitivity of the scores"))
 
-        def current() -> bool:  # the view may have closed, or a newer sweep been asked for
-            return shiboken6.isValid(self.sensitivity_chart) and generation == self._sweep_generation
-
         def done(result: PrioritySweep) -> None:
-            if current():
+            if generation == self._sweep_generation:  # else a newer sweep was asked for
                 self._draw_sweep(result)
 
         def failed(message: str) -> None:
-            if current():
+            if generation == self._sweep_generation:
                 self._draw_sweep(None, message)
 
         self._cancel_sweep()
-        self._sweep_task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed)
+        # the side lane: the sweep only reads the Scorer, and the scores of the next edit never wait for it
+        self._sweep_task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed,
+                                                  owner=self, lane=SIDE)
 
     def _cancel_sweep(self) -> None:
         if self._sweep_task is not None:

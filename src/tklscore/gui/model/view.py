@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from tklscore.core.model.data_model import TABLE_PART, Kind, Realignment, TklDataModel
 from tklscore.core.errors import InputError
 from tklscore.core.model.vocabulary import Vocabulary, local_name
+from tklscore.gui.when_shown import WhenShown
 from tklscore.gui.model.tree import (
     COLUMNS as TREE_COLUMNS,
     IRI_ROLE,
@@ -68,7 +69,8 @@ class ModelView(QWidget):
         self._filled = False
         self._build()
         self.load_remembered_vocabulary()
-        workbench.modelChanged.connect(self.refresh)
+        # off screen, the tree and the taxonomy are re-read when the view is shown, not after every AHP edit
+        workbench.modelChanged.connect(WhenShown(self, self.refresh).request)
         self.refresh()
 
     # ------------------------------------------------------------------ layout

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGroupBox, QHBoxLay
 from tklscore.core.errors import InputError
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Role, Roles, guess_roles
+from tklscore.gui.tasks import SIDE
 
 ROLE_LABELS = {Role.IDENTIFIER: "identifier", Role.QUASI_IDENTIFIER: "quasi-identifier",
                Role.SENSITIVE: "sensitive", Role.INSENSITIVE: "insensitive"}
@@ -151,7 +152,8 @@ class RolesPanel(QGroupBox):
                 if column in values:
                     self.roles_table.setItem(row, 3, _item(self._examples(column)))
 
-        workbench.runner.start("Counting the values of each column", count, done, workbench._fail)
+        workbench.runner.start("Counting the values of each column", count, done, workbench._fail, owner=self,
+                               lane=SIDE)
 
     def role_combo(self, column: str) -> QComboBox:
         return self.roles_table.cellWidget(self._roles_row(column), 1)

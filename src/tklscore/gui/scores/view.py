@@ -35,6 +35,8 @@ from tklscore.core.scoring.explain import RecordExplanation, explain_record
 from tklscore.core.scoring.scores import ScoreReport, x_text
 from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
 from tklscore.gui.guard import run_guarded
+from tklscore.gui.tasks import SIDE
+from tklscore.gui.when_shown import WhenShown
 from tklscore.gui.scores.charts import (
     SORT_THESIS,
     SORT_TKL,
@@ -55,7 +57,7 @@ from tklscore.gui.report import (
 )
 
 RISKIEST_SHARE = 0.10
-SORT_IN_BACKGROUND = 100_000  # records: a larger release's per-record chart is sorted off the UI thread
+SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
 MAX_EXPLAINED_VALUES = 50
 
@@ -80,6 +82,10 @@ class ScoresView(QWidget):
         self.explanation: RecordExplanation | None = None
         self._report: ScoreReport | None = None
         self._chart_steps: list = []  # chart updates still to draw, one per event-loop turn
+        self._sorting = None          # the per-record chart's background sort, while it runs
+        # the charts are drawn when the view is on screen: off screen, the UI thread does not
+        # draw them after every edit (they follow when the view is shown)
+        self._charts = WhenShown(self, self._draw_charts)
 
         # ---- top bar: release, x, exports
         self.release_combo = QComboBox()
@@ -304,15 +310,13 @@ class ScoresView(QWidget):
             self.per_record_chart.set_data(None, None, self.workbench.project.x)
             self.growth_chart.set_data(None, None, self.workbench.project.x)
         else:
-            self.records_model.set_frame(report.records, riskiest_mask(report.records["tkl"].to_numpy()))
+            self.records_model.set_frame(report.records, self._riskiest)
             header = self.records_view.horizontalHeader()
             header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
             if len(report.records) <= 50_000:  # a big release keeps default widths
                 self.records_view.resizeColumnsToContents()
-        # the charts follow in later turns of the event loop, one each, so that the window
-        # stays responsive while large releases are drawn
-        self._chart_steps = [self._draw_per_record, self._draw_growth, self._draw_releases]
-        QTimer.singleShot(0, self._next_chart)
+        self._chart_steps = []
+        self._charts.request()
         self.explanation = None
         self.explain_browser.setHtml("<p>Select a record to see why it scores what it scores.</p>")
 
@@ -321,6 +325,7 @@ class ScoresView(QWidget):
         labels = [label.format(x=x_text(x)) for _, label in SCORE_ROWS]
         self.summary.setVerticalHeaderLabels(labels)
         rows = score_rows(report) if report is not None else [(l, "", "", "") for l in labels]
+        self._riskiest = None if report is None else riskiest_mask(report.records["tkl"].to_numpy())
         for i, row in enumerate(rows):
             for j, text in enumerate(row[1:]):
                 item = QTableWidgetItem(text)
@@ -332,7 +337,7 @@ class ScoresView(QWidget):
             problem = self.workbench.weights_problem
             self.info_label.setText(problem or "No scores yet: load a source, choose roles, weights and a release.")
         else:
-            riskiest = int(riskiest_mask(report.records["tkl"].to_numpy()).sum())
+            riskiest = int(self._riskiest.sum())
             text = (f"{report.published_rows:,} of {report.source_rows:,} source records published; "
                     + ("the riskiest record by tkl is highlighted." if riskiest == 1
                        else f"the {riskiest:,} riskiest records by tkl are highlighted."))
@@ -358,29 +363,60 @@ class ScoresView(QWidget):
             self.order_combo.blockSignals(False)
             self.per_record_chart.set_order(order)
 
+    def _draw_charts(self) -> None:
+        """The charts of the current report, in later turns of the event loop, one each, so
+        that the window stays responsive while large releases are drawn."""
+        self._chart_steps = [self._draw_per_record, self._draw_growth, self._draw_releases]
+        QTimer.singleShot(0, self._next_chart)
+
+    def _draw_charts_now(self) -> None:
+        """Bring every chart up to date at once (before one is exported)."""
+        steps, self._chart_steps = self._chart_steps, []
+        if self._charts.stale:
+            self._charts.stale = False
+            steps = [self._draw_per_record, self._draw_growth, self._draw_releases]
+        if self._sorting is not None and self._draw_per_record not in steps:
+            steps.insert(0, self._draw_per_record)
+        for step in steps:
+            if step == self._draw_per_record:
+                step(background=False)
+            else:
+                step()
+
     def _next_chart(self) -> None:
         if self._chart_steps:
             self._chart_steps.pop(0)()
             if self._chart_steps:
                 QTimer.singleShot(0, self._next_chart)
 
-    def _draw_per_record(self) -> None:
+    def _draw_per_record(self, background: bool = True) -> None:
         report = self._report
+        chart = self.per_record_chart
+        if self._sorting is not None:
+            self._sorting.cancel()
+            self._sorting = None
         if report is None:
             return
-        chart = self.per_record_chart
-        if len(report.records) <= SORT_IN_BACKGROUND:
+        if not background or len(report.records) <= SORT_IN_BACKGROUND:
             chart.set_data(report.records, report.source_scores, report.x)
             return
         kind = chart.order
 
         def done(order) -> None:  # drawn unless another release or order came meanwhile
+            if task is self._sorting:
+                self._sorting = None
             if self._report is report and chart.order == kind:
                 chart.set_data(report.records, report.source_scores, report.x, order=order)
 
-        self.workbench.runner.start("Sorting the records for the chart",
-                                    lambda control: per_record_order(report.records, kind), done,
-                                    self.workbench.failed.emit)
+        def failed(message: str) -> None:
+            if task is self._sorting:
+                self._sorting = None
+            self.workbench.failed.emit(message)
+
+        # the side lane: the sort reads only the report, and never delays the next scores
+        task = self._sorting = self.workbench.runner.start(
+            "Sorting the records for the chart", lambda control: per_record_order(report.records, kind), done,
+            failed, owner=self, lane=SIDE)
 
     def _draw_growth(self) -> None:
         report = self._report
@@ -416,7 +452,9 @@ class ScoresView(QWidget):
                 for r in range(self.comparison.rowCount())]
 
     def charts_pending(self) -> bool:
-        return bool(self._chart_steps)
+        """Whether a chart does not show the current scores yet: it is still to be drawn, its
+        records are being sorted, or the view is off screen and draws them when shown."""
+        return bool(self._chart_steps) or self._sorting is not None or self._charts.stale
 
     def summary_text(self, row: int, column: int) -> str:
         """The text of the summary cell (row: score, column 0 raw / 1 by source / 2 by max)."""
@@ -461,6 +499,7 @@ class ScoresView(QWidget):
 
     def export_chart(self, path: str, chart=None) -> bool:
         """Write ``chart`` (default: the chart on show) as PNG or SVG by the file's extension."""
+        self._draw_charts_now()
         ok = self._guard((chart or self.current_chart()).export, path)
         if ok:
             self.workbench.status.emit(f"Chart written to {path}")

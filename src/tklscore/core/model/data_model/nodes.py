@@ -110,7 +110,16 @@ class NodeTable(dict):
         return self._values.get(column, {}).get(value)
 
     def copy(self) -> "NodeTable":
-        return NodeTable(self)
+        """An independent table with the same nodes and indexes, copied as they are (not
+        rebuilt node by node: an undoable edit copies the model)."""
+        other = NodeTable()
+        dict.update(other, self)
+        other._position = dict(self._position)
+        other._counter = count(max(self._position.values(), default=-1) + 1)
+        other._children = {parent: set(children) for parent, children in self._children.items()}
+        other._attributes = dict(self._attributes)
+        other._values = {column: dict(values) for column, values in self._values.items()}
+        return other
 
     def pop(self, *args):
         raise TypeError("remove nodes with del")
