@@ -206,12 +206,16 @@ class ReleasesPanel(QGroupBox):
         elif isinstance(resolved, str):
             text += f"<span style='color:#b00'>cannot be resolved: {_html(resolved)}</span>"
         else:
-            text += "being resolved…"
+            text += ("its records are counted by the engine as it is scored." if workbench.out_of_core
+                     else "being resolved…")
         report = workbench.reports.get(name)
         if report is not None:
             text += f" tkl-Score {report.scores.tkl:.5f}."
         elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
+        elif workbench.out_of_core and not workbench.project.roles.qi:
+            text += (" No scores yet: out of core the engine needs at least one quasi-identifier; choose one and "
+                     "click Apply roles.")
         elif workbench.weights is None and workbench.weights_problem:
             text += f" No scores: {_html(workbench.weights_problem)}."
         self.release_info.setText(text)
