@@ -129,6 +129,12 @@ class SparkBackend(Backend):
     def fetch(self, sql: str) -> pd.DataFrame:
         return self.spark.sql(sql).toPandas()
 
+    def fetch_arrow(self, sql: str):
+        frame = self.spark.sql(sql)
+        if hasattr(frame, "toArrow"):  # PySpark 4: typed even without rows
+            return frame.toArrow()
+        return super().fetch_arrow(sql)
+
     def _view(self, name: str, frame) -> None:
         previous = self._cached.pop(name, None)
         frame.createOrReplaceTempView(name)
