@@ -11,7 +11,8 @@ the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
   memory (:func:`~tklscore.core.tables.codes.group_ids_of_groups`) and drops them with the
   same rule (:func:`~tklscore.core.release.transform.suppressed_classes`: smallest first,
   id order among equal sizes).
-- Row selection by ids or a published file (located as ``score --engine`` locates them).
+- Row selection by ids, a published file (located as ``score --engine`` locates them) or
+  a filter (translated to SQL by :mod:`.filter_sql`).
 - tkl/M/L: the distinguishing factors on the whole source with the generalised QIs and
   each SA at its published level (the plan of :mod:`.scoring`), normalised by the
   untransformed source's scores; a generalised SA value weighs its element in the
@@ -232,9 +233,6 @@ class EngineDesigner:
                 raise InputError("microaggregation of the identifier column makes no sense; remove it instead",
                                  column=column)
             self._numbers(column)
-        if design.selection is not None and design.selection.kind == "filter":
-            raise InputError("a release chosen by a filter is not yet run by the out-of-core engine; "
-                             "use --rows or --published, or --engine memory")
 
     # ------------------------------------------------------------------ evaluation
 
@@ -366,6 +364,8 @@ class EngineDesigner:
             return []
         if selection.kind == "ids":
             backend.open_published_ids(list(selection.ids))
+        elif selection.kind == "filter":
+            backend.open_published_filter(selection.expression or "", self.roles)
         else:
             options = dict(selection.options or {})
             backend.open_published_file(selection.path, self.roles.identifier, options.get("delimiter"),
