@@ -198,3 +198,46 @@ def test_cli_score_filter_in_memory_and_out_of_core(capsys, data_dir):
     assert a["scores"]["tkl"] == pytest.approx(b["scores"]["tkl"], rel=1e-12)
     code, _, err = run_cli(capsys, argv[:3] + ["Job.str.len() > 3"] + argv[4:] + ["--engine", "duckdb"])
     assert code == 2 and "is not supported out of core" in err and "Traceback" not in err
+
+
+@st.composite
+def typed_tables(draw):
+    n = draw(st.integers(1, 10))
+
+    def column(values, kind):
+        return pa.array(draw(st.lists(values, min_size=n, max_size=n)), kind)
+
+    return pa.table({
+        "i": column(st.integers(-3, 12), pa.int64()),
+        "j": column(st.none() | st.integers(-3, 12), pa.int32()),
+        "f": column(st.none() | st.sampled_from([0.5, -0.0, 2.0, 1e20, 1e-7, float("nan"), 0.1 + 0.2]), pa.float64()),
+        "b": column(st.none() | st.booleans(), pa.bool_()),
+        "d": column(st.none() | st.dates(datetime.date(1999, 12, 30), datetime.date(2000, 1, 2)), pa.date32()),
+        "s": column(st.none() | st.sampled_from(TEXTS), pa.string()),
+        "Age": column(st.sampled_from([1.0, 2.5, 30.0, -4.0]), pa.float64()),
+    })
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(typed_tables(), st.data())
+def test_sql_selection_equals_filter_positions_on_typed_parquet(backend, table, data):
+    roles = Roles(qi=["s"], sa=["Age"], continuous=["Age"])
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "typed.parquet"
+        pq.write_table(table, path)
+        frame = load_table(path).frame
+        texts = sorted({v for c in "ijfbds" for v in frame[c]} | {"", "1", "True", "2000"})
+
+        def comparison():
+            column = data.draw(st.sampled_from(list("ijfbds")))
+            if data.draw(st.booleans()):
+                members = data.draw(st.lists(st.sampled_from(texts), max_size=3))
+                return f"{column} {data.draw(st.sampled_from(['in', 'not in']))} {members!r}"
+            op = data.draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
+            return f"{column} {op} {data.draw(st.sampled_from(texts))!r}"
+
+        expression = comparison()
+        for _ in range(data.draw(st.integers(0, 2))):
+            expression = f"({expression}) {data.draw(st.sampled_from(['and', 'or']))} ({comparison()})"
+        expression += f" or Age {data.draw(st.sampled_from(['<', '>=']))} {data.draw(st.sampled_from([0, 2.5, 30]))}"
+        assert_same_selection(backend, path, roles, expression)

@@ -71,3 +71,35 @@ def test_large_source_is_scored_out_of_core_and_the_window_says_so(qtbot, tmp_pa
     workbench.runner.wait()
     workbench.undo_stack.setClean()
     workbench._mark(False)  # closing the window asks nothing
+
+
+def test_the_share_is_chosen_in_the_window_and_applies_to_the_open_source(qtbot, tmp_path, monkeypatch, data_dir):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    workbench = Workbench()
+    window = MainWindow(workbench, settings)
+    qtbot.addWidget(window)
+    menu_texts = [a.text() for m in window.menuBar().actions() if m.menu() for a in m.menu().actions()]
+    assert "&Memory for sources…" in menu_texts
+    source = data_dir / "thesis_table_3_1.csv"
+    workbench.use_weights_file(str(data_dir / "thesis_table_4_2_weights.csv"))
+    workbench.open_source(str(source), roles=ROLES)
+    qtbot.waitUntil(lambda: workbench.table is not None and not workbench.runner.current, timeout=30000)
+    assert not workbench.out_of_core
+    with qtbot.waitSignal(workbench.engineChanged, timeout=5000) as said:
+        window.set_memory_share(1e-9)
+    assert "scored out of core by DuckDB" in said.args[0] and workbench.out_of_core and workbench.table is None
+    assert float(settings.value("engines/memory_share")) == pytest.approx(1e-9)
+    assert workbench.project.roles == ROLES  # the roles and releases stay; only where it is scored changes
+    with qtbot.waitSignal(workbench.engineChanged, timeout=5000) as said:
+        window.set_memory_share(1.0)
+    assert said.args[0] == "" and not workbench.out_of_core
+    qtbot.waitUntil(lambda: workbench.table is not None and not workbench.runner.current, timeout=30000)
+    shown = []
+    monkeypatch.setattr(window, "show_error", shown.append)
+    window.set_memory_share(1.5)
+    assert shown and "between 0 % and 100 %" in shown[0]
+    assert float(settings.value("engines/memory_share")) == pytest.approx(1.0)
+    workbench.runner.cancel_all()
+    workbench.runner.wait()
+    workbench._mark(False)

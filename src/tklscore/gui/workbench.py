@@ -265,6 +265,19 @@ class Workbench(QObject):
         self._mark(True)
         self._load_source()
 
+    def set_memory_share(self, share: float) -> None:
+        """The share of free memory a source may take before it is scored out of core; the
+        open file source is read again when the new share changes where it is scored."""
+        share = float(share)
+        if not 0.0 <= share <= 1.0:
+            raise InputError(f"a share of memory is between 0 % and 100 % (not {share:.0%})")
+        self.memory_share = share
+        path = self.project.source_path
+        if self.project.builtin is None and path and Path(path).is_file():
+            if choose_engine(path, share).out_of_core != self.out_of_core:
+                self.resolved.clear()
+                self._load_source()
+
     def _load_source(self) -> None:
         project = self.project
         builtin, path, options = project.builtin, project.source_path, dict(project.source_options)
