@@ -646,7 +646,6 @@ class DesignView(QWidget):
                tuple(sorted((c, repr(h.to_dict())) for c, h in hierarchies.items())), id(model))
         engine, design, weights, x = self._engine, self.design(), wb.weights, wb.project.x
         sliders = list(self.sliders)
-        limit = getattr(wb, "memory_limit", None)
 
         def work(control):
             from tklscore.core.engines import open_backend
@@ -655,7 +654,7 @@ class DesignView(QWidget):
             control.progress(2, "Designing the release out of core")
             if engine["key"] != key:
                 _close(engine)
-                backend = open_backend("duckdb", limit)
+                backend = open_backend("duckdb")   # DuckDB's own limit (80 % of RAM), spilling beyond
                 try:
                     engine["designer"] = EngineDesigner(
                         backend, summary.path, roles, hierarchies,
