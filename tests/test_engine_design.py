@@ -208,6 +208,11 @@ def test_thesis_oracles_out_of_core(data_dir):
         compare(result, memory_designer.evaluate(design, weights), backend)
         assert result.utility.precision == pytest.approx(
             memory_designer.evaluate(design, weights).utility.precision, rel=1e-12)
+        some = ReleaseDesign("d", {"City": 1}, 2, 0.5, selection=ReleaseDefinition(
+            "Some", "filter", expression="Gender == 'Female' or Age >= 60"))
+        result, memory = designer.evaluate(some, weights), memory_designer.evaluate(some, weights)
+        compare(result, memory, backend)
+        assert result.selected_rows == len(memory.transformed.selected) and 0 < result.selected_rows < 7
 
 
 def test_refused_and_bad_designs_name_the_option_or_column(data_dir):

@@ -230,3 +230,28 @@ def test_disclosure_risk_on_spark(spark, tmp_path):
     assert engine.d == pytest.approx(memory.d, rel=1e-12) and engine.l_sum == pytest.approx(memory.l_sum, rel=1e-12)
     assert engine.above_threshold == 1
     assert engine.histogram.counts.tolist() == disclosure_histogram(memory.d, 250).counts.tolist()
+
+
+def test_source_described_counted_and_filtered_on_spark(spark, data_dir):
+    """core/engines/source.py and the filter's SQL through Spark's scan, as with DuckDB."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    source = data_dir / "thesis_table_3_1.csv"
+    table = load_table(source)
+    roles = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Age", "Initial Diagnosis"], continuous=["Age"],
+                  identifier="id")
+    expression = "Age >= 30 and `Initial Diagnosis` != 'Flu' or City in ['Calgary']"
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(source, backend=backend, preview_rows=3)
+        values = column_values(source, "City", backend=backend)
+        backend.open_source(str(source), roles)
+        backend.open_published_filter(expression, roles)
+        ids = backend.fetch("SELECT id FROM published ORDER BY pos")["id"].tolist()
+    assert summary.rows == 7 and summary.columns == table.columns
+    assert summary.preview.values.tolist() == table.frame.iloc[:3].values.tolist()
+    codes = table.codes("City")
+    assert values["value"].tolist() == list(codes.uniques) == ["Calgary", "Edmonton"]
+    assert values["count"].tolist() == [3, 4]
+    from tklscore.core.release.selection import filter_positions
+
+    assert ids == table.text("id").iloc[filter_positions(table, roles, expression)].tolist() == ["0", "1", "2", "3", "4"]

@@ -61,13 +61,18 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
         assert not view.engine_note.isHidden() and "Out of core" in view.engine_note.text()
         assert "seconds to minutes" in view.engine_note.text()
         assert not view.suggest_button.isEnabled() and "reading the whole file again" in view.suggest_message.text()
+        assert view.chart.isHidden() and view.front_table.isHidden()
         assert view.sliders["City"].maximum() == memory_view.sliders["City"].maximum() == 2
+        how = view.perturb_boxes["Age"][0]
+        assert [how.itemData(i) for i in range(how.count())] == [None, "mean", "median"]   # no noise out of core
         for v in (view, memory_view):
             before = v.result
             v.sliders["City"].setValue(1)
             v.sliders["Age"].setValue(1)
             v.suppress_below.setValue(2)
             v.budget.setValue(50.0)
+            v.perturb_boxes["Medication"]  # a text column: offered, refused by name when chosen (below)
+            v.set_perturbed("Age", "median")
             qtbot.waitUntil(lambda v=v, before=before: v.result is not before and v.result.design.level("Age") == 1
                             if isinstance(v.result, EngineDesignResult) else
                             v.result is not before and v.result.transformed.design.level("Age") == 1
@@ -86,6 +91,7 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
                                       memory_view.preview_model.frame.reset_index(drop=True), check_dtype=False)
         assert view.preview_model.marked == memory_view.preview_model.marked
         assert view.suppressed_list.count() == memory_view.suppressed_list.count()
+        assert dict(view.result.design.microaggregate) == {"Age": "median"}
         # exported by the engine: the in-memory export's bytes
         view.export_table(str(tmp_path / "engine.csv"))
         memory_view.export_table(str(tmp_path / "memory.csv"))

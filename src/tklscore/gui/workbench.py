@@ -301,6 +301,19 @@ class Workbench(QObject):
         self._mark(True)
         self._load_source()
 
+    def set_memory_share(self, share: float) -> None:
+        """The share of free memory a source may take before it is scored out of core; the
+        open file source is read again when the new share changes where it is scored."""
+        share = float(share)
+        if not 0.0 <= share <= 1.0:
+            raise InputError(f"a share of memory is between 0 % and 100 % (not {share:.0%})")
+        self.memory_share = share
+        path = self.project.source_path
+        if self.project.builtin is None and path and Path(path).is_file():
+            if choose_engine(path, share).out_of_core != self.out_of_core:
+                self.resolved.clear()
+                self._load_source()
+
     def _load_source(self) -> None:
         project = self.project
         builtin, path, options = project.builtin, project.source_path, dict(project.source_options)
@@ -376,9 +389,26 @@ class Workbench(QObject):
 
         self.runner.start("Reading the source out of core", describe, done, self._fail)
 
+    @property
+    def has_source(self) -> bool:
+        """A source to work on: loaded, or described out of core."""
+        return self.table is not None or self.source_summary is not None
+
+    def source_columns(self) -> list[str]:
+        if self.table is not None:
+            return list(self.table.columns)
+        return list(self.source_summary.columns) if self.source_summary is not None else []
+
+    def source_rows(self) -> int:
+        if self.table is not None:
+            return len(self.table)
+        return self.source_summary.rows if self.source_summary is not None else 0
+
     def set_roles(self, roles: Roles) -> None:
         if self.table is not None:
             roles.validate(self.table)
+        elif self.source_summary is not None:
+            roles.validate(self.source_summary)
         self.project.roles = roles
         self.resolved.clear()
         self._mark(True)
@@ -422,6 +452,10 @@ class Workbench(QObject):
         it is added); a large table's releases are resolved while scoring, in the background."""
         if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
             self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
+        elif self.source_summary is not None and definition.kind == "filter":
+            from tklscore.core.engines.filter_sql import check_filter
+
+            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
@@ -648,36 +682,42 @@ class Workbench(QObject):
 
     def _score_out_of_core(self) -> None:
         """Score the releases of a source too large for memory with the DuckDB engine
-        (releases by ids or by file; a filter needs the table in memory)."""
+        (releases by ids, by file or by filter); roles that do not fit the source (a
+        continuous column holding text, say) are reported once, by file, row and column."""
         roles, weights, x = self.project.roles, self.weights, self.project.x
         self.reports, self.measures = {}, {}
         if not roles.sa or not roles.qi or weights is None:
             self.scoresChanged.emit()
             return
         source, definitions = self.project.source_path, list(self.project.releases)
+        options = dict(self.project.source_options or {})
+        delimiter, encoding = options.get("delimiter"), options.get("encoding")
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
-        options = dict(self.project.source_options)
         generation = self._next_generation("scores")
 
         def score(control: TaskControl):
-            from tklscore.core.engines import score_files
+            from tklscore.core.engines import open_backend, open_release, score_in_engine
 
             reports, errors = {}, {}
-            for i, definition in enumerate(definitions):
-                control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name} out of core")
-                try:
-                    if definition.kind == "ids":
-                        reports[definition.name] = score_files("duckdb", source, roles, weights,
-                                                               rows=list(definition.ids), x=x, skip_unlocated=True)
-                    elif definition.kind == "file":
-                        reports[definition.name] = score_files(
-                            "duckdb", source, roles, weights, published=definition.path, x=x, skip_unlocated=True,
-                            delimiter=definition.options.get("delimiter"), encoding=definition.options.get("encoding"))
-                    else:
-                        errors[definition.name] = ("a filter release needs the table in memory; this source is "
-                                                   "scored out of core (define the release by ids or a file)")
-                except InputError as error:
-                    errors[definition.name] = str(error)
+            with open_backend("duckdb") as backend:
+                control.progress(2, "Checking the roles against the source out of core")
+                backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
+                for i, definition in enumerate(definitions):
+                    control.progress(int(5 + 95 * i / max(1, len(definitions))),
+                                     f"Scoring {definition.name} out of core")
+                    try:
+                        if definition.kind == "ids":
+                            name = open_release(backend, roles, rows=list(definition.ids))
+                        elif definition.kind == "file":
+                            name = open_release(backend, roles, published=definition.path,
+                                                delimiter=definition.options.get("delimiter"),
+                                                encoding=definition.options.get("encoding"))
+                        else:
+                            name = open_release(backend, roles, filter=definition.expression or "")
+                        reports[definition.name] = score_in_engine(backend, roles, weights, x, source_name=source,
+                                                                   published_name=name, skip_unlocated=True)
+                    except InputError as error:
+                        errors[definition.name] = str(error)
             # the releases saved from the Design view, re-evaluated out of core as well
             designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
             errors.update(designed.errors)
@@ -697,7 +737,13 @@ class Workbench(QObject):
                                  f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
             self.scoresChanged.emit()
 
-        self.runner.start("Scoring out of core", score, done, self._fail)
+        def failed(message: str) -> None:  # the source or the roles: every release is left without scores
+            if generation == self._generation["scores"]:
+                self.release_errors = {d.name: message for d in definitions}
+                self.scoresChanged.emit()
+            self._fail(message)
+
+        self.runner.start("Scoring out of core", score, done, failed)
 
     @staticmethod
     def _designed(table, roles, settings, weights, x, scorer, model):

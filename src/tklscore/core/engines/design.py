@@ -11,7 +11,8 @@ the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
   memory (:func:`~tklscore.core.tables.codes.group_ids_of_groups`) and drops them with the
   same rule (:func:`~tklscore.core.release.transform.suppressed_classes`: smallest first,
   id order among equal sizes).
-- Row selection by ids or a published file (located as ``score --engine`` locates them).
+- Row selection by ids, a published file (located as ``score --engine`` locates them) or
+  a filter (translated to SQL by :mod:`.filter_sql`).
 - tkl/M/L: the distinguishing factors on the whole source with the generalised QIs and
   each SA at its published level (the plan of :mod:`.scoring`), normalised by the
   untransformed source's scores; a generalised SA value weighs its element in the
@@ -33,12 +34,13 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import RECORD_QUERY, EngineReport, score_records, score_set
 from tklscore.core.errors import InputError
+from tklscore.core.release.designer import generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
+from tklscore.core.release.transform import ColumnLevels, ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import Utility, ValueCounts, utility_of_values
 from tklscore.core.scoring.scores import RECORD_COLUMNS, check_x, normalise_by_source, normalise_by_theoretical_max
 from tklscore.core.scoring.weights import Weights
-from tklscore.core.tables.codes import group_ids_of_groups
+from tklscore.core.tables.codes import Codes, group_ids_of_groups
 from tklscore.core.tables.roles import Roles
 
 REFUSED = {
@@ -91,27 +93,25 @@ class EngineDesignResult:
         }
 
 
-@dataclass
 class _Column:
-    """A column's distinct values (first-appearance order) and its labels per level."""
+    """A column's distinct values (in the order they first appear) and, per level, their
+    groups: the in-memory designer's :class:`ColumnLevels` over the distinct values."""
 
-    values: np.ndarray
-    labels: list[np.ndarray]
-    height: int
+    def __init__(self, name: str, values: np.ndarray, hierarchy: Hierarchy | None, numeric_order: bool):
+        self.values = values
+        self.levels = ColumnLevels(None, name, hierarchy, Codes(np.arange(len(values), dtype=np.int64), values),
+                                   numeric_order=numeric_order)
+        self.height = self.levels.height
+        self.top = self.height if hierarchy is not None else 1
 
-    def groups(self, level: int, numeric_order: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """As ``ColumnLevels.value_groups``: each value's group code and the group labels."""
-        group_of_value, groups = pd.factorize(self.labels[level], sort=False)
-        groups = np.asarray(groups, dtype=object)
-        if numeric_order:
-            numbers = pd.to_numeric(pd.Series(self.values, dtype=object), errors="coerce").to_numpy(float)
-            smallest = np.full(len(groups), np.inf)
-            np.minimum.at(smallest, group_of_value, numbers)
-            order = np.argsort(smallest, kind="stable")
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
-            group_of_value, groups = rank[group_of_value], groups[order]
-        return group_of_value.astype(np.int64), groups
+    def groups(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each value's group code at ``level`` and the group labels (``value_groups``)."""
+        self.levels.at(level)   # a level out of range: the in-memory error
+        return self.levels.value_groups(level)
+
+    def labels(self, level: int) -> np.ndarray:
+        group_of_value, groups = self.groups(level)
+        return np.asarray(groups, dtype=object)[group_of_value]
 
 
 class EngineDesigner:
@@ -171,20 +171,8 @@ class EngineDesigner:
                 text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
                 values = self.backend.fetch(f"SELECT {text} AS v, MIN(__rid) AS first FROM __source GROUP BY {text}")
                 values = values.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
-            hierarchy = self.hierarchies.get(name)
-            if hierarchy is not None:
-                labels = hierarchy.labels(values)
-                height = len(labels) - 1
-            else:
-                labels, height = [values, np.full(len(values), "*", dtype=object)], 0
-            self._columns[name] = _Column(values, labels, height)
+            self._columns[name] = _Column(name, values, self.hierarchies.get(name), name in self.roles.continuous)
         return self._columns[name]
-
-    def column_values(self, name: str) -> pd.DataFrame:
-        """A column's distinct values with their counts (as written), most frequent first."""
-        text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
-        return self.backend.fetch(f"SELECT {text} AS value, COUNT(*) AS count FROM __source GROUP BY {text} "
-                                  f"ORDER BY count DESC, value")
 
     def _index(self, name: str) -> int:
         return self.columns.index(name)
@@ -203,16 +191,14 @@ class EngineDesigner:
         """The level a column is published at (a removed QI: its top)."""
         column = self.column(name)
         if name in design.removed and name in self.roles.qi:
-            return len(column.labels) - 1
+            return column.top
         level = design.level(name)
-        if not 0 <= level <= len(column.labels) - 1:
-            raise InputError(f"level {level} is out of range: the hierarchy has levels 0 to {column.height}",
-                             column=name)
+        column.groups(level)
         return level
 
-    def _register_map(self, name: str, level: int, numeric_order: bool = False) -> str:
+    def _register_map(self, name: str, level: int) -> str:
         column = self.column(name)
-        group_of_value, groups = column.groups(level, numeric_order)
+        group_of_value, groups = column.groups(level)
         relation = f"map_{self._index(name)}"
         self.backend.register(relation, pd.DataFrame({
             "v": pd.Series(column.values, dtype=object),
@@ -247,9 +233,6 @@ class EngineDesigner:
                 raise InputError("microaggregation of the identifier column makes no sense; remove it instead",
                                  column=column)
             self._numbers(column)
-        if design.selection is not None and design.selection.kind == "filter":
-            raise InputError("a release chosen by a filter is not yet run by the out-of-core engine; "
-                             "use --rows or --published, or --engine memory")
 
     # ------------------------------------------------------------------ evaluation
 
@@ -289,16 +272,13 @@ class EngineDesigner:
                 sa_parts.append((i, "value", None))
                 continue
             continuous = name in roles.continuous
-            relation = self._register_map(name, level, numeric_order=continuous)
+            relation = self._register_map(name, level)
             sa_parts.append((i, "code" if continuous else "label", relation))
             group_weights[name], note = self._group_weights(name, i, level, weights, continuous)
             if note:
                 notes.append(note)
         for name in self.hierarchies:
-            if name not in roles.qi and name not in roles.sa:
-                levels[name] = self._level(design, name)
-        for name in self.hierarchies:
-            if name in roles.sa:
+            if name not in roles.qi:
                 levels[name] = self._level(design, name)
         plan = DesignPlan(tuple(qi_maps), tuple(sa_parts))
         backend.materialize("gsrc", plan.generalised())
@@ -313,8 +293,6 @@ class EngineDesigner:
         sizes = np.zeros(len(classes), dtype=np.int64)
         sizes[ids] = classes["size"].to_numpy(dtype=np.int64)
         dropped, left = suppressed_classes(sizes, design.suppress_below, design.suppression_limit)
-        if design.suppress_below <= 1 or selected == 0:
-            dropped, left = np.zeros(len(sizes), dtype=bool), 0
         dropped_rows = dropped[ids]
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
@@ -370,8 +348,8 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            backend.materialize("published_g", plan.published_generalised())
-            risk = measure_in_engine(backend, kept_roles, source="published_g", population="gsrc", name=self.source,
+            risk = measure_in_engine(backend, kept_roles, source=f"({plan.published_generalised()}) AS published_g",
+                                     population="gsrc", name=self.source,
                                      population_name="source", value_space="gsrc")
         step()
         shown = self.release_rows(design, preview) if preview else None
@@ -386,6 +364,8 @@ class EngineDesigner:
             return []
         if selection.kind == "ids":
             backend.open_published_ids(list(selection.ids))
+        elif selection.kind == "filter":
+            backend.open_published_filter(selection.expression or "", self.roles)
         else:
             options = dict(selection.options or {})
             backend.open_published_file(selection.path, self.roles.identifier, options.get("delimiter"),
@@ -400,7 +380,7 @@ class EngineDesigner:
         (a label, or a continuous SA's group code): its element's, else the largest weight
         of the values it covers (as ``ReleaseDesigner._sa_weights``)."""
         column = self.column(name)
-        group_of_value, groups = column.groups(level, numeric_order=continuous)
+        group_of_value, groups = column.groups(level)
         if continuous:
             # weights of a continuous SA are read over its sorted numbers
             pairs = self.backend.fetch(DesignPlan.distinct_numbers(i)).sort_values("x", kind="stable")
@@ -413,19 +393,7 @@ class EngineDesigner:
         per_value = np.where(np.isnan(per_value), 0.0, per_value)
         largest = np.zeros(len(groups), dtype=np.float64)
         np.maximum.at(largest, group, per_value)
-        conservative = []
-        for g, label in enumerate(groups):
-            element = self.elements.get((name, str(label)))
-            if element is not None:
-                largest[g] = element
-            else:
-                conservative.append(str(label))
-        note = None
-        if conservative:
-            shown = ", ".join(f"'{v}'" for v in conservative[:8]) + (" ..." if len(conservative) > 8 else "")
-            note = (f"'{name}' at level {level}: {len(conservative)} generalised value(s) ({shown}) have no "
-                    f"element in the tkl-Data Model and weigh the largest weight of the values they cover "
-                    f"(conservative)")
+        largest, note = generalised_weights(name, level, groups, largest, self.elements)
         if continuous:
             return {float(g): largest[g] for g in range(len(groups))}, note
         return {str(label): largest[g] for g, label in enumerate(groups)}, note
@@ -518,7 +486,7 @@ class EngineDesigner:
                 column = self.column(name)
                 self.backend.register(relation, pd.DataFrame({
                     "v": pd.Series(column.values, dtype=object),
-                    "g": pd.Series(column.labels[self._level(design, name)], dtype=object).astype(str)}))
+                    "g": pd.Series(column.labels(self._level(design, name)), dtype=object).astype(str)}))
                 joins.append(f"LEFT JOIN {relation} AS o{n} ON o{n}.v = {text}")
                 text = f"o{n}.g"
             if csv:
@@ -570,26 +538,12 @@ def evaluate_saved_designs_in_engine(source: str, roles: Roles, settings: dict, 
     of core (DuckDB): the releases saved from the Design view, re-evaluated; a design that
     no longer applies is reported in ``errors`` with the reason."""
     from tklscore.core.engines import open_backend
-    from tklscore.core.release.designer import SavedDesigns
+    from tklscore.core.release.designer import SavedDesigns, evaluate_designs
 
-    saved = list(settings.get("saved") or [])
-    results, errors = {}, {}
-    if not saved:
-        return SavedDesigns(results, errors)
+    if not settings.get("saved"):
+        return SavedDesigns({}, {})
     options = dict(options or {})
     with open_backend("duckdb", memory_limit) as backend:
-        try:
-            hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
-            designer = EngineDesigner(backend, source, roles, hierarchies, elements, options.get("delimiter"),
-                                      options.get("encoding"), drop_absent_hierarchies=True)
-        except InputError as error:
-            return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
-        for i, data in enumerate(saved):
-            name = str(data.get("name", "designed release"))
-            try:
-                results[name] = designer.evaluate(ReleaseDesign.from_dict(data), weights, x)
-            except InputError as error:
-                errors[name] = str(error)
-            if progress is not None:
-                progress((i + 1) / len(saved))
-    return SavedDesigns(results, errors)
+        return evaluate_designs(settings, lambda hierarchies: EngineDesigner(
+            backend, source, roles, hierarchies, elements, options.get("delimiter"), options.get("encoding"),
+            drop_absent_hierarchies=True), weights, x, progress)

@@ -275,6 +275,7 @@ class DesignView(QWidget):
         suggest_layout = QVBoxLayout(suggest_tab)
         self.suggest_message = QLabel("Press Suggest to search the lattice of levels.")
         self.suggest_message.setWordWrap(True)
+        self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         suggest_layout.addWidget(self.suggest_message)
         self.chart = pg.PlotWidget(background="w")
         self.chart.setLabel("bottom", "utility loss (1 − precision)")
@@ -329,6 +330,11 @@ class DesignView(QWidget):
             self.perturbed = {**{c: (m, 0.0) for c, m in design.microaggregate},
                               **{c: ("noise", e) for c, e in design.noise}}
             self.seed = design.seed
+            for box, value in ((self.suppress_below, design.suppress_below),
+                               (self.budget, design.suppression_limit * 100.0)):
+                box.blockSignals(True)
+                box.setValue(value)
+                box.blockSignals(False)
         self.designer = None
         self.sliders = {}
         self._slider_labels = {}
@@ -342,7 +348,7 @@ class DesignView(QWidget):
             return
         self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in names}
         self.perturbed = {c: p for c, p in self.perturbed.items() if c in names and c not in roles.qi
-                          and not out_of_core}
+                          and not (out_of_core and p[0] == "noise")}
         self.columns.setRowCount(len(names))
         for r, column in enumerate(names):
             self.columns.setItem(r, 0, QTableWidgetItem(column))
@@ -355,12 +361,8 @@ class DesignView(QWidget):
             publish.setChecked(column not in self.removed)
             publish.toggled.connect(lambda on, c=column: self.set_published(c, on))
             self.columns.setCellWidget(r, 4, publish)
-            if out_of_core:
-                self.columns.setItem(r, 5, QTableWidgetItem("—"))
-                self.columns.item(r, 5).setToolTip("microaggregation and noise are offered when the table is "
-                                                   "in memory; this source is evaluated out of core")
-            elif column not in roles.qi and column != roles.identifier:
-                self.columns.setCellWidget(r, 5, self._perturb_cell(column))
+            if column not in roles.qi and column != roles.identifier:
+                self.columns.setCellWidget(r, 5, self._perturb_cell(column, noise=not out_of_core))
         self.schedule()
 
     def _hierarchy_text(self, column: str) -> str:
@@ -412,13 +414,17 @@ class DesignView(QWidget):
             slider.setEnabled(True)
             label.setText(f"{slider.value()}/{height}")
 
-    def _perturb_cell(self, column: str) -> QWidget:
+    def _perturb_cell(self, column: str, noise: bool = True) -> QWidget:
         cell = QWidget()
         row = QHBoxLayout(cell)
         row.setContentsMargins(4, 0, 4, 0)
         how = QComboBox()
         for text, key in (("—", None), ("class mean", "mean"), ("class median", "median"), ("± noise", "noise")):
-            how.addItem(text, key)
+            if key != "noise" or noise:
+                how.addItem(text, key)
+        if not noise:
+            how.setToolTip("noise is drawn in memory (a seeded stream over the rows); out of core a numeric "
+                           "column can be published as its class mean or median")
         epsilon = QDoubleSpinBox()
         epsilon.setRange(0.0, 1000.0)
         epsilon.setSuffix(" %")
@@ -553,6 +559,8 @@ class DesignView(QWidget):
             f"evaluated by DuckDB reading the file: that takes seconds to minutes. The figures below stay those "
             f"of the last evaluation until the new one arrives; the progress is in the status bar.")
         self.suggest_button.setEnabled(not out_of_core)
+        self.chart.setVisible(not out_of_core)
+        self.front_table.setVisible(not out_of_core)
         self.report_button.setEnabled(not out_of_core)
         self.report_button.setToolTip("the report of a designed release needs the table in memory" if out_of_core
                                       else "the report of the designed release: how it was made, its scores, "
@@ -561,8 +569,8 @@ class DesignView(QWidget):
             self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
             self.suggest_message.setText(
                 "Suggestions are not offered for this source. To suggest releases the workbench tries many "
-                "combinations of levels, and each one means reading the whole file again, which for a source "
-                "this large would take hours. Move the level sliders to design the release here (each change "
+                "combinations of levels, and each one means reading the whole file again: for a source too large "
+                "for memory that takes far too long. Move the level sliders to design the release here (each change "
                 "is evaluated on the whole file), or open a sample of the source that fits in memory and ask "
                 "for suggestions there.")
 
@@ -638,7 +646,6 @@ class DesignView(QWidget):
                tuple(sorted((c, repr(h.to_dict())) for c, h in hierarchies.items())), id(model))
         engine, design, weights, x = self._engine, self.design(), wb.weights, wb.project.x
         sliders = list(self.sliders)
-        limit = getattr(wb, "memory_limit", None)
 
         def work(control):
             from tklscore.core.engines import open_backend
@@ -647,7 +654,7 @@ class DesignView(QWidget):
             control.progress(2, "Designing the release out of core")
             if engine["key"] != key:
                 _close(engine)
-                backend = open_backend("duckdb", limit)
+                backend = open_backend("duckdb")   # DuckDB's own limit (80 % of RAM), spilling beyond
                 try:
                     engine["designer"] = EngineDesigner(
                         backend, summary.path, roles, hierarchies,
