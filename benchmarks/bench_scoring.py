@@ -40,11 +40,13 @@ import resource
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import tklscore
+from tklscore.cli.process import tune_process
 from tklscore.core import Roles, Scorer, Table, Weights
 from tklscore.core.tables.codes import group_ids
 from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,
@@ -362,9 +364,16 @@ def main(argv=None) -> int:
     parser.add_argument("--scaling", action="store_true",
                         help="also time the factors at rows/4, rows/2, rows and at 100/1000/10000 "
                              "distinct continuous values")
+    parser.add_argument("--keep-thp", action="store_true",
+                        help="leave transparent huge pages as the machine has them (the command line and the "
+                             "application turn them off for their process: tklscore.cli.process)")
     args = parser.parse_args(argv)
     if args.rows < 100:
         parser.error("--rows must be at least 100")
+    tuned = False if args.keep_thp else tune_process()
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    print(f"transparent huge pages: machine {thp.read_text().strip() if thp.exists() else 'n/a'}; "
+          f"{'off for this process, as the application runs' if tuned else 'as the machine has them'}")
     ok = run_main(args.rows, args.seed, max(1, args.repeats))
     if args.scaling:
         run_scaling(args.rows, args.seed, max(1, min(args.repeats, 3)))

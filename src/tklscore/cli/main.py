@@ -15,6 +15,7 @@ import sys
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
+from tklscore.cli.process import tune_process
 
 # Modules of tklscore.cli, imported only when needed: a command whose name is a module's
 # builds the parser of that module alone, so `tklscore score` never loads RDF or Qt and
@@ -66,6 +67,7 @@ def _groups_for(argv: list[str]) -> list[str] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    tune_process()
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = build_parser(_groups_for(argv))
     try:
