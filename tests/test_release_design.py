@@ -465,6 +465,24 @@ def test_measures_of_a_transformed_release_come_from_the_risk_lens():
     assert result.measures["risk"]["journalist"]["highest"] == pytest.approx(1 / 3)
 
 
+def test_measures_of_a_release_with_suppression_are_those_of_the_published_table():
+    """privacy-models.md §5: the models are computed on the transformed table, so a value
+    that only suppressed rows held (Age 27 of the one Calgary man) is not part of the
+    continuous attribute's distribution that t-closeness measures against."""
+    from tklscore.core.risk.measures import measure_table
+
+    example, designer = thesis_designer()
+    design = ReleaseDesign(suppress_below=2)            # the class of size 1 goes
+    transformed = designer.transform(design)
+    assert transformed.suppressed.tolist() == [0]
+    ours = designer.measures(transformed)
+    theirs = measure_table(transformed.published_table(), qi=example.roles.qi, sa=example.roles.sa,
+                           continuous=example.roles.continuous).to_json_dict()
+    assert ours["t"] == pytest.approx(theirs["t"], rel=1e-12)
+    assert ours["t_by_attribute"] == pytest.approx(theirs["t_by_attribute"], rel=1e-12)
+    assert ours["k"] == theirs["k"] == 2 and ours["rows"] == 6
+
+
 @SETTINGS
 @given(s=scenarios(min_qi=1), data=st.data())
 def test_release_measures_from_cached_codes_equal_the_risk_lens_on_the_published_table(s, data):

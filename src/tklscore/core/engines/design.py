@@ -350,7 +350,7 @@ class EngineDesigner:
 
             risk = measure_in_engine(backend, kept_roles, source=f"({plan.published_generalised()}) AS published_g",
                                      population="gsrc", name=self.source,
-                                     population_name="source", value_space="gsrc")
+                                     population_name="source")
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()

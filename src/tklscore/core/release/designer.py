@@ -344,7 +344,10 @@ def release_measure_set(designer: ReleaseDesigner, transformed: Transformed):
         codes[column] = Codes(g.codes[rows], g.labels)
         population[column] = g.as_codes   # the source at the same level: the release's code space
     for name, c in designer._sa_codes(design, kept_sa).items():
-        codes[name] = Codes(c.codes[rows], c.uniques)
+        # the values the published table holds (privacy-models.md §5: measured on the transformed
+        # table): a value only suppressed rows held is not a value of the release's distribution
+        present, published_codes = np.unique(c.codes[rows], return_inverse=True)
+        codes[name] = Codes(published_codes.astype(c.codes.dtype, copy=False).reshape(-1), c.uniques[present])
     for name, c in codes.items():
         columns[name] = pd.Categorical.from_codes(c.codes, categories=_categories(c.uniques))
     return measure_table(Table(pd.DataFrame(columns), name=designer.source.name), qi=roles.qi, sa=kept_sa,
