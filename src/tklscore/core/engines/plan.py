@@ -110,6 +110,17 @@ class Plan:
         return (f"SELECT MIN(d) AS xy FROM (SELECT cid, COUNT(*) AS d FROM (SELECT DISTINCT classes.cid, {ys} "
                 f"FROM {self.source} AS src JOIN classes USING ({', '.join(self.qi)})) AS pairs GROUP BY cid) AS per")
 
+    def subset_groups(self, subsets: list[tuple[int, ...]]) -> str:
+        """For each subset A of the QIs (by its position in ``subsets``): the number of
+        distinct A-tuples and Σ_G |G|(|G|−1) over its groups G, from the classes' sizes
+        (QI importance: α-distinction and α-separation)."""
+        parts = []
+        for position, subset in enumerate(subsets):
+            keys = ", ".join(f"q{j}" for j in subset)
+            parts.append(f"SELECT {position} AS subset, COUNT(*) AS groups, CAST(SUM(c * (c - 1)) AS BIGINT) AS same "
+                         f"FROM (SELECT CAST(SUM(k) AS BIGINT) AS c FROM classes GROUP BY {keys}) AS g{position}")
+        return " UNION ALL ".join(parts)
+
     # ------------------------------------------------------------------ per record
 
     def records(self) -> str:
