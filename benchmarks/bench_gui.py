@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -224,6 +225,7 @@ def main(argv=None) -> int:
     bench.undo_stack.setClean()
     bench._mark(False)
     window.close()
+    shutil.rmtree(folder, ignore_errors=True)  # the source CSV is large
     return 0
 
 

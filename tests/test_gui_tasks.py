@@ -122,18 +122,24 @@ def test_the_main_lane_runs_its_tasks_one_at_a_time_in_order(qtbot):
     assert order == [0, 1, 2, 3, 4] and most[0] == 1
 
 
-def test_progress_is_passed_on_only_when_it_changes(qtbot):
+def test_progress_is_passed_on_only_when_it_changes(qtbot, monkeypatch):
+    import tklscore.gui.tasks as tasks
+
+    clock = [0.0]
+    monkeypatch.setattr(tasks.time, "monotonic", lambda: clock[0])
     runner = TaskRunner()
     shown = []
     runner.progress.connect(lambda percent, text: shown.append((percent, text)))
 
     def work(control):
-        for percent in (10, 10, 10, 20, 20):
+        for percent, at in ((10, 0.0), (10, 0.5), (10, 0.6), (20, 0.65), (30, 0.7), (40, 0.8)):
+            clock[0] = at
             control.progress(percent, "Working")
-        control.progress(20, "Almost")
+        control.progress(40, "Almost")
         return None
 
     done = []
     runner.start("work", work, done.append, done.append)
     qtbot.waitUntil(lambda: done == [None], timeout=5000)
-    assert shown == [(10, "Working"), (20, "Working"), (20, "Almost")]
+    # the same: never; another percentage: 0.1 s after the last one shown; another text: at once
+    assert shown == [(10, "Working"), (20, "Working"), (40, "Working"), (40, "Almost")]

@@ -83,3 +83,19 @@ def test_bad_project_files(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as caught:
         Project.load(path)
     assert str(path) in str(caught.value)
+
+
+def test_a_release_definition_hashes_its_ids_once_and_compares_by_value():
+    import dataclasses
+
+    ids = tuple(str(i) for i in range(100_000))
+    a = ReleaseDefinition("sample", "ids", ids=ids)
+    b = ReleaseDefinition("sample", "ids", ids=list(range(100_000)))  # numbers become their text
+    assert a == b and hash(a) == hash(b) and {a: 1}[b] == 1
+    assert hash(a) == hash(("sample", "ids", ids, None, None))      # the fields' hash, kept
+    assert a.__dict__["_hash"] == hash(a)
+    other = dataclasses.replace(a, name="other")
+    assert other != a and hash(other) == hash(("other", "ids", ids, None, None))
+    assert ReleaseDefinition("f", "file", path="x.csv", options={"delimiter": ";"}) == \
+        ReleaseDefinition("f", "file", path="x.csv")                 # options do not count, as before
+    assert a.to_dict() == {"name": "sample", "kind": "ids", "ids": list(ids)}

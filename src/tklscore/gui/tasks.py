@@ -5,6 +5,7 @@ to its owner while the owner exists."""
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 from typing import Callable
 
@@ -25,10 +26,17 @@ class TaskControl:
     def __init__(self, task: "Task"):
         self._task = task
         self._cancelled = threading.Event()
+        self._last_progress: tuple[int, str, float] | None = None   # passed on last: percent, text, when
 
     def progress(self, percent: int, text: str = "") -> None:
+        """Passed on to the UI thread when it says something new: another text, or another
+        percentage at most every PROGRESS_INTERVAL seconds (the status bar repaints on each)."""
         self.check()
-        self._task.signals.progress.emit(int(percent), text)
+        percent, now, last = int(percent), time.monotonic(), self._last_progress
+        if last is not None and last[1] == text and (last[0] == percent or now - last[2] < PROGRESS_INTERVAL):
+            return
+        self._last_progress = (percent, text, now)
+        self._task.signals.progress.emit(percent, text)
 
     def check(self) -> None:
         if self._cancelled.is_set():
@@ -55,7 +63,6 @@ class Task(QRunnable):
         self.control = TaskControl(self)
         self.owner: QObject | None = None
         self.owner_connection = None
-        self.last_progress: tuple[int, str] | None = None
         self.setAutoDelete(False)
 
     def cancel(self) -> None:
@@ -82,6 +89,8 @@ class Task(QRunnable):
         else:
             self.signals.finished.emit(result)
 
+
+PROGRESS_INTERVAL = 0.1  # seconds between two progress updates of one task with the same text
 
 MAIN = "main"   # the scores and everything that uses the workbench's state: one task at a time, in order
 SIDE = "side"   # work that only reads that state and must never delay the main lane (the AHP sweep)
@@ -135,9 +144,6 @@ class TaskRunner(QObject):
         return task.owner is None or shiboken6.isValid(task.owner)
 
     def _progress(self, task: Task, percent: int, text: str) -> None:
-        if (percent, text) == task.last_progress:  # the status bar is redrawn only for news
-            return
-        task.last_progress = (percent, text)
         if shiboken6.isValid(self) and self._owned(task):
             self.progress.emit(percent, text)
 

@@ -35,7 +35,15 @@ class ReleaseDefinition:
             raise InputError(f"release '{self.name}': unknown kind '{self.kind}' (one of {', '.join(KINDS)})")
         if not self.name.strip():
             raise InputError("a release needs a name")
-        object.__setattr__(self, "ids", tuple(str(i) for i in self.ids))
+        object.__setattr__(self, "ids", tuple(map(str, self.ids)))
+
+    def __hash__(self) -> int:
+        # a definition keys the workbench's per-release caches: its ids are hashed once, not per lookup
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.name, self.kind, self.ids, self.path, self.expression))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def to_dict(self) -> dict:
         data = {"name": self.name, "kind": self.kind}
