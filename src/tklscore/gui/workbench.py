@@ -92,6 +92,7 @@ class Workbench(QObject):
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
         self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
         self._measured: dict = {}  # definition → (scorer, Measures): measures do not depend on weights or x
+        self._measured_out_of_core: dict = {}  # (source, definition, roles) → Measures of an out-of-core source
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
@@ -620,31 +621,45 @@ class Workbench(QObject):
         source, definitions = self.project.source_path, list(self.project.releases)
         generation = self._next_generation("scores")
 
-        def score(control: TaskControl):
-            from tklscore.core.engines import score_files
+        measured = dict(self._measured_out_of_core)
 
-            reports, errors = {}, {}
+        def score(control: TaskControl):
+            from tklscore.core.engines import open_backend, score_files
+            from tklscore.core.engines.measures import measure_published
+
+            reports, errors, measures = {}, {}, {}
             for i, definition in enumerate(definitions):
                 control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name} out of core")
                 try:
-                    if definition.kind == "ids":
-                        reports[definition.name] = score_files("duckdb", source, roles, weights,
-                                                               rows=list(definition.ids), x=x, skip_unlocated=True)
-                    elif definition.kind == "file":
-                        reports[definition.name] = score_files(
-                            "duckdb", source, roles, weights, published=definition.path, x=x, skip_unlocated=True,
-                            delimiter=definition.options.get("delimiter"), encoding=definition.options.get("encoding"))
-                    else:
+                    if definition.kind not in ("ids", "file"):
                         errors[definition.name] = ("a filter release needs the table in memory; this source is "
                                                    "scored out of core (define the release by ids or a file)")
+                        continue
+                    with open_backend("duckdb") as backend:
+                        if definition.kind == "ids":
+                            reports[definition.name] = score_files("duckdb", source, roles, weights,
+                                                                   rows=list(definition.ids), x=x,
+                                                                   skip_unlocated=True, backend=backend)
+                        else:
+                            reports[definition.name] = score_files(
+                                "duckdb", source, roles, weights, published=definition.path, x=x,
+                                skip_unlocated=True, delimiter=definition.options.get("delimiter"),
+                                encoding=definition.options.get("encoding"), backend=backend)
+                        # the measures do not depend on the weights or x: measured once per release and roles
+                        key = (source, definition, roles)
+                        if key not in measured and reports[definition.name].published_rows:
+                            measured[key] = measure_published(backend, roles, definition.name)
+                        if key in measured:
+                            measures[definition.name] = measured[key]
                 except InputError as error:
                     errors[definition.name] = str(error)
-            return reports, errors
+            return reports, errors, measures
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.release_errors = result
+            self.reports, self.release_errors, self.measures = result
+            self._measured_out_of_core = measured
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")

@@ -203,10 +203,11 @@ def measure_files(engine: str, table: str, roles: Roles, *, identifying=(), popu
             backend.close()
 
 
-def measure_published(backend: Backend, roles: Roles, name: str = "published") -> Measures:
+def measure_published(backend: Backend, roles: Roles, name: str = "published", **options) -> Measures:
     """``score --measures`` with an engine: the measures of the published records (``src``
     rows in ``published``), journalist and marketer risk against the whole source, as
-    :func:`tklscore.core.risk.measures.measure_release` in memory."""
+    :func:`tklscore.core.risk.measures.measure_release` in memory (``options``: QI
+    importance, progress, as :func:`measure_in_engine`)."""
     backend.materialize("published_src", "SELECT src.* FROM src JOIN published USING (id)")
     return measure_in_engine(backend, roles, source="published_src", population="src", name=name,
-                             population_name="source")
+                             population_name="source", **options)
