@@ -183,6 +183,36 @@ def test_measures_on_spark(spark, data_dir):
     assert_same(engine.to_json_dict(), memory.to_json_dict())
 
 
+def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
+    """The design's SQL (core/engines/design.py) runs on Spark as on DuckDB: scores, measures,
+    utility and the published table written by Spark as the in-memory designer's."""
+    from test_engine_design import assert_same
+
+    from tklscore.core.engines.design import EngineDesigner
+    from tklscore.core.release.designer import ReleaseDesigner
+    from tklscore.core.release.hierarchy import Hierarchy
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.release.transform import ReleaseDesign
+
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Age": Hierarchy.intervals("Age", [10, 20])}
+    design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"],
+                           selection=ReleaseDefinition("P", "ids", ids=("0", "1", "2", "3", "4", "5")))
+    memory = ReleaseDesigner(load_table(source), ROLES, hierarchies).evaluate(design, weights)
+    with SparkBackend(session=spark) as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        engine = designer.evaluate(design, weights, preview=10)
+        a, b = engine.to_json_dict(), memory.to_json_dict()
+        a.pop("notes"), b.pop("notes")
+        assert_same(a, b)
+        designer.write_release(design, str(tmp_path / "release.parquet"))
+    written = pd.read_parquet(tmp_path / "release.parquet")
+    pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
+                                  check_dtype=False)
+
+
 def test_disclosure_risk_on_spark(spark, tmp_path):
     """``disclosure-risk --engine spark``: Table 1 of Orooji & Knapp as in memory (the B2 oracle)."""
     from test_disclosure_risk import PARAMS, VALUE_WEIGHTS, table_1
@@ -200,3 +230,28 @@ def test_disclosure_risk_on_spark(spark, tmp_path):
     assert engine.d == pytest.approx(memory.d, rel=1e-12) and engine.l_sum == pytest.approx(memory.l_sum, rel=1e-12)
     assert engine.above_threshold == 1
     assert engine.histogram.counts.tolist() == disclosure_histogram(memory.d, 250).counts.tolist()
+
+
+def test_source_described_counted_and_filtered_on_spark(spark, data_dir):
+    """core/engines/source.py and the filter's SQL through Spark's scan, as with DuckDB."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    source = data_dir / "thesis_table_3_1.csv"
+    table = load_table(source)
+    roles = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Age", "Initial Diagnosis"], continuous=["Age"],
+                  identifier="id")
+    expression = "Age >= 30 and `Initial Diagnosis` != 'Flu' or City in ['Calgary']"
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(source, backend=backend, preview_rows=3)
+        values = column_values(source, "City", backend=backend)
+        backend.open_source(str(source), roles)
+        backend.open_published_filter(expression, roles)
+        ids = backend.fetch("SELECT id FROM published ORDER BY pos")["id"].tolist()
+    assert summary.rows == 7 and summary.columns == table.columns
+    assert summary.preview.values.tolist() == table.frame.iloc[:3].values.tolist()
+    codes = table.codes("City")
+    assert values["value"].tolist() == list(codes.uniques) == ["Calgary", "Edmonton"]
+    assert values["count"].tolist() == [3, 4]
+    from tklscore.core.release.selection import filter_positions
+
+    assert ids == table.text("id").iloc[filter_positions(table, roles, expression)].tolist() == ["0", "1", "2", "3", "4"]

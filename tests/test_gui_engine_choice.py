@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 from PySide6.QtCore import QSettings
 
-from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids
+from tklscore.core import InputError, Roles, Scorer, load_table, load_weights, locate_by_ids
 from tklscore.core.engines.choice import choose_engine
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.gui.main_window import MainWindow
@@ -52,10 +52,14 @@ def test_large_source_is_scored_out_of_core_and_the_window_says_so(qtbot, tmp_pa
     engine = workbench.reports["Scenario 1"]
     assert engine.scores.tkl == pytest.approx(memory.scores.tkl, rel=1e-12) == pytest.approx(4.98258, abs=5e-6)
     assert engine.records["tkl"].tolist() == pytest.approx(memory.records["tkl"].tolist(), rel=1e-12)
-    # a filter needs the table in memory: refused by name, the other releases still scored
+    # a filter release is selected by the engine; one it cannot translate is refused by name, the others scored
     workbench.add_release(ReleaseDefinition("Lawyers", "filter", expression="Job == 'Lawyer'"))
-    qtbot.waitUntil(lambda: "Lawyers" in workbench.release_errors and not workbench.runner.current, timeout=30000)
-    assert "a filter release needs the table in memory" in workbench.release_errors["Lawyers"]
+    with pytest.raises(InputError, match="the call Job.str.contains\\('a'\\) is not supported out of core"):
+        workbench.add_release(ReleaseDefinition("Called", "filter", expression="Job.str.contains('a')"))
+    qtbot.waitUntil(lambda: "Lawyers" in workbench.reports and not workbench.runner.current, timeout=30000)
+    lawyers = locate_by_ids(table, table.frame.loc[table.frame["Job"] == "Lawyer", "id"].tolist(), "id")
+    assert workbench.reports["Lawyers"].scores.tkl == pytest.approx(
+        Scorer(table, ROLES).score(lawyers, weights).scores.tkl, rel=1e-12)
     assert "Scenario 1" in workbench.reports
     # back to a share the source fits in: loaded, the banner gone
     workbench.memory_share = 1.0
@@ -67,3 +71,35 @@ def test_large_source_is_scored_out_of_core_and_the_window_says_so(qtbot, tmp_pa
     workbench.runner.wait()
     workbench.undo_stack.setClean()
     workbench._mark(False)  # closing the window asks nothing
+
+
+def test_the_share_is_chosen_in_the_window_and_applies_to_the_open_source(qtbot, tmp_path, monkeypatch, data_dir):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    workbench = Workbench()
+    window = MainWindow(workbench, settings)
+    qtbot.addWidget(window)
+    menu_texts = [a.text() for m in window.menuBar().actions() if m.menu() for a in m.menu().actions()]
+    assert "&Memory for sources…" in menu_texts
+    source = data_dir / "thesis_table_3_1.csv"
+    workbench.use_weights_file(str(data_dir / "thesis_table_4_2_weights.csv"))
+    workbench.open_source(str(source), roles=ROLES)
+    qtbot.waitUntil(lambda: workbench.table is not None and not workbench.runner.current, timeout=30000)
+    assert not workbench.out_of_core
+    with qtbot.waitSignal(workbench.engineChanged, timeout=5000) as said:
+        window.set_memory_share(1e-9)
+    assert "scored out of core by DuckDB" in said.args[0] and workbench.out_of_core and workbench.table is None
+    assert float(settings.value("engines/memory_share")) == pytest.approx(1e-9)
+    assert workbench.project.roles == ROLES  # the roles and releases stay; only where it is scored changes
+    with qtbot.waitSignal(workbench.engineChanged, timeout=5000) as said:
+        window.set_memory_share(1.0)
+    assert said.args[0] == "" and not workbench.out_of_core
+    qtbot.waitUntil(lambda: workbench.table is not None and not workbench.runner.current, timeout=30000)
+    shown = []
+    monkeypatch.setattr(window, "show_error", shown.append)
+    window.set_memory_share(1.5)
+    assert shown and "between 0 % and 100 %" in shown[0]
+    assert float(settings.value("engines/memory_share")) == pytest.approx(1.0)
+    workbench.runner.cancel_all()
+    workbench.runner.wait()
+    workbench._mark(False)

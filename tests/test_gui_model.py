@@ -296,3 +296,34 @@ def test_tree_names_nodes_readably_and_keeps_label_scores_apart(view):
     assert "takes 'restricted' from Viral" in tip and "no label of its own" in tip
     assert "(restricted)" in view.tree_legend.text() and "inherits" in view.tree_legend.text()
     assert view.tree_legend.isVisibleTo(view)
+
+
+def test_off_screen_the_tree_is_re_read_when_the_view_is_shown(qtbot, tmp_path, settings, monkeypatch):
+    from PySide6.QtCore import QStandardPaths
+
+    from tklscore.gui.main_window import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    QStandardPaths.setTestModeEnabled(True)
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    window.workbench.autosave_timer.stop()
+    window.resize(1400, 900)
+    window.show()
+    bench, view = window.workbench, window.views["model"]
+    try:
+        bench.load_example("thesis")
+        window.show_view("model")
+        assert cell(view, "V-0.HIV", LABEL_COL) == "very restricted"
+        window.show_view("ahp")
+        hiv = bench.model.find("V-0.HIV").iri
+        bench.edit_model("label", lambda m: m.set_label(hiv, "low"))
+        assert cell(view, "V-0.HIV", LABEL_COL) == "very restricted"   # not re-read off screen
+        window.show_view("model")
+        assert cell(view, "V-0.HIV", LABEL_COL) == "low"               # re-read when shown
+        assert cell(view, "V-0.HIV", LABEL_SCORE_COL) == "0.20"
+    finally:
+        bench.runner.cancel_all()
+        bench.runner.wait()
+        bench.undo_stack.setClean()
+        bench._mark(False)  # closing asks nothing

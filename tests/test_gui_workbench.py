@@ -207,6 +207,7 @@ def test_the_recovery_copy_is_written_off_the_ui_thread_from_a_snapshot(qtbot, w
     other = Workbench()
     other.autosave_timer.stop()
     other.open_recovery(str(path))
+    qtbot.waitUntil(lambda: other.model is not None, timeout=10000)
     assert other.model.find("V.ARV").qualitative == "low"
     other.runner.cancel_all()
     other.runner.wait()
@@ -276,3 +277,60 @@ def test_closing_the_window_completes_a_recovery_copy_being_written(qtbot, tmp_p
     window.close()                                               # while the copy is being written
     assert path.exists() and Project.load(path).x == 2.0
     path.unlink()
+
+
+def test_a_projects_model_is_read_off_the_ui_thread_and_saving_meanwhile_keeps_it(qtbot, workbench, tmp_path,
+                                                                                  monkeypatch):
+    import threading
+
+    from tklscore.core.model.data_model import TklDataModel
+    from tklscore.core.project import Project
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "thesis.tklproj"
+    workbench.save_project(str(path))
+    state = workbench.model.state()
+    threads = []
+    real = TklDataModel.from_graph.__func__
+
+    def from_graph(cls, graph, name="<model>"):
+        threads.append(threading.current_thread())
+        return real(cls, graph, name)
+
+    monkeypatch.setattr(TklDataModel, "from_graph", classmethod(from_graph))
+    other = Workbench()
+    other.autosave_timer.stop()
+    other.open_project(str(path))
+    assert other.model_pending() and other.model is None
+    other.save_project(str(tmp_path / "copy.tklproj"))   # saved before the model arrived: nothing lost
+    assert Project.load(tmp_path / "copy.tklproj").model_turtle == Project.load(path).model_turtle
+    wait_scored(qtbot, other)
+    assert threads and threads[0] is not threading.main_thread()
+    assert not other.model_pending() and other.model.state() == state
+    assert other.reports["Scenario 1"].scores == workbench.reports["Scenario 1"].scores
+    other.runner.cancel_all()
+    other.runner.wait()
+
+
+def test_a_project_whose_model_cannot_be_read_says_so_and_keeps_the_rest(qtbot, workbench, tmp_path):
+    from tklscore.core.project import Project
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "broken-model.tklproj"
+    workbench.save_project(str(path))
+    project = Project.load(path)
+    project.model_turtle = "@prefix : <http://example.org/> .\n:a :b"   # cut short
+    project.save(path)
+    other = Workbench()
+    other.autosave_timer.stop()
+    with qtbot.waitSignal(other.failed, timeout=10000) as failed:
+        other.open_project(str(path))
+    assert failed.args[0].startswith(f"{path}: the tkl-Data Model inside the project cannot be read")
+    qtbot.waitUntil(lambda: other.table is not None and not other.runner.current, timeout=10000)
+    assert other.model is None and not other.model_pending() and other.project.releases == project.releases
+    other.runner.cancel_all()
+    other.runner.wait()

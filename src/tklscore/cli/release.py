@@ -108,7 +108,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
     release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
-    release.add_argument("--output", metavar="RELEASE.csv", help="write the published table (CSV, atomically)")
+    release.add_argument("--output", metavar="RELEASE.csv|.parquet",
+                         help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
+                              "by the engine)")
+    _engine_arguments(release)
     release.set_defaults(handler=run_release)
 
     found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
@@ -120,7 +123,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     found.add_argument("--max-tkl", type=float, default=math.inf, help="normalised tkl-Score at most X")
     found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
                        help="share of rows that may be suppressed to reach k (default 0)")
+    _engine_arguments(found)
     found.set_defaults(handler=run_suggest)
+
+
+def _engine_arguments(parser: argparse.ArgumentParser) -> None:
+    from tklscore.cli.score import add_engine_arguments
+
+    add_engine_arguments(parser.add_argument_group("engines (tables larger than memory)"))
 
 
 def _hierarchies(args) -> dict:
@@ -184,24 +194,32 @@ def _selection(args):
     return None
 
 
+def _weights(args):
+    """The weights and, from a tkl-Data Model, its elements' weights."""
+    if args.weights:
+        return load_weights(args.weights), None
+    from tklscore.core.model.data_model import TklDataModel
+
+    model = TklDataModel.load(args.model)
+    return model.to_weights(args.model), element_weights(model)
+
+
 def _setup(args):
     source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     hierarchies = _hierarchies(args)
-    elements = None
-    if args.weights:
-        weights = load_weights(args.weights)
-    else:
-        from tklscore.core.model.data_model import TklDataModel
-
-        model = TklDataModel.load(args.model)
-        weights, elements = model.to_weights(args.model), element_weights(model)
+    weights, elements = _weights(args)
     designer = ReleaseDesigner(source, roles, hierarchies, elements=elements)
     return designer, weights
 
 
-def run_release(args) -> int:
-    designer, weights = _setup(args)
+def _engine_chosen(args) -> bool:
+    if args.engine == "memory" and (args.memory_limit or args.spark_master):
+        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
+    return args.engine != "memory"
+
+
+def _design(args) -> ReleaseDesign:
     noise = {}
     for column, value in args.noise:
         try:
@@ -209,18 +227,61 @@ def run_release(args) -> int:
         except ValueError:
             raise InputError(f"noise '{value}' is not a number of percent", column=column) from None
     levels = dict(pair for group in args.levels for pair in group)
-    design = ReleaseDesign("release", levels, args.suppress_below, args.suppression_limit, args.remove,
-                           dict(args.microaggregate), noise, args.seed, _selection(args))
+    return ReleaseDesign("release", levels, args.suppress_below, args.suppression_limit, args.remove,
+                         dict(args.microaggregate), noise, args.seed, _selection(args))
+
+
+def _inputs(args) -> list:
+    return [args.source, args.weights, args.model, args.published, *(path for _, path in args.hierarchy)]
+
+
+def run_release(args) -> int:
+    if _engine_chosen(args):
+        return _run_release_in_engine(args)
+    designer, weights = _setup(args)
+    design = _design(args)
     result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
     for note in result.notes:
         print(f"tklscore: warning: {note}", file=sys.stderr)
     if args.output:
-        buffer = io.StringIO()
-        result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
-        inputs = [args.source, args.weights, args.model, args.published, *(path for _, path in args.hierarchy)]
-        with atomic_write(args.output, inputs=inputs) as handle:
-            handle.write(buffer.getvalue())
-    data = result.to_json_dict()
+        from pathlib import Path
+
+        if Path(args.output).suffix.lower() in (".parquet", ".pq"):
+            from tklscore.core.release.transform import export_published
+
+            export_published(result.transformed, args.output, [i for i in _inputs(args)[1:] if i])
+        else:
+            buffer = io.StringIO()
+            result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
+            with atomic_write(args.output, inputs=_inputs(args)) as handle:
+                handle.write(buffer.getvalue())
+    return _print_release(args, result.to_json_dict())
+
+
+def _run_release_in_engine(args) -> int:
+    """``release --engine duckdb|spark``: the design evaluated in the engine; the published
+    table written by the engine to ``--output`` (never loaded whole)."""
+    from tklscore.core.engines import open_backend
+    from tklscore.core.engines.design import EngineDesigner
+    from tklscore.core.files.atomic import check_output
+
+    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+    hierarchies = _hierarchies(args)
+    weights, elements = _weights(args)
+    design = _design(args)
+    if args.output and not (args.engine == "spark" and "://" in args.output):
+        check_output(args.output, _inputs(args))
+    with open_backend(args.engine, args.memory_limit, args.spark_master) as backend:
+        designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
+        result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
+        if args.output:
+            designer.write_release(design, args.output)
+    for note in result.notes:
+        print(f"tklscore: warning: {note}", file=sys.stderr)
+    return _print_release(args, result.to_json_dict())
+
+
+def _print_release(args, data: dict) -> int:
     out = {key: data[key] for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized",
                                       "measures", "utility")}
     if args.format == "json":
@@ -241,6 +302,11 @@ def run_release(args) -> int:
 
 
 def run_suggest(args) -> int:
+    if _engine_chosen(args):
+        raise InputError(f"suggest evaluates the releases of the lattice of hierarchy levels, each a full pass over "
+                         f"the file with --engine {args.engine} (minutes per release on a table larger than memory); "
+                         f"run suggest in memory (--engine memory, on a sample that fits), or design the release "
+                         f"level by level with 'tklscore release --engine {args.engine}' or the Design view")
     designer, weights = _setup(args)
     constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
     base = ReleaseDesign(selection=_selection(args))

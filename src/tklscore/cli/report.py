@@ -45,7 +45,8 @@ def run(args) -> int:
     from tklscore.gui.report import InputFile, ReportInput, export_report, render_charts
 
     app = QApplication.instance() or QApplication(["tklscore"])
-    name = Path(args.published).name if args.published else f"rows {','.join(args.rows)}"
+    name = (Path(args.published).name if args.published else f"filter {args.filter}" if args.filter is not None
+            else f"rows {','.join(args.rows)}")
     files = [InputFile("source table", str(Path(args.source)))]
     if args.published:
         files.append(InputFile("published table", str(Path(args.published))))

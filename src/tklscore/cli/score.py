@@ -16,6 +16,7 @@ from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreRepor
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
 from tklscore.core.tables.loading import load_table
+from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.published import locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
 
@@ -62,6 +63,11 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
     chosen.add_argument("--published", metavar="FILE", help="published table file")
     chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
                         help="ids of the published source records (0-based row numbers without --id-column)")
+    chosen.add_argument("--filter", metavar="EXPR",
+                        help="publish the source records where EXPR holds (pandas query syntax: column names, "
+                             "in backticks when they hold spaces; ==, !=, <, >, in [...], and, or, not; "
+                             "quoted text; continuous columns compare as numbers), e.g. \"Age >= 40 and "
+                             "`Initial Diagnosis` == 'Flu'\"")
     parser.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
     parser.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
                         help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
@@ -112,6 +118,8 @@ def score_release(args) -> ScoredRelease:
         release = locate_table(source, published, args.id_column, roles.continuous, roles.sa)
         if args.strict:
             release.require_consistent()
+    elif args.filter is not None:
+        release = resolve_release(ReleaseDefinition(release_name(args), "filter", expression=args.filter), source, roles)
     else:
         release = locate_by_ids(source, args.rows, args.id_column)
     if not args.skip_unlocated:
@@ -120,6 +128,13 @@ def score_release(args) -> ScoredRelease:
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     return ScoredRelease(source, roles, weights, model, report, scorer, release)
+
+
+def release_name(args) -> str:
+    """How output names the release: the published file, the filter, or the ids."""
+    if args.published:
+        return args.published
+    return f"--filter {args.filter}" if args.filter is not None else "--rows"
 
 
 def run(args) -> int:
@@ -135,7 +150,7 @@ def run(args) -> int:
 
         measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
     report = scored.report
-    text = render(report, args.format, source=args.source, published=args.published or "--rows",
+    text = render(report, args.format, source=args.source, published=release_name(args),
                   measures=measures)
     write_output(text, args.output, _inputs(args))
     return 0
@@ -177,6 +192,7 @@ def _run_engine(args) -> int:
     weights = load_weights_of(args)[0]
     with open_backend(args.engine, args.memory_limit, args.spark_master) as backend:
         report = score_files(args.engine, args.source, roles, weights, published=args.published, rows=args.rows,
+                             filter=args.filter,
                              x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
                              delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated,
                              backend=backend)
@@ -184,7 +200,7 @@ def _run_engine(args) -> int:
         if args.measures:
             from tklscore.core.engines.measures import measure_published
 
-            measures = measure_published(backend, roles, str(args.published or "--rows"))
+            measures = measure_published(backend, roles, release_name(args))
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     if records_path:
@@ -192,15 +208,15 @@ def _run_engine(args) -> int:
         if measures is not None:
             summary["measures"] = measures.to_json_dict()
         text = (json.dumps(summary, indent=2) + "\n" if args.format == "json"
-                else render_table(report, args.source, args.published or "--rows", records=False)
+                else render_table(report, args.source, release_name(args), records=False)
                 + f"Per-record results: {records_path} (Parquet)\n")
         if measures is not None and args.format != "json":
             from tklscore.cli.measures import render_table as render_measures
 
-            text += "\n" + render_measures(measures, args.published or "--rows")
+            text += "\n" + render_measures(measures, release_name(args))
         sys.stdout.write(text)
         return 0
-    text = render(report, args.format, source=args.source, published=args.published or "--rows", measures=measures)
+    text = render(report, args.format, source=args.source, published=release_name(args), measures=measures)
     write_output(text, args.output, inputs)
     return 0
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QInputDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget)
 
 from tklscore import __version__
@@ -322,6 +322,8 @@ class MainWindow(QMainWindow):
             redo.setShortcut(QKeySequence.StandardKey.Redo)
             edit_menu.addAction(undo)
             edit_menu.addAction(redo)
+            edit_menu.addSeparator()
+            self._action(edit_menu, "&Memory for sources…", self.choose_memory_share)
             view_menu = self.menuBar().addMenu("&View")
             self.view_actions: dict[str, QAction] = {}
             for number, entry in enumerate(self.entries, start=1):
@@ -428,6 +430,21 @@ class MainWindow(QMainWindow):
             "Yes opens them as an unsaved project; No keeps the copy for later (File ▸ Recover unsaved work).")
         if answer == QMessageBox.StandardButton.Yes and self.confirm_discard():
             self.guard(self.workbench.open_recovery, str(newest))
+
+    def choose_memory_share(self) -> None:
+        percent, ok = QInputDialog.getInt(
+            self, "Memory for sources",
+            "A source whose size in memory would exceed this share of the memory available is not "
+            "loaded: it is scored out of core by DuckDB, reading the file as it goes. The numbers are "
+            "the same either way; out of core is slower but needs little memory.\n\n"
+            "Share of the available memory (%):", round(100 * self.workbench.memory_share), 0, 100, 5)
+        if ok:
+            self.set_memory_share(percent / 100)
+
+    def set_memory_share(self, share: float) -> None:
+        """Keep the share (a setting) and apply it to the open source."""
+        if self.guard(self.workbench.set_memory_share, share):
+            self.settings.setValue("engines/memory_share", self.workbench.memory_share)
 
     def about(self) -> None:
         QMessageBox.about(self, "About tkl-Score Workbench",

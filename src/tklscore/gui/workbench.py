@@ -99,6 +99,7 @@ class Workbench(QObject):
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
         self._autosaving = False   # a recovery copy is being written
+        self._model_pending = None  # the opened project's model being read (a token)
         self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
@@ -112,6 +113,7 @@ class Workbench(QObject):
 
     def new_project(self) -> None:
         self.runner.cancel_all()
+        self._model_pending = None
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
@@ -138,29 +140,59 @@ class Workbench(QObject):
                                                       ids=tuple(example.source.frame["id"]))],
                           current_release="Scenario 1",
                           model_turtle=model.to_graph().serialize(format="turtle"))
-        self._open(project, None)
+        self._open(project, None, model)
 
     def open_project(self, path: str) -> None:
         self._open(Project.load(path), str(path))
 
-    def _open(self, project: Project, path: str | None) -> None:
+    def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
+        """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
+        on the task runner, ahead of the source) gives the weights."""
         self.new_project()
         self.project = project
         self.project_path = path
-        if project.model_turtle:
+        self.model = model
+        if model is None and project.model_turtle:
+            self._read_model(project.model_turtle, path)
+        else:
+            self._refresh_weights()
+            self.modelChanged.emit()
+        self.releasesChanged.emit()
+        self._load_source()
+
+    def _read_model(self, turtle: str, path: str | None) -> None:
+        """Parse the project's model off the UI thread (Turtle parsing is slow); until it
+        arrives the project keeps its Turtle, and a newer model or project supersedes it."""
+        token = self._model_pending = object()
+
+        def read(control: TaskControl) -> TklDataModel:
             from rdflib import Graph
 
             graph = Graph()
             try:
-                graph.parse(data=project.model_turtle, format="turtle")
+                graph.parse(data=turtle, format="turtle")
             except Exception as error:  # rdflib raises parser-specific types
                 raise InputError(f"the tkl-Data Model inside the project cannot be read: {error}",
                                  file=path) from None
-            self.model = TklDataModel.from_graph(graph, path or "project")
-        self._refresh_weights()
-        self.modelChanged.emit()
-        self.releasesChanged.emit()
-        self._load_source()
+            return TklDataModel.from_graph(graph, path or "project")
+
+        def done(model: TklDataModel) -> None:
+            if self._model_pending is token:
+                self._model_pending = None
+                self._set_model(model)
+
+        def failed(message: str) -> None:
+            if self._model_pending is token:
+                self._model_pending = None
+                self._refresh_weights()
+                self.modelChanged.emit()
+                self._fail(message)
+
+        self.runner.start("Reading the tkl-Data Model", read, done, failed)
+
+    def model_pending(self) -> bool:
+        """Whether the opened project's model is still being read."""
+        return self._model_pending is not None
 
     def save_project(self, path: str | None = None) -> str:
         path = path or self.project_path
@@ -177,7 +209,8 @@ class Workbench(QObject):
         return str(path)
 
     def _sync_project(self) -> None:
-        self.project.model_turtle = self.model.to_graph().serialize(format="turtle") if self.model else None
+        if self._model_pending is None:  # else the project still holds the Turtle being read
+            self.project.model_turtle = self.model.to_graph().serialize(format="turtle") if self.model else None
 
     def _recovery_path(self) -> Path:
         folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
@@ -200,8 +233,11 @@ class Workbench(QObject):
         path = self._recovery_path()
         snapshot, model, saved = self._snapshot(), self.model.copy() if self.model else None, self._saves
 
+        pending = self._model_pending is not None  # the snapshot keeps the Turtle being read
+
         def write(control: TaskControl) -> Path:
-            snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
+            if not pending:
+                snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
             try:
                 snapshot.save(path)
             except OSError as error:
@@ -265,6 +301,19 @@ class Workbench(QObject):
         self.resolved.clear()
         self._mark(True)
         self._load_source()
+
+    def set_memory_share(self, share: float) -> None:
+        """The share of free memory a source may take before it is scored out of core; the
+        open file source is read again when the new share changes where it is scored."""
+        share = float(share)
+        if not 0.0 <= share <= 1.0:
+            raise InputError(f"a share of memory is between 0 % and 100 % (not {share:.0%})")
+        self.memory_share = share
+        path = self.project.source_path
+        if self.project.builtin is None and path and Path(path).is_file():
+            if choose_engine(path, share).out_of_core != self.out_of_core:
+                self.resolved.clear()
+                self._load_source()
 
     def _load_source(self) -> None:
         project = self.project
@@ -341,9 +390,26 @@ class Workbench(QObject):
 
         self.runner.start("Reading the source out of core", describe, done, self._fail)
 
+    @property
+    def has_source(self) -> bool:
+        """A source to work on: loaded, or described out of core."""
+        return self.table is not None or self.source_summary is not None
+
+    def source_columns(self) -> list[str]:
+        if self.table is not None:
+            return list(self.table.columns)
+        return list(self.source_summary.columns) if self.source_summary is not None else []
+
+    def source_rows(self) -> int:
+        if self.table is not None:
+            return len(self.table)
+        return self.source_summary.rows if self.source_summary is not None else 0
+
     def set_roles(self, roles: Roles) -> None:
         if self.table is not None:
             roles.validate(self.table)
+        elif self.source_summary is not None:
+            roles.validate(self.source_summary)
         self.project.roles = roles
         self.resolved.clear()
         self._mark(True)
@@ -387,6 +453,10 @@ class Workbench(QObject):
         it is added); a large table's releases are resolved while scoring, in the background."""
         if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
             self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
+        elif self.source_summary is not None and definition.kind == "filter":
+            from tklscore.core.engines.filter_sql import check_filter
+
+            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
@@ -443,6 +513,7 @@ class Workbench(QObject):
         self.rescore()
 
     def set_model(self, model: TklDataModel | None) -> None:
+        self._model_pending = None
         self.undo_stack.clear()
         self._set_model(model)
         self._mark(True)
@@ -612,53 +683,62 @@ class Workbench(QObject):
 
     def _score_out_of_core(self) -> None:
         """Score the releases of a source too large for memory with the DuckDB engine
-        (releases by ids or by file; a filter needs the table in memory)."""
+        (releases by ids, by file or by filter); roles that do not fit the source (a
+        continuous column holding text, say) are reported once, by file, row and column."""
         roles, weights, x = self.project.roles, self.weights, self.project.x
         self.reports, self.measures = {}, {}
         if not roles.sa or not roles.qi or weights is None:
             self.scoresChanged.emit()
             return
         source, definitions = self.project.source_path, list(self.project.releases)
+        options = dict(self.project.source_options or {})
+        delimiter, encoding = options.get("delimiter"), options.get("encoding")
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
         measured = dict(self._measured_out_of_core)
 
         def score(control: TaskControl):
-            from tklscore.core.engines import open_backend, score_files
+            from tklscore.core.engines import open_backend, open_release, score_in_engine
             from tklscore.core.engines.measures import measure_published
 
-            reports, errors, measures = {}, {}, {}
-            for i, definition in enumerate(definitions):
-                control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name} out of core")
-                try:
-                    if definition.kind not in ("ids", "file"):
-                        errors[definition.name] = ("a filter release needs the table in memory; this source is "
-                                                   "scored out of core (define the release by ids or a file)")
-                        continue
-                    with open_backend("duckdb") as backend:
+            reports, errors, own_measures = {}, {}, {}
+            with open_backend("duckdb") as backend:
+                control.progress(2, "Checking the roles against the source out of core")
+                backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
+                for i, definition in enumerate(definitions):
+                    control.progress(int(5 + 95 * i / max(1, len(definitions))),
+                                     f"Scoring {definition.name} out of core")
+                    try:
                         if definition.kind == "ids":
-                            reports[definition.name] = score_files("duckdb", source, roles, weights,
-                                                                   rows=list(definition.ids), x=x,
-                                                                   skip_unlocated=True, backend=backend)
+                            name = open_release(backend, roles, rows=list(definition.ids))
+                        elif definition.kind == "file":
+                            name = open_release(backend, roles, published=definition.path,
+                                                delimiter=definition.options.get("delimiter"),
+                                                encoding=definition.options.get("encoding"))
                         else:
-                            reports[definition.name] = score_files(
-                                "duckdb", source, roles, weights, published=definition.path, x=x,
-                                skip_unlocated=True, delimiter=definition.options.get("delimiter"),
-                                encoding=definition.options.get("encoding"), backend=backend)
+                            name = open_release(backend, roles, filter=definition.expression or "")
+                        reports[definition.name] = score_in_engine(backend, roles, weights, x, source_name=source,
+                                                                   published_name=name, skip_unlocated=True)
                         # the measures do not depend on the weights or x: measured once per release and roles
                         key = (source, definition, roles)
                         if key not in measured and reports[definition.name].published_rows:
                             measured[key] = measure_published(backend, roles, definition.name)
                         if key in measured:
-                            measures[definition.name] = measured[key]
-                except InputError as error:
-                    errors[definition.name] = str(error)
-            return reports, errors, measures
+                            own_measures[definition.name] = measured[key]
+                    except InputError as error:
+                        errors[definition.name] = str(error)
+            # the releases saved from the Design view, re-evaluated out of core as well
+            designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
+            errors.update(designed.errors)
+            reports.update({name: r.report for name, r in designed.results.items()})
+            measures = own_measures | {name: r.risk for name, r in designed.results.items() if r.risk is not None}
+            return reports, errors, measures, {name: r.report for name, r in designed.results.items()}
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.release_errors, self.measures = result
+            self.reports, self.release_errors, self.measures, self.designed_reports = result
             self._measured_out_of_core = measured
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
@@ -668,7 +748,13 @@ class Workbench(QObject):
                                  f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
             self.scoresChanged.emit()
 
-        self.runner.start("Scoring out of core", score, done, self._fail)
+        def failed(message: str) -> None:  # the source or the roles: every release is left without scores
+            if generation == self._generation["scores"]:
+                self.release_errors = {d.name: message for d in definitions}
+                self.scoresChanged.emit()
+            self._fail(message)
+
+        self.runner.start("Scoring out of core", score, done, failed)
 
     @staticmethod
     def _designed(table, roles, settings, weights, x, scorer, model):
@@ -677,6 +763,15 @@ class Workbench(QObject):
 
         elements = element_weights(model) if model is not None and settings.get("saved") else None
         return evaluate_saved_designs(table, roles, settings, weights, x, scorer, elements)
+
+    @staticmethod
+    def _designed_out_of_core(source, options, roles, settings, weights, x, model):
+        """:meth:`_designed` for a source evaluated out of core (core.engines.design)."""
+        from tklscore.core.engines.design import evaluate_saved_designs_in_engine
+        from tklscore.core.release.designer import element_weights
+
+        elements = element_weights(model) if model is not None and settings.get("saved") else None
+        return evaluate_saved_designs_in_engine(source, roles, settings, weights, x, elements, options)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

@@ -30,27 +30,41 @@ def open_backend(engine: str, memory_limit: str | None = None, master: str | Non
 
 
 def score_files(engine: str, source: str, roles, weights, *, published: str | None = None,
-                rows: list[str] | None = None, x: float = 1.0, missing_weight_zero: bool = False,
-                records_path: str | None = None, memory_limit: str | None = None, delimiter: str | None = None,
-                encoding: str | None = None, skip_unlocated: bool = False, master: str | None = None,
-                backend=None) -> EngineReport:
+                rows: list[str] | None = None, filter: str | None = None, x: float = 1.0,
+                missing_weight_zero: bool = False, records_path: str | None = None, memory_limit: str | None = None,
+                delimiter: str | None = None, encoding: str | None = None, skip_unlocated: bool = False,
+                master: str | None = None, backend=None, published_options: dict | None = None) -> EngineReport:
     """Score a published file (located by the identifier column, or without one by
-    matching its rows in the source) or ids against a source file with an engine
-    (``backend``: one already open, which is left open)."""
+    matching its rows in the source), ids, or the records where a ``filter`` expression
+    holds, against a source file with an engine (``backend``: one already open, which is
+    left open; ``published_options``: the published file's delimiter/encoding when they
+    differ from the source's)."""
     own = backend is None
     backend = open_backend(engine, memory_limit, master) if own else backend
     try:
         backend.open_source(source, roles, delimiter, encoding)
-        if published is not None:
-            backend.open_published_file(published, roles.identifier, delimiter, encoding, roles.continuous)
-        else:
-            backend.open_published_ids(list(rows or []))
+        options = published_options if published_options is not None else \
+            {"delimiter": delimiter, "encoding": encoding}
+        name = open_release(backend, roles, published=published, rows=rows, filter=filter, **options)
         return score_in_engine(backend, roles, weights, x, missing_weight_zero, records_path,
-                               source_name=str(source), published_name=str(published or "--rows"),
-                               skip_unlocated=skip_unlocated)
+                               source_name=str(source), published_name=name, skip_unlocated=skip_unlocated)
     finally:
         if own:
             backend.close()
 
 
-__all__ = ["ENGINES", "EngineReport", "open_backend", "parse_memory_limit", "score_files", "score_in_engine"]
+def open_release(backend, roles, *, published: str | None = None, rows: list[str] | None = None,
+                 filter: str | None = None, delimiter: str | None = None, encoding: str | None = None) -> str:
+    """Register a release as ``published(pos, id)`` on a back-end whose source is open: a
+    published file, a filter expression, or ids; returns the name messages give it."""
+    if published is not None:
+        backend.open_published_file(published, roles.identifier, delimiter, encoding, roles.continuous)
+        return str(published)
+    if filter is not None:
+        backend.open_published_filter(filter, roles)
+        return f"--filter {filter}"
+    backend.open_published_ids(list(rows or []))
+    return "--rows"
+
+
+__all__ = ["ENGINES", "EngineReport", "open_backend", "open_release", "parse_memory_limit", "score_files", "score_in_engine"]

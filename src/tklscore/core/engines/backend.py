@@ -44,6 +44,7 @@ class Backend:
 
     name = "engine"
     quote_char = '"'            # how the engine quotes a column name
+    float_text_exact = True     # CAST(DOUBLE AS STRING) writes a float as Python does (the loader's text)
     unmatched_rows: list[int] = []
 
     # ------------------------------------------------------------------ primitives
@@ -84,6 +85,9 @@ class Backend:
         except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
             raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
 
+    def interrupt(self) -> None:
+        """Stop the statement running now (from another thread); it raises in its caller."""
+
     def close(self) -> None:
         pass
 
@@ -101,9 +105,11 @@ class Backend:
         return c + name.replace(c, c + c) + c
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
-                    encoding: str | None = None, identifying=(), sample_weight: str | None = None) -> None:
+                    encoding: str | None = None, identifying=(), raw_continuous: bool = False,
+                    sample_weight: str | None = None) -> None:
         """``src(rid, id, q0.., s0.., y0.., sw)`` from the source file (``y``: the
-        ``identifying`` columns, Y of (X,Y)-anonymity, as text; ``sw``: the
+        ``identifying`` columns, Y of (X,Y)-anonymity, as text; with ``raw_continuous``
+        also ``r{i}``, a continuous SA i as written, which its hierarchy reads; ``sw``: the
         ``sample_weight`` column as numbers, when given)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
@@ -111,8 +117,7 @@ class Backend:
                             + ([roles.identifier] if roles.identifier else [])
                             + ([sample_weight] if sample_weight else []))
         text = (lambda c: f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '')")
-        parts = ["__rid AS rid",
-                 (f"{text(roles.identifier)} AS id" if roles.identifier else "CAST(__rid AS STRING) AS id")]
+        parts = ["__rid AS rid", f"{self._id_sql(roles, stripped)} AS id"]
         parts += [f"{text(c)} AS q{i}" for i, c in enumerate(roles.qi)]
         for i, c in enumerate(roles.sa):
             if c in roles.continuous:
@@ -120,6 +125,8 @@ class Backend:
             else:
                 parts.append(f"{text(c)} AS s{i}")
         parts += [f"{text(c)} AS y{j}" for j, c in enumerate(identifying)]
+        if raw_continuous:
+            parts += [f"{text(c)} AS r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
         if sample_weight:
             parts.append(f"TRY_CAST(TRIM(CAST({self.q(stripped[sample_weight])} AS STRING)) AS DOUBLE) AS sw")
         self.run("cannot be read", path,
@@ -171,6 +178,7 @@ class Backend:
         """``published(pos, id)`` from a published file: by its identifier column, or
         without one by matching all its columns in the source (needs :meth:`open_source`)."""
         scan = self.scan(path, delimiter, encoding, "__published")
+        self.unmatched_rows = []
         stripped = {c.strip(): c for c in scan.columns}
         if id_column is not None:
             if id_column not in stripped:
@@ -217,6 +225,66 @@ class Backend:
         self.unmatched_rows = [int(p) + scan.header_rows for p in
                                self.fetch("SELECT pos FROM matched WHERE rid IS NULL ORDER BY pos")["pos"]]
 
+    def _id_sql(self, roles: Roles, stripped: dict[str, str]) -> str:
+        """A source record's id in ``src``: the identifier's text, or its position."""
+        if roles.identifier:
+            return f"COALESCE(CAST({self.q(stripped[roles.identifier])} AS STRING), '')"
+        return "CAST(__rid AS STRING)"
+
+    def open_published_filter(self, expression: str, roles: Roles) -> None:
+        """``published(pos, id)``: the source records where a filter expression holds, in
+        source order (needs :meth:`open_source`), as
+        :func:`tklscore.core.release.selection.filter_positions` selects them in memory."""
+        from tklscore.core.engines.filter_sql import FilterColumn, parse_filter
+
+        parsed = parse_filter(expression)
+        self.unmatched_rows = []
+        scan = self.source_scan
+        stripped = {c.strip(): c for c in scan.columns}
+        named = [c for c in parsed.columns if c in stripped]
+        columns: dict[str, FilterColumn] = {}
+        if named:
+            schema = self.run("cannot be read", scan.path, lambda: self.fetch_arrow(
+                f"SELECT {', '.join(self.q(stripped[c]) for c in named)} FROM {scan.relation} LIMIT 0")).schema
+            for name, kind in zip(named, schema.types):
+                columns[name] = self._filter_column(scan, stripped[name], name, kind, name in roles.continuous)
+        where = parsed.to_sql(columns)
+        self.run(f"cannot be filtered by '{expression}'", scan.path, lambda: self.materialize(
+            "published", f"SELECT CAST(ROW_NUMBER() OVER (ORDER BY __rid) - 1 AS BIGINT) AS pos, "
+                         f"{self._id_sql(roles, stripped)} AS id FROM {scan.relation} WHERE {where}"))
+
+    def _filter_column(self, scan: Scan, raw: str, name: str, kind, continuous: bool):
+        """How a filter reads a column: as the text the loader gives it (an integer column
+        holding a missing cell is read as floats, ``31.0``; booleans ``True``/``False``),
+        and a continuous one as a number."""
+        import pyarrow as pa
+
+        from tklscore.core.engines.filter_sql import FilterColumn
+
+        column = self.q(raw)
+        numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+        number = None
+        if continuous:
+            number = (f"CAST({column} AS DOUBLE)" if numeric
+                      else f"TRY_CAST(TRIM(CAST({column} AS STRING)) AS DOUBLE)")
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_date(kind):
+            text = f"COALESCE(CAST({column} AS STRING), '')"
+        elif pa.types.is_boolean(kind):
+            text = f"CASE WHEN {column} IS NULL THEN '' WHEN {column} THEN 'True' ELSE 'False' END"
+        elif pa.types.is_integer(kind) and not int(self.fetch(
+                f"SELECT COUNT(*) - COUNT({column}) AS m FROM {scan.relation}")["m"].iloc[0]):
+            text = f"CAST({column} AS STRING)"
+        elif numeric and (self.float_text_exact or number is not None):
+            written = f"CAST({column} AS DOUBLE)" if pa.types.is_integer(kind) else column
+            text = f"CASE WHEN {column} IS NULL OR isnan({written}) THEN '' ELSE CAST({written} AS STRING) END"
+        else:
+            raise InputError(f"a filter on a column of type {kind} is not supported by the {self.name} engine",
+                             file=scan.path, column=name, hint="filter on another column, or define the release "
+                                                               "by ids or a file")
+        return FilterColumn(text, number)
+
     def open_population(self, path: str, qi, delimiter: str | None = None, encoding: str | None = None) -> None:
         """``population(q0..)``: the quasi-identifiers of a population file (journalist and
         marketer risk), as text."""
@@ -227,6 +295,7 @@ class Backend:
                  lambda: self.materialize("population", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
 
     def open_published_ids(self, ids: list[str]) -> None:
+        self.unmatched_rows = []
         self.register("published", pd.DataFrame({"pos": pd.Series(range(len(ids)), dtype="int64"),
                                                  "id": pd.Series([str(i).strip() for i in ids], dtype=object)}))
         self._check_published_unique("--rows")

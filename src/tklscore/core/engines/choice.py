@@ -30,10 +30,14 @@ class EngineChoice:
         """What the application says about the choice."""
         if not self.out_of_core:
             return f"{name} is scored in memory"
+        return (f"{name} would take {self.reason()}: it is scored out of core by DuckDB (its first rows are "
+                f"shown; the releases are scored by the engine)")
+
+    def reason(self) -> str:
+        """Why the source is not loaded: its size in memory against the share of memory."""
         share = f"{self.share:.0%}" if self.share >= 0.01 else f"{100 * self.share:.2g}%"
-        return (f"{name} would take about {_size(self.estimated)} in memory, more than {share} of the "
-                f"{_size(self.available)} available: it is scored out of core by DuckDB (ids and file "
-                f"releases; the table itself is not shown)")
+        return (f"about {_size(self.estimated)} in memory, more than {share} of the "
+                f"{_size(self.available)} available")
 
 
 def _size(count: int) -> str:

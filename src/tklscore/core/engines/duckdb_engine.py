@@ -40,6 +40,9 @@ class DuckDBBackend(Backend):
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
 
+    def interrupt(self) -> None:
+        self.con.interrupt()
+
     def close(self) -> None:
         self.con.close()
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -73,6 +76,18 @@ class DuckDBBackend(Backend):
         temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
             self.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} (FORMAT PARQUET)")
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+    def write_csv(self, sql: str, path: str) -> None:
+        """The rows of ``sql`` as CSV (a header line, comma-separated, quoted only where
+        needed; NULL as an empty cell), atomically."""
+        target = Path(path)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            self.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} (FORMAT CSV, HEADER true, "
+                             f"DELIMITER ',', QUOTE '\"', ESCAPE '\"')")
             os.replace(temporary, target)
         finally:
             temporary.unlink(missing_ok=True)

@@ -186,6 +186,107 @@ class Plan:
                 "FROM published AS p JOIN scored AS s ON s.id = p.id")
 
 
+@dataclass(frozen=True)
+class DesignPlan:
+    """The statements of a release design (privacy-models.md §5) over ``src``, as
+    :func:`tklscore.core.release.transform.transform` applies it in memory
+    (:mod:`.design` runs them). The hierarchies' value → generalised value mapping of each
+    column at its level is a small registered table ``map_{column}(v, g, c)``: the value as
+    written, its label and the code the in-memory engine gives the label (a continuous SA's
+    groups in numeric order). ``gsrc(rid, id, q0.., k0.., s0..)`` is the source generalised:
+    each QI's label ``q`` and code ``k``, each published SA at its level (``sa``: for each,
+    its index in ``src`` and how it is published — its ``value``, its ``label``, or the
+    numeric ``code`` of a continuous SA's group)."""
+
+    qi_maps: tuple[str, ...]
+    sa: tuple[tuple[int, str, str | None], ...]    # (index in src, value | label | code, map relation)
+
+    @property
+    def keys(self) -> list[str]:
+        return [f"k{j}" for j in range(len(self.qi_maps))]
+
+    @staticmethod
+    def first_appearance(column: str) -> str:
+        """Each distinct value of a ``src`` column with its first record (the in-memory codes'
+        order: values as they first appear)."""
+        return f"SELECT {column} AS v, MIN(rid) AS first FROM src GROUP BY {column}"
+
+    @staticmethod
+    def distinct_numbers(i: int) -> str:
+        """The distinct (as written, as a number) pairs of continuous SA i."""
+        return f"SELECT DISTINCT r{i} AS v, s{i} AS x FROM src"
+
+    def generalised(self) -> str:
+        parts, joins = ["src.rid", "src.id"], []
+        for j, relation in enumerate(self.qi_maps):
+            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
+            joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
+        for new, (i, how, relation) in enumerate(self.sa):
+            if how == "value":
+                parts.append(f"src.s{i} AS s{new}")
+            elif how == "label":
+                parts.append(f"n{new}.g AS s{new}")
+                joins.append(f"JOIN {relation} AS n{new} ON n{new}.v = src.s{i}")
+            else:
+                parts.append(f"CAST(n{new}.c AS DOUBLE) AS s{new}")
+                joins.append(f"JOIN {relation} AS n{new} ON n{new}.v = src.r{i}")
+        return f"SELECT {', '.join(parts)} FROM src {' '.join(joins)}"
+
+    @staticmethod
+    def selected(by_ids: bool) -> str:
+        """``sel(pos, rid)``: the rows a release selects, ``pos`` their order (``published``
+        holds the selection by id), or every record in record order."""
+        if by_ids:
+            return "SELECT p.pos, src.rid FROM published AS p JOIN src ON src.id = p.id"
+        return "SELECT rid AS pos, rid FROM src"
+
+    def selection_classes(self) -> str:
+        """The classes of the selected rows on the generalised QIs: codes, size and first row."""
+        keys = ", ".join(f"g.{k}" for k in self.keys)
+        return (f"SELECT {keys}, COUNT(*) AS size, MIN(sel.pos) AS first FROM sel JOIN gsrc AS g "
+                f"ON g.rid = sel.rid GROUP BY {keys}")
+
+    def marked(self, any_dropped: bool) -> str:
+        """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
+        (``dropped`` lists the suppressed classes' codes)."""
+        if not any_dropped:
+            return "SELECT sel.pos, sel.rid, g.id, 0 AS dropped FROM sel JOIN gsrc AS g ON g.rid = sel.rid"
+        on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
+        return (f"SELECT sel.pos, sel.rid, g.id, CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped "
+                f"FROM sel JOIN gsrc AS g ON g.rid = sel.rid LEFT JOIN dropped AS d ON {on}")
+
+    @staticmethod
+    def published() -> str:
+        """``published(pos, id, rid)``: the rows released, in selection order."""
+        return "SELECT pos, id, rid FROM marked WHERE dropped = 0"
+
+    @staticmethod
+    def published_scored() -> str:
+        """The released records' factors and scores in release order (``Plan.published``,
+        joined on the record position)."""
+        return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
+                "FROM published AS p JOIN scored AS s ON s.rid = p.rid")
+
+    @staticmethod
+    def value_use(j: int) -> str:
+        """For each value of QI j as written: the selected rows holding it and how many of
+        them are suppressed (the utility's counts)."""
+        return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
+                f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
+
+    @staticmethod
+    def published_generalised() -> str:
+        """The released rows generalised (what the privacy models measure)."""
+        return "SELECT g.* FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
+
+    @staticmethod
+    def release(columns: list[str], joins: list[str], limit: int | None = None) -> str:
+        """The published table: ``columns`` over ``__source`` AS s (the file) and the maps
+        ``joins``, in release order."""
+        return (f"SELECT {', '.join(columns)} FROM published AS p JOIN __source AS s ON s.__rid = p.rid "
+                f"{' '.join(joins)} ORDER BY p.pos" + (f" LIMIT {int(limit)}" if limit is not None else ""))
+
+
 def double(value: float) -> str:
     """A DOUBLE literal that both engines read as exactly ``value`` (a decimal literal
     would be a DECIMAL, rounded differently)."""
@@ -314,9 +415,11 @@ class DisclosurePlan:
     def histogram(low: float, high: float, bins: int) -> str:
         """Records per bin of log10 D over the records with D > 0, binned as
         ``numpy.histogram`` bins (needs ``dr_edges(b, e)``, its ``bins + 1`` edges)."""
-        first = (f"LEAST(CAST(FLOOR((x - {double(low)}) / {double(high - low)} * {double(bins)}) AS BIGINT), "
-                 f"{bins - 1})")
-        located = (f"SELECT CASE WHEN x < lo.e THEN i - 1 WHEN i < {bins - 1} AND x >= hi.e THEN i + 1 ELSE i END "
+        # every D > 0 lies in [low, high]; the engine's LOG10 may differ from numpy's by an ulp at the ends
+        first = (f"GREATEST(LEAST(CAST(FLOOR((x - {double(low)}) / {double(high - low)} * {double(bins)}) AS BIGINT), "
+                 f"{bins - 1}), 0)")
+        located = (f"SELECT CASE WHEN i > 0 AND x < lo.e THEN i - 1 WHEN i < {bins - 1} AND x >= hi.e THEN i + 1 "
+                   f"ELSE i END "
                    f"AS b FROM (SELECT x, {first} AS i FROM (SELECT LOG10(d) AS x FROM dr_records WHERE d > 0) AS logs"
                    f") AS first JOIN dr_edges AS lo ON lo.b = first.i JOIN dr_edges AS hi ON hi.b = first.i + 1")
         return f"SELECT b, COUNT(*) AS c FROM ({located}) AS located GROUP BY b ORDER BY b"

@@ -60,21 +60,7 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
         shown = "; ".join(missing[:20]) + ("; ..." if len(missing) > 20 else "")
         raise InputError(f"{len(missing)} published record(s) cannot be located in the source: {shown}",
                          file=published_name, hint="a published table must be a subset of the source table")
-    for i in range(len(roles.sa)):
-        backend.materialize(f"codes_{i}", plan.value_codes(i))
-    warnings = _register_weights(backend, plan, roles, weights, missing_weight_zero)
-
-    backend.materialize("classes", plan.classes())
-    backend.materialize("coded", plan.coded())
-    sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
-    n_classes = len(sizes)
-    class_t = np.zeros(n_classes, dtype=np.float64)
-    for i in range(len(roles.sa)):
-        np.maximum(class_t, attribute_t(backend, plan, i, n, sizes), out=class_t)
-    backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "t": class_t}))
-    backend.materialize("combinations", plan.combinations())
-    backend.materialize("scored", plan.records())
-    whole = backend.fetch(plan.totals("scored")).iloc[0]
+    whole, warnings = score_records(backend, plan, roles, weights, missing_weight_zero, n)
     if int(whole["w_above"] or 0):
         warnings.append(f"the weights sum above 1 for {int(whole['w_above'])} source record(s) "
                         f"(largest W(r) = {float(whole['w_max']):.5g}); tkl and L use W(r) as it is, M caps it "
@@ -82,8 +68,8 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
 
     backend.materialize("published_scored", plan.published())
     totals = backend.fetch(plan.totals("published_scored")).iloc[0]
-    scores = _score_set(totals, x)
-    whole_scores = _score_set(whole, x)
+    scores = score_set(totals, x)
+    whole_scores = score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
     undefined = [k for k, v in by_source.as_dict().items() if v is None]
@@ -105,6 +91,28 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     return report
 
 
+def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
+                  weigh=None) -> tuple[pd.Series, list[str]]:
+    """``scored``: k, l, t, W(r) and the record scores of every record of ``plan.source``
+    (``n`` of them); returns the totals over them and the weights' warnings. ``weigh(i,
+    name, uniques)``: the weight of each distinct value of SA i (NaN: none), by default the
+    weights file's."""
+    for i in range(len(roles.sa)):
+        backend.materialize(f"codes_{i}", plan.value_codes(i))
+    warnings = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
+    backend.materialize("classes", plan.classes())
+    backend.materialize("coded", plan.coded())
+    sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
+    n_classes = len(sizes)
+    class_t = np.zeros(n_classes, dtype=np.float64)
+    for i in range(len(roles.sa)):
+        np.maximum(class_t, attribute_t(backend, plan, i, n, sizes), out=class_t)
+    backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "t": class_t}))
+    backend.materialize("combinations", plan.combinations())
+    backend.materialize("scored", plan.records())
+    return backend.fetch(plan.totals("scored")).iloc[0], warnings
+
+
 def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, pairs=None,
                 table_counts=None) -> np.ndarray:
     """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from the
@@ -120,7 +128,7 @@ def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray,
     return np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
 
 
-def _score_set(totals: pd.Series, x: float) -> ScoreSet:
+def score_set(totals: pd.Series, x: float) -> ScoreSet:
     n = int(totals["n"])
     if n == 0:
         return ScoreSet(0.0, 0.0, 0.0, 0.0, 0.0)
@@ -130,14 +138,15 @@ def _score_set(totals: pd.Series, x: float) -> ScoreSet:
 
 
 def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
-                      missing_weight_zero: bool) -> list[str]:
+                      missing_weight_zero: bool, weigh=None) -> list[str]:
     """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
     as the in-memory engine does (``Weights.weights_of``)."""
     missing: list[tuple[str, str]] = []
     for i, name in enumerate(roles.sa):
         uniques = backend.fetch(plan.distinct_values(i))["v"].to_numpy(
             dtype=np.float64 if plan.continuous[i] else object)
-        per_value = weights.weights_of(name, uniques, plan.continuous[i])
+        per_value = (weights.weights_of(name, uniques, plan.continuous[i]) if weigh is None
+                     else weigh(i, name, uniques))
         absent = np.isnan(per_value)
         if absent.any():
             missing += [(name, f"{v:g}" if isinstance(v, float) else str(v)) for v in uniques[absent]]

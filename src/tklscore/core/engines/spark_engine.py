@@ -104,6 +104,7 @@ def _is_local(path: str) -> bool:
 class SparkBackend(Backend):
     name = "spark"
     quote_char = "`"
+    float_text_exact = False    # Spark writes 1e20 as 1.0E20: a filter compares floats' text only in DuckDB
 
     def __init__(self, memory_limit: str | None = None, master: str | None = None, session=None):
         if session is None:
@@ -127,6 +128,12 @@ class SparkBackend(Backend):
 
     def fetch(self, sql: str) -> pd.DataFrame:
         return self.spark.sql(sql).toPandas()
+
+    def fetch_arrow(self, sql: str):
+        frame = self.spark.sql(sql)
+        if hasattr(frame, "toArrow"):  # PySpark 4: typed even without rows
+            return frame.toArrow()
+        return super().fetch_arrow(sql)
 
     def _view(self, name: str, frame) -> None:
         previous = self._cached.pop(name, None)

@@ -100,6 +100,28 @@ def element_weights(model) -> dict[tuple[str, str], float]:
     return out
 
 
+def generalised_weights(name: str, level: int, labels, largest: np.ndarray,
+                        elements: dict[tuple[str, str], float]) -> tuple[np.ndarray, str | None]:
+    """The weight of each generalised value (``labels``) of SA ``name`` at ``level``: its
+    element's in the tkl-Data Model, else ``largest``, the largest weight of the values it
+    covers (the conservative reading, said in the note)."""
+    group_weight = np.array(largest, dtype=np.float64, copy=True)
+    conservative = []
+    for i, label in enumerate(labels):
+        element = elements.get((name, str(label)))
+        if element is not None:
+            group_weight[i] = element
+        else:
+            conservative.append(str(label))
+    note = None
+    if conservative:
+        shown = ", ".join(f"'{v}'" for v in conservative[:8]) + (" ..." if len(conservative) > 8 else "")
+        note = (f"'{name}' at level {level}: {len(conservative)} generalised value(s) ({shown}) have no "
+                f"element in the tkl-Data Model and weigh the largest weight of the values they cover "
+                f"(conservative)")
+    return group_weight, note
+
+
 class ReleaseDesigner:
     """Evaluates release designs of one source under one assignment of roles."""
 
@@ -198,20 +220,8 @@ class ReleaseDesigner:
             return per_row, None
         g = self.levels.column(name).at(level)
         largest = pd.Series(per_row).groupby(g.codes).max().reindex(range(len(g.labels)), fill_value=0.0)
-        group_weight = largest.to_numpy(dtype=np.float64, copy=True)
-        conservative = []
-        for i, label in enumerate(g.labels):
-            element = self.elements.get((name, str(label)))
-            if element is not None:
-                group_weight[i] = element
-            else:
-                conservative.append(str(label))
-        note = None
-        if conservative:
-            shown = ", ".join(f"'{v}'" for v in conservative[:8]) + (" ..." if len(conservative) > 8 else "")
-            note = (f"'{name}' at level {level}: {len(conservative)} generalised value(s) ({shown}) have no "
-                    f"element in the tkl-Data Model and weigh the largest weight of the values they cover "
-                    f"(conservative)")
+        group_weight, note = generalised_weights(name, level, g.labels, largest.to_numpy(dtype=np.float64),
+                                                 self.elements)
         return group_weight[g.codes], note
 
     # ------------------------------------------------------------------ evaluation
@@ -355,14 +365,20 @@ def evaluate_saved_designs(source: Table, roles: Roles, settings: dict, weights:
     ``{"hierarchies": [...], "saved": [design, ...]}``) evaluated on ``source``: what a
     reopened project shows beside its other releases. A design that no longer applies (a
     column or hierarchy gone) is reported in ``errors`` with the reason, not dropped silently."""
+    return evaluate_designs(settings, lambda hierarchies: ReleaseDesigner(
+        source, roles, {c: h for c, h in hierarchies.items() if c in source.columns}, scorer=scorer,
+        elements=elements), weights, x, progress)
+
+
+def evaluate_designs(settings: dict, designer_of, weights: Weights, x: float = 1.0, progress=None) -> SavedDesigns:
+    """The saved designs of ``settings`` evaluated by ``designer_of(hierarchies)`` (a
+    :class:`ReleaseDesigner`, or an engine's designer), each failure kept with its reason."""
     saved = list(settings.get("saved") or [])
     results, errors = {}, {}
     if not saved:
         return SavedDesigns(results, errors)
     try:
-        hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []}
-        designer = ReleaseDesigner(source, roles, {c: h for c, h in hierarchies.items() if c in source.columns},
-                                   scorer=scorer, elements=elements)
+        designer = designer_of({h["column"]: Hierarchy.from_dict(h) for h in settings.get("hierarchies") or []})
     except InputError as error:
         return SavedDesigns(results, {d.get("name", "designed release"): str(error) for d in saved})
     for i, data in enumerate(saved):

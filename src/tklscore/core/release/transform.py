@@ -195,14 +195,16 @@ class Transformed:
                 out[column] = self.source.frame[column].iloc[rows].reset_index(drop=True).astype(object)
         frame = pd.DataFrame(out, columns=self.columns)
         for column, method in self.design.microaggregate:
-            frame[column] = _shown_numbers(self._microaggregated(column, method)[:len(rows)])
+            if column in frame.columns:   # a removed column stays unpublished
+                frame[column] = _shown_numbers(self._microaggregated(column, method)[:len(rows)])
         rng = np.random.default_rng(self.design.seed)
         for column, epsilon in self.design.noise:
             values = self.source.numeric(column)[self.published]
             noisy = values * (1 + (rng.random(len(values)) * 2 - 1) * epsilon / 100.0)
             if np.all(np.mod(values, 1) == 0):
                 noisy = np.floor(noisy)
-            frame[column] = _shown_numbers(noisy[:len(rows)])
+            if column in frame.columns:
+                frame[column] = _shown_numbers(noisy[:len(rows)])
         return frame
 
     def _microaggregated(self, column: str, method: str) -> np.ndarray:
@@ -268,16 +270,25 @@ def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> t
     n = len(classes)
     if below <= 1 or n == 0:
         return np.zeros(0, dtype=np.int64), 0
-    sizes = np.bincount(classes, minlength=n_classes)
+    mask, left = suppressed_classes(np.bincount(classes, minlength=n_classes), below, limit)
+    return np.flatnonzero(mask[classes]), left
+
+
+def suppressed_classes(sizes: np.ndarray, below: int, limit: float) -> tuple[np.ndarray, int]:
+    """Which classes (by id; ``sizes`` their sizes, n = their sum) :func:`suppress` drops:
+    those smaller than ``below``, smallest first and in id order among equal sizes, while
+    the rows dropped stay within ``limit`` × n; and the rows of small classes left."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    mask = np.zeros(len(sizes), dtype=bool)
+    if below <= 1 or not len(sizes):
+        return mask, 0
     small = np.flatnonzero((sizes > 0) & (sizes < below))
-    budget = math.floor(limit * n + 1e-9)
+    budget = math.floor(limit * int(sizes.sum()) + 1e-9)
     order = small[np.argsort(sizes[small], kind="stable")]
     cumulative = np.cumsum(sizes[order])
     chosen = order[cumulative <= budget]
-    left = int(sizes[small].sum() - sizes[chosen].sum())
-    mask = np.zeros(n_classes, dtype=bool)
     mask[chosen] = True
-    return np.flatnonzero(mask[classes]), left
+    return mask, int(sizes[small].sum() - sizes[chosen].sum())
 
 
 class LevelCache:

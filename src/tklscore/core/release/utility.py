@@ -79,10 +79,12 @@ def utility(qi: list[tuple[str, np.ndarray, np.ndarray, int, int]], published_cl
                              len(suppressed_mask), int(suppressed_mask.sum()), published_classes)
 
 
-def utility_of_values(qi: list[ValueCounts], n: int, suppressed: int, published_classes: np.ndarray) -> Utility:
+def utility_of_values(qi: list[ValueCounts], n: int, suppressed: int, published_classes: np.ndarray | None,
+                      class_sizes: np.ndarray | None = None) -> Utility:
     """The utility from each QI's :class:`ValueCounts` (n rows, ``suppressed`` of them
-    suppressed). A value v held c_v times, s_v of them suppressed, in a group of G rows
-    adds (c_v − s_v)·log2(G / c_v) + s_v·log2(n / c_v) to the non-uniform entropy."""
+    suppressed) and the published rows' classes (or their sizes, ``class_sizes``). A value v
+    held c_v times, s_v of them suppressed, in a group of G rows adds
+    (c_v − s_v)·log2(G / c_v) + s_v·log2(n / c_v) to the non-uniform entropy."""
     published = n - suppressed
     per: dict[str, dict[str, float]] = {}
     precisions, entropy_total = [], 0.0
@@ -99,7 +101,7 @@ def utility_of_values(qi: list[ValueCounts], n: int, suppressed: int, published_
         precisions.append(precision)
         entropy_total += entropy
     if published:
-        sizes = np.bincount(published_classes)
+        sizes = np.bincount(published_classes) if class_sizes is None else np.asarray(class_sizes)
         sizes = sizes[sizes > 0]
         discernibility = float((sizes.astype(np.float64) ** 2).sum()) + suppressed * float(n)
         average = (published / len(sizes)) / int(sizes.min())

@@ -204,24 +204,21 @@ def risk_lens_of_files(source: str, roles: Roles, release, *, release_name: str 
                        engine: str = "duckdb", memory_limit: str | None = None, delimiter: str | None = None,
                        encoding: str | None = None, progress: Callable[[float], None] | None = None) -> RiskLens:
     """The risk lens of a release of a source file too large for memory, computed by an
-    engine (:mod:`tklscore.core.engines.lens`): ``release`` is a release definition by ids
-    or by a published file (``kind``, ``ids``, ``path``, ``options``). The same numbers as
+    engine (:mod:`tklscore.core.engines.lens`): ``release`` is a release definition (by
+    ids, a published file or a filter). The same numbers as
     :func:`risk_lens` on the loaded source; the per-record arrays stay in the engine."""
-    from tklscore.core.engines import open_backend
-    from tklscore.core.engines.lens import release_risk_in_engine
-    from tklscore.core.errors import InputError
+    from tklscore.core.engines import open_backend, open_release
 
-    if release.kind not in ("ids", "file"):
-        raise InputError("a filter release needs the table in memory; this source is scored out of core "
-                         "(define the release by ids or a file)")
     parameters = list(parameters) if parameters is not None else default_parameters(roles)
     with open_backend(engine, memory_limit) as backend:
         backend.open_source(source, roles, delimiter, encoding)
         if release.kind == "ids":
-            backend.open_published_ids(list(release.ids))
+            open_release(backend, roles, rows=list(release.ids))
+        elif release.kind == "file":
+            open_release(backend, roles, published=release.path, delimiter=release.options.get("delimiter"),
+                         encoding=release.options.get("encoding"))
         else:
-            backend.open_published_file(release.path, roles.identifier, release.options.get("delimiter"),
-                                        release.options.get("encoding"), roles.continuous)
+            open_release(backend, roles, filter=release.expression or "")
         risk = release_risk_in_engine(backend, roles, parameters, weights, alpha=alpha, epsilon=epsilon,
                                       threshold=threshold, riskiest=RISKIEST,
                                       qi_importance=len(roles.qi) <= QI_IMPORTANCE_MAX, measures=measures,

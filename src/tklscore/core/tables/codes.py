@@ -55,6 +55,37 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     return compact(key, size)
 
 
+def group_ids_of_groups(columns: list[tuple[np.ndarray, int]], first: np.ndarray, n: int) -> np.ndarray:
+    """The ids :func:`group_ids` gives the groups of ``n`` rows, from one entry per group:
+    each column's code of the group (with the column's cardinality) and ``first``, the
+    position of the group's first row. An engine that counted the groups itself (SQL)
+    numbers them exactly as in memory: the same compactions, a presence table's order
+    being the key's order and hashing's the order of first appearance."""
+    order = np.argsort(np.asarray(first, dtype=np.int64), kind="stable")
+    ids = np.empty(len(order), dtype=np.int64)
+    if not columns or not len(order):
+        ids[:] = 0
+        return ids
+    pairs = [(np.asarray(c, dtype=np.int64)[order], max(int(k), 1)) for c, k in columns]
+    key, size = pairs[0]
+    dense = dense_limit(n)
+
+    def renumber(key: np.ndarray, size: int) -> tuple[np.ndarray, int]:
+        if size <= dense:      # compact's presence table: the keys' order
+            uniques, inverse = np.unique(key, return_inverse=True)
+            return inverse.astype(np.int64).reshape(-1), len(uniques)
+        codes, uniques = pd.factorize(key, sort=False)   # hashing: first appearance
+        return codes.astype(np.int64, copy=False), len(uniques)
+
+    for codes, cardinality in pairs[1:]:
+        if size * cardinality > dense and size > 1:
+            key, size = renumber(key, size)
+        key = key * cardinality + codes
+        size *= cardinality
+    ids[order] = renumber(key, size)[0]
+    return ids
+
+
 def dense_limit(n: int) -> int:
     """The largest key space counted with a table per key rather than by hashing, for n rows."""
     return max(8 * n, 1 << 16)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, shorten
 
 
 class Role(Enum):
@@ -65,13 +65,22 @@ class Roles:
     def is_continuous(self, column: str) -> bool:
         return column in self.continuous
 
-    def validate(self, table) -> None:
-        """Every named column exists in ``table``; continuous SAs parse as numbers."""
+    def validate(self, source) -> None:
+        """Every named column exists in ``source`` — a loaded ``Table``, or what is known
+        of a source not loaded: its column names (a list, or anything with ``columns`` and
+        ``path``, such as an out-of-core ``SourceSummary``); a Table's continuous SAs parse
+        as numbers (out of core the engine checks them as it reads the source)."""
+        columns = list(source) if isinstance(source, (list, tuple)) else list(source.columns)
+        name = getattr(source, "name", None) if hasattr(source, "numeric") else getattr(source, "path", None)
         named = list(self.qi) + list(self.sa) + ([self.identifier] if self.identifier else [])
-        table.require_columns(named)
-        for column in self.sa:
-            if column in self.continuous:
-                table.numeric(column)
+        missing = [c for c in named if c not in columns]
+        if missing:
+            raise InputError(f"column {', '.join(repr(shorten(c)) for c in missing)} not found; the table has "
+                             f"columns {', '.join(repr(shorten(c)) for c in columns)}", file=name)
+        if hasattr(source, "numeric"):
+            for column in self.sa:
+                if column in self.continuous:
+                    source.numeric(column)
 
 
 # ---------------------------------------------------------------------------- guesses

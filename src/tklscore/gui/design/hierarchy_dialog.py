@@ -54,11 +54,14 @@ def parse_intervals(text: str) -> list:
 
 
 class HierarchyDialog(QDialog):
-    def __init__(self, column: str, values: pd.Series, hierarchy: Hierarchy | None = None, parent=None):
+    def __init__(self, column: str, values: pd.Series | None, hierarchy: Hierarchy | None = None, parent=None,
+                 counts: pd.Series | None = None):
+        """``values``: the column's cells; or ``counts``: its distinct values (the index) with
+        how many records hold each (a source read out of core)."""
         super().__init__(parent)
         self.setWindowTitle(f"Hierarchy of '{column}'")
         self.column = column
-        counts = values.value_counts(sort=False)
+        counts = values.value_counts(sort=False) if counts is None else counts
         self.values = np.asarray(counts.index, dtype=object)
         self.counts = counts.to_numpy()
         self.hierarchy: Hierarchy | None = hierarchy

@@ -14,6 +14,7 @@ import dataclasses
 import math
 
 import numpy as np
+import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QBrush, QColor
@@ -148,6 +149,9 @@ class DesignView(QWidget):
         self.seed = 0
         self.designer: ReleaseDesigner | None = None
         self._designer_key = None
+        # a source too large for memory: designs evaluated by DuckDB (core/engines/design.py), on
+        # the task runner's thread, which owns the engine (held here, closed when replaced)
+        self._engine = {"designer": None, "key": None}
         self.result: DesignResult | None = None
         self.privacy: tuple[int, float] | None = None
         self.suggestions = None
@@ -236,6 +240,11 @@ class DesignView(QWidget):
         self.headline.setWordWrap(True)
         self.headline.setStyleSheet("font-size: 14px; font-weight: 600;")
         right_layout.addWidget(self.headline)
+        self.engine_note = QLabel()
+        self.engine_note.setWordWrap(True)
+        self.engine_note.setStyleSheet("background: #e8f0fe; color: #0b3d66; padding: 6px; border-radius: 4px;")
+        self.engine_note.setVisible(False)
+        right_layout.addWidget(self.engine_note)
         panels = QHBoxLayout()
         self.scores = _table(len(SCORE_ROWS), ["score", "raw", "/ source", "/ max"])
         self.utility_table = _table(len(UTILITY_ROWS), ["utility", "value"])
@@ -266,6 +275,7 @@ class DesignView(QWidget):
         suggest_layout = QVBoxLayout(suggest_tab)
         self.suggest_message = QLabel("Press Suggest to search the lattice of levels.")
         self.suggest_message.setWordWrap(True)
+        self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         suggest_layout.addWidget(self.suggest_message)
         self.chart = pg.PlotWidget(background="w")
         self.chart.setLabel("bottom", "utility loss (1 − precision)")
@@ -293,6 +303,8 @@ class DesignView(QWidget):
         workbench.sourceChanged.connect(self.reload)
         workbench.modelChanged.connect(self.schedule)
         workbench.releasesChanged.connect(self.schedule)
+        engine = self._engine
+        self.destroyed.connect(lambda *_: _close_engine(workbench, engine))
         self.reload()
 
     # ------------------------------------------------------------------ state
@@ -318,17 +330,27 @@ class DesignView(QWidget):
             self.perturbed = {**{c: (m, 0.0) for c, m in design.microaggregate},
                               **{c: ("noise", e) for c, e in design.noise}}
             self.seed = design.seed
+            for box, value in ((self.suppress_below, design.suppress_below),
+                               (self.budget, design.suppression_limit * 100.0)):
+                box.blockSignals(True)
+                box.setValue(value)
+                box.blockSignals(False)
         self.designer = None
         self.sliders = {}
         self._slider_labels = {}
         self.perturb_boxes = {}
         self.columns.setRowCount(0)
-        if table is None:
+        out_of_core = self._out_of_core()
+        self._show_engine_mode(out_of_core)
+        names = list(table.columns) if table is not None else \
+            list(self.workbench.source_summary.columns) if out_of_core and self.workbench.source_summary else None
+        if names is None:
             return
-        self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in table.columns}
-        self.perturbed = {c: p for c, p in self.perturbed.items() if c in table.columns and c not in roles.qi}
-        self.columns.setRowCount(len(table.columns))
-        for r, column in enumerate(table.columns):
+        self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in names}
+        self.perturbed = {c: p for c, p in self.perturbed.items() if c in names and c not in roles.qi
+                          and not (out_of_core and p[0] == "noise")}
+        self.columns.setRowCount(len(names))
+        for r, column in enumerate(names):
             self.columns.setItem(r, 0, QTableWidgetItem(column))
             self.columns.setItem(r, 1, QTableWidgetItem(roles.role_of(column).value))
             button = QPushButton(self._hierarchy_text(column))
@@ -340,7 +362,7 @@ class DesignView(QWidget):
             publish.toggled.connect(lambda on, c=column: self.set_published(c, on))
             self.columns.setCellWidget(r, 4, publish)
             if column not in roles.qi and column != roles.identifier:
-                self.columns.setCellWidget(r, 5, self._perturb_cell(column))
+                self.columns.setCellWidget(r, 5, self._perturb_cell(column, noise=not out_of_core))
         self.schedule()
 
     def _hierarchy_text(self, column: str) -> str:
@@ -371,12 +393,17 @@ class DesignView(QWidget):
         self._slider_labels[column] = label
         return cell
 
-    def _set_heights(self, designer: ReleaseDesigner) -> None:
-        """Each slider's range: its column's hierarchy height (cached by the designer)."""
+    def _set_heights(self, designer) -> None:
+        """Each slider's range: its column's hierarchy height (cached by the designer, or
+        given as column → height or the error reading it)."""
         for column, slider in self.sliders.items():
             label = self._slider_labels[column]
             try:
-                height = designer.height(column)
+                height = designer[column] if isinstance(designer, dict) else designer.height(column)
+                if isinstance(height, InputError):
+                    raise height
+            except KeyError:
+                continue
             except InputError as error:
                 label.setText(f"invalid: {error.message}")
                 continue
@@ -387,13 +414,17 @@ class DesignView(QWidget):
             slider.setEnabled(True)
             label.setText(f"{slider.value()}/{height}")
 
-    def _perturb_cell(self, column: str) -> QWidget:
+    def _perturb_cell(self, column: str, noise: bool = True) -> QWidget:
         cell = QWidget()
         row = QHBoxLayout(cell)
         row.setContentsMargins(4, 0, 4, 0)
         how = QComboBox()
         for text, key in (("—", None), ("class mean", "mean"), ("class median", "median"), ("± noise", "noise")):
-            how.addItem(text, key)
+            if key != "noise" or noise:
+                how.addItem(text, key)
+        if not noise:
+            how.setToolTip("noise is drawn in memory (a seeded stream over the rows); out of core a numeric "
+                           "column can be published as its class mean or median")
         epsilon = QDoubleSpinBox()
         epsilon.setRange(0.0, 1000.0)
         epsilon.setSuffix(" %")
@@ -451,9 +482,36 @@ class DesignView(QWidget):
         self.reload()
 
     def edit_hierarchy(self, column: str) -> None:
+        if self.workbench.table is None and self._out_of_core():
+            self._edit_hierarchy_out_of_core(column)
+            return
         dialog = HierarchyDialog(column, self.workbench.table.frame[column], self.hierarchies.get(column), self)
         if dialog.exec() and dialog.hierarchy is not None:
             self.set_hierarchy(column, dialog.hierarchy)
+
+    def _edit_hierarchy_out_of_core(self, column: str, open_dialog: bool = True) -> None:
+        """The hierarchy builder over the column's distinct values and their counts, read out
+        of core on the task runner (the builder opens when they arrive)."""
+        from tklscore.core.engines.source import column_values
+
+        summary = self.workbench.source_summary
+        path, options = summary.path, dict(summary.options)
+
+        def work(control):
+            control.progress(10, f"Reading the values of '{column}' out of core")
+            return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"))
+
+        def done(frame) -> None:
+            counts = pd.Series(frame["count"].to_numpy(), index=pd.Index(frame["value"].astype(str), dtype=object))
+            self.value_counts = counts
+            if open_dialog:
+                dialog = HierarchyDialog(column, None, self.hierarchies.get(column), self, counts=counts)
+                if dialog.exec() and dialog.hierarchy is not None:
+                    self.set_hierarchy(column, dialog.hierarchy)
+
+        self.workbench.status.emit(f"Reading the distinct values of '{column}' out of core…")
+        self.workbench.runner.start(f"Reading the values of '{column}'", work, done, self.workbench._fail,
+                                    owner=self)
 
     def design(self, name: str = "designed release") -> ReleaseDesign:
         """The release on screen: the current release's rows, transformed as set here."""
@@ -489,8 +547,38 @@ class DesignView(QWidget):
                id(wb.model))
         return key
 
+    def _out_of_core(self) -> bool:
+        return self.workbench.table is None and bool(getattr(self.workbench, "out_of_core", False))
+
+    def _show_engine_mode(self, out_of_core: bool) -> None:
+        summary = self.workbench.source_summary if out_of_core else None
+        rows = f"{summary.rows:,} records" if summary is not None else "a source too large for memory"
+        self.engine_note.setVisible(out_of_core)
+        self.engine_note.setText(
+            f"<b>Out of core.</b> This source ({rows}) is larger than the memory share, so each change is "
+            f"evaluated by DuckDB reading the file: that takes seconds to minutes. The figures below stay those "
+            f"of the last evaluation until the new one arrives; the progress is in the status bar.")
+        self.suggest_button.setEnabled(not out_of_core)
+        self.chart.setVisible(not out_of_core)
+        self.front_table.setVisible(not out_of_core)
+        self.report_button.setEnabled(not out_of_core)
+        self.report_button.setToolTip("the report of a designed release needs the table in memory" if out_of_core
+                                      else "the report of the designed release: how it was made, its scores, "
+                                           "privacy models, risk and utility (HTML or PDF)")
+        if out_of_core:
+            self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
+            self.suggest_message.setText(
+                "Suggestions are not offered for this source. To suggest releases the workbench tries many "
+                "combinations of levels, and each one means reading the whole file again: for a source too large "
+                "for memory that takes far too long. Move the level sliders to design the release here (each change "
+                "is evaluated on the whole file), or open a sample of the source that fits in memory and ask "
+                "for suggestions there.")
+
     def evaluate(self) -> None:
         wb = self.workbench
+        if self._out_of_core():
+            self._evaluate_out_of_core()
+            return
         if wb.table is None or not wb.project.roles.sa:
             self.headline.setText("Open a source table and choose its quasi-identifiers and sensitive attributes.")
             return
@@ -535,42 +623,113 @@ class DesignView(QWidget):
             self._task.cancel()
         self._task = wb.runner.start("Designing the release", work, done, failed, owner=self)
 
+    def _evaluate_out_of_core(self) -> None:
+        """The design evaluated by DuckDB over the source file (core/engines/design.py) on the
+        task runner, with progress and cancel; the last result stays shown until then."""
+        wb = self.workbench
+        summary, roles = wb.source_summary, wb.project.roles
+        if summary is None:
+            self.headline.setText("Reading the source out of core…")
+            return
+        if not roles.sa or not roles.qi:
+            self.headline.setText("Choose the quasi-identifiers and sensitive attributes (Release view) to design "
+                                  "a release of this source.")
+            return
+        if wb.weights is None:
+            self.headline.setText(wb.weights_problem or "Choose weights: a tkl-Data Model or a weights file.")
+            return
+        self._save_settings()
+        self._generation += 1
+        generation = self._generation
+        hierarchies, model = dict(self.hierarchies), wb.model
+        key = (summary.path, repr(summary.options), roles,
+               tuple(sorted((c, repr(h.to_dict())) for c, h in hierarchies.items())), id(model))
+        engine, design, weights, x = self._engine, self.design(), wb.weights, wb.project.x
+        sliders = list(self.sliders)
+
+        def work(control):
+            from tklscore.core.engines import open_backend
+            from tklscore.core.engines.design import EngineDesigner
+
+            control.progress(2, "Designing the release out of core")
+            if engine["key"] != key:
+                _close(engine)
+                backend = open_backend("duckdb")   # DuckDB's own limit (80 % of RAM), spilling beyond
+                try:
+                    engine["designer"] = EngineDesigner(
+                        backend, summary.path, roles, hierarchies,
+                        element_weights(model) if model is not None else None,
+                        summary.options.get("delimiter"), summary.options.get("encoding"))
+                except BaseException:
+                    backend.close()
+                    raise
+                engine["key"] = key
+            designer = engine["designer"]
+
+            def progress(fraction: float) -> None:
+                control.check()
+                control.progress(int(5 + 90 * fraction), "Designing the release out of core")
+
+            result = _interruptible(control, designer.backend,
+                                    lambda: designer.evaluate(design, weights, x, progress=progress,
+                                                              preview=PREVIEW_ROWS))
+            heights = {}
+            for column in sliders:
+                try:
+                    heights[column] = designer.height(column)
+                except InputError as error:
+                    heights[column] = error
+            return result, heights, designer.suppressed_ids(500)
+
+        def current() -> bool:  # a newer design may have been asked for (a closed view's task calls nothing)
+            return generation == self._generation
+
+        def done(value) -> None:
+            if current():
+                result, heights, suppressed = value
+                self._set_heights(heights)
+                self.show_engine_result(result, suppressed)
+
+        def failed(message: str) -> None:
+            if current():
+                self.headline.setText(f"<span style='color:#b00020'>{message}</span>")
+
+        if self._task is not None:
+            self._task.cancel()
+        self.engine_note.setText(self.engine_note.text().split(" Evaluating")[0]
+                                 + " Evaluating the new design…")
+        self._task = wb.runner.start("Designing the release out of core", work, done, failed, owner=self)
+
+    def show_engine_result(self, result, suppressed: list[str]) -> None:
+        """An out-of-core evaluation (``EngineDesignResult``) on screen, as :meth:`show_result`."""
+        self.result = result
+        measures = result.measures
+        self.privacy = (measures["l_distinct"], measures["t"]) if measures else (0, float("nan"))
+        k = int(measures["k"]) if measures else 0
+        selection = result.design.selection
+        of = f"the {result.selected_rows:,} records of '{selection.name}'" if selection else \
+            f"all {result.selected_rows:,} source records"
+        self._show_figures(result.report, result.utility, result.measures, result.notes, k, self.privacy,
+                           f"{result.published_rows:,} of {of} published, {result.suppressed_rows:,} suppressed")
+        preview = result.preview if result.preview is not None else pd.DataFrame()
+        self.preview_model.marked = {i for i, c in enumerate(preview.columns) if result.generalised_levels.get(c)}
+        self.preview_model.set_frame(preview)
+        self.suppressed_list.clear()
+        self.suppressed_list.addItems([f"record {i}" for i in suppressed])
+        if result.suppressed_rows > len(suppressed):
+            self.suppressed_list.addItem(f"… and {result.suppressed_rows - len(suppressed):,} more")
+        self.tabs.setTabText(0, f"Published table (first {len(preview):,} of {result.published_rows:,} rows)")
+        self.tabs.setTabText(1, f"Suppressed rows ({result.suppressed_rows:,})")
+        self.engine_note.setText(self.engine_note.text().split(" Evaluating")[0])
+
     def show_result(self, result: DesignResult, privacy: tuple[int, float], preview) -> None:
         self.result, self.privacy = result, privacy
         report, t = result.report, result.transformed
         k = int(np.bincount(t.published_class_ids).min()) if len(t.published) else 0
-        tkl_norm = report.normalized_source.tkl
         of = f"the {len(t.selected):,} records of '{t.design.selection.name}'" if t.design.selection else \
             f"all {len(t.selected):,} source records"
-        self.headline.setText(
-            f"{len(t.published):,} of {of} published, {len(t.suppressed):,} suppressed — "
-            f"tkl-Score {report.scores.tkl:.5f} ({'n/a' if tkl_norm is None else f'{tkl_norm:.1%}'} of the "
-            f"untransformed source), k = {k}, precision {result.utility.precision:.1%}")
-        for r, (key, label) in enumerate(SCORE_ROWS):
-            values = (report.scores.as_dict()[key], report.normalized_source.as_dict()[key],
-                      report.normalized_max.as_dict()[key])
-            self.scores.setItem(r, 0, QTableWidgetItem(label))
-            for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
-                self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
-        rows = privacy_rows(k, privacy, result.measures)
-        half = (len(rows) + 1) // 2
-        self.privacy_table.setRowCount(half)
-        for i, (name, value) in enumerate(rows):
-            r, c = (i, 0) if i < half else (i - half, 2)
-            self.privacy_table.setItem(r, c, QTableWidgetItem(name))
-            self.privacy_table.setItem(r, c + 1, QTableWidgetItem(value))
-        _fit_rows(self.privacy_table)
-        figures = result.utility.as_dict()
-        for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
-            self.utility_table.setItem(r, 0, QTableWidgetItem(label))
-            self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
-        for r in range(self.columns.rowCount()):  # each QI's own precision beside its level
-            column = self.columns.item(r, 0).text()
-            values = result.utility.per_attribute.get(column)
-            self.columns.setItem(r, 6, QTableWidgetItem("" if values is None else f"{values['precision']:.2f}"))
-        _fit_rows(self.scores)
-        _fit_rows(self.utility_table)
-        self.notes.setText("\n".join(result.notes))
+        self._show_figures(report, result.utility, result.measures, result.notes, k, privacy,
+                           f"{len(t.published):,} of {of} published, {len(t.suppressed):,} suppressed")
         self.preview_model.marked = {i for i, c in enumerate(preview.columns) if t.generalised_cells(c)}
         self.preview_model.set_frame(preview)
         self.suppressed_list.clear()
@@ -580,6 +739,39 @@ class DesignView(QWidget):
         if len(t.suppressed) > 500:
             self.suppressed_list.addItem(f"… and {len(t.suppressed) - 500:,} more")
         self.tabs.setTabText(1, f"Suppressed rows ({len(t.suppressed):,})")
+
+    def _show_figures(self, report, utility, measures, notes, k: int, privacy, rows: str) -> None:
+        """The headline, scores, privacy models, utility and notes of an evaluation."""
+        tkl_norm = report.normalized_source.tkl
+        self.headline.setText(
+            f"{rows} — "
+            f"tkl-Score {report.scores.tkl:.5f} ({'n/a' if tkl_norm is None else f'{tkl_norm:.1%}'} of the "
+            f"untransformed source), k = {k}, precision {utility.precision:.1%}")
+        for r, (key, label) in enumerate(SCORE_ROWS):
+            values = (report.scores.as_dict()[key], report.normalized_source.as_dict()[key],
+                      report.normalized_max.as_dict()[key])
+            self.scores.setItem(r, 0, QTableWidgetItem(label))
+            for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
+                self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
+        rows = privacy_rows(k, privacy, measures)
+        half = (len(rows) + 1) // 2
+        self.privacy_table.setRowCount(half)
+        for i, (name, value) in enumerate(rows):
+            r, c = (i, 0) if i < half else (i - half, 2)
+            self.privacy_table.setItem(r, c, QTableWidgetItem(name))
+            self.privacy_table.setItem(r, c + 1, QTableWidgetItem(value))
+        _fit_rows(self.privacy_table)
+        figures = utility.as_dict()
+        for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
+            self.utility_table.setItem(r, 0, QTableWidgetItem(label))
+            self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
+        for r in range(self.columns.rowCount()):  # each QI's own precision beside its level
+            column = self.columns.item(r, 0).text()
+            values = utility.per_attribute.get(column)
+            self.columns.setItem(r, 6, QTableWidgetItem("" if values is None else f"{values['precision']:.2f}"))
+        _fit_rows(self.scores)
+        _fit_rows(self.utility_table)
+        self.notes.setText("\n".join(notes))
 
     # ------------------------------------------------------------------ actions
     def save_as_release(self, name: str | None = None) -> None:
@@ -610,10 +802,18 @@ class DesignView(QWidget):
                                                   "CSV (*.csv);;Parquet (*.parquet)")
             if not path:
                 return
-        transformed = self.result.transformed
+        if not isinstance(self.result, DesignResult):   # out of core: the engine writes it
+            engine, design = self._engine, self.result.design
+            rows = self.result.published_rows
 
-        def work(_control):
-            return export_published(transformed, path)
+            def work(_control):
+                engine["designer"].write_release(design, path)
+                return rows
+        else:
+            transformed = self.result.transformed
+
+            def work(_control):
+                return export_published(transformed, path)
 
         self.workbench.runner.start("Exporting the published table", work,
                                     lambda n: self.workbench.status.emit(f"{n:,} rows written to {path}"),
@@ -671,6 +871,21 @@ class DesignView(QWidget):
             path, _ = QFileDialog.getSaveFileName(self, "Export the hierarchy (ARX CSV)", f"{column}.csv", "CSV (*.csv)")
             if not path:
                 return
+        if self.workbench.table is None and self._out_of_core():
+            hierarchy, summary = self.hierarchies[column], self.workbench.source_summary
+
+            def work(_control):
+                from tklscore.core.engines.source import column_values
+
+                values = column_values(summary.path, column, delimiter=summary.options.get("delimiter"),
+                                       encoding=summary.options.get("encoding"))["value"]
+                hierarchy.save_arx_csv(path, values.astype(str).to_numpy(dtype=object))
+                return path
+
+            self.workbench.runner.start("Exporting the hierarchy", work,
+                                        lambda written: self.workbench.status.emit(f"Hierarchy written to {written}"),
+                                        self.workbench._fail)
+            return
         try:
             self.hierarchies[column].save_arx_csv(path, self.workbench.table.frame[column].unique())
         except InputError as error:
@@ -683,6 +898,9 @@ class DesignView(QWidget):
                            self.budget.value() / 100.0)
 
     def run_suggest(self) -> None:
+        if self._out_of_core():
+            self.tabs.setCurrentIndex(2)
+            return
         if self.designer is None or self.workbench.weights is None:
             return
         designer, weights, x = self.designer, self.workbench.weights, self.workbench.project.x
@@ -736,3 +954,44 @@ class DesignView(QWidget):
     def load_candidate(self, index: int) -> None:
         if self.suggestions is not None and 0 <= index < len(self.suggestions.front):
             self.load_levels(self.suggestions.front[index].levels)
+
+
+def _interruptible(control, backend, work):
+    """``work()`` on the engine, its running statement interrupted as soon as the task is
+    cancelled (a newer design supersedes it): a statement over a large file can take minutes."""
+    import threading
+
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            if control.cancelled:
+                backend.interrupt()
+                return
+
+    watcher = threading.Thread(target=watch, name="tklscore-design-interrupt", daemon=True)
+    watcher.start()
+    try:
+        return work()
+    except Exception:
+        control.check()   # interrupted because cancelled: Cancelled, not an error
+        raise
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def _close(engine: dict) -> None:
+    """Close the engine a view holds (on the task runner's thread, which uses it)."""
+    designer, engine["designer"], engine["key"] = engine["designer"], None, None
+    if designer is not None:
+        designer.close()
+
+
+def _close_engine(workbench, engine: dict) -> None:
+    if engine.get("designer") is not None:
+        try:
+            workbench.runner.start("Closing the out-of-core engine", lambda _control: _close(engine),
+                                   lambda _value: None, lambda _message: None)
+        except RuntimeError:   # the workbench is gone as well
+            _close(engine)

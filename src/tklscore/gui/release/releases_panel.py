@@ -122,6 +122,8 @@ class ReleasesPanel(QGroupBox):
         no weights) ids and filters are resolved here, and files once per table and roles."""
         workbench = self.workbench
         release = workbench.resolved.get(definition)
+        if workbench.out_of_core:
+            return _scored_out_of_core(workbench, definition)
         if release is not None or workbench.table is None:
             return release
         scoring = bool(workbench.project.roles.sa) and workbench.weights is not None
@@ -145,7 +147,7 @@ class ReleasesPanel(QGroupBox):
         for row, definition in enumerate(project.releases):
             resolved = self._resolved(definition)
             report = workbench.reports.get(definition.name)
-            if isinstance(resolved, Release):
+            if isinstance(resolved, (Release, EngineCounts)):
                 records, unlocated = f"{len(resolved):,}", f"{len(resolved.unlocated):,}"
             elif isinstance(resolved, str):
                 records, unlocated = "error", ""
@@ -159,7 +161,7 @@ class ReleasesPanel(QGroupBox):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if column == 1:
                     item.setToolTip(text)
-                if column == 3 and isinstance(resolved, Release) and resolved.unlocated:
+                if column == 3 and isinstance(resolved, (Release, EngineCounts)) and resolved.unlocated:
                     item.setForeground(Qt.GlobalColor.darkRed)
                 if isinstance(resolved, str):
                     item.setToolTip(resolved)
@@ -173,7 +175,7 @@ class ReleasesPanel(QGroupBox):
         has_current = current_row >= 0
         self.rename_button.setEnabled(has_current)
         self.remove_button.setEnabled(has_current)
-        has_table = workbench.table is not None
+        has_table = workbench.has_source
         for button in (self.from_selection_button, self.from_file_button, self.filter_button, self.ids_button):
             button.setEnabled(has_table)
         self._show_current()
@@ -195,21 +197,25 @@ class ReleasesPanel(QGroupBox):
             self.release_info.setText(_html(str(error)))
             return
         resolved = self._resolved(definition)
-        source_rows = len(workbench.table) if workbench.table is not None else 0
+        source_rows = workbench.source_rows()
         text = f"<b>{_html(name)}</b>: "
-        if isinstance(resolved, Release):
+        if isinstance(resolved, (Release, EngineCounts)):
             text += f"{len(resolved):,} of {source_rows:,} source records are published."
             if resolved.unlocated:
                 self.unlocated_box.show_records(name, resolved.unlocated)
         elif isinstance(resolved, str):
             text += f"<span style='color:#b00'>cannot be resolved: {_html(resolved)}</span>"
         else:
-            text += "being resolved…"
+            text += ("its records are counted by the engine as it is scored." if workbench.out_of_core
+                     else "being resolved…")
         report = workbench.reports.get(name)
         if report is not None:
             text += f" tkl-Score {report.scores.tkl:.5f}."
-        elif workbench.table is not None and not workbench.project.roles.sa:
+        elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
+        elif workbench.out_of_core and not workbench.project.roles.qi:
+            text += (" No scores yet: out of core the engine needs at least one quasi-identifier; choose one and "
+                     "click Apply roles.")
         elif workbench.weights is None and workbench.weights_problem:
             text += f" No scores: {_html(workbench.weights_problem)}."
         self.release_info.setText(text)
@@ -252,7 +258,7 @@ class ReleasesPanel(QGroupBox):
         return self.guard(add)
 
     def _need_table(self) -> bool:
-        if self.workbench.table is None:
+        if not self.workbench.has_source:
             self._fail("open a source table first")
             return False
         return True
@@ -266,7 +272,7 @@ class ReleasesPanel(QGroupBox):
                        "then \"From selected rows\"")
             return False
         identifier = self.workbench.project.roles.identifier
-        frame = self.workbench.table.frame
+        frame = self.source.frame_model.frame  # out of core: the first rows, at the same positions
         ids = (frame[identifier].iloc[positions].tolist() if identifier else [str(p) for p in positions])
         number = 1
         while f"Selection {number}" in self.workbench.release_names():
@@ -304,7 +310,7 @@ class ReleasesPanel(QGroupBox):
     def release_from_filter(self) -> bool:
         if not self._need_table():
             return False
-        columns = ", ".join(_quote_column(c) for c in self.workbench.table.columns)
+        columns = ", ".join(_quote_column(c) for c in self.workbench.source_columns())
         expression, ok = QInputDialog.getMultiLineText(
             self, "Release by a filter", f"{FILTER_HINT}\n\nColumns: {columns}\n\nCondition:")
         expression = " ".join(expression.split()) if ok else ""
@@ -370,6 +376,28 @@ class ReleasesPanel(QGroupBox):
 
 def _raise(message: str) -> None:
     raise InputError(message)
+
+
+def _scored_out_of_core(workbench, definition: ReleaseDefinition) -> "EngineCounts | str | None":
+    """Out of core the engine locates a release as it scores it: its published and
+    unlocated records come from the report (None while it is being scored)."""
+    if definition.name in workbench.release_errors:
+        return workbench.release_errors[definition.name]
+    report = workbench.reports.get(definition.name)
+    if report is None:
+        return None
+    return EngineCounts(report.published_rows, list(getattr(report, "unlocated", []) or []))
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineCounts:
+    """A release scored out of core: how many records it publishes, and those not located."""
+
+    published: int
+    unlocated: list
+
+    def __len__(self) -> int:
+        return self.published
 
 
 def _quote_column(column: str) -> str:

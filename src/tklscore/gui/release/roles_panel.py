@@ -10,7 +10,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGroupBox, QHBoxLay
                                QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from tklscore.core.errors import InputError
+from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Role, Roles, guess_roles
+from tklscore.gui.tasks import SIDE
 
 ROLE_LABELS = {Role.IDENTIFIER: "identifier", Role.QUASI_IDENTIFIER: "quasi-identifier",
                Role.SENSITIVE: "sensitive", Role.INSENSITIVE: "insensitive"}
@@ -22,6 +24,7 @@ ROLE_TIPS = {
 }
 KIND_LABELS = ("categorical", "continuous")
 GUESS_SAMPLE = 50_000  # rows looked at to guess whether a column is continuous
+EXAMPLES = 4  # values shown per column
 
 
 class RolesPanel(QGroupBox):
@@ -32,6 +35,8 @@ class RolesPanel(QGroupBox):
         self._guesses: tuple | None = None  # (table, guess_roles(table))
         self._guessed = False
         self._filling = False
+        self._values: dict = {}        # out of core: column -> column_values (first values, how many)
+        self._values_for = None        # the SourceSummary they were counted for
         layout = QVBoxLayout(self)
         self.roles_table = QTableWidget(0, 4)
         self.roles_table.setHorizontalHeaderLabels(["Column", "Role", "Kind", "Example values"])
@@ -60,25 +65,28 @@ class RolesPanel(QGroupBox):
         layout.addLayout(buttons)
 
     def fill_roles(self) -> None:
-        table = self.workbench.table
+        workbench = self.workbench
+        table = workbench.table if workbench.table is not None else workbench.source_summary
         self._filling = True
         self.roles_table.setRowCount(0)
         if table is None:
             self._filling = False
             self._update_roles_hint()
             return
-        roles = self.workbench.project.roles
+        columns = workbench.source_columns()
+        roles = workbench.project.roles
         named = list(roles.qi) + list(roles.sa) + ([roles.identifier] if roles.identifier else [])
-        if named and all(column in table.columns for column in named):
-            choices = {c: (roles.role_of(c), roles.is_continuous(c)) for c in table.columns}
+        if named and all(column in columns for column in named):
+            choices = {c: (roles.role_of(c), roles.is_continuous(c)) for c in columns}
             self._guessed = False
         else:
             if self._guesses is None or self._guesses[0] is not table:
-                self._guesses = (table, guess_roles(table, sample_rows=GUESS_SAMPLE))
+                sample = table if workbench.table is not None else Table(table.preview, name=table.path)
+                self._guesses = (table, guess_roles(sample, sample_rows=GUESS_SAMPLE))
             choices = self._guesses[1]
             self._guessed = True
-        self.roles_table.setRowCount(len(table.columns))
-        for row, column in enumerate(table.columns):
+        self.roles_table.setRowCount(len(columns))
+        for row, column in enumerate(columns):
             role, continuous = choices[column]
             name = QTableWidgetItem(column)
             name.setToolTip(column)
@@ -97,11 +105,55 @@ class RolesPanel(QGroupBox):
             kind_combo.currentIndexChanged.connect(lambda _i: self._update_roles_hint())
             self.roles_table.setCellWidget(row, 1, role_combo)
             self.roles_table.setCellWidget(row, 2, kind_combo)
-            examples = pd.unique(table.frame[column].iloc[:1000])[:4]
-            shown = ", ".join("(empty)" if v == "" else str(v) for v in examples)
-            self.roles_table.setItem(row, 3, QTableWidgetItem(shown))
+            self.roles_table.setItem(row, 3, _item(self._examples(column)))
         self._filling = False
         self._update_roles_hint()
+        if workbench.table is None:
+            self._count_values(table)
+
+    def _examples(self, column: str) -> str:
+        """A few values of the column: the first rows' in memory; out of core the
+        distinct values counted by the engine (with how many there are), once counted."""
+        counted = self._values.get(column) if self._values_for is self.workbench.source_summary else None
+        if counted is not None:
+            shown = ", ".join(_shown(v) for v in counted["value"].tolist())
+            more = ", …" if counted.attrs.get("beyond", 0) else ""
+            return f"{counted.attrs['distinct']:,} distinct: {shown}{more}"
+        workbench = self.workbench
+        frame = workbench.table.frame if workbench.table is not None else workbench.source_summary.preview
+        return ", ".join(_shown(v) for v in pd.unique(frame[column].iloc[:1000])[:EXAMPLES])
+
+    def _count_values(self, summary) -> None:
+        """Each column's first distinct values and their number, from the engine on the task
+        runner (once per source described); the examples column then shows them."""
+        if self._values_for is summary:
+            return
+        self._values_for, self._values = summary, {}
+        workbench, path = self.workbench, summary.path
+        options = dict(summary.options)
+
+        def count(control):
+            from tklscore.core.engines import open_backend
+            from tklscore.core.engines.source import column_values
+
+            values = {}
+            with open_backend("duckdb") as backend:
+                for i, column in enumerate(summary.columns):
+                    control.progress(int(100 * i / max(1, len(summary.columns))), f"Counting the values of {column}")
+                    values[column] = column_values(path, column, limit=EXAMPLES, backend=backend, **options)
+            return values
+
+        def done(values) -> None:
+            if self._values_for is not summary or workbench.source_summary is not summary:
+                return
+            self._values = values
+            for row in range(self.roles_table.rowCount()):
+                column = self.roles_table.item(row, 0).text()
+                if column in values:
+                    self.roles_table.setItem(row, 3, _item(self._examples(column)))
+
+        workbench.runner.start("Counting the values of each column", count, done, workbench._fail, owner=self,
+                               lane=SIDE)
 
     def role_combo(self, column: str) -> QComboBox:
         return self.roles_table.cellWidget(self._roles_row(column), 1)
@@ -146,7 +198,7 @@ class RolesPanel(QGroupBox):
     def _update_roles_hint(self) -> None:
         if self._filling:
             return
-        if self.workbench.table is None:
+        if not self.workbench.has_source:
             self.roles_hint.setText("Open a source table to choose the roles of its columns.")
             self.apply_roles_button.setEnabled(False)
             return
@@ -157,6 +209,9 @@ class RolesPanel(QGroupBox):
         if self._guessed:
             lines.append("These roles are <b>suggestions</b> from the data: check them, choose the "
                          "quasi-identifiers and sensitive attributes, then click <b>Apply roles</b>.")
+        if self.workbench.table is None:
+            lines.append("The source is read out of core: the suggestions come from its first rows, and a "
+                         "continuous column is checked (every cell a number) when the releases are scored.")
         if Role.SENSITIVE not in roles:
             lines.append("⚠ No sensitive attribute is chosen: the scores measure what a release reveals "
                          "about sensitive attributes, so choose at least one.")
@@ -178,3 +233,13 @@ class RolesPanel(QGroupBox):
             self.workbench.set_roles(self.roles_from_form())
 
         return self.guard(apply)
+
+
+def _shown(value) -> str:
+    return "(empty)" if value == "" else str(value)
+
+
+def _item(text: str) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setToolTip(text)
+    return item

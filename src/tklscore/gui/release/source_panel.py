@@ -63,6 +63,13 @@ class SourcePanel(QGroupBox):
         self.detected_label = QLabel()
         self.detected_label.setWordWrap(True)
         layout.addWidget(self.detected_label)
+        self.out_of_core_label = QLabel()  # why the source is not loaded, and what is shown of it
+        self.out_of_core_label.setObjectName("outOfCore")
+        self.out_of_core_label.setWordWrap(True)
+        self.out_of_core_label.setStyleSheet("#outOfCore { background: rgba(70, 130, 220, 40); "
+                                             "border: 1px solid rgb(70, 110, 190); border-radius: 4px; padding: 4px; }")
+        self.out_of_core_label.hide()
+        layout.addWidget(self.out_of_core_label)
 
         self.frame_model = FrameModel(parent=self)
         self.table_view = QTableView()
@@ -100,6 +107,7 @@ class SourcePanel(QGroupBox):
 
     def _fill_source_form(self) -> None:
         project, table = self.workbench.project, self.workbench.table
+        table = table if table is not None else self.workbench.source_summary  # both know delimiter/encoding
         kind = self._source_kind()
         options = project.source_options or {}
         if kind == "builtin":
@@ -132,10 +140,26 @@ class SourcePanel(QGroupBox):
             self.detected_label.setText("Excel workbook: choose the sheet (name or number) and click Reload.")
         else:
             self.detected_label.setText("")
+        self._show_out_of_core()
         if table is None:
             self.selection_label.setText("")
         else:
             self._update_selection_label()
+
+    def _show_out_of_core(self) -> None:
+        workbench = self.workbench
+        if not workbench.out_of_core:
+            self.out_of_core_label.hide()
+            return
+        summary = workbench.source_summary
+        if summary is None:
+            shown = "Reading its columns and first rows…" if workbench.runner.current else ""
+        else:
+            shown = (f"<b>Showing the first {summary.preview_rows:,} of {summary.rows:,} records</b> "
+                     f"({len(summary.columns)} columns); the scores use every record.")
+        self.out_of_core_label.setText(f"Not loaded — it would take {workbench.engine_choice.reason()} — "
+                                       f"so DuckDB reads it out of core.<br>{shown}")
+        self.out_of_core_label.show()
 
     def _set_delimiter(self, delimiter: str | None) -> None:
         if delimiter is None:
@@ -164,6 +188,7 @@ class SourcePanel(QGroupBox):
 
     def reload_source(self) -> None:
         project, table = self.workbench.project, self.workbench.table
+        table = table if table is not None else self.workbench.source_summary
         kind = self._source_kind()
         if kind not in ("text", "excel", "parquet"):
             self.guard(_raise, "there is no source file to reload; open one first")
@@ -197,26 +222,31 @@ class SourcePanel(QGroupBox):
         return options
 
     def show_table(self) -> bool:
-        """Show the workbench's table and fill the form; True when the table is a new one."""
+        """Show the workbench's table (out of core: the first rows of the source) and fill
+        the form; True when the table is a new one."""
         table = self.workbench.table
-        new = table is not self._shown_table
+        shown = table if table is not None else self.workbench.source_summary
+        new = shown is not self._shown_table
         if new:
-            self._shown_table = table
+            self._shown_table = shown
             project = self.workbench.project
             self._loaded_with = (project.source_path, dict(project.source_options or {}))
-            self.frame_model.set_frame(table.frame if table is not None else pd.DataFrame())
-            if table is not None and len(table) <= 50_000:  # a big table keeps default widths
+            frame = (table.frame if table is not None else shown.preview if shown is not None else pd.DataFrame())
+            self.frame_model.set_frame(frame)
+            if shown is not None and len(frame) <= 50_000:  # a big table keeps default widths
                 self.table_view.resizeColumnsToContents()
         self._fill_source_form()
         return new
 
     def _update_selection_label(self, *_args) -> None:
-        table = self.workbench.table
-        if table is None:
+        workbench = self.workbench
+        if not workbench.has_source:
             self.selection_label.setText("")
             return
         selected = len(self.table_view.selectionModel().selectedRows())
-        text = f"{len(table):,} records, {len(table.columns)} columns"
+        text = f"{workbench.source_rows():,} records, {len(workbench.source_columns())} columns"
+        if workbench.table is None:
+            text += f" (the first {self.frame_model.rowCount():,} shown)"
         if selected:
             text += f" — {selected:,} selected (\"From selected rows\" publishes them)"
         self.selection_label.setText(text)

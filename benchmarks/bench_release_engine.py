@@ -1,0 +1,180 @@
+"""Benchmark of release designs evaluated out of core (issue 14 §2: the Design view on a
+source larger than memory, ``tklscore release --engine duckdb``).
+
+    .venv/bin/python benchmarks/bench_release_engine.py [--rows 12000000] [--memory-limit 2GB]
+                                                         [--memory-rows 1000000] [--dir DIR]
+
+Writes (chunk by chunk, as ``bench_engines.py``) a seeded Parquet source of N rows — an
+integer id, QIs age, workclass, occupation, education (hierarchies of ``bench_release.py``),
+SAs disease, medication, diagnosis and the continuous amount — and times, each in a fresh
+process (so that its peak RSS is its own):
+
+1. one out-of-core evaluation: ``EngineDesigner.evaluate`` of the design age=2,
+   occupation=1, education=1, suppression below 5 within 2 %, with DuckDB under the limit
+   (tkl/M/L raw and normalised, the privacy models and risk, utility, the first rows);
+2. ``tklscore release SOURCE ... --engine duckdb --memory-limit 2GB --output release.parquet
+   --format json`` (the same design; the published table written by DuckDB), whole process;
+3. the peer: the in-memory designer (``load_table`` + ``ReleaseDesigner.evaluate``, same
+   design) on a source of ``--memory-rows`` rows, and the ratio of the time per million rows.
+
+Every figure: wall and CPU time, peak RSS. The machine may be shared (load average printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+TARGET_RSS_MB = 3072.0
+LEVELS = {"age": 2, "occupation": 1, "education": 1}
+SUPPRESS_BELOW, BUDGET = 5, 0.02
+
+
+def _roles():
+    from bench_scoring import CONTINUOUS_SA, QI, SA
+
+    from tklscore.core import Roles
+
+    return Roles(qi=list(QI), sa=list(SA), continuous=[CONTINUOUS_SA], identifier="id")
+
+
+def _design():
+    from tklscore.core.release.transform import ReleaseDesign
+
+    return ReleaseDesign("bench", LEVELS, SUPPRESS_BELOW, BUDGET)
+
+
+def child(mode: str, source: str, weights: str, memory_limit: str) -> dict:
+    """One measurement in this process (its figures read by the parent)."""
+    from bench_release import synthetic_hierarchies
+
+    from tklscore.core import load_table, load_weights
+
+    hierarchies, roles, design = synthetic_hierarchies(), _roles(), _design()
+    weights = load_weights(weights)
+    start, cpu = time.perf_counter(), time.process_time()
+    if mode == "evaluate":
+        from tklscore.core.engines import open_backend
+        from tklscore.core.engines.design import EngineDesigner
+
+        with open_backend("duckdb", memory_limit) as backend:
+            result = EngineDesigner(backend, source, roles, hierarchies).evaluate(design, weights, preview=200)
+        loaded = 0.0
+    else:
+        from tklscore.core.release.designer import ReleaseDesigner
+
+        table = load_table(source)
+        loaded = time.perf_counter() - start
+        result = ReleaseDesigner(table, roles, hierarchies).evaluate(design, weights, record_ids=False)
+    data = result.to_json_dict()
+    return {"wall": time.perf_counter() - start, "cpu": time.process_time() - cpu, "load": loaded,
+            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "tkl": data["scores"]["tkl"],
+            "k": data["measures"]["k"], "published": data["published_rows"], "suppressed": data["suppressed_rows"]}
+
+
+def measured(command: list[str]) -> dict:
+    """Run ``command`` under a fresh helper: its wall and CPU time, peak RSS and output."""
+    probe = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
+             "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+             "wall = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+             "print(json.dumps({'wall': wall, 'cpu': u.ru_utime + u.ru_stime, 'rss_mb': u.ru_maxrss / 1024, "
+             "'code': done.returncode, 'out': done.stdout, 'err': done.stderr}))")
+    result = json.loads(subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True,
+                                       check=True).stdout)
+    if result["code"] != 0:
+        raise SystemExit(f"{' '.join(command[:3])} … failed ({result['code']}):\n{result['err']}")
+    return result
+
+
+def hierarchy_files(folder: Path) -> list[str]:
+    from bench_release import synthetic_hierarchies
+
+    options = []
+    for column, hierarchy in synthetic_hierarchies().items():
+        path = folder / f"hierarchy_{column}.json"
+        path.write_text(json.dumps(hierarchy.to_dict()))
+        options += ["--hierarchy", f"{column}={path}"]
+    return options
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=12_000_000)
+    parser.add_argument("--memory-rows", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+    parser.add_argument("--child", nargs=4, metavar=("MODE", "SOURCE", "WEIGHTS", "LIMIT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return 0
+    from bench_engines import write_inputs
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(args.dir or scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} "
+              f"(a shared machine slows every figure); memory limit {args.memory_limit}; design {LEVELS}, "
+              f"suppression below {SUPPRESS_BELOW} within {BUDGET:.0%}")
+        inputs = {}
+        for n in sorted({args.memory_rows, args.rows}):
+            start = time.perf_counter()
+            (folder / str(n)).mkdir(exist_ok=True)
+            inputs[n] = write_inputs(folder / str(n), n, args.seed)
+            print(f"{n:,} rows: inputs written in {time.perf_counter() - start:.0f} s "
+                  f"(source {inputs[n]['source'].stat().st_size >> 20} MB Parquet)")
+        me = [sys.executable, str(Path(__file__).resolve())]
+        big = inputs[args.rows]
+        evaluation = measured(me + ["--child", "evaluate", str(big["source"]), str(big["weights"]), args.memory_limit])
+        e = json.loads(evaluation["out"])
+        print(f"1. out-of-core evaluation, {args.rows:,} rows: {evaluation['wall']:.1f} s wall (process; "
+              f"evaluate {e['wall']:.1f} s), CPU {evaluation['cpu']:.1f} s, peak RSS {evaluation['rss_mb']:.0f} MB "
+              f"{'PASS' if evaluation['rss_mb'] <= TARGET_RSS_MB else 'FAIL'} (≤ {TARGET_RSS_MB:.0f}); "
+              f"tkl = {e['tkl']:.10g}, k = {e['k']}, {e['published']:,} published, {e['suppressed']:,} suppressed")
+        output = folder / "release.parquet"
+        from bench_scoring import CONTINUOUS_SA, QI, SA
+
+        command = [str(Path(sys.executable).with_name("tklscore")), "release", str(big["source"]), "--id-column", "id",
+                   "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA,
+                   "--weights", str(big["weights"]), *hierarchy_files(folder),
+                   "--levels", ",".join(f"{c}={h}" for c, h in LEVELS.items()),
+                   "--suppress-below", str(SUPPRESS_BELOW), "--suppression-limit", str(BUDGET),
+                   "--engine", "duckdb", "--memory-limit", args.memory_limit, "--output", str(output),
+                   "--format", "json"]
+        release = measured(command)
+        import pyarrow.parquet as pq
+
+        written = pq.ParquetFile(output).metadata.num_rows
+        summary = json.loads(release["out"])
+        print(f"2. tklscore release --engine duckdb --output release.parquet, {args.rows:,} rows: "
+              f"{release['wall']:.1f} s wall, CPU {release['cpu']:.1f} s, peak RSS {release['rss_mb']:.0f} MB "
+              f"{'PASS' if release['rss_mb'] <= TARGET_RSS_MB else 'FAIL'} (≤ {TARGET_RSS_MB:.0f}); "
+              f"{written:,} rows written (published {summary['published_rows']:,}), "
+              f"tkl = {summary['scores']['tkl']:.10g}")
+        small = inputs[args.memory_rows]
+        peer = measured(me + ["--child", "memory", str(small["source"]), str(small["weights"]), args.memory_limit])
+        p = json.loads(peer["out"])
+        print(f"3. peer, the in-memory designer, {args.memory_rows:,} rows: {peer['wall']:.1f} s wall (process; "
+              f"load {p['load']:.1f} s + evaluate {p['wall'] - p['load']:.1f} s), CPU {peer['cpu']:.1f} s, "
+              f"peak RSS {peer['rss_mb']:.0f} MB; tkl = {p['tkl']:.10g}")
+        per_million_engine = evaluation["wall"] / (args.rows / 1e6)
+        per_million_memory = peer["wall"] / (args.memory_rows / 1e6)
+        print(f"time per million rows: out of core {per_million_engine:.2f} s, in memory {per_million_memory:.2f} s "
+              f"→ ratio {per_million_engine / per_million_memory:.2f} (out of core / in memory); the in-memory "
+              f"designer at {args.rows:,} rows would need ≈ {peer['rss_mb'] * args.rows / args.memory_rows / 1024:.0f} "
+              f"GB")
+    return 0 if max(evaluation["rss_mb"], release["rss_mb"]) <= TARGET_RSS_MB else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

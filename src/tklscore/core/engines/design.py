@@ -1,0 +1,549 @@
+"""A release design evaluated out of core or on a cluster (privacy-models.md §5): the
+design's transformation of ``src`` runs as the :class:`~.plan.DesignPlan`'s SQL, and the
+release's scores, privacy models and utility are finished from the plan's aggregates with
+the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
+
+- Generalisation: each column's value → label mapping at its level is built from its
+  distinct values by the same :class:`~tklscore.core.release.hierarchy.Hierarchy` code,
+  and registered as a small table joined into ``src``; a removed QI is at its top level.
+- Suppression below k within a budget: the classes of the selected rows are counted in
+  the engine; Python numbers them as :func:`~tklscore.core.tables.codes.group_ids` does in
+  memory (:func:`~tklscore.core.tables.codes.group_ids_of_groups`) and drops them with the
+  same rule (:func:`~tklscore.core.release.transform.suppressed_classes`: smallest first,
+  id order among equal sizes).
+- Row selection by ids, a published file (located as ``score --engine`` locates them) or
+  a filter (translated to SQL by :mod:`.filter_sql`).
+- tkl/M/L: the distinguishing factors on the whole source with the generalised QIs and
+  each SA at its published level (the plan of :mod:`.scoring`), normalised by the
+  untransformed source's scores; a generalised SA value weighs its element in the
+  tkl-Data Model, else the largest weight of the values it covers.
+- Microaggregation: each published class's mean or median of a numeric column, an
+  aggregate per class in the engine, written as the in-memory table writes it (``.10g``).
+- Noise (numpy's seeded stream drawn over the published rows in memory) is refused:
+  :data:`REFUSED`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.plan import DesignPlan, Plan
+from tklscore.core.engines.scoring import RECORD_QUERY, EngineReport, score_records, score_set
+from tklscore.core.errors import InputError
+from tklscore.core.release.designer import generalised_weights
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.transform import ColumnLevels, ReleaseDesign, suppressed_classes
+from tklscore.core.release.utility import Utility, ValueCounts, utility_of_values
+from tklscore.core.scoring.scores import RECORD_COLUMNS, check_x, normalise_by_source, normalise_by_theoretical_max
+from tklscore.core.scoring.weights import Weights
+from tklscore.core.tables.codes import Codes, group_ids_of_groups
+from tklscore.core.tables.roles import Roles
+
+REFUSED = {
+    "noise": "noise is drawn from numpy's seeded stream over the published rows in memory, which an engine "
+             "that reads the file in parallel chunks cannot reproduce",
+}
+
+
+@dataclass
+class EngineDesignResult:
+    """What :class:`~tklscore.core.release.designer.DesignResult` shows, for a release an
+    engine evaluated (its rows stay in the engine: ``preview`` holds the first ones)."""
+
+    design: ReleaseDesign
+    roles: Roles
+    report: EngineReport
+    utility: Utility
+    measures: dict | None
+    risk: object | None
+    notes: list[str]
+    source_rows: int
+    selected_rows: int
+    published_rows: int
+    suppressed_rows: int
+    generalised_levels: dict[str, int]     # every column with a hierarchy or a QI → its level
+    unlocated: list[str] = field(default_factory=list)
+    below_limit_left: int = 0
+    preview: pd.DataFrame | None = None
+
+    @property
+    def levels(self) -> dict[str, int]:
+        return {c: self.generalised_levels[c] for c in self.roles.qi}
+
+    def to_json_dict(self) -> dict:
+        g = self.generalised_levels
+        return {
+            "name": self.design.name,
+            "levels": {c: g[c] for c in list(self.roles.qi) + sorted(g) if c in g and (c in self.roles.qi or g[c])},
+            "published_rows": self.published_rows,
+            "suppressed_rows": self.suppressed_rows,
+            "source_rows": self.source_rows,
+            "x": "inf" if np.isinf(self.report.x) else float(self.report.x),
+            "scores": self.report.scores.as_dict(),
+            "normalized": {"source": self.report.normalized_source.as_dict(),
+                           "theoretical_max": self.report.normalized_max.as_dict()},
+            "measures": self.measures,
+            "utility": self.utility.as_dict(),
+            "utility_per_attribute": self.utility.per_attribute,
+            "notes": list(self.notes),
+        }
+
+
+class _Column:
+    """A column's distinct values (in the order they first appear) and, per level, their
+    groups: the in-memory designer's :class:`ColumnLevels` over the distinct values."""
+
+    def __init__(self, name: str, values: np.ndarray, hierarchy: Hierarchy | None, numeric_order: bool):
+        self.values = values
+        self.levels = ColumnLevels(None, name, hierarchy, Codes(np.arange(len(values), dtype=np.int64), values),
+                                   numeric_order=numeric_order)
+        self.height = self.levels.height
+        self.top = self.height if hierarchy is not None else 1
+
+    def groups(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each value's group code at ``level`` and the group labels (``value_groups``)."""
+        self.levels.at(level)   # a level out of range: the in-memory error
+        return self.levels.value_groups(level)
+
+    def labels(self, level: int) -> np.ndarray:
+        group_of_value, groups = self.groups(level)
+        return np.asarray(groups, dtype=object)[group_of_value]
+
+
+class EngineDesigner:
+    """Evaluates release designs of a source file in an engine (``backend``, kept open by
+    the caller), as :class:`~tklscore.core.release.designer.ReleaseDesigner` does in memory."""
+
+    def __init__(self, backend: Backend, source: str, roles: Roles, hierarchies: dict[str, Hierarchy] | None = None,
+                 elements: dict[tuple[str, str], float] | None = None, delimiter: str | None = None,
+                 encoding: str | None = None, drop_absent_hierarchies: bool = False):
+        if not roles.qi:
+            raise InputError("the out-of-core engine needs at least one quasi-identifier "
+                             "(without one the factors depend on the published table: use --engine memory)")
+        if not roles.sa:
+            raise InputError("no sensitive attribute is chosen; scoring needs at least one")
+        self.backend, self.source, self.roles = backend, str(source), roles
+        self.delimiter, self.encoding = delimiter, encoding
+        self.hierarchies = dict(hierarchies or {})
+        self.elements = {(c, e.replace("-", " ")): w for (c, e), w in (elements or {}).items()}
+        backend.open_source(self.source, roles, delimiter, encoding, raw_continuous=True)
+        self.columns = [c.strip() for c in backend.source_scan.columns]
+        if drop_absent_hierarchies:
+            self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
+        for column in self.hierarchies:
+            if column not in self.columns:
+                raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
+                                 file=self.source)
+        self.n = int(backend.fetch("SELECT COUNT(*) AS n FROM src")["n"].iloc[0])
+        if self.n == 0:
+            raise InputError("the source table has no records", file=self.source)
+        if roles.identifier:
+            duplicate = backend.fetch(Plan(len(roles.qi), ()).duplicate_ids())
+            if len(duplicate):
+                raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
+                                 f"times", file=self.source, column=roles.identifier,
+                                 hint="an identifier column must be unique")
+        self._columns: dict[str, _Column] = {}
+        self._checked_numbers: set[str] = set()
+        self._micro: dict[str, str] = {}
+        self._whole: dict = {}
+        self._released = False
+
+    # ------------------------------------------------------------------ columns
+
+    def _relation_of(self, column: str) -> str:
+        if column in self.roles.qi:
+            return f"q{self.roles.qi.index(column)}"
+        i = self.roles.sa.index(column)
+        return f"r{i}" if column in self.roles.continuous else f"s{i}"
+
+    def column(self, name: str) -> _Column:
+        """The distinct values of a column, in the order they first appear, and its labels."""
+        if name not in self._columns:
+            if name in self.roles.qi or name in self.roles.sa:
+                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name)))
+                values = frame.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
+            else:
+                text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
+                values = self.backend.fetch(f"SELECT {text} AS v, MIN(__rid) AS first FROM __source GROUP BY {text}")
+                values = values.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
+            self._columns[name] = _Column(name, values, self.hierarchies.get(name), name in self.roles.continuous)
+        return self._columns[name]
+
+    def _index(self, name: str) -> int:
+        return self.columns.index(name)
+
+    def height(self, name: str) -> int:
+        return self.column(name).height
+
+    def _stripped(self, name: str) -> str:
+        for c in self.backend.source_scan.columns:
+            if c.strip() == name:
+                return c
+        raise InputError(f"column '{name}' not found; the table has columns "
+                         f"{', '.join(repr(c) for c in self.columns)}", file=self.source)
+
+    def _level(self, design: ReleaseDesign, name: str) -> int:
+        """The level a column is published at (a removed QI: its top)."""
+        column = self.column(name)
+        if name in design.removed and name in self.roles.qi:
+            return column.top
+        level = design.level(name)
+        column.groups(level)
+        return level
+
+    def _register_map(self, name: str, level: int) -> str:
+        column = self.column(name)
+        group_of_value, groups = column.groups(level)
+        relation = f"map_{self._index(name)}"
+        self.backend.register(relation, pd.DataFrame({
+            "v": pd.Series(column.values, dtype=object),
+            "g": pd.Series(np.asarray(groups, dtype=object)[group_of_value], dtype=object).astype(str),
+            "c": group_of_value.astype(np.int64)}))
+        return relation
+
+    # ------------------------------------------------------------------ checks
+
+    def check(self, design: ReleaseDesign) -> None:
+        """Errors naming the column at fault for a design that cannot apply (as in memory)."""
+        named = [c for c, _ in design.levels] + sorted(design.removed) + [c for c, _ in design.microaggregate] \
+            + [c for c, _ in design.noise]
+        absent = [c for c in named if c not in self.columns]
+        if absent:
+            raise InputError(f"column {', '.join(repr(c) for c in absent)} not found; the table has columns "
+                             f"{', '.join(repr(c) for c in self.columns)}", file=self.source)
+        for column, level in design.levels:
+            if level and column not in self.hierarchies:
+                raise InputError(f"level {level} asked, but the column has no hierarchy", column=column,
+                                 hint="load or build a hierarchy for it")
+            if level < 0:
+                raise InputError(f"level {level} is out of range (levels start at 0)", column=column)
+        if design.noise:
+            raise InputError(f"{REFUSED['noise']}; design without it or use --engine memory",
+                             column=design.noise[0][0])
+        for column, _ in design.microaggregate:
+            if column in self.roles.qi:
+                raise InputError("microaggregation of a quasi-identifier is not offered; generalise it with a "
+                                 "hierarchy", column=column)
+            if column == self.roles.identifier:
+                raise InputError("microaggregation of the identifier column makes no sense; remove it instead",
+                                 column=column)
+            self._numbers(column)
+
+    # ------------------------------------------------------------------ evaluation
+
+    def whole_source(self, weights: Weights, missing_weight_zero: bool = False) -> tuple[pd.Series, list[str]]:
+        """Totals of the untransformed whole source (normalisation by source), kept per weights."""
+        key = (weights.fingerprint, missing_weight_zero)
+        if key not in self._whole:
+            plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa))
+            self._whole = {key: score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)}
+        return self._whole[key]
+
+    def evaluate(self, design: ReleaseDesign, weights: Weights, x: float = 1.0, missing_weight_zero: bool = False,
+                 measures: bool = True, progress=None, records_path: str | None = None,
+                 preview: int = 0) -> EngineDesignResult:
+        """The design's release, its scores, measures and utility (``preview``: the release's
+        first rows to keep; ``records_path``: the per-record scores written as Parquet)."""
+        x = check_x(x)
+        step = _steps(progress, 8)
+        self.check(design)
+        roles, backend = self.roles, self.backend
+        kept = [s for s in roles.sa if s not in design.removed]
+        if not kept:
+            raise InputError("every sensitive attribute is removed; nothing sensitive is published to score")
+        whole_totals, notes = self.whole_source(weights, missing_weight_zero)
+        notes = list(notes)
+        step()
+        # the generalised source
+        qi_maps, levels = [], {}
+        for name in roles.qi:
+            levels[name] = self._level(design, name)
+            qi_maps.append(self._register_map(name, levels[name]))
+        sa_parts, group_weights = [], {}
+        for name in kept:
+            i = roles.sa.index(name)
+            level = self._level(design, name) if name in self.hierarchies else 0
+            if level == 0:
+                sa_parts.append((i, "value", None))
+                continue
+            continuous = name in roles.continuous
+            relation = self._register_map(name, level)
+            sa_parts.append((i, "code" if continuous else "label", relation))
+            group_weights[name], note = self._group_weights(name, i, level, weights, continuous)
+            if note:
+                notes.append(note)
+        for name in self.hierarchies:
+            if name not in roles.qi:
+                levels[name] = self._level(design, name)
+        plan = DesignPlan(tuple(qi_maps), tuple(sa_parts))
+        backend.materialize("gsrc", plan.generalised())
+        step()
+        # the rows selected, their classes, suppression
+        unlocated = self._select(design)
+        selected = int(backend.fetch("SELECT COUNT(*) AS n FROM sel")["n"].iloc[0])
+        classes = backend.fetch(plan.selection_classes())
+        cardinalities = [len(self.column(c).groups(levels[c])[1]) for c in roles.qi]
+        keys = [classes[k].to_numpy(dtype=np.int64) for k in plan.keys]
+        ids = group_ids_of_groups(list(zip(keys, cardinalities)), classes["first"].to_numpy(dtype=np.int64), selected)
+        sizes = np.zeros(len(classes), dtype=np.int64)
+        sizes[ids] = classes["size"].to_numpy(dtype=np.int64)
+        dropped, left = suppressed_classes(sizes, design.suppress_below, design.suppression_limit)
+        dropped_rows = dropped[ids]
+        if dropped_rows.any():
+            backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
+                             .astype(np.int64))
+        backend.materialize("marked", plan.marked(bool(dropped_rows.any())))
+        backend.materialize("published", plan.published())
+        self._released = True
+        suppressed = int(sizes[dropped].sum())
+        published = selected - suppressed
+        if left:
+            notes.append(f"the suppression budget ({design.suppression_limit:.1%} of the rows) is too small: "
+                         f"{left} row(s) remain in classes smaller than {design.suppress_below}")
+        if unlocated:
+            notes.append(f"{len(unlocated)} record(s) of the row selection could not be located in the source and "
+                         f"are not published: " + "; ".join(unlocated[:20]))
+        for column, _ in design.microaggregate:
+            if column in roles.sa:
+                notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
+                             f"its source values (what the attacker can link to)")
+        self._micro = dict(zip((c for c, _ in design.microaggregate), self._register_microaggregates(design)))
+        step()
+        # the scores
+        kept_roles = Roles(qi=roles.qi, sa=kept, continuous=[c for c in kept if c in roles.continuous],
+                           identifier=roles.identifier)
+        score_plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in kept), "gsrc")
+
+        def weigh(i, name, uniques):
+            if name in group_weights:
+                by_group = group_weights[name]
+                return np.array([by_group[u] for u in uniques], dtype=np.float64)
+            per_value = weights.weights_of(name, uniques, name in roles.continuous)
+            return np.where(np.isnan(per_value), 0.0, per_value)
+
+        score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
+        step()
+        backend.materialize("published_scored", DesignPlan.published_scored())
+        totals = backend.fetch(score_plan.totals("published_scored")).iloc[0]
+        scores, whole = score_set(totals, x), score_set(whole_totals, x)
+        by_source = normalise_by_source(scores, whole, published)
+        undefined = [k for k, v in by_source.as_dict().items() if v is None]
+        if undefined:
+            notes.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
+                         f"the whole source table scores 0")
+        if records_path is not None:
+            backend.write_parquet(RECORD_QUERY, records_path)
+        report = EngineReport(self.n, published, x, scores, by_source,
+                              normalise_by_theoretical_max(scores, published, x),
+                              pd.DataFrame(columns=list(RECORD_COLUMNS)), notes, whole, records_path=records_path)
+        step()
+        utility = self._utility(design, levels, selected, suppressed, sizes[~dropped & (sizes > 0)])
+        step()
+        risk = None
+        if measures and published:
+            from tklscore.core.engines.measures import measure_in_engine
+
+            risk = measure_in_engine(backend, kept_roles, source=f"({plan.published_generalised()}) AS published_g",
+                                     population="gsrc", name=self.source,
+                                     population_name="source", value_space="gsrc")
+        step()
+        shown = self.release_rows(design, preview) if preview else None
+        step()
+        return EngineDesignResult(design, roles, report, utility, risk.to_json_dict() if risk is not None else None,
+                                  risk, notes, self.n, selected, published, suppressed, levels, unlocated, left, shown)
+
+    def _select(self, design: ReleaseDesign) -> list[str]:
+        backend, selection = self.backend, design.selection
+        if selection is None:
+            backend.materialize("sel", DesignPlan.selected(False))
+            return []
+        if selection.kind == "ids":
+            backend.open_published_ids(list(selection.ids))
+        elif selection.kind == "filter":
+            backend.open_published_filter(selection.expression or "", self.roles)
+        else:
+            options = dict(selection.options or {})
+            backend.open_published_file(selection.path, self.roles.identifier, options.get("delimiter"),
+                                        options.get("encoding"), self.roles.continuous)
+        unlocated = backend.unlocated()
+        backend.materialize("sel", DesignPlan.selected(True))
+        return unlocated
+
+    def _group_weights(self, name: str, i: int, level: int, weights: Weights,
+                       continuous: bool) -> tuple[dict, str | None]:
+        """The weight of each group of SA ``name`` at ``level``, keyed as ``gsrc`` holds it
+        (a label, or a continuous SA's group code): its element's, else the largest weight
+        of the values it covers (as ``ReleaseDesigner._sa_weights``)."""
+        column = self.column(name)
+        group_of_value, groups = column.groups(level)
+        if continuous:
+            # weights of a continuous SA are read over its sorted numbers
+            pairs = self.backend.fetch(DesignPlan.distinct_numbers(i)).sort_values("x", kind="stable")
+            index = {v: g for v, g in zip(column.values, group_of_value)}
+            group = np.array([index[v] for v in pairs["v"].tolist()], dtype=np.int64)
+            per_value = weights.weights_of(name, pairs["x"].to_numpy(dtype=np.float64), True)
+        else:
+            group = group_of_value
+            per_value = weights.weights_of(name, column.values, False)
+        per_value = np.where(np.isnan(per_value), 0.0, per_value)
+        largest = np.zeros(len(groups), dtype=np.float64)
+        np.maximum.at(largest, group, per_value)
+        largest, note = generalised_weights(name, level, groups, largest, self.elements)
+        if continuous:
+            return {float(g): largest[g] for g in range(len(groups))}, note
+        return {str(label): largest[g] for g, label in enumerate(groups)}, note
+
+    def _utility(self, design: ReleaseDesign, levels: dict[str, int], selected: int, suppressed: int,
+                 class_sizes: np.ndarray) -> Utility:
+        qi = []
+        for j, name in enumerate(self.roles.qi):
+            column = self.column(name)
+            use = self.backend.fetch(DesignPlan.value_use(j))
+            index = {v: k for k, v in enumerate(column.values)}
+            where = np.array([index[v] for v in use["v"].tolist()], dtype=np.int64)
+            counts = np.zeros(len(column.values), dtype=np.int64)
+            held = np.zeros(len(column.values), dtype=np.int64)
+            counts[where] = use["c"].to_numpy(dtype=np.int64)
+            held[where] = use["s"].fillna(0).to_numpy(dtype=np.int64)
+            level = levels[name]
+            group_of_value = column.groups(level)[0]
+            if name in design.removed:
+                height = max(column.height, 1)
+                level = height
+            else:
+                height = column.height
+            qi.append(ValueCounts(name, counts, held, group_of_value, level, height))
+        return utility_of_values(qi, selected, suppressed, None, class_sizes=class_sizes)
+
+    def suppressed_ids(self, limit: int) -> list[str]:
+        """The ids of the first ``limit`` rows the last evaluated release suppressed."""
+        if not self._released:
+            return []
+        return self.backend.fetch(f"SELECT id FROM marked WHERE dropped = 1 ORDER BY pos LIMIT {int(limit)}")[
+            "id"].astype(str).tolist()
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def _number_of(self, column: str) -> str:
+        """A column of ``__source`` AS s as a number (NULL where it holds none)."""
+        return f"TRY_CAST(TRIM(CAST(s.{self.backend.q(self._stripped(column))} AS STRING)) AS DOUBLE)"
+
+    def _numbers(self, column: str) -> None:
+        """An error naming the first record of ``column`` that holds no finite number."""
+        if column in self._checked_numbers:
+            return
+        number = self._number_of(column)
+        bad = self.backend.fetch(f"SELECT __rid AS rid, COUNT(*) OVER () AS many FROM __source AS s WHERE "
+                                 f"{number} IS NULL OR isnan({number}) ORDER BY __rid LIMIT 1")
+        if len(bad):
+            rid = int(bad["rid"].iloc[0])
+            raw = self.backend.fetch(f"SELECT CAST(s.{self.backend.q(self._stripped(column))} AS STRING) AS v "
+                                     f"FROM __source AS s WHERE __rid = {rid}")["v"].iloc[0]
+            raise InputError(f"microaggregation needs numbers, but the column holds text such as '{raw or ''}'",
+                             file=self.source, row=rid + self.backend.source_scan.header_rows, column=column)
+        self._checked_numbers.add(column)
+
+    def _register_microaggregates(self, design: ReleaseDesign) -> list[str]:
+        """``micro_{n}(k0.., v)``: each published class's mean or median of a microaggregated
+        column, as the published table writes it (``Transformed._microaggregated``)."""
+        keys = [f"k{j}" for j in range(len(self.roles.qi))]
+        relations = []
+        for column, method in design.microaggregate:
+            aggregate = "AVG" if method == "mean" else "MEDIAN"
+            frame = self.backend.fetch(
+                f"SELECT {', '.join(f'g.{k}' for k in keys)}, {aggregate}({self._number_of(column)}) AS x "
+                f"FROM published AS p JOIN gsrc AS g ON g.rid = p.rid JOIN __source AS s ON s.__rid = p.rid "
+                f"GROUP BY {', '.join(f'g.{k}' for k in keys)}")
+            frame["v"] = [f"{v:.10g}" for v in frame["x"].to_numpy(dtype=np.float64)]
+            relation = f"micro_{self._index(column)}"
+            self.backend.register(relation, frame[keys + ["v"]].astype({k: np.int64 for k in keys}))
+            relations.append(relation)
+        return relations
+
+    # ------------------------------------------------------------------ the release itself
+
+    def _release_sql(self, design: ReleaseDesign, csv: bool = False, limit: int | None = None) -> str:
+        if not self._released:
+            raise InputError("no release is evaluated yet")
+        columns, joins = [], []
+        if self._micro:
+            joins.append("JOIN gsrc AS g ON g.rid = p.rid")
+        on = " AND ".join(f"{{m}}.k{j} = g.k{j}" for j in range(len(self.roles.qi)))
+        for n, name in enumerate(c for c in self.columns if c not in design.removed):
+            raw = self.backend.q(self._stripped(name))
+            text = f"COALESCE(CAST(s.{raw} AS STRING), '')"
+            if name in self._micro:
+                joins.append(f"JOIN {self._micro[name]} AS a{n} ON {on.format(m=f'a{n}')}")
+                text = f"a{n}.v"
+            elif name in self.hierarchies and self._level(design, name) > 0:
+                relation = f"out_{self._index(name)}"
+                column = self.column(name)
+                self.backend.register(relation, pd.DataFrame({
+                    "v": pd.Series(column.values, dtype=object),
+                    "g": pd.Series(column.labels(self._level(design, name)), dtype=object).astype(str)}))
+                joins.append(f"LEFT JOIN {relation} AS o{n} ON o{n}.v = {text}")
+                text = f"o{n}.g"
+            if csv:
+                text = f"NULLIF({text}, '')"
+            columns.append(f"{text} AS {self.backend.q(name)}")
+        return DesignPlan.release(columns, joins, limit)
+
+    def release_rows(self, design: ReleaseDesign, limit: int) -> pd.DataFrame:
+        """The first ``limit`` rows of the last evaluated release, as the in-memory
+        ``Transformed.published_table`` gives them."""
+        frame = self.backend.fetch(self._release_sql(design, limit=limit))
+        return frame.astype(object)
+
+    def write_release(self, design: ReleaseDesign, path: str) -> None:
+        """The last evaluated release written by the engine (``.parquet``/``.pq`` or ``.csv``,
+        atomically), never loaded whole."""
+        from pathlib import Path
+
+        suffix = Path(path).suffix.lower()
+        if Path(path).resolve() == Path(self.source).resolve():
+            raise InputError("the output would overwrite the source; choose another file", file=str(path))
+        if suffix in (".parquet", ".pq"):
+            self.backend.write_parquet(self._release_sql(design), path)
+        elif suffix == ".csv":
+            writer = getattr(self.backend, "write_csv", None)
+            if writer is None:
+                raise InputError(f"--engine {self.backend.name} writes the release as Parquet only; "
+                                 f"give an output ending in .parquet", file=str(path))
+            writer(self._release_sql(design, csv=True), path)
+        else:
+            raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
+                             file=str(path))
+
+
+def _steps(progress, total: int):
+    done = [0]
+
+    def step():
+        done[0] += 1
+        if progress is not None:
+            progress(min(1.0, done[0] / total))
+    return step
+
+
+def evaluate_saved_designs_in_engine(source: str, roles: Roles, settings: dict, weights: Weights, x: float = 1.0,
+                                     elements=None, options: dict | None = None, progress=None,
+                                     memory_limit: str | None = None):
+    """:func:`tklscore.core.release.designer.evaluate_saved_designs` for a source evaluated out
+    of core (DuckDB): the releases saved from the Design view, re-evaluated; a design that
+    no longer applies is reported in ``errors`` with the reason."""
+    from tklscore.core.engines import open_backend
+    from tklscore.core.release.designer import SavedDesigns, evaluate_designs
+
+    if not settings.get("saved"):
+        return SavedDesigns({}, {})
+    options = dict(options or {})
+    with open_backend("duckdb", memory_limit) as backend:
+        return evaluate_designs(settings, lambda hierarchies: EngineDesigner(
+            backend, source, roles, hierarchies, elements, options.get("delimiter"), options.get("encoding"),
+            drop_absent_hierarchies=True), weights, x, progress)
