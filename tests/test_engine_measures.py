@@ -34,7 +34,7 @@ def assert_same(engine: dict, memory: dict, path: str = "") -> None:
         for i, (a, b) in enumerate(zip(engine, memory)):
             assert_same(a, b, f"{path}[{i}]")
     elif isinstance(memory, float):
-        assert engine == pytest.approx(memory, rel=TOLERANCE, abs=TOLERANCE), path
+        assert engine == pytest.approx(memory, rel=TOLERANCE, abs=TOLERANCE, nan_ok=True), path
     else:
         assert engine == memory, path
 
@@ -48,6 +48,7 @@ def measured_tables(draw):
         "s0": draw(st.lists(st.sampled_from(["a", "b", "c", ""]), min_size=n, max_size=n)),
         "s1": draw(st.lists(st.sampled_from(["0", "1.5", "2", "30"]), min_size=n, max_size=n)),
         "who": draw(st.lists(st.sampled_from(["ann", "bob", "cy"]), min_size=n, max_size=n)),
+        "w": draw(st.lists(st.sampled_from(["1", "2.5", "10", "0", "1000", "3.25"]), min_size=n, max_size=n)),
     })
     extra = draw(st.integers(0, 5))  # population records beyond the table
     population = pd.concat([frame, frame.sample(extra, replace=True, random_state=1) if extra else frame.iloc[:0]])
@@ -55,7 +56,9 @@ def measured_tables(draw):
     options = {"exclude_suppressed": draw(st.booleans()),
                "sampling_fraction": None,  # population uniques: the thesis test (Pitman divides by zero on some tiny tables in memory)
                "identifying": draw(st.sampled_from([(), ("who",)])),
-               "risk_threshold": draw(st.sampled_from([0.2, 0.5]))}
+               "risk_threshold": draw(st.sampled_from([0.2, 0.5])),
+               "sample_weight": draw(st.sampled_from([None, "w"])),
+               "qi_importance": draw(st.booleans())}
     return frame, population, sa, options
 
 
@@ -75,11 +78,13 @@ def test_random_tables_measure_as_in_memory(case):
             return
         memory = measure_table(table, roles, population=population, sampling_fraction=options["sampling_fraction"],
                                identifier_columns=options["identifying"], risk_threshold=options["risk_threshold"],
-                               exclude_suppressed=options["exclude_suppressed"])
+                               exclude_suppressed=options["exclude_suppressed"],
+                               sample_weight=options["sample_weight"], qi_importance=options["qi_importance"])
         engine = measure_files("duckdb", str(table_path), roles, population=str(population_path),
                                sampling_fraction=options["sampling_fraction"], identifying=options["identifying"],
                                risk_threshold=options["risk_threshold"],
-                               exclude_suppressed=options["exclude_suppressed"])
+                               exclude_suppressed=options["exclude_suppressed"],
+                               sample_weight=options["sample_weight"], qi_importance=options["qi_importance"])
     assert_same(engine.to_json_dict(), memory.to_json_dict())
 
 
@@ -114,13 +119,31 @@ def test_score_measures_with_the_engine(capsys, tmp_path, data_dir):
     assert_same(json.loads(out)["measures"], expected["measures"])
 
 
-@pytest.mark.parametrize("option, named", [(["--sample-weight", "Age"], "individual risk (--sample-weight)"),
-                                           (["--qi-importance"], "QI importance (--qi-importance)")])
-def test_measures_the_engines_do_not_compute_are_refused(capsys, data_dir, option, named):
-    code, _, err = run_cli(capsys, ["measures", data_dir / "thesis_table_3_1.csv", "--qi", "Job",
-                                    "--engine", "duckdb"] + option)
-    assert code == 2 and named in err and "which --engine duckdb does not compute" in err
-    assert "use --engine memory" in err
+def test_individual_risk_and_qi_importance_with_the_engine(capsys, data_dir, tmp_path):
+    """sdcMicro's individual risk and QI importance of the thesis table, as in memory; a
+    sampling weight that is not a number or negative names its row; too many QIs for QI
+    importance out of core say so."""
+    argv = ["measures", data_dir / "thesis_table_3_1.csv", "--qi", "Job,City,Gender", "--sa", "Disease",
+            "--sample-weight", "Age", "--qi-importance", "--format", "json"]
+    code, memory, err = run_cli(capsys, argv)
+    assert code == 0, err
+    code, engine, err = run_cli(capsys, argv + ["--engine", "duckdb"])
+    assert code == 0, err
+    expected = json.loads(memory)
+    assert len(expected["qi_importance"]) == 7 and expected["risk"]["individual_risk"]["global"] > 0
+    assert_same(json.loads(engine), expected)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("q,w\na,1\nb,x\na,-2\n")
+    code, _, err = run_cli(capsys, ["measures", bad, "--qi", "q", "--sample-weight", "w", "--engine", "duckdb"])
+    assert code == 2 and "row 3" in err and "sample weight 'x' is not a number (1 such cell(s))" in err
+    bad.write_text("q,w\na,1\nb,2\na,-2\n")
+    code, _, err = run_cli(capsys, ["measures", bad, "--qi", "q", "--sample-weight", "w", "--engine", "duckdb"])
+    assert code == 2 and "row 4" in err and "sample weight -2 is negative" in err
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"c{i}" for i in range(13)) + "\n" + ",".join("1" * 13) + "\n")
+    code, _, err = run_cli(capsys, ["measures", wide, "--qi", ",".join(f"c{i}" for i in range(13)),
+                                    "--qi-importance", "--engine", "duckdb"])
+    assert code == 2 and "at most 12 quasi-identifiers are allowed out of core" in err
 
 
 def test_pitman_solver_far_from_its_solution_returns_instead_of_looping():

@@ -44,8 +44,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_text_input_arguments(p)
     from tklscore.cli.score import add_engine_arguments
 
-    add_engine_arguments(p.add_argument_group("engines (tables larger than memory; no --sample-weight or "
-                                              "--qi-importance)"))
+    add_engine_arguments(p.add_argument_group("engines (tables larger than memory)"))
     p.set_defaults(handler=run)
 
 
@@ -78,12 +77,11 @@ def _write(args, measures: Measures) -> int:
 
 def _run_engine(args) -> int:
     """The measures with an out-of-core engine: the table's group-bys in DuckDB or Spark."""
-    from tklscore.core.engines.measures import measure_files, refuse_unsupported
+    from tklscore.core.engines.measures import measure_files
     from tklscore.core.tables.roles import Roles
 
     if args.engine == "memory":
         raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    refuse_unsupported(args.engine, sample_weight=args.sample_weight, qi_importance=args.qi_importance)
     named = set(args.qi) | set(args.sa)
     for column in args.identifier_columns:
         if column in named:
@@ -96,7 +94,8 @@ def _run_engine(args) -> int:
     measures = measure_files(args.engine, args.table, roles, identifying=args.identifier_columns,
                              population=args.population, sampling_fraction=args.sampling_fraction,
                              risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
-                             exclude_suppressed=args.exclude_suppressed, memory_limit=args.memory_limit,
+                             exclude_suppressed=args.exclude_suppressed, sample_weight=args.sample_weight,
+                             qi_importance=args.qi_importance, memory_limit=args.memory_limit,
                              master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding)
     return _write(args, measures)
 

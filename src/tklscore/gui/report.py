@@ -48,7 +48,7 @@ from tklscore.core.files.atomic import atomic_path
 from tklscore.core.files.digest import sha256_of, sha256_of_text
 from tklscore.core.model.data_model import TABLE_PART, TklDataModel
 from tklscore.core.model.node_names import display_name, inherited_label
-from tklscore.core.risk.lens import RiskLens, risk_band_labels, risk_lens
+from tklscore.core.risk.lens import RiskLens, risk_band_labels, risk_lens, risk_lens_of_files
 from tklscore.core.risk.measures import describe
 from tklscore.core.risk.measures import verdict as risk_verdict
 from tklscore.core.scoring.meaning import BANDS_NOTE, MEANINGS, verdict
@@ -169,6 +169,14 @@ def report_input(workbench) -> ReportInput:
     if (lens is not None and lens.release == name and measured is not None
             and lens.measures.models is measured.models):
         data.risk = lens
+    elif measured is not None and data.report is not None and getattr(workbench, "out_of_core", False):
+        definition, source, weights = project.release(name), project.source_path, workbench.weights
+        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding")}
+
+        def measure_out_of_core(progress):
+            return risk_lens_of_files(source, project.roles, definition, release_name=name, measures=measured,
+                                      weights=weights, progress=progress, **options)
+        data.measure_risk = measure_out_of_core
     elif measured is not None and data.report is not None and workbench.current_release() is not None:
         release, scorer, weights = workbench.current_release(), workbench.scorer, workbench.weights
         records = data.report.records
@@ -449,9 +457,9 @@ def risk_section(data: ReportInput) -> Iterable[Section]:
     body = ("<p>Orooji and Knapp's record-level risk D(r) = α Σ over the sets of attributes an attacker may "
             "know of (chance of knowing them ÷ records that share them) × (harm of disclosing the rest), with "
             f"α = {dr.alpha:g}; {len(dr.known_sets):,} of {dr.splits:,} known sets are kept (those an attacker "
-            f"knows with probability PK > ε = {dr.epsilon:g}). <b>{dr.above_threshold:,} of {len(dr.d):,} records "
-            f"({100 * dr.above_threshold / max(len(dr.d), 1):.2f} %) have D above the threshold "
-            f"{dr.threshold:g}</b> (the red line); the largest D is {float(dr.d.max()):.4g}"
+            f"knows with probability PK > ε = {dr.epsilon:g}). <b>{dr.above_threshold:,} of {dr.n:,} records "
+            f"({100 * dr.above_threshold / max(dr.n, 1):.2f} %) have D above the threshold "
+            f"{dr.threshold:g}</b> (the red line); the largest D is {dr.d_max:.4g}"
             + (f"; {histogram.zero:,} record(s) have D = 0 (not on the logarithmic axis)" if histogram.zero else "")
             + ".</p>" + _image(data, CHART_DISCLOSURE))
     yield Section("Disclosure risk D(r)", body)
@@ -464,8 +472,10 @@ def risk_section(data: ReportInput) -> Iterable[Section]:
     rows = [[r[0], f"{int(r[2]):,}", _risk_number(float(r[3])), _risk_number(float(r[4])), f"{float(r[5]):.4g}"]
             for r in riskiest.itertuples(index=False, name=None)]
     yield Section("Riskiest records", (
-        f"<p>The {len(rows)} records with the highest prosecutor risk (ties: highest D(r)); the per-record "
-        f"scores above and the CSV export hold every record.</p>"
+        f"<p>The {len(rows)} records with the highest prosecutor risk (ties: highest D(r)); "
+        + ("the source is too large for memory: every record's D(r) stays in the engine (tklscore "
+           "disclosure-risk --engine duckdb --output FILE.parquet writes them).</p>" if lens.out_of_core else
+           "the per-record scores above and the CSV export hold every record.</p>")
         + _table(["record", "class size", "prosecutor risk", "journalist risk", "D(r)"], rows)))
 
 
@@ -582,7 +592,7 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
         def write_csv() -> Path:
             complete_risk(data)
             records = report.records
-            if data.risk is not None and len(data.risk.disclosure.d) == len(records):
+            if data.risk is not None and not data.risk.out_of_core and len(data.risk.disclosure.d) == len(records):
                 records = pd.concat([records.reset_index(drop=True), data.risk.per_record()], axis=1)
             return _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
         return write_csv

@@ -92,6 +92,7 @@ class Workbench(QObject):
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
         self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
         self._measured: dict = {}  # definition → (scorer, Measures): measures do not depend on weights or x
+        self._measured_out_of_core: dict = {}  # (source, definition, roles) → Measures of an out-of-core source
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.resolved: dict[ReleaseDefinition, Release] = {}
@@ -695,10 +696,13 @@ class Workbench(QObject):
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
+        measured = dict(self._measured_out_of_core)
+
         def score(control: TaskControl):
             from tklscore.core.engines import open_backend, open_release, score_in_engine
+            from tklscore.core.engines.measures import measure_published
 
-            reports, errors = {}, {}
+            reports, errors, own_measures = {}, {}, {}
             with open_backend("duckdb") as backend:
                 control.progress(2, "Checking the roles against the source out of core")
                 backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
@@ -716,19 +720,26 @@ class Workbench(QObject):
                             name = open_release(backend, roles, filter=definition.expression or "")
                         reports[definition.name] = score_in_engine(backend, roles, weights, x, source_name=source,
                                                                    published_name=name, skip_unlocated=True)
+                        # the measures do not depend on the weights or x: measured once per release and roles
+                        key = (source, definition, roles)
+                        if key not in measured and reports[definition.name].published_rows:
+                            measured[key] = measure_published(backend, roles, definition.name)
+                        if key in measured:
+                            own_measures[definition.name] = measured[key]
                     except InputError as error:
                         errors[definition.name] = str(error)
             # the releases saved from the Design view, re-evaluated out of core as well
             designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
             errors.update(designed.errors)
             reports.update({name: r.report for name, r in designed.results.items()})
-            measures = {name: r.risk for name, r in designed.results.items() if r.risk is not None}
+            measures = own_measures | {name: r.risk for name, r in designed.results.items() if r.risk is not None}
             return reports, errors, measures, {name: r.report for name, r in designed.results.items()}
 
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
             self.reports, self.release_errors, self.measures, self.designed_reports = result
+            self._measured_out_of_core = measured
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")

@@ -105,14 +105,17 @@ class Backend:
         return c + name.replace(c, c + c) + c
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
-                    encoding: str | None = None, identifying=(), raw_continuous: bool = False) -> None:
-        """``src(rid, id, q0.., s0.., y0..)`` from the source file (``y``: the
+                    encoding: str | None = None, identifying=(), raw_continuous: bool = False,
+                    sample_weight: str | None = None) -> None:
+        """``src(rid, id, q0.., s0.., y0.., sw)`` from the source file (``y``: the
         ``identifying`` columns, Y of (X,Y)-anonymity, as text; with ``raw_continuous``
-        also ``r{i}``, a continuous SA i as written, which its hierarchy reads)."""
+        also ``r{i}``, a continuous SA i as written, which its hierarchy reads; ``sw``: the
+        ``sample_weight`` column as numbers, when given)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
         stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
-                            + ([roles.identifier] if roles.identifier else []))
+                            + ([roles.identifier] if roles.identifier else [])
+                            + ([sample_weight] if sample_weight else []))
         text = (lambda c: f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '')")
         parts = ["__rid AS rid", f"{self._id_sql(roles, stripped)} AS id"]
         parts += [f"{text(c)} AS q{i}" for i, c in enumerate(roles.qi)]
@@ -124,8 +127,12 @@ class Backend:
         parts += [f"{text(c)} AS y{j}" for j, c in enumerate(identifying)]
         if raw_continuous:
             parts += [f"{text(c)} AS r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
+        if sample_weight:
+            parts.append(f"TRY_CAST(TRIM(CAST({self.q(stripped[sample_weight])} AS STRING)) AS DOUBLE) AS sw")
         self.run("cannot be read", path,
                  lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
+        if sample_weight:
+            self._check_sample_weights(scan, stripped[sample_weight], sample_weight)
         for i, c in enumerate(roles.sa):
             if c not in roles.continuous:
                 continue
@@ -145,6 +152,26 @@ class Backend:
             if len(empty):
                 raise InputError("identifier is empty", file=str(path),
                                  row=int(empty["rid"].iloc[0]) + scan.header_rows, column=roles.identifier)
+
+    def _check_sample_weights(self, scan: Scan, raw: str, column: str) -> None:
+        """Sampling weights are finite numbers ≥ 0 (as the in-memory engine reads them)."""
+        checks = (("sw IS NULL OR isnan(sw) OR ABS(sw) = CAST('Infinity' AS DOUBLE)", "not a number"),
+                  ("sw < 0", "negative"))
+        for condition, what in checks:
+            bad = self.fetch(f"SELECT rid, COUNT(*) OVER () AS many FROM src WHERE {condition} ORDER BY rid LIMIT 1")
+            if not len(bad):
+                continue
+            rid, many = int(bad["rid"].iloc[0]), int(bad["many"].iloc[0])
+            if what == "negative":
+                value = float(self.fetch(f"SELECT sw FROM src WHERE rid = {rid}")["sw"].iloc[0])
+                raise InputError(f"sample weight {value:g} is negative ({many} such cell(s)); a sampling weight is "
+                                 f"the number of population records a record stands for", file=scan.path,
+                                 row=rid + scan.header_rows, column=column)
+            shown = self.fetch(f"SELECT CAST({self.q(raw)} AS STRING) AS v FROM {scan.relation} "
+                               f"WHERE __rid = {rid}")["v"].iloc[0]
+            shown = "(empty)" if shown is None or shown == "" else repr(shown)
+            raise InputError(f"sample weight {shown} is not a number ({many} such cell(s))", file=scan.path,
+                             row=rid + scan.header_rows, column=column)
 
     def open_published_file(self, path: str, id_column: str | None, delimiter: str | None = None,
                             encoding: str | None = None, continuous=frozenset()) -> None:

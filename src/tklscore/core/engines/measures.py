@@ -7,9 +7,11 @@ per (class, value) pair and finishes them with the in-memory functions of
 Supported: k and the class sizes, (α,k), distinct / entropy / recursive (c,l)-diversity,
 t-closeness, β-likeness, δ-disclosure, (X,Y)-anonymity, prosecutor risk, journalist and
 marketer risk against a population file, sample uniques, population uniques (sampling
-fraction), pycanon's readings, suppressed records (counted or excluded). Not supported
-(:data:`NOT_SUPPORTED`): sdcMicro's individual risk (one number per record, in the JSON)
-and QI importance (a group-by per subset of the QIs, 2^q of them).
+fraction), pycanon's readings, suppressed records (counted or excluded), sdcMicro's
+individual risk (F_k summed per class from the records' sampling weights, which are read
+in record order so that the sums are the in-memory engine's; the result is one number per
+record) and QI importance (one grouped count of the classes per subset of the QIs, up to
+:data:`QI_IMPORTANCE_MAX` QIs: 2^q − 1 of them).
 """
 
 from __future__ import annotations
@@ -26,21 +28,13 @@ from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.risk.measures import Measures
 from tklscore.core.risk.population_uniqueness import population_uniques
 from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, combine_models, sensitive_measures_from_pairs
-from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD, AttackerRisk, journalist_risk_by_class
+from tklscore.core.risk.qi_importance import QiImportance
+from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, individual_risk_of_classes,
+                                                 journalist_risk_by_class)
 from tklscore.core.tables.roles import Roles
 
-NOT_SUPPORTED = {
-    "sample_weight": "sdcMicro's individual risk (--sample-weight) reports a risk per record",
-    "qi_importance": "QI importance (--qi-importance) measures every subset of the QIs",
-}
-
-
-def refuse_unsupported(engine: str, **options) -> None:
-    """An error for an option the engines do not compute, saying what to do instead."""
-    for key, given in options.items():
-        if given:
-            raise InputError(f"{NOT_SUPPORTED[key]}, which --engine {engine} does not compute; drop the option "
-                             f"or use --engine memory")
+QI_IMPORTANCE_MAX = 12     # 4,095 subsets, a grouped count of the classes each
+SUBSETS_PER_STATEMENT = 64
 
 
 class _Classes:
@@ -56,14 +50,22 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                       n_identifying: int = 0, sampling_fraction: float | None = None,
                       risk_threshold: float = DEFAULT_RISK_THRESHOLD, suppressed_marker: str = SUPPRESSION_MARKER,
                       exclude_suppressed: bool = False, name: str = "table",
-                      population_name: str = "population", value_space: str | None = None) -> Measures:
+                      population_name: str = "population", value_space: str | None = None,
+                      sample_weight: bool = False, qi_importance: bool = False, progress=None) -> Measures:
     """The measures of the records of ``source`` (``q0.., s0.., y0..``; ``src`` or a
     subset of it), journalist/marketer risk against ``population`` (a relation with
     ``q0..``) when given. ``value_space``: a relation whose SA values number the values
     (a designed release's: the source's, as the in-memory designer measures it), by
-    default the records measured."""
+    default the records measured. sdcMicro's individual risk from the sampling weights
+    ``sw`` of ``source`` with ``sample_weight``, QI importance with ``qi_importance``.
+    ``progress(fraction)`` may raise to stop."""
+    report = progress or (lambda _fraction: None)
     if not roles.qi:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
+    if qi_importance and len(roles.qi) > QI_IMPORTANCE_MAX:
+        raise InputError(f"QI importance over {len(roles.qi)} quasi-identifiers would run {2 ** len(roles.qi) - 1:,} "
+                         f"grouped counts in the engine; at most {QI_IMPORTANCE_MAX} quasi-identifiers are allowed "
+                         f"out of core", hint="choose fewer quasi-identifiers for this analysis, or --engine memory")
     _check_numbers(sampling_fraction, risk_threshold)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope")
     marker = "'" + suppressed_marker.replace("'", "''") + "'"
@@ -85,6 +87,7 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     classes = _Classes(sizes)
     n = classes.n
+    report(0.3)
 
     xy = int(backend.fetch(plan.distinct_identifiers(n_identifying))["xy"].iloc[0]) if n_identifying else None
     class_sizes = ClassSizes(len(sizes), int(sizes.min()), int(sizes.max()), float(sizes.mean()),
@@ -136,7 +139,36 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
         measures.journalist, measures.marketer = journalist_risk_by_class(sizes, F.astype(np.int64), risk_threshold)
     if sampling_fraction is not None:
         measures.population_uniques = population_uniques(sizes, sampling_fraction)
+    report(0.6)
+    if sample_weight:
+        records = backend.fetch("SELECT c.cid, s.sw FROM coded AS c JOIN scope AS s ON s.rid = c.rid ORDER BY c.rid")
+        ids = records["cid"].to_numpy(dtype=np.int64)
+        Fk = np.bincount(ids, weights=records["sw"].to_numpy(dtype=np.float64), minlength=len(sizes))
+        measures.individual_risk = individual_risk_of_classes(ids, sizes.astype(np.float64), Fk)
+    if qi_importance:
+        measures.qi_importance = _qi_importance(backend, plan, list(roles.qi), n,
+                                                lambda f: report(0.7 + 0.3 * f))
+    report(1.0)
     return measures
+
+
+def _qi_importance(backend: Backend, plan: Plan, names: list[str], n: int, progress) -> list[QiImportance]:
+    """α-distinction and α-separation of every non-empty subset of the QIs (as
+    :func:`tklscore.core.risk.qi_importance.qi_importance`, in its order), each subset's
+    groups counted from the classes' sizes."""
+    subsets = sorted((tuple(j for j in range(len(names)) if mask >> j & 1) for mask in range(1, 2 ** len(names))),
+                     key=lambda s: (len(s), s))
+    pairs_total = n * (n - 1) / 2.0
+    out: list[QiImportance] = []
+    for start in range(0, len(subsets), SUBSETS_PER_STATEMENT):
+        batch = subsets[start:start + SUBSETS_PER_STATEMENT]
+        rows = backend.fetch(plan.subset_groups(batch)).sort_values("subset")
+        for subset, groups, same in zip(batch, rows["groups"].to_numpy(dtype=np.int64),
+                                        rows["same"].to_numpy(dtype=np.int64)):
+            separation = 1.0 - (int(same) / 2.0) / pairs_total if pairs_total else 0.0
+            out.append(QiImportance(tuple(names[j] for j in subset), int(groups) / n, separation))
+        progress(min(1.0, (start + len(batch)) / len(subsets)))
+    return out
 
 
 def _check_numbers(sampling_fraction, risk_threshold) -> None:
@@ -153,6 +185,7 @@ def _check_numbers(sampling_fraction, risk_threshold) -> None:
 def measure_files(engine: str, table: str, roles: Roles, *, identifying=(), population: str | None = None,
                   sampling_fraction: float | None = None, risk_threshold: float = DEFAULT_RISK_THRESHOLD,
                   suppressed_marker: str = SUPPRESSION_MARKER, exclude_suppressed: bool = False,
+                  sample_weight: str | None = None, qi_importance: bool = False,
                   memory_limit: str | None = None, master: str | None = None, delimiter: str | None = None,
                   encoding: str | None = None, backend: Backend | None = None) -> Measures:
     """``tklscore measures TABLE --engine duckdb|spark``: the measures of a table file."""
@@ -161,23 +194,28 @@ def measure_files(engine: str, table: str, roles: Roles, *, identifying=(), popu
     own = backend is None
     backend = open_backend(engine, memory_limit, master) if own else backend
     try:
-        backend.open_source(table, roles, delimiter, encoding, identifying)
+        if sample_weight is not None and sample_weight in set(roles.qi) | set(roles.sa):
+            raise InputError("is the sample weight column and also a quasi-identifier or sensitive attribute; "
+                             "a column has one role", file=str(table), column=sample_weight)
+        backend.open_source(table, roles, delimiter, encoding, identifying, sample_weight=sample_weight)
         if population is not None:
             backend.open_population(population, roles.qi, delimiter, encoding)
         return measure_in_engine(backend, roles, population="population" if population else None,
                                  n_identifying=len(identifying), sampling_fraction=sampling_fraction,
                                  risk_threshold=risk_threshold, suppressed_marker=suppressed_marker,
                                  exclude_suppressed=exclude_suppressed, name=str(table),
-                                 population_name=str(population))
+                                 population_name=str(population), sample_weight=sample_weight is not None,
+                                 qi_importance=qi_importance)
     finally:
         if own:
             backend.close()
 
 
-def measure_published(backend: Backend, roles: Roles, name: str = "published") -> Measures:
+def measure_published(backend: Backend, roles: Roles, name: str = "published", **options) -> Measures:
     """``score --measures`` with an engine: the measures of the published records (``src``
     rows in ``published``), journalist and marketer risk against the whole source, as
-    :func:`tklscore.core.risk.measures.measure_release` in memory."""
+    :func:`tklscore.core.risk.measures.measure_release` in memory (``options``: QI
+    importance, progress, as :func:`measure_in_engine`)."""
     backend.materialize("published_src", "SELECT src.* FROM src JOIN published USING (id)")
     return measure_in_engine(backend, roles, source="published_src", population="src", name=name,
-                             population_name="source")
+                             population_name="source", **options)

@@ -110,6 +110,33 @@ class Plan:
         return (f"SELECT MIN(d) AS xy FROM (SELECT cid, COUNT(*) AS d FROM (SELECT DISTINCT classes.cid, {ys} "
                 f"FROM {self.source} AS src JOIN classes USING ({', '.join(self.qi)})) AS pairs GROUP BY cid) AS per")
 
+    def subset_groups(self, subsets: list[tuple[int, ...]]) -> str:
+        """For each subset A of the QIs (by its position in ``subsets``): the number of
+        distinct A-tuples and Σ_G |G|(|G|−1) over its groups G, from the classes' sizes
+        (QI importance: α-distinction and α-separation)."""
+        parts = []
+        for position, subset in enumerate(subsets):
+            keys = ", ".join(f"q{j}" for j in subset)
+            parts.append(f"SELECT {position} AS subset, COUNT(*) AS groups, CAST(SUM(c * (c - 1)) AS BIGINT) AS same "
+                         f"FROM (SELECT CAST(SUM(k) AS BIGINT) AS c FROM classes GROUP BY {keys}) AS g{position}")
+        return " UNION ALL ".join(parts)
+
+    @staticmethod
+    def class_risks() -> str:
+        """Each class's size k and population size F (``class_f(cid, f)``), by class id."""
+        return "SELECT classes.cid, classes.k, class_f.f FROM classes JOIN class_f USING (cid) ORDER BY classes.cid"
+
+    @staticmethod
+    def riskiest(count: int) -> str:
+        """The published records with the highest prosecutor risk 1/k, ties by the highest
+        D(r), then by position, with their journalist risk 1/F (needs ``coded``,
+        ``classes``, ``class_f`` and ``dr_records(rid = published position, id)``)."""
+        return ("SELECT dr.id AS record, dr.rid AS row, classes.k AS size, 1.0 / CAST(classes.k AS DOUBLE) AS prosecutor, "
+                "1.0 / CAST(class_f.f AS DOUBLE) AS journalist, dr.d FROM dr_records AS dr "
+                "JOIN coded ON coded.id = dr.id JOIN classes ON classes.cid = coded.cid "
+                "JOIN class_f ON class_f.cid = coded.cid "
+                f"ORDER BY prosecutor DESC, dr.d DESC, dr.rid LIMIT {int(count)}")
+
     # ------------------------------------------------------------------ per record
 
     def records(self) -> str:

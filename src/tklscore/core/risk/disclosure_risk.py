@@ -69,6 +69,14 @@ class DisclosureRisk:
     def above_threshold(self) -> int:
         return int((self.d > self.threshold).sum())
 
+    @property
+    def n(self) -> int:
+        return len(self.d)
+
+    @property
+    def d_max(self) -> float:
+        return float(self.d.max()) if len(self.d) else 0.0
+
     def to_json_dict(self, ids=None) -> dict:
         if ids is None:
             records = [{"row": i, "l_sum": float(l), "d": float(d)}

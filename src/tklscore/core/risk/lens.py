@@ -37,12 +37,17 @@ QI_IMPORTANCE_MAX = 8       # QI importance covers every subset: 2^8 − 1 = 255
 RISKIEST = 25
 
 
-def risk_band_shares(risk: np.ndarray) -> np.ndarray:
-    """Share of records whose risk (0..1) falls in each band ]low, high] of :data:`RISK_BANDS`."""
+def risk_band_shares(risk: np.ndarray, records: np.ndarray | None = None) -> np.ndarray:
+    """Share of records whose risk (0..1) falls in each band ]low, high] of :data:`RISK_BANDS`
+    (``records``: how many records hold each risk, e.g. a class's size; default one each)."""
     percent = np.asarray(risk, dtype=np.float64) * 100.0
-    bins = np.searchsorted(np.asarray(RISK_BANDS[1:]), percent, side="left")
-    counts = np.bincount(np.minimum(bins, len(RISK_BANDS) - 2), minlength=len(RISK_BANDS) - 1)
-    return counts / max(len(percent), 1)
+    bins = np.minimum(np.searchsorted(np.asarray(RISK_BANDS[1:]), percent, side="left"), len(RISK_BANDS) - 2)
+    if records is None:
+        counts = np.bincount(bins, minlength=len(RISK_BANDS) - 1)
+        return counts / max(len(percent), 1)
+    records = np.asarray(records, dtype=np.int64)
+    counts = np.bincount(bins, weights=records, minlength=len(RISK_BANDS) - 1)
+    return counts / max(int(records.sum()), 1)
 
 
 def risk_band_labels() -> list[str]:
@@ -92,7 +97,9 @@ def default_parameters(roles: Roles, chosen: dict[str, tuple[float, float]] | No
 @dataclass
 class RiskLens:
     """The measures and D(r) of one release. ``ids`` are the published records' ids in
-    published order (the rows of ``disclosure.d``)."""
+    published order (the rows of ``disclosure.d``). Out of core (``out_of_core``) the
+    per-record arrays stay in the engine: ``disclosure`` holds D's summary and histogram,
+    and what is drawn (the riskiest records, the distribution) was computed there."""
 
     release: str | None
     measures: Measures
@@ -101,6 +108,7 @@ class RiskLens:
     ids: np.ndarray
     weights_name: str | None = None
     _drawn: dict = field(default_factory=dict, repr=False, compare=False)
+    out_of_core: bool = False
 
     def prepare(self) -> "RiskLens":
         """Compute what the Risk view and the report draw (cached), e.g. in a background task."""
@@ -147,9 +155,11 @@ class RiskLens:
             self._drawn[key] = disclosure_histogram(self.disclosure.d, self.disclosure.threshold, bins)
         return self._drawn[key]
 
-    def per_record(self) -> pd.DataFrame:
+    def per_record(self) -> pd.DataFrame | None:
         """Per published record (published order): prosecutor and journalist risk (empty for
-        a suppressed record left out) and D(r)."""
+        a suppressed record left out) and D(r); None out of core (they stay in the engine)."""
+        if self.out_of_core:
+            return None
         m = self.measures
         n = len(self.disclosure.d)
         prosecutor = np.full(n, np.nan)
@@ -185,6 +195,40 @@ def risk_lens(source: Table, roles: Roles, positions, *, ids=None, release: str 
                          progress=lambda f: report(share + (1 - share) * f))
     ids = np.asarray(ids, dtype=object) if ids is not None else positions.astype(object)
     return RiskLens(release, measures, dr, parameters, ids, weights.name if weights is not None else None).prepare()
+
+
+def risk_lens_of_files(source: str, roles: Roles, release, *, release_name: str | None = None,
+                       measures: Measures | None = None, weights: Weights | None = None,
+                       parameters: list[AttributeParameters] | None = None, alpha: float = DEFAULT_ALPHA,
+                       epsilon: float = DEFAULT_EPSILON, threshold: float = DEFAULT_THRESHOLD,
+                       engine: str = "duckdb", memory_limit: str | None = None, delimiter: str | None = None,
+                       encoding: str | None = None, progress: Callable[[float], None] | None = None) -> RiskLens:
+    """The risk lens of a release of a source file too large for memory, computed by an
+    engine (:mod:`tklscore.core.engines.lens`): ``release`` is a release definition (by
+    ids, a published file or a filter). The same numbers as
+    :func:`risk_lens` on the loaded source; the per-record arrays stay in the engine."""
+    from tklscore.core.engines import open_backend, open_release
+
+    parameters = list(parameters) if parameters is not None else default_parameters(roles)
+    with open_backend(engine, memory_limit) as backend:
+        backend.open_source(source, roles, delimiter, encoding)
+        if release.kind == "ids":
+            open_release(backend, roles, rows=list(release.ids))
+        elif release.kind == "file":
+            open_release(backend, roles, published=release.path, delimiter=release.options.get("delimiter"),
+                         encoding=release.options.get("encoding"))
+        else:
+            open_release(backend, roles, filter=release.expression or "")
+        risk = release_risk_in_engine(backend, roles, parameters, weights, alpha=alpha, epsilon=epsilon,
+                                      threshold=threshold, riskiest=RISKIEST,
+                                      qi_importance=len(roles.qi) <= QI_IMPORTANCE_MAX, measures=measures,
+                                      name=release_name or "release", progress=progress)
+    shares = {"prosecutor": risk_band_shares(1.0 / risk.sizes, risk.sizes),
+              "journalist": risk_band_shares(1.0 / risk.population, risk.sizes)}
+    drawn = {("riskiest", RISKIEST): risk.riskiest, "distribution": shares,
+             ("histogram", 40): risk.disclosure.histogram}
+    return RiskLens(release_name, risk.measures, risk.disclosure, parameters, np.zeros(0, dtype=object),
+                    weights.name if weights is not None else None, drawn, out_of_core=True)
 
 
 def _qi_importance(source: Table, roles: Roles, positions: np.ndarray, scorer,

@@ -153,8 +153,15 @@ def individual_risk(classes: EquivalenceClasses, weights: np.ndarray, method: st
     the limit 1/f_k is used."""
     fk_class = classes.sizes.astype(np.float64)
     Fk_class = np.bincount(classes.ids, weights=weights, minlength=classes.count)
+    return individual_risk_of_classes(classes.ids, fk_class, Fk_class, method)
+
+
+def individual_risk_of_classes(ids: np.ndarray, fk_class: np.ndarray, Fk_class: np.ndarray,
+                               method: str = "approx") -> IndividualRisk:
+    """:func:`individual_risk` from each record's class (``ids``), each class's size f_k and
+    its sum of sampling weights F_k (what an engine's group-by gives)."""
     pk = np.minimum(fk_class / np.where(Fk_class > 0, Fk_class, np.inf), 1.0)
-    risk = np.empty(classes.count)
+    risk = np.empty(len(fk_class))
     with np.errstate(divide="ignore", invalid="ignore"):
         odds = pk / (1.0 - pk)
         one = fk_class == 1
@@ -173,6 +180,6 @@ def individual_risk(classes: EquivalenceClasses, weights: np.ndarray, method: st
             raise ValueError(f"unknown method {method!r}")
     limit = pk >= 1.0
     risk[limit] = 1.0 / fk_class[limit]
-    records = risk[classes.ids]
+    records = risk[ids]
     total = float(records.sum())
-    return IndividualRisk(records, total, total / classes.n, fk_class[classes.ids], Fk_class[classes.ids])
+    return IndividualRisk(records, total, total / len(ids), fk_class[ids], Fk_class[ids])

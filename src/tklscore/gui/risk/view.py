@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDoubleSpinBox, QFormLayout, Q
 from tklscore.core.errors import InputError
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, AttributeParameters,
                                                 DisclosureRisk)
-from tklscore.core.risk.lens import RISKIEST, RiskLens, default_parameters, risk_lens
+from tklscore.core.risk.lens import (QI_IMPORTANCE_MAX, RISKIEST, RiskLens, default_parameters, risk_lens,
+                                    risk_lens_of_files)
 from tklscore.core.risk.measures import Measures, describe, verdict
 from tklscore.gui.risk.charts import DisclosureRiskChart, RiskDistributionChart
 from tklscore.gui.when_shown import WhenShown
@@ -57,6 +58,14 @@ class RiskView(QWidget):
         self.verdict_label.setObjectName("riskVerdict")
         self.verdict_label.setWordWrap(True)
         self.verdict_label.setStyleSheet("font-size: 13px; font-weight: 600; padding: 4px;")
+
+        self.engine_note = QLabel("Measured out of core by DuckDB: the source is too large for memory, so every "
+                                  "number below was computed by the engine over the file, with the same formulas; "
+                                  "the riskiest records are fetched from it.")
+        self.engine_note.setObjectName("riskEngineNote")
+        self.engine_note.setWordWrap(True)
+        self.engine_note.setStyleSheet("color: #555; padding: 0 4px 4px 4px;")
+        self.engine_note.setVisible(False)
 
         self.models_table = QTableWidget(0, 3)
         self.models_table.setObjectName("privacyModels")
@@ -151,6 +160,7 @@ class RiskView(QWidget):
         split.setSizes([700, 900])
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict_label)
+        layout.addWidget(self.engine_note)
         layout.addWidget(split, 1)
 
         workbench.scoresChanged.connect(WhenShown(self, self.recompute).request)
@@ -216,6 +226,9 @@ class RiskView(QWidget):
         generation = self._generation
         workbench = self.workbench
         self._fill_parameters()
+        if workbench.out_of_core:
+            self._recompute_out_of_core(generation)
+            return
         table, scorer, roles = workbench.table, workbench.scorer, workbench.project.roles
         release = workbench.current_release()
         report = workbench.current_report()
@@ -250,6 +263,47 @@ class RiskView(QWidget):
 
         workbench.runner.start("Measuring risk", compute, done, failed)
 
+    def _recompute_out_of_core(self, generation: int) -> None:
+        """The risk lens of a release of a source too large for memory, computed by DuckDB
+        on the task runner (the per-record results stay in the engine; the riskiest records
+        are fetched from it)."""
+        workbench = self.workbench
+        project = workbench.project
+        roles, name = project.roles, project.current_release
+        if not roles.qi or not name:
+            self._show(None, None, None, "Choose quasi-identifiers and a release to see its risk.")
+            return
+        if name in workbench.release_errors:
+            self._show(None, None, None, f"The risk of {name} cannot be measured: {workbench.release_errors[name]}")
+            return
+        if workbench.current_report() is None:
+            self._show(None, None, None, "Waiting for the scores…")
+            return
+        definition, source = project.release(name), project.source_path
+        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding")}
+        params, weights, measured = self.parameters(), workbench.weights, workbench.measures.get(name)
+        alpha, epsilon, threshold = self.alpha_spin.value(), self.epsilon_spin.value(), self.threshold_spin.value()
+        text = "Measuring the release's risk out of core (DuckDB)"
+
+        def compute(control):
+            control.progress(0, text)
+            return risk_lens_of_files(source, roles, definition, release_name=name, measures=measured,
+                                      weights=weights, parameters=params, alpha=alpha, epsilon=epsilon,
+                                      threshold=threshold, progress=lambda f: control.progress(int(100 * f), text),
+                                      **options)
+
+        def done(lens: RiskLens) -> None:
+            if generation == self._generation:
+                workbench.risk_lens = lens
+                self._show(lens.measures, lens.disclosure, lens.ids, lens=lens)
+
+        def failed(message: str) -> None:
+            if generation == self._generation:
+                self._show(None, None, None, message)
+
+        self.verdict_label.setText(f"{text}…")
+        workbench.runner.start("Measuring risk out of core", compute, done, failed)
+
     # ------------------------------------------------------------------ display
 
     def _show(self, measures: Measures | None, dr: DisclosureRisk | None, ids, message: str | None = None,
@@ -257,6 +311,7 @@ class RiskView(QWidget):
         self.measures, self.disclosure, self.record_ids, self.lens = measures, dr, ids, lens
         if measures is None:
             self.verdict_label.setText(message or "")
+            self.engine_note.setVisible(False)
             self.models_table.setRowCount(0)
             self.importance_table.setRowCount(0)
             self.riskiest_table.setRowCount(0)
@@ -269,6 +324,7 @@ class RiskView(QWidget):
             self.disclosure_label.setText("")
             return
         self.verdict_label.setText(verdict(measures))
+        self.engine_note.setVisible(lens is not None and lens.out_of_core)
         rows = describe(measures)
         self.models_table.setRowCount(len(rows) + len(measures.models.t_by_attribute))
         for i, (name, value, meaning) in enumerate(rows):
@@ -291,17 +347,22 @@ class RiskView(QWidget):
             f"of records whose risk exceeds {100 * measures.risk_threshold:g} %. "
             f"Sample uniques: {100 * measures.sample_uniques:.1f} %.")
         importance = measures.qi_importance or []
-        self.importance_table.setRowCount(len(importance))
+        self.importance_table.setRowCount(max(len(importance), 1))
         for i, q in enumerate(importance):
             self._set_row(self.importance_table, i, [", ".join(q.attributes), _number(q.distinction),
                                                      _number(q.separation)])
+        if not importance:
+            self._set_row(self.importance_table, 0, [
+                f"Not computed: QI importance measures every subset of the quasi-identifiers, and "
+                f"{len(self.workbench.project.roles.qi)} of them have {2 ** len(self.workbench.project.roles.qi) - 1:,} "
+                f"subsets (at most {QI_IMPORTANCE_MAX} quasi-identifiers are measured).", "", ""])
         self._stale_charts = {"distribution", "disclosure"}
         self._draw_charts()
         no_weights = "" if self.workbench.weights is not None else " (no value weights: choose weights first)"
         self.disclosure_label.setText(
             f"{len(dr.known_sets)} known sets of {dr.splits:,} splits kept (PK > ε); "
-            f"{dr.above_threshold:,} of {len(dr.d):,} records ({100 * dr.above_threshold / max(len(dr.d), 1):.2f} %) "
-            f"have D > {dr.threshold:g}; largest D = {dr.d.max():.4g}{no_weights}. "
+            f"{dr.above_threshold:,} of {dr.n:,} records ({100 * dr.above_threshold / max(dr.n, 1):.2f} %) "
+            f"have D > {dr.threshold:g}; largest D = {dr.d_max:.4g}{no_weights}. "
             f"W(v) are the project's sensitive-value weights.")
         self._fill_riskiest(lens)
 
