@@ -29,7 +29,6 @@ def open_window(qtbot, tmp_path, data_dir, share: float, name: str) -> MainWindo
     settings = QSettings(str(tmp_path / f"{name}.ini"), QSettings.Format.IniFormat)
     settings.setValue("engines/memory_share", share)
     window = MainWindow(settings=settings)
-    qtbot.addWidget(window)
     workbench = window.workbench
     workbench.autosave_timer.stop()
     window.resize(1400, 900)

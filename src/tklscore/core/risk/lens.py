@@ -208,6 +208,7 @@ def risk_lens_of_files(source: str, roles: Roles, release, *, release_name: str 
     ids, a published file or a filter). The same numbers as
     :func:`risk_lens` on the loaded source; the per-record arrays stay in the engine."""
     from tklscore.core.engines import open_backend, open_release
+    from tklscore.core.engines.lens import release_risk_in_engine
 
     parameters = list(parameters) if parameters is not None else default_parameters(roles)
     with open_backend(engine, memory_limit) as backend:
