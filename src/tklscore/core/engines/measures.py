@@ -50,13 +50,11 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                       n_identifying: int = 0, sampling_fraction: float | None = None,
                       risk_threshold: float = DEFAULT_RISK_THRESHOLD, suppressed_marker: str = SUPPRESSION_MARKER,
                       exclude_suppressed: bool = False, name: str = "table",
-                      population_name: str = "population", value_space: str | None = None,
+                      population_name: str = "population",
                       sample_weight: bool = False, qi_importance: bool = False, progress=None) -> Measures:
     """The measures of the records of ``source`` (``q0.., s0.., y0..``; ``src`` or a
     subset of it), journalist/marketer risk against ``population`` (a relation with
-    ``q0..``) when given. ``value_space``: a relation whose SA values number the values
-    (a designed release's: the source's, as the in-memory designer measures it), by
-    default the records measured. sdcMicro's individual risk from the sampling weights
+    ``q0..``) when given. sdcMicro's individual risk from the sampling weights
     ``sw`` of ``source`` with ``sample_weight``, QI importance with ``qi_importance``.
     ``progress(fraction)`` may raise to stop."""
     report = progress or (lambda _fraction: None)
@@ -79,9 +77,8 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
         raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
                          f"{suppressed_marker!r}); nothing is left to measure", file=name,
                          hint="measure without excluding suppressed records")
-    space = Plan(plan.n_qi, plan.continuous, value_space) if value_space else plan
     for i in range(len(roles.sa)):
-        backend.materialize(f"codes_{i}", space.value_codes(i))
+        backend.materialize(f"codes_{i}", plan.value_codes(i))
     backend.materialize("classes", plan.classes())
     backend.materialize("coded", plan.coded())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
@@ -99,10 +96,6 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
             pairs = backend.fetch(plan.class_value_pairs(i))
             counted = backend.fetch(plan.value_counts(i))
             table_counts = counted["c"].to_numpy(dtype=np.int64)
-            if value_space:
-                table_counts = np.zeros(int(backend.fetch(f"SELECT COUNT(*) AS m FROM codes_{i}")["m"].iloc[0]),
-                                        dtype=np.int64)
-                table_counts[counted["idx"].to_numpy(dtype=np.int64)] = counted["c"].to_numpy(dtype=np.int64)
             fetched[column] = (pairs, table_counts)
         l_table = min(int(np.bincount(p["cid"].to_numpy(dtype=np.int64), minlength=len(sizes)).min())
                       for p, _ in fetched.values())
