@@ -34,7 +34,7 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import RECORD_QUERY, EngineReport, score_records, score_set
 from tklscore.core.errors import InputError
-from tklscore.core.release.designer import generalised_weights
+from tklscore.core.release.designer import design_json, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import ColumnLevels, ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import Utility, ValueCounts, utility_of_values
@@ -75,22 +75,9 @@ class EngineDesignResult:
         return {c: self.generalised_levels[c] for c in self.roles.qi}
 
     def to_json_dict(self) -> dict:
-        g = self.generalised_levels
-        return {
-            "name": self.design.name,
-            "levels": {c: g[c] for c in list(self.roles.qi) + sorted(g) if c in g and (c in self.roles.qi or g[c])},
-            "published_rows": self.published_rows,
-            "suppressed_rows": self.suppressed_rows,
-            "source_rows": self.source_rows,
-            "x": "inf" if np.isinf(self.report.x) else float(self.report.x),
-            "scores": self.report.scores.as_dict(),
-            "normalized": {"source": self.report.normalized_source.as_dict(),
-                           "theoretical_max": self.report.normalized_max.as_dict()},
-            "measures": self.measures,
-            "utility": self.utility.as_dict(),
-            "utility_per_attribute": self.utility.per_attribute,
-            "notes": list(self.notes),
-        }
+        return design_json(self.design.name, self.roles, self.generalised_levels, self.published_rows,
+                           self.suppressed_rows, self.source_rows, self.report, self.measures, self.utility,
+                           self.notes)
 
 
 class _Column:

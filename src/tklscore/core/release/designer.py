@@ -61,22 +61,31 @@ class DesignResult:
 
     def to_json_dict(self) -> dict:
         t = self.transformed
-        return {
-            "name": t.design.name,
-            "levels": {c: t.generalised[c].level for c in list(t.roles.qi) + sorted(t.generalised)
-                       if c in t.generalised and (c in t.roles.qi or t.generalised[c].level)},
-            "published_rows": int(len(t.published)),
-            "suppressed_rows": int(len(t.suppressed)),
-            "source_rows": int(len(t.source)),
-            "x": "inf" if np.isinf(self.report.x) else float(self.report.x),
-            "scores": self.report.scores.as_dict(),
-            "normalized": {"source": self.report.normalized_source.as_dict(),
-                           "theoretical_max": self.report.normalized_max.as_dict()},
-            "measures": self.measures,
-            "utility": self.utility.as_dict(),
-            "utility_per_attribute": self.utility.per_attribute,
-            "notes": list(self.notes),
-        }
+        return design_json(t.design.name, t.roles, {c: g.level for c, g in t.generalised.items()},
+                           len(t.published), len(t.suppressed), len(t.source), self.report, self.measures,
+                           self.utility, self.notes)
+
+
+def design_json(name: str, roles: Roles, generalised_levels: dict[str, int], published_rows: int,
+                suppressed_rows: int, source_rows: int, report: ScoreReport, measures: dict | None,
+                utility: Utility, notes: list[str]) -> dict:
+    """A design result as `tklscore release --format json` writes it (in memory and out of core)."""
+    g = generalised_levels
+    return {
+        "name": name,
+        "levels": {c: g[c] for c in list(roles.qi) + sorted(g) if c in g and (c in roles.qi or g[c])},
+        "published_rows": int(published_rows),
+        "suppressed_rows": int(suppressed_rows),
+        "source_rows": int(source_rows),
+        "x": "inf" if np.isinf(report.x) else float(report.x),
+        "scores": report.scores.as_dict(),
+        "normalized": {"source": report.normalized_source.as_dict(),
+                       "theoretical_max": report.normalized_max.as_dict()},
+        "measures": measures,
+        "utility": utility.as_dict(),
+        "utility_per_attribute": utility.per_attribute,
+        "notes": list(notes),
+    }
 
 
 def element_weights(model) -> dict[tuple[str, str], float]:

@@ -252,16 +252,7 @@ class RiskView(QWidget):
                              weights=weights, parameters=params, alpha=alpha, epsilon=epsilon, threshold=threshold,
                              progress=lambda f: control.progress(int(100 * f), "Measuring the release's risk"))
 
-        def done(lens: RiskLens) -> None:
-            if generation == self._generation:
-                workbench.risk_lens = lens
-                self._show(lens.measures, lens.disclosure, lens.ids, lens=lens)
-
-        def failed(message: str) -> None:
-            if generation == self._generation:
-                self._show(None, None, None, message)
-
-        workbench.runner.start("Measuring risk", compute, done, failed)
+        self._start(generation, "Measuring risk", compute)
 
     def _recompute_out_of_core(self, generation: int) -> None:
         """The risk lens of a release of a source too large for memory, computed by DuckDB
@@ -292,6 +283,13 @@ class RiskView(QWidget):
                                       threshold=threshold, progress=lambda f: control.progress(int(100 * f), text),
                                       **options)
 
+        self.verdict_label.setText(f"{text}…")
+        self._start(generation, "Measuring risk out of core", compute)
+
+    def _start(self, generation: int, title: str, compute) -> None:
+        """Run ``compute`` (→ a RiskLens) on the task runner; show it unless a newer one was asked for."""
+        workbench = self.workbench
+
         def done(lens: RiskLens) -> None:
             if generation == self._generation:
                 workbench.risk_lens = lens
@@ -301,8 +299,7 @@ class RiskView(QWidget):
             if generation == self._generation:
                 self._show(None, None, None, message)
 
-        self.verdict_label.setText(f"{text}…")
-        workbench.runner.start("Measuring risk out of core", compute, done, failed)
+        workbench.runner.start(title, compute, done, failed)
 
     # ------------------------------------------------------------------ display
 
