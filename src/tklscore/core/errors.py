@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
+
 
 SHOWN_CHARACTERS = 60
 
@@ -61,13 +65,49 @@ class MissingWeightsError(InputError):
         super().__init__(f"{len(pairs)} sensitive value(s) have no weight: {shown}{more}", file=file, hint=hint)
 
 
-def existing_file(path, what: str = "file"):
-    """``path`` as a Path if it is a readable file, else an error saying what is wrong."""
-    from pathlib import Path
+def _special_kind(mode: int) -> str | None:
+    """What a non-regular, non-folder file is, in words (None for a regular file or a folder)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
 
+
+def existing_file(path, what: str = "file", *, folder: bool = False):
+    """``path`` as a Path if it is a regular file (with ``folder``: or a folder), else an
+    error saying what is wrong. Decided from the file's status alone, before it is opened:
+    a named pipe, a device or a socket is refused (reading one would block, or never end)."""
     path = Path(path)
-    if path.is_dir():
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{what} not found", file=str(path)) from None
+    except NotADirectoryError:
+        raise InputError(f"{what} not found (a part of the path is a file, not a folder)", file=str(path)) from None
+    except OSError as error:
+        raise InputError(f"cannot be read: {error.strerror or error}", file=str(path)) from None
+    if stat.S_ISDIR(mode) and not folder:
         raise InputError(f"is a folder, not a {what}", file=str(path))
-    if not path.is_file():
-        raise InputError(f"{what} not found", file=str(path))
+    special = _special_kind(mode)
+    if special:
+        raise InputError(f"is {special}, not a regular {what}; it is refused before it is opened",
+                         file=str(path), hint="save the data to a regular file and give that file")
     return path
+
+
+def check_limit(count: int, limit: int, *, what: str, unit: str, verb: str = "evaluate",
+                hint: str | None = None, file: str | None = None, column: str | None = None) -> None:
+    """Refuse, before it starts, work whose size is known in advance and beyond ``limit``;
+    the message says how much and the limit: "{what} would {verb} {count} {unit}; at most
+    {limit} are allowed", e.g. "QI importance over 17 quasi-identifiers would evaluate
+    131,071 subsets; at most 65,535 are allowed"."""
+    if count > limit:
+        raise InputError(f"{what} would {verb} {count:,} {unit}; at most {limit:,} are allowed",
+                         file=file, column=column, hint=hint)

@@ -17,6 +17,8 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
 
 import pandas as pd
 
@@ -320,6 +322,58 @@ def _columns(scan: Scan, named: list[str]) -> dict[str, str]:
         raise InputError(f"column {', '.join(repr(c) for c in absent)} not found; the table has columns "
                          f"{', '.join(repr(c) for c in stripped)}", file=scan.path)
     return stripped
+
+
+def _local_file(path: str) -> Path | None:
+    """The local file an engine reads for ``path`` (the first part file of a folder), or
+    None for a remote path (hdfs://, s3a://) or a folder without data files."""
+    scheme = urlparse(path).scheme
+    if scheme not in ("", "file") and len(scheme) != 1:  # one letter: a Windows drive
+        return None
+    file = Path(urlparse(path).path if scheme == "file" else path)
+    if file.is_dir():
+        parts = sorted(p for p in file.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+        return parts[0] if parts else None
+    return file if file.is_file() else None
+
+
+def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str | None, engine: str) -> None:
+    """What the in-memory loader refuses, refused before an engine reads a file (``kind``:
+    CSV or Parquet), which would otherwise rename a repeated column name, cast a nested
+    column to text, or read a file whose lines disagree on the encoding in one of them.
+    Checked on the file itself when it is local (a file, or the first part file of a folder);
+    every back-end's ``scan`` calls it."""
+    from tklscore.core.files.text import csv_rows, refuse_mixed_lines, unicode_encoding
+    from tklscore.core.tables.loading import (_SAMPLE_BYTES, _check_header, detect_delimiter, detect_encoding,
+                                              refuse_nested)
+
+    file = _local_file(path)
+    if file is None:
+        return
+    if kind == "Parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(file)
+        except Exception:  # noqa: BLE001 - not a Parquet file: the engine says what is wrong
+            return
+        _check_header([str(name).strip() for name in schema.names], path)
+        refuse_nested(schema, path)
+        return
+    with open(file, "rb") as handle:
+        sample = handle.read(_SAMPLE_BYTES)
+    if encoding is None and unicode_encoding(sample) is None:
+        refuse_mixed_lines(sample, path, f"the {engine} engine")
+    try:
+        text = sample.decode(encoding or detect_encoding(sample), errors="ignore")
+    except LookupError:
+        return  # an unknown encoding: the engine says so
+    if len(sample) == _SAMPLE_BYTES:
+        text = text[:text.rfind("\n") + 1] or text
+    text = text.lstrip("\ufeff")
+    first = next(csv_rows(text, path, delimiter or detect_delimiter(text, file.suffix.lower())), None)
+    if first:
+        _check_header([field.strip() for field in first[1]], path)
 
 
 def first_line(exc: Exception) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, Scan, first_line
-from tklscore.core.errors import InputError
+from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line
+from tklscore.core.errors import InputError, existing_file
 
 _PARQUET = {".parquet", ".pq"}
 
@@ -94,10 +94,9 @@ class DuckDBBackend(Backend):
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan") -> Scan:
-        file = Path(path)
-        if not file.exists():
-            raise InputError("file not found", file=str(path))
+        file = existing_file(path, "table file")
         kind = "Parquet" if file.suffix.lower() in _PARQUET else "CSV"
+        check_engine_file(str(path), kind, delimiter, encoding, self.name)
         if kind == "Parquet":
             scan = f"read_parquet({_literal(str(file))}, file_row_number = true)"
             select = f"SELECT * EXCLUDE (file_row_number), file_row_number AS __rid FROM {scan}"

@@ -17,8 +17,8 @@ from urllib.parse import urlparse
 
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, Scan, first_line
-from tklscore.core.errors import InputError
+from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line
+from tklscore.core.errors import InputError, existing_file
 
 _PARQUET = {".parquet", ".pq"}
 _MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|spark://[^\s/]+(:\d+)?"
@@ -189,10 +189,11 @@ class SparkBackend(Backend):
         from pyspark.sql import functions as F
         from pyspark.sql.window import Window
 
-        if _is_local(path) and not Path(urlparse(path).path if path.startswith("file:") else path).exists():
-            raise InputError("file not found", file=str(path))
+        if _is_local(path):  # a file or a folder of part files, never a pipe or a device
+            existing_file(urlparse(path).path if path.startswith("file:") else path, "table file", folder=True)
         suffix = Path(urlparse(path).path).suffix.lower()
         kind = "Parquet" if suffix in _PARQUET or (suffix == "" and not _is_csv_folder(path)) else "CSV"
+        check_engine_file(path, kind, delimiter, encoding, self.name)
         reader = self.spark.read
         try:
             if kind == "Parquet":
