@@ -217,3 +217,244 @@ def test_nested_parquet_columns_are_refused_by_name(tmp_path, capsys, thesis, en
               "nested values", "flatten the nested column")
     cli_error(capsys, ["measures", tmp_path / "nested.parquet", "--qi", "Job", "--engine", engine],
               "columns 'meta'")
+
+
+# --------------------------------------------------------------------------- §4 contradicting published values
+
+def test_every_engine_warns_of_published_values_that_contradict_the_source(tmp_path, capsys, thesis):
+    """One warning, in the same words, from memory and DuckDB (and the first 20 listed)."""
+    rng = np.random.default_rng(7)
+    n = 60
+    source = pd.DataFrame({"id": [f"r{i}" for i in range(n)], "Job": rng.choice(["a", "b", "c"], n),
+                           "Disease": rng.choice(["Flu", "HIV", "H1N1"], n), "Age": rng.integers(20, 80, n).astype(str)})
+    published = source.iloc[::-1].copy()                       # published order differs from the source's
+    published.loc[published.index[:25], "Disease"] = "Hypertension"
+    published.loc[published.index[3], "Age"] = "41.5"
+    published.loc[published.index[30], "Age"] = "not a number"
+    source.to_csv(tmp_path / "source.csv", index=False)
+    published.to_csv(tmp_path / "published.csv", index=False)
+    weights = tmp_path / "weights.csv"
+    weights.write_text("attribute,value,weight\nDisease,Flu,0.1\nDisease,HIV,0.5\nDisease,H1N1,0.2\n"
+                       "Disease,Hypertension,0.2\nAge,\"[0,100]\",0.3\n", encoding="utf-8")
+    said = {}
+    for engine in ("memory", "duckdb"):
+        code, out, err = run_cli(capsys, ["score", tmp_path / "source.csv", "--published", tmp_path / "published.csv",
+                                          "--id-column", "id", "--qi", "Job", "--sa", "Disease,Age", "--continuous",
+                                          "Age", "--weights", weights, "--format", "json", "--engine", engine])
+        assert code == 0, err
+        said[engine] = [line for line in err.splitlines() if "contradict" in line]
+    assert said["memory"] == said["duckdb"] and len(said["memory"]) == 1
+    warning = said["memory"][0]
+    assert warning.startswith("tklscore: warning: 26 published record(s) hold sensitive values that contradict")
+    assert "id 'r59' (row 2): Disease 'Hypertension' (source '" in warning
+    assert "id 'r56' (row 5): Disease 'Hypertension' (source '" in warning and "Age '41.5' (source '" in warning
+    assert warning.endswith("; ...")
+
+
+# --------------------------------------------------------------------------- §4 tkl-Data Model files
+
+def _thesis_model_graph():
+    from rdflib import Graph
+
+    from tklscore.core.examples import thesis_model
+
+    graph = Graph()
+    graph.parse(data=thesis_model().to_graph().serialize(format="turtle"), format="turtle")
+    return graph
+
+
+def _write(graph, path):
+    path.write_text(graph.serialize(format="turtle"), encoding="utf-8")
+    return path
+
+
+def _model_cli(capsys, thesis, model, *fragments):
+    source, _ = thesis
+    return cli_error(capsys, ["score", source, "--rows", "3,4", "--id-column", "id", "--qi", THESIS_QI, "--sa",
+                              "Disease", "--model", model], *fragments)
+
+
+def test_a_model_file_with_a_second_parent_is_refused(tmp_path, capsys, thesis):
+    from rdflib import RDFS, URIRef
+
+    graph = _thesis_model_graph()
+    flu = URIRef("https://tklscore.org/tables/MED#V-0.Flu")
+    graph.add((flu, RDFS.subClassOf, URIRef("https://tklscore.org/tables/MED#A.Disease")))
+    _model_cli(capsys, thesis, _write(graph, tmp_path / "model.ttl"),
+               "model.ttl: 'V-0.Flu' has 2 parents (rdfs:subClassOf https://tklscore.org/tables/MED#A.Disease, "
+               "https://tklscore.org/tables/MED#E.Viral); a node of a tkl-Data Model has one")
+
+
+def test_a_model_file_with_a_subclass_cycle_is_refused(tmp_path, capsys, thesis):
+    from rdflib import RDFS, URIRef
+
+    graph = _thesis_model_graph()
+    viral = URIRef("https://tklscore.org/tables/MED#E.Viral")
+    parent = graph.value(viral, RDFS.subClassOf)
+    graph.remove((parent, RDFS.subClassOf, None))
+    graph.add((parent, RDFS.subClassOf, viral))
+    _model_cli(capsys, thesis, _write(graph, tmp_path / "model.ttl"), "the rdfs:subClassOf links form a cycle")
+
+
+@pytest.mark.parametrize("rating, said", [("NaN", "is not a finite number"), ("INF", "is not a finite number"),
+                                          ("1e300", "is outside Saaty's scale"), ("10", "is outside Saaty's scale"),
+                                          ("0.01", "is outside Saaty's scale"), ("-3", "is not positive"),
+                                          ("abc", "is not a number")])
+def test_a_judgement_off_the_scale_inside_a_model_file_is_refused(tmp_path, capsys, thesis, rating, said):
+    from rdflib import Literal, Namespace
+
+    tklm = Namespace("https://tklscore.org/ns/tkl-model#")
+    graph = _thesis_model_graph()
+    judgement = next(iter(graph.subjects(tklm.rating, None)))
+    graph.set((judgement, tklm.rating, Literal(rating)))
+    err = _model_cli(capsys, thesis, _write(graph, tmp_path / "model.ttl"), f"' by expert 1 {said}")
+    assert "model.ttl: judgement '" in err
+
+
+def test_a_pair_judged_twice_inside_a_model_file_is_refused(tmp_path, capsys, thesis):
+    from rdflib import RDF, BNode, Literal, Namespace
+
+    tklm = Namespace("https://tklscore.org/ns/tkl-model#")
+    graph = _thesis_model_graph()
+    judgement = next(iter(graph.subjects(RDF.type, tklm.Judgement)))
+    again = BNode()
+    for predicate, value in graph.predicate_objects(judgement):
+        graph.add((again, predicate, value if predicate != tklm.rating else Literal(3.0)))
+    a, b = graph.value(judgement, tklm.criterionA), graph.value(judgement, tklm.criterionB)
+    graph.set((again, tklm.criterionA, b))
+    graph.set((again, tklm.criterionB, a))
+    _model_cli(capsys, thesis, _write(graph, tmp_path / "model.ttl"), "by expert 1 is judged twice")
+
+
+def test_one_validation_for_every_way_a_judgement_arrives(tmp_path, capsys):
+    """The AHP view's slider and the API (set_judgement), an M-Score model file and a
+    matrix file all refuse what a model file refuses, in the same words."""
+    from tklscore.core.examples import thesis_model
+    from tklscore.core.model.mscore_model import MScoreModel, thesis_example_model
+
+    model = thesis_model()
+    parent = model.groups()[0]
+    a, b = model.criteria_group(parent)[:2]
+    for bad, said in ((float("nan"), "is not a finite number"), (1e300, "is outside Saaty's scale (1/9 to 9)"),
+                      (0.0, "is not positive")):
+        with pytest.raises(InputError, match=r"judgement '.*' of '.*' over '.*' " + said.replace("(", r"\(")
+                           .replace(")", r"\)")):
+            model.set_judgement(parent, a, b, bad)
+    path = tmp_path / "mscore.ttl"
+    thesis_example_model().save(path)
+    text = path.read_text(encoding="utf-8")
+    assert "rating 1.0" in text or 'rating "1.0"' in text or "rating 1 " in text or "rating 1\n" in text
+    import re
+
+    path.write_text(re.sub(r"(ms:rating )[^ ;\n]+", r'\1"NaN"^^xsd:double', text, count=1), encoding="utf-8")
+    with pytest.raises(InputError, match="is not a finite number"):
+        MScoreModel.load(path)
+    matrix = tmp_path / "matrix.csv"
+    matrix.write_text(",A,B\nA,1,1e300\nB,,1\n", encoding="utf-8")
+    cli_error(capsys, ["ahp", matrix], "matrix.csv, row 2, column 'B': judgement '1e300' is outside Saaty's scale")
+
+
+# --------------------------------------------------------------------------- §4 numbers and names in options
+
+def _options():
+    """Every option of every command: (command path, option string, action)."""
+    import argparse
+
+    from tklscore.cli.main import build_parser
+
+    found = []
+
+    def walk(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, path + [name])
+            elif action.option_strings:
+                found.append((" ".join(path), action.option_strings[-1], action))
+
+    walk(build_parser(), [])
+    return found
+
+
+def test_no_option_takes_a_bare_float_or_int():
+    """Audit: a numeric option goes through the shared argument types (NaN refused, inf only
+    where it means no limit, seeds from 0), never Python's float or int."""
+    bare = [(command, option) for command, option, action in _options() if action.type in (float, int)]
+    assert bare == []
+
+
+def test_every_numeric_option_refuses_nan():
+    import argparse
+
+    numeric = [(command, option, action) for command, option, action in _options()
+               if getattr(action.type, "__module__", "") == "tklscore.cli.arguments"
+               and action.type.__name__ in ("number", "number_or_inf", "whole_number", "seed")]
+    assert len(numeric) >= 15
+    for command, option, action in numeric:
+        for text in ("nan", "NaN", "-nan"):
+            with pytest.raises(argparse.ArgumentTypeError):
+                action.type(text)
+
+
+@pytest.mark.parametrize("option, value, said", [
+    ("--threshold", "nan", "argument --threshold: 'nan' is not a number"),
+    ("--threshold", "inf", "argument --threshold: 'inf' is not a finite number"),
+    ("--threshold", "-0.5", "threshold -0.5 is not allowed"),
+    ("--alpha", "nan", "argument --alpha: 'nan' is not a number"),
+    ("--epsilon", "-inf", "argument --epsilon: '-inf' is not a finite number")])
+def test_disclosure_risk_refuses_nan_thresholds(tmp_path, capsys, thesis, option, value, said):
+    source, _ = thesis
+    attributes = tmp_path / "attributes.csv"
+    attributes.write_text("attribute,pk,weight\nJob,0.5,0.5\nCity,0.5,0.5\n", encoding="utf-8")
+    for engine in ("memory", "duckdb"):
+        cli_error(capsys, ["disclosure-risk", source, "--attributes", attributes, f"{option}={value}",
+                           "--engine", engine], said)
+
+
+def test_the_disclosure_threshold_is_checked_in_core_for_the_application(thesis):
+    from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk
+
+    table = load_table(thesis[0])
+    with pytest.raises(InputError, match="threshold nan is not allowed"):
+        disclosure_risk(table, [AttributeParameters("Job", 0.5, 0.5)], threshold=float("nan"))
+
+
+@pytest.mark.parametrize("argv", [
+    ["release", "{source}", "--qi", "Job", "--sa", "Disease", "--weights", "{weights}", "--noise", "Age=5",
+     "--seed", "-1", "--missing-weight-zero"],
+    ["pia", "generate", "--patients", "3", "--violations", "1", "--seed", "-1", "--dir", "{tmp}"],
+    ["learn", "datasets", "--seed", "-1", "--dir", "{tmp}"],
+    ["pseudonymization", "remove", "{source}", "--sensitive", "Disease", "--qi", "Job", "--qi-set", "Job",
+     "--threshold", "0.5", "--seed", "-7"]])
+def test_negative_seeds_are_refused_clearly(tmp_path, capsys, thesis, argv):
+    source, weights = thesis
+    argv = [a.format(source=source, weights=weights, tmp=tmp_path / "out") for a in argv]
+    cli_error(capsys, argv, "argument --seed: seed -", "is not allowed: a seed is a whole number from 0 to")
+
+
+def test_negative_seeds_are_refused_by_the_library(thesis):
+    from tklscore.core.learn.datasets import generate
+    from tklscore.core.pia.generator import generate as generate_patients
+    from tklscore.core.release.transform import ReleaseDesign
+
+    for call in (lambda: ReleaseDesign(noise={"Age": 5}, seed=-1), lambda: generate(-3),
+                 lambda: generate_patients(3, 1, seed=-1), lambda: ReleaseDesign(seed=1.5)):
+        with pytest.raises(InputError, match="seed"):
+            call()
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "{source}", "--rows", "3", "--id-column", "id", "--qi", "Job", "--sa", "Disease", "--weights",
+     "{weights}", "--output", ""],
+    ["report", "{source}", "--rows", "3", "--id-column", "id", "--qi", "Job", "--sa", "Disease", "--weights",
+     "{weights}", "--output", " "],
+    ["release", "{source}", "--qi", "Job", "--sa", "Disease", "--weights", "{weights}", "--output", ""],
+    ["example", "thesis", "--dir", ""],
+    ["pia", "generate", "--patients", "3", "--violations", "1", "--dir", ""]])
+def test_an_empty_output_name_is_refused(tmp_path, capsys, thesis, argv, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source, weights = thesis
+    argv = [a.format(source=source, weights=weights) for a in argv]
+    code, out, err = run_cli(capsys, argv)
+    assert code == 2 and out == "" and "an empty name; give the file or folder to write to" in err
+    assert list(tmp_path.iterdir()) == []

@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import Iterable
 
+from tklscore.cli.arguments import output_path
 from tklscore.core.files.atomic import atomic_write
 
 
@@ -15,7 +16,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str]
                          default: str = "table", format_help: str | None = None,
                          output_help: str = "write to FILE (atomically) instead of stdout") -> None:
     parser.add_argument("--format", choices=list(formats), default=default, help=format_help)
-    parser.add_argument("--output", metavar="FILE", help=output_help)
+    parser.add_argument("--output", metavar="FILE", type=output_path, help=output_help)
 
 
 def add_text_input_arguments(parser: argparse.ArgumentParser, what: str = "CSV/TSV inputs") -> None:

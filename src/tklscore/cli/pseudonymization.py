@@ -9,7 +9,7 @@ import json
 import math
 import sys
 
-from tklscore.cli.arguments import column_list
+from tklscore.cli.arguments import column_list, number, output_path, seed
 from tklscore.core.errors import InputError
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, write_trimmed
@@ -31,10 +31,7 @@ view's saved preferences; needs --id-column). Policy tables are CSV category,nor
 
 
 def _unit(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    return number(text)
 
 
 def _clamp(text: str) -> tuple[float, float]:
@@ -52,11 +49,11 @@ def _data_arguments(parser: argparse.ArgumentParser, *, qi_set: bool) -> None:
     if qi_set:
         parser.add_argument("--qi-set", required=True, type=column_list, metavar="COLS",
                             help="the risk transition to clean: the QIs the actor knows")
-        parser.add_argument("--seed", required=True, type=int, metavar="N", help="seed of the random removal")
+        parser.add_argument("--seed", required=True, type=seed, metavar="N", help="seed of the random removal")
         parser.add_argument("--removal-threshold", type=_unit, metavar="T",
                             help="system default threshold Algorithm 2 estimates with (default: --threshold, "
                                  "else the policy's default category for a normal field)")
-        parser.add_argument("--output", metavar="F", help="write the trimmed data (removed values emptied) as CSV")
+        parser.add_argument("--output", metavar="F", type=output_path, help="write the trimmed data (removed values emptied) as CSV")
     parser.add_argument("--margin", type=_unit, default=0.0, metavar="M",
                         help="values at most M apart count as equal (numeric fields; default 0)")
     chosen = parser.add_mutually_exclusive_group(required=True)

@@ -9,7 +9,8 @@ import json
 import math
 import sys
 
-from tklscore.cli.arguments import column_list as _columns, x_value as _x
+from tklscore.cli.arguments import (column_list as _columns, number as _number, number_or_inf, output_path, seed,
+                                    whole_number, x_value as _x)
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
@@ -43,10 +44,7 @@ def _levels(text: str) -> list[tuple[str, int]]:
 
 
 def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is outside [0, 1] (a share of the rows, e.g. 0.05)")
     return value
@@ -98,7 +96,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(release)
     release.add_argument("--levels", metavar="COL=H,COL=H...", type=_levels, action="append", default=[],
                          help="generalisation level of each column with a hierarchy (default 0)")
-    release.add_argument("--suppress-below", metavar="K", type=int, default=0,
+    release.add_argument("--suppress-below", metavar="K", type=whole_number, default=0,
                          help="do not publish rows in classes smaller than K")
     release.add_argument("--suppression-limit", metavar="S", type=_share, default=1.0,
                          help="at most this share of the rows is suppressed (default 1: no limit)")
@@ -107,8 +105,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                          help="publish a numeric column's class mean or median")
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
-    release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
-    release.add_argument("--output", metavar="RELEASE.csv|.parquet",
+    release.add_argument("--seed", metavar="N", type=seed, default=0, help="seed of the noise (default 0)")
+    release.add_argument("--output", metavar="RELEASE.csv|.parquet", type=output_path,
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
     _engine_arguments(release)
@@ -117,10 +115,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
                                                 "utility loss over the lattice of hierarchy levels")
     _common(found)
-    found.add_argument("--k", type=int, default=1, help="k-anonymity at least K (with suppression)")
-    found.add_argument("--l", type=int, default=1, help="distinct l-diversity at least L")
-    found.add_argument("--t", type=float, default=1.0, help="t-closeness at most T")
-    found.add_argument("--max-tkl", type=float, default=math.inf, help="normalised tkl-Score at most X")
+    found.add_argument("--k", type=whole_number, default=1, help="k-anonymity at least K (with suppression)")
+    found.add_argument("--l", type=whole_number, default=1, help="distinct l-diversity at least L")
+    found.add_argument("--t", type=_number, default=1.0, help="t-closeness at most T")
+    found.add_argument("--max-tkl", type=number_or_inf, default=math.inf, help="normalised tkl-Score at most X")
     found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
                        help="share of rows that may be suppressed to reach k (default 0)")
     _engine_arguments(found)

@@ -111,3 +111,24 @@ def check_limit(count: int, limit: int, *, what: str, unit: str, verb: str = "ev
     if count > limit:
         raise InputError(f"{what} would {verb} {count:,} {unit}; at most {limit:,} are allowed",
                          file=file, column=column, hint=hint)
+
+
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(seed, what: str = "seed") -> int:
+    """A random seed as an int: a whole number from 0 to 2^63 − 1 (numpy's generators take
+    no negative seed; one rule for every seed a user gives, so each is refused alike)."""
+    if isinstance(seed, bool):
+        raise InputError(f"{what} {seed!r} is not a whole number")
+    try:
+        value = int(seed) if not isinstance(seed, float) or seed.is_integer() else None
+    except (TypeError, ValueError, OverflowError):
+        value = None
+    if value is None:
+        raise InputError(f"{what} {shorten(seed)!r} is not a whole number",
+                         hint=f"give a whole number from 0 to {MAX_SEED:,}")
+    if not 0 <= value <= MAX_SEED:
+        raise InputError(f"{what} {shorten(value)} is not allowed: a seed is a whole number from 0 to {MAX_SEED:,}",
+                         hint="the same seed gives the same result; any seed in that range will do")
+    return value

@@ -181,8 +181,10 @@ class Backend:
         without one by matching all its columns in the source (needs :meth:`open_source`)."""
         scan = self.scan(path, delimiter, encoding, "__published")
         self.unmatched_rows = []
+        self.published_scan = None
         stripped = {c.strip(): c for c in scan.columns}
         if id_column is not None:
+            self.published_scan = scan
             if id_column not in stripped:
                 raise InputError(f"identifier column '{id_column}' not found; the table has columns "
                                  f"{', '.join(repr(c) for c in stripped)}", file=str(path))
@@ -192,6 +194,44 @@ class Backend:
             self._check_published_unique(path)
         else:
             self._match_by_position(scan, continuous)
+
+    def conflicts(self, roles: Roles) -> tuple[int, list[str]]:
+        """How many published records (of a file located by id) hold sensitive values that
+        contradict the source record with the same id, and the first of them as
+        :func:`~tklscore.core.tables.published.conflict_entry` writes them; as
+        :func:`~tklscore.core.tables.published.locate_table` finds them in memory."""
+        from tklscore.core.tables.published import SHOWN_CONFLICTS, conflict_entry
+
+        scan = getattr(self, "published_scan", None)
+        if scan is None:
+            return 0, []
+        mine = {c.strip(): c for c in scan.columns}
+        theirs = {c.strip(): c for c in self.source_scan.columns}
+        compared = [(i, c) for i, c in enumerate(roles.sa) if c in mine and c in theirs]
+        if not compared:
+            return 0, []
+        parts, differs = ["pr.pos AS pos", "pr.id AS id"], []
+        for k, (i, c) in enumerate(compared):
+            published_text = f"COALESCE(CAST(pf.{self.q(mine[c])} AS STRING), '')"
+            if c in roles.continuous:
+                bad = (f"NOT COALESCE(TRY_CAST(TRIM(CAST(pf.{self.q(mine[c])} AS STRING)) AS DOUBLE) = src.s{i}, "
+                       f"FALSE)")
+            else:
+                bad = f"{published_text} <> src.s{i}"
+            parts += [f"{bad} AS d{k}", f"{published_text} AS m{k}",
+                      f"COALESCE(CAST(sf.{self.q(theirs[c])} AS STRING), '') AS t{k}"]
+            differs.append(f"d{k}")
+        joined = (f"SELECT {', '.join(parts)} FROM published AS pr JOIN {scan.relation} AS pf ON pf.__rid = pr.pos "
+                  f"JOIN src ON src.id = pr.id JOIN {self.source_scan.relation} AS sf ON sf.__rid = src.rid")
+        self.run("cannot be compared with the source", scan.path, lambda: self.materialize(
+            "conflicts", f"SELECT * FROM ({joined}) AS j WHERE {' OR '.join(differs)}"))
+        count = int(self.fetch("SELECT COUNT(*) AS n FROM conflicts")["n"].iloc[0])
+        first = self.fetch(f"SELECT * FROM conflicts ORDER BY pos LIMIT {SHOWN_CONFLICTS}")
+        entries = [conflict_entry(row["id"], int(row["pos"]) + scan.header_rows,
+                                  [(c, row[f"m{k}"], row[f"t{k}"]) for k, (_, c) in enumerate(compared)
+                                   if bool(row[f"d{k}"])])
+                   for _, row in first.iterrows()]
+        return count, entries
 
     def _match_by_position(self, scan: Scan, continuous) -> None:
         """Each published row takes the source row with the same values in every published

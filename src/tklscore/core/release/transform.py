@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_seed
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.codes import Codes, factorize, group_ids
@@ -51,7 +51,7 @@ class ReleaseDesign:
         object.__setattr__(self, "removed", frozenset(removed))
         object.__setattr__(self, "microaggregate", pairs(microaggregate))
         object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise)))
-        object.__setattr__(self, "seed", int(seed))
+        object.__setattr__(self, "seed", check_seed(seed, "noise seed"))
         object.__setattr__(self, "selection", selection)
         if not (0.0 <= self.suppression_limit <= 1.0) or math.isnan(self.suppression_limit):
             raise InputError(f"suppression limit {suppression_limit!r} is outside [0, 1] (a share of the rows)")

@@ -88,7 +88,7 @@ class DisclosureRisk:
 
 
 def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilon: float,
-                     name: str | None = None) -> None:
+                     name: str | None = None, threshold: float | None = None) -> None:
     seen: dict[str, int | None] = {}
     for a in attributes:
         if not a.attribute:
@@ -108,6 +108,9 @@ def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilo
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε = {epsilon:g} is not allowed; ε ≥ 0 (ε = 0 keeps every known set with PK > 0)",
                          column="epsilon")
+    if threshold is not None and not (math.isfinite(threshold) and threshold >= 0):
+        raise InputError(f"threshold {threshold:g} is not allowed; records are counted where D > T, a number ≥ 0",
+                         column="threshold")
 
 
 def known_sets(pk: list[float], epsilon: float, limit: int = MAX_KNOWN_SETS) -> list[tuple[int, ...]]:
@@ -150,7 +153,7 @@ def disclosure_risk(table: Table | pd.DataFrame, attributes: list[AttributeParam
                     parameters_name: str | None = None, progress=None) -> DisclosureRisk:
     """D(r) of every record of ``table`` over the listed attributes."""
     table = table if isinstance(table, Table) else Table(table)
-    check_parameters(attributes, alpha, epsilon, parameters_name)
+    check_parameters(attributes, alpha, epsilon, parameters_name, threshold)
     unknown = [a for a in attributes if a.attribute not in table.frame.columns]
     if unknown:
         raise InputError(f"attribute '{unknown[0].attribute}' is not a column of {table.name} (its columns: "
