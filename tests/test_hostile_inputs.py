@@ -458,3 +458,76 @@ def test_an_empty_output_name_is_refused(tmp_path, capsys, thesis, argv, monkeyp
     code, out, err = run_cli(capsys, argv)
     assert code == 2 and out == "" and "an empty name; give the file or folder to write to" in err
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- §6 nested JSON, one reader
+
+@pytest.mark.parametrize("reader", ["hierarchy", "json-ld", "data-flow", "vocabulary", "project"])
+@pytest.mark.parametrize("depth", [65, 100_000])
+def test_deeply_nested_json_gets_a_specific_error_from_every_reader(tmp_path, capsys, thesis, reader, depth):
+    from hostile import nested_json
+
+    source, weights = thesis
+    if reader == "hierarchy":
+        path = tmp_path / "age.json"
+        path.write_text('{"kind": "intervals", "levels": ' + nested_json(depth) + "}", encoding="utf-8")
+        cli_error(capsys, ["release", source, "--qi", "Job,Age", "--sa", "Disease", "--weights", weights,
+                           "--missing-weight-zero", "--hierarchy", f"Age={path}"],
+                  "age.json: is nested deeper than 64 levels of arrays and objects, more than any hierarchy "
+                  "definition needs")
+    elif reader in ("json-ld", "vocabulary"):
+        path = tmp_path / "vocabulary.jsonld"
+        path.write_text('{"@context": {}, "@graph": ' + nested_json(depth, "{}") + "}", encoding="utf-8")
+        cli_error(capsys, ["taxonomy", "--vocabulary", path, "--map", "A=B"],
+                  "vocabulary.jsonld: is nested deeper than 64 levels", "JSON-LD document")
+    elif reader == "data-flow":
+        path = tmp_path / "flows.json"
+        path.write_text('{"actors": ' + nested_json(depth, '"A"') + "}", encoding="utf-8")
+        cli_error(capsys, ["pseudonymization", "lts", path], "flows.json: is nested deeper than 64 levels",
+                  "data-flow model")
+    else:
+        from tklscore.core.project import Project
+
+        path = tmp_path / "p.tklproj"
+        path.write_text('{"format": "tklscore-project", "releases": ' + nested_json(depth) + "}", encoding="utf-8")
+        with pytest.raises(InputError, match="p.tklproj: is nested deeper than 64 levels .* project file"):
+            Project.load(path)
+
+
+def test_json_at_the_depth_limit_is_read(tmp_path):
+    from hostile import nested_json
+    from tklscore.core.files.json_file import MAX_JSON_DEPTH, parse_json
+
+    assert parse_json(nested_json(MAX_JSON_DEPTH), "x") is not None
+    with pytest.raises(InputError, match="nested deeper than 64"):
+        parse_json(nested_json(MAX_JSON_DEPTH + 1), "x")
+    with pytest.raises(InputError, match=r"x, row 2: is not a valid JSON file \(not JSON: Expecting value at line 2"):
+        parse_json('{"a":\n}', "x")
+
+
+# --------------------------------------------------------------------------- §6 text files through the shared reader
+
+@pytest.mark.parametrize("encoding", ["cp1252", "utf-16"])
+def test_hierarchy_files_are_read_by_the_shared_text_reader(tmp_path, encoding):
+    from tklscore.core.release.hierarchy import load_arx_csv
+
+    path = tmp_path / "city.csv"
+    path.write_bytes("Montréal;Québec;*\nZürich;Schweiz;*\n".encode(encoding))
+    hierarchy = load_arx_csv(path, "City")
+    assert [list(r) for r in hierarchy.spec["rows"]] == [["Montréal", "Québec", "*"], ["Zürich", "Schweiz", "*"]]
+
+
+def test_a_binary_hierarchy_or_policy_file_is_named(tmp_path, capsys, thesis):
+    from tklscore.core.pseudonymization.thresholds import ThresholdPolicy
+    from tklscore.core.release.hierarchy import load_arx_csv
+
+    path = tmp_path / "junk.csv"
+    path.write_bytes(b"a;b;*\n\x00\x01\x02\x81\n")
+    with pytest.raises(InputError, match=r"junk.csv, row 2: holds binary data"):
+        load_arx_csv(path, "City")
+    with pytest.raises(InputError, match=r"junk.csv, row 2: holds binary data"):
+        ThresholdPolicy.load(path)
+    policy = tmp_path / "policy.csv"
+    policy.write_bytes("category,normal,sensitive\n# Westin's categories\npragmatist,0.5,0.3\n"
+                       "unconcerned,0.9,0.7\nfundamentalist,0.2,0.1\n".encode("cp1252"))
+    assert ThresholdPolicy.load(policy).table["pragmatist"] == (0.5, 0.3)

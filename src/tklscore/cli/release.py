@@ -133,8 +133,6 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _hierarchies(args) -> dict:
     """The hierarchies the arguments give, one per column."""
-    import json
-
     from tklscore.core.release.hierarchy import Hierarchy
 
     found: dict = {}
@@ -147,14 +145,9 @@ def _hierarchies(args) -> dict:
 
     for column, path in args.hierarchy:
         if path.lower().endswith(".json"):
-            from tklscore.core.errors import existing_file
+            from tklscore.core.files.json_file import read_json
 
-            text = existing_file(path, "hierarchy definition").read_text(encoding="utf-8")
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"is not a JSON hierarchy definition: {error.msg}", file=path,
-                                 row=error.lineno) from None
+            data = read_json(path, "hierarchy definition")
             if not isinstance(data, dict):
                 raise InputError("a hierarchy definition is a JSON object with 'kind' and its levels", file=path)
             add(column, Hierarchy.from_dict({**data, "column": column}))

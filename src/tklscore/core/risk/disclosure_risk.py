@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.errors import InputError, existing_file
+from tklscore.core.files.text import read_text
 from tklscore.core.scoring.weights import Interval, Weights
 from tklscore.core.tables.codes import compact, factorize
 from tklscore.core.tables.loading import Table
@@ -250,10 +251,7 @@ def load_attribute_parameters(path: str | os.PathLike) -> list[AttributeParamete
     """Read ``attribute,pk,weight`` (columns in any order)."""
     path = existing_file(path, "attribute parameters file")
     name = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="cp1252")
+    text = read_text(path, "attribute parameters file").lstrip("\ufeff")
     from tklscore.core.tables.loading import detect_delimiter
 
     rows = list(csv.reader(io.StringIO(text), delimiter=detect_delimiter(text, path.suffix.lower())))
