@@ -531,3 +531,62 @@ def test_a_binary_hierarchy_or_policy_file_is_named(tmp_path, capsys, thesis):
     policy.write_bytes("category,normal,sensitive\n# Westin's categories\npragmatist,0.5,0.3\n"
                        "unconcerned,0.9,0.7\nfundamentalist,0.2,0.1\n".encode("cp1252"))
     assert ThresholdPolicy.load(policy).table["pragmatist"] == (0.5, 0.3)
+
+
+# --------------------------------------------------------------------------- §5 unbounded work refused before it starts
+
+def test_pseudonymisation_violations_over_22_qis_are_refused_with_the_count(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({f"q{i}": rng.integers(0, 3, 50).astype(str) for i in range(22)})
+    frame["s"] = rng.integers(0, 5, 50).astype(str)
+    frame.to_csv(tmp_path / "q22.csv", index=False)
+    cli_error(capsys, ["pseudonymization", "violations", tmp_path / "q22.csv", "--sensitive", "s", "--qi",
+                       ",".join(f"q{i}" for i in range(22)), "--threshold", "0.5"],
+              "the risk transitions of 22 quasi-identifiers (one per QI subset) would evaluate 4,194,303 subsets; "
+              "at most 65,535 are allowed")
+
+
+def test_an_lts_of_26_quasi_identifiers_is_refused_with_the_count(tmp_path, capsys):
+    from tklscore.core.files.resources import resource_path
+
+    model = json.loads(resource_path("pseudonymization/health_research.json").read_text(encoding="utf-8"))
+    fields = [f"f{i}" for i in range(26)]
+    model["datastores"][0]["schema"] += [{"field": f, "personal": True} for f in fields]
+    model["datastores"][1]["schema"] += [{"field": f + ".anon", "personal": True} for f in fields]
+    for flow, names in zip(model["flows"], (fields, fields, [f + ".anon" for f in fields])):
+        flow["fields"] += names
+    (tmp_path / "lts.json").write_text(json.dumps(model), encoding="utf-8")
+    cli_error(capsys, ["pseudonymization", "lts", tmp_path / "lts.json"],
+              "(1 at-risk state(s), up to 28 quasi-identifiers accessed) would generate 268,435,455 risk transitions "
+              "(one per QI subset); at most 65,535 are allowed")
+
+
+def test_generating_a_billion_patients_is_refused_with_the_count(tmp_path, capsys):
+    cli_error(capsys, ["pia", "generate", "--patients", "1000000000", "--violations", "1", "--dir", tmp_path / "g"],
+              "the generated database would hold 1,000,000,000 patients; at most 1,000,000 are allowed")
+    assert not (tmp_path / "g").exists()
+
+
+def test_a_suggest_lattice_of_4_to_the_16_is_refused_with_the_count(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({f"q{i}": rng.integers(0, 3, 40).astype(str) for i in range(16)})
+    frame["s"] = "a"
+    frame.to_csv(tmp_path / "q16.csv", index=False)
+    (tmp_path / "w.csv").write_text("attribute,value,weight\ns,a,0.5\n", encoding="utf-8")
+    argv = ["suggest", tmp_path / "q16.csv", "--qi", ",".join(f"q{i}" for i in range(16)), "--sa", "s",
+            "--weights", tmp_path / "w.csv"]
+    for i in range(16):
+        argv += ["--groups", f"q{i}=0,1->a;2->b|a,b->c"]  # levels 0, 1, 2 and the top: 4 each
+    cli_error(capsys, argv, "the lattice of generalisation levels of 16 columns would search 4,294,967,296 nodes; "
+                            "at most 1,048,576 are allowed")
+
+
+def test_the_limits_share_one_pattern():
+    """QI importance (memory and out of core) words its limit as the others do."""
+    from tklscore.core.risk.qi_importance import qi_importance
+    from tklscore.core.tables.codes import factorize
+
+    codes = {f"q{i}": factorize(pd.Series(["a", "b"])) for i in range(17)}
+    with pytest.raises(InputError, match="QI importance over 17 quasi-identifiers would evaluate 131,071 subsets; "
+                                         "at most 65,535 are allowed"):
+        qi_importance(codes, 2)
