@@ -590,3 +590,42 @@ def test_the_limits_share_one_pattern():
     with pytest.raises(InputError, match="QI importance over 17 quasi-identifiers would evaluate 131,071 subsets; "
                                          "at most 65,535 are allowed"):
         qi_importance(codes, 2)
+
+
+def _inflating_workbook(path, padding: int):
+    """A valid workbook whose sheet XML carries ``padding`` spaces: it stays small in the ZIP."""
+    import zipfile
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["id", "Job"])
+    book.active.append(["1", "Nurse"])
+    book.save(path)
+    with zipfile.ZipFile(path) as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    sheet = "xl/worksheets/sheet1.xml"
+    parts[sheet] = parts[sheet].replace(b"</worksheet>", b" " * padding + b"</worksheet>")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_an_xlsx_that_inflates_past_the_cap_is_refused_before_parsing(tmp_path, monkeypatch):
+    import tklscore.core.tables.loading as loading
+
+    monkeypatch.setattr(loading, "MAX_WORKBOOK_BYTES", 2**20)
+    small = _inflating_workbook(tmp_path / "small.xlsx", 1000)
+    assert load_table(small).frame.to_dict("list") == {"id": ["1"], "Job": ["Nurse"]}
+    bomb = _inflating_workbook(tmp_path / "bomb.xlsx", 3 * 2**20)
+    assert bomb.stat().st_size < 100_000
+
+    def parse(*_args, **_kwargs):
+        raise AssertionError("the workbook was parsed")
+
+    monkeypatch.setattr(loading.pd, "read_excel", parse)
+    with pytest.raises(InputError, match=r"bomb.xlsx: the workbook inflates to 3.0 MiB when unpacked \(from "
+                                         r"[\d.]+ KiB\); at most 1.0 MiB are read from an Excel workbook"):
+        load_table(bomb)
+

@@ -226,7 +226,37 @@ def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
     return _load_text_lines(path, delimiter, encoding, progress)
 
 
+MAX_WORKBOOK_BYTES = 256 * 2**20
+"""The most an Excel workbook (.xlsx, .xlsm: a ZIP of XML parts) may inflate to: a small
+file whose sheet inflates to gigabytes would keep the XML parser busy for minutes."""
+
+
+def _check_inflated_size(path: Path) -> None:
+    """Refuse a workbook whose parts inflate beyond :data:`MAX_WORKBOOK_BYTES`, from the
+    sizes its ZIP directory declares (the ZIP reader never inflates a part beyond its
+    declared size), before any part is inflated."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a ZIP (an .xls, or a damaged file): the reader says what is wrong
+    if inflated > MAX_WORKBOOK_BYTES:
+        raise InputError(f"the workbook inflates to {_size(inflated)} when unpacked (from {_size(path.stat().st_size)}); "
+                         f"at most {_size(MAX_WORKBOOK_BYTES)} are read from an Excel workbook", file=str(path),
+                         hint="save the sheet as CSV or Parquet, which are read without this limit")
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:,.1f} {unit}"
+    return f"{count:,} bytes"
+
+
 def _load_excel(path: Path, sheet) -> Table:
+    _check_inflated_size(path)
     try:
         # the header row is read as a row: pandas would rename a repeated name (Job, Job.1)
         frame = pd.read_excel(path, sheet_name=0 if sheet is None else sheet, dtype=str, header=None)
