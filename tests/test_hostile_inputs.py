@@ -629,3 +629,92 @@ def test_an_xlsx_that_inflates_past_the_cap_is_refused_before_parsing(tmp_path, 
                                          r"[\d.]+ KiB\); at most 1.0 MiB are read from an Excel workbook"):
         load_table(bomb)
 
+
+
+# --------------------------------------------------------------------------- §5 linear work (benchmarks/bench_bad_input.py times it)
+
+def test_taxonomy_extraction_visits_a_long_chain_a_bounded_number_of_times(tmp_path, monkeypatch):
+    """4,000 classes in one subClassOf chain took 96 s (networkx's find_cycle restarted its
+    search from every class, and validate() rebuilt the edge set per class): the graph is now
+    walked a few times over, counted here by the calls that list a class's children."""
+    import networkx as nx
+
+    from hostile import subclass_chain_vocabulary
+    from tklscore.core.model.taxonomy import extract_taxonomy
+    from tklscore.core.model.vocabulary import Vocabulary
+
+    depth = 3000
+    vocabulary = Vocabulary.load(subclass_chain_vocabulary(tmp_path / "chain.ttl", depth))
+    calls = {"successors": 0}
+    original = nx.DiGraph.successors
+
+    def counted(self, node):
+        calls["successors"] += 1
+        return original(self, node)
+
+    monkeypatch.setattr(nx.DiGraph, "successors", counted)
+    taxonomy = extract_taxonomy(vocabulary, ["C0"])
+    assert len(taxonomy.nodes) == depth and taxonomy.root.endswith("#C2999")
+    assert calls["successors"] <= 10 * depth
+    lines = taxonomy.tree_lines()  # drawn without recursion, each line of bounded length
+    assert len(lines) == depth and max(map(len, lines)) < 200 and lines[-1].endswith("C0")
+
+
+def test_a_cycle_is_found_in_linear_time():
+    import networkx as nx
+
+    from tklscore.core.model.taxonomy import find_cycle
+
+    chain = nx.DiGraph([(i, i + 1) for i in range(20_000)])
+    assert find_cycle(chain) is None
+    chain.add_edge(20_000, 15_000)
+    cycle = find_cycle(chain)
+    assert len(cycle) == 5001 and cycle[0] == (15_000, 15_001) and cycle[-1] == (20_000, 15_000)
+
+
+def test_the_release_list_reads_only_the_rows_it_shows(qtbot, tmp_path, monkeypatch):
+    """Opening 1,000 releases took 140 s: the list built an item per cell and measured every
+    row on each change. The list is now a model read for the rows on screen: refreshing it
+    reads a number of cells that does not grow with the releases."""
+    from PySide6.QtCore import QSettings
+
+    from tklscore.core.files.resources import resource_path
+    from tklscore.gui.main_window import MainWindow
+    from tklscore.gui.release.releases_panel import ReleasesModel
+
+    import shutil
+
+    shutil.copy(resource_path("learn/Job.csv"), tmp_path / "table.csv")
+    project = {"format": "tklscore-project", "version": 1, "source": {"path": "table.csv"},
+               "roles": {"qi": ["age", "gender"], "sa": [], "continuous": [], "identifier": None},
+               "releases": [{"name": f"R{i}", "kind": "ids", "ids": [str(i % 20)]} for i in range(3000)],
+               "current_release": "R2999", "weights": {}, "x": 1.0, "settings": {}}
+    (tmp_path / "many.tklproj").write_text(json.dumps(project), encoding="utf-8")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    window.workbench.autosave_timer.stop()
+    qtbot.addWidget(window)
+    window.show()
+    window.show_view("release")
+    assert window.open_project(str(tmp_path / "many.tklproj"))
+    qtbot.waitUntil(lambda: window.workbench.table is not None and not window.workbench.runner.current,
+                    timeout=30000)
+    import tklscore.gui.release.releases_panel as releases_panel
+
+    panel = window.findChild(ReleasesModel).panel
+    calls = {"rows": 0}
+    describe = releases_panel._describe
+
+    def counted(definition):
+        calls["rows"] += 1
+        return describe(definition)
+
+    monkeypatch.setattr(releases_panel, "_describe", counted)
+    window.workbench.releasesChanged.emit()
+    qtbot.wait(50)
+    assert panel.releases_model.rowCount() == 3000
+    assert panel.releases_model.index(2999, 0).data() == "R2999"
+    assert panel.releases_table.selectionModel().selectedRows()[0].row() == 2999  # the current one
+    assert 0 < calls["rows"] < 1000  # the rows on screen, a few times over; never every release
+    window.workbench.undo_stack.setClean()
+    window.workbench._mark(False)
