@@ -781,3 +781,40 @@ def test_the_interpreted_join_fires_as_the_generated_one(monkeypatch, rules_file
     removed = sorted(facts, key=str)[: len(facts) // 3]
     assert interpreted.remove(removed) == generated.remove(removed)
     assert interpreted.justification_map() == generated.justification_map()
+
+
+# --------------------------------------------------------------------------- §6 an empty AHP matrix
+
+@pytest.mark.parametrize("text", [",\n", ",,,\n,,\n", " ; \n"])
+def test_an_empty_judgement_matrix_file_is_named(tmp_path, capsys, text):
+    path = tmp_path / "matrix.csv"
+    path.write_text(text, encoding="utf-8")
+    cli_error(capsys, ["ahp", path], "matrix.csv: the file holds only empty cells, no judgement matrix")
+
+
+@pytest.mark.parametrize("matrix", [[], [[]], np.zeros((0, 0)), [[], []]])
+def test_an_empty_judgement_matrix_is_refused_by_the_library(matrix):
+    from tklscore.core.model.ahp import ahp
+
+    with pytest.raises(InputError, match=r"the judgement matrix is empty \(no criteria\)"):
+        ahp(matrix)
+
+
+# --------------------------------------------------------------------------- §6 a 400-digit number with DuckDB
+
+@pytest.mark.parametrize("operator", [">", "<", "=="])
+def test_a_400_digit_number_in_a_duckdb_filter_is_named(capsys, thesis, operator):
+    source, weights = thesis
+    number = "1" + "0" * 400
+    cli_error(capsys, ["score", source, "--filter", f"Age {operator} {number}", "--id-column", "id", "--qi", THESIS_QI,
+                       "--sa", THESIS_SA, "--continuous", "Age", "--weights", weights, "--engine", "duckdb"],
+              "the number 100000", "(401 characters) in the filter is beyond the largest number a column can hold")
+
+
+def test_a_400_digit_cell_in_a_continuous_column_is_named_by_every_engine(tmp_path, capsys, thesis):
+    source, weights = thesis
+    big = tmp_path / "big.csv"
+    big.write_text(source.read_text(encoding="utf-8").replace(",27,", f",1{'0' * 400},"), encoding="utf-8")
+    for engine in ("memory", "duckdb"):
+        cli_error(capsys, score_argv(big, weights, "--engine", engine), "big.csv, row 2, column 'Age': continuous "
+                                                                         "column holds '1000")

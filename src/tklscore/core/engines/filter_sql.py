@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, shorten
 
 _HINT = ("use column names (in backticks when they contain spaces), ==, !=, <, <=, >, >=, in [...], "
          "and, or, not, parentheses, quoted text such as 'Flu' and numbers")
@@ -239,7 +239,11 @@ def _number(node: ast.AST) -> float | None:
         sign = -sign if isinstance(node.op, ast.USub) else sign
         node = node.operand
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return sign * float(node.value)
+        try:
+            return sign * float(node.value)
+        except OverflowError:  # an integer literal of hundreds of digits
+            raise InputError(f"the number {shorten(node.value)} in the filter is beyond the largest number a column "
+                             f"can hold (about 1.8e308)", hint="compare with a smaller number") from None
     return None
 
 

@@ -312,6 +312,8 @@ def check_matrix(matrix, criteria: Sequence[str] | None = None, name: str | None
         a = np.array(matrix, dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError("the judgement matrix holds something that is not a number", file=name) from None
+    if a.ndim >= 1 and a.size == 0:
+        raise InputError("the judgement matrix is empty (no criteria)", file=name)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise InputError(f"the judgement matrix must be square; it is {'×'.join(map(str, a.shape)) or 'a scalar'}",
                          file=name)
