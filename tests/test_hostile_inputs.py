@@ -818,3 +818,70 @@ def test_a_400_digit_cell_in_a_continuous_column_is_named_by_every_engine(tmp_pa
     for engine in ("memory", "duckdb"):
         cli_error(capsys, score_argv(big, weights, "--engine", engine), "big.csv, row 2, column 'Age': continuous "
                                                                          "column holds '1000")
+
+
+# --------------------------------------------------------------------------- §4 CSV bound for a spreadsheet
+
+HOSTILE_IDS = ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tTAB", "-3", "+2.5",
+               "-1e5", "plain"]
+SAFE_IDS = ["'=HYPERLINK(\"http://x\",\"y\")", "'+cmd|' /C calc'!A0", "'-2+3", "'@SUM(A1)", "'\tTAB", "-3", "+2.5",
+            "-1e5", "plain"]
+
+
+def test_csv_safe_prefixes_formulas_and_keeps_numbers():
+    from tklscore.core.files.records import csv_safe, records_csv
+
+    frame = pd.DataFrame({"id": HOSTILE_IDS + [None], "tkl": [-1.5] * 10, "n": list(range(-5, 5))})
+    safe = csv_safe(frame)
+    assert safe["id"].tolist() == SAFE_IDS + [None]
+    assert safe["tkl"].tolist() == [-1.5] * 10 and safe["n"].tolist() == list(range(-5, 5))  # numbers stay numbers
+    text = records_csv(frame, ["id", "tkl", "n"], safe=True)
+    assert text.splitlines()[1] == "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-1.5,-5"
+    assert "\n-3,-1.5,0\n" in text and records_csv(frame, ["id", "tkl", "n"]).splitlines()[1].startswith('"=HYPER')
+
+
+def _hostile_source(tmp_path, data_dir):
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame = pd.concat([frame, frame], ignore_index=True).iloc[:len(HOSTILE_IDS)].copy()
+    frame["id"] = HOSTILE_IDS
+    frame.loc[0, "Job"] = "=1+1"
+    path = tmp_path / "hostile.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_score_writes_csv_for_a_spreadsheet_with_csv_safe(tmp_path, capsys, data_dir, thesis):
+    source = _hostile_source(tmp_path, data_dir)
+    argv = ["score", source, "--rows=" + ",".join(["-3", "plain", "@SUM(A1)"]), "--id-column", "id", "--qi",
+            THESIS_QI, "--sa", THESIS_SA, "--continuous", "Age", "--weights", thesis[1], "--format", "csv"]
+    code, out, err = run_cli(capsys, argv + ["--csv-safe"])
+    assert code == 0, err
+    ids = [line.split(",")[0] for line in out.splitlines()[1:]]
+    assert ids == ["-3", "plain", "'@SUM(A1)"]
+    code, out, _ = run_cli(capsys, argv)
+    assert [line.split(",")[0] for line in out.splitlines()[1:]] == ["-3", "plain", "@SUM(A1)"]  # as written
+    cli_error(capsys, argv[:-2] + ["--csv-safe"], "--csv-safe applies to the records written as CSV")
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_release_writes_csv_for_a_spreadsheet_with_csv_safe(tmp_path, capsys, data_dir, thesis, engine):
+    source = _hostile_source(tmp_path, data_dir)
+    out = tmp_path / f"release_{engine}.csv"
+    code, _, err = run_cli(capsys, ["release", source, "--qi", THESIS_QI, "--sa", "Disease", "--weights", thesis[1],
+                                    "--missing-weight-zero", "--output", out, "--csv-safe", "--engine", engine])
+    assert code == 0, err
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert written["id"].tolist() == SAFE_IDS and written.loc[0, "Job"] == "'=1+1"
+    assert written["Age"].tolist() == pd.read_csv(source, dtype=str)["Age"].tolist()
+
+
+def test_the_report_csv_is_always_safe_for_a_spreadsheet(tmp_path, capsys, data_dir, thesis):
+    source = _hostile_source(tmp_path, data_dir)
+    out = tmp_path / "report.csv"
+    code, _, err = run_cli(capsys, ["report", source, "--rows=-3,@SUM(A1)", "--id-column",
+                                    "id", "--qi", THESIS_QI, "--sa", THESIS_SA, "--continuous", "Age", "--weights",
+                                    thesis[1], "--output", out])
+    assert code == 0, err
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert written["id"].tolist() == ["-3", "'@SUM(A1)"]
+    assert float(written["tkl"].iloc[0]) >= 0  # the scores are numbers, as written

@@ -19,6 +19,14 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str]
     parser.add_argument("--output", metavar="FILE", type=output_path, help=output_help)
 
 
+def add_csv_safe_argument(parser: argparse.ArgumentParser, what: str = "the CSV output") -> None:
+    """``--csv-safe``: CSV bound for a spreadsheet (core/files/records.py)."""
+    parser.add_argument("--csv-safe", action="store_true",
+                        help=f"write {what} for a spreadsheet: a text cell starting with =, +, -, @, a tab or a "
+                             f"carriage return gets a leading ' so that it is never run as a formula (numbers, "
+                             f"negative ones included, stay numbers)")
+
+
 def add_text_input_arguments(parser: argparse.ArgumentParser, what: str = "CSV/TSV inputs") -> None:
     parser.add_argument("--delimiter", help=f"delimiter of {what} (default: detected)")
     parser.add_argument("--encoding", help=f"encoding of {what} (default: detected)")

@@ -11,7 +11,9 @@ import sys
 
 from tklscore.cli.arguments import (column_list as _columns, number as _number, number_or_inf, output_path, seed,
                                     whole_number, x_value as _x)
+from tklscore.cli.output import add_csv_safe_argument
 from tklscore.core.errors import InputError
+from tklscore.core.files.records import csv_safe
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import load_arx_csv
@@ -106,6 +108,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
     release.add_argument("--seed", metavar="N", type=seed, default=0, help="seed of the noise (default 0)")
+    add_csv_safe_argument(release, "a CSV --output")
     release.add_argument("--output", metavar="RELEASE.csv|.parquet", type=output_path,
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
@@ -227,6 +230,8 @@ def _inputs(args) -> list:
 
 
 def run_release(args) -> int:
+    if args.csv_safe and not (args.output and args.output.lower().endswith(".csv")):
+        raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
     if _engine_chosen(args):
         return _run_release_in_engine(args)
     designer, weights = _setup(args)
@@ -243,7 +248,8 @@ def run_release(args) -> int:
             export_published(result.transformed, args.output, [i for i in _inputs(args)[1:] if i])
         else:
             buffer = io.StringIO()
-            result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
+            published = result.transformed.published_table()
+            (csv_safe(published) if args.csv_safe else published).to_csv(buffer, index=False, lineterminator="\n")
             with atomic_write(args.output, inputs=_inputs(args)) as handle:
                 handle.write(buffer.getvalue())
     return _print_release(args, result.to_json_dict())
@@ -266,7 +272,7 @@ def _run_release_in_engine(args) -> int:
         designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
         if args.output:
-            designer.write_release(design, args.output)
+            designer.write_release(design, args.output, csv_safe=args.csv_safe)
     for note in result.notes:
         print(f"tklscore: warning: {note}", file=sys.stderr)
     return _print_release(args, result.to_json_dict())

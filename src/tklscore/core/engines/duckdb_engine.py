@@ -5,6 +5,7 @@ under a memory limit (DuckDB spills to a temporary folder), never loaded into pa
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -79,6 +80,14 @@ class DuckDBBackend(Backend):
             os.replace(temporary, target)
         finally:
             temporary.unlink(missing_ok=True)
+
+    def spreadsheet_safe_sql(self, text: str) -> str:
+        """The SQL of :func:`tklscore.core.files.records.spreadsheet_safe` on the text ``text``."""
+        from tklscore.core.files.records import FORMULA_STARTS, PLAIN_NUMBER
+
+        starts = "^[" + re.escape(FORMULA_STARTS) + "]"
+        return (f"CASE WHEN regexp_matches({text}, {_literal(starts)}) AND NOT "
+                f"regexp_full_match({text}, {_literal(PLAIN_NUMBER)}) THEN concat(chr(39), {text}) ELSE {text} END")
 
     def write_csv(self, sql: str, path: str) -> None:
         """The rows of ``sql`` as CSV (a header line, comma-separated, quoted only where
