@@ -62,13 +62,17 @@ def window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     main = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     main.workbench.autosave_timer.stop()
-    qtbot.addWidget(main)
     main.show()
     yield main
-    main.workbench.undo_stack.setClean()
-    main.workbench._mark(False)
+    # closed here, not by qtbot (which would close it first, and a changed project asks
+    # whether to discard it): the tasks end, the project is marked clean, then it closes
     main.workbench.runner.cancel_all()
     main.workbench.runner.wait()
+    qtbot.wait(10)
+    main.workbench.undo_stack.setClean()
+    main.workbench._mark(False)
+    main.close()
+    main.deleteLater()
 
 
 def error_dialogs(window) -> list[str]:
@@ -235,3 +239,53 @@ def test_the_application_hook_says_what_no_guard_caught(capfd):
     except InputError as error:
         hook(type(error), error, error.__traceback__)
     assert said == ["t.csv, row 3: bad cell"] and "Traceback" not in capfd.readouterr().err
+
+
+# --------------------------------------------------------------------------- §5 special files in the application
+
+def test_a_fifo_as_the_source_is_refused_in_the_application(qtbot, workbench, tmp_path):
+    from hostile import fifo
+
+    failures: list[str] = []
+    workbench.failed.connect(failures.append)
+    with fifo(tmp_path / "pipe.csv") as pipe:
+        workbench.open_source(str(pipe))
+        qtbot.waitUntil(lambda: bool(failures), timeout=20000)
+    assert failures[0] == (f"{pipe}: is a named pipe (FIFO), not a regular table file; it is refused before it is "
+                           f"opened (save the data to a regular file and give that file)")
+    assert workbench.table is None
+
+
+def test_a_project_whose_source_is_a_fifo_opens_with_the_message(qtbot, window, project_dir):
+    from hostile import fifo
+
+    with fifo(project_dir / "pipe.csv"):
+        path = project_file(project_dir, source={"path": "pipe.csv"})
+        assert window.open_project(str(path))
+        qtbot.waitUntil(lambda: bool(error_dialogs(window)), timeout=20000)
+    assert "pipe.csv: is a named pipe (FIFO), not a regular table file" in error_dialogs(window)[0]
+    assert window.workbench.table is None
+
+
+def test_a_mixed_encoding_source_is_read_line_by_line_in_the_application(qtbot, workbench, tmp_path, data_dir):
+    from hostile import mixed_encoding_csv
+
+    source = mixed_encoding_csv(tmp_path / "mixed.csv", (data_dir / "thesis_table_3_1.csv").read_text("utf-8"))
+    workbench.open_source(str(source))
+    qtbot.waitUntil(lambda: workbench.table is not None, timeout=20000)
+    assert sorted(set(workbench.table.frame["City"])) == ["Edmonton", "Montréal"]
+    assert workbench.table.notes == [f"{source}: the file is UTF-8 but line 9 is not; read as Windows-1252 (cp1252), "
+                                     f"every other line as UTF-8"]
+
+
+def test_the_release_view_says_which_lines_were_read_as_windows_1252(qtbot, window, tmp_path, data_dir):
+    from hostile import mixed_encoding_csv
+
+    source = mixed_encoding_csv(tmp_path / "mixed.csv", (data_dir / "thesis_table_3_1.csv").read_text("utf-8"))
+    window.show_view("release")
+    window.workbench.open_source(str(source))
+    qtbot.waitUntil(lambda: window.workbench.table is not None and not window.workbench.runner.current, timeout=20000)
+    view = window.current_view()
+    qtbot.waitUntil(lambda: "Note:" in view.source.detected_label.text(), timeout=5000)
+    assert view.source.detected_label.text().endswith(
+        "Note: the file is UTF-8 but line 9 is not; read as Windows-1252 (cp1252), every other line as UTF-8.")

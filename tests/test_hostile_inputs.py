@@ -693,31 +693,37 @@ def test_the_release_list_reads_only_the_rows_it_shows(qtbot, tmp_path, monkeypa
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     window.workbench.autosave_timer.stop()
-    qtbot.addWidget(window)
-    window.show()
-    window.show_view("release")
-    assert window.open_project(str(tmp_path / "many.tklproj"))
-    qtbot.waitUntil(lambda: window.workbench.table is not None and not window.workbench.runner.current,
-                    timeout=30000)
-    import tklscore.gui.release.releases_panel as releases_panel
+    try:
+        window.show()
+        window.show_view("release")
+        assert window.open_project(str(tmp_path / "many.tklproj"))
+        qtbot.waitUntil(lambda: window.workbench.table is not None and not window.workbench.runner.current,
+                        timeout=30000)
+        import tklscore.gui.release.releases_panel as releases_panel
 
-    panel = window.findChild(ReleasesModel).panel
-    calls = {"rows": 0}
-    describe = releases_panel._describe
+        panel = window.findChild(ReleasesModel).panel
+        calls = {"rows": 0}
+        describe = releases_panel._describe
 
-    def counted(definition):
-        calls["rows"] += 1
-        return describe(definition)
+        def counted(definition):
+            calls["rows"] += 1
+            return describe(definition)
 
-    monkeypatch.setattr(releases_panel, "_describe", counted)
-    window.workbench.releasesChanged.emit()
-    qtbot.wait(50)
-    assert panel.releases_model.rowCount() == 3000
-    assert panel.releases_model.index(2999, 0).data() == "R2999"
-    assert panel.releases_table.selectionModel().selectedRows()[0].row() == 2999  # the current one
-    assert 0 < calls["rows"] < 1000  # the rows on screen, a few times over; never every release
-    window.workbench.undo_stack.setClean()
-    window.workbench._mark(False)
+        monkeypatch.setattr(releases_panel, "_describe", counted)
+        window.workbench.releasesChanged.emit()
+        qtbot.wait(50)
+        assert panel.releases_model.rowCount() == 3000
+        assert panel.releases_model.index(2999, 0).data() == "R2999"
+        assert panel.releases_table.selectionModel().selectedRows()[0].row() == 2999  # the current one
+        assert 0 < calls["rows"] < 1000  # the rows on screen, a few times over; never every release
+    finally:
+        window.workbench.runner.cancel_all()
+        window.workbench.runner.wait()
+        qtbot.wait(10)
+        window.workbench.undo_stack.setClean()
+        window.workbench._mark(False)
+        window.close()
+        window.deleteLater()
 
 
 # --------------------------------------------------------------------------- §6 a PIA rule of many body atoms
