@@ -32,6 +32,7 @@ class Scan:
     columns: list[str]
     kind: str           # "Parquet" or "CSV"
     path: str
+    raw_relation: str = ""   # the cells as the file holds them (a CSV's spaces around values kept)
 
     @property
     def header_rows(self) -> int:
@@ -46,6 +47,7 @@ class Backend:
     quote_char = '"'            # how the engine quotes a column name
     float_text_exact = True     # CAST(DOUBLE AS STRING) writes a float as Python does (the loader's text)
     unmatched_rows: list[int] = []
+    keep_spaces = False         # a CSV's spaces around values kept (core/tables/spaces.py: stripped by default)
 
     # ------------------------------------------------------------------ primitives
 
@@ -73,8 +75,13 @@ class Backend:
         raise NotImplementedError
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
-             relation: str = "__scan") -> Scan:  # pragma: no cover - interface
+             relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:  # pragma: no cover - interface
+        """``relation``: the file with ``__rid``; a CSV's cells with the spaces around them
+        stripped unless ``keep_spaces`` (default: the back-end's :attr:`keep_spaces`)."""
         raise NotImplementedError
+
+    def _keeps_spaces(self, keep_spaces: bool | None) -> bool:
+        return self.keep_spaces if keep_spaces is None else bool(keep_spaces)
 
     def run(self, what: str, path: str, action):
         """Run ``action()``; an engine error becomes an :class:`InputError` naming ``path``."""
