@@ -232,3 +232,37 @@ class _Reader:
 
     def materialize(self, name: str, sql: str) -> None:
         self.backend.run("cannot be read", self.path, lambda: self.backend.materialize(name, sql))
+
+
+def profile_source(path, *, delimiter: str | None = None, encoding: str | None = None, backend=None,
+                   keep_spaces: bool = False) -> list:
+    """Each column's :class:`~tklscore.core.tables.role_guesses.ColumnProfile` (distinct
+    values, numbers, empty cells, value lengths) counted by the engine in one pass, for the
+    role guesses of a source not loaded."""
+    from tklscore.core.tables.role_guesses import ColumnProfile
+
+    with _Reader(path, delimiter, encoding, backend, keep_spaces) as reader:
+        parts = ["COUNT(*) AS n"]
+        for i, c in enumerate(reader.raw):
+            text = f"COALESCE(CAST({reader.q(c)} AS STRING), '')"
+            number = f"TRY_CAST({text} AS DOUBLE)"
+            bad = f"{number} IS NULL OR isnan({number}) OR ABS({number}) = CAST('Infinity' AS DOUBLE)"
+            parts += [f"COUNT(DISTINCT {text}) AS d{i}",
+                      f"SUM(CASE WHEN {text} = '' THEN 1 ELSE 0 END) AS e{i}",
+                      f"SUM(CASE WHEN {bad} THEN 1 ELSE 0 END) AS b{i}",
+                      f"SUM(CASE WHEN NOT ({bad}) AND {number} <> FLOOR({number}) THEN 1 ELSE 0 END) AS f{i}",
+                      f"AVG(CAST(LENGTH({text}) AS DOUBLE)) AS l{i}",
+                      f"AVG(CASE WHEN {text} LIKE '% %' THEN 1.0 ELSE 0.0 END) AS s{i}"]
+        counts = reader.fetch(f"SELECT {', '.join(parts)} FROM {reader.relation}").iloc[0]
+        rows = int(counts["n"])
+
+        def value(key: str) -> float:
+            v = counts[key]
+            return 0.0 if v is None or pd.isna(v) else float(v)
+
+        profiles = []
+        for i, name in enumerate(reader.columns):
+            numeric = rows > 0 and value(f"b{i}") == 0
+            profiles.append(ColumnProfile(name, rows, int(value(f"d{i}")), bool(numeric), int(value(f"e{i}")),
+                                          value(f"l{i}"), value(f"s{i}"), bool(numeric and value(f"f{i}") == 0)))
+        return profiles
