@@ -231,9 +231,12 @@ class Hierarchy:
             below = levels[-1]
             unmapped = sorted({v for v in below if v not in mapping})
             if unmapped and not keep:
+                spaced = [v for v in unmapped if v != v.strip(" ")]
+                hint = ("these values keep the spaces around them (the source is read with its spaces kept): "
+                        f"write them in quotes in the rule, e.g. {quote_value(spaced[0])}" if spaced else
+                        "add them to a rule (a,b->General) or keep values without a rule as they are")
                 raise InputError(f"level {number}: value(s) {_listed(unmapped)} have no group",
-                                 column=self.column,
-                                 hint="add them to a rule (a,b->General) or keep values without a rule as they are")
+                                 column=self.column, hint=hint)
             levels.append(np.asarray([mapping.get(v, v) for v in below], dtype=object))
         return levels
 

@@ -113,6 +113,16 @@ def visible_spaces(text: str) -> str:
     return "␣" * lead + core + "␣" * trail
 
 
+def spaces_tip(text: str) -> str:
+    """The value as a tooltip says it, naming the spaces kept around it."""
+    lead = len(text) - len(text.lstrip(SPACE))
+    trail = len(text) - len(text.rstrip(SPACE))
+    if not lead and not trail or not text.strip(SPACE):
+        return text
+    parts = [f"{n} {where} space{'s' if n != 1 else ''}" for n, where in ((lead, "leading"), (trail, "trailing")) if n]
+    return f"'{text}' (kept with {' and '.join(parts)}; a rule or weight names it in quotes: {quote_value(text)})"
+
+
 def sql_trim(expression: str) -> str:
     """``expression`` (text) with the spaces around it stripped, in SQL that DuckDB and
     Spark SQL both run (``TRIM(BOTH ' ' FROM x)``; both engines remove only U+0020)."""
