@@ -306,7 +306,7 @@ class Workbench(QObject):
         """What of the project's work applies to another source (core/source_change.py)."""
         from tklscore.core.source_change import source_change, table_columns
 
-        attributes = self.weights.attributes() if self.weights is not None else None
+        attributes = list(self.weights.attributes) if self.weights is not None else None
         try:
             columns = table_columns(path, options)
         except InputError:
