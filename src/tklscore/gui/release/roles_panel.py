@@ -51,7 +51,7 @@ class RolesPanel(QGroupBox):
         for column in range(3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(3, 260)
+        header.resizeSection(3, 150)
         header.setStretchLastSection(True)
         layout.addWidget(self.roles_table, 1)
         self.roles_hint = QLabel()
@@ -95,7 +95,7 @@ class RolesPanel(QGroupBox):
         for row, column in enumerate(columns):
             role, continuous = choices[column]
             name = QTableWidgetItem(column)
-            name.setToolTip(column)
+            name.setToolTip(f"{column}\nGuessed {ROLE_LABELS[role]}: {reasons[column]}" if column in reasons else column)
             self.roles_table.setItem(row, 0, name)
             role_combo = QComboBox()
             for value, label in ROLE_LABELS.items():
