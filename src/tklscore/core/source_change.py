@@ -189,21 +189,13 @@ def table_columns(path: str | os.PathLike, options: dict | None = None) -> list[
         except Exception as error:  # openpyxl raises several types for a damaged workbook
             raise InputError(f"not a readable Excel workbook ({error})", file=str(path)) from None
         return [str(c).strip() for c in frame.columns]
-    from tklscore.core.files.text import csv_rows
+    from tklscore.core.engines.source import _csv_header
     from tklscore.core.tables.loading import sniff_text_file
     from tklscore.core.tables.spaces import split_delimiter
 
     delimiter, encoding = sniff_text_file(path)
     delimiter = split_delimiter(options.get("delimiter"))[0] or delimiter
-    encoding = options.get("encoding") or encoding
-    with open(path, "rb") as handle:
-        sample = handle.read(256 * 1024)
-    try:
-        text = sample.decode(encoding, errors="ignore")
-    except LookupError:
-        raise InputError(f"unknown encoding '{encoding}'", file=str(path)) from None
-    first = next(csv_rows(text.lstrip("\ufeff"), str(path), delimiter), None)
-    return [c.strip() for c in first[1]] if first else []
+    return [c.strip() for c in _csv_header(path, delimiter, options.get("encoding") or encoding)]
 
 
 def start_new_project(path: str, options: dict | None = None) -> Project:
