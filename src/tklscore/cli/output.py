@@ -35,7 +35,7 @@ def add_keep_spaces_argument(parser: argparse.ArgumentParser) -> None:
 def note_spaces(table, what: str | None = None) -> None:
     """Say on stderr where the spaces around values were removed from a table read (a
     loaded Table or an out-of-core SourceSummary)."""
-    stripped = getattr(table, "spaces_stripped", None)
+    stripped = getattr(table, "spaces_stripped", table)
     if stripped:
         name = what or getattr(table, "name", None) or getattr(table, "path", "")
         print(f"tklscore: note: {name}: {stripped.message()}", file=sys.stderr)

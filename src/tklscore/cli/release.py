@@ -283,6 +283,9 @@ def _run_release_in_engine(args) -> int:
     with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
         designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
+        from tklscore.cli.score import note_spaces_in_engine
+
+        note_spaces_in_engine(backend, args.source)
         if args.output:
             designer.write_release(design, args.output)
     for note in result.notes:

@@ -159,6 +159,13 @@ def run(args) -> int:
     return 0
 
 
+def note_spaces_in_engine(backend, source: str) -> None:
+    """The engine's note on the spaces around the source's values (from its first records)."""
+    scan = getattr(backend, "source_scan", None)
+    if scan is not None:
+        note_spaces(backend.spaces_stripped(scan), what=source)
+
+
 def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:
     """The weights named by ``--weights`` or ``--model``, and the tkl-Data Model they come from (if any)."""
     if args.weights:
@@ -199,6 +206,7 @@ def _run_engine(args) -> int:
                              x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
                              delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated,
                              backend=backend)
+        note_spaces_in_engine(backend, args.source)
         measures = None
         if args.measures:
             from tklscore.core.engines.measures import measure_published

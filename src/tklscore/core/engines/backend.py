@@ -83,6 +83,25 @@ class Backend:
     def _keeps_spaces(self, keep_spaces: bool | None) -> bool:
         return self.keep_spaces if keep_spaces is None else bool(keep_spaces)
 
+    def spaces_stripped(self, scan: Scan, sample_rows: int = 100_000):
+        """Where a CSV scan's spaces around values were stripped, seen in its first
+        ``sample_rows`` records (a :class:`~tklscore.core.tables.spaces.SpacesStripped`)."""
+        from tklscore.core.tables.spaces import SpacesStripped
+
+        if scan.kind != "CSV" or not scan.raw_relation or scan.raw_relation == scan.relation:
+            return SpacesStripped()
+        parts = []
+        for i, c in enumerate(scan.columns):
+            text = f"CAST({self.q(c)} AS STRING)"
+            parts += [f"SUM(CASE WHEN {text} LIKE ' %' THEN 1 ELSE 0 END) AS l{i}",
+                      f"SUM(CASE WHEN {text} LIKE '% ' THEN 1 ELSE 0 END) AS t{i}"]
+        counts = self.fetch(f"SELECT {', '.join(parts)} FROM (SELECT * FROM {scan.raw_relation} "
+                            f"LIMIT {int(sample_rows)}) AS sample").fillna(0).iloc[0]
+        lead = [bool(counts[f"l{i}"]) for i in range(len(scan.columns))]
+        trail = [bool(counts[f"t{i}"]) for i in range(len(scan.columns))]
+        names = tuple(c.strip() for i, c in enumerate(scan.columns) if lead[i] or trail[i])
+        return SpacesStripped(names, any(lead), any(trail))
+
     def run(self, what: str, path: str, action):
         """Run ``action()``; an engine error becomes an :class:`InputError` naming ``path``."""
         try:
