@@ -321,12 +321,13 @@ def test_what_applies_to_another_table(tmp_path):
     change = source_change(project, str(ADULT), table_columns(ADULT), ["Disease", "Medication"])
     assert change.holds_work and not change.same_table
     applies = {(w.kind, w.name): w.applies for w in change.work}
-    assert applies == {("roles", "Job, City, Gender, Disease, Medication, Age, Initial Diagnosis, id"): False,
+    assert applies == {("roles", "roles"): False,
                        ("release", "Scenario 1"): False, ("release", "Women"): False,
                        ("release", "Adult-like"): True, ("release", "Older"): True, ("model", "model"): False}
     question = change.question()
     assert "its 4 ids name records of the other table" in question
     assert "its filter names 'Gender', not columns of the new table" in question
+    assert "The roles: 'Job', 'City', 'Gender', 'Disease', 'Medication', 'Age' and 2 more are not columns" in question
     kept = keep_what_applies(project, change, str(ADULT))
     assert [r.name for r in kept.releases] == ["Adult-like", "Older"] and kept.current_release == "Adult-like"
     assert kept.model_turtle is None and not kept.roles.qi and kept.builtin is None

@@ -48,6 +48,8 @@ class CarriedWork:
     def line(self) -> str:
         if self.kind == MODEL:
             return f"The tkl-Data Model: {self.reason}"
+        if self.kind == ROLES:
+            return f"The roles: {self.reason}"
         what = {ROLES: "Roles of", RELEASE: "Release", WEIGHTS: "Weights file"}[self.kind]
         return f"{what} '{self.name}': {self.reason}"
 
@@ -102,9 +104,10 @@ def source_change(project: Project, path: str, columns: list[str], weight_attrib
     named = list(roles.qi) + list(roles.sa) + ([roles.identifier] if roles.identifier else [])
     if named:
         missing = [c for c in named if c not in present]
-        work.append(CarriedWork(ROLES, ", ".join(named), not missing,
-                                "its columns are in the new table" if not missing
-                                else f"{_names(missing)} {'is' if len(missing) == 1 else 'are'} not a column of it"))
+        work.append(CarriedWork(ROLES, "roles", not missing,
+                                "their columns are in the new table" if not missing
+                                else f"{_names(missing)} {'is not a column' if len(missing) == 1 else 'are not columns'} "
+                                     f"of the new table"))
     for definition in project.releases:
         work.append(_release_applies(definition, present))
     attributes = sorted(set(weight_attributes or ()))
@@ -233,5 +236,7 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def _names(columns) -> str:
-    return ", ".join(f"'{c}'" for c in columns)
+def _names(columns, limit: int = 6) -> str:
+    columns = list(columns)
+    shown = ", ".join(f"'{c}'" for c in columns[:limit])
+    return shown + (f" and {len(columns) - limit} more" if len(columns) > limit else "")
