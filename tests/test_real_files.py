@@ -347,3 +347,31 @@ def test_filter_columns():
     assert filter_columns("sex == 'Female' and `marital-status` != 'a b' or age >= 30") == \
         ["marital-status", "sex", "age"]
     assert filter_columns("Job.isin(['Lawyer']) and not (City == \"x\")") == ["Job", "City"]
+
+
+_cell = st.text(alphabet=st.sampled_from(list("ab xé-")), max_size=5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(_cell, min_size=3, max_size=3), min_size=1, max_size=8), st.booleans())
+def test_loader_and_duckdb_read_spaces_alike(rows, keep):
+    """One rule in memory and out of core: each cell stripped of the spaces around it, or
+    kept as written; and both say the same columns had them."""
+    import csv
+    import io
+    import tempfile
+
+    rows = [[cell if cell.strip() else "v" for cell in row] for row in rows]  # an all-space row reads as empty
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.csv"
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL).writerows([["a", "b", "c"]] + rows)
+        path.write_text(buffer.getvalue(), encoding="utf-8")
+        table = load_table(path, keep_spaces=keep)
+        summary = describe_source(path, keep_spaces=keep)
+    expected = [[cell if keep else cell.strip(" ") for cell in row] for row in rows]
+    assert table.frame.values.tolist() == expected
+    assert summary.preview.values.tolist() == expected
+    assert summary.spaces_stripped == table.spaces_stripped
+    changed = [name for j, name in enumerate("abc") if any(row[j] != row[j].strip(" ") for row in rows)]
+    assert list(table.spaces_stripped.columns) == ([] if keep else changed)
