@@ -3,7 +3,9 @@
 Every cell is kept as the text it was written as (ids stay strings, ``007`` stays
 ``007``). A missing cell (empty in CSV, NaN/None in Excel or Parquet) becomes the empty
 string: for a categorical quasi-identifier or sensitive attribute it is a value of its
-own. A continuous column must parse as numbers; see :meth:`Table.numeric`.
+own. A continuous column must parse as numbers; see :meth:`Table.numeric`. The spaces
+around the cells of a CSV/TSV file are stripped unless ``keep_spaces`` (see
+:mod:`tklscore.core.tables.spaces`); ``Table.spaces_stripped`` says where.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tklscore.core.errors import InputError, existing_file, shorten
 from tklscore.core.files.text import (FIELD_LIMIT, InputNote, check_cell_length, check_delimiter, csv_rows,
                                       decode_lines, decode_text, mixed_lines_note, refuse_binary, refuse_mixed_lines,
                                       unicode_encoding)
+from tklscore.core.tables.spaces import SpacesStripped, check_keep, split_delimiter, strip_frame
 
 MISSING = ""
 _TEXT = pd.StringDtype("pyarrow", na_value=np.nan)  # Arrow-backed text: no Python object per cell
@@ -60,6 +63,8 @@ class Table:
         self.delimiter = delimiter
         self.encoding = encoding
         self.notes: list[str] = []                      # what the reader did that the user should know
+        self.keep_spaces = False                        # read with the spaces around values kept
+        self.spaces_stripped = SpacesStripped()         # where the spaces around values were stripped
         self._numeric: dict[str, np.ndarray] = {}
         self._text: dict[str, pd.Series] = {}
         self._codes: dict = {}
@@ -211,19 +216,25 @@ def _column_text(values: pd.Series) -> pd.Series:
 
 def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
                encoding: str | None = None, sheet: str | int | None = None,
-               progress: Callable[[float], None] | None = None) -> Table:
+               progress: Callable[[float], None] | None = None, keep_spaces: bool = False) -> Table:
     """Load CSV/TSV (delimiter and encoding detected unless given), Excel or Parquet.
 
+    The spaces around a CSV/TSV cell are stripped unless ``keep_spaces``; a delimiter
+    given with its spaces (``", "``) reads as the delimiter with the spaces stripped.
     ``progress(fraction)`` is called as a large CSV/TSV file is read in chunks; it may
     raise (e.g. on cancel) to stop reading."""
     path = existing_file(path, "table file")
     suffix = path.suffix.lower()
-    delimiter = check_delimiter(delimiter)
+    check_keep(delimiter, keep_spaces)
+    delimiter = check_delimiter(split_delimiter(delimiter)[0])
     if suffix in _EXCEL:
-        return _load_excel(path, sheet)
-    if suffix in _PARQUET:
-        return _load_parquet(path)
-    return _load_text_lines(path, delimiter, encoding, progress)
+        table = _load_excel(path, sheet)
+    elif suffix in _PARQUET:
+        table = _load_parquet(path)
+    else:
+        table = _load_text_lines(path, delimiter, encoding, progress, keep_spaces)
+    table.keep_spaces = bool(keep_spaces)
+    return table
 
 
 MAX_WORKBOOK_BYTES = 256 * 2**20
@@ -521,12 +532,13 @@ class _MixedLines(Exception):
     """The file's lines disagree on the encoding (UTF-8 and Windows-1252): read it line by line."""
 
 
-def _load_text_lines(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
+def _load_text_lines(path: Path, delimiter: str | None, encoding: str | None, progress=None,
+                     keep_spaces: bool = False) -> Table:
     """:func:`_load_text`, or for a file whose lines disagree on the encoding (UTF-8 text with
     some Windows-1252 lines, :func:`~tklscore.core.files.text.decode_lines`) the same read
     of its text decoded line by line, with a note naming those lines."""
     try:
-        return _load_text(path, delimiter, encoding, progress)
+        return _load_text(path, delimiter, encoding, progress, keep_spaces)
     except _MixedLines:
         pass
     name = str(path)
@@ -534,7 +546,7 @@ def _load_text_lines(path: Path, delimiter: str | None, encoding: str | None, pr
     delimiter = delimiter or detect_delimiter(text[:_SAMPLE_BYTES], path.suffix.lower())
     with _memory_file(text.encode("utf-8"), path.name) as copy:  # never a copy of the data on disk
         try:
-            table = _load_text(copy, delimiter, "utf-8", progress)
+            table = _load_text(copy, delimiter, "utf-8", progress, keep_spaces)
         except InputError as error:
             raise InputError(error.message, file=name, row=error.row, column=error.column, hint=error.hint) from None
     note = mixed_lines_note(name, lines)
@@ -567,7 +579,8 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
+def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None,
+               keep_spaces: bool = False) -> Table:
     name = str(path)
     with open(path, "rb") as handle:
         sample = handle.read(_SAMPLE_BYTES)
@@ -611,9 +624,13 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
         _check_field_counts(path, encoding, delimiter, len(header), name)
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_cell_lengths(frame, name)
+    frame = frame.fillna(MISSING) if frame.isna().to_numpy().any() else frame
+    stripped = SpacesStripped()
+    if not keep_spaces:
+        frame, stripped = strip_frame(frame)
     # columns stay pandas' text dtype (Arrow-backed with pandas 3): no Python object per cell
-    table = Table(frame.fillna(MISSING) if frame.isna().to_numpy().any() else frame, name=name, kind="csv",
-                  delimiter=delimiter, encoding=encoding)
+    table = Table(frame, name=name, kind="csv", delimiter=delimiter, encoding=encoding)
+    table.spaces_stripped = stripped
     return table
 
 
