@@ -62,3 +62,17 @@ def subclass_chain_vocabulary(path: Path, depth: int) -> Path:
 def nested_json(depth: int, leaf: str = "1") -> str:
     """``[[[...1...]]]``, ``depth`` lists deep."""
     return "[" * depth + leaf + "]" * depth
+
+
+def close_window(window, qtbot) -> None:
+    """Close a test's main window without its question about unsaved changes: the tasks end
+    first (a task finishing later would mark the project changed again), then the project is
+    marked clean and the window closed. (qtbot.addWidget would close it before the test's
+    own clean-up.)"""
+    window.workbench.runner.cancel_all()
+    window.workbench.runner.wait()
+    qtbot.wait(10)
+    window.workbench.undo_stack.setClean()
+    window.workbench._mark(False)
+    window.close()
+    window.deleteLater()

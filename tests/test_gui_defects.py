@@ -6,21 +6,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
+from helpers import workbench  # noqa: F401 - a fixture
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.gui.scores.view import ScoresView
-from tklscore.gui.workbench import Workbench
 
-
-@pytest.fixture
-def workbench(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    bench = Workbench()
-    bench.autosave_timer.stop()
-    yield bench
-    bench.runner.cancel_all()
-    bench.runner.wait()
 
 
 def test_the_scores_view_shows_published_rows_that_contradict_the_source(qtbot, workbench, tmp_path):

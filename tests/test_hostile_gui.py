@@ -10,6 +10,8 @@ import shutil
 
 import pytest
 
+from helpers import workbench  # noqa: F401 - a fixture
+from hostile import close_window
 from tklscore.core.errors import InputError
 from tklscore.core.project import Project
 
@@ -41,19 +43,6 @@ def project_file(folder, name="p.tklproj", **changes):
 
 
 @pytest.fixture
-def workbench(qtbot, tmp_path, monkeypatch):
-    from tklscore.gui.workbench import Workbench
-
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    bench = Workbench()
-    bench.autosave_timer.stop()
-    yield bench
-    bench.runner.cancel_all()
-    bench.runner.wait()
-
-
-@pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
     from PySide6.QtCore import QSettings
 
@@ -64,15 +53,7 @@ def window(qtbot, tmp_path, monkeypatch):
     main.workbench.autosave_timer.stop()
     main.show()
     yield main
-    # closed here, not by qtbot (which would close it first, and a changed project asks
-    # whether to discard it): the tasks end, the project is marked clean, then it closes
-    main.workbench.runner.cancel_all()
-    main.workbench.runner.wait()
-    qtbot.wait(10)
-    main.workbench.undo_stack.setClean()
-    main.workbench._mark(False)
-    main.close()
-    main.deleteLater()
+    close_window(main, qtbot)
 
 
 def error_dialogs(window) -> list[str]:

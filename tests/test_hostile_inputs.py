@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers import run_cli
-from hostile import THESIS_QI, THESIS_SA, fifo, mixed_encoding_csv
+from hostile import THESIS_QI, THESIS_SA, close_window, fifo, mixed_encoding_csv
 from tklscore.core import InputError, load_table
 from tklscore.core.files.text import InputNote, decode_lines, decode_text
 
@@ -717,13 +717,7 @@ def test_the_release_list_reads_only_the_rows_it_shows(qtbot, tmp_path, monkeypa
         assert panel.releases_table.selectionModel().selectedRows()[0].row() == 2999  # the current one
         assert 0 < calls["rows"] < 1000  # the rows on screen, a few times over; never every release
     finally:
-        window.workbench.runner.cancel_all()
-        window.workbench.runner.wait()
-        qtbot.wait(10)
-        window.workbench.undo_stack.setClean()
-        window.workbench._mark(False)
-        window.close()
-        window.deleteLater()
+        close_window(window, qtbot)
 
 
 # --------------------------------------------------------------------------- §6 a PIA rule of many body atoms
