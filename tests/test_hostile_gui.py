@@ -115,8 +115,8 @@ def test_a_missing_current_release_shows_the_first_with_a_note(qtbot, window, pr
     ({"settings": {"design": {"hierarchies": [{"column": "Age", "kind": "intervals", "levels": ["x"]}]}}},
      "'settings.design.hierarchies[1]' cannot be read: "),
     ({"settings": {"design": {"saved": [{"levels": "x"}]}}},
-     "'settings.design.saved[1]' cannot be read: the levels of a design must map each column to its value, not "
-     "str 'x'"),
+     "'settings.design.saved[1]' cannot be read: the levels of a design must map each column to its value "
+     "({column: value}), not 'x'"),
     ({"settings": {"design": {"current": {"noise": {"Age": "loud"}}}}},
      "'settings.design.current' cannot be read: a design holds something that is not a number"),
     ({"settings": {"per_record_order": 5}}, "'settings.per_record_order' must be text, not a number"),
@@ -270,3 +270,22 @@ def test_the_release_view_says_which_lines_were_read_as_windows_1252(qtbot, wind
     qtbot.waitUntil(lambda: "Note:" in view.source.detected_label.text(), timeout=5000)
     assert view.source.detected_label.text().endswith(
         "Note: the file is UTF-8 but line 9 is not; read as Windows-1252 (cp1252), every other line as UTF-8.")
+
+
+# --------------------------------------------------------------------------- §4 a judgement inside a project
+
+def test_a_project_whose_model_holds_a_nan_judgement_says_so(qtbot, window, project_dir):
+    from rdflib import Graph, Literal, Namespace
+
+    from tklscore.core.examples import thesis_model
+
+    tklm = Namespace("https://tklscore.org/ns/tkl-model#")
+    graph = Graph()
+    graph.parse(data=thesis_model().to_graph().serialize(format="turtle"), format="turtle")
+    graph.set((next(iter(graph.subjects(tklm.rating, None))), tklm.rating, Literal("NaN")))
+    path = project_file(project_dir, weights={"path": "weights.csv", "model": graph.serialize(format="turtle"),
+                                              "use": "model"})
+    assert window.open_project(str(path))
+    qtbot.waitUntil(lambda: bool(error_dialogs(window)), timeout=30000)
+    assert "' by expert 1 is not a finite number" in error_dialogs(window)[0]
+    assert window.workbench.model is None

@@ -885,3 +885,17 @@ def test_the_report_csv_is_always_safe_for_a_spreadsheet(tmp_path, capsys, data_
     written = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert written["id"].tolist() == ["-3", "'@SUM(A1)"]
     assert float(written["tkl"].iloc[0]) >= 0  # the scores are numbers, as written
+
+
+def test_the_engine_check_reads_the_first_part_file_of_a_folder(tmp_path):
+    """Spark reads a folder of part files: the check reads the first one (no JVM needed)."""
+    from tklscore.core.engines.backend import check_engine_file
+
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "_SUCCESS").write_text("", encoding="utf-8")
+    (folder / "part-00000.csv").write_text("id,Job,Job\n1,a,b\n", encoding="utf-8")
+    (folder / "part-00001.csv").write_text("id,Job,Job\n2,c,d\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"parts, row 1: column name 'Job' appears twice"):
+        check_engine_file(str(folder), "CSV", None, None, "spark")
+    check_engine_file("hdfs://cluster/data/part", "CSV", None, None, "spark")  # remote: the engine reads it

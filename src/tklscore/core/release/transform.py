@@ -48,8 +48,8 @@ class ReleaseDesign:
             try:
                 return tuple(sorted(dict(value).items()))
             except (TypeError, ValueError):
-                raise InputError(f"the {what} of a design must map each column to its value, not "
-                                 f"{type(value).__name__} {value!r:.60}") from None
+                raise InputError(f"the {what} of a design must map each column to its value "
+                                 f"({{column: value}}), not {value!r:.60}") from None
         object.__setattr__(self, "name", str(name))
         try:
             object.__setattr__(self, "levels", tuple((str(c), int(h)) for c, h in pairs(levels, "levels")))
