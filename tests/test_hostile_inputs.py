@@ -174,7 +174,7 @@ def test_a_character_device_or_a_folder_is_refused(tmp_path, capsys, thesis):
     cli_error(capsys, score_argv(tmp_path, weights, "--engine", "duckdb"), "is a folder, not a table file")
 
 
-@pytest.mark.parametrize("what", ["weights", "describe", "project", "ahp", "pia-rules", "vocabulary"])
+@pytest.mark.parametrize("what", ["weights", "describe", "project", "ahp", "pia-rules", "vocabulary", "new-source"])
 def test_every_input_refuses_a_fifo(tmp_path, capsys, thesis, what):
     source, weights = thesis
     with fifo(tmp_path / "input") as pipe:
@@ -198,6 +198,11 @@ def test_every_input_refuses_a_fifo(tmp_path, capsys, thesis, what):
 
             with pytest.raises(InputError, match="is a named pipe"):
                 load_rules(pipe)
+        elif what == "new-source":
+            from tklscore.core.source_change import table_columns
+
+            with pytest.raises(InputError, match="is a named pipe"):
+                table_columns(pipe)
         else:
             cli_error(capsys, ["taxonomy", "--vocabulary", pipe, "--map", "A=B"], "is a named pipe")
 
