@@ -454,9 +454,9 @@ class Workbench(QObject):
         if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
             self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
         elif self.source_summary is not None and definition.kind == "filter":
-            from tklscore.core.engines.filter_sql import check_filter
+            from tklscore.core.release.filters import parse_filter
 
-            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
+            parse_filter(definition.expression).require_columns(self.source_summary.columns)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():

@@ -142,8 +142,9 @@ class SparkBackend(Backend):
             previous.unpersist()
         self._views.append(name)
 
-    def materialize(self, name: str, sql: str) -> None:
-        self._keep(name, self.spark.sql(sql))
+    def materialize(self, name: str, sql: str, params=None) -> None:
+        # positional ``?`` parameters (Spark 3.5+): values are bound, never parsed as SQL text
+        self._keep(name, self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql))
 
     def _keep(self, name: str, frame) -> None:
         from pyspark import StorageLevel
