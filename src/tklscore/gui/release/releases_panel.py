@@ -130,8 +130,8 @@ class ReleasesPanel(QGroupBox):
         if release is not None or workbench.table is None:
             return release
         scoring = bool(workbench.project.roles.sa) and workbench.weights is not None
-        if scoring:  # the Workbench resolves it in the background while scoring
-            return None
+        if scoring:  # the Workbench resolves it in the background while scoring (or says why it cannot)
+            return workbench.release_errors.get(definition.name)
         key = (definition, id(workbench.table), workbench.project.roles)
         if key not in self._fallback:
             try:
