@@ -109,6 +109,39 @@ def test_what_is_refused_is_named(backend, data_dir, expression, message):
         engine_ids(backend, path, roles, expression)
 
 
+def quote_cases():
+    """Each quote/backslash value with its literals, and lists mixing them with an injection."""
+    from test_filters import QUOTED
+
+    cases = [f"Job == {literal}" for literals in QUOTED.values() for literal in literals]
+    cases += [f"Job != {literals[0]}" for literals in QUOTED.values()]
+    cases += ["Job in ['x\\\\', \"')) OR 1=1 --\"]", "Job in ('x\\\\', ')) OR 1=1 --')",
+              "Job not in ['\\\\', \"'\", '\"', 'a\\b']", "Job > '\\\\' and Job < 'a\\b'",
+              "Job == '\\\\' or Job == '\\\\\\\\' or Job == 'x\\\\\\\\'"]
+    return cases
+
+
+def assert_quotes_select_as_in_memory(backend, folder) -> None:
+    """Every quote/backslash combination selects on the engine exactly the records memory
+    selects, and memory the one record holding the value (tests/test_filters.py)."""
+    from test_filters import QUOTED, quote_table
+
+    path, table = quote_table(folder)
+    roles = Roles(qi=["Job"], identifier="id")
+    for row, literals in enumerate(QUOTED.values()):
+        for literal in literals:
+            assert memory_ids(path, roles, f"Job == {literal}") == [str(row)], literal
+    for expression in quote_cases():
+        expected = memory_ids(path, roles, expression)
+        assert engine_ids(backend, path, roles, expression) == expected, (backend.name, expression)
+    injected = memory_ids(path, roles, "Job in ['x\\\\', \"')) OR 1=1 --\"]")
+    assert injected == [str(list(QUOTED).index("')) OR 1=1 --")), str(list(QUOTED).index("x\\"))]
+
+
+def test_quotes_and_backslashes_select_as_in_memory(backend, tmp_path):
+    assert_quotes_select_as_in_memory(backend, tmp_path)
+
+
 def test_thesis_filter_with_an_identifier(backend, data_dir):
     roles = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Age", "Initial Diagnosis"], continuous=["Age"],
                   identifier="id")

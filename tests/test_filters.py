@@ -375,3 +375,23 @@ def test_the_application_refuses_a_filter_selecting_nothing_when_it_is_defined(q
     finally:
         workbench.runner.cancel_all()
         workbench.runner.wait(5000)
+
+
+def test_a_refused_release_is_said_once_not_at_every_rescoring(qtbot, tmp_path, marker):
+    from tklscore.gui.workbench import Workbench
+
+    _, path = hostile_project(tmp_path, marker)
+    workbench = Workbench()
+    said = []
+    workbench.failed.connect(said.append)
+    try:
+        workbench.open_project(str(path))
+        qtbot.waitUntil(lambda: "Scenario 1" in workbench.reports and not workbench.runner.current, timeout=20000)
+        assert sorted(m.split(":")[0] for m in said) == ["Release 'Hostile'", "Release 'Nothing'", "Release 'Stealth'"]
+        workbench.set_x(2.0)                      # scores again: the same refusals are not said again
+        qtbot.waitUntil(lambda: workbench.reports["Scenario 1"].x == 2.0 and not workbench.runner.current,
+                        timeout=20000)
+        assert len(said) == 3 and workbench.refused_releases == {"Hostile", "Stealth", "Nothing"}
+    finally:
+        workbench.runner.cancel_all()
+        workbench.runner.wait(5000)

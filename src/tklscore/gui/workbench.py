@@ -124,6 +124,7 @@ class Workbench(QObject):
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
         self.resolved = {}
+        self.release_errors, self.refused_releases = {}, set()
         self.undo_stack.clear()
         self._mark(False)
         self.sourceChanged.emit()
@@ -676,11 +677,13 @@ class Workbench(QObject):
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
+            previous = self.release_errors
             self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
             self.refused_releases = refused
             self._measured = {d: (scorer, measured[d]) for d in self.resolved if d in measured}
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
@@ -749,11 +752,13 @@ class Workbench(QObject):
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
+            previous = self.release_errors
             self.reports, self.release_errors, self.measures, self.designed_reports = result
             self.refused_releases = refused
             self._measured_out_of_core = measured
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "

@@ -49,7 +49,8 @@ class Backend:
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:  # pragma: no cover - interface
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:  # pragma: no cover - interface
+        """The rows of ``sql``; ``params`` are the values of its ``?`` markers, in order."""
         raise NotImplementedError
 
     def fetch_arrow(self, sql: str):

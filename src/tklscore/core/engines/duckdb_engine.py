@@ -49,8 +49,8 @@ class DuckDBBackend(Backend):
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:
-        return self.con.execute(sql).df()
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        return self.con.execute(sql, list(params) if params else None).df()
 
     def fetch_arrow(self, sql: str):
         relation = self.con.sql(sql)

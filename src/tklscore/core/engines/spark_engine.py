@@ -126,8 +126,8 @@ class SparkBackend(Backend):
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:
-        return self.spark.sql(sql).toPandas()
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        return (self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql)).toPandas()
 
     def fetch_arrow(self, sql: str):
         frame = self.spark.sql(sql)
@@ -217,7 +217,7 @@ class SparkBackend(Backend):
             within = Window.partitionBy("__file", "__block").orderBy("__order")
             numbered = (located.join(F.broadcast(blocks), ["__file", "__block"])
                         .withColumn("__rid", (F.col("__start") + F.row_number().over(within) - 1).cast("bigint"))
-                        .select(*[F.col(f"`{c}`") for c in columns], "__rid"))
+                        .select(*[F.col(self.q(c)) for c in columns], "__rid"))
             self._keep(relation, numbered)
         except InputError:
             raise
