@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tklscore.core import InputError, Roles, load_table
 from tklscore.core.engines.duckdb_engine import DuckDBBackend
-from tklscore.core.release.filters import ColumnKind, FilterError, SqlColumn, parse_filter
+from tklscore.core.release.filters import ColumnKind, FilterError, SqlColumn, Text, parse_filter
 from tklscore.core.release.selection import filter_positions
 
 TEXTS = ["", "a", "b", "007", "7", "B b", "x'y", "Ü", "1.50", "30", "a\\b", "x\\", "\"", "1e400", " 5 "]
@@ -416,6 +416,8 @@ def test_sql_selection_equals_filter_positions_on_typed_parquet(backend, table, 
                 members = data.draw(st.lists(st.sampled_from(texts), max_size=3))
                 return f"{column} {data.draw(st.sampled_from(['in', 'not in']))} {members!r}"
             op = data.draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
+            if data.draw(st.booleans()):   # a number: compares with a column of numbers as numbers
+                return f"{column} {op} {data.draw(st.sampled_from(['0', '2', '-3', '0.5', '1e20', '3e-8', '12']))}"
             return f"{column} {op} {data.draw(st.sampled_from(texts))!r}"
 
         expression = comparison()
@@ -423,3 +425,40 @@ def test_sql_selection_equals_filter_positions_on_typed_parquet(backend, table, 
             expression = f"({expression}) {data.draw(st.sampled_from(['and', 'or']))} ({comparison()})"
         expression += f" or Age {data.draw(st.sampled_from(['<', '>=']))} {data.draw(st.sampled_from([0, 2.5, 30]))}"
         assert_same_selection(backend, path, roles, expression)
+
+
+ODD_NAMES = ['a"b', "it's", "back\\slash", "se;mi --", "x`y"]
+
+
+def odd_names_table(folder) -> Path:
+    """Column names holding quotes, a backslash, SQL comment signs and a backtick."""
+    frame = pd.DataFrame({name: [f"{i}{name}" for i in range(3)] for name in ODD_NAMES} | {"n": ["1", "2", "3"]})
+    path = folder / "odd.csv"
+    frame.to_csv(path, index=False)
+    assert load_table(path).columns == ODD_NAMES + ["n"]
+    return path
+
+
+def assert_odd_names_are_identifiers(backend, folder) -> None:
+    path = odd_names_table(folder)
+    roles = Roles(qi=["n"])
+    for i, name in enumerate(ODD_NAMES[:-1]):   # a backtick cannot be written inside a backticked name
+        expression = f"`{name}` == {str(Text(f'1{name}'))} or n >= 3"
+        assert memory_ids(path, roles, expression) == ["1", "2"], expression
+        assert engine_ids(backend, path, roles, expression) == ["1", "2"], (backend.name, expression)
+
+
+def test_column_names_are_quoted_identifiers(backend, tmp_path):
+    assert_odd_names_are_identifiers(backend, tmp_path)
+
+
+def test_paths_and_delimiters_with_quotes_are_literals(backend, tmp_path):
+    """A file name holding a quote and a backslash, a quote as delimiter: DuckDB's string
+    literals (no backslash escapes; quotes doubled) name them exactly."""
+    folder = tmp_path / "it's \\ here"
+    folder.mkdir()
+    path = folder / "o'neil\\'x.csv"
+    path.write_text("id'Job\n1'a\n2'b\n", encoding="utf-8")
+    backend.open_source(str(path), Roles(qi=["Job"], identifier="id"), delimiter="'")
+    backend.open_published_filter("Job == 'b'", Roles(qi=["Job"], identifier="id"))
+    assert backend.fetch("SELECT id FROM published")["id"].tolist() == ["2"]

@@ -268,7 +268,7 @@ def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
         assert_quotes_select_as_in_memory(backend, tmp_path)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_filters_on_spark_select_what_the_reference_selects(spark, data):
     """A few random filters (Spark is slow): the reference = memory = DuckDB = Spark."""
@@ -298,3 +298,11 @@ def test_filter_numbers_of_typed_parquet_on_spark(spark, tmp_path):
         with pytest.raises(FilterError, match="'f' holds floating-point numbers that this engine does not write "
                                               "as the loader does"):
             engine_ids(backend, path, roles, "f == '1e+20'")
+
+
+def test_filter_column_names_are_quoted_identifiers_on_spark(spark, tmp_path):
+    """Quotes, a backslash and a backtick in column names: Spark's scan and the filter quote them."""
+    from test_engine_filter import assert_odd_names_are_identifiers
+
+    with SparkBackend(session=spark) as backend:
+        assert_odd_names_are_identifiers(backend, tmp_path)

@@ -395,3 +395,46 @@ def test_a_refused_release_is_said_once_not_at_every_rescoring(qtbot, tmp_path, 
     finally:
         workbench.runner.cancel_all()
         workbench.runner.wait(5000)
+
+
+def test_the_design_selection_reads_the_filter_too(marker):
+    """The Design view's row selection (a release definition) goes through the same language,
+    in memory and out of core."""
+    from tklscore.core.release.transform import ReleaseDesign, select_rows
+
+    example = thesis_example()
+    design = ReleaseDesign(selection=ReleaseDefinition("h", "filter", expression=hostile(marker)["stealth"]))
+    with pytest.raises(FilterError, match="'@' variables are not allowed in a filter"):
+        select_rows(example.source, example.roles, design)
+    chosen = ReleaseDesign(selection=ReleaseDefinition("a", "filter", expression="Age >= 30 and City == 'Edmonton'"))
+    assert select_rows(example.source, example.roles, chosen)[0].tolist() == [3, 4]
+
+
+def test_the_engine_design_selection_reads_the_filter_too(marker, data_dir):
+    from tklscore.core.engines.design import EngineDesigner
+    from tklscore.core.engines.duckdb_engine import DuckDBBackend
+    from tklscore.core.release.transform import ReleaseDesign
+    from tklscore.core.scoring.weights import load_weights
+
+    roles = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Age"], continuous=["Age"], identifier="id")
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    design = ReleaseDesign(selection=ReleaseDefinition("h", "filter", expression=hostile(marker)["at-call"]))
+    with DuckDBBackend() as backend:
+        designer = EngineDesigner(backend, str(data_dir / "thesis_table_3_1.csv"), roles)
+        with pytest.raises(FilterError, match="'@' variables are not allowed in a filter"):
+            designer.evaluate(design, weights, missing_weight_zero=True)
+        nothing = ReleaseDesign(selection=ReleaseDefinition("n", "filter", expression="Age > 200"))
+        with pytest.raises(FilterError, match="the filter \"Age > 200\" selects none of the 7 source records"):
+            designer.evaluate(nothing, weights, missing_weight_zero=True)
+
+
+def test_deep_nesting_is_refused_not_a_crash():
+    deep = "(" * 5000 + "Job == 'a'" + ")" * 5000
+    with pytest.raises(FilterError, match="nests parentheses and 'not' more than 100 deep"):
+        parse_filter(deep)
+    with pytest.raises(FilterError, match="more than 100 deep"):
+        parse_filter("not " * 5000 + "Job == 'a'")
+    assert len(parse_filter("(" * 50 + "not " * 40 + "Job == 'a'" + ")" * 50).columns) == 1
+    long = " or ".join(f"Job == '{i}'" for i in range(5000))      # long but flat: read
+    example = thesis_example()
+    assert filter_positions(example.source, example.roles, long + " or Job == 'Lawyer'").tolist() == list(range(7))

@@ -156,7 +156,7 @@ class SparkBackend(Backend):
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         types = {"i": "BIGINT", "u": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
-        schema = ", ".join(f"`{c}` {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
+        schema = ", ".join(f"{self.q(c)} {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
         self._view(name, self.spark.createDataFrame(frame, schema=schema))
 
     def write_parquet(self, sql: str, path: str) -> None:

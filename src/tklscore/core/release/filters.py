@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 import numpy as np
-import pandas as pd
 
 from tklscore.core.errors import InputError, shorten
 
@@ -63,6 +62,7 @@ _ORDER = ("<", "<=", ">", ">=")
 _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _STRING_PREFIXES = {"f", "r", "b", "u", "fr", "rf", "br", "rb"}
 _CONSTANTS = {"True", "False", "None"}
+MAX_DEPTH = 100          # parentheses and 'not' nested in a filter
 
 
 class FilterError(InputError):
@@ -416,6 +416,16 @@ class _Parser:
         self.expression = expression
         self.tokens = tokens
         self.i = 0
+        self.depth = 0
+
+    def deeper(self) -> None:
+        """One more level of parentheses or 'not' (deeper than :data:`MAX_DEPTH`: refused,
+        before Python's recursion limit is near)."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            token = self.peek()
+            raise FilterError(f"filter {_quoted(self.expression)} nests parentheses and 'not' more than "
+                              f"{MAX_DEPTH} deep (at character {token.start + 1})", hint=HINT)
 
     def peek(self, ahead: int = 0) -> _Token:
         return self.tokens[min(self.i + ahead, len(self.tokens) - 1)]
@@ -455,14 +465,19 @@ class _Parser:
     def negation(self):
         if self.at("not", "~"):
             self.take()
-            return Negation(self.negation())
+            self.deeper()
+            inner = self.negation()
+            self.depth -= 1
+            return Negation(inner)
         return self.comparison()
 
     def comparison(self):
         start = self.peek()
         if self.at("("):
             self.take()
+            self.deeper()
             inner = self.condition()
+            self.depth -= 1
             if not self.at(")"):
                 raise self.unexpected(self.peek(), "a closing ')'")
             self.take()
@@ -750,7 +765,7 @@ def why_nothing(parsed: Filter, table) -> str:
     shown = []
     for leaf in empty[:3]:
         column = leaf.left if isinstance(leaf, Comparison) else leaf.column
-        values = [v for v in pd.unique(np.asarray(table.codes(column.name).uniques, dtype=object))[:4]]
+        values = list(table.codes(column.name).uniques[:4])    # distinct, in order of first appearance
         shown.append(f"no record has {leaf} ('{column.name}' holds values such as "
                      f"{', '.join(str(Text(shorten(v, 30))) for v in values)})")
     return "; ".join(shown)
