@@ -449,18 +449,18 @@ class _Parser:
                            hint=HINT)
 
     def condition(self):
-        parts = [self.conjunction()]
-        while self.at("or", "|"):
-            self.take()
-            parts.append(self.conjunction())
-        return parts[0] if len(parts) == 1 else AnyOf(tuple(parts))
+        return self._joined(("or", "|"), self.conjunction, AnyOf)
 
     def conjunction(self):
-        parts = [self.negation()]
-        while self.at("and", "&"):
+        return self._joined(("and", "&"), self.negation, AllOf)
+
+    def _joined(self, words, part, node):
+        """``part (word part)*``: one part, or the node joining them."""
+        parts = [part()]
+        while self.at(*words):
             self.take()
-            parts.append(self.negation())
-        return parts[0] if len(parts) == 1 else AllOf(tuple(parts))
+            parts.append(part())
+        return parts[0] if len(parts) == 1 else node(tuple(parts))
 
     def negation(self):
         if self.at("not", "~"):
