@@ -24,9 +24,10 @@ from tklscore.gui.release.published_file_dialog import PublishedFileDialog, html
 from tklscore.gui.release.source_panel import SourcePanel
 
 FILTER_HINT = ("Write a condition on the source columns, for example  City == 'Edmonton'  or  "
-               "Age >= 30 and Gender == 'Female'.\nUse ==, !=, <, <=, >, >=, in ['a', 'b'], and, or, not and "
-               "parentheses; put text in quotes; a column whose values are all numbers compares with numbers "
-               "(Age >= 30); column names with spaces go in backticks:  `Initial Diagnosis` == 'Flu'.\n"
+               "Age >= 30 and Gender == 'Female'.\n"
+               "Compare with ==, !=, <, <=, >, >= or in ['a', 'b']; join with and, or, not and parentheses.\n"
+               "Put text in quotes; a column whose values are all numbers compares with numbers (Age >= 30).\n"
+               "Column names with spaces go in backticks:  `Initial Diagnosis` == 'Flu'.\n"
                "A filter is read, never run: anything else (calls, attributes, @ names, arithmetic) is refused.")
 MAX_LISTED = 1000  # unlocated records listed one by one
 
