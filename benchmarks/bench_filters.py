@@ -3,7 +3,7 @@ replaced, pandas' ``DataFrame.eval`` (which the language exists not to call: it 
 
     .venv/bin/python benchmarks/bench_filters.py [--copies 10]
 
-On the UCI Adult table (tests' copy, or the shared one) stacked ``--copies`` times, each
+On the UCI Adult table (tests/data/adult) stacked ``--copies`` times, each
 filter is evaluated by ``filter_positions`` (the table's factorised codes, cached by the
 Table as the scorer's are: the first filter pays the factorisation, printed apart) and by
 ``DataFrame.eval`` on the same text frame with the numbers parsed once (as the old
@@ -31,11 +31,10 @@ FILTERS = [  # (our language, the same in pandas' eval over the frame with numbe
 
 
 def adult_path() -> Path:
-    for candidate in (ROOT / "tests" / "data" / "adult" / "adult.csv",
-                      ROOT.parent / "shared" / "data" / "adult" / "adult.csv"):
-        if candidate.exists():
-            return candidate
-    raise SystemExit("the Adult table is not found (tests/data/adult/adult.csv)")
+    path = ROOT / "tests" / "data" / "adult" / "adult.csv"
+    if not path.exists():
+        raise SystemExit(f"the Adult table is not found ({path})")
+    return path
 
 
 def timed(step):
