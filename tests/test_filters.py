@@ -438,3 +438,15 @@ def test_deep_nesting_is_refused_not_a_crash():
     long = " or ".join(f"Job == '{i}'" for i in range(5000))      # long but flat: read
     example = thesis_example()
     assert filter_positions(example.source, example.roles, long + " or Job == 'Lawyer'").tolist() == list(range(7))
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("2nd == 'x'", "`2nd` — a column name that starts with a digit goes in backticks (`2nd`)"),
+    ("Job == ‘Flu’", "`‘` — typographic quotes are not quotes in a filter: write ' or \""),
+    ("Age > 1_000", "`1_000` — not a number a filter reads"),
+])
+def test_slips_a_person_makes_are_named(expression, message):
+    with pytest.raises(FilterError) as refused:
+        parse_filter(expression)
+    assert message in str(refused.value)
+    assert parse_filter("`2nd` == 'x'").columns == ("2nd",)

@@ -287,6 +287,12 @@ def _tokens(text: str) -> list[_Token]:
             match = _LITERAL_NUMBER.match(text, i)
             i = match.end()
             if i < n and (text[i].isalnum() or text[i] in "_.'\""):
+                end = _chain_end(text, start)
+                name = text[start:end]
+                if _NAME.fullmatch("x" + name[1:]) and any(c.isalpha() for c in name) \
+                        and not name[:2].lower() == "0x":
+                    raise _refuse(text, start, f"a column name that starts with a digit goes in backticks "
+                                               f"(`{name}`)", end)
                 raise _refuse(text, start, "not a number a filter reads (write decimal numbers such as 30, "
                                            "2.5 or 1e3)")
             if not math.isfinite(float(match.group())):
@@ -360,6 +366,8 @@ def _tokens(text: str) -> list[_Token]:
                 raise _refuse(text, i, "comments ('#') are not allowed in a filter", n)
             elif char == "\\":
                 raise _refuse(text, i, "a backslash outside quotes is not allowed in a filter", i + 1)
+            elif char in "\u2018\u2019\u201c\u201d\u00b4":
+                raise _refuse(text, i, "typographic quotes are not quotes in a filter: write ' or \"", i + 1)
             else:
                 raise _refuse(text, i, f"the character {char!r} is not allowed in a filter", i + 1)
     tokens.append(_Token("end", None, n, n))
