@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import check_output
+from tklscore.core.project import OutsideFolderError
 
 
 def run(example: str | None = None, project: str | None = None, screenshot: str | None = None,
@@ -30,7 +31,15 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
     if example:
         window.workbench.load_example(example)
     elif project:
-        window.workbench.open_project(project)
+        try:
+            window.workbench.open_project(project)
+        except OutsideFolderError as outside:  # files outside the project's folder: asked, never with nobody to answer
+            if screenshot:
+                raise
+            if not window.allow_outside(outside):
+                raise InputError("was not opened: it names files outside its folder that you did not allow",
+                                 file=project) from None
+            window.workbench.open_project(project, [p for _, p in outside.paths])
     window.start(view, opened=bool(example or project))
     window.resize(*size)
     window.show()

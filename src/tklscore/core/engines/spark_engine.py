@@ -2,7 +2,10 @@
 ``pip install 'tklscore[spark]'``) over Parquet/CSV files at any path Spark reads
 (``hdfs://``, ``s3a://``, local files), the per-record results written as Parquet by
 Spark. Without ``--spark-master`` (and outside ``spark-submit``) it runs in local mode,
-bound to 127.0.0.1 with the web UI off: no network connection leaves the machine.
+bound to 127.0.0.1 under the host name ``localhost`` (``SPARK_LOCAL_IP`` and
+``SPARK_LOCAL_HOSTNAME`` are set before the JVM starts, so Spark looks up no address of
+the machine) with the web UI off: no network connection leaves the machine. A local
+output folder is written through :func:`tklscore.core.files.atomic.atomic_folder`.
 """
 
 from __future__ import annotations
@@ -10,8 +13,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
-import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -19,6 +20,7 @@ import pandas as pd
 
 from tklscore.core.engines.backend import Backend, Scan, first_line
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_folder, is_disk_full, is_remote, write_error
 
 _PARQUET = {".parquet", ".pq"}
 _MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|spark://[^\s/]+(:\d+)?"
@@ -75,6 +77,9 @@ def spark_session(master: str | None = None, memory_limit: str | None = None, pa
         master = "local[*]"
         builder = builder.master(master)
     if master is not None and master.startswith("local"):
+        # read by the JVM as it starts: without them Spark asks the resolver for the machine's names
+        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+        os.environ["SPARK_LOCAL_HOSTNAME"] = "localhost"
         builder = (builder.config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1")
                    .config("spark.sql.shuffle.partitions", str(partitions or max(2, 2 * (os.cpu_count() or 1)))))
@@ -112,6 +117,7 @@ class SparkBackend(Backend):
         else:
             self._owned = False
         self.spark = session
+        self.inputs: list[str] = []   # every file scanned: an output never replaces one
         self._cached: dict[str, object] = {}
         self._views: list[str] = []
 
@@ -160,26 +166,21 @@ class SparkBackend(Backend):
 
     def write_parquet(self, sql: str, path: str) -> None:
         """The rows of ``sql`` as a Parquet dataset (a folder of part files, in order) at
-        ``path``; a local target is written beside it and moved into place when complete."""
+        ``path``; a local target is written beside it and takes its place when complete
+        (:func:`~tklscore.core.files.atomic.atomic_folder`: never over an input or a folder
+        this tool did not write)."""
         frame = self.spark.sql(sql)
-        if not _is_local(path):
+        if is_remote(path):
             frame.write.mode("overwrite").parquet(path)
             return
-        target = Path(urlparse(path).path if path.startswith("file:") else path)
-        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-        try:
-            frame.write.parquet(str(temporary))
-            if target.is_dir():
-                old = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
-                os.replace(target, old)
-                os.replace(temporary, target)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                if target.exists():
-                    target.unlink()
-                os.replace(temporary, target)
-        finally:
-            shutil.rmtree(temporary, ignore_errors=True)
+        with atomic_folder(path, self.inputs) as temporary:
+            try:
+                frame.write.parquet(str(temporary))
+            except Exception as exc:  # Spark's errors arrive through Py4J
+                if is_disk_full(exc):
+                    raise write_error(exc, str(path)) from None
+                raise InputError(f"cannot be written ({first_line(exc).replace(str(temporary), str(path))})",
+                                 file=str(path)) from None
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan") -> Scan:
@@ -191,6 +192,7 @@ class SparkBackend(Backend):
 
         if _is_local(path) and not Path(urlparse(path).path if path.startswith("file:") else path).exists():
             raise InputError("file not found", file=str(path))
+        self.inputs.append(str(path))
         suffix = Path(urlparse(path).path).suffix.lower()
         kind = "Parquet" if suffix in _PARQUET or (suffix == "" and not _is_csv_folder(path)) else "CSV"
         reader = self.spark.read
