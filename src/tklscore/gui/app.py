@@ -49,10 +49,14 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
                 QTimer.singleShot(100, shoot)
                 return
             app.processEvents()
-            saved = window.grab().save(screenshot)
-            if not saved:
-                print(f"tklscore: error: {screenshot}: the screenshot could not be written "
-                      f"(use a .png, .jpg or .bmp file name)", file=sys.stderr)
+            try:
+                saved = _save_image(window.grab(), screenshot)
+                if not saved:
+                    print(f"tklscore: error: {screenshot}: the screenshot could not be written "
+                          f"(use a .png, .jpg or .bmp file name)", file=sys.stderr)
+            except InputError as error:  # a full disk, a folder gone meanwhile
+                saved = False
+                print(f"tklscore: error: {error}", file=sys.stderr)
             window.workbench.undo_stack.setClean()
             window.workbench._mark(False)
             window.close()
@@ -60,6 +64,24 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
 
         QTimer.singleShot(300, shoot)
     return app.exec()
+
+
+def _save_image(pixmap, path: str) -> bool:
+    """Save ``pixmap`` as ``path`` (its format from the extension) through
+    :func:`~tklscore.core.files.atomic.atomic_path`; False for a format Qt cannot write."""
+    from pathlib import Path
+
+    from PySide6.QtGui import QImageWriter
+
+    from tklscore.core.files.atomic import atomic_path
+
+    kind = Path(path).suffix.lower().lstrip(".")
+    if kind.encode() not in [bytes(f.data()) for f in QImageWriter.supportedImageFormats()]:
+        return False
+    with atomic_path(path) as temporary:
+        if not pixmap.save(str(temporary), kind):
+            raise InputError("the screenshot could not be written", file=path)
+    return True
 
 
 def main(args) -> int:
