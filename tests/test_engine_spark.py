@@ -178,6 +178,34 @@ def test_spark_back_end_refuses_to_write_over_what_it_read(spark, tmp_path, data
     assert pd.read_parquet(source).equals(frame)
 
 
+def test_remote_output_folders_follow_the_same_rules(spark, tmp_path, data_dir, monkeypatch):
+    """hdfs:// and s3a:// outputs go through Hadoop's file system API; here file:// URIs take
+    that road (as a remote store would) on the local disk."""
+    from tklscore.core.files.atomic import FOLDER_MARKER
+
+    monkeypatch.setattr(spark_engine, "is_remote", lambda path: str(path).startswith("file:"))
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    source = tmp_path / "source.parquet"
+    source.mkdir()
+    frame.to_parquet(source / "part-0.parquet", index=False)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "keep.txt").write_text("keep")
+    ours = tmp_path / "records.parquet"
+    with SparkBackend(session=spark) as backend:
+        backend.scan(source.as_uri())
+        with pytest.raises(InputError, match="is also an input"):
+            backend.write_parquet("SELECT 1 AS a", source.as_uri())
+        with pytest.raises(InputError, match="is a folder that tkl-Score Workbench did not write"):
+            backend.write_parquet("SELECT 1 AS a", theirs.as_uri())
+        for rows in (3, 5):
+            backend.write_parquet(f"SELECT id AS a FROM range({rows})", ours.as_uri())
+            assert len(pd.read_parquet(ours)) == rows and (ours / FOLDER_MARKER).is_file()
+    assert sorted(p.name for p in source.iterdir()) == ["part-0.parquet"]
+    assert [p.name for p in theirs.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.parquet", "source.parquet", "theirs"]
+
+
 # ------------------------------------------------------------------ bad input (no session needed)
 
 @pytest.mark.parametrize("url", ["localhost", "spark:/host:7077", "local[two]", "http://host:7077", ""])

@@ -166,21 +166,73 @@ class SparkBackend(Backend):
 
     def write_parquet(self, sql: str, path: str) -> None:
         """The rows of ``sql`` as a Parquet dataset (a folder of part files, in order) at
-        ``path``; a local target is written beside it and takes its place when complete
-        (:func:`~tklscore.core.files.atomic.atomic_folder`: never over an input or a folder
-        this tool did not write)."""
+        ``path``, written beside it and put in its place when complete: a local target by
+        :func:`~tklscore.core.files.atomic.atomic_folder`, a remote one (``hdfs://``,
+        ``s3a://``) by :meth:`_write_remote` with the same rules — never over an input or a
+        folder this tool did not write."""
         frame = self.spark.sql(sql)
         if is_remote(path):
-            frame.write.mode("overwrite").parquet(path)
+            self._write_remote(frame, path)
             return
         with atomic_folder(path, self.inputs) as temporary:
-            try:
-                frame.write.parquet(str(temporary))
-            except Exception as exc:  # Spark's errors arrive through Py4J
-                if is_disk_full(exc):
-                    raise write_error(exc, str(path)) from None
-                raise InputError(f"cannot be written ({first_line(exc).replace(str(temporary), str(path))})",
-                                 file=str(path)) from None
+            self._write(frame, str(temporary), path)
+
+    def _write(self, frame, where: str, given: str) -> None:
+        try:
+            frame.write.parquet(where)
+        except Exception as exc:  # Spark's errors arrive through Py4J
+            if is_disk_full(exc):
+                raise write_error(exc, given) from None
+            raise InputError(f"cannot be written ({first_line(exc).replace(where, given)})", file=given) from None
+
+    def _write_remote(self, frame, given: str) -> None:
+        """A remote folder output through the cluster's file system (Hadoop's API): replaced
+        only when it holds :data:`~tklscore.core.files.atomic.FOLDER_MARKER` or is empty;
+        written to a sibling folder, marked, then renamed into place (the old one moved aside
+        first and deleted last)."""
+        import uuid
+
+        from tklscore.core.files.atomic import FOLDER_MARKER
+
+        jvm = self.spark.sparkContext._jvm
+        HPath = jvm.org.apache.hadoop.fs.Path
+        target = HPath(given)
+        fs = target.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration())
+        target = fs.makeQualified(target)
+        for source in self.inputs:
+            read = fs.makeQualified(HPath(source)) if is_remote(source) else None
+            while read is not None:
+                if read.equals(target):
+                    raise InputError(f"is also an input ({source}); refusing to overwrite it", file=given,
+                                     hint="write the output to another folder")
+                read = read.getParent()
+        if fs.exists(target) and fs.getFileStatus(target).isDirectory():
+            names = [status.getPath().getName() for status in fs.listStatus(target)]
+            if names and FOLDER_MARKER not in names:
+                raise InputError(f"is a folder that tkl-Score Workbench did not write ({len(names)} file(s) in it); "
+                                 f"refusing to replace it", file=given,
+                                 hint="name a new folder, or an earlier output of this tool")
+        parent, name = target.getParent(), target.getName()
+        temporary = HPath(parent, f".{name}.{uuid.uuid4().hex[:12]}.tklscore-tmp")
+        try:
+            self._write(frame, temporary.toString(), given)
+            stream = fs.create(HPath(temporary, FOLDER_MARKER), True)
+            stream.write(bytearray(b'{"written_by": "tkl-Score Workbench"}\n'))
+            stream.close()
+            if fs.exists(target):
+                aside = HPath(parent, f".{name}.{uuid.uuid4().hex[:12]}.tklscore-old")
+                if not fs.rename(target, aside):
+                    raise InputError("the earlier output could not be moved aside", file=given)
+                if not fs.rename(temporary, target):
+                    fs.rename(aside, target)
+                    raise InputError("the new output could not be moved into place; the earlier one is kept",
+                                     file=given)
+                fs.delete(aside, True)
+            elif not fs.rename(temporary, target):
+                raise InputError("the new output could not be moved into place", file=given)
+        finally:
+            if fs.exists(temporary):
+                fs.delete(temporary, True)
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan") -> Scan:
