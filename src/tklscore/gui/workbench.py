@@ -8,9 +8,12 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import hashlib
+import json
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
@@ -20,7 +23,7 @@ from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError
 from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.project import Project
+from tklscore.core.project import Project, check_paths
 from tklscore.core.tables.published import Release
 from tklscore.core.files.rdf import parse_rdf_file
 from tklscore.core.release.filters import FilterError
@@ -145,8 +148,49 @@ class Workbench(QObject):
                           model_turtle=model.to_graph().serialize(format="turtle"))
         self._open(project, None, model)
 
-    def open_project(self, path: str) -> None:
-        self._open(Project.load(path), str(path))
+    def open_project(self, path: str, allowed=()) -> None:
+        """Open the project file ``path``. Files it names outside its folder tree are read
+        only when the user chose or allowed them (``allowed``, or earlier for this project
+        file: :meth:`allow_paths`, a save); otherwise nothing is read and
+        :class:`~tklscore.core.project.OutsideFolderError` names them (the window asks)."""
+        project = Project.load(path)
+        check_paths(project, path, [*allowed, *self.allowed_paths(path)])
+        self._open(project, str(path))
+
+    # the files outside a project's folder that the user allowed (or chose and saved), per project file
+    ALLOWED_FILE = "allowed-paths.json"
+    ALLOWED_PROJECTS = 500
+
+    def _allowed_store(self) -> tuple[Path, dict]:
+        store = self._recovery_path().parent / self.ALLOWED_FILE
+        try:
+            data = json.loads(store.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        return store, {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, list)}
+
+    def allowed_paths(self, project_file: str) -> list[str]:
+        """The files outside ``project_file``'s folder that the user allowed for it."""
+        return [p for p in self._allowed_store()[1].get(os.path.realpath(project_file), []) if isinstance(p, str)]
+
+    def allow_paths(self, project_file: str, paths) -> None:
+        """Remember that the user allowed (or chose) ``paths`` for the project file ``project_file``."""
+        from tklscore.core.files.atomic import atomic_write
+
+        paths = sorted({os.path.realpath(p) for p in paths})
+        key = os.path.realpath(project_file)
+        store, data = self._allowed_store()
+        known = set(data.pop(key, []))
+        if not paths or known >= set(paths):
+            if known:
+                data[key] = sorted(known)
+            return
+        data[key] = sorted(known | set(paths))
+        data = dict(list(data.items())[-self.ALLOWED_PROJECTS:])  # the newest last
+        with atomic_write(store) as handle:
+            json.dump(data, handle, indent=1)
 
     def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
         """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
@@ -203,6 +247,9 @@ class Workbench(QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        # the files it names outside its folder were chosen (or allowed) in this session
+        with contextlib.suppress(InputError, OSError):  # not remembering them costs a question, not the save
+            self.allow_paths(str(path), [p for _, p in self.project.paths_outside(Path(path).resolve().parent)])
         self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
@@ -280,7 +327,8 @@ class Workbench(QObject):
         return sorted(folder.glob("recovery-*"), key=lambda p: p.stat().st_mtime, reverse=True)
 
     def open_recovery(self, path: str | Path) -> None:
-        """Reopen a recovery copy as unsaved work (Save asks where to keep it)."""
+        """Reopen a recovery copy as unsaved work (Save asks where to keep it); it is this
+        application's copy of the user's own session, whose files the user chose then."""
         self._open(Project.load(path), None)
         Path(path).unlink(missing_ok=True)
         self._mark(True)
@@ -304,6 +352,30 @@ class Workbench(QObject):
         self.resolved.clear()
         self._mark(True)
         self._load_source()
+
+    def source_change(self, path: str, options: dict | None = None):
+        """What of the project's work applies to another source (core/source_change.py)."""
+        from tklscore.core.source_change import source_change, table_columns
+
+        attributes = list(self.weights.attributes) if self.weights is not None else None
+        try:
+            columns = table_columns(path, options)
+        except InputError:
+            columns = []  # the loader names what is wrong when the file is opened; nothing is known to apply
+        return source_change(self.project, path, columns, attributes)
+
+    def open_other_source(self, path: str, options: dict | None, change, keep: bool) -> None:
+        """Open another table: in a new project, or keeping the work that still applies
+        (``change``: :meth:`source_change`); nothing is re-read against the new table."""
+        from tklscore.core.source_change import keep_what_applies, start_new_project
+
+        if keep:
+            project = keep_what_applies(self.project, change, path, options)
+            model = self.model if project.model_turtle and self.model is not None else None
+            self._open(project, self.project_path, model)
+        else:
+            self._open(start_new_project(path, options), None)
+        self._mark(True)
 
     def set_memory_share(self, share: float) -> None:
         """The share of free memory a source may take before it is scored out of core; the
@@ -380,6 +452,7 @@ class Workbench(QObject):
 
             control.progress(5, "Reading the source out of core")
             return describe_source(path, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
+                                   keep_spaces=bool(options.get("keep_spaces")),
                                    progress=lambda f: control.progress(int(5 + 90 * f),
                                                                        "Reading the source out of core"))
 
@@ -704,6 +777,7 @@ class Workbench(QObject):
         source, definitions = self.project.source_path, list(self.project.releases)
         options = dict(self.project.source_options or {})
         delimiter, encoding = options.get("delimiter"), options.get("encoding")
+        keep_spaces = bool(options.get("keep_spaces"))
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
@@ -715,7 +789,7 @@ class Workbench(QObject):
             from tklscore.core.engines.measures import measure_published
 
             reports, errors, own_measures = {}, {}, {}
-            with open_backend("duckdb") as backend:
+            with open_backend("duckdb", keep_spaces=keep_spaces) as backend:
                 control.progress(2, "Checking the roles against the source out of core")
                 backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
                 for i, definition in enumerate(definitions):
