@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import run_cli
+from test_engine_filter import (assert_odd_names_are_identifiers, assert_quotes_select_as_in_memory,
+                                check_against_reference, engine_ids, memory_ids, sources, trees)
 from test_engines import QI, ROLES, SA, assert_same_report, tables
 from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
 from tklscore.core.engines import score_files
@@ -340,7 +342,6 @@ def test_source_described_counted_and_filtered_on_spark(spark, data_dir):
 def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
     """Values reach Spark as parameters: Spark's backslash escapes never apply
     (``Job in ['x\\', ')) OR 1=1 --']`` selects those two records, ``a\\b`` its own)."""
-    from test_engine_filter import assert_quotes_select_as_in_memory
 
     with SparkBackend(session=spark) as backend:
         assert_quotes_select_as_in_memory(backend, tmp_path)
@@ -350,7 +351,6 @@ def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
 @given(st.data())
 def test_filters_on_spark_select_what_the_reference_selects(spark, data):
     """A few random filters (Spark is slow): the reference = memory = DuckDB = Spark."""
-    from test_engine_filter import check_against_reference, sources, trees
     from tklscore.core.engines.duckdb_engine import DuckDBBackend
 
     frame, tree = data.draw(sources()), data.draw(trees)
@@ -364,7 +364,6 @@ def test_filter_numbers_of_typed_parquet_on_spark(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from test_engine_filter import engine_ids, memory_ids
     from tklscore.core.release.filters import FilterError
 
     path = tmp_path / "typed.parquet"
@@ -380,7 +379,6 @@ def test_filter_numbers_of_typed_parquet_on_spark(spark, tmp_path):
 
 def test_filter_column_names_are_quoted_identifiers_on_spark(spark, tmp_path):
     """Quotes, a backslash and a backtick in column names: Spark's scan and the filter quote them."""
-    from test_engine_filter import assert_odd_names_are_identifiers
 
     with SparkBackend(session=spark) as backend:
         assert_odd_names_are_identifiers(backend, tmp_path)

@@ -269,7 +269,7 @@ class SparkBackend(Backend):
             if kind == "CSV" and not self._keeps_spaces(keep_spaces):
                 raw = f"{relation}__raw"
                 self._view(raw, frame)
-                frame = frame.select(*[F.trim(F.col(f"`{c}`")).alias(c) for c in columns])
+                frame = frame.select(*[F.trim(F.col(self.q(c))).alias(c) for c in columns])
             located = frame.select("*", F.col("_metadata.file_path").alias("__file"),
                                    F.col("_metadata.file_block_start").alias("__block"),
                                    F.monotonically_increasing_id().alias("__order"))
