@@ -48,6 +48,35 @@ def cli_json(capsys, argv) -> tuple[dict, str]:
 
 # --------------------------------------------------------------------------- §4 encodings
 
+def test_an_ascii_sample_with_a_cp1252_line_beyond_it_is_read_as_cp1252(tmp_path, data_dir):
+    """Adult as shipped (ASCII) with one Windows-1252 line past the sample the encoding is
+    guessed from: read as Windows-1252, as when that line is in the sample, never refused
+    nor re-decoded."""
+    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path / "late.csv"
+    path.write_bytes("".join(lines[:30_000]).encode("utf-8")
+                     + lines[30_000].replace("United-States", "Montréal").encode("cp1252")
+                     + "".join(lines[30_001:]).encode("utf-8"))
+    table = load_table(path)
+    assert table.encoding == "cp1252" and len(table) == len(lines) - 1
+    assert table.frame["native-country"].iloc[29_999] == "Montréal"
+    assert table.frame["native-country"].iloc[29_998] == lines[29_999].split(", ")[13]
+
+
+def test_duckdb_names_a_line_that_is_not_utf8_beyond_the_checked_sample(tmp_path, capsys, data_dir):
+    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path / "late.csv"
+    path.write_bytes(lines[0].encode("utf-8") + lines[1].replace("United-States", "Zürich").encode("utf-8")
+                     + "".join(lines[2:30_000]).encode("utf-8")
+                     + lines[30_000].replace("United-States", "Montréal").encode("cp1252")
+                     + "".join(lines[30_001:]).encode("utf-8"))
+    with pytest.warns(InputNote, match="line 30001 is not"):
+        assert load_table(path).frame["native-country"].iloc[29_999] == "Montréal"
+    cli_error(capsys, ["measures", path, "--qi", "age,sex,native-country", "--sa", "salary", "--engine", "duckdb"],
+              "late.csv, row 30001: the line is not UTF-8, as the lines before it are; the duckdb engine reads a "
+              "file in one encoding", "read it in memory")
+
+
 def test_a_utf8_file_with_one_cp1252_line_is_read_line_by_line(tmp_path, thesis):
     source = mixed_encoding_csv(tmp_path / "mixed.csv", thesis[0].read_text(encoding="utf-8"))
     with pytest.warns(InputNote, match=r"mixed.csv: the file is UTF-8 but line 9 is not; read as Windows-1252"):
@@ -566,10 +595,23 @@ def test_an_lts_of_26_quasi_identifiers_is_refused_with_the_count(tmp_path, caps
               "(one per QI subset); at most 65,535 are allowed")
 
 
-def test_generating_a_billion_patients_is_refused_with_the_count(tmp_path, capsys):
-    cli_error(capsys, ["pia", "generate", "--patients", "1000000000", "--violations", "1", "--dir", tmp_path / "g"],
+@pytest.mark.parametrize("patients", ["1000000000", "1e9"])
+def test_generating_a_billion_patients_is_refused_with_the_count(tmp_path, capsys, patients):
+    cli_error(capsys, ["pia", "generate", "--patients", patients, "--violations", "1", "--dir", tmp_path / "g"],
               "the generated database would hold 1,000,000,000 patients; at most 1,000,000 are allowed")
     assert not (tmp_path / "g").exists()
+
+
+def test_whole_numbers_in_exponent_notation_are_read_and_fractions_refused():
+    import argparse
+
+    from tklscore.cli.arguments import whole_number
+
+    assert [whole_number(t) for t in ("3", " 12 ", "1e9", "2.5e3", "-4", "1E2")] == [3, 12, 10**9, 2500, -4, 100]
+    for text, said in [("3.5", "not a whole number"), ("1e-3", "not a whole number"), ("inf", "not a whole number"),
+                       ("x", "not a whole number"), ("1e999999999", r"too large a number \(more than 30 digits\)")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=said):
+            whole_number(text)
 
 
 def test_a_suggest_lattice_of_4_to_the_16_is_refused_with_the_count(tmp_path, capsys):

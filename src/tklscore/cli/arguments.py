@@ -5,6 +5,7 @@ something (``number_or_inf``)."""
 from __future__ import annotations
 
 import argparse
+import decimal
 import math
 
 from tklscore.core.errors import InputError, check_seed
@@ -47,11 +48,17 @@ def number_or_inf(text: str) -> float:
 
 
 def whole_number(text: str) -> int:
-    """A whole number (``3``; not ``3.5``, ``1e9`` or ``nan``)."""
+    """A whole number (``3``, ``1e9``; not ``3.5``, ``1e-3`` or ``nan``). A value past 10^30
+    is refused as such rather than built digit by digit (``1e999999999``)."""
     try:
-        return int(text.strip())
-    except ValueError:
+        value = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if not value.is_finite() or (value.adjusted() <= 30 and value != value.to_integral_value()):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    if value.adjusted() > 30:
+        raise argparse.ArgumentTypeError(f"'{text}' is too large a number (more than 30 digits)")
+    return int(value)
 
 
 def seed(text: str) -> int:

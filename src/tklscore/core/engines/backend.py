@@ -16,6 +16,7 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -114,6 +115,12 @@ class Backend:
         except InputError:
             raise
         except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
+            line = _NOT_UTF8.search(str(exc))
+            if line:  # a line past the part check_engine_file reads
+                raise InputError(f"the line is not UTF-8, as the lines before it are; the {self.name} engine "
+                                 f"reads a file in one encoding", file=str(path), row=int(line.group(1)),
+                                 hint="save the file as UTF-8, give its encoding (--encoding), or read it in "
+                                      "memory, which reads each line in its own encoding") from None
             raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
 
     def interrupt(self) -> None:
@@ -410,6 +417,9 @@ def _columns(scan: Scan, named: list[str]) -> dict[str, str]:
         raise InputError(f"column {', '.join(repr(c) for c in absent)} not found; the table has columns "
                          f"{', '.join(repr(c) for c in stripped)}", file=scan.path)
     return stripped
+
+
+_NOT_UTF8 = re.compile(r"CSV Error on Line: (\d+)\b.*\bInvalid unicode", re.S)  # DuckDB's words
 
 
 def _local_file(path: str) -> Path | None:

@@ -15,6 +15,7 @@ import contextlib
 import csv
 import io
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -394,6 +395,9 @@ _CP1252_SYMBOLS = set("\xa0€£¢¥°§©®«»‘’‚“”„–—…·•
 _NOT_CP1252_LETTERS = set("ÐÝÞðýþ")  # cp1254's Ğ İ Ş ğ ı ş (rare in Western text)
 
 
+_NON_ASCII_LINE = re.compile(rb"[^\r\n]*[\x80-\xff][^\r\n]*")
+
+
 def _plausibly_cp1252(sample: bytes) -> bool:
     """Whether a non-UTF-8 sample reads as Western European text in cp1252 (of which
     latin-1 text is a subset): charset_normalizer alone often takes small Western files
@@ -607,8 +611,12 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
                                 keep_default_na=False, na_filter=False, engine="c")
     except UnicodeDecodeError as exc:
         data = path.read_bytes()
-        if given is None and encoding == "utf-8" and decode_lines(data, name) is not None:
-            raise _MixedLines() from None  # a line beyond the sample is not UTF-8
+        if given is None and encoding == "utf-8":
+            if decode_lines(data, name) is not None:
+                raise _MixedLines() from None  # a line beyond the sample is not UTF-8
+            if _plausibly_cp1252(b"\n".join(_NON_ASCII_LINE.findall(data))):
+                # ASCII as far as the sample, Windows-1252 beyond: read as if the sample had shown it
+                return _load_text(path, delimiter, "cp1252", progress, keep_spaces)
         decode_text(data, name, encoding)  # names the line of the first bad byte
         raise InputError(f"cannot be decoded as {encoding} ({exc.reason})",
                          file=name, hint="give the encoding explicitly") from None
