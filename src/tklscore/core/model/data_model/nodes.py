@@ -40,6 +40,8 @@ class Node:
     continuous: bool = False           # attribute
     qualitative: str | None = None     # element, value: a label of the model's scale
     assigned: float | None = None      # taxonomy class, attribute: a priority set directly
+    provisional: bool = False          # value, element: the label is a default, not yet judged;
+    #                                    attribute: the alignment is a suggestion, not yet confirmed
 
 
 class NodeTable(dict):
