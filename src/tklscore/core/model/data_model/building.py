@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tklscore.core.errors import InputError
-from tklscore.core.model.bins import quantile_bins, round_number_bins
+from tklscore.core.model.bins import check_bins, quantile_bins, round_number_bins
 from tklscore.core.model.class_suggestions import ClassSuggestion, suggest_class
 from tklscore.core.model.data_model.nodes import TABLE_PART, Kind
 from tklscore.core.model.data_model.tree import TklDataModel
@@ -96,7 +96,7 @@ def new_model(table, roles, vocabulary, alignment: dict[str, str] | None = None,
                          hint="align the columns yourself (--map COLUMN=CLASS, or drag a class onto a column)")
     taxonomy = extract_taxonomy(vocabulary, list(dict.fromkeys(mapping.values())), keep_parent,
                                 _root(vocabulary, mapping, root))
-    bins = dict(bins or {})
+    bins = {column: [str(i) for i in check_bins(list(given), column)] for column, given in (bins or {}).items()}
     for column in roles.sa:
         if column in roles.continuous and column not in bins:
             bins[column] = default_bins(table, column)

@@ -161,10 +161,23 @@ def edit_bin(model: TklDataModel, iri: str, interval: str) -> BinChanges:
     parsed = Interval.parse(str(interval))
     if parsed is None:
         raise InputError(f"'{interval}' is not a bin such as [0,30) or [30,inf)", column=node.column)
-    new = str(parsed)
-    old = str(Interval.parse(node.value))
-    bins = [new if str(Interval.parse(n.value)) == old else n.value for n in model.values_of(node.column)]
-    return set_bins(model, node.column, bins, carry={new: old})
+    old_interval = Interval.parse(node.value)
+    others = sorted((Interval.parse(n.value) for n in model.values_of(node.column)
+                     if Interval.parse(n.value) != old_interval), key=lambda i: (i.low, not i.low_closed))
+    carry = {str(parsed): str(old_interval)}
+    bins = [parsed]
+    for other in others:  # a neighbour that shared an edge with the bin follows the edge
+        moved = other
+        if other.low == old_interval.high and other.low_closed != old_interval.high_closed:
+            moved = Interval(parsed.high, other.high, not parsed.high_closed, other.high_closed)
+        elif other.high == old_interval.low and other.high_closed != old_interval.low_closed:
+            moved = Interval(other.low, parsed.low, other.low_closed, not parsed.low_closed)
+        if moved != other and not moved.is_empty():
+            carry[str(moved)] = str(other)
+            bins.append(moved)
+        else:
+            bins.append(other)
+    return set_bins(model, node.column, [str(b) for b in bins], carry=carry)
 
 
 # ---------------------------------------------------------------------------- following the table

@@ -376,9 +376,13 @@ class TklDataModel:
             if not (math.isfinite(rating) and rating > 0):
                 raise InputError(f"judgement {rating!r} of '{self.nodes[a].label}' over '{self.nodes[b].label}' "
                                  f"must be a positive number")
+        order = {iri: k for k, iri in enumerate(group)}
         self.judgements.setdefault(parent, {})[expert] = {}
-        for a, b, rating in pairs:
-            self.set_judgement(parent, a, b, rating, expert)
+        for a, b, rating in pairs:  # stored in the group's order, as the views enter them
+            if order[a] < order[b]:
+                self.set_judgement(parent, a, b, rating, expert)
+            else:
+                self.set_judgement(parent, b, a, 1.0 / rating, expert)
 
     def judgement_matrix(self, parent: str, expert: str = DEFAULT_EXPERT) -> np.ndarray:
         """The expert's reciprocal matrix over the group's criteria (NaN = not judged)."""
