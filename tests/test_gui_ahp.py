@@ -274,7 +274,8 @@ def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch
 
     import shiboken6
 
-    import tklscore.gui.ahp.view as ahp_view
+    import tklscore.gui.ahp.sensitivity_panel as ahp_view
+    from tklscore.gui.ahp.sensitivity_panel import SensitivityPanel
 
     workbench = Workbench()
     workbench.autosave_timer.stop()
@@ -297,7 +298,7 @@ def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch
 
     drawn = []
     monkeypatch.setattr(ahp_view, "priority_sweep", slow_sweep)
-    monkeypatch.setattr(AhpView, "_draw_sweep", lambda self, *args: drawn.append(args))
+    monkeypatch.setattr(SensitivityPanel, "draw", lambda self, *args: drawn.append(args))
     view.compute_sensitivity()
     task = view._sweep_task
     assert running.wait(10)

@@ -199,6 +199,7 @@ class TableChanges:
     needs_judgement: list[str] = field(default_factory=list)       # criteria groups, by their parent's label
     forgotten: list[tuple[str, str, str]] = field(default_factory=list)   # judgements that no longer apply
     notes: list[str] = field(default_factory=list)
+    adopted: bool = False   # the model was built for another table and now follows this one
 
     @property
     def changed(self) -> bool:
