@@ -166,8 +166,8 @@ class AhpView(QWidget):
                                      "source…), open one (File ▸ Open model…), or open the thesis example.")
             return
         groups = model.groups()
-        derived = model.derive()
-        judged = sum(1 for g in groups if g in derived.groups)
+        results = model.judged_groups()
+        judged = sum(1 for g in groups if g in results)
         table = f" of <b>{model.source}</b>" if model.source else ""
         self.model_label.setText(f"Judging the tkl-Data Model{table} ({len(model.columns)} sensitive column(s)) — "
                                  f"{workbench.model_origin or 'unsaved'}. {judged} of {len(groups)} criteria "

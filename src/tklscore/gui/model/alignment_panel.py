@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGroupBox, QHeaderV
 
 from tklscore.core.errors import InputError
 from tklscore.core.model.class_suggestions import suggest_class
-from tklscore.core.model.data_model import Kind
 from tklscore.core.model.vocabulary import local_name
 from tklscore.gui.model.tree import IRI_ROLE
 
@@ -122,7 +121,7 @@ class AlignmentPanel(QWidget):
             return
         self.taxonomy_box.setVisible(True)
         try:
-            taxonomy = model.taxonomy_for(vocabulary)
+            taxonomy = self.taxonomy(vocabulary)
         except InputError as error:
             self.conflict_list.setVisible(False)
             self.pruning_label.setText(f"The model's taxonomy cannot be checked against this vocabulary: {error}")
@@ -165,10 +164,18 @@ class AlignmentPanel(QWidget):
                 lines.append(f"{len(realignment.forgotten)} judgement(s) no longer apply and were dropped")
         return lines
 
+    def taxonomy(self, vocabulary):
+        """The model's taxonomy extracted again from ``vocabulary`` (kept while neither the
+        model's tree nor the vocabulary changes: a label edit does not extract it again)."""
+        model = self.workbench.model
+        key = (model.nodes.shape, model.root, id(vocabulary), self.edits.last_realignment is not None)
+        if getattr(self, "_taxonomy", (None,))[0] != key:
+            self._taxonomy = (key, model.taxonomy_for(vocabulary))
+        return self._taxonomy[1]
+
     def marks(self):
         """(classes in the model's taxonomy, classes with a column aligned under them)."""
         model = self.workbench.model
         if model is None:
             return set(), set()
-        in_model = {i for i, n in model.nodes.items() if n.kind in (Kind.ROOT, Kind.TAXONOMY)}
-        return in_model, set(model.alignment().values())
+        return set(model.taxonomy_nodes()), set(model.alignment().values())

@@ -75,6 +75,7 @@ class ModelFollower(QObject):
             summary = "; ".join(changes.lines()[:3])
             workbench.status.emit(f"The tkl-Data Model follows {name}" + (f": {summary}" if summary else ""))
         self.check()
+        self.checked.emit()   # the changes are new even when the mismatches were checked during the edit
         return changes
 
     def check(self) -> None:

@@ -37,6 +37,22 @@ NOT_JUDGED = "not yet judged"
 SUGGESTED = "class suggested, not confirmed"
 EMPTY_VALUE = "(empty)"
 SHOW_ALL, SHOW_UNJUDGED, SHOW_UNLABELLED = "all", "unjudged", "unlabelled"
+_COLUMN_COUNT = 7
+
+
+def _flags_of(kind: Kind, bin_: bool) -> tuple:
+    """The flags of a node's cells: (name column, label column, other columns)."""
+    base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+    if kind in TABLE_PART or kind == Kind.ATTRIBUTE:
+        base |= Qt.ItemFlag.ItemIsDragEnabled
+    if kind in (Kind.ATTRIBUTE, Kind.ELEMENT, Kind.ROOT, Kind.TAXONOMY):
+        base |= Qt.ItemFlag.ItemIsDropEnabled
+    label = base | Qt.ItemFlag.ItemIsEditable if kind in TABLE_PART else base
+    return (base | Qt.ItemFlag.ItemIsEditable if bin_ else base, label, base)
+
+
+_FLAGS = {(kind, bin_): _flags_of(kind, bin_) for kind in Kind for bin_ in (False, True)}
+_FONTS: dict[tuple, QFont] = {}
 SHOWS = (SHOW_ALL, SHOW_UNJUDGED, SHOW_UNLABELLED)
 PROVISIONAL_TIP = ("'{label}' is the default label every new value starts with: not yet judged. Set a label, or "
                    "Confirm to keep this one as your judgement.")
@@ -88,12 +104,31 @@ class ModelTreeModel(QAbstractItemModel):
         self._parent: list[int] = [0]           # id -> parent id
         self._kids: dict[int, list[int]] = {}   # id -> visible children ids, in model order
         self._row: dict[int, int] = {}          # visible id -> its row under its parent
+        self._flags: list = [None]              # id -> (name column, label column, other columns) flags
+        self._shape = None                      # the shape of the nodes the rows were built for
 
     # ------------------------------------------------------------------ content
 
-    def set_model(self, model: TklDataModel | None) -> None:
+    def set_model(self, model: TklDataModel | None) -> bool:
+        """Show ``model``; returns whether the rows were rebuilt (False: the same nodes in the
+        same places, only labels or priorities changed — the rows, their expansion and the
+        selection stay, and only the cells are redrawn)."""
+        if model is not None and self.model is not None and model.nodes.shape == self._shape:
+            kids = self._kids
+            self.model, self.derivation = model, model.derive()
+            if self.text or self.show != SHOW_ALL:
+                self._filter()
+            if self._kids == kids:
+                top = len(self._kids.get(0, ()))
+                if top:
+                    self.dataChanged.emit(self.index(0, 0), self.index(top - 1, _COLUMN_COUNT - 1))
+                return False
+            self.beginResetModel()
+            self.endResetModel()
+            return True
         self.beginResetModel()
         self.model = model
+        self._shape = model.nodes.shape if model is not None else None
         self.derivation = model.derive() if model is not None else None
         nodes = model.nodes if model is not None else {}
         self._iris = list(nodes)
@@ -101,6 +136,9 @@ class ModelTreeModel(QAbstractItemModel):
         ids = self._ids
         self._parent = [0] + [ids.get(nodes[iri].parent, 0) if nodes[iri].parent is not None else 0
                               for iri in self._iris]
+        continuous = {c for c in model.columns if model.attribute(c).continuous} if model is not None else set()
+        self._flags = [None] + [_FLAGS[(nodes[iri].kind, nodes[iri].kind == Kind.VALUE
+                                        and nodes[iri].column in continuous)] for iri in self._iris]
         self._filter()
         self.endResetModel()
 
@@ -155,8 +193,8 @@ class ModelTreeModel(QAbstractItemModel):
     # ------------------------------------------------------------------ Qt's item model
 
     def index(self, row: int, column: int, parent: QModelIndex = QModelIndex()) -> QModelIndex:
-        kids = self._kids.get(parent.internalId() if parent.isValid() else 0)
-        if kids is None or not 0 <= row < len(kids) or not 0 <= column < len(COLUMNS):
+        kids = self._kids.get(parent.internalId())   # an invalid parent's id is 0: the top level
+        if kids is None or row < 0 or row >= len(kids) or column < 0 or column >= _COLUMN_COUNT:
             return QModelIndex()
         return self.createIndex(row, column, kids[row])
 
@@ -268,30 +306,24 @@ class ModelTreeModel(QAbstractItemModel):
         return tip
 
     def _font(self, node, column: int) -> QFont:
-        font = QFont()
-        if column == CODE_COL:
-            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
-        if node.kind in UPPER or (column == LABEL_COL and node.provisional):
-            font.setItalic(True)
-        if node.kind == Kind.ATTRIBUTE and column != CODE_COL:
-            font.setBold(True)
+        key = (column == CODE_COL, node.kind in UPPER or (column == LABEL_COL and node.provisional),
+               node.kind == Kind.ATTRIBUTE and column != CODE_COL)
+        font = _FONTS.get(key)
+        if font is None:
+            font = _FONTS[key] = QFont()
+            if key[0]:
+                font.setPointSizeF(max(6.0, font.pointSizeF() * 0.8))
+            font.setItalic(key[1])
+            font.setBold(key[2])
         return font
 
     def flags(self, index: QModelIndex):
-        if not index.isValid():
+        # called for every cell of a selection: a look-up of what set_model worked out per node
+        k = index.internalId()
+        if not k:
             return Qt.ItemFlag.ItemIsDropEnabled
-        node = self.node_at(index)
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if node.kind in TABLE_PART or node.kind == Kind.ATTRIBUTE:
-            flags |= Qt.ItemFlag.ItemIsDragEnabled
-        if node.kind in (Kind.ATTRIBUTE, Kind.ELEMENT, Kind.ROOT, Kind.TAXONOMY):
-            flags |= Qt.ItemFlag.ItemIsDropEnabled
         column = index.column()
-        if column == LABEL_COL and node.kind in TABLE_PART:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        if column == NODE_COL and node.kind == Kind.VALUE and self.model.attribute(node.column).continuous:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        return flags
+        return self._flags[k][0 if column == NODE_COL else 1 if column == LABEL_COL else 2]
 
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or self.editor is None:
@@ -312,6 +344,18 @@ class ModelTreeModel(QAbstractItemModel):
 
     def iri(self, index: QModelIndex) -> str | None:
         return self._iris[index.internalId() - 1] if index.isValid() else None
+
+    def iris_in(self, selection) -> list[str]:
+        """The nodes a QItemSelection covers, from its ranges (not cell by cell)."""
+        chosen: dict[int, None] = {}
+        for selected in selection:
+            kids = self._kids.get(selected.parent().internalId(), [])
+            chosen.update(dict.fromkeys(kids[selected.top():selected.bottom() + 1]))
+        return [self._iris[k - 1] for k in chosen]
+
+    def branches(self) -> list[QModelIndex]:
+        """The shown nodes that have shown children (the only ones a tree can expand)."""
+        return [self.createIndex(self._row[k], 0, k) for k in self._kids if k and k in self._row]
 
     def shown(self, iri: str) -> bool:
         return self._ids.get(iri) in self._row
@@ -402,6 +446,7 @@ class VocabularyModel(QStandardItemModel):
         self.removeRows(0, self.rowCount())
         self.vocabulary = vocabulary
         self.class_items: list[QStandardItem] = []
+        self._marks = None
         if vocabulary is None:
             return
         graph = vocabulary.graph
@@ -427,6 +472,10 @@ class VocabularyModel(QStandardItemModel):
     def mark(self, in_model: set[str], aligned: set[str], pruned: set[str]) -> None:
         """Show which classes are in the model's taxonomy (bold), have a column aligned
         under them (a ▸ mark) or were pruned by the extraction (struck out)."""
+        marks = (frozenset(in_model), frozenset(aligned), frozenset(pruned))
+        if marks == getattr(self, "_marks", None):
+            return
+        self._marks = marks
         for item in self.class_items:
             iri = item.data(IRI_ROLE)
             font = item.font()

@@ -5,7 +5,7 @@ place (double-click); values and elements move by drag and drop."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
                                QLineEdit, QMenu, QPushButton, QStyledItemDelegate, QTreeView, QVBoxLayout, QWidget)
@@ -81,6 +81,7 @@ class TreePanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in range(1, len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setResizeContentsPrecision(64)   # widths from the first rows, not from 20,000
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         layout.addWidget(self.tree, 1)
@@ -159,16 +160,16 @@ class TreePanel(QWidget):
         known = bool(items.model is not None and items.model.nodes)
         selected = self.selected_iris()
         current = self.selected_iri()
-        items.set_model(model)
-        if not self.filled or not known:
-            self.expand_default()
-        else:
-            for iri in expanded:
-                index = items.index_of(iri)
-                if index.isValid():
-                    tree.setExpanded(index, True)
+        if items.set_model(model):   # rebuilt: the expansion and the selection come back
+            if not self.filled or not known:
+                self.expand_default()
+            else:
+                for iri in expanded:
+                    index = items.index_of(iri)
+                    if index.isValid():
+                        tree.setExpanded(index, True)
+            self.select_all(selected, current)
         self.filled = model is not None
-        self.select_all(selected, current)
         label = self.label_combo.currentText()
         self.label_combo.clear()
         self.label_combo.addItems([NO_LABEL] + (list(model.scale.names) if model else []))
@@ -178,24 +179,16 @@ class TreePanel(QWidget):
         self.update_actions()
 
     def _expanded(self) -> set[str]:
-        """The expanded nodes (walking only what is shown and expanded)."""
-        found, stack = set(), [self.tree_model.index(r, 0) for r in range(self.tree_model.rowCount())]
-        while stack:
-            index = stack.pop()
-            if self.tree.isExpanded(index):
-                found.add(self.tree_model.iri(index))
-                stack += [self.tree_model.index(r, 0, index) for r in range(self.tree_model.rowCount(index))]
-        return found
+        """The expanded nodes (only nodes with children can be)."""
+        return {self.tree_model.iri(index) for index in self.tree_model.branches() if self.tree.isExpanded(index)}
 
     def expand_default(self) -> None:
         """Everything open but nodes with very many children (a 20,000-value column)."""
-        items, stack = self.tree_model, [self.tree_model.index(r, 0) for r in range(self.tree_model.rowCount())]
-        while stack:
-            index = stack.pop()
+        items = self.tree_model
+        for index in items.branches():
             rows = items.rowCount(index)
-            if rows and (rows <= EXPAND_AT_MOST or items.text or items.show != SHOW_ALL):
+            if rows <= EXPAND_AT_MOST or items.text or items.show != SHOW_ALL:
                 self.tree.setExpanded(index, True)
-                stack += [items.index(r, 0, index) for r in range(min(rows, EXPAND_AT_MOST))]
 
     def apply_filter(self) -> None:
         self.tree_model.set_filter(self.search.text(), self.show_combo.currentData())
@@ -217,7 +210,8 @@ class TreePanel(QWidget):
     def update_actions(self) -> None:
         node = self.selected_node()
         kind = node.kind if node else None
-        many = [self.workbench.model.nodes[i] for i in self.selected_iris()] if self.workbench.model else []
+        nodes = self.workbench.model.nodes if self.workbench.model else {}
+        many = [nodes[i] for i in self.selected_iris() if i in nodes]
         self.new_element_button.setEnabled(kind in (Kind.ATTRIBUTE, Kind.ELEMENT) and len(many) <= 1)
         labelable = any(n.kind in TABLE_PART for n in many)
         self.set_label_button.setEnabled(labelable)
@@ -238,14 +232,26 @@ class TreePanel(QWidget):
             self.tree.scrollTo(index)
 
     def select_all(self, iris, current: str | None = None) -> None:
+        """Select the rows of ``iris`` at once: one range per run of neighbouring rows (selecting
+        20,000 rows one by one would merge ranges 20,000 times)."""
         selection = self.tree.selectionModel()
-        selection.clearSelection()
-        for iri in iris:
-            index = self.tree_model.index_of(iri)
-            if index.isValid():
-                selection.select(index, selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+        indexes = sorted(((index.parent(), index.row()) for index in map(self.tree_model.index_of, iris)
+                          if index.isValid()), key=lambda pr: (self.tree_model.iri(pr[0]) or "", pr[1]))
+        ranges, last = QItemSelection(), len(COLUMNS) - 1
+        start = previous = None
+        for parent, row in indexes + [(None, None)]:
+            if start is not None and (parent != start[0] or row != previous + 1):
+                ranges.select(self.tree_model.index(start[1], 0, start[0]),
+                              self.tree_model.index(previous, last, start[0]))
+                start = None
+            if parent is None:
+                break
+            if start is None:
+                start = (parent, row)
+            previous = row
+        selection.select(ranges, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         if current is not None and self.tree_model.index_of(current).isValid():
-            selection.setCurrentIndex(self.tree_model.index_of(current), selection.SelectionFlag.NoUpdate)
+            selection.setCurrentIndex(self.tree_model.index_of(current), QItemSelectionModel.SelectionFlag.NoUpdate)
 
     def select_shown_values(self) -> None:
         iris = self.tree_model.shown_iris()
@@ -256,8 +262,8 @@ class TreePanel(QWidget):
         return self.tree_model.iri(self.tree.currentIndex())
 
     def selected_iris(self) -> list[str]:
-        rows = self.tree.selectionModel().selectedRows() if self.tree.selectionModel() else []
-        iris = [self.tree_model.iri(i) for i in rows]
+        selection = self.tree.selectionModel()
+        iris = self.tree_model.iris_in(selection.selection()) if selection is not None else []
         return iris or ([self.selected_iri()] if self.selected_iri() else [])
 
     def selected_node(self):

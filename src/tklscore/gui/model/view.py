@@ -155,7 +155,7 @@ class ModelView(QWidget):
         removed = set()
         if self.alignment.taxonomy_box.isVisibleTo(self.alignment) and self.workbench.model is not None:
             try:
-                removed = set(self.workbench.model.taxonomy_for(self.vocabulary).removed_nodes)
+                removed = set(self.alignment.taxonomy(self.vocabulary).removed_nodes)
             except InputError:
                 removed = set()
         self.vocabulary_panel.class_model.mark(in_model, aligned, removed)

@@ -281,14 +281,31 @@ class TklDataModel:
         """Values and elements whose label is a default, not yet judged (model order)."""
         return [iri for iri, n in self.nodes.items() if n.provisional and n.kind in TABLE_PART]
 
+    def judged_groups(self) -> dict:
+        """The criteria groups whose judgements (or assigned priorities) give priorities, with
+        their AHP results (without deriving every value's weight)."""
+        return derivation.group_results(self)
+
     def suggested_alignments(self) -> list[str]:
         """Columns whose alignment is a suggestion the expert has not confirmed."""
-        return [n.column for n in self.nodes.values() if n.provisional and n.kind == Kind.ATTRIBUTE]
+        return [c for c in self.columns if self.attribute(c).provisional]
+
+    def taxonomy_nodes(self) -> list[str]:
+        """The root and the taxonomy classes below it, top down (without walking the values)."""
+        if self.root is None:
+            return []
+        order, queue = [], deque([self.root])
+        while queue:
+            iri = queue.popleft()
+            order.append(iri)
+            queue.extend(c for c in self.nodes.children_of(iri) if self.nodes[c].kind in UPPER)
+        return order
 
     def unlabelled(self) -> list[str]:
         """First-level values and elements without a label (each one a problem, §2)."""
-        return [iri for column in self.columns for iri in self.children(self.attribute(column).iri)
-                if self.nodes[iri].qualitative is None]
+        nodes = self.nodes
+        return [iri for column in nodes.attribute_columns() for iri in nodes.children_of(nodes.attribute_of(column))
+                if nodes[iri].qualitative is None]
 
     def set_scale(self, scale: LabelScale) -> None:
         """Use another label scale; every label in use must exist in it."""
@@ -419,14 +436,15 @@ class TklDataModel:
         return derivation.weight_triples(self)
 
     def to_weights(self, name: str = "tkl-Data Model") -> Weights:
-        return Weights(self.weight_triples(), name=name)
+        return Weights.derived(*derivation.weight_columns(self), name=name)
 
     # ------------------------------------------------------------------ re-alignment (realignment.py)
 
     def alignment(self) -> dict[str, str]:
         """Column → the taxonomy class its attribute is aligned under (unaligned columns left out)."""
-        return {n.column: n.parent for n in self.nodes.values()
-                if n.kind == Kind.ATTRIBUTE and n.parent is not None}
+        nodes = self.nodes
+        return {column: nodes[iri].parent for column in nodes.attribute_columns()
+                if nodes[(iri := nodes.attribute_of(column))].parent is not None}
 
     def taxonomy_for(self, vocabulary, alignment: dict[str, str] | None = None,
                      keep_parent: dict[str, str] | None = None, keep_current: bool = True):
