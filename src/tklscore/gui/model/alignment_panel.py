@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGroupBox, QHeaderView, QLabel, QPushButton,
-                               QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QSizePolicy, QTableWidget, QTableWidgetItem, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from tklscore.core.errors import InputError
 from tklscore.core.model.class_suggestions import suggest_class
@@ -45,6 +45,7 @@ class AlignmentPanel(QWidget):
         self.pruning_label = QLabel()
         self.pruning_label.setWordWrap(True)
         box.addWidget(self.pruning_label)
+        self.taxonomy_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         layout.addWidget(self.taxonomy_box)
 
     # ------------------------------------------------------------------ columns
@@ -56,6 +57,7 @@ class AlignmentPanel(QWidget):
     def show_columns(self, vocabulary) -> None:
         model, table = self.workbench.model, self.workbench.table
         columns = model.columns if model is not None else []
+        self.columns_table.setRowCount(0)   # drops the buttons of the rows before
         self.columns_table.setRowCount(len(columns))
         self.suggestions = {}
         for row, column in enumerate(columns):
@@ -88,8 +90,6 @@ class AlignmentPanel(QWidget):
                 action.setObjectName(f"alignment:{column}")
                 action.clicked.connect(lambda _=False, c=column: self.accept(c))
                 self.columns_table.setCellWidget(row, 3, action)
-            else:
-                self.columns_table.removeCellWidget(row, 3)
 
     def status_of(self, column: str) -> str:
         for row in range(self.columns_table.rowCount()):

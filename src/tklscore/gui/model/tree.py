@@ -141,6 +141,7 @@ class ModelTreeModel(QAbstractItemModel):
                                         and nodes[iri].column in continuous)] for iri in self._iris]
         self._filter()
         self.endResetModel()
+        return True
 
     def set_filter(self, text: str, show: str = SHOW_ALL) -> None:
         """Show the nodes whose name, code, label, column or value holds ``text`` (any case) and

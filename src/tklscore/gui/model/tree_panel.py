@@ -128,6 +128,7 @@ class TreePanel(QWidget):
         self.new_element_button.clicked.connect(lambda: self.new_element())
         self.label_combo = QComboBox()
         self.label_combo.setToolTip("A qualitative label of the model's scale")
+        self.label_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.set_label_button = QPushButton("Set label")
         self.set_label_button.setToolTip("Give every selected value and element this label (one edit)")
         self.set_label_button.clicked.connect(lambda: self.label_selected(self.combo_label()))

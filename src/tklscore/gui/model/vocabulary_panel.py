@@ -112,7 +112,7 @@ class VocabularyPanel(QWidget):
         self.vocabulary = vocabulary
         self.vocabulary_paths = list(paths)
         self.class_model.set_vocabulary(vocabulary)
-        self.class_tree.expandToDepth(1)
+        self._open_at_root(vocabulary)
         index = self.chooser.findData(FILES)
         if paths:
             if index < 0:
@@ -129,6 +129,24 @@ class VocabularyPanel(QWidget):
         self.vocabulary_label.setText(f"{where} — {len(vocabulary):,} classes")
         self.vocabulary_label.setToolTip("\n".join(paths or vocabulary.sources))
         self.vocabularyChanged.emit()
+
+    def _open_at_root(self, vocabulary: Vocabulary) -> None:
+        """The classes below the vocabulary's root open (DPV's personal-data categories under
+        dpv:PersonalData), the rest closed; else the first two levels."""
+        root = vocabulary.default_root
+        matches = self.class_filter.match(self.class_filter.index(0, 0), IRI_ROLE, root, 1,
+                                          Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive) if root else []
+        if not matches:
+            self.class_tree.expandToDepth(1)
+            return
+        self.class_tree.collapseAll()
+        index = matches[0]
+        self.class_tree.expand(index)
+        parent = index.parent()
+        while parent.isValid():
+            self.class_tree.expand(parent)
+            parent = parent.parent()
+        self.class_tree.scrollTo(index, QTreeView.ScrollHint.PositionAtTop)
 
     def _search(self, text: str) -> None:
         self.class_filter.set_text(text)

@@ -1,0 +1,111 @@
+"""Screenshots of the domain expert's tkl-Data Model of UCI Adult (issue 20), in docs/screenshots/:
+
+- expert-model-new.png: the Model view just after File ▸ New model from source… (classes
+  suggested, every value "not yet judged");
+- expert-model.png: the Model view of the finished model (tests/adult_model.py's choices);
+- expert-ahp.png: the AHP view judging that model's largest criteria group;
+- expert-model-20k.png: a model with a 20,000-value column, searched.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots_expert.py [OUT_DIR]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+SIZE = (1600, 1000)
+
+
+def settle(app, window) -> None:
+    window.workbench.runner.wait()
+    for _ in range(30):
+        app.processEvents()
+
+
+def save(app, window, path: Path) -> None:
+    settle(app, window)
+    window.grab().save(str(path))
+    print(path)
+
+
+def adult_window(app, settings, source: Path, roles):
+    from tklscore.gui.main_window import MainWindow
+
+    window = MainWindow(settings=settings)
+    window.resize(*SIZE)
+    window.show()
+    window.workbench.autosave_timer.stop()
+    window.workbench.open_source(str(source), roles=roles)
+    settle(app, window)
+    return window
+
+
+def main(out: Path) -> None:
+    import adult_model
+    import pandas as pd
+
+    from tklscore.core.model.vocabulary import Vocabulary
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.tables.roles import Roles
+    from tklscore.gui.model.new_model_dialog import NewModelChoices
+
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    scratch = Path(tempfile.mkdtemp(prefix="tklscore-shots-"))
+    os.environ["XDG_DATA_HOME"] = str(scratch)
+    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    adult = ROOT / "tests" / "data" / "adult" / "adult.csv"
+    if not adult.is_file():
+        adult = ROOT.parent.parent / "shared" / "data" / "adult" / "adult.csv"
+
+    window = adult_window(app, settings, adult, adult_model.ROLES)
+    bench, view = window.workbench, window.views["model"]
+    window.show_view("model")
+    view.new_model_from_source(NewModelChoices(Vocabulary.shipped("dpv-2.3")))
+    settle(app, window)
+    save(app, window, out / "expert-model-new.png")
+
+    model = adult_model.build(bench.table, Vocabulary.shipped("dpv-2.3"))
+    bench.replace_model("The expert's model", model, "built from adult.csv, judged and labelled (not saved yet)")
+    bench.add_release(ReleaseDefinition("every second record", "ids",
+                                        ids=tuple(str(i) for i in range(0, len(bench.table), 2))))
+    settle(app, window)
+    view.select(bench.model.nodes.value_of("occupation", "Armed-Forces"))
+    save(app, window, out / "expert-model.png")
+    window.show_view("ahp")
+    settle(app, window)
+    save(app, window, out / "expert-ahp.png")
+    bench.undo_stack.setClean()
+    bench._mark(False)
+    window.close()
+
+    frame = pd.DataFrame({"zip": [f"{i:05d}" for i in range(20_000)],
+                          "diagnosis": [f"D{i:05d}" for i in range(20_000)]})
+    clinic = scratch / "clinic.csv"
+    frame.to_csv(clinic, index=False)
+    window = adult_window(app, settings, clinic, Roles(qi=["zip"], sa=["diagnosis"]))
+    window.show_view("model")
+    view = window.views["model"]
+    view.new_model_from_source(NewModelChoices(Vocabulary.shipped("dpv-2.3")))
+    settle(app, window)
+    view.model_search.setText("D1234")
+    view.select_shown_values()
+    view.label_combo.setCurrentText("restricted")
+    save(app, window, out / "expert-model-20k.png")
+    window.workbench.undo_stack.setClean()
+    window.workbench._mark(False)
+    window.close()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots")
