@@ -327,3 +327,57 @@ def test_a_20000_value_column_is_searchable_and_labelled_in_bulk(qtbot, settings
     finally:
         bench.runner.cancel_all()
         bench.runner.wait()
+
+
+def test_the_new_model_dialog_shows_suggestions_and_bin_choices(qtbot, bench):
+    from tklscore.gui.model.new_model_dialog import NewModelDialog
+
+    dialog = NewModelDialog(bench.table, bench.project.roles, Vocabulary.shipped("dpv-2.3"))
+    qtbot.addWidget(dialog)
+    rows = {dialog.columns.item(r, 0).text(): dialog.columns.item(r, 1).text() for r in range(dialog.columns.rowCount())}
+    assert rows == {"occupation": "Job", "salary-class": "Salary", "native-country": "Birth Country", "age": "Age"}
+    method, count = dialog.bin_choices["age"]
+    method.setCurrentIndex(method.findData("round"))
+    assert not count.isEnabled()
+    dialog.label_combo.setCurrentText("moderate")
+    choices = dialog.choices()
+    assert choices.vocabulary.key == "dpv-2.3" and choices.bins == {"age": ("round", None)}
+    assert choices.default_label == "moderate"
+    dialog.vocabulary_combo.setCurrentIndex(dialog.vocabulary_combo.findText(Vocabulary.shipped("thesis").title))
+    assert dialog.columns.item(0, 1).text().startswith("—")          # the thesis' taxonomy has no Job
+
+
+def test_file_menu_builds_opens_and_saves_models_and_the_project_keeps_it(qtbot, bench, settings, tmp_path,
+                                                                        monkeypatch, adult_path):
+    from PySide6.QtWidgets import QDialog, QFileDialog
+
+    from tklscore.gui.main_window import MainWindow
+    from tklscore.gui.model.new_model_dialog import NewModelDialog
+
+    window = MainWindow(bench, settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    actions = {a.text(): a for a in window.menuBar().actions()[0].menu().actions()}
+    assert {"New &model from source…", "Open mo&del…", "Save model as…"} <= set(actions)
+    monkeypatch.setattr(NewModelDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    actions["New &model from source…"].trigger()
+    qtbot.waitUntil(lambda: bench.model is not None, timeout=TIMEOUT)
+    assert window.current_key() == "model" and bench.model.source == "adult.csv"
+    target = tmp_path / "adult-model"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))
+    actions["Save model as…"].trigger()
+    saved = tmp_path / "adult-model.ttl"
+    assert saved.is_file() and TklDataModel.load(saved).state() == bench.model.state()
+    project = tmp_path / "adult.tklproj"
+    bench.save_project(str(project))
+    state = bench.model.state()
+    bench.new_project()
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(saved), "")))
+    actions["Open mo&del…"].trigger()
+    qtbot.waitUntil(lambda: bench.model is not None, timeout=TIMEOUT)
+    assert bench.model.state() == state and bench.model_origin == f"opened from {saved}"
+    bench.open_project(str(project))
+    qtbot.waitUntil(lambda: bench.model is not None and not bench.model_pending(), timeout=TIMEOUT)
+    assert bench.model.state() == state and bench.model_origin == "the project adult.tklproj"
+    bench.undo_stack.setClean()
+    bench._mark(False)
