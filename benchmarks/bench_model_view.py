@@ -51,8 +51,6 @@ def timed(function, repeats: int) -> tuple[float, float, object]:
 def source(values: int, folder: Path) -> Path:
     """Adult's columns beside a diagnosis column with ``values`` distinct values."""
     adult = ROOT / "tests" / "data" / "adult" / "adult.csv"
-    if not adult.is_file():
-        adult = ROOT.parent.parent / "shared" / "data" / "adult" / "adult.csv"   # before tests/data landed
     frame = pd.read_csv(adult, sep=";", dtype=str)
     rng = np.random.default_rng(20)
     codes = np.concatenate([np.arange(values), rng.integers(0, values, max(0, len(frame) - values))])[:len(frame)]

@@ -65,8 +65,6 @@ def main(out: Path) -> None:
     os.environ["XDG_DATA_HOME"] = str(scratch)
     settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     adult = ROOT / "tests" / "data" / "adult" / "adult.csv"
-    if not adult.is_file():
-        adult = ROOT.parent.parent / "shared" / "data" / "adult" / "adult.csv"
 
     window = adult_window(app, settings, adult, adult_model.ROLES)
     bench, view = window.workbench, window.views["model"]

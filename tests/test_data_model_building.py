@@ -87,8 +87,8 @@ def test_a_vocabulary_file_keeps_its_own_prefixes(tmp_path):
 
 
 @pytest.mark.parametrize("column, expected", [
-    ("occupation", "Job"), ("salary-class", "Salary"), ("income", "Income"), ("native-country", "BirthCountry"),
-    ("NativeCountry", "BirthCountry"), ("marital_status", "MaritalStatus"), ("age", "Age"), ("sex", "Gender"),
+    ("occupation", "Job"), ("salary-class", "Salary"), ("income", "Income"), ("native-country", "Nationality"),
+    ("NativeCountry", "Nationality"), ("marital_status", "MaritalStatus"), ("age", "Age"), ("sex", "Gender"),
     ("race", "Race"), ("education", "Education"), ("workclass", "CurrentEmployment"), ("diagnosis", "Health"),
     ("Initial Diagnosis", "HealthRecord"), ("Medication", "Prescription"), ("zip", "PostalCode"),
 ])
@@ -116,7 +116,8 @@ def test_no_suggestion_says_why_and_a_small_vocabulary_gets_the_broader_class():
     assert sex.label == "PhysicalCharacteristic" and "no Gender, its broader class" in sex.reason
     job = suggest_class("occupation", [], thesis)
     assert job.iri is None and "has no class Job" in job.reason and "open DPV 2.3" in job.reason
-    assert suggested_local_name("Disease") == ("Health", "the column name 'Disease' reads as 'disease'")
+    assert suggested_local_name("Disease") == ("Health", "the column name 'Disease' reads as health or diagnosis "
+                                                         "('disease*')")
 
 
 # ---------------------------------------------------------------------- bins
@@ -172,7 +173,7 @@ def test_new_model_of_adult_from_the_suggestions(adult, dpv):
     assert model.namespace == "https://tklscore.org/tables/adult#"
     assert built.suggested == ["occupation", "salary-class", "native-country", "age"] and not built.unaligned
     assert {c: model.nodes[model.attribute(c).parent].label for c in model.columns} == {
-        "occupation": "Job", "salary-class": "Salary", "native-country": "Birth Country", "age": "Age"}
+        "occupation": "Job", "salary-class": "Salary", "native-country": "Nationality", "age": "Age"}
     assert model.suggested_alignments() == ["occupation", "salary-class", "native-country", "age"]
     assert model.root == DPV + "PersonalData"
     # §1 naming, the values of the table, the bins; every first-level value labelled "normal", not yet judged
@@ -184,9 +185,10 @@ def test_new_model_of_adult_from_the_suggestions(adult, dpv):
     assert len(values) == 14 + 2 + 41 + 4 and all(n.qualitative == "normal" and n.provisional for n in values)
     assert len(model.unjudged()) == 61 and not model.unlabelled()
     # the defaults give weights already; the groups need judgements
-    assert [model.nodes[p].label for p in model.groups()] == ["Personal Data", "Professional"]
+    assert [model.nodes[p].label for p in model.groups()] == ["Personal Data", "External", "Professional"]
     assert model.problems() == [
-        "the criteria group under Personal Data (External, Social, Tracking) needs pairwise judgements",
+        "the criteria group under Personal Data (External, Social) needs pairwise judgements",
+        "the criteria group under External (Nationality, Physical Characteristic) needs pairwise judgements",
         "the criteria group under Professional (Job, Salary) needs pairwise judgements"]
     assert check_model(model, adult) == []
 

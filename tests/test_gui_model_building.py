@@ -335,7 +335,7 @@ def test_the_new_model_dialog_shows_suggestions_and_bin_choices(qtbot, bench):
     dialog = NewModelDialog(bench.table, bench.project.roles, Vocabulary.shipped("dpv-2.3"))
     qtbot.addWidget(dialog)
     rows = {dialog.columns.item(r, 0).text(): dialog.columns.item(r, 1).text() for r in range(dialog.columns.rowCount())}
-    assert rows == {"occupation": "Job", "salary-class": "Salary", "native-country": "Birth Country", "age": "Age"}
+    assert rows == {"occupation": "Job", "salary-class": "Salary", "native-country": "Nationality", "age": "Age"}
     method, count = dialog.bin_choices["age"]
     method.setCurrentIndex(method.findData("round"))
     assert not count.isEnabled()

@@ -4,18 +4,17 @@ class per sensitive column from its name and values", data-model.md §1 alignmen
 A suggestion is only a suggestion: the expert confirms it (a click, or a drag of another
 class) in the Model view, and ``tklscore model new`` prints the ones it used. The rules:
 
-1. the column's name, normalised (``native-country``, ``NativeCountry`` and
-   ``native_country`` all read "native country"), against :data:`NAME_RULES`: the first
-   rule whose phrase occurs in the name wins, so specific phrases come first
-   ("initial diagnosis" before "diagnosis", "native country" before "country");
+1. the column's name, read by the one table of column-name rules
+   (:func:`tklscore.core.tables.personal_data.personal_data_category`, which the role guesses
+   use too): its DPV category, or the narrower class its term names (income → Income,
+   diagnosis → Health, medication → Prescription);
 2. else the column's values, against :data:`VALUE_RULES` (income brackets such as
    ``<=50K``, country names, sexes, marital states, diseases, medicines, ICD-10 codes);
 3. the class is named by its DPV local name; in a vocabulary that lacks it (the thesis'
    nine classes), the nearest DPV 2.3 ancestor the vocabulary has is suggested instead
    (Job → Professional → Social), never the vocabulary's root.
 
-The name table is this module's own until the column-name rules of the role guesses (a
-``core`` module of DPV-category rules for ``tklscore describe``) land; then the two merge.
+The values are this module's own concern (the name rules read no values).
 """
 
 from __future__ import annotations
@@ -25,49 +24,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tklscore.core.model.vocabulary import DPV_2_3, Vocabulary, local_name
+from tklscore.core.tables.personal_data import personal_data_category
+
 
 def _norm(text: str) -> str:
     """Words of a name or value, lower case: ``NativeCountry`` / ``native-country`` → ``native country``."""
     text = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", str(text))
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
-
-
-# (phrase in the column name, DPV local name); the first match wins: specific phrases first
-NAME_RULES: tuple[tuple[str, str], ...] = (
-    ("initial diagnosis", "HealthRecord"), ("health record", "HealthRecord"), ("medical record", "HealthRecord"),
-    ("native country", "BirthCountry"), ("country of birth", "BirthCountry"), ("birth country", "BirthCountry"),
-    ("place of birth", "BirthPlace"), ("birth place", "BirthPlace"), ("birthplace", "BirthPlace"),
-    ("date of birth", "BirthDate"), ("birth date", "BirthDate"), ("birthdate", "BirthDate"), ("dob", "BirthDate"),
-    ("mental health", "MentalHealth"), ("blood type", "BloodType"), ("blood group", "BloodType"),
-    ("family history", "FamilyHealthHistory"), ("sexual orientation", "SexualPreference"),
-    ("marital status", "MaritalStatus"), ("marital", "MaritalStatus"),
-    ("credit score", "CreditScore"), ("credit card", "CreditCardNumber"), ("bank account", "BankAccount"),
-    ("capital gain", "Income"), ("capital loss", "Income"), ("income bracket", "IncomeBracket"),
-    ("trade union", "TradeUnionMembership"), ("political", "PoliticalAffiliation"),
-    ("work class", "CurrentEmployment"), ("workclass", "CurrentEmployment"), ("employment", "CurrentEmployment"),
-    ("employer", "CurrentEmployment"), ("hours per week", "WorkEnvironment"), ("working hours", "WorkEnvironment"),
-    ("occupation", "Job"), ("profession", "Job"), ("job", "Job"), ("position", "Job"),
-    ("salary", "Salary"), ("wage", "Salary"), ("income", "Income"), ("earnings", "Income"),
-    ("tax", "Tax"), ("loan", "LoanRecord"), ("credit", "Credit"), ("insurance", "Insurance"),
-    ("education num", "Education"), ("qualification", "EducationQualification"), ("degree", "EducationQualification"),
-    ("education", "Education"), ("school", "School"),
-    ("relationship", "Relationship"), ("children", "Offspring"), ("family", "Family"),
-    ("ethnicity", "Ethnicity"), ("ethnic", "Ethnicity"), ("race", "Race"), ("religion", "Religion"),
-    ("gender", "Gender"), ("sex", "Gender"),
-    ("nationality", "Nationality"), ("citizenship", "Citizenship"), ("country", "Country"),
-    ("city", "City"), ("zip", "PostalCode"), ("zipcode", "PostalCode"), ("postcode", "PostalCode"),
-    ("postal code", "PostalCode"), ("address", "PhysicalAddress"), ("region", "Region"), ("location", "Location"),
-    ("diagnosis", "Health"), ("disease", "Health"), ("illness", "Health"), ("condition", "Health"),
-    ("symptom", "Health"), ("health", "Health"),
-    ("medication", "Prescription"), ("medicine", "Prescription"), ("prescription", "Prescription"),
-    ("drug", "Prescription"), ("treatment", "Prescription"),
-    ("disability", "Disability"), ("genetic", "Genetic"), ("dna", "Genetic"),
-    ("criminal", "Criminal"), ("conviction", "CriminalConviction"), ("offence", "CriminalOffence"),
-    ("offense", "CriminalOffence"),
-    ("age", "Age"), ("height", "Height"), ("weight", "Weight"), ("email", "EmailAddress"),
-    ("phone", "TelephoneNumber"), ("telephone", "TelephoneNumber"), ("language", "Language"),
-)
 
 _COUNTRIES = frozenset(_norm(c) for c in (
     "United States", "USA", "US", "America", "Mexico", "Canada", "Germany", "England", "United Kingdom", "UK",
@@ -156,10 +120,9 @@ class ClassSuggestion:
 
 def suggested_local_name(column: str, values: Iterable[str] = ()) -> tuple[str | None, str]:
     """The DPV local name suggested for a column and the reason, from its name, then its values."""
-    name = f" {_norm(column)} "
-    for phrase, cls in NAME_RULES:
-        if f" {phrase} " in name:
-            return cls, f"the column name '{column}' reads as '{phrase}'"
+    match = personal_data_category(column)
+    if match is not None:
+        return match.dpv_key, f"the column name '{column}' reads as {match.category.label} ('{match.term}')"
     distinct = [str(v) for v in dict.fromkeys(values) if str(v).strip()][:SAMPLE_VALUES]
     for cls, what, test, share in VALUE_RULES:
         if distinct and _share(distinct, test) >= share:
