@@ -11,31 +11,18 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import screenshots  # noqa: E402  (settle, save, session; it runs itself in the checkout's .venv)
+
+if __name__ == "__main__":
+    screenshots._run_in_venv()
+
+ROOT = screenshots.ROOT
 sys.path.insert(0, str(ROOT / "tests"))
-
-from PySide6.QtCore import QSettings  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-SIZE = (1600, 1000)
-
-
-def settle(app, window) -> None:
-    window.workbench.runner.wait()
-    for _ in range(30):
-        app.processEvents()
-
-
-def save(app, window, path: Path) -> None:
-    settle(app, window)
-    window.grab().save(str(path))
-    print(path)
+settle, save, SIZE = screenshots.settle, screenshots.save, screenshots.SIZE
 
 
 def adult_window(app, settings, source: Path, roles):
@@ -59,11 +46,7 @@ def main(out: Path) -> None:
     from tklscore.core.tables.roles import Roles
     from tklscore.gui.model.new_model_dialog import NewModelChoices
 
-    out.mkdir(parents=True, exist_ok=True)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    scratch = Path(tempfile.mkdtemp(prefix="tklscore-shots-"))
-    os.environ["XDG_DATA_HOME"] = str(scratch)
-    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    app, scratch, settings = screenshots.session(out)
     adult = ROOT / "tests" / "data" / "adult" / "adult.csv"
 
     window = adult_window(app, settings, adult, adult_model.ROLES)

@@ -74,15 +74,17 @@ class TklDataModel:
             iri = self.nodes[iri].parent
         return path
 
-    def top_down(self) -> list[str]:
-        """The nodes reachable from the root, breadth first, children in model order."""
+    def top_down(self, kinds=None) -> list[str]:
+        """The nodes reachable from the root, breadth first, children in model order (``kinds``:
+        only nodes of these kinds, not walking below the others)."""
         if self.root is None:
             return []
-        order, queue = [], deque([self.root])
+        order, queue, nodes = [], deque([self.root]), self.nodes
         while queue:
             iri = queue.popleft()
             order.append(iri)
-            queue.extend(self.nodes.children_of(iri))
+            children = nodes.children_of(iri)
+            queue.extend(children if kinds is None else (c for c in children if nodes[c].kind in kinds))
         return order
 
     def attribute(self, column: str) -> Node:
@@ -292,14 +294,7 @@ class TklDataModel:
 
     def taxonomy_nodes(self) -> list[str]:
         """The root and the taxonomy classes below it, top down (without walking the values)."""
-        if self.root is None:
-            return []
-        order, queue = [], deque([self.root])
-        while queue:
-            iri = queue.popleft()
-            order.append(iri)
-            queue.extend(c for c in self.nodes.children_of(iri) if self.nodes[c].kind in UPPER)
-        return order
+        return self.top_down(UPPER)
 
     def unlabelled(self) -> list[str]:
         """First-level values and elements without a label (each one a problem, §2)."""
