@@ -3,7 +3,8 @@
 - expert-model-new.png: the Model view just after File ▸ New model from source… (classes
   suggested, every value "not yet judged");
 - expert-model.png: the Model view of the finished model (tests/adult_model.py's choices);
-- expert-ahp.png: the AHP view judging that model's largest criteria group;
+- expert-ahp.png: the AHP view judging that model's largest criteria group, just after the
+  expert moved one judgement (its effect on the priorities, weight factors and score shown);
 - expert-model-20k.png: a model with a 20,000-value column, searched.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots_expert.py [OUT_DIR]
@@ -44,6 +45,7 @@ def main(out: Path) -> None:
     from tklscore.core.model.vocabulary import Vocabulary
     from tklscore.core.release.selection import ReleaseDefinition
     from tklscore.core.tables.roles import Roles
+    from tklscore.gui.ahp.saaty_slider import position_of
     from tklscore.gui.model.new_model_dialog import NewModelChoices
 
     app, scratch, settings = screenshots.session(out)
@@ -64,6 +66,9 @@ def main(out: Path) -> None:
     view.select(bench.model.nodes.value_of("occupation", "Armed-Forces"))
     save(app, window, out / "expert-model.png")
     window.show_view("ahp")
+    settle(app, window)
+    ahp = window.views["ahp"]   # the expert moves Social vs Tracking from 5 to 3: its effect is shown
+    ahp.sliders[(1, 2)].slider.setValue(position_of(3.0))
     settle(app, window)
     save(app, window, out / "expert-ahp.png")
     bench.undo_stack.setClean()

@@ -21,6 +21,7 @@ from tklscore.core.model.class_suggestions import suggest_class, suggested_local
 from tklscore.core.model.data_model import Kind, TklDataModel
 from tklscore.core.model.data_model.building import new_model, source_name
 from tklscore.core.model.data_model.check import check_model
+from tklscore.core.model.data_model.derivation import criterion_effects
 from tklscore.core.model.data_model.table_sync import edit_bin, follow_table, set_bins
 from tklscore.core.model.vocabulary import DPV, DPV_PD, SHIPPED, Vocabulary
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
@@ -297,6 +298,31 @@ def test_adult_expert_model_aligned_judged_labelled_and_scored(expert_model, adu
     report = Scorer(adult, roles).score(release, officer.to_weights(), 1.0)
     assert report.published_rows == 15081 and 0 < report.scores.tkl < report.published_rows
     assert check_model(officer, adult, roles.sa, roles.continuous) == []
+
+
+def test_the_effect_of_a_criteria_groups_priorities_on_the_weights(expert_model):
+    """What the AHP view shows beside each criterion: the sensitive columns below it and its
+    weight factor — the weight a value below it labelled at the top of the scale gets."""
+    model = expert_model
+    derived = model.derive()
+    weights = {(a, v): w for a, v, w in model.weight_triples()}
+    top = model.find("Personal Data").iri
+    effects = criterion_effects(model, top, derived.groups[top].priorities)
+    assert [(e.label, e.columns) for e in effects] == [("External", ("age",)),
+                                                       ("Social", ("occupation", "salary-class")),
+                                                       ("Tracking", ("native-country",))]
+    assert [e.factor for e in effects] == pytest.approx(list(derived.groups[top].priorities), abs=1e-15)
+    professional = model.find("Professional").iri
+    job, salary = criterion_effects(model, professional, derived.groups[professional].priorities)
+    assert job.factor == pytest.approx(weights[("occupation", "Armed-Forces")], abs=1e-15)       # very restricted: 1.0
+    assert salary.factor * 0.8 == pytest.approx(weights[("salary-class", ">50K")], abs=1e-15)    # restricted: 0.8
+    # a previewed judgement's priorities (Job = Salary) carry the Social priority above them
+    social = derived.priorities[model.find("Social").iri]
+    assert [e.factor for e in criterion_effects(model, professional, [0.5, 0.5])] == pytest.approx([social / 2] * 2)
+    # a group above not judged yet: no factor
+    unjudged = model.copy()
+    unjudged.judgements.pop(top)
+    assert all(math.isnan(e.factor) for e in criterion_effects(unjudged, professional, [0.5, 0.5]))
 
 
 # ---------------------------------------------------------------------- following the table (§6)

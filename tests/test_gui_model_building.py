@@ -381,3 +381,91 @@ def test_file_menu_builds_opens_and_saves_models_and_the_project_keeps_it(qtbot,
     assert bench.model.state() == state and bench.model_origin == "the project adult.tklproj"
     bench.undo_stack.setClean()
     bench._mark(False)
+
+
+def test_the_effect_of_each_judgement_is_shown(qtbot, bench):
+    """Moving a judgement shows what it does: the priorities' change (and dashed outlines of
+    the priorities before), the columns below each criterion and their weight factors, and
+    once kept, the current release's tkl-Score before and after."""
+    from tklscore.core.model.data_model.derivation import criterion_effects
+    from tklscore.gui.ahp.saaty_slider import position_of
+
+    bench.replace_model("The expert's model", adult_model.build(bench.table, Vocabulary.shipped("dpv-2.3")), "built")
+    bench.add_release(ReleaseDefinition("every second record", "ids", ids=tuple(str(i) for i in range(0, 30162, 2))))
+    qtbot.waitUntil(lambda: bench.current_report() is not None and bench.current_report().scores.tkl is not None,
+                    timeout=TIMEOUT)
+    old_report = bench.current_report()
+    ahp = AhpView(bench)
+    qtbot.addWidget(ahp)
+    ahp.show()
+    assert ahp.labels() == ["External", "Social", "Tracking"]
+    before = [float(p) for p in ahp.result.priorities]
+    table = ahp.priority_table
+
+    def row(k):
+        return [table.item(k, c).text() for c in range(table.columnCount())]
+
+    assert row(1) == ["Social", "occupation, salary-class", f"{before[1]:.4f}", "", f"{before[1]:.4f}"]
+    count = bench.undo_stack.count()
+    ahp.sliders[(1, 2)].slider.setValue(position_of(3.0))      # Social vs Tracking: 5 → 3, previewed
+    previewed = [float(p) for p in ahp.result.priorities]
+    assert previewed[1] < before[1] and bench.undo_stack.count() == count
+    assert row(1)[3] == f"{previewed[1] - before[1]:+.4f}".replace("-", "−")
+    assert row(2)[3] == f"+{previewed[2] - before[2]:.4f}"
+    assert ahp.results.before_bars is not None
+    qtbot.waitUntil(lambda: bench.undo_stack.count() == count + 1, timeout=TIMEOUT)   # kept
+    qtbot.waitUntil(lambda: bench.current_report() is not old_report and "from" in ahp.score_label.text(),
+                    timeout=TIMEOUT)
+    after = [float(p) for p in ahp.result.priorities]
+    assert after == pytest.approx(previewed, abs=1e-15)
+    assert row(1)[3] == f"{after[1] - before[1]:+.4f}".replace("-", "−")     # the change of the last one kept
+    factors = [e.factor for e in criterion_effects(bench.model, ahp.parent_iri, ahp.result.priorities)]
+    assert [float(row(k)[4]) for k in range(3)] == pytest.approx(factors, abs=5e-5)
+    new, old = bench.current_report().scores.tkl, old_report.scores.tkl
+    assert new != old
+    assert (f"tkl-Score <b>{new:.5f}</b> — {new - old:+.5f} from {old:.5f} by the last judgement kept: "
+            f"Social is moderately more important than Tracking (3)") in ahp.score_label.text()
+    # another group: nothing to compare with; undo: the score no longer claims the judgement
+    ahp.group_combo.setCurrentIndex(next(k for k in range(ahp.group_combo.count())
+                                         if ahp.group_combo.itemText(k).startswith("Under Professional:")))
+    assert all(row(k)[3] == "" for k in range(table.rowCount()))
+    assert ahp.results.before_bars is None
+    bench.undo_stack.undo()
+    qtbot.waitUntil(lambda: bench.current_report() is not None and "from" not in ahp.score_label.text()
+                    and bench.current_report().scores.tkl == pytest.approx(old, abs=1e-9), timeout=TIMEOUT)
+
+
+def test_the_mono_hierarchy_choice_is_shown_and_changed_in_the_window(qtbot, settings, tmp_path):
+    """DPV 2.3's Medical Health has two parents: the kept one is shown with why, and choosing
+    the other rebuilds the taxonomy as one undoable edit that keeps the labels."""
+    path = tmp_path / "clinic.csv"
+    path.write_text("zip,diagnosis\n" + "".join(f"{10000 + i},D{i % 7}\n" for i in range(40)), encoding="utf-8")
+    bench = new_bench(qtbot, path, Roles(qi=["zip"], sa=["diagnosis"]))
+    try:
+        view = ModelView(bench, settings=settings)
+        qtbot.addWidget(view)
+        view.show()
+        build(qtbot, view)
+        view.set_label("restricted", node(bench, "diagnosis", "D3"))
+        panel = view.alignment
+        assert [panel.conflict_list.topLevelItem(0).text(c) for c in (0, 1)] == [
+            "Medical Health", "Special Category Personal Data, External"]
+        combo = panel.conflict_list.itemWidget(panel.conflict_list.topLevelItem(0), 2)
+        assert combo.currentText() == "External"
+        path_labels = [bench.model.nodes[i].label for i in bench.model.path_to_root(bench.model.attribute("diagnosis").iri)]
+        assert "External" in path_labels
+        other = combo.findText("Special Category Personal Data")
+        combo.setCurrentIndex(other)
+        combo.activated.emit(other)
+        assert bench.undo_stack.undoText() == "Medical Health keeps parent Special Category Personal Data"
+        path_labels = [bench.model.nodes[i].label for i in bench.model.path_to_root(bench.model.attribute("diagnosis").iri)]
+        assert "Special Category Personal Data" in path_labels and "External" not in path_labels
+        assert bench.model.nodes[node(bench, "diagnosis", "D3")].qualitative == "restricted"
+        combo = panel.conflict_list.itemWidget(panel.conflict_list.topLevelItem(0), 2)
+        assert combo.currentText() == "Special Category Personal Data"
+        bench.undo_stack.undo()
+        path_labels = [bench.model.nodes[i].label for i in bench.model.path_to_root(bench.model.attribute("diagnosis").iri)]
+        assert "External" in path_labels
+    finally:
+        bench.runner.cancel_all()
+        bench.runner.wait()

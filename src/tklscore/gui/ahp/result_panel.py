@@ -1,5 +1,7 @@
-"""The AHP view's result: the group's priorities in a table and a bar chart, λ_max, CI and CR,
-and the most inconsistent judgement with a one-click "use suggested value"."""
+"""The AHP view's result: the group's priorities in a table — with the sensitive columns below
+each criterion, how much the last (or the moving) judgement changed it, and its weight
+factor — and a bar chart, λ_max, CI and CR, and the most inconsistent judgement with a
+one-click "use suggested value"."""
 
 from __future__ import annotations
 
@@ -10,16 +12,49 @@ from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGroupBox, QHeade
                                QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from tklscore.core.model.ahp import AHPResult
+from tklscore.core.model.data_model.derivation import CriterionEffect
 from tklscore.gui.ahp.saaty_slider import describe, format_rating
+
+
+COLUMNS = (
+    ("Criterion", ""),
+    ("Sensitive columns below", "the table's sensitive columns whose values weigh by this criterion"),
+    ("Priority", "the criterion's share of its group (AHP)"),
+    ("Change", "how much the judgement being moved, or else the last one kept, changed the priority"),
+    ("Weight factor", "the priority times the priorities above it: every value below weighs its label score "
+                      "× this factor"),
+)
+PRIORITY_COLUMN = 2
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+def _cell(text: str, right: bool = False, tip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if right:
+        item.setTextAlignment(RIGHT)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
+def change_text(now: float, before: float | None) -> str:
+    """``+0.1234`` / ``−0.0500``; ``""`` without a judgement to compare with or no change."""
+    if before is None or np.isnan(before) or abs(now - before) < 5e-5:
+        return ""
+    return f"{now - before:+.4f}".replace("-", "−")
 
 
 class ResultPanel(QGroupBox):
     def __init__(self, use_suggested, parent=None):
         super().__init__("Result", parent)
-        self.priority_table = QTableWidget(0, 2)
-        self.priority_table.setHorizontalHeaderLabels(["Criterion", "Priority"])
+        self.priority_table = QTableWidget(0, len(COLUMNS))
+        self.priority_table.setHorizontalHeaderLabels([name for name, _ in COLUMNS])
+        for k, (_, tip) in enumerate(COLUMNS):
+            self.priority_table.horizontalHeaderItem(k).setToolTip(tip)
         self.priority_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.priority_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.priority_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.priority_table.verticalHeader().hide()
         self.priority_table.setMaximumHeight(220)
         self.chart = pg.PlotWidget()
@@ -30,6 +65,7 @@ class ResultPanel(QGroupBox):
         self.chart.getPlotItem().hideButtons()
         self.chart.getPlotItem().setMenuEnabled(False)
         self.bars: pg.BarGraphItem | None = None
+        self.before_bars: pg.BarGraphItem | None = None   # dashed outlines: the priorities before
         self.lambda_label, self.ci_label, self.cr_label = QLabel(), QLabel(), QLabel()
         numbers = QFormLayout()
         numbers.addRow("λ_max:", self.lambda_label)
@@ -48,33 +84,51 @@ class ResultPanel(QGroupBox):
 
     def clear(self) -> None:
         self.priority_table.setRowCount(0)
-        if self.bars is not None:
-            self.chart.removeItem(self.bars)
-            self.bars = None
+        for bars in (self.bars, self.before_bars):
+            if bars is not None:
+                self.chart.removeItem(bars)
+        self.bars = self.before_bars = None
         for label in (self.lambda_label, self.ci_label, self.cr_label):
             label.setText("—")
         self.inconsistent_label.setText("")
         self.suggest_button.setEnabled(False)
 
-    def show_result(self, result: AHPResult | None, labels: list[str], can_fix: bool) -> None:
+    def show_result(self, result: AHPResult | None, labels: list[str], can_fix: bool,
+                    effects: list[CriterionEffect] = (), before=None) -> None:
         """``result`` of the criteria ``labels``; ``can_fix``: the suggestion can be applied
-        (one expert's judgements, no slider moving)."""
+        (one expert's judgements, no slider moving); ``effects``: each criterion's columns and
+        weight factor; ``before``: the priorities before the judgement moved or last kept."""
         self.clear()
         if result is None:
             return
-        self.priority_table.setRowCount(len(labels))
-        for k, (label, p) in enumerate(zip(labels, result.priorities)):
-            self.priority_table.setItem(k, 0, QTableWidgetItem(label))
-            item = QTableWidgetItem(f"{p:.4f}")
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.priority_table.setItem(k, 1, item)
+        table = self.priority_table
+        table.setRowCount(len(labels))
+        effects = list(effects) if len(effects) == len(labels) else [None] * len(labels)
+        before = before if before is not None and len(before) == len(labels) else [None] * len(labels)
+        for k, (label, p, effect, old) in enumerate(zip(labels, result.priorities, effects, before)):
+            table.setItem(k, 0, _cell(label))
+            columns = ", ".join(effect.columns) if effect is not None else ""
+            table.setItem(k, 1, _cell(columns or ("—" if effect is not None else ""), tip=columns))
+            table.setItem(k, PRIORITY_COLUMN, _cell(f"{p:.4f}", right=True))
+            change = change_text(float(p), old)
+            table.setItem(k, 3, _cell(change, right=True,
+                                      tip=f"was {old:.4f}" if change else ""))
+            factor = effect.factor if effect is not None else float("nan")
+            table.setItem(k, 4, _cell("—" if np.isnan(factor) else f"{factor:.4f}", right=True,
+                                      tip="a group above is not judged yet" if np.isnan(factor) else ""))
         x = np.arange(len(labels))
         self.bars = pg.BarGraphItem(x=x, height=np.asarray(result.priorities, dtype=float), width=0.6,
                                     brush="#4a7ebb")
         self.chart.addItem(self.bars)
+        heights = [float(p) for p in result.priorities]
+        if any(change_text(p, old) for p, old in zip(heights, before)):
+            heights = [max(heights[k], old) for k, old in enumerate(before)]
+            self.before_bars = pg.BarGraphItem(x=x, height=np.asarray(before, dtype=float), width=0.6, brush=None,
+                                               pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine))
+            self.chart.addItem(self.before_bars)
         self.chart.getAxis("bottom").setTicks([list(zip(x.tolist(), labels))])
         self.chart.setXRange(-0.6, len(labels) - 0.4, padding=0)
-        self.chart.setYRange(0, max(1e-9, float(max(result.priorities))) * 1.1, padding=0)
+        self.chart.setYRange(0, max(1e-9, max(heights)) * 1.1, padding=0)
         self.lambda_label.setText(f"{result.lambda_max:.4f}")
         self.ci_label.setText(f"{result.ci:.4f}")
         self.cr_label.setText(f"{result.cr:.4f}" + (" (n ≤ 2: always consistent)" if result.n <= 2 else ""))

@@ -124,7 +124,7 @@ class SensitivityPanel(QGroupBox):
             if np.isfinite(values).any():
                 highest = max(highest, float(np.nanmax(values)))
         plot.addItem(pg.InfiniteLine(sweep.current, angle=90, pen=pg.mkPen("#555555", style=Qt.PenStyle.DashLine),
-                                     label=f"today {sweep.current:.3f}", labelOpts={"color": "k", "position": 0.9}))
+                                     label=f"today {sweep.current:.3f}", labelOpts={"color": "k", "position": 0.08}))
         plot.setXRange(0, 1, padding=0.02)
         plot.setYRange(0, max(highest, 1e-9) * 1.3, padding=0)
         model = self.workbench.model

@@ -18,9 +18,11 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QSpl
 from tklscore.core.errors import InputError
 from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp, with_judgement
 from tklscore.core.model.data_model import DEFAULT_EXPERT
+from tklscore.core.model.data_model.derivation import criterion_effects
 from tklscore.core.scoring.weights_source import MODEL
 from tklscore.gui.ahp.judgements_panel import AMBER, GREEN, GREY, RED, JudgementsPanel, TrafficLight, light_of
 from tklscore.gui.ahp.result_panel import ResultPanel
+from tklscore.gui.ahp.saaty_slider import describe
 from tklscore.gui.ahp.sensitivity_panel import SensitivityPanel
 from tklscore.gui.when_shown import WhenShown
 
@@ -42,6 +44,10 @@ class AhpView(QWidget):
         self._preview: tuple[tuple[int, int], float | None] | None = None
         self._updating = False
         self._model_changing = False   # the model changed: its scores (and then the sweep) follow
+        # the effect of a judgement: the group's priorities before the judgement being moved or
+        # last kept, and the current release's tkl-Score before the last one kept
+        self._before: tuple[tuple, np.ndarray] | None = None
+        self._score_before: tuple | None = None   # (release, its report, judgement, undo index after it)
         self.judgements = JudgementsPanel()
         self.results = ResultPanel(self.use_suggested)
         self.sensitivity = SensitivityPanel(workbench, lambda: (self.parent_iri, self._criteria()))
@@ -218,6 +224,7 @@ class AhpView(QWidget):
         self.parent_iri = self.group_combo.itemData(index)
         self._fill_experts()
         self._preview = None
+        self._before = None
         self._show_group()
 
     def _expert_chosen(self, index: int) -> None:
@@ -248,6 +255,7 @@ class AhpView(QWidget):
         self.expert = name
         self._fill_experts()
         self._preview = None
+        self._before = None
         self._show_group()
 
     def _show_group(self) -> None:
@@ -308,7 +316,16 @@ class AhpView(QWidget):
             self._error(problem)
         group = self.combined() and self.model is not None and len(self.model.experts(self.parent_iri)) > 1
         self.judgements.show_light(self.result, group)
-        self.results.show_result(self.result, self.labels(), not self.combined() and self._preview is None)
+        effects = criterion_effects(self.model, self.parent_iri, self.result.priorities) if self.result else []
+        before = self._before[1] if self._before is not None and self._before[0] == self._rows_key else None
+        self.results.show_result(self.result, self.labels(), not self.combined() and self._preview is None,
+                                 effects, before)
+
+    def _keep_before(self) -> None:
+        """Remember the priorities shown now, before a judgement changes them."""
+        if self._preview is None:
+            self._before = ((self._rows_key, np.asarray(self.result.priorities, dtype=float))
+                            if self.result is not None else None)
 
     def show_score(self) -> None:
         workbench = self.workbench
@@ -321,11 +338,20 @@ class AhpView(QWidget):
             self.score_label.setText(f"Current release ({name}): tkl-Score —"
                                      + (f" ({problem})" if problem else " (scoring…)"))
         else:
-            self.score_label.setText(f"Current release ({name}): tkl-Score <b>{report.scores.tkl:.5f}</b>")
+            text = f"Current release ({name}): tkl-Score <b>{report.scores.tkl:.5f}</b>"
+            before = self._score_before
+            if before is not None and before[0] == name and before[3] == self.workbench.undo_stack.index():
+                old = before[1].scores.tkl
+                change = report.scores.tkl - old
+                moved = ("scoring…" if report is before[1] else
+                         f"{change:+.5f} from {old:.5f}" if abs(change) >= 5e-6 else "unchanged")
+                text += f" — {moved} by the last judgement kept: {before[2]}"
+            self.score_label.setText(text)
 
     # ------------------------------------------------------------------ view → model
 
     def _previewed(self, pair: tuple[int, int], value: float | None) -> None:
+        self._keep_before()
         self._preview = (pair, value)
         self._error(None)
         self._recompute()
@@ -333,6 +359,7 @@ class AhpView(QWidget):
     def set_judgement(self, pair: tuple[int, int], value: float | None) -> None:
         """Commit the judgement of criterion ``pair[0]`` over ``pair[1]`` (indices in the
         group) for the current expert: one undoable edit."""
+        moved = self._preview is not None   # the priorities before it were kept when it started moving
         self._preview = None
         if self.combined() or not self.parent_iri:
             self._recompute()
@@ -342,8 +369,16 @@ class AhpView(QWidget):
         parent, expert = self.parent_iri, self.expert
         text = (f"Judgement {labels[i]} vs {labels[j]}" if value is not None
                 else f"Clear judgement {labels[i]} vs {labels[j]}")
+        if not moved:
+            self._keep_before()
+        report = self.workbench.current_report()
         try:
             self.workbench.edit_model(text, lambda m: m.set_judgement(parent, group[i], group[j], value, expert))
+            scored = report is not None and report.scores.tkl is not None and self.workbench.weights_use() == MODEL
+            self._score_before = (None if not scored else
+                                  (self.workbench.project.current_release, report, describe(labels[i], labels[j], value),
+                                   self.workbench.undo_stack.index()))
+            self.show_score()
         except InputError as error:
             self._recompute()
             self._error(str(error))

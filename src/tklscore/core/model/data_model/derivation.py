@@ -115,13 +115,7 @@ def _derive(model: TklDataModel, maps: bool):
         return result, None, [], np.empty(0)
     part = _table_part(model)
     result.problems += part.unreachable
-    criteria = {model.root: 1.0}
-    judged = Derivation(priorities=criteria, groups=result.groups, experts=result.experts, problems=result.problems)
-    for parent, group in part.upper_groups:
-        if len(group) == 1:
-            criteria[group[0]] = 1.0
-        elif group:
-            group_priorities(model, parent, group, judged)
+    criteria = _criteria_priorities(model, part, result)
     result.problems += part.table.problems
     keep, weights = _weights(part, criteria)
     if maps:
@@ -129,6 +123,49 @@ def _derive(model: TklDataModel, maps: bool):
         result.weights = dict(zip(compress(part.value_iris, keep) if part.incomplete(keep) else part.value_iris,
                                   weights.tolist()))
     return result, part, keep, weights
+
+
+def _criteria_priorities(model: TklDataModel, part: _TablePart, result: Derivation) -> dict[str, float]:
+    """The priority of the root and of every criterion of the upper part (taxonomy classes and
+    attributes), filling ``result``'s groups, experts and problems."""
+    criteria = {model.root: 1.0}
+    judged = Derivation(priorities=criteria, groups=result.groups, experts=result.experts, problems=result.problems)
+    for parent, group in part.upper_groups:
+        if len(group) == 1:
+            criteria[group[0]] = 1.0
+        elif group:
+            group_priorities(model, parent, group, judged)
+    return criteria
+
+
+@dataclass(frozen=True)
+class CriterionEffect:
+    """What a criterion's priority does to the weights: the sensitive columns below it, and
+    its weight factor — its priority times the priorities above it (NaN while a group above
+    is not judged), so that every value below it weighs its label score × this factor
+    (elements on the way not multiplied)."""
+
+    iri: str
+    label: str
+    columns: tuple[str, ...]
+    factor: float
+
+
+def criterion_effects(model: TklDataModel, parent: str, priorities) -> list[CriterionEffect]:
+    """The effect of the criteria group under ``parent`` with these ``priorities`` (one per
+    criterion, in group order: the AHP result shown, perhaps of a judgement being previewed)."""
+    if model.root is None:
+        return []
+    criteria = _criteria_priorities(model, _table_part(model), Derivation())
+    nodes, above = model.nodes, 1.0
+    for iri in model.path_to_root(parent):
+        if nodes[iri].kind in _MULTIPLIED:
+            above *= criteria.get(iri, float("nan"))
+    group = model.criteria_group(parent)
+    paths = {column: set(model.path_to_root(nodes.attribute_of(column))) for column in model.columns}
+    return [CriterionEffect(iri, nodes[iri].label, tuple(c for c, path in paths.items() if iri in path),
+                            float(p) * above)
+            for iri, p in zip(group, priorities)]
 
 
 def _weights(part: _TablePart, priorities: dict[str, float]) -> tuple[list[bool], np.ndarray]:
