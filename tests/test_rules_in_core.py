@@ -1,5 +1,7 @@
 """Each rule has one home in the core: the AHP consistency verdict, M-Score's x, the score
-labels, the growth of a release, the kinds of table file."""
+labels, the growth of a release, the kinds of table file, the riskiest tenth of a release,
+the share of D(r) above its threshold, the verdict bands, the pseudonymisation's record
+count, share, limits and removal excess, and the thesis example's hierarchies."""
 
 from __future__ import annotations
 
@@ -9,10 +11,19 @@ import numpy as np
 import pytest
 
 from tklscore.core.errors import InputError
-from tklscore.core.examples import thesis_example
+from tklscore.core.examples import THESIS_HIERARCHIES, thesis_example
 from tklscore.core.model.ahp import ahp, consistency_verdict
 from tklscore.core.project import Project
-from tklscore.core.scoring.scores import Scorer, cumulative_table_scores, parse_x, score_label, x_text
+from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
+from tklscore.core.pseudonymization.blocking import BlockingRule
+from tklscore.core.pseudonymization.data_flow import DataFlowModel
+from tklscore.core.pseudonymization.generator import survey_example
+from tklscore.core.files.resources import resource_path
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, share_above
+from tklscore.core.scoring.meaning import BANDS, BANDS_NOTE, bands_text, verdict
+from tklscore.core.scoring.scores import (RISKIEST_SHARE, Scorer, cumulative_table_scores, parse_x, riskiest_mask,
+                                          score_label, x_text)
 from tklscore.core.tables.loading import table_kind
 
 
@@ -76,3 +87,86 @@ def test_cumulative_table_scores_end_at_the_release_scores():
                                         ("d", "text")])
 def test_table_kind_from_the_file_name(name, kind):
     assert table_kind(name) == kind
+
+
+def test_the_riskiest_tenth_by_tkl():
+    assert RISKIEST_SHARE == 0.10
+    tkl = np.array([0.5, 3.0, 1.0, 2.0, 0.1] * 4)          # 20 records: the 2 highest
+    mask = riskiest_mask(tkl)
+    assert mask.dtype == bool and mask.sum() == 2 and set(tkl[mask]) == {3.0}
+    assert riskiest_mask([1.0, 2.0, 0.5]).tolist() == [False, True, False]   # ceil(0.3) = 1: at least one
+    assert riskiest_mask(np.arange(11.0)).sum() == 2                         # ceil(1.1) = 2
+    assert riskiest_mask([]).tolist() == []
+    assert riskiest_mask([1.0, 5.0, 3.0, 4.0], share=0.5).tolist() == [False, True, False, True]
+
+
+def test_the_share_of_d_above_its_threshold():
+    example = thesis_example()
+    parameters = [AttributeParameters(a, 0.5, 0.5) for a in example.roles.qi + example.roles.sa]
+    risk = disclosure_risk(example.source, parameters, example.weights, threshold=1.0)
+    assert 0 < risk.above_threshold < risk.n
+    assert risk.above_threshold_share == pytest.approx(risk.above_threshold / 7)
+    assert share_above(3, 4) == 0.75 and share_above(0, 0) == 0.0
+
+
+def test_the_verdict_bands_are_written_from_the_bands():
+    assert bands_text() == "low ≤ 0.25 < moderate ≤ 0.50 < high ≤ 0.75 < very high"
+    assert bands_text(percent=True) == "low ≤ 25 % < moderate ≤ 50 % < high ≤ 75 % < very high"
+    assert f"({bands_text()})" in BANDS_NOTE
+    for limit, level, _ in BANDS[:-1]:
+        assert verdict(limit).level == level and verdict(limit + 1e-9).level != level
+
+
+@pytest.fixture(scope="module")
+def survey_analysis():
+    original, pseudonymised = survey_example()
+    return analyse(original, pseudonymised, "weight", ["sex", "age", "race", "height"],
+                   ThresholdChoice(category_column="category", sensitive_flag_column="weight_sensitive"),
+                   margin=5, id_column="id",
+                   model=DataFlowModel.load(resource_path("pseudonymization/health_survey.json")))
+
+
+def test_the_pseudonymisation_counts_its_people_once(survey_analysis):
+    analysis = survey_analysis
+    weights = survey_example()[0].frame["weight"]
+    assert analysis.records == int((weights.astype(str).str.strip() != "").sum()) == 1103
+    assert analysis.records == int(analysis.engine.present.sum())
+    maximum = analysis.maximum
+    assert analysis.share(maximum) == pytest.approx(maximum.violations / 1103)
+    order = analysis.largest_first()
+    assert order[0].qi_set == maximum.qi_set and len(order) == len(analysis.transitions)
+    assert [len(t.qi_set) for t in order] == sorted((len(t.qi_set) for t in order), reverse=True)
+
+
+def test_limits_are_judged_in_core_and_mark_the_lts(survey_analysis):
+    analysis = survey_analysis
+    assert analysis.blocked_reason(analysis.maximum.qi_set) is None
+    try:
+        analysis.apply_rules([BlockingRule.parse("IF violations > 0 THEN block")])
+        refused = {t.qi_set for t in analysis.transitions if t.violations > 0}
+        assert refused and all(analysis.blocked_reason(q) for q in refused)
+        assert all(analysis.blocked_reason(t.qi_set) is None for t in analysis.transitions if not t.violations)
+        edges = [d for _, _, d in analysis.lts.edges(data=True) if d["kind"] == "risk"]
+        assert edges and any(d["blocked"] for d in edges)
+        assert all(d["blocked"] == bool(d["reason"]) for d in edges)
+    finally:
+        analysis.apply_rules([])
+    assert not any(blocked for blocked, _ in analysis.blocked.values())
+
+
+def test_the_removal_s_excess_over_the_exact_minimum(survey_analysis):
+    removal = survey_analysis.reports[survey_analysis.maximum.qi_set].removal
+    assert removal.minimum is not None
+    assert removal.heuristic_excess == removal.removed - removal.minimum >= 0
+    assert removal.minimum_json()["heuristic_excess"] == removal.heuristic_excess
+
+
+def test_the_thesis_example_s_hierarchies_live_with_the_example():
+    source = thesis_example().source.frame
+    labels = {h.column: [list(level) for level in h.labels(source[h.column])] for h in THESIS_HIERARCHIES}
+    assert all(isinstance(h, Hierarchy) for h in THESIS_HIERARCHIES)
+    assert labels["City"][1] == ["Alberta"] * 7 and labels["Gender"][1] == ["Person"] * 7
+    assert labels["Job"][1] == ["Legal"] * 7
+    assert labels["Age"][1:3] == [["[20, 30)", "[10, 20)", "[20, 30)", "[40, 50)", "[70, 80)", "[20, 30)", "[20, 30)"],
+                                  ["[0, 30)", "[0, 30)", "[0, 30)", "[30, 60)", "[60, 90)", "[0, 30)", "[0, 30)"]]
+    assert all(level == ["*"] * 7 for level in (column[-1] for column in labels.values()))

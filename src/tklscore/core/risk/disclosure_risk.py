@@ -39,6 +39,11 @@ DEFAULT_THRESHOLD = 0.01
 MAX_KNOWN_SETS = 1 << 20
 
 
+def share_above(above_threshold: int, n: int) -> float:
+    """The share of the records whose D exceeds the threshold (0 without records)."""
+    return above_threshold / n if n else 0.0
+
+
 @dataclass(frozen=True)
 class AttributeParameters:
     """PK(A) (probability the attacker knows A) and W(A) (its weight), as the publisher sets them."""
@@ -68,6 +73,10 @@ class DisclosureRisk:
     @property
     def above_threshold(self) -> int:
         return int((self.d > self.threshold).sum())
+
+    @property
+    def above_threshold_share(self) -> float:
+        return share_above(self.above_threshold, self.n)
 
     @property
     def n(self) -> int:
