@@ -1,7 +1,8 @@
 """Each rule has one home in the core: the AHP consistency verdict, M-Score's x, the score
 labels, the growth of a release, the kinds of table file, the riskiest tenth of a release,
 the share of D(r) above its threshold, the verdict bands, the pseudonymisation's record
-count, share, limits and removal excess, and the thesis example's hierarchies."""
+count, share, limits and removal excess, the thesis example's hierarchies, and what PIA works
+out from a patient's record."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.examples import THESIS_HIERARCHIES, thesis_example
 from tklscore.core.model.ahp import ahp, consistency_verdict
 from tklscore.core.project import Project
+from tklscore.core.pia.analysis import analyze_files
+from tklscore.core.pia.reasoner import Reasoner
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
 from tklscore.core.pseudonymization.blocking import BlockingRule
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
@@ -170,3 +173,18 @@ def test_the_thesis_example_s_hierarchies_live_with_the_example():
     assert labels["Age"][1:3] == [["[20, 30)", "[10, 20)", "[20, 30)", "[40, 50)", "[70, 80)", "[20, 30)", "[20, 30)"],
                                   ["[0, 30)", "[0, 30)", "[0, 30)", "[30, 60)", "[60, 90)", "[0, 30)", "[0, 30)"]]
     assert all(level == ["*"] * 7 for level in (column[-1] for column in labels.values()))
+
+
+def test_what_is_worked_out_from_a_patient_s_record():
+    pia = {name: resource_path(f"pia/{name}") for name in ("bob_ontology.ttl", "bob_data.ttl", "bob.rules",
+                                                           "bob_patterns.csv")}
+    run = analyze_files(pia["bob_ontology.ttl"], pia["bob_data.ttl"], pia["bob.rules"], pia["bob_patterns.csv"],
+                        "Medium", method="efficient")
+    worked_out = run.worked_out()
+    assert [str(t) for t in worked_out] == ["(Bob, ISA, Person)", "(Bob, likelyHas, Hepatitis-C)",
+                                            "(Bob, treatedBy, Person)", "(Bob, treatedBy, Physician)",
+                                            "(Leonard, ISA, Person)"]
+    knowledge = Reasoner(run.rules).materialize(run.ontology).triples()
+    closure = set(run.assessment.closure.triples())
+    assert all(t in closure and t not in knowledge and t not in set(run.data) for t in worked_out)
+    assert {v.triple for v in run.assessment.violations} <= set(worked_out)
