@@ -1,8 +1,8 @@
 """Each rule has one home in the core: the AHP consistency verdict, M-Score's x, the score
 labels, the growth of a release, the kinds of table file, the riskiest tenth of a release,
 the share of D(r) above its threshold, the verdict bands, the pseudonymisation's record
-count, share, limits and removal excess, the thesis example's hierarchies, and what PIA works
-out from a patient's record."""
+count, share, limits and removal excess, the thesis example's hierarchies, what PIA works
+out from a patient's record, and a Learn student's recipe from the columns' set-up."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.examples import THESIS_HIERARCHIES, thesis_example
 from tklscore.core.model.ahp import ahp, consistency_verdict
 from tklscore.core.project import Project
+from tklscore.core.learn import tasks
 from tklscore.core.pia.analysis import analyze_files
 from tklscore.core.pia.reasoner import Reasoner
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
@@ -188,3 +189,25 @@ def test_what_is_worked_out_from_a_patient_s_record():
     closure = set(run.assessment.closure.triples())
     assert all(t in closure and t not in knowledge and t not in set(run.data) for t in worked_out)
     assert {v.triple for v in run.assessment.violations} <= set(worked_out)
+
+
+def test_a_student_s_recipe_from_the_columns_set_up():
+    recipe = tasks.recipe_from_columns([
+        ("name", "id", tasks.REMOVE, ""), ("age", "qid", tasks.GENERALISE, " 10 "),
+        ("city", "qid", tasks.GENERALISE, "Calgary,Edmonton->Alberta; Paris->France"),
+        ("salary", "nonsensitive", tasks.NOISE, "12.5"), ("hobby", "", tasks.REMOVE, ""),
+        ("job", "sensitive", tasks.KEEP, "")], join_rule="A.id = B.id")
+    assert recipe == tasks.Recipe(qi=("age", "city"), sensitive="job", identifiers=("name",),
+                                  intervals=(("age", 10),), rules=(("city", "Calgary,Edmonton->Alberta\nParis->France"),),
+                                  noise=(("salary", 12.5),), removed=("hobby",), join_rule="A.id = B.id")
+    for columns, message in (
+            ([("name", "id", tasks.KEEP, "")], "name is an ID: identifiers are always removed; set its action to "
+                                                "'Remove column'"),
+            ([("age", "qid", tasks.GENERALISE, "")], "age: type an interval size"),
+            ([("age", "qid", tasks.GENERALISE, "0")], "age: the interval size must be a positive whole number"),
+            ([("salary", "", tasks.NOISE, "ten")], "salary: type the noise ε as a percentage"),
+            ([("salary", "", tasks.NOISE, "100")], "salary: the noise ε must lie between 0 and 100 %"),
+            ([("a", "sensitive", tasks.KEEP, ""), ("b", "sensitive", tasks.KEEP, "")],
+             "Mark only one column as Sensitive \\(you marked a, b\\)")):
+        with pytest.raises(InputError, match=message):
+            tasks.recipe_from_columns(columns)
