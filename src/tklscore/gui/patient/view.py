@@ -127,6 +127,12 @@ class PatientView(QWidget):
                       "sample": sample, "about": about}
         for page in self.pages.values():
             self.stack.addWidget(page)
+        self._connect_pages()
+
+    def _connect_pages(self) -> None:
+        """The pages' signals to the functions below, and the pages' parts they work with."""
+        information, document, sample = self.pages["information"], self.pages["document"], self.pages["sample"]
+        places, graph_page = self.pages["places"], self.pages["graph"]
         information.learnMore.connect(self.learn_more)
         document.back.connect(lambda: self.open_function("information"))
         sample.back.connect(lambda: self.open_function("information"))
