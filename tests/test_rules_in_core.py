@@ -2,7 +2,9 @@
 labels, the growth of a release, the kinds of table file, the riskiest tenth of a release,
 the share of D(r) above its threshold, the verdict bands, the pseudonymisation's record
 count, share, limits and removal excess, the thesis example's hierarchies, what PIA works
-out from a patient's record, and a Learn student's recipe from the columns' set-up."""
+out from a patient's record, a Learn student's recipe from the columns' set-up and the
+groups' counts of the Learn statistics, a D(r) parameter as typed, why QI importance is
+not measured."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.pseudonymization.generator import survey_example
 from tklscore.core.files.resources import resource_path
 from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, share_above
+from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, parameter_value, share_above
+from tklscore.core.risk.lens import QI_IMPORTANCE_MAX, qi_importance_skipped
 from tklscore.core.scoring.meaning import BANDS, BANDS_NOTE, bands_text, verdict
 from tklscore.core.scoring.scores import (RISKIEST_SHARE, Scorer, cumulative_table_scores, parse_x, riskiest_mask,
                                           score_label, x_text)
@@ -211,3 +214,30 @@ def test_a_student_s_recipe_from_the_columns_set_up():
              "Mark only one column as Sensitive \\(you marked a, b\\)")):
         with pytest.raises(InputError, match=message):
             tasks.recipe_from_columns(columns)
+
+
+def test_the_learn_statistics_count_groups_in_core():
+    task = tasks.task(6)
+    applied = tasks.apply(task.recipe, tasks.source_table(task))
+    distinct = applied.groups["distinct"]
+    assert applied.single_valued_groups == int((distinct == 1).sum()) > 0
+    assert applied.most_distinct == int(distinct.max()) >= applied.measures.models.l_distinct
+    answers = tasks.answers(task)
+    assert (answers["single_valued_groups"], answers["most_distinct"]) == (applied.single_valued_groups,
+                                                                             applied.most_distinct)
+    four = tasks.task(4)
+    applied = tasks.apply(four.recipe, tasks.source_table(four))
+    assert applied.most_persons == int(applied.groups["persons"].max()) == tasks.answers(four)["most_persons"]
+
+
+def test_a_d_r_parameter_as_typed():
+    assert parameter_value("0.5") == 0.5 and parameter_value(" 1 ") == 1.0 and parameter_value("0") == 0.0
+    for bad in ("2", "-0.1", "nan", "inf", "abc", ""):
+        with pytest.raises(InputError, match=r"is not a number in \[0, 1\]"):
+            parameter_value(bad)
+
+
+def test_why_qi_importance_is_not_measured():
+    assert qi_importance_skipped(QI_IMPORTANCE_MAX) is None and qi_importance_skipped(1) is None
+    assert qi_importance_skipped(9) == ("Not computed: QI importance measures every subset of the quasi-identifiers, "
+                                        "and 9 of them have 511 subsets (at most 8 quasi-identifiers are measured).")

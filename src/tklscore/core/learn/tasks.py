@@ -255,6 +255,21 @@ class Applied:
         return bool(self.groups["persons"].sum() < len(self.full))
 
     @property
+    def most_persons(self) -> int:
+        """The most different people (ID values) one QID group holds."""
+        return int(self.groups["persons"].max())
+
+    @property
+    def most_distinct(self) -> int:
+        """The most different sensitive values one QID group holds."""
+        return int(self.groups["distinct"].max())
+
+    @property
+    def single_valued_groups(self) -> int:
+        """The QID groups that hold a single sensitive value (anyone in them has it)."""
+        return int((self.groups["distinct"] == 1).sum())
+
+    @property
     def single_valued_rows(self) -> np.ndarray:
         """Per published row: its QID group holds one sensitive value only (anyone in it has it)."""
         if "distinct" not in self.groups:
@@ -424,14 +439,12 @@ def answers(task: Task, tables: dict[str, pd.DataFrame] | None = None, seed: int
     out = {"groups": m.classes.count, "smallest_group": m.classes.min, "largest_group": m.classes.max,
            "k": m.k, "group_sizes": applied.size_histogram()}
     if task.number == 4:
-        out.update({"xy_k": m.models.xy_anonymity, "most_persons": int(applied.groups["persons"].max())})
+        out.update({"xy_k": m.models.xy_anonymity, "most_persons": applied.most_persons})
     if task.number == 5:
         out.update({"rows": len(applied.full), "persons_k": m.models.xy_anonymity})
     if task.number in (6, 7):
-        distinct = applied.groups["distinct"]
-        out.update({"l_distinct": m.models.l_distinct, "most_distinct": int(distinct.max()),
-                    "single_valued_groups": int((distinct == 1).sum()),
-                    "l_entropy": m.models.l_entropy})
+        out.update({"l_distinct": m.models.l_distinct, "most_distinct": applied.most_distinct,
+                    "single_valued_groups": applied.single_valued_groups, "l_entropy": m.models.l_entropy})
     if task.number == 7:
         group, value, share = guess_example(applied)
         out.update({"example_group": group, "example_value": value, "guess_probability": share})

@@ -96,6 +96,17 @@ class DisclosureRisk:
                 "above_threshold": self.above_threshold}
 
 
+def parameter_value(text: str) -> float:
+    """A PK or W(A) as a publisher types it: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"'{text}' is not a number in [0, 1]")
+    return value
+
+
 def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilon: float,
                      name: str | None = None) -> None:
     seen: dict[str, int | None] = {}

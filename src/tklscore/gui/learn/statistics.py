@@ -131,16 +131,16 @@ class Statistics(QWidget):
         if models.xy_anonymity is not None:
             lines.append(f"<h3>(X,Y)-anonymity</h3><p>Each QID group holds at least <b>{models.xy_anonymity}</b> "
                          f"different people ({e(', '.join(applied.recipe.identifiers))}); the largest holds "
-                         f"{int(applied.groups['persons'].max())}.</p>")
+                         f"{applied.most_persons}.</p>")
         if models.l_distinct is not None:
-            single = int((applied.groups["distinct"] == 1).sum())
+            single = applied.single_valued_groups
             recursive = (f"Recursive: (c,{models.l_distinct})-diverse for every whole c ≥ {models.recursive_c} "
                          f"(in every group the commonest value occurs less than c times as often as all values "
                          f"from the {_ordinal(models.l_distinct)} commonest on together)"
                          if models.recursive_c else "Recursive (c,l)-diversity needs l ≥ 2.")
             lines.append(f"<h3>l-diversity ({e(applied.recipe.sensitive)})</h3><p>Least diverse group: "
                          f"<b>{models.l_distinct}</b> distinct value(s); most diverse: "
-                         f"{int(applied.groups['distinct'].max())}<br>"
+                         f"{applied.most_distinct}<br>"
                          f"Entropy l: <b>{models.l_entropy:.4f}</b> (the least mixed group is as mixed as "
                          f"{models.l_entropy:.2f} equally common values)<br>{recursive}<br>"
                          + (f"<span style='color:#a11'>{single} group(s) hold a single value: anyone in them "

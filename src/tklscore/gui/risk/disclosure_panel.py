@@ -7,7 +7,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from tklscore.core.risk.disclosure_risk import DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, DisclosureRisk
+from tklscore.core.errors import InputError
+from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, DisclosureRisk,
+                                                parameter_value)
 from tklscore.gui.risk.charts import DisclosureRiskChart
 
 
@@ -82,11 +84,9 @@ class DisclosurePanel(QSplitter):
             return
         attribute = self.parameters_table.item(item.row(), 0).text()
         try:
-            value = float(item.text())
-            if not 0.0 <= value <= 1.0:
-                raise ValueError
-        except ValueError:
-            self.disclosure_label.setText(f"'{item.text()}' is not a number in [0, 1]; {attribute} keeps its value.")
+            value = parameter_value(item.text())
+        except InputError as error:
+            self.disclosure_label.setText(f"{error}; {attribute} keeps its value.")
             self.fill_parameters(self._shown)
             return
         if item.column() == 1:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTabWidget
 
-from tklscore.core.risk.lens import QI_IMPORTANCE_MAX, RiskLens
+from tklscore.core.risk.lens import RiskLens, qi_importance_skipped
 from tklscore.gui.risk.charts import RiskDistributionChart
 from tklscore.gui.risk.disclosure_panel import DisclosurePanel
 from tklscore.gui.risk.tables import number_text, readonly, set_row
@@ -47,10 +47,7 @@ class LensTabs(QTabWidget):
             set_row(self.importance_table, i, [", ".join(q.attributes), number_text(q.distinction),
                                                number_text(q.separation)])
         if not importance:
-            set_row(self.importance_table, 0, [
-                f"Not computed: QI importance measures every subset of the quasi-identifiers, and "
-                f"{qi_count} of them have {2 ** qi_count - 1:,} "
-                f"subsets (at most {QI_IMPORTANCE_MAX} quasi-identifiers are measured).", "", ""])
+            set_row(self.importance_table, 0, [qi_importance_skipped(qi_count) or "", "", ""])
         self.stale = {"distribution", "disclosure"}
         self.draw_charts()
 
