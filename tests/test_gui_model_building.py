@@ -6,6 +6,7 @@ changes nothing and everything undoes. pytest-qt, offscreen."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -77,6 +78,21 @@ def build(qtbot, view, **choices) -> TklDataModel:
 
 def node(bench, column, value):
     return bench.model.nodes.value_of(column, value)
+
+
+@contextlib.contextmanager
+def model_view_of(qtbot, settings, path, roles):
+    """A Model view over a new Workbench on ``path``, the model built from the source."""
+    bench = new_bench(qtbot, path, roles)
+    try:
+        view = ModelView(bench, settings=settings)
+        qtbot.addWidget(view)
+        view.show()
+        build(qtbot, view)
+        yield bench, view
+    finally:
+        bench.runner.cancel_all()
+        bench.runner.wait()
 
 
 def expert_in_the_window(qtbot, view, ahp):
@@ -300,12 +316,7 @@ def test_a_20000_value_column_is_searchable_and_labelled_in_bulk(qtbot, settings
                           "diagnosis": [f"D{i:05d}" for i in range(20_000)]})
     path = tmp_path / "clinic.csv"
     frame.to_csv(path, index=False)
-    bench = new_bench(qtbot, path, Roles(qi=["zip"], sa=["diagnosis"]))
-    try:
-        view = ModelView(bench, settings=settings)
-        qtbot.addWidget(view)
-        view.show()
-        build(qtbot, view)
+    with model_view_of(qtbot, settings, path, Roles(qi=["zip"], sa=["diagnosis"])) as (bench, view):
         attribute = bench.model.attribute("diagnosis")
         assert bench.model.nodes[attribute.parent].label == "Health"
         index = view.tree_model.index_of(attribute.iri)
@@ -324,9 +335,6 @@ def test_a_20000_value_column_is_searchable_and_labelled_in_bulk(qtbot, settings
         bench.undo_stack.undo()
         assert len(bench.model.unjudged()) == 20_000
         assert Table is not None
-    finally:
-        bench.runner.cancel_all()
-        bench.runner.wait()
 
 
 def test_the_new_model_dialog_shows_suggestions_and_bin_choices(qtbot, bench):
@@ -440,12 +448,7 @@ def test_the_mono_hierarchy_choice_is_shown_and_changed_in_the_window(qtbot, set
     the other rebuilds the taxonomy as one undoable edit that keeps the labels."""
     path = tmp_path / "clinic.csv"
     path.write_text("zip,diagnosis\n" + "".join(f"{10000 + i},D{i % 7}\n" for i in range(40)), encoding="utf-8")
-    bench = new_bench(qtbot, path, Roles(qi=["zip"], sa=["diagnosis"]))
-    try:
-        view = ModelView(bench, settings=settings)
-        qtbot.addWidget(view)
-        view.show()
-        build(qtbot, view)
+    with model_view_of(qtbot, settings, path, Roles(qi=["zip"], sa=["diagnosis"])) as (bench, view):
         view.set_label("restricted", node(bench, "diagnosis", "D3"))
         panel = view.alignment
         assert [panel.conflict_list.topLevelItem(0).text(c) for c in (0, 1)] == [
@@ -466,6 +469,3 @@ def test_the_mono_hierarchy_choice_is_shown_and_changed_in_the_window(qtbot, set
         bench.undo_stack.undo()
         path_labels = [bench.model.nodes[i].label for i in bench.model.path_to_root(bench.model.attribute("diagnosis").iri)]
         assert "External" in path_labels
-    finally:
-        bench.runner.cancel_all()
-        bench.runner.wait()
