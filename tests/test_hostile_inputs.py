@@ -5,6 +5,7 @@ One test (at least) per item of the issue; the inputs are built in ``hostile.py`
 from __future__ import annotations
 
 import json
+import math
 import warnings
 
 import numpy as np
@@ -374,6 +375,17 @@ def test_one_validation_for_every_way_a_judgement_arrives(tmp_path, capsys):
         with pytest.raises(InputError, match=r"judgement '.*' of '.*' over '.*' " + said.replace("(", r"\(")
                            .replace(")", r"\)")):
             model.set_judgement(parent, a, b, bad)
+        if math.isnan(bad):  # NaN in a matrix means "not judged" (set_judgements)
+            continue
+        group = model.criteria_group(parent)  # the expert's whole matrix (set_judgements), checked as one
+        matrix = np.ones((len(group), len(group)))
+        matrix[0, 1] = bad
+        labels = [model.nodes[c].label for c in group]
+        before = model.state()
+        with pytest.raises(InputError, match=r"judgement '.*' of '.*' over '.*' " + said.replace("(", r"\(")
+                           .replace(")", r"\)")):
+            model.set_judgements(parent, labels, matrix)
+        assert model.state() == before
     path = tmp_path / "mscore.ttl"
     thesis_example_model().save(path)
     text = path.read_text(encoding="utf-8")

@@ -379,13 +379,11 @@ class TklDataModel:
         if values.shape != (len(group), len(group)):
             raise InputError(f"the matrix is {'×'.join(map(str, values.shape))}, but {where} has {len(group)} criteria")
         pairs = [(iris[i], iris[j], float(values[i, j])) for i in range(len(iris)) for j in range(i + 1, len(iris))
-                 if not math.isnan(values[i, j])]
+                 if not np.isnan(values[i, j])]
         if not pairs:
             raise InputError(f"the matrix holds no judgement for {where}")
         for a, b, rating in pairs:  # every judgement is checked before the expert's old ones are replaced
-            if not (math.isfinite(rating) and rating > 0):
-                raise InputError(f"judgement {rating!r} of '{self.nodes[a].label}' over '{self.nodes[b].label}' "
-                                 f"must be a positive number")
+            check_judgement(rating, f"'{self.nodes[a].label}' over '{self.nodes[b].label}'")
         order = {iri: k for k, iri in enumerate(group)}
         self.judgements.setdefault(parent, {})[expert] = {}
         for a, b, rating in pairs:  # stored in the group's order, as the views enter them
