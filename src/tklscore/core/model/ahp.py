@@ -309,9 +309,7 @@ def with_judgement(matrix, i: int, j: int, value: float | None) -> np.ndarray:
     if value is None:
         a[i, j] = a[j, i] = np.nan
     else:
-        value = float(value)
-        if not (math.isfinite(value) and value > 0):
-            raise InputError(f"judgement {value!r} must be a positive number")
+        value = check_judgement(value)
         a[i, j], a[j, i] = value, 1.0 / value
     return a
 
