@@ -326,6 +326,40 @@ def test_pareto_front_keeps_ties_and_drops_dominated():
     assert [x.levels["a"] for x in pareto_front(c)] == [0, 1, 2, 4]
 
 
+def test_a_row_selection_is_resolved_once_per_search_with_the_same_figures(monkeypatch):
+    """The Design view designs the current release's rows: a search over a selection resolves
+    it once (not once per lattice node, issue 22 §3) and its front, utility and scores equal
+    a fresh designer's evaluation of each node."""
+    import tklscore.core.release.transform as transform_module
+
+    example = thesis_example()
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Gender": Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
+                   "Job": Hierarchy.masking("Job")}
+    selection = ReleaseDefinition("Scenario 1", "ids", ids=("3", "4", "5", "6", "0"))
+    calls = []
+    original = transform_module.resolve_release
+    monkeypatch.setattr(transform_module, "resolve_release", lambda *a: calls.append(a) or original(*a))
+    designer = ReleaseDesigner(example.source, example.roles, hierarchies)
+    found = suggest(designer, example.weights, Constraints(k=2, suppression_limit=0.4),
+                    ReleaseDesign(selection=selection))
+    assert found.evaluated > 10 and len(calls) == 1
+    assert found.met and found.front
+    designer.evaluate(ReleaseDesign(levels={"City": 1}, selection=selection), example.weights)
+    assert len(calls) == 1     # and the view's next evaluation of the same rows reuses it
+    for candidate in found.all_evaluated:
+        design = ReleaseDesign(levels=candidate.levels, suppress_below=2, suppression_limit=0.4, selection=selection)
+        fresh = ReleaseDesigner(example.source, example.roles, hierarchies).evaluate(design, example.weights)
+        assert candidate.utility_loss == fresh.utility.loss
+        assert candidate.suppressed_share == fresh.utility.suppressed_share
+    for candidate in found.front:
+        design = ReleaseDesign(levels=candidate.levels, suppress_below=2, suppression_limit=0.4, selection=selection)
+        fresh = ReleaseDesigner(example.source, example.roles, hierarchies).evaluate(design, example.weights)
+        cached = designer.evaluate(design, example.weights)
+        assert candidate.tkl_normalized == fresh.report.normalized_source.tkl
+        assert cached.utility == fresh.utility and cached.report.scores == fresh.report.scores
+
+
 def test_suggest_on_adult_with_its_hierarchies():
     from tklscore.core.tables.loading import load_table
 
