@@ -126,7 +126,7 @@ def test_a_superseded_evaluation_interrupts_the_engine_at_once():
     import time
 
     from tklscore.core.engines import open_backend
-    from tklscore.gui.design.view import _interruptible
+    from tklscore.core.release.session import interruptible
     from tklscore.gui.tasks import Cancelled
 
     class Control:
@@ -146,7 +146,7 @@ def test_a_superseded_evaluation_interrupts_the_engine_at_once():
         threading.Timer(0.3, control.flag.set).start()
         start = time.perf_counter()
         with pytest.raises(Cancelled):
-            _interruptible(control, backend, lambda: backend.fetch(
+            interruptible(lambda: control.cancelled, backend, lambda: backend.fetch(
                 "SELECT SUM(a.range * b.range) AS s FROM range(100000000) AS a, range(1000) AS b"))
         assert time.perf_counter() - start < 10
         assert int(backend.fetch("SELECT 42 AS v")["v"].iloc[0]) == 42   # the engine works on

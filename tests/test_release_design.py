@@ -640,3 +640,39 @@ def test_utility_from_value_counts_equals_the_row_by_row_figures(s, data):
         group_count[t.suppressed] = n
         expected = float(np.log2(group_count / value_count).sum())
         assert ours.per_attribute[c]["non_uniform_entropy"] == pytest.approx(expected, rel=1e-12, abs=1e-9)
+
+
+def test_a_cancelled_search_returns_the_front_of_what_it_evaluated():
+    """Cancel is not a failure: the search stops at the next node and its front is the
+    Pareto front of the nodes scored until then (issue 22 §3)."""
+    from tklscore.core.errors import Cancelled
+
+    example, designer = thesis_designer({"City": Hierarchy.masking("City"), "Job": Hierarchy.masking("Job"),
+                                         "Gender": Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}])})
+    whole = suggest(designer, example.weights, Constraints(k=2))
+    calls = []
+
+    def cancel_after(n):
+        def progress(_fraction):
+            calls.append(1)
+            if len(calls) > n:
+                raise Cancelled()
+        return progress
+
+    for stop in (0, 5, 40):
+        calls.clear()
+        found = suggest(designer, example.weights, Constraints(k=2), progress=cancel_after(stop))
+        assert found.cancelled and found.visited == stop and found.evaluated <= stop
+        assert not whole.cancelled and whole.visited is None
+        reached = {tuple(c.levels.items()) for c in found.all_evaluated}
+        by_levels = {tuple(c.levels.items()): c for c in whole.all_evaluated}
+        for candidate in found.front:   # releases the search reached, with the whole search's figures
+            key = tuple(candidate.levels.items())
+            assert key in reached and candidate.k >= 2
+            if found.met:
+                assert candidate.tkl_normalized == by_levels[key].tkl_normalized
+        assert [c.levels for c in pareto_front(found.front)] == [c.levels for c in found.front] or not found.met
+        assert ("cancelled" in found.message) and (found.met or stop == 0 or found.front)
+    flag = iter([False, False, True])
+    found = suggest(designer, example.weights, Constraints(k=2), cancelled=lambda: next(flag, True))
+    assert found.cancelled and found.visited == 2

@@ -39,6 +39,14 @@ class Project:
     x: float = 1.0
     settings: dict = field(default_factory=dict)  # view and chart settings
 
+    def designed_names(self) -> list[str]:
+        """The releases saved from the Design view (``settings["design"]["saved"]``), by name;
+        they follow the defined releases in the Release chooser."""
+        defined = {r.name for r in self.releases}
+        saved = (self.settings.get("design") or {}).get("saved") or []
+        names = (str(d.get("name", "designed release")) for d in saved if isinstance(d, dict))
+        return [n for n in dict.fromkeys(names) if n not in defined]
+
     def release(self, name: str) -> ReleaseDefinition:
         for definition in self.releases:
             if definition.name == name:
