@@ -73,7 +73,7 @@ class CommandInputs:
     weights: str | None = None         # a weights CSV …
     model: str | None = None           # … or a tkl-Data Model (Turtle), whose elements weigh generalised values
     x: float = 1.0
-    options: dict = field(default_factory=dict)   # the source's delimiter and encoding
+    options: dict = field(default_factory=dict)   # the source's delimiter, encoding, keep_spaces
 
     def __post_init__(self):
         if (self.weights is None) == (self.model is None):
@@ -96,6 +96,8 @@ def release_argv(inputs: CommandInputs) -> list[str]:
     for option in ("delimiter", "encoding"):
         if inputs.options.get(option):
             argv += [f"--{option}", str(inputs.options[option])]
+    if inputs.options.get("keep_spaces"):
+        argv.append("--keep-spaces")
     return argv + ["--design", str(inputs.design)]
 
 
@@ -172,7 +174,8 @@ def design_recipe(inputs: RecipeInputs, folder=None) -> tuple[DesignRecipe, dict
     elif inputs.weights is None:
         raise InputError("there are no weights to evaluate the design with: choose a tkl-Data Model or a weights file")
     argv = release_argv(CommandInputs(source, inputs.roles, design_file, inputs.weights, model, inputs.x,
-                                      {k: v for k, v in inputs.options.items() if k in ("delimiter", "encoding")}))
+                                      {k: v for k, v in inputs.options.items()
+                                       if k in ("delimiter", "encoding", "keep_spaces")}))
     recipe = DesignRecipe(command_line(argv), files[design_file], design_file, tuple(files))
     return recipe, files
 

@@ -220,7 +220,8 @@ class DesignSession:
             from tklscore.core.engines import open_backend
             from tklscore.core.engines.design import EngineDesigner
 
-            backend = open_backend("duckdb")   # DuckDB's own limit (80 % of RAM), spilling beyond
+            # DuckDB's own limit (80 % of RAM), spilling beyond; spaces around values as the source says
+            backend = open_backend("duckdb", keep_spaces=bool(source.options.get("keep_spaces")))
             try:
                 designer = EngineDesigner(backend, source.path, source.roles, source.hierarchies, elements,
                                           source.options.get("delimiter"), source.options.get("encoding"))

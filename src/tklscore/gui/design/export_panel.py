@@ -223,7 +223,8 @@ class ExportPanel(QWidget):
             from tklscore.core.engines.source import column_values
 
             values = column_values(summary.path, column, delimiter=summary.options.get("delimiter"),
-                                   encoding=summary.options.get("encoding"))["value"]
+                                   encoding=summary.options.get("encoding"),
+                                   keep_spaces=bool(summary.options.get("keep_spaces")))["value"]
             hierarchy.save_arx_csv(path, values.astype(str).to_numpy(dtype=object))
             return path
 

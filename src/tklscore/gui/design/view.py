@@ -213,7 +213,8 @@ class DesignView(QWidget):
 
         def work(control):
             control.progress(10, f"Reading the values of '{column}' out of core")
-            return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"))
+            return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
+                                 keep_spaces=bool(options.get("keep_spaces")))
 
         def done(frame) -> None:
             counts = pd.Series(frame["count"].to_numpy(), index=pd.Index(frame["value"].astype(str), dtype=object))
