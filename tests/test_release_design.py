@@ -676,3 +676,54 @@ def test_a_cancelled_search_returns_the_front_of_what_it_evaluated():
     flag = iter([False, False, True])
     found = suggest(designer, example.weights, Constraints(k=2), cancelled=lambda: next(flag, True))
     assert found.cancelled and found.visited == 2
+
+
+def test_cli_release_reads_a_design_json_with_the_figures_of_the_same_flags(capsys, tmp_path):
+    """``--design FILE`` (what the Design view's Copy as command writes) gives the very figures
+    of the same design spelled as flags; its faults are named; it refuses design flags beside it."""
+    from tklscore.core.release.command import design_text, read_design
+
+    args = adult_args(tmp_path)
+    flags = ["--levels", "age=2,education=1", "--suppress-below", "3", "--suppression-limit", "0.1",
+             "--remove", "workclass", "--format", "json"]
+    code, out, err = run_cli(capsys, ["release", *args, *flags])
+    assert code == 0, err
+    design = ReleaseDesign("adult", {"age": 2, "education": 1}, 3, 0.1, ["workclass"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ("age", "education")}
+    path = tmp_path / "adult.design.json"
+    path.write_text(design_text(design, hierarchies), encoding="utf-8")
+    read, read_hierarchies = read_design(path)
+    assert read == design and {c: h.to_dict() for c, h in read_hierarchies.items()} == \
+        {c: h.to_dict() for c, h in hierarchies.items()}
+    code, again, err = run_cli(capsys, ["release", *strip_hierarchies(args, ("age", "education")), "--design", path,
+                                        "--format", "json"])
+    assert code == 0, err
+    assert json.loads(again) == json.loads(out)
+    code, _, err = run_cli(capsys, ["release", *args, "--design", path, "--seed", "3"])
+    assert code == 2 and "--design holds the whole design; drop --seed" in err
+    code, _, err = run_cli(capsys, ["release", *args, "--design", path])
+    assert code == 2 and "column 'age'" in err and "two hierarchies" in err
+    bad = tmp_path / "bad.json"
+    for text, fault in (("{", "is not a design JSON: Expecting"), ("[]", "is not a design JSON (an object"),
+                        ('{"format": "tklscore release design", "version": 9, "design": {}}', "version 9"),
+                        ('{"format": "tklscore release design", "version": 1, "design": {"levels": {"age": "x"}}}',
+                         "cannot be read")):
+        bad.write_text(text, encoding="utf-8")
+        code, _, err = run_cli(capsys, ["release", *strip_hierarchies(args, ("age", "education")), "--design", bad])
+        assert code == 2 and str(bad) in err and fault in err, err
+    code, _, err = run_cli(capsys, ["release", *args, "--design", tmp_path / "absent.json"])
+    assert code == 2 and "design file not found" in err
+
+
+def strip_hierarchies(args: list, columns) -> list:
+    """``args`` without the --hierarchy of these columns."""
+    out, skip = [], False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a == "--hierarchy" and str(args[i + 1]).split("=")[0] in columns:
+            skip = True
+            continue
+        out.append(a)
+    return out
