@@ -111,6 +111,15 @@ def test_a_cancelled_search_shows_cancelled_and_the_front_found_so_far(adult_vie
     view.run_suggest()
     qtbot.waitUntil(lambda: view.suggestions is not found and not workbench.runner.current, timeout=120000)
     assert not view.suggestions.cancelled and "Cancelled" not in view.suggest_message.text()
+    # a suggested release loads as it was found: its levels and the suppression that made it k-anonymous
+    target = next(c for c in view.suggestions.front if c.suppressed_share > 0)
+    before = view.result
+    view.load_candidate(view.suggestions.front.index(target))
+    settle(qtbot, view, before)
+    assert view.suppress_below.value() == 5 and view.evaluation.figures.k == target.k
+    assert view.result.utility.loss == target.utility_loss
+    assert view.result.utility.suppressed_share == target.suppressed_share
+    assert view.result.report.normalized_source.tkl == target.tkl_normalized
 
 
 def test_copy_as_command_reproduces_the_design_on_a_real_file(adult_view, qtbot, tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -182,5 +183,5 @@ def design_recipe(inputs: RecipeInputs, folder=None) -> tuple[DesignRecipe, dict
 
 def file_stem(name: str) -> str:
     """A release name as a file name: letters, digits, '-', '_' and '.' kept, the rest '-'."""
-    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip()).strip("-.")
-    return stem or "design"
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip())
+    return re.sub(r"-{2,}", "-", stem).strip("-.") or "design"

@@ -142,7 +142,9 @@ class ResultsPanel(QWidget):
         self.preview_model.marked = {i for i, c in enumerate(preview.columns) if c in figures.generalised}
         self.preview_model.set_frame(preview)
         self._show_suppressed(evaluation.suppressed_ids, figures.suppressed_rows)
-        self.tabs.setTabText(0, f"Published table (first {len(preview):,} of {figures.published_rows:,} rows)")
+        self.tabs.setTabText(0, f"Published table ({figures.published_rows:,} rows)" if len(preview) ==
+                             figures.published_rows else
+                             f"Published table (first {len(preview):,} of {figures.published_rows:,} rows)")
         self.engine_note.setText(self.engine_note.text().split(EVALUATING)[0])
 
     def _show_suppressed(self, ids: list[str], total: int) -> None:

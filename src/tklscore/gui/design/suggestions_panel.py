@@ -22,11 +22,12 @@ ERROR_STYLE = "color: #b00020;"
 
 
 class SuggestionsPanel(QObject):
-    """``suggestRequested``: the officer pressed Suggest; ``levelsChosen(levels)``: a
-    suggested release was clicked (chart) or double-clicked (table)."""
+    """``suggestRequested``: the officer pressed Suggest; ``releaseChosen(release)``: a
+    suggested release was clicked (chart) or double-clicked (table): its ``levels``, and the
+    suppression that made it (``suppress_below`` k, within ``suppression_limit``)."""
 
     suggestRequested = Signal()
-    levelsChosen = Signal(dict)
+    releaseChosen = Signal(dict)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -70,6 +71,8 @@ class SuggestionsPanel(QObject):
         self.chart.setLabel("bottom", "utility loss (1 − precision)")
         self.chart.setLabel("left", "tkl-Score / source")
         self.chart.showGrid(x=True, y=True, alpha=0.3)
+        for axis in ("left", "bottom"):   # the table's own units, never a ×0.001 scale
+            self.chart.getAxis(axis).enableAutoSIPrefix(False)
         self.points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(MET), pen=pg.mkPen("#0b3d66"))
         self.points.sigClicked.connect(self._point_clicked)
         self.chart.addItem(self.points)
@@ -148,5 +151,10 @@ class SuggestionsPanel(QObject):
             self.load_candidate(int(points[0].data()))
 
     def load_candidate(self, index: int) -> None:
-        if self.suggestions is not None and 0 <= index < len(self.suggestions.front):
-            self.levelsChosen.emit(dict(self.suggestions.front[index].levels))
+        found = self.suggestions
+        if found is not None and 0 <= index < len(found.front):
+            chosen = {"levels": dict(found.front[index].levels)}
+            if found.constraints is not None:
+                chosen.update(suppress_below=found.constraints.k,
+                              suppression_limit=found.constraints.suppression_limit)
+            self.releaseChosen.emit(chosen)

@@ -60,7 +60,7 @@ class DesignView(QWidget):
         self.columns_panel.released.connect(self._released)
         self.columns_panel.hierarchyRequested.connect(self.edit_hierarchy)
         self.suggestions_panel.suggestRequested.connect(self.run_suggest)
-        self.suggestions_panel.levelsChosen.connect(self.load_levels)
+        self.suggestions_panel.releaseChosen.connect(self.load_release)
         workbench.sourceChanged.connect(self.reload)
         workbench.modelChanged.connect(self.schedule)
         workbench.releasesChanged.connect(self._release_chosen)
@@ -192,6 +192,14 @@ class DesignView(QWidget):
     def load_levels(self, levels: dict[str, int]) -> None:
         self.columns_panel.show_levels(levels)
         self.schedule()
+
+    def load_release(self, release: dict) -> None:
+        """A suggested release on the sliders, with the suppression that made it."""
+        state = self.session.state
+        if "suppress_below" in release:
+            state.suppress_below, state.suppression_limit = release["suppress_below"], release["suppression_limit"]
+            self.columns_panel.show_suppression()
+        self.load_levels(release["levels"])
 
     def edit_hierarchy(self, column: str) -> None:
         if self.workbench.table is None and self._out_of_core():
