@@ -122,6 +122,7 @@ def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: floa
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_gui import BlockMeter
+    from bench_gui_design import wait as _wait
 
     app = QApplication.instance() or QApplication([])
     QStandardPaths.setTestModeEnabled(True)
@@ -155,15 +156,6 @@ def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: floa
     workbench.runner.wait()
     view.close()
     return wall, cpu, block, found
-
-
-def _wait(app, condition, timeout: float) -> None:
-    end = time.perf_counter() + timeout
-    while not condition():
-        if time.perf_counter() > end:
-            raise TimeoutError("the Design view did not finish in time")
-        app.processEvents()
-        time.sleep(0.002)
 
 
 def main(argv=None) -> int:
