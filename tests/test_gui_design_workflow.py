@@ -246,3 +246,24 @@ def test_copy_as_command_on_the_thesis_example_writes_what_it_reads(window, qtbo
     text = subprocess.run([sys.executable, "-m", "tklscore", *argv[1:]], capture_output=True, text=True,
                           check=True, timeout=300).stdout    # the very line copied, as it is
     assert f"{view.result.report.scores.tkl:.5f}" in text
+
+
+def test_a_cancelled_evaluation_says_the_figures_are_the_last_designs(qtbot):
+    from tklscore.gui.design.results_panel import ResultsPanel
+
+    panel = ResultsPanel()
+    qtbot.addWidget(panel)
+    panel.show_engine_mode(True, 1_000_000)
+    panel.evaluating()
+    assert "Evaluating the new design" in panel.engine_note.text()
+    panel.stopped()
+    note = panel.engine_note.text()
+    assert "Evaluating" not in note and note.endswith("the figures below are the last design's.")
+    panel.evaluating()
+    assert "cancelled" not in panel.engine_note.text() and panel.engine_note.text().count("Evaluating") == 1
+    memory = ResultsPanel()
+    qtbot.addWidget(memory)
+    memory.say("4 of 4 records published")
+    memory.stopped()
+    memory.stopped()
+    assert memory.headline.text().count("cancelled") == 1

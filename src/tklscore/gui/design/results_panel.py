@@ -24,6 +24,8 @@ UTILITY_ROWS = (("precision", "precision", "{:.4f}"), ("discernibility", "discer
 GENERALISED = QColor("#fff3c4")
 ERROR = "<span style='color:#b00020'>{}</span>"
 EVALUATING = " Evaluating the new design…"
+CANCELLED = " The new design's evaluation was cancelled: the figures below are the last design's."
+SUPERSEDED = " (the new design's evaluation was cancelled: these are the last design's figures)"
 
 
 def fit_rows(widget: QTableWidget) -> None:
@@ -106,7 +108,18 @@ class ResultsPanel(QWidget):
 
     def evaluating(self) -> None:
         """Out of core: say that a new evaluation is on its way (the last figures stay)."""
-        self.engine_note.setText(self.engine_note.text().split(EVALUATING)[0] + EVALUATING)
+        self.engine_note.setText(self._note() + EVALUATING)
+
+    def _note(self) -> str:
+        """The engine note without what it says about the evaluation under way or cancelled."""
+        return self.engine_note.text().split(EVALUATING)[0].split(CANCELLED)[0]
+
+    def stopped(self) -> None:
+        """The evaluation was cancelled: the last figures stay, said to be the last design's."""
+        if not self.engine_note.isHidden():
+            self.engine_note.setText(self._note() + CANCELLED)
+        elif SUPERSEDED not in self.headline.text():
+            self.headline.setText(self.headline.text() + SUPERSEDED)
 
     def show(self, evaluation: Evaluation) -> None:
         """The headline, scores, privacy models, utility, notes, published table and
@@ -145,7 +158,7 @@ class ResultsPanel(QWidget):
         self.tabs.setTabText(0, f"Published table ({figures.published_rows:,} rows)" if len(preview) ==
                              figures.published_rows else
                              f"Published table (first {len(preview):,} of {figures.published_rows:,} rows)")
-        self.engine_note.setText(self.engine_note.text().split(EVALUATING)[0])
+        self.engine_note.setText(self._note())
 
     def _show_suppressed(self, ids: list[str], total: int) -> None:
         self.suppressed_list.clear()

@@ -309,9 +309,13 @@ class DesignView(QWidget):
             if generation == self._generation:
                 self.results.fail(message)
 
+        def cancelled(_value) -> None:   # by the officer (a superseded one is newer's business)
+            if generation == self._generation:
+                self.results.stopped()
+
         if self._task is not None:   # a newer design supersedes the one still being evaluated
             self._task.cancel()
-        self._task = self.workbench.runner.start(title, work, done, failed, owner=self)
+        self._task = self.workbench.runner.start(title, work, done, failed, owner=self, on_cancelled=cancelled)
 
     def show_evaluation(self, evaluation: Evaluation) -> None:
         self.evaluation = evaluation
