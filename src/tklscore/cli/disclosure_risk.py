@@ -72,10 +72,11 @@ def _run_engine(args) -> int:
     value_weights = load_weights(args.value_weights) if args.value_weights else None
     inputs = [args.table, args.attributes, args.value_weights]
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
-    if records_path and not (args.engine == "spark" and ("://" in records_path or Path(records_path).is_dir())):
-        from tklscore.core.files.atomic import check_output
+    if records_path:
+        from tklscore.core.files.atomic import check_output, check_output_folder
 
-        check_output(records_path, [i for i in inputs if i])
+        check = check_output_folder if args.engine == "spark" else check_output  # Spark writes a folder
+        check(records_path, [i for i in inputs if i])
     risk = disclosure_files(args.engine, args.table, params, value_weights, id_column=args.id_column,
                             alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
                             parameters_name=args.attributes, records_path=records_path,

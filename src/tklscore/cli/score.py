@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
-from tklscore.core.files.atomic import check_output
+from tklscore.core.files.atomic import check_output, check_output_folder
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
@@ -197,7 +197,9 @@ def _run_engine(args) -> int:
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     inputs = _inputs(args)
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
-    if args.output and not (records_path and args.engine == "spark" and _spark_target(args.output)):
+    if records_path and args.engine == "spark":
+        check_output_folder(args.output, inputs)  # Spark writes a folder of part files
+    elif args.output:
         check_output(args.output, inputs)
     weights = load_weights_of(args)[0]
     with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
@@ -231,12 +233,6 @@ def _run_engine(args) -> int:
     write_output(text, args.output, inputs)
     return 0
 
-
-def _spark_target(path: str) -> bool:
-    """A Spark output that is a URI (hdfs://, s3a://) or a folder Spark wrote before."""
-    from pathlib import Path
-
-    return "://" in path or Path(path).is_dir()
 
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:

@@ -8,9 +8,12 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import hashlib
+import json
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
@@ -20,7 +23,7 @@ from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError
 from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.project import Project
+from tklscore.core.project import Project, check_paths
 from tklscore.core.tables.published import Release
 from tklscore.core.files.rdf import parse_rdf_file
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
@@ -142,8 +145,49 @@ class Workbench(QObject):
                           model_turtle=model.to_graph().serialize(format="turtle"))
         self._open(project, None, model)
 
-    def open_project(self, path: str) -> None:
-        self._open(Project.load(path), str(path))
+    def open_project(self, path: str, allowed=()) -> None:
+        """Open the project file ``path``. Files it names outside its folder tree are read
+        only when the user chose or allowed them (``allowed``, or earlier for this project
+        file: :meth:`allow_paths`, a save); otherwise nothing is read and
+        :class:`~tklscore.core.project.OutsideFolderError` names them (the window asks)."""
+        project = Project.load(path)
+        check_paths(project, path, [*allowed, *self.allowed_paths(path)])
+        self._open(project, str(path))
+
+    # the files outside a project's folder that the user allowed (or chose and saved), per project file
+    ALLOWED_FILE = "allowed-paths.json"
+    ALLOWED_PROJECTS = 500
+
+    def _allowed_store(self) -> tuple[Path, dict]:
+        store = self._recovery_path().parent / self.ALLOWED_FILE
+        try:
+            data = json.loads(store.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        return store, {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, list)}
+
+    def allowed_paths(self, project_file: str) -> list[str]:
+        """The files outside ``project_file``'s folder that the user allowed for it."""
+        return [p for p in self._allowed_store()[1].get(os.path.realpath(project_file), []) if isinstance(p, str)]
+
+    def allow_paths(self, project_file: str, paths) -> None:
+        """Remember that the user allowed (or chose) ``paths`` for the project file ``project_file``."""
+        from tklscore.core.files.atomic import atomic_write
+
+        paths = sorted({os.path.realpath(p) for p in paths})
+        key = os.path.realpath(project_file)
+        store, data = self._allowed_store()
+        known = set(data.pop(key, []))
+        if not paths or known >= set(paths):
+            if known:
+                data[key] = sorted(known)
+            return
+        data[key] = sorted(known | set(paths))
+        data = dict(list(data.items())[-self.ALLOWED_PROJECTS:])  # the newest last
+        with atomic_write(store) as handle:
+            json.dump(data, handle, indent=1)
 
     def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
         """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
@@ -200,6 +244,9 @@ class Workbench(QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        # the files it names outside its folder were chosen (or allowed) in this session
+        with contextlib.suppress(InputError, OSError):  # not remembering them costs a question, not the save
+            self.allow_paths(str(path), [p for _, p in self.project.paths_outside(Path(path).resolve().parent)])
         self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
@@ -277,7 +324,8 @@ class Workbench(QObject):
         return sorted(folder.glob("recovery-*"), key=lambda p: p.stat().st_mtime, reverse=True)
 
     def open_recovery(self, path: str | Path) -> None:
-        """Reopen a recovery copy as unsaved work (Save asks where to keep it)."""
+        """Reopen a recovery copy as unsaved work (Save asks where to keep it); it is this
+        application's copy of the user's own session, whose files the user chose then."""
         self._open(Project.load(path), None)
         Path(path).unlink(missing_ok=True)
         self._mark(True)
