@@ -138,7 +138,7 @@ def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: floa
     view = DesignView(workbench)
     view.resize(1600, 1000)
     view.show()
-    workbench.open_project(str(folder / "adult.tklproj"))
+    workbench.open_project(str(folder / "adult.tklproj"), allowed=[str(data / "adult.csv")])
     _wait(app, lambda: view.result is not None and view.designer is not None, 600)
     _wait(app, lambda: not workbench.runner.current, 600)
     view.k_min.setValue(k)

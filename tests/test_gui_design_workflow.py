@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -25,6 +26,7 @@ from tklscore.gui.design.view import DesignView
 from tklscore.gui.main_window import MainWindow
 from tklscore.gui.workbench import Workbench
 
+DATA_ADULT = Path(__file__).resolve().parent / "data" / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 ADULT_SA = ["occupation", "salary-class"]
 
@@ -69,7 +71,7 @@ def adult_view(qtbot, adult_project):
     qtbot.addWidget(view)
     view.resize(1600, 1000)
     view.show()
-    workbench.open_project(str(adult_project))
+    workbench.open_project(str(adult_project), allowed=[str(DATA_ADULT / "adult_subset.csv")])
     ready(qtbot, view)
     yield view
     workbench.runner.cancel_all()
