@@ -142,7 +142,8 @@ def test_a_design_is_named_once_and_a_defined_release_keeps_its_name():
     with pytest.raises(InputError, match="already a release named 'Scenario 1'"):
         save_design(settings, state.design("Scenario 1"), ["Scenario 1"])
     project = Project(settings={"design": settings})
-    assert project.designed_names() == ["Alberta"]
+    assert project.designed_names() == ["Alberta"] and project.designed("Alberta")["levels"] == {"City": 1}
+    assert project.designed("Scenario 1") is None and project.designed(None) is None
 
 
 def test_the_searched_sentence_says_how_much_of_the_lattice_was_seen():

@@ -54,6 +54,13 @@ class Project:
         names = (str(d.get("name", "designed release")) for d in saved if isinstance(d, dict))
         return [n for n in dict.fromkeys(names) if n not in defined]
 
+    def designed(self, name: str | None) -> dict | None:
+        """The saved design of the designed release ``name`` (None: no such designed release)."""
+        if not name or name not in self.designed_names():
+            return None
+        saved = (self.settings.get("design") or {}).get("saved") or []
+        return next(d for d in saved if isinstance(d, dict) and str(d.get("name", "designed release")) == name)
+
     def release(self, name: str) -> ReleaseDefinition:
         for definition in self.releases:
             if definition.name == name:

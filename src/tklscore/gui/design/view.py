@@ -141,10 +141,7 @@ class DesignView(QWidget):
     def _designed_release(self) -> dict | None:
         """The saved design the Release chooser made current (None: a defined release is)."""
         project = self.workbench.project
-        name = project.current_release
-        if not name or name in [r.name for r in project.releases]:
-            return None
-        return next((d for d in self._settings().get("saved") or [] if d.get("name") == name), None)
+        return project.designed(project.current_release)
 
     def _release_chosen(self) -> None:
         """Another release is current: a designed one is loaded onto the sliders (its own
