@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import run_cli
+from test_engine_filter import (assert_odd_names_are_identifiers, assert_quotes_select_as_in_memory,
+                                check_against_reference, engine_ids, memory_ids, sources, trees)
 from test_engines import QI, ROLES, SA, assert_same_report, tables
 from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
 from tklscore.core.engines import score_files
@@ -333,6 +335,53 @@ def test_source_described_counted_and_filtered_on_spark(spark, data_dir):
     from tklscore.core.release.selection import filter_positions
 
     assert ids == table.text("id").iloc[filter_positions(table, roles, expression)].tolist() == ["0", "1", "2", "3", "4"]
+
+
+# ---------------------------------------------------------------------------- filters on Spark
+
+def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
+    """Values reach Spark as parameters: Spark's backslash escapes never apply
+    (``Job in ['x\\', ')) OR 1=1 --']`` selects those two records, ``a\\b`` its own)."""
+
+    with SparkBackend(session=spark) as backend:
+        assert_quotes_select_as_in_memory(backend, tmp_path)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_filters_on_spark_select_what_the_reference_selects(spark, data):
+    """A few random filters (Spark is slow): the reference = memory = DuckDB = Spark."""
+    from tklscore.core.engines.duckdb_engine import DuckDBBackend
+
+    frame, tree = data.draw(sources()), data.draw(trees)
+    with tempfile.TemporaryDirectory() as folder, SparkBackend(session=spark) as on_spark, \
+            DuckDBBackend() as on_duckdb:
+        check_against_reference(frame, tree, Path(folder) / "source.csv", [on_duckdb, on_spark])
+
+
+def test_filter_numbers_of_typed_parquet_on_spark(spark, tmp_path):
+    """Spark writes floats as 1.0E20, not as the loader does: their numbers compare, their text is refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tklscore.core.release.filters import FilterError
+
+    path = tmp_path / "typed.parquet"
+    pq.write_table(pa.table({"f": pa.array([0.5, None, 1e20, float("nan")]), "k": pa.array([1, 2, 3, 10])}), path)
+    roles = Roles(qi=["k"], sa=["f"])
+    with SparkBackend(session=spark) as backend:
+        for expression in ("f > 1", "f != 0.5", "k >= 3 or f == 0.5", "k == '10'"):
+            assert engine_ids(backend, path, roles, expression) == memory_ids(path, roles, expression), expression
+        with pytest.raises(FilterError, match="'f' holds floating-point numbers that this engine does not write "
+                                              "as the loader does"):
+            engine_ids(backend, path, roles, "f == '1e+20'")
+
+
+def test_filter_column_names_are_quoted_identifiers_on_spark(spark, tmp_path):
+    """Quotes, a backslash and a backtick in column names: Spark's scan and the filter quote them."""
+
+    with SparkBackend(session=spark) as backend:
+        assert_odd_names_are_identifiers(backend, tmp_path)
 
 
 def test_spaces_around_values_stripped_on_spark_as_in_memory(spark, tmp_path):

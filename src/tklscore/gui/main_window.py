@@ -43,6 +43,10 @@ def weights_source(workbench: Workbench) -> str:
 
 def release_records(workbench: Workbench) -> str:
     report = workbench.current_report()
+    name = workbench.project.current_release
+    if report is None and name in workbench.release_errors:
+        return ("(filter refused, not scored: see the Release view)" if name in workbench.refused_releases
+                else "(not scored: see the Release view)")
     return f"({report.published_rows:,} of {report.source_rows:,} records)" if report is not None else ""
 
 

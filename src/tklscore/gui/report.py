@@ -118,6 +118,7 @@ class ReportInput:
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
     measure_risk: Callable[[Callable[[float], None]], RiskLens] | None = None
     pseudonymization: object | None = None   # gui.pseudonymization.report_section.PseudonymizationSummary
+    release_errors: dict[str, str] = field(default_factory=dict)   # releases not scored, and why
 
     @property
     def x(self) -> float:
@@ -165,7 +166,8 @@ def report_input(workbench) -> ReportInput:
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
         model=workbench.model if source is None or source.kind == MODEL else None, files=files,
-        pseudonymization=getattr(workbench, "pseudonymization", None))
+        pseudonymization=getattr(workbench, "pseudonymization", None),
+        release_errors=dict(getattr(workbench, "release_errors", {})))
     name = project.current_release
     measured = getattr(workbench, "measures", {}).get(name)
     lens = getattr(workbench, "risk_lens", None)
@@ -341,6 +343,9 @@ def scores_section(data: ReportInput) -> Iterable[Section]:
 
 
 def releases_section(data: ReportInput) -> Iterable[Section]:
+    refused = "".join(f"<li><b>{_esc(name)}</b>: {_esc(why)}</li>" for name, why in data.release_errors.items())
+    if refused and not data.reports:
+        yield Section("Candidate releases side by side", f"<p>Releases not scored:</p><ul>{refused}</ul>")
     if not data.reports:
         return
     rows = []
@@ -351,6 +356,8 @@ def releases_section(data: ReportInput) -> Iterable[Section]:
     body = ("<p>Every candidate release, each score divided by the whole source table's score "
             "(undefined values are shown as n/a in the table and as 0 in the chart).</p>"
             + _table(header, rows) + _image(data, CHART_RELEASES))
+    if refused:
+        body += f"<p>Releases not scored (refused or not resolved):</p><ul>{refused}</ul>"
     yield Section("Candidate releases side by side", body)
 
 

@@ -26,6 +26,7 @@ from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.project import Project, check_paths
 from tklscore.core.tables.published import Release
 from tklscore.core.files.rdf import parse_rdf_file
+from tklscore.core.release.filters import FilterError
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
 from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
@@ -98,6 +99,7 @@ class Workbench(QObject):
         self._measured_out_of_core: dict = {}  # (source, definition, roles) → Measures of an out-of-core source
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
+        self.refused_releases: set[str] = set()   # of those, the filters refused (core.release.filters)
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
@@ -125,6 +127,7 @@ class Workbench(QObject):
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
         self.resolved = {}
+        self.release_errors, self.refused_releases = {}, set()
         self.undo_stack.clear()
         self._mark(False)
         self.sourceChanged.emit()
@@ -524,13 +527,15 @@ class Workbench(QObject):
 
     def _check_release(self, definition: ReleaseDefinition) -> None:
         """Resolve a new definition at once on a small table (so a mistake is refused before
-        it is added); a large table's releases are resolved while scoring, in the background."""
+        it is added); a large table's releases are resolved while scoring, in the background
+        (a filter is read and its columns checked at once all the same)."""
         if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
             self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
-        elif self.source_summary is not None and definition.kind == "filter":
-            from tklscore.core.engines.filter_sql import check_filter
+        elif definition.kind == "filter" and (self.table is not None or self.source_summary is not None):
+            from tklscore.core.release.filters import parse_filter
 
-            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
+            columns = self.table.columns if self.table is not None else self.source_summary.columns
+            parse_filter(definition.expression).require_columns(columns)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
@@ -730,6 +735,7 @@ class Workbench(QObject):
         measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
         design_settings, model = dict(self.project.settings.get("design") or {}), self.weights_model()
         generation = self._next_generation("scores")
+        refused: set[str] = set()
 
         def score(control: TaskControl):
             reports, releases, errors, measures = {}, {}, {}, {}
@@ -739,6 +745,8 @@ class Workbench(QObject):
                     release = resolved.get(definition) or resolve_release(definition, table, roles)
                 except InputError as error:  # one bad release must not hide the others' scores
                     errors[definition.name] = str(error)
+                    if isinstance(error, FilterError):
+                        refused.add(definition.name)
                     continue
                 releases[definition] = release
                 # each score's own model weighs only its own attributes: the others count 0 (warned)
@@ -759,10 +767,13 @@ class Workbench(QObject):
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
+            previous = self.release_errors
             self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
+            self.refused_releases = refused
             self._measured = {d: (scorer, measured[d]) for d in self.resolved if d in measured}
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
@@ -788,6 +799,7 @@ class Workbench(QObject):
         generation = self._next_generation("scores")
 
         measured = dict(self._measured_out_of_core)
+        refused: set[str] = set()
 
         def score(control: TaskControl):
             from tklscore.core.engines import open_backend, open_release, score_in_engine
@@ -819,6 +831,8 @@ class Workbench(QObject):
                             own_measures[definition.name] = measured[key]
                     except InputError as error:
                         errors[definition.name] = str(error)
+                        if isinstance(error, FilterError):
+                            refused.add(definition.name)
             # the releases saved from the Design view, re-evaluated out of core as well
             designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
             errors.update(designed.errors)
@@ -829,10 +843,13 @@ class Workbench(QObject):
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
+            previous = self.release_errors
             self.reports, self.release_errors, self.measures, self.designed_reports = result
+            self.refused_releases = refused
             self._measured_out_of_core = measured
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
@@ -842,6 +859,7 @@ class Workbench(QObject):
         def failed(message: str) -> None:  # the source or the roles: every release is left without scores
             if generation == self._generation["scores"]:
                 self.release_errors = {d.name: message for d in definitions}
+                self.refused_releases = set()
                 self.scoresChanged.emit()
             self._fail(message)
 

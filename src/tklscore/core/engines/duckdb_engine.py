@@ -141,15 +141,15 @@ class DuckDBBackend(Backend):
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:
-        return self.con.execute(sql).df()
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        return self.con.execute(sql, list(params) if params else None).df()
 
     def fetch_arrow(self, sql: str):
         relation = self.con.sql(sql)
         return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
 
-    def materialize(self, name: str, sql: str) -> None:
-        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}")
+    def materialize(self, name: str, sql: str, params=None) -> None:
+        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}", list(params) if params else None)
 
     def materialize_joined(self, name: str, sql: str) -> None:
         self.con.execute("SET disabled_optimizers = 'join_order'")

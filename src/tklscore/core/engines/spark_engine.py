@@ -132,8 +132,8 @@ class SparkBackend(Backend):
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:
-        return self.spark.sql(sql).toPandas()
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        return (self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql)).toPandas()
 
     def fetch_arrow(self, sql: str):
         frame = self.spark.sql(sql)
@@ -148,8 +148,9 @@ class SparkBackend(Backend):
             previous.unpersist()
         self._views.append(name)
 
-    def materialize(self, name: str, sql: str) -> None:
-        self._keep(name, self.spark.sql(sql))
+    def materialize(self, name: str, sql: str, params=None) -> None:
+        # positional ``?`` parameters (Spark 3.5+): values are bound, never parsed as SQL text
+        self._keep(name, self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql))
 
     def _keep(self, name: str, frame) -> None:
         from pyspark import StorageLevel
@@ -161,7 +162,7 @@ class SparkBackend(Backend):
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         types = {"i": "BIGINT", "u": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
-        schema = ", ".join(f"`{c}` {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
+        schema = ", ".join(f"{self.q(c)} {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
         self._view(name, self.spark.createDataFrame(frame, schema=schema))
 
     def write_parquet(self, sql: str, path: str) -> None:
@@ -268,7 +269,7 @@ class SparkBackend(Backend):
             if kind == "CSV" and not self._keeps_spaces(keep_spaces):
                 raw = f"{relation}__raw"
                 self._view(raw, frame)
-                frame = frame.select(*[F.trim(F.col(f"`{c}`")).alias(c) for c in columns])
+                frame = frame.select(*[F.trim(F.col(self.q(c))).alias(c) for c in columns])
             located = frame.select("*", F.col("_metadata.file_path").alias("__file"),
                                    F.col("_metadata.file_block_start").alias("__block"),
                                    F.monotonically_increasing_id().alias("__order"))
@@ -279,7 +280,7 @@ class SparkBackend(Backend):
             within = Window.partitionBy("__file", "__block").orderBy("__order")
             numbered = (located.join(F.broadcast(blocks), ["__file", "__block"])
                         .withColumn("__rid", (F.col("__start") + F.row_number().over(within) - 1).cast("bigint"))
-                        .select(*[F.col(f"`{c}`") for c in columns], "__rid"))
+                        .select(*[F.col(self.q(c)) for c in columns], "__rid"))
             self._keep(relation, numbered)
         except InputError:
             raise
