@@ -727,3 +727,42 @@ def strip_hierarchies(args: list, columns) -> list:
             continue
         out.append(a)
     return out
+
+
+def test_a_copied_command_on_adult_as_the_uci_ships_it_gives_the_designers_numbers(capsys, tmp_path):
+    """Adult as the UCI ships it (", "-separated: every value after the first with a leading
+    space): a design with a value group written without the spaces, a filter on numbers and
+    weights spelled without spaces; its recipe (design JSON + command line) evaluated by
+    `tklscore release` gives the designer's very numbers (issue 22 §3)."""
+    import shlex
+
+    from tklscore.core.release.command import RecipeInputs, design_recipe
+    from tklscore.core.scoring.weights import load_weights
+    from tklscore.core.tables.loading import load_table
+
+    source = ADULT / "adult_uci.csv"
+    table = load_table(source)
+    weights = tmp_path / "weights.csv"
+    pd.DataFrame({"attribute": ["salary", "salary"], "value": ["<=50K", ">50K"], "weight": [0.2, 0.7]}).to_csv(
+        weights, index=False)
+    roles = Roles(qi=["age", "sex", "race", "marital-status"], sa=["salary"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ("age", "sex", "race")}
+    hierarchies["marital-status"] = Hierarchy.from_rules(
+        "marital-status", ["Married-civ-spouse,Married-AF-spouse,Married-spouse-absent->Married"], keep_others=True)
+    selection = ReleaseDefinition("Over 30", "filter", expression="age >= 30")
+    design = ReleaseDesign("Over 30, married grouped", {"age": 1, "marital-status": 1}, 5, 0.05, selection=selection)
+    result = ReleaseDesigner(table, roles, hierarchies).evaluate(design, load_weights(str(weights)))
+    married = result.transformed.published_table()["marital-status"]
+    assert (married == "Married").sum() > 10_000 and not married.str.startswith(" ").any()
+    recipe, files = design_recipe(RecipeInputs(design, hierarchies, roles, source=str(source),
+                                               weights=str(weights)), tmp_path)
+    for path, text in files.items():
+        Path(path).write_text(text, encoding="utf-8")
+    argv = shlex.split(recipe.command)
+    assert argv[:3] == ["tklscore", "release", str(source)] and "--keep-spaces" not in argv
+    code, out, err = run_cli(capsys, [*argv[1:], "--format", "json"])
+    assert code == 0, err
+    out, expected = json.loads(out), json.loads(json.dumps(result.to_json_dict()))
+    assert out["published_rows"] + out["suppressed_rows"] == int((table.frame["age"].astype(int) >= 30).sum())
+    for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized", "utility"):
+        assert out[key] == expected[key], key

@@ -113,6 +113,9 @@ def test_a_designs_k_l_t_and_prosecutor_risk_are_the_cores():
                                          ("t-closeness", f"{figures.t:.4f}"), ("prosecutor risk (highest)", "0.5000")]
     shown = dict(privacy_rows(figures, result.measures))
     assert shown["k-anonymity"] == "2" and shown["prosecutor risk (highest)"] == "0.5000"
+    # the threshold named where the share of records above it is shown
+    assert shown["records at risk (prosecutor risk above 20 %)"] == \
+        f"{result.measures['risk']['prosecutor']['records_at_risk']:.1%}"
 
 
 def test_the_thesis_example_opens_with_its_hierarchies():
@@ -150,6 +153,23 @@ def test_the_searched_sentence_says_how_much_of_the_lattice_was_seen():
     from tklscore.core.release.suggest import Suggestions
 
     assert Suggestions(6720, 5821, [], True).searched() == (
-        "Lattice of 6,720 releases, 5,821 evaluated (the rest skipped by k-anonymity's monotonicity).")
+        "Lattice of 6,720 releases, 5,821 evaluated (the rest need not be: a release generalised less than one "
+        "that misses k misses it too).")
     assert Suggestions(6720, 30, [], True, cancelled=True, visited=41).searched().startswith(
         "Cancelled after 41 of the lattice's 6,720 releases (30 evaluated")
+
+
+def test_the_suggestions_say_how_many_meet_and_which_are_the_best_trade_offs():
+    """In the officer's words, not "not dominated" (issue 22 §3, the screenshots)."""
+    from tklscore.core.release.suggest import Constraints, suggest
+
+    example, designer, base = _thesis_design()
+    found = suggest(designer, example.weights, Constraints(k=2), base)
+    meeting = sum(c.k >= 2 and c.suppressed_share == 0 for c in found.all_evaluated)   # l ≥ 1, t ≤ 1: any
+    assert found.met and meeting > len(found.front) > 1 and found.message == (
+        f"{meeting} releases meet the constraints; {len(found.front)} are the best trade-offs (no other is both "
+        f"less misuseable and more useful)")
+    cancelled = suggest(designer, example.weights, Constraints(k=2), base,
+                        cancelled=iter([False] * 6 + [True] * 99).__next__)
+    assert cancelled.cancelled and cancelled.message.startswith(
+        "of the releases evaluated before the search was cancelled, ")

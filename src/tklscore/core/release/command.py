@@ -3,7 +3,7 @@ design and the hierarchies it reads, as the project saves them) and the exact
 ``tklscore release`` command line that evaluates it again, with the same numbers.
 
     tklscore release SOURCE --qi … --sa … (--weights FILE | --model FILE) [--x X]
-        [--delimiter D] [--encoding E] --design DESIGN.json
+        [--delimiter D] [--encoding E] [--keep-spaces] [--engine duckdb] --design DESIGN.json
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class CommandInputs:
     model: str | None = None           # … or a tkl-Data Model (Turtle), whose elements weigh generalised values
     x: float = 1.0
     options: dict = field(default_factory=dict)   # the source's delimiter, encoding, keep_spaces
+    engine: str | None = None          # "duckdb": a source evaluated out of core, never loaded whole
 
     def __post_init__(self):
         if (self.weights is None) == (self.model is None):
@@ -99,6 +100,8 @@ def release_argv(inputs: CommandInputs) -> list[str]:
             argv += [f"--{option}", str(inputs.options[option])]
     if inputs.options.get("keep_spaces"):
         argv.append("--keep-spaces")
+    if inputs.engine is not None:
+        argv += ["--engine", inputs.engine]
     return argv + ["--design", str(inputs.design)]
 
 
@@ -142,6 +145,7 @@ class RecipeInputs:
     builtin: str | None = None
     weights: str | None = None        # the weights file, when the weights come from it
     model: str | None = None          # the tkl-Data Model as Turtle, when the weights come from it
+    engine: str | None = None         # the engine that evaluated it ("duckdb" out of core; None: in memory)
 
 
 def design_recipe(inputs: RecipeInputs, folder=None) -> tuple[DesignRecipe, dict[str, str]]:
@@ -176,7 +180,7 @@ def design_recipe(inputs: RecipeInputs, folder=None) -> tuple[DesignRecipe, dict
         raise InputError("there are no weights to evaluate the design with: choose a tkl-Data Model or a weights file")
     argv = release_argv(CommandInputs(source, inputs.roles, design_file, inputs.weights, model, inputs.x,
                                       {k: v for k, v in inputs.options.items()
-                                       if k in ("delimiter", "encoding", "keep_spaces")}))
+                                       if k in ("delimiter", "encoding", "keep_spaces")}, inputs.engine))
     recipe = DesignRecipe(command_line(argv), files[design_file], design_file, tuple(files))
     return recipe, files
 

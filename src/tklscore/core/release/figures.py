@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
+
 
 @dataclass(frozen=True)
 class DesignFigures:
@@ -84,6 +86,7 @@ def privacy_rows(figures: DesignFigures, measures: dict | None) -> list[tuple[st
         return [("k-anonymity", f"{figures.k}"), ("distinct l-diversity", f"{figures.l}"),
                 ("t-closeness", f"{figures.t:.4f}"), ("prosecutor risk (highest)", shown(figures.prosecutor_risk))]
     risk = measures["risk"]
+    threshold = measures.get("risk_threshold", DEFAULT_RISK_THRESHOLD)   # the design measures with the default
     journalist = risk.get("journalist") or {}
     classes = measures.get("classes") or {}
     return [("k-anonymity", shown(measures["k"])),
@@ -97,7 +100,8 @@ def privacy_rows(figures: DesignFigures, measures: dict | None) -> list[tuple[st
             ("classes", shown(classes.get("count"))),
             ("prosecutor risk (highest)", shown(risk["prosecutor"]["highest"])),
             ("prosecutor risk (average)", shown(risk["prosecutor"]["average"])),
-            ("records above the risk threshold", _share(risk["prosecutor"]["records_at_risk"])),
+            (f"records at risk (prosecutor risk above {100 * threshold:g} %)",
+             _share(risk["prosecutor"]["records_at_risk"])),
             ("journalist risk (highest), against the source", shown(journalist.get("highest"))),
             ("marketer risk", shown(risk.get("marketer"))),
             ("sample uniques", _share(risk.get("sample_uniques")))]

@@ -28,6 +28,9 @@ from tklscore.core.scoring.distinguishing_factors import ordered_emd_by_class, v
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes, group_ids
 
+# why a search evaluates only part of the lattice, in the officer's words
+SKIPPED = "the rest need not be: a release generalised less than one that misses k misses it too"
+
 
 __all__ = ["Cancelled", "Candidate", "Constraints", "Suggestions", "lattice", "pareto_front", "privacy_models",
            "suggest"]
@@ -104,10 +107,8 @@ class Suggestions:
         """How much of the lattice the search evaluated, in words."""
         if self.cancelled:
             return (f"Cancelled after {self.visited:,} of the lattice's {self.lattice_size:,} releases "
-                    f"({self.evaluated:,} evaluated, the rest skipped by k-anonymity's monotonicity): the releases "
-                    f"shown come from those only.")
-        return (f"Lattice of {self.lattice_size:,} releases, {self.evaluated:,} evaluated (the rest skipped by "
-                f"k-anonymity's monotonicity).")
+                    f"({self.evaluated:,} evaluated; {SKIPPED}): the releases shown come from those only.")
+        return f"Lattice of {self.lattice_size:,} releases, {self.evaluated:,} evaluated ({SKIPPED})."
 
 
 def lattice(designer: ReleaseDesigner, base: ReleaseDesign) -> tuple[list[str], list[int]]:
@@ -197,8 +198,9 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
             entry.done()
             front.append(entry.candidate(constraints))
         return Suggestions(size, len(evaluated), front, True,
-                           f"{len(meeting)} release(s) meet the constraints; {len(front)} are not dominated"
-                           + (" (of those evaluated before the search was cancelled)" if stopped else ""),
+                           ("of the releases evaluated before the search was cancelled, " if stopped else "")
+                           + f"{_releases(len(meeting))} the constraints; {_best(len(front))} (no other is both "
+                             f"less misuseable and more useful)",
                            all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints,
                            cancelled=stopped, visited=reached)
     # nothing meets the constraints: complete the nodes nearest to them and list the closest
@@ -216,6 +218,14 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     return Suggestions(size, len(evaluated), ranked[:closest], False, message,
                        all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints,
                        cancelled=stopped, visited=reached)
+
+
+def _releases(n: int) -> str:
+    return "1 release meets" if n == 1 else f"{n:,} releases meet"
+
+
+def _best(n: int) -> str:
+    return "1 is the best trade-off" if n == 1 else f"{n:,} are the best trade-offs"
 
 
 class _Node:

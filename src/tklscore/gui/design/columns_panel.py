@@ -14,7 +14,10 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.session import DesignState
 from tklscore.core.tables.roles import Roles
 
-COLUMN, ROLE, HIERARCHY, LEVEL, PUBLISH, PERTURB, PRECISION = range(7)
+COLUMN, ROLE, HIERARCHY, LEVEL, PRECISION, PUBLISH, PERTURB = range(7)
+HEADERS = ["column", "role", "hierarchy", "level", "precision", "publish", "perturb"]
+PRECISION_TIP = ("how much of a quasi-identifier's detail its level keeps: 1.00 as in the source, 0.00 every "
+                 "value generalised to the top of its hierarchy")
 PERTURB_TIP = ("numeric columns that are not quasi-identifiers: publish each class's mean or median "
                "(microaggregation) or add seeded noise of ± ε % of the value")
 NOISE_OUT_OF_CORE = ("noise is drawn in memory (a seeded stream over the rows); out of core a numeric column can "
@@ -51,8 +54,9 @@ class ColumnsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         box = QGroupBox("Columns: role, hierarchy, level, published")
-        self.columns = table(0, ["column", "role", "hierarchy", "level", "publish", "perturb", "precision"])
+        self.columns = table(0, HEADERS)
         self.columns.horizontalHeaderItem(PERTURB).setToolTip(PERTURB_TIP)
+        self.columns.horizontalHeaderItem(PRECISION).setToolTip(PRECISION_TIP)
         QVBoxLayout(box).addWidget(self.columns)
         layout.addWidget(box, 1)
         suppression = QGroupBox("Record suppression")

@@ -34,6 +34,7 @@ class ExportPanel(QWidget):
         self.workbench, self.session, self.current, self.design = workbench, session, current, design
         self.selected_column: Callable[[], str | None] = lambda: None
         self.command_dialog = None
+        self.out_of_core = False
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         self.save_button = QPushButton("Save as release")
@@ -55,6 +56,7 @@ class ExportPanel(QWidget):
             row.addWidget(button)
 
     def set_out_of_core(self, out_of_core: bool) -> None:
+        self.out_of_core = out_of_core   # the copied command evaluates with DuckDB too
         self.report_button.setEnabled(not out_of_core)
         self.report_button.setToolTip("the report of a designed release needs the table in memory" if out_of_core
                                       else REPORT_TIP)
@@ -112,7 +114,8 @@ class ExportPanel(QWidget):
             evaluation.design, dict(self.session.state.hierarchies), project.roles, project.x,
             None if project.builtin else project.source_path, dict(project.source_options or {}), project.builtin,
             weights=None if model is not None else project.weights_path,
-            model=model.to_graph().serialize(format="turtle") if model is not None else None)
+            model=model.to_graph().serialize(format="turtle") if model is not None else None,
+            engine="duckdb" if self.out_of_core else None)
         return design_recipe(inputs, folder)
 
     def copy_as_command(self, folder: str | None = None) -> str | None:

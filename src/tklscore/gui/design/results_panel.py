@@ -80,6 +80,7 @@ class ResultsPanel(QWidget):
         self.preview_model = MarkedFrameModel()
         self.preview = QTableView()
         self.preview.setModel(self.preview_model)
+        self.preview.setWordWrap(False)   # a value on one line, as in the source ("Married-civ-spouse")
         self.tabs.addTab(self.preview, "Published table")
         self.suppressed_list = QListWidget()
         self.tabs.addTab(self.suppressed_list, "Suppressed rows")
@@ -163,6 +164,9 @@ class ResultsPanel(QWidget):
     def _show_suppressed(self, ids: list[str], total: int) -> None:
         self.suppressed_list.clear()
         self.suppressed_list.addItems([f"record {i}" for i in ids])
+        if total == 0:
+            self.suppressed_list.addItem("No record is suppressed: every published class is as large as the "
+                                         "suppression asks, or the suppression is off.")
         if total > len(ids):
             self.suppressed_list.addItem(f"… and {total - len(ids):,} more")
         self.tabs.setTabText(1, f"Suppressed rows ({total:,})")

@@ -76,11 +76,14 @@ class SuggestionsPanel(QObject):
         self.points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(MET), pen=pg.mkPen("#0b3d66"))
         self.points.sigClicked.connect(self._point_clicked)
         self.chart.addItem(self.points)
+        self.chart.setMinimumHeight(150)
         layout.addWidget(self.chart, 1)
-        self.front_table = table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed", "levels",
-                                     "meets the constraints?"])
+        # the levels last: they are long (one per quasi-identifier) and the full list is in each tooltip
+        self.front_table = table(0, ["tkl / source", "utility loss", "k", "l", "t", "suppressed",
+                                     "meets the constraints?", "levels"])
+        self.front_table.setWordWrap(False)
         self.front_table.cellDoubleClicked.connect(lambda r, _c: self.load_candidate(r))
-        layout.addWidget(self.front_table)
+        layout.addWidget(self.front_table, 1)
         return tab
 
     def constraints(self, suppression_limit: float) -> Constraints:
@@ -125,7 +128,7 @@ class SuggestionsPanel(QObject):
         self.suggest_button.setEnabled(True)
         searched = found.searched()
         if found.cancelled:
-            self._say(f"<b>Cancelled.</b> {searched} {found.message[0].upper()}{found.message[1:]}. Press Suggest "
+            self._say(f"<b>{searched}</b> {found.message[0].upper()}{found.message[1:]}. Press Suggest "
                       f"to search the whole lattice.")
         elif found.met:
             self._say(f"{found.message}. {searched} Click a point or double-click a row to load it.")
@@ -140,11 +143,13 @@ class SuggestionsPanel(QObject):
         self.front_table.setRowCount(len(found.front))
         for r, c in enumerate(found.front):
             misses = c.misses(found.constraints) if found.constraints is not None else []
-            values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", str(c.k), str(c.l), f"{c.t:.4f}",
-                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items()),
-                      "yes" if not misses else "no: " + "; ".join(misses)]
+            levels = ", ".join(f"{k}={v}" for k, v in c.levels.items())
+            values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", f"{c.k:,}", str(c.l), f"{c.t:.4f}",
+                      f"{c.suppressed_share:.2%}", "yes" if not misses else "no: " + "; ".join(misses), levels]
             for col, value in enumerate(values):
-                self.front_table.setItem(r, col, QTableWidgetItem(value))
+                item = QTableWidgetItem(value)
+                item.setToolTip(f"levels: {levels}")
+                self.front_table.setItem(r, col, item)
 
     def _point_clicked(self, _item, points, *_):
         if points is not None and len(points):
