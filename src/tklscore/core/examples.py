@@ -18,6 +18,7 @@ from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import Table
 from tklscore.core.model.taxonomy import extract_taxonomy
 from tklscore.core.model.vocabulary import Vocabulary
+from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.scoring.weights import Weights
 
 TABLE_3_1_COLUMNS = ["id", "Job", "City", "Gender", "Disease", "Medication", "Age", "Initial Diagnosis"]
@@ -51,6 +52,14 @@ TABLE_4_2_WEIGHTS = [
 THESIS_ROLES = Roles(qi=["Job", "City", "Gender"],
                      sa=["Disease", "Medication", "Age", "Initial Diagnosis"],
                      continuous=["Age"], identifier="id")
+# generalisation hierarchies of Table 3.1's quasi-identifiers (and Age), so that the example
+# opens in the Design view with levels to move
+THESIS_HIERARCHIES = (
+    Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+    Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
+    Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
+    Hierarchy.intervals("Age", [10, 30]),
+)
 
 
 @dataclass(frozen=True)
@@ -68,15 +77,8 @@ def thesis_example() -> Example:
 
 
 def thesis_hierarchies() -> dict:
-    """The hierarchies the thesis example opens with in the Design view (column → Hierarchy),
-    so its sliders have levels to move: City → Alberta, Gender → Person, Job → Legal, Age
-    in intervals of 10 and 30 years."""
-    from tklscore.core.release.hierarchy import Hierarchy
-
-    return {h.column: h for h in (Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
-                                  Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
-                                  Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
-                                  Hierarchy.intervals("Age", [10, 30]))}
+    """:data:`THESIS_HIERARCHIES` by column (column → Hierarchy), as the Design view holds them."""
+    return {h.column: h for h in THESIS_HIERARCHIES}
 
 
 def thesis_source_csv() -> str:

@@ -19,7 +19,8 @@ from tklscore.core.engines.plan import DisclosurePlan
 from tklscore.core.errors import InputError
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 AttributeParameters, DisclosureRisk, check_parameters,
-                                                is_numeric_attribute, known_sets, value_weights_of)
+                                                is_numeric_attribute, known_sets, share_above,
+                                                value_weights_of)
 from tklscore.core.risk.lens import DisclosureHistogram
 from tklscore.core.scoring.weights import Weights
 
@@ -51,6 +52,10 @@ class EngineDisclosureRisk:
     @property
     def splits(self) -> int:
         return 2 ** len(self.attributes)
+
+    @property
+    def above_threshold_share(self) -> float:
+        return share_above(self.above_threshold, self.n)
 
     def in_memory(self) -> DisclosureRisk:
         """The fetched records as the in-memory result (``l_sum`` and ``d`` in record order)."""
