@@ -18,16 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pandas as pd  # noqa: E402
+from _common import Stopwatch, machine, overall, peak_rss_mb, run_measured, timed, tklscore_command  # noqa: E402
 
 from tklscore.core.project import Project  # noqa: E402
 from tklscore.core.release.hierarchy import load_arx_csv  # noqa: E402
@@ -39,10 +38,6 @@ DATA = ROOT / "tests" / "data" / "adult"
 QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
 SA = ["occupation", "salary-class"]
 TARGET_RATIO = 1.5
-
-
-def load_average() -> str:
-    return " ".join(f"{v:.1f}" for v in os.getloadavg())
 
 
 def weights_file(source: Path, folder: Path) -> Path:
@@ -78,20 +73,12 @@ def selection_arguments(release: ReleaseDefinition | None) -> list[str]:
 
 def run_cli(data: Path, qi: list[str], weights: Path, k: int, suppression: float,
             selection: list[str] = ()) -> tuple[float, float, dict]:
-    argv = [sys.executable, "-m", "tklscore", "suggest", str(data / "adult.csv"), *selection, "--qi", ",".join(qi),
-            "--sa", ",".join(SA), "--weights", str(weights), "--k", str(k), "--suppression-limit", str(suppression),
-            "--format", "json"]
+    argv = tklscore_command("suggest", data / "adult.csv", *selection, "--qi", ",".join(qi), "--sa", ",".join(SA),
+                            "--weights", weights, "--k", k, "--suppression-limit", suppression, "--format", "json")
     for column in qi:
         argv += ["--hierarchy", f"{column}={data / f'adult_hierarchy_{column}.csv'}"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"tklscore suggest failed: {done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, json.loads(done.stdout)
+    run = run_measured(argv)
+    return run.wall, run.cpu, json.loads(run.out)
 
 
 def run_search(data: Path, qi: list[str], weights: Path, k: int, suppression: float,
@@ -106,10 +93,9 @@ def run_search(data: Path, qi: list[str], weights: Path, k: int, suppression: fl
     table = load_table(data / "adult.csv", delimiter=";")
     hierarchies = {c: load_arx_csv(data / f"adult_hierarchy_{c}.csv", c) for c in qi}
     designer = ReleaseDesigner(table, Roles(qi=qi, sa=SA), hierarchies)
-    start, start_cpu = time.perf_counter(), time.process_time()
-    suggest(designer, load_weights(str(weights)), Constraints(k, suppression_limit=suppression),
-            ReleaseDesign(selection=release))
-    return time.perf_counter() - start, time.process_time() - start_cpu
+    timing = timed(lambda: suggest(designer, load_weights(str(weights)), Constraints(k, suppression_limit=suppression),
+                                   ReleaseDesign(selection=release)))
+    return timing.wall, timing.cpu
 
 
 def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: float, folder: Path,
@@ -120,7 +106,6 @@ def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: floa
     from tklscore.gui.design.view import DesignView
     from tklscore.gui.workbench import Workbench
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_gui import BlockMeter
     from bench_gui_design import wait as _wait
 
@@ -146,10 +131,10 @@ def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: floa
     _wait(app, lambda: not workbench.runner.current, 600)   # the re-evaluation the budget asked for
     meter = BlockMeter()
     meter.start()
-    start, start_cpu = time.perf_counter(), time.process_time()
+    watch = Stopwatch()
     view.run_suggest()
     _wait(app, lambda: view.suggestions is not None, 3600)
-    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    wall, cpu = watch.wall, watch.cpu
     block = (meter.stop(), meter.longest_cpu)
     found = view.suggestions
     workbench.runner.cancel_all()
@@ -182,7 +167,7 @@ def main(argv=None) -> int:
           f"{f'every record, as a {release.kind} release' if release else 'none'}")
     cli_runs, view_runs, searched = [], [], []
     for run in range(max(1, args.repeats)):
-        print(f"run {run + 1}: load average before {load_average()}")
+        print(f"run {run + 1}: {machine()}")
         wall, cpu, data = run_cli(args.data, qi, weights, args.k, args.suppression)
         cli_runs.append(wall)
         print(f"  tklscore suggest (subprocess, load + search): wall {wall:7.2f} s, CPU {cpu:7.2f} s; lattice "
@@ -201,17 +186,16 @@ def main(argv=None) -> int:
               f"{found.lattice_size}, evaluated {found.evaluated}, front {len(found.front)}; longest "
               f"event-loop block {block[0] * 1000:.0f} ms (UI thread CPU in it {block[1] * 1000:.0f} ms)")
         same = [c.as_dict() for c in found.front] == data["front"]
-        print(f"  same front: {'yes' if same else 'NO'}; load average after {load_average()}")
+        print(f"  same front: {'yes' if same else 'NO'}; after: {machine()}")
         if not same:
             return 1
     cli, view = sorted(cli_runs)[len(cli_runs) // 2], sorted(view_runs)[len(view_runs) // 2]
     search = sorted(searched)[len(searched) // 2]
     ratio = view / cli
-    print(f"view / CLI: {ratio:.2f} (median view {view:.2f} s, CLI {cli:.2f} s) — target ≤ {TARGET_RATIO}: "
-          f"{'PASS' if ratio <= TARGET_RATIO else 'FAIL'}")
+    print(f"view / CLI: {ratio:.2f} (median view {view:.2f} s, CLI {cli:.2f} s) — target ≤ {TARGET_RATIO}")
     print(f"view / the search alone: {view / search:.2f} (the view's own overhead: signals, progress, front shown)")
-    print(f"peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    return 0 if ratio <= TARGET_RATIO else 1
+    print(f"peak RSS of this process {peak_rss_mb():.0f} MB")
+    return overall(ratio <= TARGET_RATIO)
 
 
 if __name__ == "__main__":
