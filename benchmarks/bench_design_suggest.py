@@ -26,7 +26,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pandas as pd  # noqa: E402
-from _common import Stopwatch, machine, overall, peak_rss_mb, run_measured, timed, tklscore_command  # noqa: E402
+from _common import (Stopwatch, machine, overall, peak_rss_mb, ramp_weights, run_measured, timed,  # noqa: E402
+                     tklscore_command)
 
 from tklscore.core.project import Project  # noqa: E402
 from tklscore.core.release.hierarchy import load_arx_csv  # noqa: E402
@@ -42,11 +43,7 @@ TARGET_RATIO = 1.5
 
 def weights_file(source: Path, folder: Path) -> Path:
     """Synthetic weights of the sensitive values (as benchmarks/bench_release.py weighs them)."""
-    frame = pd.read_csv(source, sep=";", dtype=str, usecols=SA)
-    rows = []
-    for sa in SA:
-        values = sorted(set(frame[sa]))
-        rows += [(sa, v, round(0.45 * (i + 1) / len(values), 5)) for i, v in enumerate(values)]
+    rows = ramp_weights(pd.read_csv(source, sep=";", dtype=str, usecols=SA), SA)
     path = folder / "weights.csv"
     pd.DataFrame(rows, columns=["attribute", "value", "weight"]).to_csv(path, index=False)
     return path
