@@ -193,6 +193,25 @@ def test_the_suggestions_say_how_many_meet_and_which_are_the_best_trade_offs():
         "of the releases evaluated before the search was cancelled, ")
 
 
+def test_the_reciprocal_of_a_previewed_judgement_is_set_in_core():
+    """The AHP view previews a slider's judgement through core.model.ahp.with_judgement."""
+    from tklscore.core.model.ahp import with_judgement
+
+    matrix = np.array([[1, 2, np.nan], [0.5, 1, 2], [np.nan, 0.5, 1]])
+    previewed = with_judgement(matrix, 0, 2, 4)
+    assert previewed[0, 2] == 4 and previewed[2, 0] == 0.25 and np.isnan(matrix[0, 2])  # a copy
+    cleared = with_judgement(previewed, 0, 1, None)
+    assert np.isnan(cleared[0, 1]) and np.isnan(cleared[1, 0])
+    for bad in (0, -3, math.inf, math.nan):
+        with pytest.raises(InputError, match="must be a positive number"):
+            with_judgement(matrix, 0, 1, bad)
+    import inspect
+
+    import tklscore.gui.ahp.view as ahp_view
+    source = inspect.getsource(ahp_view)
+    assert "with_judgement(" in source and "1.0 / value" not in source
+
+
 def test_the_riskiest_tenth_by_tkl():
     assert RISKIEST_SHARE == 0.10
     tkl = np.array([0.5, 3.0, 1.0, 2.0, 0.1] * 4)          # 20 records: the 2 highest

@@ -146,6 +146,7 @@ def thesis_model(judgements: bool = True):
     example = thesis_example()
     model = TklDataModel.build(taxonomy, example.source, example.roles, alignment, {"Age": THESIS_AGE_BINS},
                                namespace="https://tklscore.org/tables/MED#")
+    model.vocabulary = vocabulary.key
     viral = model.add_element("Disease", "Viral")
     for label in ("V-0.H1N1", "V-0.HIV", "V-0.Flu"):
         model.move(model.find(label).iri, viral)
