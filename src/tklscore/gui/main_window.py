@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         self.release_chooser.setCurrentIndex(names.index(current) if current in names else -1)
         self.release_chooser.blockSignals(False)
         self.release_chooser.setVisible(bool(names))
-        self.release_title.setText("<b>Release:</b>" if names else "<b>No release yet</b>")
+        self.release_title.setText("<b>Release:</b>" if names else "<b>No release yet</b> ·")
         self.release_details.setText(" · ".join(filter(None, [release_records(workbench) if current else "",
                                                               weights_source(workbench)])))
         officer = self.current_key() != WELCOME and any(

@@ -538,7 +538,8 @@ class Workbench(QObject):
     # ------------------------------------------------------------------ releases
 
     def release_names(self) -> list[str]:
-        return [r.name for r in self.project.releases]
+        """The releases of the Release chooser: those defined, then those designed."""
+        return [r.name for r in self.project.releases] + self.project.designed_names()
 
     def _check_release(self, definition: ReleaseDefinition) -> None:
         """Resolve a new definition at once on a small table (so a mistake is refused before
@@ -575,6 +576,11 @@ class Workbench(QObject):
 
     def remove_release(self, name: str) -> None:
         self.project.releases = [r for r in self.project.releases if r.name != name]
+        if name in self.project.designed_names():
+            design = self.project.settings["design"]
+            design["saved"] = [d for d in design.get("saved") or [] if d.get("name") != name]
+            self.designed_reports.pop(name, None)
+            self.measures.pop(name, None)
         self.reports.pop(name, None)
         if self.project.current_release == name:
             self.project.current_release = self.project.releases[0].name if self.project.releases else None
@@ -583,7 +589,8 @@ class Workbench(QObject):
         self.scoresChanged.emit()
 
     def set_current_release(self, name: str) -> None:
-        self.project.release(name)
+        if name not in self.project.designed_names():
+            self.project.release(name)
         self.project.current_release = name
         self.releasesChanged.emit()
         self.scoresChanged.emit()
@@ -593,8 +600,10 @@ class Workbench(QObject):
         return self.reports.get(name) if name else None
 
     def current_release(self) -> Release | None:
+        """The current release's source records (None: none, or a designed release, whose
+        published records are transformed: its scores and measures are in ``reports``/``measures``)."""
         name = self.project.current_release
-        if not name:
+        if not name or name in self.project.designed_names():
             return None
         definition = self.project.release(name)
         return self.resolved.get(definition)
@@ -637,6 +646,14 @@ class Workbench(QObject):
         if self.project.score_model_paths or self.project.builtin == "thesis":
             choices.append(SCORE_MODELS)
         return choices
+
+    def weights_model(self) -> TklDataModel | None:
+        """The tkl-Data Model when it gives the tkl weights: its elements then weigh the
+        generalised values of a designed release (with a weights file, the largest weight of
+        the values a group covers does)."""
+        if self.model is None or (self.weights_use() == FILE and self.project.weights_path):
+            return None
+        return self.model
 
     def weights_use(self) -> str:
         use = self.project.weights_use
@@ -763,7 +780,7 @@ class Workbench(QObject):
         definitions = list(self.project.releases)
         resolved = dict(self.resolved)
         measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
-        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.weights_model()
         generation = self._next_generation("scores")
         refused: set[str] = set()
 
@@ -825,7 +842,7 @@ class Workbench(QObject):
         options = dict(self.project.source_options or {})
         delimiter, encoding = options.get("delimiter"), options.get("encoding")
         keep_spaces = bool(options.get("keep_spaces"))
-        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.weights_model()
         generation = self._next_generation("scores")
 
         measured = dict(self._measured_out_of_core)
