@@ -114,6 +114,9 @@ def test_a_missing_current_release_shows_the_first_with_a_note(qtbot, window, pr
     ({"settings": {"design": {"hierarchies": [1]}}}, "'settings.design.hierarchies[1]' must be an object, not a number"),
     ({"settings": {"design": {"hierarchies": [{"column": "Age", "kind": "intervals", "levels": ["x"]}]}}},
      "'settings.design.hierarchies[1]' cannot be read: "),
+    ({"settings": {"design": {"saved": [{"levels": {"Age": 2.7}}]}}},
+     "'settings.design.saved[1]' cannot be read: the level of column 'Age' of a design must be a whole number, "
+     "not 2.7"),
     ({"settings": {"design": {"saved": [{"levels": "x"}]}}},
      "'settings.design.saved[1]' cannot be read: the levels of a design must map each column to its value "
      "({column: value}), not 'x'"),

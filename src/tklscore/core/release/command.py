@@ -51,7 +51,8 @@ def read_design(path) -> tuple[ReleaseDesign, dict[str, Hierarchy]]:
         design = ReleaseDesign.from_dict(data["design"])
         hierarchies = [Hierarchy.from_dict(h) for h in listed]
     except InputError as error:
-        raise InputError(error.message, file=str(path), column=error.column, hint=error.hint) from None
+        raise InputError(f"the design cannot be read: {error.message}", file=str(path), column=error.column,
+                         hint=error.hint) from None
     except (TypeError, ValueError, KeyError) as error:
         raise InputError(f"the design cannot be read: {error}", file=str(path)) from None
     found: dict[str, Hierarchy] = {}

@@ -50,10 +50,20 @@ class ReleaseDesign:
             except (TypeError, ValueError):
                 raise InputError(f"the {what} of a design must map each column to its value "
                                  f"({{column: value}}), not {value!r:.60}") from None
+        def whole(value, what: str) -> int:  # never truncated: a level of 2.7 is refused, not read as 2
+            try:
+                number = float(value) if isinstance(value, str) else value
+                if isinstance(number, bool) or not isinstance(number, (int, float)) or number != int(number):
+                    raise ValueError
+                return int(number)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"the {what} of a design must be a whole number, not {value!r:.60}") from None
+
         object.__setattr__(self, "name", str(name))
         try:
-            object.__setattr__(self, "levels", tuple((str(c), int(h)) for c, h in pairs(levels, "levels")))
-            object.__setattr__(self, "suppress_below", int(suppress_below or 0))
+            object.__setattr__(self, "levels", tuple((str(c), whole(h, f"level of column '{c}'"))
+                                                     for c, h in pairs(levels, "levels")))
+            object.__setattr__(self, "suppress_below", whole(suppress_below or 0, "suppression class size"))
             object.__setattr__(self, "suppression_limit", float(suppression_limit))
             object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise, "noise")))
         except InputError:
