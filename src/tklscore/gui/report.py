@@ -49,6 +49,7 @@ from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_path
 from tklscore.core.files.digest import sha256_of, sha256_of_text
+from tklscore.core.files.records import csv_safe
 from tklscore.core.model.data_model import TABLE_PART, TklDataModel
 from tklscore.core.model.node_names import display_name, inherited_label
 from tklscore.core.risk.lens import RiskLens, risk_band_labels, risk_lens, risk_lens_of_files
@@ -607,7 +608,8 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
             records = report.records
             if data.risk is not None and not data.risk.out_of_core and len(data.risk.disclosure.d) == len(records):
                 records = pd.concat([records.reset_index(drop=True), data.risk.per_record()], axis=1)
-            return _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
+            # a report's CSV goes to a spreadsheet: no cell of it is run as a formula
+            return _write_atomic(path, lambda temporary: csv_safe(records).to_csv(temporary, index=False), inputs)
         return write_csv
     raise InputError(f"a report can be written as .html, .pdf or .csv, not '{suffix or path.name}'",
                      file=str(path))
