@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parent / "data"
+from paths import DATA
 
 
 @pytest.fixture(scope="session")

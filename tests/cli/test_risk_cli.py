@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from helpers import run_cli  # noqa: E402
+from helpers import run_cli
 
 TABLE_4 = ("Age;Gender;City;Disability;person;w\n[35-40);Male;Elva;No;1;5\n[35-40);Male;Elva;Yes;2;5\n"
            "[35-40);Male;Tartu;No;3;5\n[40-45);Female;Tartu;Yes;4;10\n[40-45);Female;Tartu;No;4;10\n")

@@ -7,9 +7,9 @@ import shutil
 import subprocess
 import sys
 import zipapp
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
+
 
 
 def test_zipapp_runs_demo_and_finds_its_resources(tmp_path):

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from disclosure_support import PARAMS, VALUE_WEIGHTS, cases, table_1
 from helpers import run_cli
-from test_disclosure_risk import PARAMS, VALUE_WEIGHTS, cases, table_1
 from tklscore.core import InputError, Weights
 from tklscore.core.engines.disclosure_risk import disclosure_files
 from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk

@@ -112,7 +112,7 @@ def test_what_is_refused_is_named(backend, data_dir, expression, message):
 
 def quote_cases():
     """Each quote/backslash value with its literals, and lists mixing them with an injection."""
-    from test_filters import QUOTED
+    from filter_support import QUOTED
 
     cases = [f"Job == {literal}" for literals in QUOTED.values() for literal in literals]
     cases += [f"Job != {literals[0]}" for literals in QUOTED.values()]
@@ -124,8 +124,8 @@ def quote_cases():
 
 def assert_quotes_select_as_in_memory(backend, folder) -> None:
     """Every quote/backslash combination selects on the engine exactly the records memory
-    selects, and memory the one record holding the value (tests/test_filters.py)."""
-    from test_filters import QUOTED, quote_table
+    selects, and memory the one record holding the value (tests/core/release/test_filters.py)."""
+    from filter_support import QUOTED, quote_table
 
     path, table = quote_table(folder)
     roles = Roles(qi=["Job"], identifier="id")

@@ -295,7 +295,7 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
 
 def test_disclosure_risk_on_spark(spark, tmp_path):
     """``disclosure-risk --engine spark``: Table 1 of Orooji & Knapp as in memory (the B2 oracle)."""
-    from test_disclosure_risk import PARAMS, VALUE_WEIGHTS, table_1
+    from disclosure_support import PARAMS, VALUE_WEIGHTS, table_1
     from tklscore.core.engines.disclosure_risk import disclosure_files
     from tklscore.core.risk.disclosure_risk import disclosure_risk
     from tklscore.core.risk.lens import disclosure_histogram

@@ -16,6 +16,8 @@ import pytest
 from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtGui import QGuiApplication
 
+from paths import DATA
+
 from tklscore.core.project import Project
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.hierarchy import load_arx_csv
@@ -26,7 +28,7 @@ from tklscore.gui.design.view import DesignView
 from tklscore.gui.main_window import MainWindow
 from tklscore.gui.workbench import Workbench
 
-DATA_ADULT = Path(__file__).resolve().parent / "data" / "adult"
+DATA_ADULT = DATA / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 ADULT_SA = ["occupation", "salary-class"]
 

@@ -5,10 +5,10 @@ opening Adult after the example asking what to do with the example's work."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import Qt
+
+from paths import DATA
 
 from tklscore.core.project import Project
 from tklscore.core.release.hierarchy import parse_rules
@@ -17,7 +17,7 @@ from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
 from tklscore.gui.release.view import ReleaseView
 from tklscore.gui.workbench import Workbench
 
-ADULT = Path(__file__).resolve().parent / "data" / "adult" / "adult_uci.csv"
+ADULT = DATA / "adult" / "adult_uci.csv"
 TIMEOUT = 30_000
 
 

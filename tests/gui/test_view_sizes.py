@@ -4,11 +4,12 @@ class over 500 lines and no constructor over 80 in gui/model, gui/ahp and gui/de
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-GUI = Path(__file__).resolve().parents[1] / "src" / "tklscore" / "gui"
+from paths import SRC
+
+GUI = SRC / "gui"
 
 
 def sizes(package: str):

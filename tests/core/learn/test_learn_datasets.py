@@ -6,9 +6,11 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings, strategies as st
 
+import paths
+
 from tklscore.core.learn import datasets
 
-RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "learn"
+RESOURCES = paths.RESOURCES / "learn"
 
 SHAPES = {
     "Job": (20, ["name", "last name", "age", "gender", "city", "job"]),

@@ -13,6 +13,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 from helpers import run_cli
+from paths import RESOURCES
 
 from tklscore.core.errors import InputError
 from tklscore.core.model.taxonomy import TAXONOMY_ROOT, Taxonomy, extract_taxonomy
@@ -269,7 +270,7 @@ def test_builtin_thesis_taxonomy(thesis):
     assert nx.is_arborescence(graph)
     assert graph.nodes[V01 + "Health"] == {"label": "Health", "mapped": True}
     # the same structure as the real v0.1 file
-    resource = Path(__file__).resolve().parents[1] / "resources" / "thesis_taxonomy.ttl"
+    resource = RESOURCES / "thesis_taxonomy.ttl"
     assert "W3C" in resource.read_text(encoding="utf-8")
 
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rdflib import BNode, Literal, URIRef
 
+from paths import RESOURCES
 from pia_support import facts_st, rules_st, triple_st
 from tklscore.core.pia import Reasoner, Rule, Triple, Var, load_rules, load_triples, parse_jena_rules
 from tklscore.core.pia.generator import RULES as GENERATED_RULES
@@ -26,7 +27,7 @@ import pyoxigraph as ox  # noqa: E402  (in the [test] extra: missing, the tests 
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
+RES = RESOURCES / "pia"
 
 
 # --------------------------------------------------------------------------------------

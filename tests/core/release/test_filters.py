@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from filter_support import QUOTED, quote_table
 from helpers import run_cli
 from tklscore.core import InputError, Roles, load_table
 from tklscore.core.examples import thesis_example, write_thesis_example
@@ -142,21 +143,6 @@ def load_table_text(folder, text: str, name: str = "t.csv"):
 
 
 # ---------------------------------------------------------------------------- quotes and backslashes
-
-# values as they are in the file, and a filter literal selecting each (the language's quoting)
-QUOTED = {"'": ["\"'\"", "'\\''"], '"': ["'\"'", '"\\""'], "\\": ["'\\\\'"], "\\\\": ["'\\\\\\\\'"],
-          "a\\b": ["'a\\b'", "'a\\\\b'"], "x\\\\": ["'x\\\\\\\\'"], "')) OR 1=1 --": ["\"')) OR 1=1 --\""],
-          "x\\": ["'x\\\\'"], "it's": ["'it\\'s'", '"it\'s"']}
-
-
-def quote_table(folder):
-    frame = pd.DataFrame({"id": [str(i) for i in range(len(QUOTED) + 1)], "Job": list(QUOTED) + ["plain"]})
-    path = folder / "quotes.csv"
-    frame.to_csv(path, index=False)
-    table = load_table(path)
-    assert table.text("Job").tolist() == list(QUOTED) + ["plain"]
-    return path, table
-
 
 def test_every_quote_and_backslash_selects_its_own_record(tmp_path):
     path, table = quote_table(tmp_path)

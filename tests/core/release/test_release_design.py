@@ -4,7 +4,6 @@ of a transformed release, utility, suggested releases, and the bad-input cases."
 import itertools
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,20 +12,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from helpers import run_cli  # noqa: E402
-from test_properties import scenarios  # noqa: E402
+from helpers import run_cli
+from paths import DATA
+from test_properties import scenarios
 
-from tklscore.core import Roles, Scorer, Table, Weights  # noqa: E402
-from tklscore.core.errors import InputError  # noqa: E402
-from tklscore.core.examples import thesis_example  # noqa: E402
-from tklscore.core.release.designer import ReleaseDesigner, element_weights  # noqa: E402
-from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv, parse_arx_csv  # noqa: E402
-from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
-from tklscore.core.release.suggest import Constraints, pareto_front, suggest  # noqa: E402
-from tklscore.core.release.transform import ReleaseDesign  # noqa: E402
+from tklscore.core import Roles, Scorer, Table, Weights
+from tklscore.core.errors import InputError
+from tklscore.core.examples import thesis_example
+from tklscore.core.release.designer import ReleaseDesigner, element_weights
+from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv, parse_arx_csv
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.release.suggest import Constraints, pareto_front, suggest
+from tklscore.core.release.transform import ReleaseDesign
 
-ADULT = Path(__file__).resolve().parent / "data" / "adult"
+ADULT = DATA / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
