@@ -168,8 +168,9 @@ def test_a_missing_id_column_is_reported_not_raised(view, qtbot):
 def test_the_report_has_a_pseudonymisation_section_with_table_chart_removal_and_limits(view, tmp_path):
     import pypdf
 
-    from tklscore.gui.pseudonymization.report_section import CHART_KEY
-    from tklscore.gui.report import build_report_html, export_report, report_input
+    from tklscore.core.report import build_report_html
+    from tklscore.core.report.sections.pseudonymization import CHART_KEY
+    from tklscore.gui.report import export_report, report_input
 
     view.set_rules([BlockingRule.parse("IF violations > 5% THEN block")])
     view.accept_with_violations()
@@ -179,14 +180,15 @@ def test_the_report_has_a_pseudonymisation_section_with_table_chart_removal_and_
     core = view.analysis
     report = core.reports[core.maximum.qi_set]
     assert "Pseudonymisation risk: can the sensitive value be predicted?" in text
-    assert "for <b>107 of 1,103 people (9.7%)</b>" in text and "refused by a limit" in text
-    assert "<td align='left'>sex, age, race, height</td><td align='left'>—</td><td align='right'>107</td>" in text
+    assert "for <b>107 of 1,103 people (9.7 %)</b>" in text and "refused by a limit" in text
+    assert ("<td align='left'>sex, age, race, height</td><td align='left'>—</td>"
+            "<td align='right' class='nowrap' nowrap>107</td>") in text
     assert text.count("<tr><td align='left'>") >= 15 + 7
     assert f"removed <b>{report.removal.removed}</b> value(s)" in text
     assert f"The exact minimum is <b>{report.removal.minimum}</b> value(s)" in text
     assert "δ = trimmed − original" in text and "IF violations &gt; 5% THEN block" in text
     assert "Decision:</b> ✕ Not released" in text
-    assert data.charts[CHART_KEY].startswith(b"\x89PNG")
+    assert data.charts[CHART_KEY].startswith("<svg") and data.charts[CHART_KEY] in text   # inline: it stands alone
     path = export_report(tmp_path / "report.pdf", report_input(view.workbench))
     pages = " ".join(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(str(path)).pages)
     assert "Pseudonymisation risk" in pages and "107 of 1,103 people" in pages and "Limits (blocking rules)" in pages

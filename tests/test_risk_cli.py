@@ -57,7 +57,9 @@ def test_measures_table_for_people_and_output_file(capsys, files, tmp_path):
     code, out, err = run_cli(capsys, ["measures", files["t4.csv"], "--qi", "Age,Gender,City", "--sa", "Disability"])
     assert code == 0, err
     assert "k-anonymity" in out and "every record shares its quasi-identifier values" in out
-    assert "prosecutor        1.0000" in out
+    assert "prosecutor         100 %" in out                  # risks as percentages, as the verdict says them
+    assert "enhanced β-likeness (pycanon's figure)" in out and "not Cao and Karras' enhanced β-likeness" in out
+    assert "δ-disclosure (values present)" in out and "not Brickell and Shmatikov's δ-disclosure" in out
     target = tmp_path / "m.json"
     code, out, err = run_cli(capsys, ["measures", files["t4.csv"], "--qi", "Age", "--format", "json",
                                       "--output", target])

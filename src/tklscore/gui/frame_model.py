@@ -8,6 +8,8 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from tklscore.core.numbers import number
+
 
 class FrameModel(QAbstractTableModel):
     def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5):
@@ -57,7 +59,7 @@ class FrameModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             value = self._columns[index.column()][row]
             if isinstance(value, (float, np.floating)):
-                return f"{value:.{self.float_digits}f}"
+                return number(value, 6, max_decimals=self.float_digits)
             return "(empty)" if value == "" and role == Qt.ItemDataRole.DisplayRole else str(value)
         if role == Qt.ItemDataRole.UserRole:
             return self._columns[index.column()][row]

@@ -409,3 +409,17 @@ def _categories(uniques: np.ndarray) -> pd.Index:
     uniques themselves when they are distinct, else their positions."""
     index = pd.Index(uniques, dtype=object)
     return index if index.is_unique else pd.RangeIndex(len(uniques))
+
+
+def privacy_rows(k: int, privacy: tuple[int, float], measures: dict | None) -> list[tuple[str, str]]:
+    """The privacy models and risk of a designed release, named for the officer: the risk
+    lens' figures (:func:`tklscore.core.risk.measures.measure_rows`) when it measured the
+    release, else what the search computes (k, distinct l, t and the prosecutor risk 1/k)."""
+    from tklscore.core.numbers import count, number, percent
+    from tklscore.core.risk.measures import measure_rows
+
+    if measures:
+        return measure_rows(measures)
+    l, t = privacy
+    return [("k-anonymity", count(k)), ("distinct l-diversity", count(l)), ("t-closeness", number(t)),
+            ("prosecutor risk (highest)", percent(1 / k) if k else "n/a")]

@@ -42,10 +42,12 @@ from PySide6.QtWidgets import (
 )
 
 from tklscore.core.errors import InputError
-from tklscore.core.release.designer import DesignResult, ReleaseDesigner, element_weights
+from tklscore.core.numbers import count, number, percent, score
+from tklscore.core.release.designer import DesignResult, ReleaseDesigner, element_weights, privacy_rows
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.suggest import Constraints, privacy_models, suggest
 from tklscore.core.release.transform import ReleaseDesign, export_published
+from tklscore.core.release.utility import UTILITY_LOSS_MEANING, UTILITY_MEANINGS, utility_rows
 from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
 from tklscore.gui.frame_model import FrameModel
 from tklscore.gui.when_shown import WhenShown
@@ -53,10 +55,6 @@ from tklscore.gui.when_shown import WhenShown
 PREVIEW_ROWS = 200
 SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score"),
               ("m_score_inf", "M-Score (x=∞)"), ("l_severity", "L-Severity"))
-UTILITY_ROWS = (("precision", "precision", "{:.4f}"), ("discernibility", "discernibility", "{:,.0f}"),
-                ("average_class_size", "average class size / k", "{:.3f}"),
-                ("non_uniform_entropy", "non-uniform entropy (bits)", "{:,.1f}"),
-                ("suppressed_share", "suppressed share", "{:.2%}"))
 GENERALISED = QColor("#fff3c4")
 # the thesis example's hierarchies, so the example opens with sliders to move
 THESIS_HIERARCHIES = (
@@ -65,43 +63,6 @@ THESIS_HIERARCHIES = (
     Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
     Hierarchy.intervals("Age", [10, 30]),
 )
-
-
-def _shown(value, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _share(value) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
-def privacy_rows(k: int, privacy: tuple[int, float], measures: dict | None) -> list[tuple[str, str]]:
-    """The privacy models and risk of the release, named for the officer (the risk lens'
-    figures when it measured the release)."""
-    l, t = privacy
-    if not measures:
-        return [("k-anonymity", f"{k}"), ("distinct l-diversity", f"{l}"), ("t-closeness", f"{t:.4f}"),
-                ("prosecutor risk (highest)", f"{1 / k:.4f}" if k else "n/a")]
-    risk = measures["risk"]
-    journalist = risk.get("journalist") or {}
-    classes = measures.get("classes") or {}
-    return [("k-anonymity", _shown(measures["k"])),
-            ("(α,k)-anonymity: α", _shown(measures["alpha_k"]["alpha"])),
-            ("distinct l-diversity", _shown(measures["l_distinct"])),
-            ("entropy l-diversity", _shown(measures["l_entropy"], 3)),
-            ("recursive (c,l)-diversity: c", _shown(measures["recursive_cl"]["c"])),
-            ("t-closeness", _shown(measures["t"])),
-            ("basic β-likeness", _shown(measures["beta_basic"])),
-            ("δ-disclosure", _shown(measures["delta"])),
-            ("classes", _shown(classes.get("count"))),
-            ("prosecutor risk (highest)", _shown(risk["prosecutor"]["highest"])),
-            ("prosecutor risk (average)", _shown(risk["prosecutor"]["average"])),
-            ("records above the risk threshold", _share(risk["prosecutor"]["records_at_risk"])),
-            ("journalist risk (highest), against the source", _shown(journalist.get("highest"))),
-            ("marketer risk", _shown(risk.get("marketer"))),
-            ("sample uniques", _share(risk.get("sample_uniques")))]
 
 
 def _fit_rows(table: QTableWidget) -> None:
@@ -247,7 +208,7 @@ class DesignView(QWidget):
         right_layout.addWidget(self.engine_note)
         panels = QHBoxLayout()
         self.scores = _table(len(SCORE_ROWS), ["score", "raw", "/ source", "/ max"])
-        self.utility_table = _table(len(UTILITY_ROWS), ["utility", "value"])
+        self.utility_table = _table(len(UTILITY_MEANINGS), ["utility", "value"])
         # the privacy models and risk in two pairs of columns, the full width of the view
         self.privacy_table = _table(4, ["privacy model or risk", "value", "privacy model or risk", "value"])
         for table in (self.scores, self.utility_table, self.privacy_table):
@@ -278,8 +239,13 @@ class DesignView(QWidget):
         self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         suggest_layout.addWidget(self.suggest_message)
         self.chart = pg.PlotWidget(background="w")
-        self.chart.setLabel("bottom", "utility loss (1 − precision)")
-        self.chart.setLabel("left", "tkl-Score / source")
+        self.chart.setTitle("Suggested releases: misuseability against lost detail (lower left is better)",
+                            color="k", size="10pt")
+        self.chart.setLabel("bottom", "utility loss = 1 − precision (0: nothing generalised)")
+        self.chart.setLabel("left", "tkl-Score ÷ the source's")
+        for axis in ("left", "bottom"):  # the table's units: no ×0.001 scaling of the axis
+            self.chart.getPlotItem().getAxis(axis).enableAutoSIPrefix(False)
+        self.chart.getPlotItem().getAxis("bottom").setToolTip(UTILITY_LOSS_MEANING)
         self.chart.showGrid(x=True, y=True, alpha=0.3)
         self.points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#1f77b4"), pen=pg.mkPen("#0b3d66"))
         self.points.sigClicked.connect(self._point_clicked)
@@ -745,14 +711,14 @@ class DesignView(QWidget):
         tkl_norm = report.normalized_source.tkl
         self.headline.setText(
             f"{rows} — "
-            f"tkl-Score {report.scores.tkl:.5f} ({'n/a' if tkl_norm is None else f'{tkl_norm:.1%}'} of the "
-            f"untransformed source), k = {k}, precision {utility.precision:.1%}")
+            f"tkl-Score {score(report.scores.tkl)} ({percent(tkl_norm)} of the "
+            f"untransformed source), k = {count(k)}, precision {number(utility.precision)}")
         for r, (key, label) in enumerate(SCORE_ROWS):
             values = (report.scores.as_dict()[key], report.normalized_source.as_dict()[key],
                       report.normalized_max.as_dict()[key])
             self.scores.setItem(r, 0, QTableWidgetItem(label))
-            for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
-                self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
+            for c, (v, shown) in enumerate(zip(values, (score, number, number)), start=1):
+                self.scores.setItem(r, c, QTableWidgetItem(shown(v)))
         rows = privacy_rows(k, privacy, measures)
         half = (len(rows) + 1) // 2
         self.privacy_table.setRowCount(half)
@@ -761,14 +727,15 @@ class DesignView(QWidget):
             self.privacy_table.setItem(r, c, QTableWidgetItem(name))
             self.privacy_table.setItem(r, c + 1, QTableWidgetItem(value))
         _fit_rows(self.privacy_table)
-        figures = utility.as_dict()
-        for r, (key, label, fmt) in enumerate(UTILITY_ROWS):
-            self.utility_table.setItem(r, 0, QTableWidgetItem(label))
-            self.utility_table.setItem(r, 1, QTableWidgetItem(fmt.format(figures[key])))
+        for r, (label, value, meaning) in enumerate(utility_rows(utility)):
+            item = QTableWidgetItem(label)
+            item.setToolTip(meaning)
+            self.utility_table.setItem(r, 0, item)
+            self.utility_table.setItem(r, 1, QTableWidgetItem(value))
         for r in range(self.columns.rowCount()):  # each QI's own precision beside its level
             column = self.columns.item(r, 0).text()
             values = utility.per_attribute.get(column)
-            self.columns.setItem(r, 6, QTableWidgetItem("" if values is None else f"{values['precision']:.2f}"))
+            self.columns.setItem(r, 6, QTableWidgetItem("" if values is None else number(values["precision"], 3)))
         _fit_rows(self.scores)
         _fit_rows(self.utility_table)
         self.notes.setText("\n".join(notes))
@@ -838,8 +805,7 @@ class DesignView(QWidget):
                                                   "HTML report (*.html);;PDF report (*.pdf)")
             if not path:
                 return False
-        from tklscore.gui.design.report_section import designed_release_section  # noqa: F401 (registers it)
-        from tklscore.gui.report import prepare_report, render_charts, report_input
+        from tklscore.gui.report import prepare_report, report_input
 
         name = self.result.transformed.design.name
         report = self._report_with_ids()
@@ -850,7 +816,6 @@ class DesignView(QWidget):
         # release's privacy models and risk are in its own section instead
         data.risk = data.measure_risk = None
         try:
-            data.charts = render_charts(data)
             write = prepare_report(path, data)
         except InputError as error:
             self.workbench._fail(str(error))
@@ -941,8 +906,8 @@ class DesignView(QWidget):
         self.front_table.setRowCount(len(found.front))
         for r, c in enumerate(found.front):
             misses = c.misses(found.constraints) if found.constraints is not None else []
-            values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", str(c.k), str(c.l), f"{c.t:.4f}",
-                      f"{c.suppressed_share:.2%}", ", ".join(f"{k}={v}" for k, v in c.levels.items()),
+            values = [number(c.tkl_normalized), number(c.utility_loss), count(c.k), count(c.l), number(c.t),
+                      percent(c.suppressed_share), ", ".join(f"{k}={v}" for k, v in c.levels.items()),
                       "yes" if not misses else "no: " + "; ".join(misses)]
             for col, value in enumerate(values):
                 self.front_table.setItem(r, col, QTableWidgetItem(value))

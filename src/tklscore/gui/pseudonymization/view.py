@@ -38,7 +38,7 @@ from tklscore.core.pseudonymization.utility import LABELS, STATISTICS
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.gui.pseudonymization.dialogs import LimitsDialog, RemoveFieldsDialog
 from tklscore.gui.pseudonymization.lts_graph import LtsGraph
-from tklscore.gui.pseudonymization.report_section import PseudonymizationSummary
+from tklscore.core.report.sections.pseudonymization import PseudonymizationSummary
 
 MODES = [("uniform", "one threshold for everyone"), ("column", "a column of thresholds"),
          ("westin", "Westin category column (Table 5)"), ("people", "a policy per person (file)"),

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
 
 from tklscore.core.risk.lens import (DisclosureHistogram, disclosure_histogram, risk_band_labels,
                                     risk_band_shares)
-from tklscore.gui.scores.charts import ScoreChart
+from tklscore.gui.charts import ScoreChart
 
 ATTACKER_COLORS = {"prosecutor": (31, 119, 180), "journalist": (255, 127, 14)}
 
@@ -56,7 +55,6 @@ class DisclosureRiskChart(ScoreChart):
         self.counts = np.zeros(0)
         self.zero = 0
         self.threshold_line: pg.InfiniteLine | None = None
-        self._label_font = QFont()
         self.set_data(None, 0.01)
 
     def set_data(self, d: np.ndarray | None, threshold: float, bins: int = 40) -> None:
@@ -85,11 +83,3 @@ class DisclosureRiskChart(ScoreChart):
                                                   labelOpts={"color": (214, 39, 40), "position": 0.6,
                                                              "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(self.threshold_line)
-            self.threshold_line.label.setFont(self._label_font)
-
-    def use_report_style(self, points: int = 15) -> None:
-        super().use_report_style(points)
-        self._label_font = QFont()
-        self._label_font.setPointSize(points)
-        if self.threshold_line is not None:
-            self.threshold_line.label.setFont(self._label_font)

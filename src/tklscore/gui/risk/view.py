@@ -10,6 +10,8 @@ scores or the current release change, or a D(r) parameter is edited.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, Signal
@@ -21,17 +23,13 @@ from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, 
                                                 DisclosureRisk)
 from tklscore.core.risk.lens import (QI_IMPORTANCE_MAX, RISKIEST, RiskLens, default_parameters, risk_lens,
                                     risk_lens_of_files)
-from tklscore.core.risk.measures import Measures, describe, verdict
+from tklscore.core.numbers import count, number, percent
+from tklscore.core.risk.measures import Measures, describe, t_by_attribute_rows, verdict
 from tklscore.gui.risk.charts import DisclosureRiskChart, RiskDistributionChart
 from tklscore.gui.when_shown import WhenShown
 
 
-def _number(value) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    return f"{value:.4f}"
+NUMBER_TEXT = re.compile(r"[<>]? ?-?[\d,]*\.?\d+(e-\d+)?( %)?|∞")   # as core.numbers writes them: right-aligned
 
 
 def _readonly(table: QTableWidget) -> None:
@@ -322,32 +320,28 @@ class RiskView(QWidget):
             return
         self.verdict_label.setText(verdict(measures))
         self.engine_note.setVisible(lens is not None and lens.out_of_core)
-        rows = describe(measures)
-        self.models_table.setRowCount(len(rows) + len(measures.models.t_by_attribute))
+        rows = describe(measures) + t_by_attribute_rows(measures)
+        self.models_table.setRowCount(len(rows))
         for i, (name, value, meaning) in enumerate(rows):
-            self._set_row(self.models_table, i, [name, _number(value), meaning])
-        for j, (attribute, t) in enumerate(measures.models.t_by_attribute.items()):
-            self._set_row(self.models_table, len(rows) + j, [f"  t of {attribute}", _number(t),
-                                                            "distance of the classes' distribution of this "
-                                                            "attribute from the table's"])
+            self._set_row(self.models_table, i, [name, number(value), meaning])
         self.models_table.resizeColumnToContents(0)
         self.models_table.resizeRowsToContents()
         p, j = measures.prosecutor, measures.journalist
-        self._set_row(self.attackers_table, 0, [_number(p.highest), _number(p.average), _number(p.records_at_risk),
-                                                _number(p.success_rate)])
-        self._set_row(self.attackers_table, 1, [_number(j.highest), _number(j.average), _number(j.records_at_risk),
-                                                _number(j.success_rate)] if j else ["n/a"] * 4)
-        self._set_row(self.attackers_table, 2, ["", _number(measures.marketer), "", _number(measures.marketer)])
+        self._set_row(self.attackers_table, 0, [percent(p.highest), percent(p.average), percent(p.records_at_risk),
+                                                percent(p.success_rate)])
+        self._set_row(self.attackers_table, 1, [percent(j.highest), percent(j.average), percent(j.records_at_risk),
+                                                percent(j.success_rate)] if j else ["n/a"] * 4)
+        self._set_row(self.attackers_table, 2, ["", percent(measures.marketer), "", percent(measures.marketer)])
         self.attackers_note.setText(
             "Prosecutor: knows the person is in the release. Journalist: links the release to the source table "
             "(the population). Marketer: tries to re-identify as many records as possible. Records at risk: share "
-            f"of records whose risk exceeds {100 * measures.risk_threshold:g} %. "
-            f"Sample uniques: {100 * measures.sample_uniques:.1f} %.")
+            f"of records whose risk exceeds {percent(measures.risk_threshold)}. "
+            f"Sample uniques: {percent(measures.sample_uniques)}.")
         importance = measures.qi_importance or []
         self.importance_table.setRowCount(max(len(importance), 1))
         for i, q in enumerate(importance):
-            self._set_row(self.importance_table, i, [", ".join(q.attributes), _number(q.distinction),
-                                                     _number(q.separation)])
+            self._set_row(self.importance_table, i, [", ".join(q.attributes), number(q.distinction),
+                                                     number(q.separation)])
         if not importance:
             self._set_row(self.importance_table, 0, [
                 f"Not computed: QI importance measures every subset of the quasi-identifiers, and "
@@ -357,9 +351,9 @@ class RiskView(QWidget):
         self._draw_charts()
         no_weights = "" if self.workbench.weights is not None else " (no value weights: choose weights first)"
         self.disclosure_label.setText(
-            f"{len(dr.known_sets)} known sets of {dr.splits:,} splits kept (PK > ε); "
-            f"{dr.above_threshold:,} of {dr.n:,} records ({100 * dr.above_threshold / max(dr.n, 1):.2f} %) "
-            f"have D > {dr.threshold:g}; largest D = {dr.d_max:.4g}{no_weights}. "
+            f"{count(len(dr.known_sets))} known sets of {count(dr.splits)} splits kept (PK > ε); "
+            f"{count(dr.above_threshold)} of {count(dr.n)} records ({percent(dr.above_threshold / max(dr.n, 1))}) "
+            f"have D > {number(dr.threshold)}; largest D = {number(dr.d_max)}{no_weights}. "
             f"W(v) are the project's sensitive-value weights.")
         self._fill_riskiest(lens)
 
@@ -381,16 +375,16 @@ class RiskView(QWidget):
         riskiest = lens.riskiest(RISKIEST)
         self.riskiest_table.setRowCount(len(riskiest))
         for i, (record, row, size, prosecutor, journalist, d) in enumerate(riskiest.itertuples(index=False)):
-            self._set_row(self.riskiest_table, i, [record, f"{int(size):,}", _number(float(prosecutor)),
-                                                   _number(None if np.isnan(journalist) else float(journalist)),
-                                                   f"{float(d):.4g}"])
+            self._set_row(self.riskiest_table, i, [record, count(int(size)), percent(float(prosecutor)),
+                                                   percent(None if np.isnan(journalist) else float(journalist)),
+                                                   number(float(d))])
             self.riskiest_table.item(i, 0).setData(Qt.ItemDataRole.UserRole, int(row))
 
     @staticmethod
     def _set_row(table: QTableWidget, row: int, texts: list[str]) -> None:
         for column, text in enumerate(texts):
             item = QTableWidgetItem(text)
-            if text == "n/a" or text.replace(",", "").replace(".", "", 1).replace("e-", "").lstrip("-").isdigit():
+            if text == "n/a" or NUMBER_TEXT.fullmatch(text):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             table.setItem(row, column, item)
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
-from tklscore.core.scoring.scores import ScoreReport, x_text
+from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport, score_label
 from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.tasks import SIDE
@@ -46,15 +46,10 @@ from tklscore.gui.scores.charts import (
     per_record_order,
 )
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.report import (
-    REPORT_FORMATS,
-    SCORE_ROWS,
-    complete_risk,
-    prepare_report,
-    render_charts,
-    report_input,
-    score_rows,
-)
+from tklscore.core.numbers import count, number, percent, score
+from tklscore.core.report import REPORT_FORMATS, complete_risk
+from tklscore.core.report.sections.scores import normalised, score_rows
+from tklscore.gui.report import prepare_report, report_input
 
 RISKIEST_SHARE = 0.10
 SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
@@ -140,10 +135,10 @@ class ScoresView(QWidget):
         weights_row.addWidget(self.weights_label, 1)
 
         # ---- summary
-        self.summary = QTableWidget(len(SCORE_ROWS), 3)
+        self.summary = QTableWidget(len(SCORE_NAMES), 3)
         self.summary.setObjectName("summaryTable")
         self.summary.setHorizontalHeaderLabels(["raw", "normalised by source", "normalised by theoretical max"])
-        self.summary.setVerticalHeaderLabels([label.format(x="x") for _, label in SCORE_ROWS])
+        self.summary.setVerticalHeaderLabels([score_label(key, "x") for key in SCORE_NAMES])
         self.summary.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.summary.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.summary.setMaximumHeight(190)
@@ -322,7 +317,7 @@ class ScoresView(QWidget):
 
     def _fill_summary(self, report: ScoreReport | None) -> None:
         x = self.workbench.project.x if report is None else report.x
-        labels = [label.format(x=x_text(x)) for _, label in SCORE_ROWS]
+        labels = [score_label(key, x) for key in SCORE_NAMES]
         self.summary.setVerticalHeaderLabels(labels)
         rows = score_rows(report) if report is not None else [(l, "", "", "") for l in labels]
         self._riskiest = None if report is None else riskiest_mask(report.records["tkl"].to_numpy())
@@ -434,12 +429,11 @@ class ScoresView(QWidget):
         for row, (name, report) in enumerate(reports.items()):
             n = report.normalized_source
             m = measures.get(name)
-            cells = [name] + [("n/a" if v is None else f"{v:.4f}") for v in (n.tkl, n.m_score, n.l_severity)]
+            cells = [name] + [normalised(v) for v in (n.tkl, n.m_score, n.l_severity)]
             if m is None:
                 cells += ["n/a"] * 4
             else:
-                cells += [str(m.k), "n/a" if m.models.l_distinct is None else str(m.models.l_distinct),
-                          "n/a" if m.models.t is None else f"{m.models.t:.4f}", f"{m.prosecutor.average:.4f}"]
+                cells += [count(m.k), count(m.models.l_distinct), number(m.models.t), percent(m.prosecutor.average)]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column:
@@ -523,13 +517,11 @@ class ScoresView(QWidget):
             self.workbench.failed.emit(f"{path}: the report could not be written ({message})")
 
         def write(_measured=None) -> None:
-            if Path(path).suffix.lower() != ".csv":
-                data.charts = render_charts(data)
             runner.start("Exporting the report", lambda control: writer[0](),
                          lambda written: self.workbench.status.emit(f"Report written to {written}"), failed)
 
         if data.measure_risk is not None and data.risk is None and Path(path).suffix.lower() != ".csv":
-            # the risk charts are drawn here, so the risk is measured first, in the background
+            # the risk is measured first, in the background, with its own progress
             runner.start("Measuring risk for the report",
                          lambda control: complete_risk(data, lambda f: control.progress(
                              int(100 * f), "Measuring risk for the report")), write, failed)
@@ -544,27 +536,27 @@ def explanation_html(e: RecordExplanation, scores=None) -> str:
     members = e.class_ids if len(e.class_ids) <= 30 else e.class_ids[:30] + [f"… {len(e.class_ids) - 30:,} more"]
     parts = [f"<h3>Record {esc(e.id)}</h3>"]
     if scores is not None:
-        parts.append(f"<p>RS_tkl = (t + W) / l = ({e.t:.5f} + {e.weight_sum:.5f}) / {e.l} = {scores['tkl']:.5f}; "
-                     f"RS_M = min(1, W) / k = {scores['m_score']:.5f}; RS_L = W / k = {scores['l_severity']:.5f}</p>")
+        parts.append(f"<p>RS_tkl = (t + W) / l = ({score(e.t)} + {score(e.weight_sum)}) / {e.l} = {score(scores['tkl'])}; "
+                     f"RS_M = min(1, W) / k = {score(scores['m_score'])}; RS_L = W / k = {score(scores['l_severity'])}</p>")
     parts.append(f"<p><b>Equivalence class</b> (QIs {qi}): k = {e.k} record(s): "
                  f"{{{esc(', '.join(members))}}}</p>")
     rows = "".join(
         f"<tr><td>{esc(s.attribute)}</td><td>{esc(str(s.value))}</td>"
-        f"<td>{'n/a' if s.weight is None else f'{s.weight:.5f}'}</td><td>{s.distance:.5f} ({esc(s.measure)})</td>"
+        f"<td>{score(s.weight)}</td><td>{score(s.distance)} ({esc(s.measure)})</td>"
         f"<td>{s.l_distinct} / {s.l_group_size}</td></tr>" for s in e.sensitive)
     parts.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>sensitive attribute</th><th>value</th>"
                  "<th>weight</th><th>class vs table distance</th><th>l-group: distinct values / records</th></tr>"
-                 f"{rows}<tr><td><b>W(r)</b></td><td></td><td><b>{e.weight_sum:.5f}</b></td>"
-                 f"<td><b>t = {e.t:.5f}</b> ({esc(e.t_attribute or '')})</td>"
+                 f"{rows}<tr><td><b>W(r)</b></td><td></td><td><b>{score(e.weight_sum)}</b></td>"
+                 f"<td><b>t = {score(e.t)}</b> ({esc(e.t_attribute or '')})</td>"
                  f"<td><b>l = {e.l}</b> ({esc(e.l_attribute or '')})</td></tr></table>")
     for s in e.sensitive:
         shown = s.rows(only_present=not s.continuous and len(s.values) > MAX_EXPLAINED_VALUES)
         if len(shown) > MAX_EXPLAINED_VALUES:
             shown = shown[:MAX_EXPLAINED_VALUES]
-        body = "".join(f"<tr><td>{esc(str(v))}</td><td>{c} ({p:.4f})</td><td>{tc} ({q:.4f})</td></tr>"
+        body = "".join(f"<tr><td>{esc(str(v))}</td><td>{c} ({number(p)})</td><td>{tc} ({number(q)})</td></tr>"
                        for v, c, p, tc, q in shown)
         parts.append(f"<p><b>{esc(s.attribute)}</b>: distribution in the class vs the source table "
-                     f"({esc(s.measure)} = {s.distance:.5f})</p>"
+                     f"({esc(s.measure)} = {score(s.distance)})</p>"
                      "<table border='1' cellspacing='0' cellpadding='2'><tr><th>value</th><th>class</th>"
                      f"<th>table</th></tr>{body}</table>")
     for note in e.notes:

@@ -1,0 +1,176 @@
+"""The report as PDF: the Qt adapter of the Qt-free report (``core/report``).
+
+The core builds the HTML with each chart referenced as ``KEY.png``; here the charts' SVG
+become images (:func:`chart_images`), Qt's own text layout sets the HTML on A4 pages with
+every heading kept on the page of what it introduces (:func:`paginated_document`) and a
+QPdfWriter prints them with a footer naming the release and the page. :func:`write_pdf`
+is the one function that writes a PDF report file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, QUrl, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+from PySide6.QtSvg import QSvgRenderer
+
+from tklscore import __version__
+from tklscore.core.report import ReportInput, build_report_html, complete_risk, hash_files, report_title, write_atomic
+from tklscore.core.report.files import inputs_of
+
+KEEP_WHOLE = 0.6            # a section up to this share of a page is kept on one page (a chart with its heading)
+KEEP_WITH_HEADING = 0.2      # a longer one keeps its heading with this share of a page of its start
+PAGE_FOOTER = 28             # px kept free at the bottom of each PDF page for the footer
+CHART_SCALE = 1.5            # a chart's SVG is drawn at this multiple of its size (printed at 2/3 of it)
+
+
+def write_pdf(path: str | Path, data: ReportInput) -> Path:
+    """Write the report as PDF to ``path`` (through a temporary file renamed over it, never
+    over an input): hash the inputs, measure the risk if asked, draw the charts and print
+    the pages. Safe off the UI thread."""
+    path = Path(path)
+    hash_files(data)
+    complete_risk(data)
+    text = build_report_html(data, inline_images=False)   # draws the charts as SVG into data.charts
+    return write_atomic(path, lambda temporary: print_pdf(temporary, text, data), inputs_of(data))
+
+
+def chart_image(svg: str, scale: float = CHART_SCALE) -> QImage:
+    """An SVG chart drawn on a white image ``scale`` times its size."""
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    size = renderer.defaultSize()
+    image = QImage(max(int(size.width() * scale), 1), max(int(size.height() * scale), 1),
+                   QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        renderer.render(painter, QRectF(0, 0, image.width(), image.height()))
+    finally:
+        painter.end()
+    return image
+
+
+def chart_images(data: ReportInput) -> dict[str, QImage]:
+    """The report's charts (SVG) as images, by chart key."""
+    return {key: chart_image(svg) for key, svg in data.charts.items()}
+
+
+def _page_writer(path: Path) -> QPdfWriter:
+    writer = QPdfWriter(str(path))
+    writer.setResolution(96)  # one document pixel = one device pixel; text stays vector, images keep their pixels
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
+                                     QMarginsF(15, 15, 15, 12), QPageLayout.Unit.Millimeter))
+    return writer
+
+
+def paginated_document(text: str, data: ReportInput, page: QSizeF) -> QTextDocument:
+    """The report laid out on pages of ``page`` (px at 96 dpi), headings kept with what follows."""
+    document = QTextDocument()
+    font = QFont()
+    font.setPointSize(10)
+    document.setDefaultFont(font)
+    for key, image in chart_images(data).items():
+        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"{key}.png"), image)
+    document.setHtml(text)
+    document.setPageSize(page)
+    keep_headings_with_content(document)
+    return document
+
+
+def keep_headings_with_content(document: QTextDocument, share: float = KEEP_WITH_HEADING) -> int:
+    """Start a section on the next page when it would be split across pages: a section of
+    up to :data:`KEEP_WHOLE` of a page is kept whole (a heading with its chart), a longer one
+    keeps its heading with ``share`` of a page of what follows (a table's first rows).
+    Returns the number of page breaks added."""
+    layout = document.documentLayout()
+    height = document.pageSize().height()
+    added = 0
+    for _ in range(200):  # one break per pass: each moves everything below it
+        moved = False
+        layout.documentSize()  # lays out the whole document (the layout is otherwise lazy)
+        block = document.begin()
+        while block.isValid() and not moved:
+            policy = block.blockFormat().pageBreakPolicy()
+            if block.blockFormat().headingLevel() > 0 and policy != QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
+                top = layout.blockBoundingRect(block).top()
+                bottom = _section_bottom(document, block)
+                if bottom - top > KEEP_WHOLE * height:  # long: keep the heading with its start
+                    bottom = min(bottom, top + share * height)
+                if int(top // height) != int((bottom - 1) // height):
+                    cursor = QTextCursor(block)
+                    fmt = QTextBlockFormat(block.blockFormat())
+                    fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                    cursor.setBlockFormat(fmt)
+                    added += 1
+                    moved = True
+            block = block.next()
+        if not moved:
+            break
+    return added
+
+
+def _section_bottom(document: QTextDocument, heading) -> float:
+    """The bottom of the blocks from ``heading`` to the next heading that follows content."""
+    layout = document.documentLayout()
+    bottom = layout.blockBoundingRect(heading).bottom()
+    following, content = heading.next(), False
+    while following.isValid():
+        is_heading = following.blockFormat().headingLevel() > 0
+        if content and is_heading:
+            break
+        bottom = max(bottom, layout.blockBoundingRect(following).bottom())
+        content = content or not is_heading
+        following = following.next()
+    return bottom
+
+
+def print_pdf(path: Path, text: str, data: ReportInput) -> int:
+    """The report's HTML (charts by name) printed as PDF to ``path``; returns the number of pages."""
+    writer = _page_writer(path)
+    writer.setTitle(report_title(data))
+    writer.setCreator(f"tkl-Score Workbench {__version__}")
+    width, height = float(writer.width()), float(writer.height())
+    page = QSizeF(width, height - PAGE_FOOTER)
+    document = paginated_document(text, data, page)
+    pages = document.pageCount()
+    painter = QPainter(writer)
+    try:
+        footer_font = QFont()
+        footer_font.setPointSize(8)
+        for number in range(pages):
+            if number:
+                writer.newPage()
+            painter.save()
+            painter.setClipRect(QRectF(0, 0, width, page.height()))
+            painter.translate(0, -number * page.height())
+            context = QAbstractTextDocumentLayout.PaintContext()
+            context.clip = QRectF(0, number * page.height(), width, page.height())
+            document.documentLayout().draw(painter, context)
+            painter.restore()
+            painter.setFont(footer_font)
+            painter.setPen(Qt.GlobalColor.darkGray)
+            painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             f"{report_title(data)} · {data.written:%Y-%m-%d %H:%M}")
+            painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             f"page {number + 1} of {pages}")
+    finally:
+        painter.end()
+    return pages
