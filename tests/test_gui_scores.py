@@ -331,3 +331,30 @@ def test_charts_off_screen_wait_until_the_view_is_shown(qtbot, tmp_path):
     workbench.runner.wait()
     workbench.undo_stack.setClean()
     workbench._mark(False)  # closing asks nothing
+
+
+def test_a_refused_weights_file_is_not_claimed_and_names_the_application_s_remedy(view, qtbot, tmp_path):
+    """Weights that leave sensitive values without a weight score nothing: the earlier scores
+    go, the header and the Scores view say the weights are not used, and the message names
+    what to do in the application (issue 22 §4)."""
+    from tklscore.gui.main_window import weights_source
+
+    workbench = view.workbench
+    lines = (tmp_path / "example" / "weights_table_4_2.csv").read_text().splitlines()
+    refused = tmp_path / "missing.csv"
+    refused.write_text("\n".join(line for line in lines if ",HIV," not in line) + "\n")
+    messages = []
+    workbench.failed.connect(messages.append)
+    workbench.use_weights_file(str(refused))
+    qtbot.waitUntil(lambda: bool(messages) and not workbench.runner.current, timeout=15000)
+    message = messages[-1]
+    assert "('Disease', 'HIV')" in message and "Weights file…" in message and "tkl-Data Model" in message
+    assert "--missing-weight-zero" not in message
+    assert workbench.weights is None and workbench.reports == {} and workbench.current_report() is None
+    assert weights_source(workbench) == "weights not used (see the Scores view)"
+    assert view.weights_label.text().startswith("These weights are not used")
+    assert view.summary_text(TKL, RAW) == ""     # no score of the earlier weights under the refused file's name
+    # choosing the model again scores again
+    workbench.set_weights_use("model")
+    qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current, timeout=15000)
+    assert weights_source(workbench) == "weights from the tkl-Data Model"

@@ -17,7 +17,7 @@ import math
 from numbers import Integral, Real
 
 NOT_AVAILABLE = "n/a"
-TINY = 1e-4          # below this a number is written in scientific notation
+TINY = 1e-6          # below this a number is written in scientific notation
 
 
 def _missing(value) -> bool:
@@ -39,7 +39,7 @@ def number(value, digits: int = 4, max_decimals: int | None = None) -> str:
         return "∞" if v > 0 else "-∞"
     if v == 0:
         return "0"
-    if abs(v) < TINY and (max_decimals is None or max_decimals > 4):
+    if abs(v) < TINY and (max_decimals is None or max_decimals > 6):
         mantissa = f"{v:.{max(digits - 1, 0)}e}"
         significand, exponent = mantissa.split("e")
         if "." in significand:

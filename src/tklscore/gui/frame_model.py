@@ -12,9 +12,11 @@ from tklscore.core.numbers import number
 
 
 class FrameModel(QAbstractTableModel):
-    def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5):
+    def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5,
+                 headers: dict[str, str] | None = None):
         super().__init__(parent)
         self.float_digits = float_digits
+        self.headers = dict(headers or {})   # column → the name shown (tooltip: the column itself)
         self._frame = pd.DataFrame()
         self._columns: list = []   # the frame's columns as arrays: data() must be cheap
         self._numeric: list[bool] = []
@@ -71,10 +73,14 @@ class FrameModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            column = str(self._frame.columns[section])
+            return column if column in self.headers else None
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return str(self._frame.columns[section])
+            column = str(self._frame.columns[section])
+            return self.headers.get(column, column)
         return str(section + 1)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:

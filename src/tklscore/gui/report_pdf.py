@@ -16,6 +16,7 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QFontMetricsF,
     QImage,
     QPageLayout,
     QPageSize,
@@ -25,6 +26,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextOption,
 )
 from PySide6.QtSvg import QSvgRenderer
 
@@ -85,6 +87,9 @@ def paginated_document(text: str, data: ReportInput, page: QSizeF) -> QTextDocum
     font = QFont()
     font.setPointSize(10)
     document.setDefaultFont(font)
+    option = document.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)   # a table column is never narrower than its longest word
+    document.setDefaultTextOption(option)
     for key, image in chart_images(data).items():
         document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"{key}.png"), image)
     document.setHtml(text)
@@ -110,8 +115,12 @@ def keep_headings_with_content(document: QTextDocument, share: float = KEEP_WITH
             if block.blockFormat().headingLevel() > 0 and policy != QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
                 top = layout.blockBoundingRect(block).top()
                 bottom = _section_bottom(document, block)
-                if bottom - top > KEEP_WHOLE * height:  # long: keep the heading with its start
-                    bottom = min(bottom, top + share * height)
+                if bottom - top > KEEP_WHOLE * height:  # long: keep the heading with its start, and its chart
+                    chart = _first_image_bottom(document, block)
+                    start = top + share * height
+                    if chart is not None and chart - top <= KEEP_WHOLE * height:
+                        start = max(start, chart)
+                    bottom = min(bottom, start)
                 if int(top // height) != int((bottom - 1) // height):
                     cursor = QTextCursor(block)
                     fmt = QTextBlockFormat(block.blockFormat())
@@ -123,6 +132,20 @@ def keep_headings_with_content(document: QTextDocument, share: float = KEEP_WITH
         if not moved:
             break
     return added
+
+
+def _first_image_bottom(document: QTextDocument, heading) -> float | None:
+    """The bottom of the first block holding an image (a chart) in the section of ``heading``."""
+    layout = document.documentLayout()
+    following = heading.next()
+    while following.isValid() and following.blockFormat().headingLevel() == 0:
+        fragments = following.begin()
+        while not fragments.atEnd():
+            if fragments.fragment().charFormat().isImageFormat():
+                return layout.blockBoundingRect(following).bottom()
+            fragments += 1
+        following = following.next()
+    return None
 
 
 def _section_bottom(document: QTextDocument, heading) -> float:
@@ -165,12 +188,16 @@ def print_pdf(path: Path, text: str, data: ReportInput) -> int:
             painter.restore()
             painter.setFont(footer_font)
             painter.setPen(Qt.GlobalColor.darkGray)
+            page_text = f"page {number + 1} of {pages}"
+            metrics = QFontMetricsF(footer_font)
+            room = width - metrics.horizontalAdvance(f"  {page_text}") - 24
+            written = f" · {data.written:%Y-%m-%d %H:%M}"
+            title = metrics.elidedText(report_title(data), Qt.TextElideMode.ElideMiddle,
+                                       room - metrics.horizontalAdvance(written))
+            painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, room, PAGE_FOOTER - 8),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title + written)
             painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             f"{report_title(data)} · {data.written:%Y-%m-%d %H:%M}")
-            painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             f"page {number + 1} of {pages}")
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, page_text)
     finally:
         painter.end()
     return pages

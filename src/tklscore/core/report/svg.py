@@ -34,13 +34,17 @@ def text_width(text: str, size: float = FONT) -> float:
     return len(text) * size * CHAR_WIDTH
 
 
-def nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
-    """Round tick values covering [low, high] (steps of 1, 2 or 5 × 10^n)."""
+def nice_ticks(low: float, high: float, count: int = 6, whole: bool = False) -> list[float]:
+    """Round tick values covering [low, high] (steps of 1, 2 or 5 × 10^n; ``whole``: of
+    counted things, at least 1 apart)."""
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
         high = low + 1.0
     raw = (high - low) / max(count - 1, 1)
+    if whole:
+        raw = max(raw, 1.0)
     power = 10 ** math.floor(math.log10(raw))
-    step = next(s * power for s in (1, 2, 2.5, 5, 10) if s * power >= raw)
+    steps = (1, 2, 5, 10) if whole else (1, 2, 2.5, 5, 10)
+    step = next(s * power for s in steps if s * power >= raw)
     first = math.floor(low / step + 1e-9) * step
     ticks, value = [], first
     while value <= high + step * 1e-9:
@@ -339,7 +343,7 @@ def histogram(edges: np.ndarray, counts: np.ndarray, *, title: str, x_label: str
     """Adjacent bars between ``edges``; ``marker`` (x, label) a red vertical line;
     ``x_ticks(low, high)`` the x axis' tick values (default: round numbers)."""
     counts = np.asarray(counts, dtype=np.float64)
-    ticks = nice_ticks(0.0, float(counts.max()) if len(counts) and counts.max() > 0 else 1.0)
+    ticks = nice_ticks(0.0, float(counts.max()) if len(counts) and counts.max() > 0 else 1.0, whole=True)
     left = _left_margin(ticks)
     canvas = Canvas(width, height, title)
     top = _header(canvas, title, [])

@@ -21,6 +21,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import number
 
 MAX_POINTS = 20_000
 
@@ -49,14 +50,23 @@ class WholeNumberAxis(pg.AxisItem):
         return whole
 
 
+class PowerOfTenAxis(pg.AxisItem):
+    """An axis of log10 values labelled with the values themselves (0.001, 0.01, …)."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [number(10.0 ** v, 3) for v in values]
+
+
 class ScoreChart(pg.PlotWidget):
     """A plot with a legend and axis labels that exports itself."""
 
     title_text = ""
     LEGEND_ROOM = 1.3   # the y range reaches this far above the highest value: the legend's row
 
-    def __init__(self, parent=None, whole_number_x: bool = False):
+    def __init__(self, parent=None, whole_number_x: bool = False, bottom_axis: pg.AxisItem | None = None):
         axes = {"bottom": WholeNumberAxis("bottom")} if whole_number_x else None
+        if bottom_axis is not None:
+            axes = {"bottom": bottom_axis}
         super().__init__(parent, background="w", axisItems=axes)
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)

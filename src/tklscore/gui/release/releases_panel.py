@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QFrame, 
                                QTableWidgetItem, QVBoxLayout)
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import score as tkl_text
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.loading import is_text_table, sniff_text_file
 from tklscore.core.tables.published import Release
@@ -77,8 +78,12 @@ class ReleasesPanel(QGroupBox):
         self.releases_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.releases_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.releases_table.horizontalHeader()
+        # the counts and the score whole; the name and the definition share the rest, elided with a tooltip
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.releases_table.setWordWrap(False)
+        self.releases_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.releases_table.itemSelectionChanged.connect(self._on_release_selected)
         layout.addWidget(self.releases_table, 1)
 
@@ -153,13 +158,13 @@ class ReleasesPanel(QGroupBox):
                 records, unlocated = "error", ""
             else:
                 records, unlocated = "…", "…"
-            score = f"{report.scores.tkl:.5f}" if report is not None else ""
+            score = tkl_text(report.scores.tkl) if report is not None else ""
             cells = [definition.name, _describe(definition), records, unlocated, score]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if column == 1:
+                if column <= 1:
                     item.setToolTip(text)
                 if column == 3 and isinstance(resolved, (Release, EngineCounts)) and resolved.unlocated:
                     item.setForeground(Qt.GlobalColor.darkRed)
@@ -210,7 +215,7 @@ class ReleasesPanel(QGroupBox):
                      else "being resolved…")
         report = workbench.reports.get(name)
         if report is not None:
-            text += f" tkl-Score {report.scores.tkl:.5f}."
+            text += f" tkl-Score {tkl_text(report.scores.tkl)}."
         elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
         elif workbench.out_of_core and not workbench.project.roles.qi:

@@ -47,7 +47,8 @@ class RolesPanel(QGroupBox):
         header = self.roles_table.horizontalHeader()
         for column in range(3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)   # the examples take the rest, elided
+        self.roles_table.setTextElideMode(Qt.TextElideMode.ElideRight)
         layout.addWidget(self.roles_table, 1)
         self.roles_hint = QLabel()
         self.roles_hint.setWordWrap(True)

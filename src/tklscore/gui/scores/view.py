@@ -52,6 +52,8 @@ from tklscore.core.report.sections.scores import normalised, score_rows
 from tklscore.gui.report import prepare_report, report_input
 
 RISKIEST_SHARE = 0.10
+# the per-record columns by the report's names (W: the record's weight sum; RS: its record scores)
+RECORD_HEADERS = {"weight_sum": "W", "tkl": "RS tkl", "m_score": "RS M", "l_severity": "RS L"}
 SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
 MAX_EXPLAINED_VALUES = 50
@@ -147,7 +149,7 @@ class ScoresView(QWidget):
         self.info_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         # ---- per-record table and explanation
-        self.records_model = FrameModel(parent=self)
+        self.records_model = FrameModel(parent=self, headers=RECORD_HEADERS)
         self.records_view = QTableView()
         self.records_view.horizontalHeader().setResizeContentsPrecision(100)  # sample rows: big tables
         self.records_view.setObjectName("recordsTable")

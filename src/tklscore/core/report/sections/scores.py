@@ -41,8 +41,13 @@ def overview_section(data: ReportInput) -> Iterable[Section]:
                  f"Sensitive attributes: {esc(sensitive)}.")
     body = "".join(f"<p>{line}</p>" for line in lines)
     if data.files:
-        rows = [[f.what, f.path or "—", f.sha256 or "—"] for f in data.files]
-        body += "<p>Made from these inputs:</p>" + table(["input", "file", "SHA-256"], rows, align_left=3)
+        # the digest under its file, in a column wide enough for its 64 characters on one line
+        rows = "".join(f"<tr><td align='left'>{esc(f.what)}</td><td align='left'>{esc(f.path or '—')}<br>"
+                       f"<span style='font-family:monospace;font-size:8pt'>{esc(f.sha256 or '—')}</span></td></tr>"
+                       for f in data.files)
+        body += ("<p>Made from these inputs (each file's SHA-256 under it):</p>"
+                 "<table border='1' cellspacing='0' cellpadding='3' width='100%'><thead><tr><th>input</th>"
+                 f"<th>file and SHA-256</th></tr></thead>{rows}</table>")
     yield Section("What this report covers", body)
 
 
@@ -110,7 +115,7 @@ def releases_section(data: ReportInput) -> Iterable[Section]:
     header = ["release", "records", "tkl raw"] + [score_label(k, data.x) for k in SCORE_NAMES]
     body = ("<p>Every candidate release, each score divided by the whole source table's score "
             "(undefined values are shown as n/a in the table and as 0 in the chart).</p>"
-            + table(header, rows) + chart(data, CHART_RELEASES))
+            + chart(data, CHART_RELEASES) + table(header, rows))
     yield Section("Candidate releases side by side", body)
 
 
