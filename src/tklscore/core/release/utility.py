@@ -137,7 +137,7 @@ UTILITY_MEANINGS = {
     "non_uniform_entropy": ("non-uniform entropy (bits)", "bits of the quasi-identifiers' values lost, summed over "
                                                           "their cells; a suppressed cell counts as generalised to * "
                                                           "(the variant the designer ranks by)"),
-    "non_uniform_entropy_arx": ("non-uniform entropy, ARX's (bits)",
+    "non_uniform_entropy_arx": ("ARX's non-uniform entropy (bits)",
                                 "as ARX's MetricMDNUNMEntropy counts it: a suppressed cell loses the bits of its "
                                 "generalisation and of telling the suppressed records apart"),
     "suppressed_share": ("suppressed share", "the share of the records not published (suppressed)"),

@@ -245,6 +245,7 @@ class DesignView(QWidget):
         self.chart.setLabel("left", "tkl-Score ÷ the source's")
         for axis in ("left", "bottom"):  # the table's units: no ×0.001 scaling of the axis
             self.chart.getPlotItem().getAxis(axis).enableAutoSIPrefix(False)
+            self.chart.getPlotItem().getAxis(axis).setTextPen("k")
         self.chart.getPlotItem().getAxis("bottom").setToolTip(UTILITY_LOSS_MEANING)
         self.chart.showGrid(x=True, y=True, alpha=0.3)
         self.points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#1f77b4"), pen=pg.mkPen("#0b3d66"))
