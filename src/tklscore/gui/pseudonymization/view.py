@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFi
 
 from tklscore.core.errors import InputError
 from tklscore.core.files.resources import resource_path
+from tklscore.core.numbers import number, percent
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse, write_trimmed
 from tklscore.core.pseudonymization.blocking import BlockingRule, check_rules
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
@@ -450,13 +451,13 @@ class PseudonymizationView(QWidget):
         transition = analysis.transition(self.selected)
         records = int(analysis.engine.present.sum())
         blocked, reason = analysis.blocked.get(transition.qi_set, (False, ""))
-        share = 100 * transition.violations / records if records else 0
+        share = transition.violations / records if records else 0
         maximum = " (the maximum risk transition)" if transition is analysis.maximum else ""
         colour = "#b71c1c" if transition.violations else "#1b5e20"
         text = (f"<b>Releasing {', '.join(transition.qi_set)}</b>{maximum}: an actor who knows these could predict "
                 f"<b>{analysis.engine.sensitive}</b> above the owner's threshold for "
                 f"<span style='color:{colour}'><b>{transition.violations:,} of {records:,} people "
-                f"({share:.1f}%)</b></span>.")
+                f"({percent(share)})</b></span>.")
         if blocked:
             text += f"<br><span style='color:#6d4c41'><b>✕ Refused by a limit:</b> {reason}</span>"
         self.verdict.setText(text)
@@ -501,7 +502,7 @@ class PseudonymizationView(QWidget):
             stats = report.statistics
             for key in STATISTICS:
                 cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
-                rows.append((LABELS[key], *("n/a" if c is None else f"{c:.4g}" for c in cells)))
+                rows.append((LABELS[key], *(number(c) for c in cells)))
         self.report_table.setRowCount(len(rows))
         bold = QFont()
         bold.setBold(True)
