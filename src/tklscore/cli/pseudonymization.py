@@ -11,6 +11,7 @@ import sys
 
 from tklscore.cli.arguments import column_list
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import number
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, write_trimmed
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
@@ -133,7 +134,7 @@ def _setup(args):
 
 
 def _fraction(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4f}"
+    return "-" if math.isnan(value) else number(value)
 
 
 def run_violations(args) -> int:
@@ -179,8 +180,7 @@ def run_remove(args) -> int:
     stats = report.statistics
     for key in STATISTICS:
         cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
-        lines.append(f"{LABELS[key]:<20}" + "".join(f"{'n/a' if c is None else f'{c:.4f}':>14}" for c in cells[:2])
-                     + f"{'n/a' if cells[2] is None else f'{cells[2]:.4f}':>26}")
+        lines.append(f"{LABELS[key]:<20}" + "".join(f"{number(c):>14}" for c in cells[:2]) + f"{number(cells[2]):>26}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
