@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 disclosure_risk, load_attribute_parameters)
@@ -43,7 +43,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args) -> int:
     if args.engine != "memory" or args.memory_limit or args.spark_master:
         return _run_engine(args)
-    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
+    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
+    note_spaces(table)
     params = load_attribute_parameters(args.attributes)
     value_weights = load_weights(args.value_weights) if args.value_weights else None
     ids = source_ids(table, args.id_column).to_numpy(dtype=object) if args.id_column else None
@@ -80,7 +81,7 @@ def _run_engine(args) -> int:
                             alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
                             parameters_name=args.attributes, records_path=records_path,
                             memory_limit=args.memory_limit, master=args.spark_master, delimiter=args.delimiter,
-                            encoding=args.encoding)
+                            encoding=args.encoding, keep_spaces=args.keep_spaces)
     if records_path:
         if args.format == "json":
             text = json.dumps(risk.summary_dict() | {"records_file": str(records_path)}, indent=2) + "\n"

@@ -7,7 +7,7 @@ import json
 
 from tklscore.cli.arguments import column_list
 from tklscore.core.errors import InputError
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk import Measures, measure_table
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.measures import describe, t_by_attribute_rows
@@ -52,14 +52,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args) -> int:
     if args.engine != "memory" or args.memory_limit or args.spark_master:
         return _run_engine(args)
-    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
+    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
+    note_spaces(table)
     if args.id_column is not None:
         table.require_columns([args.id_column])
         named = set(args.qi) | set(args.sa) | set(args.identifier_columns)
         if args.id_column in named:
             raise InputError("is the --id-column and also a measured column; a column has one role",
                              file=table.name, column=args.id_column)
-    population = (load_table(args.population, delimiter=args.delimiter, encoding=args.encoding)
+    population = (load_table(args.population, delimiter=args.delimiter, encoding=args.encoding,
+                             keep_spaces=args.keep_spaces)
                   if args.population else None)
     measures = measure_table(table, qi=args.qi, sa=args.sa, continuous=args.continuous,
                              identifier_columns=args.identifier_columns, population=population,
@@ -97,7 +99,8 @@ def _run_engine(args) -> int:
                              risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
                              exclude_suppressed=args.exclude_suppressed, sample_weight=args.sample_weight,
                              qi_importance=args.qi_importance, memory_limit=args.memory_limit,
-                             master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding)
+                             master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding,
+                             keep_spaces=args.keep_spaces)
     return _write(args, measures)
 
 

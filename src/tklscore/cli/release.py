@@ -10,6 +10,7 @@ import math
 import sys
 
 from tklscore.cli.arguments import column_list as _columns, x_value as _x
+from tklscore.cli.output import add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.numbers import count, number, percent
@@ -26,6 +27,14 @@ def _pair(text: str) -> tuple[str, str]:
     column, sep, value = text.rpartition("=")
     if not sep or not column.strip() or not value.strip():
         raise argparse.ArgumentTypeError(f"'{text}' is not COL=VALUE")
+    return column.strip(), value.strip()
+
+
+def _groups_pair(text: str) -> tuple[str, str]:
+    """``COL=RULES``: the column ends at the first '=' (a rule may hold one: ``<=50K->Low``)."""
+    column, sep, value = text.partition("=")
+    if not sep or not column.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not COL=RULES")
     return column.strip(), value.strip()
 
 
@@ -68,7 +77,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     built.add_argument("--interval", metavar="COL=LEVEL[,LEVEL...]", type=_pair, action="append", default=[],
                        help="intervals of a numeric column, one level after the other: a width (10) or cut "
                             "points (18:40:65), e.g. age=5,10,18:40:65")
-    built.add_argument("--groups", metavar="COL=RULES", type=_pair, action="append", default=[],
+    built.add_argument("--groups", metavar="COL=RULES", type=_groups_pair, action="append", default=[],
                        help="value groups as a,b->General rules: rules of a level separated by ';', levels by "
                             "'|', e.g. \"race=White->W;Black,Other->N|W,N->Any\"")
     built.add_argument("--keep-ungrouped", action="store_true",
@@ -85,8 +94,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="treat sensitive values without a weight as weight 0 (default: error)")
     parser.add_argument("--x", metavar="X|inf", type=_x, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
-    parser.add_argument("--delimiter", help="delimiter of the CSV/TSV source (default: detected)")
-    parser.add_argument("--encoding", help="encoding of the CSV/TSV source (default: detected)")
+    add_text_input_arguments(parser, "the CSV/TSV source")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -203,7 +211,8 @@ def _weights(args):
 
 
 def _setup(args):
-    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding)
+    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
+    note_spaces(source)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     hierarchies = _hierarchies(args)
     weights, elements = _weights(args)
@@ -269,9 +278,12 @@ def _run_release_in_engine(args) -> int:
     design = _design(args)
     if args.output and not (args.engine == "spark" and "://" in args.output):
         check_output(args.output, _inputs(args))
-    with open_backend(args.engine, args.memory_limit, args.spark_master) as backend:
+    with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
         designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
+        from tklscore.cli.score import note_spaces_in_engine
+
+        note_spaces_in_engine(backend, args.source)
         if args.output:
             designer.write_release(design, args.output)
     for note in result.notes:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.files.atomic import check_output
 from tklscore.core.numbers import count, number, score
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
@@ -110,12 +110,15 @@ class ScoredRelease:
 def score_release(args) -> ScoredRelease:
     """Load the inputs named by ``args`` and score the release; warnings go to stderr."""
     sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
-    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
+    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet,
+                        keep_spaces=args.keep_spaces)
+    note_spaces(source)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     scorer = Scorer(source, roles)
     weights, model = load_weights_of(args)
     if args.published:
-        published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
+        published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet,
+                               keep_spaces=args.keep_spaces)
         release = locate_table(source, published, args.id_column, roles.continuous, roles.sa)
         if args.strict:
             release.require_consistent()
@@ -157,6 +160,13 @@ def run(args) -> int:
     return 0
 
 
+def note_spaces_in_engine(backend, source: str) -> None:
+    """The engine's note on the spaces around the source's values (from its first records)."""
+    scan = getattr(backend, "source_scan", None)
+    if scan is not None:
+        note_spaces(backend.spaces_stripped(scan), what=source)
+
+
 def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:
     """The weights named by ``--weights`` or ``--model``, and the tkl-Data Model they come from (if any)."""
     if args.weights:
@@ -191,12 +201,13 @@ def _run_engine(args) -> int:
     if args.output and not (records_path and args.engine == "spark" and _spark_target(args.output)):
         check_output(args.output, inputs)
     weights = load_weights_of(args)[0]
-    with open_backend(args.engine, args.memory_limit, args.spark_master) as backend:
+    with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
         report = score_files(args.engine, args.source, roles, weights, published=args.published, rows=args.rows,
                              filter=args.filter,
                              x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
                              delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated,
                              backend=backend)
+        note_spaces_in_engine(backend, args.source)
         measures = None
         if args.measures:
             from tklscore.core.engines.measures import measure_published

@@ -51,7 +51,7 @@ def report_input(workbench) -> ReportInput:
         data.risk = lens
     elif measured is not None and data.report is not None and getattr(workbench, "out_of_core", False):
         definition, source, weights = project.release(name), project.source_path, workbench.weights
-        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding")}
+        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding", "keep_spaces")}
 
         def measure_out_of_core(progress):
             return risk_lens_of_files(source, project.roles, definition, release_name=name, measures=measured,

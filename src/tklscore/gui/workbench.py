@@ -302,6 +302,30 @@ class Workbench(QObject):
         self._mark(True)
         self._load_source()
 
+    def source_change(self, path: str, options: dict | None = None):
+        """What of the project's work applies to another source (core/source_change.py)."""
+        from tklscore.core.source_change import source_change, table_columns
+
+        attributes = list(self.weights.attributes) if self.weights is not None else None
+        try:
+            columns = table_columns(path, options)
+        except InputError:
+            columns = []  # the loader names what is wrong when the file is opened; nothing is known to apply
+        return source_change(self.project, path, columns, attributes)
+
+    def open_other_source(self, path: str, options: dict | None, change, keep: bool) -> None:
+        """Open another table: in a new project, or keeping the work that still applies
+        (``change``: :meth:`source_change`); nothing is re-read against the new table."""
+        from tklscore.core.source_change import keep_what_applies, start_new_project
+
+        if keep:
+            project = keep_what_applies(self.project, change, path, options)
+            model = self.model if project.model_turtle and self.model is not None else None
+            self._open(project, self.project_path, model)
+        else:
+            self._open(start_new_project(path, options), None)
+        self._mark(True)
+
     def set_memory_share(self, share: float) -> None:
         """The share of free memory a source may take before it is scored out of core; the
         open file source is read again when the new share changes where it is scored."""
@@ -377,6 +401,7 @@ class Workbench(QObject):
 
             control.progress(5, "Reading the source out of core")
             return describe_source(path, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
+                                   keep_spaces=bool(options.get("keep_spaces")),
                                    progress=lambda f: control.progress(int(5 + 90 * f),
                                                                        "Reading the source out of core"))
 
@@ -719,6 +744,7 @@ class Workbench(QObject):
         source, definitions = self.project.source_path, list(self.project.releases)
         options = dict(self.project.source_options or {})
         delimiter, encoding = options.get("delimiter"), options.get("encoding")
+        keep_spaces = bool(options.get("keep_spaces"))
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
 
@@ -729,7 +755,7 @@ class Workbench(QObject):
             from tklscore.core.engines.measures import measure_published
 
             reports, errors, own_measures = {}, {}, {}
-            with open_backend("duckdb") as backend:
+            with open_backend("duckdb", keep_spaces=keep_spaces) as backend:
                 control.progress(2, "Checking the roles against the source out of core")
                 backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
                 for i, definition in enumerate(definitions):

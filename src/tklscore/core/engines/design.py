@@ -530,7 +530,7 @@ def evaluate_saved_designs_in_engine(source: str, roles: Roles, settings: dict, 
     if not settings.get("saved"):
         return SavedDesigns({}, {})
     options = dict(options or {})
-    with open_backend("duckdb", memory_limit) as backend:
+    with open_backend("duckdb", memory_limit, keep_spaces=bool(options.get("keep_spaces"))) as backend:
         return evaluate_designs(settings, lambda hierarchies: EngineDesigner(
             backend, source, roles, hierarchies, elements, options.get("delimiter"), options.get("encoding"),
             drop_absent_hierarchies=True), weights, x, progress)

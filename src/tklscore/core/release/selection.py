@@ -74,7 +74,8 @@ def resolve_release(definition: ReleaseDefinition, source: Table, roles: Roles) 
     elif definition.kind == "file":
         if not definition.path:
             raise InputError(f"release '{definition.name}' has no file")
-        published = load_table(definition.path, **definition.options)
+        # a published file is read as its source is: the spaces around values stripped, or kept
+        published = load_table(definition.path, **{**definition.options, "keep_spaces": source.keep_spaces})
         release = locate_table(source, published, roles.identifier, roles.continuous, roles.sa)
     else:
         positions = filter_positions(source, roles, definition.expression or "")

@@ -202,7 +202,8 @@ def risk_lens_of_files(source: str, roles: Roles, release, *, release_name: str 
                        parameters: list[AttributeParameters] | None = None, alpha: float = DEFAULT_ALPHA,
                        epsilon: float = DEFAULT_EPSILON, threshold: float = DEFAULT_THRESHOLD,
                        engine: str = "duckdb", memory_limit: str | None = None, delimiter: str | None = None,
-                       encoding: str | None = None, progress: Callable[[float], None] | None = None) -> RiskLens:
+                       encoding: str | None = None, progress: Callable[[float], None] | None = None,
+                       keep_spaces: bool = False) -> RiskLens:
     """The risk lens of a release of a source file too large for memory, computed by an
     engine (:mod:`tklscore.core.engines.lens`): ``release`` is a release definition (by
     ids, a published file or a filter). The same numbers as
@@ -211,7 +212,7 @@ def risk_lens_of_files(source: str, roles: Roles, release, *, release_name: str 
     from tklscore.core.engines.lens import release_risk_in_engine
 
     parameters = list(parameters) if parameters is not None else default_parameters(roles)
-    with open_backend(engine, memory_limit) as backend:
+    with open_backend(engine, memory_limit, keep_spaces=keep_spaces) as backend:
         backend.open_source(source, roles, delimiter, encoding)
         if release.kind == "ids":
             open_release(backend, roles, rows=list(release.ids))

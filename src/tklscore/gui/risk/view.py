@@ -269,7 +269,7 @@ class RiskView(QWidget):
             self._show(None, None, None, "Waiting for the scores…")
             return
         definition, source = project.release(name), project.source_path
-        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding")}
+        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding", "keep_spaces")}
         params, weights, measured = self.parameters(), workbench.weights, workbench.measures.get(name)
         alpha, epsilon, threshold = self.alpha_spin.value(), self.epsilon_spin.value(), self.threshold_spin.value()
         text = "Measuring the release's risk out of core (DuckDB)"
