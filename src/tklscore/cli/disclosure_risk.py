@@ -124,5 +124,5 @@ def render_table(risk, ids, name: str) -> str:
     lines = _header(risk, n, name) + ["", f"{'record':<20}{'Σ L':>14}{'D':>14}"]
     for i in range(n):
         label = str(ids[i]) if ids is not None else str(i)
-        lines.append(f"{label:<20}{number(risk.l_sum[i]):>14}{number(risk.d[i]):>14}")
+        lines.append(f"{label:<20}{number(risk.l_sum[i], 6):>14}{number(risk.d[i], 6):>14}")  # the oracle's digits
     return "\n".join(lines) + "\n"
