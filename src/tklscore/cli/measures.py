@@ -133,7 +133,8 @@ def render_table(measures: Measures, name: str = "") -> str:
     if risk["population_uniques"] is not None:
         p = risk["population_uniques"]
         lines.append("population uniques (share of the population): " + ", ".join(
-            f"{k} {percent(v)}" for k, v in p.items()) + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
+            f"{k} {percent(v)}" for k, v in p.items())
+            + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
     if risk["individual_risk"] is not None:
         ir = risk["individual_risk"]
         lines.append(f"individual risk (sdcMicro): expected re-identifications {number(ir['global'])} "

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from tklscore.cli.score import add_release_arguments, score_release
-from tklscore.core.errors import InputError
 
 
 

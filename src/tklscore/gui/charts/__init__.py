@@ -1,9 +1,10 @@
-"""The views' chart base (pyqtgraph), shared by the Scores, Risk and Design views.
+"""The views' chart base (pyqtgraph), shared by the Scores and Risk views.
 
 :class:`ScoreChart` is a plot with a legend (one row above the data, never over a line) and
 axis labels in the data's own units (no SI prefix or ×10ⁿ scaling), redrawn only by its
 subclass' ``set_data``, that exports itself as PNG or SVG (:meth:`ScoreChart.export`).
-:class:`WholeNumberAxis` ticks counted things at whole numbers only. Series longer than :data:`MAX_POINTS` are decimated evenly
+:class:`WholeNumberAxis` ticks counted things at whole numbers only, :class:`PowerOfTenAxis`
+a log10 axis with the values themselves. Series longer than :data:`MAX_POINTS` are decimated evenly
 (:func:`decimate`, first and last point kept). The report draws its own charts as SVG
 without Qt (``core/report/charts.py``).
 """

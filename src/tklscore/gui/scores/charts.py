@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 
-from tklscore.core.report.charts import SCORE_COLORS, SORT_THESIS, SORT_TKL, per_record_order, ratio
+from tklscore.core.report.charts import (SCORE_COLORS, SORT_THESIS, SORT_TKL,  # noqa: F401 (SORT_TKL: the views')
+                                         per_record_order, ratio)
 from tklscore.core.scoring.scores import SCORE_LABELS, SCORE_NAMES, ScoreSet, cumulative_table_scores, x_text
-from tklscore.gui.charts import MAX_POINTS, ScoreChart, decimate, highest  # noqa: F401  (MAX_POINTS: the views' limit)
+from tklscore.gui.charts import MAX_POINTS, ScoreChart, decimate, highest  # noqa: F401 (MAX_POINTS: the limit)
 
 COLORS = SCORE_COLORS
 LABELS = SCORE_LABELS

@@ -538,8 +538,9 @@ def explanation_html(e: RecordExplanation, scores=None) -> str:
     members = e.class_ids if len(e.class_ids) <= 30 else e.class_ids[:30] + [f"… {len(e.class_ids) - 30:,} more"]
     parts = [f"<h3>Record {esc(e.id)}</h3>"]
     if scores is not None:
-        parts.append(f"<p>RS_tkl = (t + W) / l = ({score(e.t)} + {score(e.weight_sum)}) / {e.l} = {score(scores['tkl'])}; "
-                     f"RS_M = min(1, W) / k = {score(scores['m_score'])}; RS_L = W / k = {score(scores['l_severity'])}</p>")
+        parts.append(f"<p>RS_tkl = (t + W) / l = ({score(e.t)} + {score(e.weight_sum)}) / {e.l} = "
+                     f"{score(scores['tkl'])}; RS_M = min(1, W) / k = {score(scores['m_score'])}; "
+                     f"RS_L = W / k = {score(scores['l_severity'])}</p>")
     parts.append(f"<p><b>Equivalence class</b> (QIs {qi}): k = {e.k} record(s): "
                  f"{{{esc(', '.join(members))}}}</p>")
     rows = "".join(
