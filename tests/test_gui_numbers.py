@@ -82,3 +82,29 @@ def test_risk_view_speaks_in_percentages_as_its_verdict(window, qtbot):
     meanings = {n: view.models_table.item(r, 2).text() for r, n in enumerate(names)}
     assert "not Cao and Karras' enhanced β-likeness" in meanings["enhanced β-likeness (pycanon's figure)"]
     assert "not Brickell and Shmatikov's δ-disclosure" in meanings["δ-disclosure (values present)"]
+
+
+def test_chart_axes_tick_in_plain_decimals_and_the_status_line_through_the_formatter(window, qtbot):
+    """Per-record shares of a large table are tiny: the axes say 0.00005, never 5e-05, in the
+    Scores view's charts and the Pareto chart alike; the status line's tkl-Score is the
+    formatter's (no 3495.13258 beside a table's 3,495.13)."""
+    window.show_view("scores")
+    view = window.views["scores"]
+    for chart in (view.per_record_chart, view.releases_chart, view.growth_chart, window.views["design"].chart):
+        left = chart.getPlotItem().getAxis("left")
+        assert left.tickStrings([0.0, 0.00005, 0.0001, 0.00035], 1.0, 0.00005) == ["0", "0.00005", "0.0001",
+                                                                                  "0.00035"]
+        assert left.tickStrings([0.0, 2500.0, 5000.0], 1.0, 2500.0) == ["0", "2,500", "5,000"]
+    report = window.workbench.current_report()
+    assert window.statusBar().currentMessage().startswith(
+        f"{window.workbench.project.current_release}: tkl-Score {score(report.scores.tkl)}, ")
+
+
+def test_chart_legends_keep_to_one_row_above_the_data(window, qtbot):
+    """The Releases chart's five scores in one legend row (two rows covered the bars)."""
+    window.show_view("scores")
+    view = window.views["scores"]
+    qtbot.waitUntil(lambda: view.releases_chart.bar_count() > 0, timeout=20000)
+    for chart in (view.per_record_chart, view.releases_chart, view.growth_chart):
+        assert chart.legend.layout.rowCount() == 1, chart.title_text
+    assert len(view.releases_chart.legend.items) == 5

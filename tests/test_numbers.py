@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tklscore.core.numbers import count, number, percent, score
+from tklscore.core.numbers import count, number, percent, score, tick
 
 
 @pytest.mark.parametrize("value, text", [
@@ -57,3 +57,21 @@ def test_number_reads_back_within_its_digits(value, digits, negative):
     # significant digits, or the whole integer part when that has more
     assert math.isclose(back, value, rel_tol=10 ** (1 - digits), abs_tol=0.5)
     assert not ("." in text and text.endswith("0"))
+
+
+@pytest.mark.parametrize("value, spacing, text", [
+    (0.00005, 0.00005, "0.00005"), (0.00035, 0.00005, "0.00035"), (0.0003, 0.00005, "0.0003"),
+    (2500.0, 500.0, "2,500"), (1.25, 0.25, "1.25"), (0.30000000000000004, 0.05, "0.3"), (0.0, 0.05, "0"),
+    (12345.5, 0.5, "12,345.5"), (-0.0, 0.1, "0"), (100.0, 20.0, "100"), (-0.2, 0.1, "-0.2"),
+])
+def test_tick_has_the_decimals_its_spacing_needs_and_no_exponent(value, spacing, text):
+    assert tick(value, spacing) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-9, max_value=6), st.sampled_from([1, 2, 2.5, 5]), st.integers(min_value=-20, max_value=20))
+def test_ticks_of_one_axis_are_distinct_and_read_back(power, step, i):
+    spacing = step * 10.0 ** power
+    a, b = tick(i * spacing, spacing), tick((i + 1) * spacing, spacing)
+    assert a != b and "e" not in a
+    assert math.isclose(float(a.replace(",", "")), i * spacing, rel_tol=1e-9, abs_tol=spacing * 1e-6)

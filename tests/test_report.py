@@ -295,3 +295,38 @@ def test_cli_report_html_and_csv_run_without_qt(tmp_path, suffix):
         assert "0.9396" in text and "Riskiest records" in text
     else:
         assert out.read_text().splitlines()[0].endswith("disclosure_risk")
+
+
+def test_release_names_keep_their_room_and_headings_break_only_between_words(model_workbench):
+    """The candidate releases' table on an A4 page: a long release name keeps a column of
+    its own (not one word a line beside the numbers), no heading breaks at a hyphen or inside
+    its parenthesis, and the table stays within the page (issue 22 §4)."""
+    from PySide6.QtGui import QTextTable
+
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.report.html import heading, table
+
+    assert heading("M-Score (x = 1)") == "M\u2011Score (x\u00a0=\u00a01)"
+    assert heading("L-Severity") == "L\u2011Severity" and heading("a < b") == "a &lt; b"
+    assert "<th width='140'>release</th>" in table(["release", "n"], [["a", "1"]], widths={0: 140})
+    long = "Records 0, 1 and 2: the first three patients of the hospital's cardiology ward"
+    model_workbench.add_release(ReleaseDefinition(long, "ids", ids=("0", "1", "2")), make_current=False)
+    model_workbench.rescore()
+    data = report_input(model_workbench)
+    data.reports = {**data.reports, long: data.reports["Scenario 1"]}
+    page = QSizeF(680, 1000)
+    document = paginated_document(build_report_html(data, inline_images=False), data, page)
+    layout = document.documentLayout()
+    tables = [f for f in document.rootFrame().childFrames() if isinstance(f, QTextTable)
+              and f.cellAt(0, 0).firstCursorPosition().block().text() == "release"]
+    assert len(tables) == 1
+    releases = tables[0]
+    assert layout.frameBoundingRect(releases).width() <= page.width() - 2 * document.documentMargin()
+    name_cell = [r for r in range(releases.rows())
+                 if releases.cellAt(r, 0).firstCursorPosition().block().text() == long][0]
+    assert layout.blockBoundingRect(releases.cellAt(name_cell, 0).firstCursorPosition().block()).width() >= 120
+    one_line = layout.blockBoundingRect(releases.cellAt(0, 1).firstCursorPosition().block()).height()
+    for column in range(releases.columns()):
+        cell = layout.blockBoundingRect(releases.cellAt(0, column).firstCursorPosition().block())
+        text = releases.cellAt(0, column).firstCursorPosition().block().text()
+        assert cell.height() <= one_line * (2 if "(" in text else 1) + 1, text

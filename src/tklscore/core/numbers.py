@@ -9,6 +9,8 @@ table output (JSON and CSV outputs keep full precision and never pass through he
 - :func:`percent`: a share of records or a probability as a percentage (``0.5`` → ``50 %``,
   ``1/3`` → ``33.3 %``), wherever the verdict speaks in percentages.
 - :func:`count`: a count of records or classes (``32,561``).
+- :func:`tick`: a chart axis' tick, as many decimals as the ticks' spacing needs and never in
+  scientific notation (``0.00005``, ``2,500``).
 """
 
 from __future__ import annotations
@@ -83,3 +85,16 @@ def count(value) -> str:
     if _missing(value):
         return NOT_AVAILABLE
     return f"{int(value):,}"
+
+
+def tick(value, spacing: float) -> str:
+    """A tick of an axis whose ticks are ``spacing`` apart: the decimals the spacing needs
+    (``0.00035`` beside ``0.0003``, never ``5e-05``), thousands separated, no trailing zeros."""
+    v = float(value)
+    if not math.isfinite(v):
+        return number(v)
+    decimals = max(0, math.ceil(-math.log10(spacing)) + 1) if spacing > 0 and math.isfinite(spacing) else 4
+    text = f"{v:,.{min(decimals, 12)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text

@@ -18,6 +18,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.numbers import score as score_text
 from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.project import Project
@@ -726,7 +727,7 @@ class Workbench(QObject):
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
-                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
                                  f"{current.published_rows:,} of {current.source_rows:,} records")
             self.scoresChanged.emit()
 
@@ -796,7 +797,7 @@ class Workbench(QObject):
                 self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
             if current is not None:
-                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
                                  f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
             self.scoresChanged.emit()
 

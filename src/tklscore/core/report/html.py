@@ -5,6 +5,7 @@ title, tables of plain-text cells and the charts inline as SVG (the file stands 
 from __future__ import annotations
 
 import html
+import re
 
 from tklscore.core.report.model import ReportInput, report_title
 
@@ -20,14 +21,27 @@ def esc(value) -> str:
     return html.escape(str(value))
 
 
+def heading(text: str) -> str:
+    """A column heading, escaped, that breaks only between its words, never at a hyphen
+    (``L-Severity``, a non-breaking hyphen) nor inside a parenthesis (``M-Score (x = 1)``
+    breaks before ``(x = 1)`` if at all)."""
+    kept = re.sub(r"\([^()]*\)", lambda m: m.group(0).replace(" ", "\u00a0"), esc(text))
+    return kept.replace("-", "\u2011")
+
+
 def table(header: list[str], rows: list[list[str]], align_left: int = 1, text_columns: tuple[int, ...] = (),
-          keep_whole: tuple[int, ...] = ()) -> str:
+          keep_whole: tuple[int, ...] = (), widths: dict[int, int] | None = None) -> str:
     """An HTML table of plain-text cells (escaped here, once); the first ``align_left``
     columns and ``text_columns`` are left-aligned, the others (numbers) right-aligned and
-    never broken across lines, nor are the cells of ``keep_whole``."""
+    never broken across lines, nor are the cells of ``keep_whole``. ``widths``: column →
+    its width in px (a column of names that must not be squeezed to one word a line beside
+    numbers kept whole; Qt's PDF layout ignores a percentage there, so pixels of the A4 text
+    width, :data:`IMAGE_WIDTH` + 40)."""
     left = set(range(align_left)) | set(text_columns)
     whole = set(keep_whole) | {i for i in range(len(header)) if i not in left}
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    widths = widths or {}
+    head = "".join((f"<th width='{widths[i]}'>" if i in widths else "<th>") + f"{heading(h)}</th>"
+                   for i, h in enumerate(header))
     body = "".join(
         "<tr>" + "".join(f"<td align='{'left' if i in left else 'right'}'"
                          + (" class='nowrap' nowrap" if i in whole else "") + f">{esc(c)}</td>"

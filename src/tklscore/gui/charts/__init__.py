@@ -3,6 +3,7 @@
 :class:`ScoreChart` is a plot with a legend (one row above the data, never over a line) and
 axis labels in the data's own units (no SI prefix or ×10ⁿ scaling), redrawn only by its
 subclass' ``set_data``, that exports itself as PNG or SVG (:meth:`ScoreChart.export`).
+:class:`PlainAxis` labels ticks in plain decimals (never ``5e-05``),
 :class:`WholeNumberAxis` ticks counted things at whole numbers only, :class:`PowerOfTenAxis`
 a log10 axis with the values themselves. Series longer than :data:`MAX_POINTS` are decimated evenly
 (:func:`decimate`, first and last point kept). The report draws its own charts as SVG
@@ -22,9 +23,10 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
-from tklscore.core.numbers import number
+from tklscore.core.numbers import number, tick
 
 MAX_POINTS = 20_000
+LEGEND_COLUMNS = 5   # every chart has at most five series: the legend stays one row, above the data
 
 
 def decimate(n: int, limit: int = MAX_POINTS) -> np.ndarray:
@@ -34,7 +36,14 @@ def decimate(n: int, limit: int = MAX_POINTS) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
-class WholeNumberAxis(pg.AxisItem):
+class PlainAxis(pg.AxisItem):
+    """An axis labelled in plain decimals (``0.00005``, ``2,500``), never ``5e-05``."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [tick(v * scale, spacing * scale) for v in values]
+
+
+class WholeNumberAxis(PlainAxis):
     """An axis of counted things (records): ticks only at whole numbers, at least 1 apart."""
 
     def tickValues(self, minVal, maxVal, size):
@@ -65,13 +74,12 @@ class ScoreChart(pg.PlotWidget):
     LEGEND_ROOM = 1.3   # the y range reaches this far above the highest value: the legend's row
 
     def __init__(self, parent=None, whole_number_x: bool = False, bottom_axis: pg.AxisItem | None = None):
-        axes = {"bottom": WholeNumberAxis("bottom")} if whole_number_x else None
-        if bottom_axis is not None:
-            axes = {"bottom": bottom_axis}
+        bottom = bottom_axis or (WholeNumberAxis("bottom") if whole_number_x else PlainAxis("bottom"))
+        axes = {"bottom": bottom, "left": PlainAxis("left")}
         super().__init__(parent, background="w", axisItems=axes)
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.legend = self.plot_item.addLegend(offset=(10, 5), colCount=3)
+        self.legend = self.plot_item.addLegend(offset=(10, 5), colCount=LEGEND_COLUMNS)
         for axis in ("left", "bottom"):
             self.plot_item.getAxis(axis).setTextPen("k")
             self.plot_item.getAxis(axis).setPen("k")

@@ -48,6 +48,7 @@ from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.suggest import Constraints, privacy_models, suggest
 from tklscore.core.release.transform import ReleaseDesign, export_published
 from tklscore.core.release.utility import UTILITY_LOSS_MEANING, UTILITY_MEANINGS, utility_rows
+from tklscore.gui.charts import PlainAxis
 from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
 from tklscore.gui.frame_model import FrameModel
 from tklscore.gui.when_shown import WhenShown
@@ -238,7 +239,7 @@ class DesignView(QWidget):
         self.suggest_message.setWordWrap(True)
         self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         suggest_layout.addWidget(self.suggest_message)
-        self.chart = pg.PlotWidget(background="w")
+        self.chart = pg.PlotWidget(background="w", axisItems={"left": PlainAxis("left"), "bottom": PlainAxis("bottom")})
         self.chart.setTitle("Suggested releases: misuseability against lost detail (lower left is better)",
                             color="k", size="10pt")
         self.chart.setLabel("bottom", "utility loss = 1 − precision (0: nothing generalised)")

@@ -115,7 +115,7 @@ def releases_section(data: ReportInput) -> Iterable[Section]:
     header = ["release", "records", "tkl raw"] + [score_label(k, data.x) for k in SCORE_NAMES]
     body = ("<p>Every candidate release, each score divided by the whole source table's score "
             "(undefined values are shown as n/a in the table and as 0 in the chart).</p>"
-            + chart(data, CHART_RELEASES) + table(header, rows))
+            + chart(data, CHART_RELEASES) + table(header, rows, widths={0: 140}))
     yield Section("Candidate releases side by side", body)
 
 
