@@ -155,3 +155,17 @@ def test_pitman_solver_far_from_its_solution_returns_instead_of_looping():
     assert np.isnan(digamma(values)[:3]).all() and np.isnan(trigamma(values)[:3]).all()
     assert digamma(values)[3] == pytest.approx(0.7031566406452432, rel=1e-12)
     assert trigamma(values)[3] == pytest.approx(0.4903577561002349, rel=1e-12)
+
+
+@pytest.mark.parametrize("marker", ["'", "\\", "x\\", "')) OR 1=1 --", "a\\'b"])
+def test_a_suppressed_marker_with_quotes_and_backslashes_is_a_value(tmp_path, marker):
+    """The marker reaches the engine as a parameter, never as SQL text (issue 19 §1)."""
+    frame = pd.DataFrame({"q0": [marker, "x", marker, "y"], "q1": [marker, "1", marker, marker],
+                          "s0": ["a", "b", "a", "c"]})
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s0"])
+    memory = measure_table(load_table(path), roles, suppressed_marker=marker, exclude_suppressed=True)
+    engine = measure_files("duckdb", str(path), roles, suppressed_marker=marker, exclude_suppressed=True)
+    assert memory.record_rows.tolist() == [1, 3]           # rows 0 and 2 hold the marker in every QI
+    assert_same(engine.to_json_dict(), memory.to_json_dict())

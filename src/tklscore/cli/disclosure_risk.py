@@ -73,10 +73,11 @@ def _run_engine(args) -> int:
     value_weights = load_weights(args.value_weights) if args.value_weights else None
     inputs = [args.table, args.attributes, args.value_weights]
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
-    if records_path and not (args.engine == "spark" and ("://" in records_path or Path(records_path).is_dir())):
-        from tklscore.core.files.atomic import check_output
+    if records_path:
+        from tklscore.core.files.atomic import check_output, check_output_folder
 
-        check_output(records_path, [i for i in inputs if i])
+        check = check_output_folder if args.engine == "spark" else check_output  # Spark writes a folder
+        check(records_path, [i for i in inputs if i])
     risk = disclosure_files(args.engine, args.table, params, value_weights, id_column=args.id_column,
                             alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
                             parameters_name=args.attributes, records_path=records_path,
@@ -98,12 +99,12 @@ def _run_engine(args) -> int:
 
 
 def _header(risk, n: int, name: str) -> list[str]:
-    return [f"Table: {name} ({n} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
+    return [f"Table: {name} ({count(n)} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
             f"Known sets kept (PK > ε = {risk.epsilon:g}): {len(risk.known_sets)}",
             "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
             + (" ..." if len(risk.known_sets) > 40 else ""),
             f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {count(risk.above_threshold)} "
-            f"({percent(risk.above_threshold / n if n else 0)})"]
+            f"({percent(risk.above_threshold_share)})"]
 
 
 def render_summary(risk, name: str) -> str:

@@ -268,16 +268,19 @@ def run_release(args) -> int:
 def _run_release_in_engine(args) -> int:
     """``release --engine duckdb|spark``: the design evaluated in the engine; the published
     table written by the engine to ``--output`` (never loaded whole)."""
+    from pathlib import Path
+
     from tklscore.core.engines import open_backend
     from tklscore.core.engines.design import EngineDesigner
-    from tklscore.core.files.atomic import check_output
+    from tklscore.core.files.atomic import check_output, check_output_folder
 
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     hierarchies = _hierarchies(args)
     weights, elements = _weights(args)
     design = _design(args)
-    if args.output and not (args.engine == "spark" and "://" in args.output):
-        check_output(args.output, _inputs(args))
+    if args.output:
+        spark_folder = args.engine == "spark" and Path(args.output).suffix.lower() in (".parquet", ".pq")
+        (check_output_folder if spark_folder else check_output)(args.output, _inputs(args))
     with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
         designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)

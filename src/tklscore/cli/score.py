@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
-from tklscore.core.files.atomic import check_output
+from tklscore.core.files.atomic import check_output, check_output_folder
 from tklscore.core.numbers import count, number, score
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
@@ -65,10 +65,11 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
     chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
                         help="ids of the published source records (0-based row numbers without --id-column)")
     chosen.add_argument("--filter", metavar="EXPR",
-                        help="publish the source records where EXPR holds (pandas query syntax: column names, "
-                             "in backticks when they hold spaces; ==, !=, <, >, in [...], and, or, not; "
-                             "quoted text; continuous columns compare as numbers), e.g. \"Age >= 40 and "
-                             "`Initial Diagnosis` == 'Flu'\"")
+                        help="publish the source records where EXPR holds: column names (in backticks when "
+                             "they hold spaces), ==, !=, <, <=, >, >=, in [...], and, or, not, quoted text, and "
+                             "numbers for a column whose values are all numbers; read, never run (calls, "
+                             "attributes, @ names are refused), e.g. \"age >= 30 and `Initial Diagnosis` == "
+                             "'Flu'\"")
     parser.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
     parser.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
                         help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")
@@ -198,7 +199,9 @@ def _run_engine(args) -> int:
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
     inputs = _inputs(args)
     records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
-    if args.output and not (records_path and args.engine == "spark" and _spark_target(args.output)):
+    if records_path and args.engine == "spark":
+        check_output_folder(args.output, inputs)  # Spark writes a folder of part files
+    elif args.output:
         check_output(args.output, inputs)
     weights = load_weights_of(args)[0]
     with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
@@ -232,12 +235,6 @@ def _run_engine(args) -> int:
     write_output(text, args.output, inputs)
     return 0
 
-
-def _spark_target(path: str) -> bool:
-    """A Spark output that is a URI (hdfs://, s3a://) or a folder Spark wrote before."""
-    from pathlib import Path
-
-    return "://" in path or Path(path).is_dir()
 
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:

@@ -41,7 +41,8 @@ def report_input(workbench) -> ReportInput:
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
         model=workbench.model if source is None or source.kind == MODEL else None, files=files,
-        pseudonymization=getattr(workbench, "pseudonymization", None))
+        pseudonymization=getattr(workbench, "pseudonymization", None),
+        release_errors=dict(getattr(workbench, "release_errors", {})))
     name = project.current_release
     measured = getattr(workbench, "measures", {}).get(name)
     lens = getattr(workbench, "risk_lens", None)

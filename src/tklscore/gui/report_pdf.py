@@ -3,15 +3,18 @@
 The core builds the HTML with each chart referenced as ``KEY.png``; here the charts' SVG
 become images (:func:`chart_images`), Qt's own text layout sets the HTML on A4 pages with
 every heading kept on the page of what it introduces (:func:`paginated_document`) and a
-QPdfWriter prints them with a footer naming the release and the page. :func:`write_pdf`
-is the one function that writes a PDF report file.
+QPdfWriter prints them with a footer naming the release and the page. The PDF is laid out
+in memory, every step of Qt's checked, and written by Python (a full disk is an error,
+never a truncated report renamed over the previous one). :func:`write_pdf` is the one
+function that writes a PDF report file.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, QUrl, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, QUrl, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -31,6 +34,7 @@ from PySide6.QtGui import (
 from PySide6.QtSvg import QSvgRenderer
 
 from tklscore import __version__
+from tklscore.core.errors import InputError
 from tklscore.core.report import ReportInput, build_report_html, complete_risk, hash_files, report_title, write_atomic
 from tklscore.core.report.files import inputs_of
 
@@ -48,7 +52,7 @@ def write_pdf(path: str | Path, data: ReportInput) -> Path:
     hash_files(data)
     complete_risk(data)
     text = build_report_html(data, inline_images=False)   # draws the charts as SVG into data.charts
-    return write_atomic(path, lambda temporary: print_pdf(temporary, text, data), inputs_of(data))
+    return write_atomic(path, lambda temporary: print_pdf(temporary, text, data, name=str(path)), inputs_of(data))
 
 
 def chart_image(svg: str, scale: float = CHART_SCALE) -> QImage:
@@ -73,8 +77,8 @@ def chart_images(data: ReportInput) -> dict[str, QImage]:
     return {key: chart_image(svg) for key, svg in data.charts.items()}
 
 
-def _page_writer(path: Path) -> QPdfWriter:
-    writer = QPdfWriter(str(path))
+def _page_writer(device: QIODevice) -> QPdfWriter:
+    writer = QPdfWriter(device)
     writer.setResolution(96)  # one document pixel = one device pixel; text stays vector, images keep their pixels
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 15, 15, 12), QPageLayout.Unit.Millimeter))
@@ -163,22 +167,46 @@ def _section_bottom(document: QTextDocument, heading) -> float:
     return bottom
 
 
-def print_pdf(path: Path, text: str, data: ReportInput) -> int:
-    """The report's HTML (charts by name) printed as PDF to ``path``; returns the number of pages."""
-    writer = _page_writer(path)
+def print_pdf(path: Path, text: str, data: ReportInput, name: str | None = None) -> int:
+    """The report's HTML (charts by name) as PDF written to ``path`` (``name``: the file as
+    the user named it, for messages); returns the number of pages. Every byte is checked as
+    written: a write that fails (a full disk) raises, never leaving a shorter file that
+    looks whole."""
+    pdf, pages = render_pdf(text, data, name or str(path))
+    with open(path, "wb") as handle:
+        written = handle.write(pdf)
+        handle.flush()
+        os.fsync(handle.fileno())
+    size = os.path.getsize(path)
+    if written != len(pdf) or size != len(pdf):
+        raise InputError(f"only {size:,} of the report's {len(pdf):,} bytes could be written", file=name or str(path))
+    return pages
+
+
+def render_pdf(text: str, data: ReportInput, name: str = "the report") -> tuple[bytes, int]:
+    """The report as the bytes of a PDF file, and its number of pages; an error when Qt
+    fails at any step (the PDF would be incomplete)."""
+    buffer = QBuffer()
+    if not buffer.open(QIODevice.OpenModeFlag.WriteOnly):
+        raise InputError("the PDF cannot be laid out (no memory for it)", file=name)
+    writer = _page_writer(buffer)
     writer.setTitle(report_title(data))
     writer.setCreator(f"tkl-Score Workbench {__version__}")
     width, height = float(writer.width()), float(writer.height())
     page = QSizeF(width, height - PAGE_FOOTER)
     document = paginated_document(text, data, page)
     pages = document.pageCount()
-    painter = QPainter(writer)
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise InputError("the PDF writer could not start", file=name)
+    complete = True
     try:
         footer_font = QFont()
         footer_font.setPointSize(8)
         for number in range(pages):
-            if number:
-                writer.newPage()
+            if number and not writer.newPage():
+                complete = False
+                break
             painter.save()
             painter.setClipRect(QRectF(0, 0, width, page.height()))
             painter.translate(0, -number * page.height())
@@ -199,5 +227,9 @@ def print_pdf(path: Path, text: str, data: ReportInput) -> int:
             painter.drawText(QRectF(0, height - PAGE_FOOTER + 8, width, PAGE_FOOTER - 8),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, page_text)
     finally:
-        painter.end()
-    return pages
+        ended = painter.end()
+    buffer.close()
+    pdf = bytes(buffer.data())
+    if not (complete and ended) or not pdf.startswith(b"%PDF-") or b"%%EOF" not in pdf[-64:]:
+        raise InputError(f"the PDF came out incomplete ({len(pdf):,} bytes, {pages} page(s) laid out)", file=name)
+    return pdf, pages

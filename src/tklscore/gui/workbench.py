@@ -8,9 +8,12 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import hashlib
+import json
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
@@ -21,9 +24,10 @@ from tklscore.core.errors import InputError, MissingWeightsError
 from tklscore.core.numbers import score as score_text
 from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.project import Project
+from tklscore.core.project import Project, check_paths
 from tklscore.core.tables.published import Release
 from tklscore.core.files.rdf import parse_rdf_file
+from tklscore.core.release.filters import FilterError
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.roles import Roles
 from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
@@ -96,6 +100,7 @@ class Workbench(QObject):
         self._measured_out_of_core: dict = {}  # (source, definition, roles) → Measures of an out-of-core source
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
+        self.refused_releases: set[str] = set()   # of those, the filters refused (core.release.filters)
         self.resolved: dict[ReleaseDefinition, Release] = {}
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
@@ -123,6 +128,7 @@ class Workbench(QObject):
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
         self.resolved = {}
+        self.release_errors, self.refused_releases = {}, set()
         self.undo_stack.clear()
         self._mark(False)
         self.sourceChanged.emit()
@@ -143,8 +149,49 @@ class Workbench(QObject):
                           model_turtle=model.to_graph().serialize(format="turtle"))
         self._open(project, None, model)
 
-    def open_project(self, path: str) -> None:
-        self._open(Project.load(path), str(path))
+    def open_project(self, path: str, allowed=()) -> None:
+        """Open the project file ``path``. Files it names outside its folder tree are read
+        only when the user chose or allowed them (``allowed``, or earlier for this project
+        file: :meth:`allow_paths`, a save); otherwise nothing is read and
+        :class:`~tklscore.core.project.OutsideFolderError` names them (the window asks)."""
+        project = Project.load(path)
+        check_paths(project, path, [*allowed, *self.allowed_paths(path)])
+        self._open(project, str(path))
+
+    # the files outside a project's folder that the user allowed (or chose and saved), per project file
+    ALLOWED_FILE = "allowed-paths.json"
+    ALLOWED_PROJECTS = 500
+
+    def _allowed_store(self) -> tuple[Path, dict]:
+        store = self._recovery_path().parent / self.ALLOWED_FILE
+        try:
+            data = json.loads(store.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        return store, {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, list)}
+
+    def allowed_paths(self, project_file: str) -> list[str]:
+        """The files outside ``project_file``'s folder that the user allowed for it."""
+        return [p for p in self._allowed_store()[1].get(os.path.realpath(project_file), []) if isinstance(p, str)]
+
+    def allow_paths(self, project_file: str, paths) -> None:
+        """Remember that the user allowed (or chose) ``paths`` for the project file ``project_file``."""
+        from tklscore.core.files.atomic import atomic_write
+
+        paths = sorted({os.path.realpath(p) for p in paths})
+        key = os.path.realpath(project_file)
+        store, data = self._allowed_store()
+        known = set(data.pop(key, []))
+        if not paths or known >= set(paths):
+            if known:
+                data[key] = sorted(known)
+            return
+        data[key] = sorted(known | set(paths))
+        data = dict(list(data.items())[-self.ALLOWED_PROJECTS:])  # the newest last
+        with atomic_write(store) as handle:
+            json.dump(data, handle, indent=1)
 
     def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
         """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
@@ -201,6 +248,9 @@ class Workbench(QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        # the files it names outside its folder were chosen (or allowed) in this session
+        with contextlib.suppress(InputError, OSError):  # not remembering them costs a question, not the save
+            self.allow_paths(str(path), [p for _, p in self.project.paths_outside(Path(path).resolve().parent)])
         self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
@@ -278,7 +328,8 @@ class Workbench(QObject):
         return sorted(folder.glob("recovery-*"), key=lambda p: p.stat().st_mtime, reverse=True)
 
     def open_recovery(self, path: str | Path) -> None:
-        """Reopen a recovery copy as unsaved work (Save asks where to keep it)."""
+        """Reopen a recovery copy as unsaved work (Save asks where to keep it); it is this
+        application's copy of the user's own session, whose files the user chose then."""
         self._open(Project.load(path), None)
         Path(path).unlink(missing_ok=True)
         self._mark(True)
@@ -476,13 +527,15 @@ class Workbench(QObject):
 
     def _check_release(self, definition: ReleaseDefinition) -> None:
         """Resolve a new definition at once on a small table (so a mistake is refused before
-        it is added); a large table's releases are resolved while scoring, in the background."""
+        it is added); a large table's releases are resolved while scoring, in the background
+        (a filter is read and its columns checked at once all the same)."""
         if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
             self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
-        elif self.source_summary is not None and definition.kind == "filter":
-            from tklscore.core.engines.filter_sql import check_filter
+        elif definition.kind == "filter" and (self.table is not None or self.source_summary is not None):
+            from tklscore.core.release.filters import parse_filter
 
-            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
+            columns = self.table.columns if self.table is not None else self.source_summary.columns
+            parse_filter(definition.expression).require_columns(columns)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
@@ -684,6 +737,7 @@ class Workbench(QObject):
         measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
+        refused: set[str] = set()
 
         def score(control: TaskControl):
             if per_score is None:
@@ -698,6 +752,8 @@ class Workbench(QObject):
                     release = resolved.get(definition) or resolve_release(definition, table, roles)
                 except InputError as error:  # one bad release must not hide the others' scores
                     errors[definition.name] = str(error)
+                    if isinstance(error, FilterError):
+                        refused.add(definition.name)
                     continue
                 releases[definition] = release
                 # each score's own model weighs only its own attributes: the others count 0 (warned)
@@ -721,10 +777,13 @@ class Workbench(QObject):
             if isinstance(result, MissingWeightsError):
                 self._refuse_weights(result)
                 return
+            previous = self.release_errors
             self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
+            self.refused_releases = refused
             self._measured = {d: (scorer, measured[d]) for d in self.resolved if d in measured}
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
@@ -750,6 +809,7 @@ class Workbench(QObject):
         generation = self._next_generation("scores")
 
         measured = dict(self._measured_out_of_core)
+        refused: set[str] = set()
 
         def score(control: TaskControl):
             from tklscore.core.engines import open_backend, open_release, score_in_engine
@@ -781,6 +841,8 @@ class Workbench(QObject):
                             own_measures[definition.name] = measured[key]
                     except InputError as error:
                         errors[definition.name] = str(error)
+                        if isinstance(error, FilterError):
+                            refused.add(definition.name)
             # the releases saved from the Design view, re-evaluated out of core as well
             designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
             errors.update(designed.errors)
@@ -791,10 +853,13 @@ class Workbench(QObject):
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
+            previous = self.release_errors
             self.reports, self.release_errors, self.measures, self.designed_reports = result
+            self.refused_releases = refused
             self._measured_out_of_core = measured
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
@@ -804,6 +869,7 @@ class Workbench(QObject):
         def failed(message: str) -> None:  # the source or the roles: every release is left without scores
             if generation == self._generation["scores"]:
                 self.release_errors = {d.name: message for d in definitions}
+                self.refused_releases = set()
                 self.scoresChanged.emit()
             self._fail(message)
 

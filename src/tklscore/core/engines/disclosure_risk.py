@@ -19,7 +19,8 @@ from tklscore.core.engines.plan import DisclosurePlan
 from tklscore.core.errors import InputError
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 AttributeParameters, DisclosureRisk, check_parameters,
-                                                is_numeric_attribute, known_sets, value_weights_of)
+                                                is_numeric_attribute, known_sets, share_above,
+                                                value_weights_of)
 from tklscore.core.risk.lens import DisclosureHistogram
 from tklscore.core.scoring.weights import Weights
 
@@ -51,6 +52,10 @@ class EngineDisclosureRisk:
     @property
     def splits(self) -> int:
         return 2 ** len(self.attributes)
+
+    @property
+    def above_threshold_share(self) -> float:
+        return share_above(self.above_threshold, self.n)
 
     def in_memory(self) -> DisclosureRisk:
         """The fetched records as the in-memory result (``l_sum`` and ``d`` in record order)."""
@@ -144,8 +149,9 @@ def _register_weights(backend: Backend, plan: DisclosurePlan, j: int, attribute:
         bad = ~np.isfinite(numbers)
         if bad.any():
             shown = values[bad][0]
+            listed = [str(v) for v in values[bad][:1000]]
             first = backend.fetch(f"SELECT MIN(rid) AS rid, COUNT(*) AS many FROM {plan.text} AS t WHERE a{j} IN ("
-                                  + ", ".join(_literal(v) for v in values[bad][:1000]) + ")").iloc[0]
+                                  + ", ".join("?" for _ in listed) + ")", listed).iloc[0]
             raise InputError(f"holds {'an empty cell' if shown == '' else repr(shown)}, which is not a number "
                              f"({int(first['many'])} such cell(s) in all), but its value weights are intervals",
                              file=name, row=int(first["rid"]) + header_rows, column=attribute.attribute,
@@ -155,10 +161,6 @@ def _register_weights(backend: Backend, plan: DisclosurePlan, j: int, attribute:
         return False
     backend.register(f"dr_w{j}", pd.DataFrame({"v": pd.Series(values, dtype=object), "w": per_value}))
     return True
-
-
-def _literal(text: str) -> str:
-    return "'" + str(text).replace("'", "''") + "'"
 
 
 def _histogram(backend: Backend, plan: DisclosurePlan, summary: pd.Series, threshold: float,

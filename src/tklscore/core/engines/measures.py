@@ -66,13 +66,14 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                          f"out of core", hint="choose fewer quasi-identifiers for this analysis, or --engine memory")
     _check_numbers(sampling_fraction, risk_threshold)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope")
-    marker = "'" + suppressed_marker.replace("'", "''") + "'"
+    markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
     n_all = int(backend.fetch(f"SELECT COUNT(*) AS n FROM {source}")["n"].iloc[0])
     if n_all == 0:
         raise InputError("the table has no records", file=name)
-    suppressed = int(backend.fetch(f"SELECT COUNT(*) AS n FROM {source} WHERE {plan.suppressed(marker)}")["n"].iloc[0])
-    where = f" WHERE NOT ({plan.suppressed(marker)})" if exclude_suppressed and suppressed else ""
-    backend.materialize("scope", f"SELECT * FROM {source}{where}")
+    suppressed = int(backend.fetch(f"SELECT COUNT(*) AS n FROM {source} WHERE {plan.suppressed('?')}",
+                                   markers)["n"].iloc[0])
+    where = f" WHERE NOT ({plan.suppressed('?')})" if exclude_suppressed and suppressed else ""
+    backend.materialize("scope", f"SELECT * FROM {source}{where}", markers if where else None)
     if where and suppressed == n_all:
         raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
                          f"{suppressed_marker!r}); nothing is left to measure", file=name,

@@ -56,6 +56,7 @@ class ReportInput:
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
     measure_risk: Callable[[Callable[[float], None]], RiskLens] | None = None
     pseudonymization: object | None = None   # core.report.sections.pseudonymization.PseudonymizationSummary
+    release_errors: dict[str, str] = field(default_factory=dict)   # releases not scored, and why
 
     @property
     def x(self) -> float:

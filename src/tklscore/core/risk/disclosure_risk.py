@@ -39,6 +39,11 @@ DEFAULT_THRESHOLD = 0.01
 MAX_KNOWN_SETS = 1 << 20
 
 
+def share_above(above_threshold: int, n: int) -> float:
+    """The share of the records whose D exceeds the threshold (0 without records)."""
+    return above_threshold / n if n else 0.0
+
+
 @dataclass(frozen=True)
 class AttributeParameters:
     """PK(A) (probability the attacker knows A) and W(A) (its weight), as the publisher sets them."""
@@ -70,6 +75,10 @@ class DisclosureRisk:
         return int((self.d > self.threshold).sum())
 
     @property
+    def above_threshold_share(self) -> float:
+        return share_above(self.above_threshold, self.n)
+
+    @property
     def n(self) -> int:
         return len(self.d)
 
@@ -85,6 +94,17 @@ class DisclosureRisk:
             records = [{"id": str(i), "l_sum": float(l), "d": float(d)} for i, l, d in zip(ids, self.l_sum, self.d)]
         return {"splits": self.splits, "known_sets": [list(s) for s in self.known_sets], "records": records,
                 "above_threshold": self.above_threshold}
+
+
+def parameter_value(text: str) -> float:
+    """A PK or W(A) as a publisher types it: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"'{text}' is not a number in [0, 1]")
+    return value
 
 
 def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilon: float,

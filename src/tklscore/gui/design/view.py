@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from tklscore.core.errors import InputError
 from tklscore.core.numbers import count, number, percent, score
+from tklscore.core.examples import THESIS_HIERARCHIES
 from tklscore.core.release.designer import DesignResult, ReleaseDesigner, element_weights, privacy_rows
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.suggest import Constraints, privacy_models, suggest
@@ -57,13 +58,6 @@ PREVIEW_ROWS = 200
 SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score"),
               ("m_score_inf", "M-Score (x=∞)"), ("l_severity", "L-Severity"))
 GENERALISED = QColor("#fff3c4")
-# the thesis example's hierarchies, so the example opens with sliders to move
-THESIS_HIERARCHIES = (
-    Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
-    Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
-    Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
-    Hierarchy.intervals("Age", [10, 30]),
-)
 
 
 def _fit_rows(table: QTableWidget) -> None:

@@ -77,7 +77,7 @@ def risk_section(data: ReportInput) -> Iterable[Section]:
             "know of (chance of knowing them ÷ records that share them) × (harm of disclosing the rest), with "
             f"α = {number(dr.alpha)}; {count(len(dr.known_sets))} of {count(dr.splits)} known sets are kept (those an "
             f"attacker knows with probability PK > ε = {number(dr.epsilon)}). <b>{count(dr.above_threshold)} of "
-            f"{count(dr.n)} records ({percent(dr.above_threshold / max(dr.n, 1))}) have D above the threshold "
+            f"{count(dr.n)} records ({percent(dr.above_threshold_share)}) have D above the threshold "
             f"{number(dr.threshold)}</b> (the red line); the largest D is {number(dr.d_max)}"
             + (f"; {count(histogram.zero)} record(s) have D = 0 (not on the logarithmic axis)" if histogram.zero
                else "")

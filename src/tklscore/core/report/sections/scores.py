@@ -106,6 +106,9 @@ def scores_section(data: ReportInput) -> Iterable[Section]:
 
 
 def releases_section(data: ReportInput) -> Iterable[Section]:
+    refused = "".join(f"<li><b>{esc(name)}</b>: {esc(why)}</li>" for name, why in data.release_errors.items())
+    if refused and not data.reports:
+        yield Section("Candidate releases side by side", f"<p>Releases not scored:</p><ul>{refused}</ul>")
     if not data.reports:
         return
     rows = []
@@ -116,6 +119,8 @@ def releases_section(data: ReportInput) -> Iterable[Section]:
     body = ("<p>Every candidate release, each score divided by the whole source table's score "
             "(undefined values are shown as n/a in the table and as 0 in the chart).</p>"
             + chart(data, CHART_RELEASES) + table(header, rows, widths={0: 140}))
+    if refused:
+        body += f"<p>Releases not scored (refused or not resolved):</p><ul>{refused}</ul>"
     yield Section("Candidate releases side by side", body)
 
 
