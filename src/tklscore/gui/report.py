@@ -50,6 +50,8 @@ def report_input(workbench) -> ReportInput:
     if (lens is not None and lens.release == name and measured is not None
             and lens.measures.models is measured.models):
         data.risk = lens
+    elif name in project.designed_names():   # a designed release: its rows are transformed, no lens of them
+        pass
     elif measured is not None and data.report is not None and getattr(workbench, "out_of_core", False):
         definition, source, weights = project.release(name), project.source_path, workbench.weights
         options = {k: project.source_options.get(k) for k in ("delimiter", "encoding", "keep_spaces")}

@@ -49,6 +49,7 @@ class ReportInput:
     # key → the chart as SVG (core/report/charts.py; a section may add its own while it is built)
     charts: dict[str, str] = field(default_factory=dict)
     design: object | None = None  # a designed release (core.release.designer.DesignResult) from the Design view
+    design_recipe: object | None = None   # how to evaluate it again (core.release.command.DesignRecipe)
     # HTML: charts inline as SVG; False (the PDF): each chart an <img> named KEY.png that the
     # PDF adapter draws from ``charts``
     inline_images: bool = True

@@ -360,7 +360,8 @@ def measure_rows(measures: Measures | dict) -> list[tuple[str, str]]:
     prosecutor, journalist = risk["prosecutor"], risk.get("journalist")
     rows += [("prosecutor risk (highest)", percent(prosecutor["highest"])),
              ("prosecutor risk (average)", percent(prosecutor["average"])),
-             ("records above the risk threshold", percent(prosecutor["records_at_risk"]))]
+             (f"records at risk (prosecutor risk above {percent(j.get('risk_threshold', DEFAULT_RISK_THRESHOLD))})",
+              percent(prosecutor["records_at_risk"]))]
     if journalist:
         rows += [("journalist risk (highest), against the source", percent(journalist["highest"])),
                  ("marketer risk", percent(risk.get("marketer")))]

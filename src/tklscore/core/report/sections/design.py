@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tklscore.core.numbers import count, number, percent
-from tklscore.core.release.designer import privacy_rows
+from tklscore.core.release.figures import design_figures, privacy_rows
 from tklscore.core.release.utility import UTILITY_MEANINGS, utility_rows
 from tklscore.core.report.html import esc, table
 from tklscore.core.report.model import ReportInput, Section
@@ -50,12 +50,26 @@ def designed_release_section(data: ReportInput) -> Iterable[Section]:
                        UTILITY_MEANINGS["non_uniform_entropy"][0]],
                       [[c, number(v["precision"]), number(v["non_uniform_entropy"], 5)]
                        for c, v in utility.per_attribute.items()])
-    k = int(result.measures["k"]) if result.measures else 0
     if result.measures:
         body += "<p>Privacy models and risk of the published table (linked against the source):</p>"
         body += table(["privacy model or risk", "value"],
-                      [list(r) for r in privacy_rows(k, (result.measures["l_distinct"], result.measures["t"]),
-                                                     result.measures)])
+                      [list(r) for r in privacy_rows(design_figures(result), result.measures)])
     if result.notes:
         body += "<p>Notes:</p><ul>" + "".join(f"<li>{esc(n)}</li>" for n in result.notes) + "</ul>"
+    body += _recipe(data.design_recipe)
     yield Section(f"How '{design.name}' was designed", body)
+
+
+def _recipe(recipe) -> str:
+    """How to evaluate the release again outside the window: the command and its design JSON."""
+    if recipe is None:
+        return ""
+    if isinstance(recipe, str):   # why the command line cannot reproduce it
+        return f"<p>This release cannot be reproduced with the command line: {esc(recipe)}.</p>"
+    others = [f for f in recipe.written if f != recipe.design_file]
+    files = f"the design JSON below saved as <code>{esc(recipe.design_file)}</code>" + (
+        f", and {', '.join(f'<code>{esc(f)}</code>' for f in others)} (the Design view's Copy as command writes "
+        f"them)" if others else "")
+    return (f"<p>To evaluate this release again outside the window, run this command in a folder holding "
+            f"{files}:</p><pre>{esc(recipe.command)}</pre>"
+            f"<p>The design JSON ({esc(recipe.design_file)}):</p><pre>{esc(recipe.design_json)}</pre>")
