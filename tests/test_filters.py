@@ -328,6 +328,8 @@ def test_a_project_with_hostile_filters_opened_by_core_runs_nothing(tmp_path, ma
 
 
 def test_a_project_with_hostile_filters_opened_by_the_application(qtbot, tmp_path, marker):
+    from PySide6.QtCore import Qt
+
     from tklscore.gui.main_window import release_summary
     from tklscore.gui.release.view import ReleaseView
     from tklscore.core.report.sections.scores import releases_section
@@ -347,11 +349,11 @@ def test_a_project_with_hostile_filters_opened_by_the_application(qtbot, tmp_pat
         assert "selects none of the 7 source records" in workbench.release_errors["Nothing"]
         # marked where the release appears: the releases table, the current release's line, the status, the report
         view.releases.refresh()
-        table = view.releases_table
-        rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
-        assert table.item(rows["Hostile"], 2).text() == "refused" and table.item(rows["Nothing"], 2).text() == "refused"
-        assert "'@' variables are not allowed" in table.item(rows["Hostile"], 2).toolTip()
-        assert table.item(rows["Scenario 1"], 2).text() == "4"
+        model = view.releases_table.model()
+        rows = {model.index(r, 0).data(): r for r in range(model.rowCount())}
+        assert model.index(rows["Hostile"], 2).data() == "refused" and model.index(rows["Nothing"], 2).data() == "refused"
+        assert "'@' variables are not allowed" in model.index(rows["Hostile"], 2).data(Qt.ItemDataRole.ToolTipRole)
+        assert model.index(rows["Scenario 1"], 2).data() == "4"
         assert "filter refused, not scored" in view.release_info.text()
         assert "'@' variables are not allowed in a filter" in view.release_info.text()
         assert release_summary(workbench) == "Release: Hostile (filter refused, not scored: see the Release view)"

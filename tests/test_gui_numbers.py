@@ -3,7 +3,7 @@ table's units, the Release view's tables whole at 1600×1000 with long release n
 views' figures through the one formatter."""
 
 import pytest
-from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtCore import QSettings, QStandardPaths, Qt
 
 from tklscore.core.numbers import number, percent, score
 from tklscore.core.release.selection import ReleaseDefinition
@@ -40,13 +40,18 @@ def test_release_view_tables_fit_a_1600_by_1000_window_with_long_names(window, q
     qtbot.wait(50)
     for table in (view.roles_table, view.releases_table):
         assert table.horizontalScrollBar().maximum() == 0, table.objectName()   # no column beyond the edge
-    row = [view.releases_table.item(r, 0).text() for r in range(view.releases_table.rowCount())].index(LONG)
-    assert view.releases_table.item(row, 0).toolTip() == LONG                   # elided on screen, whole here
-    assert view.releases_table.item(row, 4).text() == score(window.workbench.reports[LONG].scores.tkl)
+    model = view.releases_table.model()
+
+    def shown(row, column, role=Qt.ItemDataRole.DisplayRole):
+        return model.data(model.index(row, column), role)
+
+    row = [shown(r, 0) for r in range(model.rowCount())].index(LONG)
+    assert shown(row, 0, Qt.ItemDataRole.ToolTipRole) == LONG                  # elided on screen, whole here
+    assert view.releases_table.columnWidth(0) < view.releases_table.fontMetrics().horizontalAdvance(LONG)
+    assert shown(row, 4) == score(window.workbench.reports[LONG].scores.tkl)
     for column in (2, 3, 4):   # the counts and the score are never cut
         width = view.releases_table.columnWidth(column)
-        text = view.releases_table.item(row, column).text()
-        assert view.releases_table.fontMetrics().horizontalAdvance(text) < width
+        assert view.releases_table.fontMetrics().horizontalAdvance(shown(row, column)) < width
 
 
 def test_pareto_chart_shows_the_table_s_units_with_titles(window, qtbot):

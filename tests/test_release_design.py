@@ -740,7 +740,9 @@ def test_cli_release_reads_a_design_json_with_the_figures_of_the_same_flags(caps
     code, _, err = run_cli(capsys, ["release", *args, "--design", path])
     assert code == 2 and "column 'age'" in err and "two hierarchies" in err
     bad = tmp_path / "bad.json"
-    for text, fault in (("{", "is not a design JSON: Expecting"), ("[]", "is not a design JSON (an object"),
+    for text, fault in (("{", "is not a valid design JSON (not JSON: Expecting"),
+                        ("[" * 100 + "]" * 100, "is nested deeper than 64 levels of arrays and objects, more than any "
+                                                "design JSON needs"), ("[]", "is not a design JSON (an object"),
                         ('{"format": "tklscore release design", "version": 9, "design": {}}', "version 9"),
                         ('{"format": "tklscore release design", "version": 1, "design": {"levels": {"age": "x"}}}',
                          "cannot be read")):

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from tklscore.cli.arguments import number
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
@@ -24,11 +25,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="CSV attribute,pk,weight: the attributes considered, PK(A) and W(A) in [0, 1]")
     p.add_argument("--value-weights", metavar="VW.csv",
                    help="CSV attribute,value,weight: W(v) (intervals such as [0,40) for numbers; unlisted: 0)")
-    p.add_argument("--alpha", metavar="A", type=float, default=DEFAULT_ALPHA,
+    p.add_argument("--alpha", metavar="A", type=number, default=DEFAULT_ALPHA,
                    help=f"consequence coefficient α > 0 (default {DEFAULT_ALPHA:g})")
-    p.add_argument("--epsilon", metavar="E", type=float, default=DEFAULT_EPSILON,
+    p.add_argument("--epsilon", metavar="E", type=number, default=DEFAULT_EPSILON,
                    help=f"keep known sets with PK > ε (default {DEFAULT_EPSILON:g}; 0 keeps every set with PK > 0)")
-    p.add_argument("--threshold", metavar="T", type=float, default=DEFAULT_THRESHOLD,
+    p.add_argument("--threshold", metavar="T", type=number, default=DEFAULT_THRESHOLD,
                    help=f"count records with D > T (default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--id-column", metavar="COL", help="identifier column naming the records")
     add_output_arguments(p, output_help="write to FILE (atomically) instead of stdout; with --engine, a .parquet "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tklscore.cli.arguments import column_list
+from tklscore.cli.arguments import column_list, number
 from tklscore.core.errors import InputError
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk import Measures, measure_table
@@ -30,10 +30,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="Y of (X,Y)-anonymity: the columns identifying a person")
     p.add_argument("--population", metavar="SOURCE",
                    help="population table for journalist and marketer risk (e.g. the source table)")
-    p.add_argument("--sampling-fraction", metavar="F", type=float,
+    p.add_argument("--sampling-fraction", metavar="F", type=number,
                    help="share of the population the table holds, in (0, 1]: population uniques")
     p.add_argument("--sample-weight", metavar="COL", help="sampling weight column: sdcMicro's individual risk")
-    p.add_argument("--risk-threshold", metavar="T", type=float, default=DEFAULT_RISK_THRESHOLD,
+    p.add_argument("--risk-threshold", metavar="T", type=number, default=DEFAULT_RISK_THRESHOLD,
                    help=f"records at risk: risk above T (default {DEFAULT_RISK_THRESHOLD})")
     p.add_argument("--suppressed-marker", metavar="M", default=SUPPRESSION_MARKER,
                    help=f"value of a suppressed QI cell (default {SUPPRESSION_MARKER!r})")

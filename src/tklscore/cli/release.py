@@ -9,9 +9,11 @@ import json
 import math
 import sys
 
-from tklscore.cli.arguments import column_list as _columns, x_value as _x
-from tklscore.cli.output import add_text_input_arguments, note_spaces
+from tklscore.cli.arguments import (column_list as _columns, number as _number, number_or_inf, output_path, seed,
+                                    whole_number, x_value as _x)
+from tklscore.cli.output import add_csv_safe_argument, add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
+from tklscore.core.files.records import csv_safe
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
@@ -50,10 +52,7 @@ def _levels(text: str) -> list[tuple[str, int]]:
 
 
 def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is outside [0, 1] (a share of the rows, e.g. 0.05)")
     return value
@@ -104,7 +103,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(release)
     release.add_argument("--levels", metavar="COL=H,COL=H...", type=_levels, action="append", default=[],
                          help="generalisation level of each column with a hierarchy (default 0)")
-    release.add_argument("--suppress-below", metavar="K", type=int, default=0,
+    release.add_argument("--suppress-below", metavar="K", type=whole_number, default=0,
                          help="do not publish rows in classes smaller than K")
     release.add_argument("--suppression-limit", metavar="S", type=_share, default=1.0,
                          help="at most this share of the rows is suppressed (default 1: no limit)")
@@ -113,12 +112,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                          help="publish a numeric column's class mean or median")
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
-    release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
+    release.add_argument("--seed", metavar="N", type=seed, default=0, help="seed of the noise (default 0)")
     release.add_argument("--design", metavar="DESIGN.json",
                          help="the whole design and its hierarchies as a design JSON (the Design view's Copy as "
                               "command writes one); instead of --levels, --suppress-below, --remove, ... and the "
                               "row selection")
-    release.add_argument("--output", metavar="RELEASE.csv|.parquet",
+    add_csv_safe_argument(release, "a CSV --output")
+    release.add_argument("--output", metavar="RELEASE.csv|.parquet", type=output_path,
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
     _engine_arguments(release)
@@ -127,10 +127,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
                                                 "utility loss over the lattice of hierarchy levels")
     _common(found)
-    found.add_argument("--k", type=int, default=1, help="k-anonymity at least K (with suppression)")
-    found.add_argument("--l", type=int, default=1, help="distinct l-diversity at least L")
-    found.add_argument("--t", type=float, default=1.0, help="t-closeness at most T")
-    found.add_argument("--max-tkl", type=float, default=math.inf, help="normalised tkl-Score at most X")
+    found.add_argument("--k", type=whole_number, default=1, help="k-anonymity at least K (with suppression)")
+    found.add_argument("--l", type=whole_number, default=1, help="distinct l-diversity at least L")
+    found.add_argument("--t", type=_number, default=1.0, help="t-closeness at most T")
+    found.add_argument("--max-tkl", type=number_or_inf, default=math.inf, help="normalised tkl-Score at most X")
     found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
                        help="share of rows that may be suppressed to reach k (default 0)")
     _engine_arguments(found)
@@ -145,8 +145,6 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _hierarchies(args) -> dict:
     """The hierarchies the arguments give, one per column."""
-    import json
-
     from tklscore.core.release.hierarchy import Hierarchy
 
     found: dict = {}
@@ -159,14 +157,9 @@ def _hierarchies(args) -> dict:
 
     for column, path in args.hierarchy:
         if path.lower().endswith(".json"):
-            from tklscore.core.errors import existing_file
+            from tklscore.core.files.json_file import read_json
 
-            text = existing_file(path, "hierarchy definition").read_text(encoding="utf-8")
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"is not a JSON hierarchy definition: {error.msg}", file=path,
-                                 row=error.lineno) from None
+            data = read_json(path, "hierarchy definition")
             if not isinstance(data, dict):
                 raise InputError("a hierarchy definition is a JSON object with 'kind' and its levels", file=path)
             add(column, Hierarchy.from_dict({**data, "column": column}))
@@ -274,6 +267,8 @@ def _inputs(args) -> list:
 
 
 def run_release(args) -> int:
+    if args.csv_safe and not (args.output and args.output.lower().endswith(".csv")):
+        raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
     if _engine_chosen(args):
         return _run_release_in_engine(args)
     designer, weights = _setup(args)
@@ -290,7 +285,8 @@ def run_release(args) -> int:
             export_published(result.transformed, args.output, [i for i in _inputs(args)[1:] if i])
         else:
             buffer = io.StringIO()
-            result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
+            published = result.transformed.published_table()
+            (csv_safe(published) if args.csv_safe else published).to_csv(buffer, index=False, lineterminator="\n")
             with atomic_write(args.output, inputs=_inputs(args)) as handle:
                 handle.write(buffer.getvalue())
     return _print_release(args, result.to_json_dict())
@@ -319,7 +315,7 @@ def _run_release_in_engine(args) -> int:
 
         note_spaces_in_engine(backend, args.source)
         if args.output:
-            designer.write_release(design, args.output)
+            designer.write_release(design, args.output, csv_safe=args.csv_safe)
     for note in result.notes:
         print(f"tklscore: warning: {note}", file=sys.stderr)
     return _print_release(args, result.to_json_dict())

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from tklscore.cli.arguments import output_path
 from tklscore.cli.score import add_release_arguments, score_release
 
 
@@ -26,7 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "lens (privacy models, attacker models, risk distribution, QI importance, D(r) with "
                     "default parameters, the riskiest records).")
     add_release_arguments(report)
-    report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", required=True,
+    report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", type=output_path, required=True,
                         help="the report file; its extension chooses the format")
     report.set_defaults(handler=run)
 

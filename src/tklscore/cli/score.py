@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import column_list, x_value
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
+from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
+                                 write_output)
 from tklscore.core.files.atomic import check_output, check_output_folder
 from tklscore.core.numbers import count, number, score
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
@@ -35,6 +36,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_release_arguments(score)
     add_output_arguments(score, ("table", "json", "csv"),
                          format_help="table (for people), json (scores and records), csv (records)")
+    add_csv_safe_argument(score, "the records (--format csv)")
     score.add_argument("--measures", action="store_true",
                        help="add the privacy models and re-identification risk of the published table "
                             "(journalist/marketer against the source) to the JSON under 'measures'")
@@ -143,6 +145,8 @@ def release_name(args) -> str:
 
 
 def run(args) -> int:
+    if args.csv_safe and args.format != "csv":
+        raise InputError("--csv-safe applies to the records written as CSV: add --format csv")
     if args.engine != "memory" or args.memory_limit or args.spark_master:
         return _run_engine(args)
     scored = score_release(args)
@@ -156,7 +160,7 @@ def run(args) -> int:
         measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
     report = scored.report
     text = render(report, args.format, source=args.source, published=release_name(args),
-                  measures=measures)
+                  measures=measures, csv_safe=args.csv_safe)
     write_output(text, args.output, _inputs(args))
     return 0
 
@@ -231,19 +235,20 @@ def _run_engine(args) -> int:
             text += "\n" + render_measures(measures, release_name(args))
         sys.stdout.write(text)
         return 0
-    text = render(report, args.format, source=args.source, published=release_name(args), measures=measures)
+    text = render(report, args.format, source=args.source, published=release_name(args), measures=measures,
+                  csv_safe=args.csv_safe)
     write_output(text, args.output, inputs)
     return 0
 
 
-
-def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
+def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None,
+           csv_safe: bool = False) -> str:
     if fmt == "json":
         return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
         from tklscore.core.files.records import records_csv
 
-        return records_csv(report.records, list(RECORD_COLUMNS))
+        return records_csv(report.records, list(RECORD_COLUMNS), safe=csv_safe)
     text = render_table(report, source, published)
     if measures is not None:
         from tklscore.cli.measures import render_table as render_measures

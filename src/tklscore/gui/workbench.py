@@ -221,6 +221,8 @@ class Workbench(QObject):
             self.modelChanged.emit()
         self.releasesChanged.emit()
         self._load_source()
+        if project.notes:  # what opening had to change, e.g. a second release of one name renamed
+            self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
 
     def _read_model(self, turtle: str, path: str | None) -> None:
         """Parse the project's model off the UI thread (Turtle parsing is slow); until it
