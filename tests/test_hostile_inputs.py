@@ -17,6 +17,7 @@ import pytest
 from helpers import run_cli
 from hostile import THESIS_QI, THESIS_SA, close_window, fifo, mixed_encoding_csv
 from tklscore.core import InputError, load_table
+from tklscore.core.engines.backend import check_engine_file
 from tklscore.core.files.text import InputNote, decode_lines, decode_text
 
 
@@ -959,3 +960,20 @@ def test_the_engine_check_reads_the_first_part_file_of_a_folder(tmp_path):
     with pytest.raises(InputError, match=r"parts, row 1: column name 'Job' appears twice"):
         check_engine_file(str(folder), "CSV", None, None, "spark")
     check_engine_file("hdfs://cluster/data/part", "CSV", None, None, "spark")  # remote: the engine reads it
+
+
+def test_spark_is_refused_a_line_that_is_not_utf8_beyond_the_checked_sample(tmp_path, data_dir):
+    """Spark would decode the line with replacement characters ('Montr\ufffdal'): every line of a
+    local file is checked before Spark reads it, and the line is named."""
+    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path / "late.csv"
+    path.write_bytes("".join(lines[:30_000]).encode("utf-8") + lines[30_000].replace("United-States", "Montréal")
+                     .encode("cp1252") + "".join(lines[30_001:]).encode("utf-8"))
+    with pytest.raises(InputError, match="the line is not UTF-8, as the lines before it are; the spark engine") as error:
+        check_engine_file(str(path), "CSV", None, None, "spark", late_lines_checked=True)
+    assert error.value.row == 30_001 and error.value.file == str(path)
+    check_engine_file(str(path), "CSV", None, "cp1252", "spark", late_lines_checked=True)  # an encoding given: read in it
+    utf8 = tmp_path / "utf8.csv"
+    utf8.write_bytes("".join(lines[:30_000]).encode("utf-8") + lines[30_000].replace("United-States", "Montréal")
+                     .encode("utf-8"))
+    check_engine_file(str(utf8), "CSV", None, None, "spark", late_lines_checked=True)

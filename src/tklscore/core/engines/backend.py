@@ -435,12 +435,14 @@ def _local_file(path: str) -> Path | None:
     return file if file.is_file() else None
 
 
-def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str | None, engine: str) -> None:
+def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str | None, engine: str,
+                      late_lines_checked: bool = False) -> None:
     """What the in-memory loader refuses, refused before an engine reads a file (``kind``:
     CSV or Parquet), which would otherwise rename a repeated column name, cast a nested
     column to text, or read a file whose lines disagree on the encoding in one of them.
     Checked on the file itself when it is local (a file, or the first part file of a folder);
-    every back-end's ``scan`` calls it."""
+    every back-end's ``scan`` calls it. ``late_lines_checked``: also every line past the
+    sample, for an engine that would decode a line that is not UTF-8 silently (Spark)."""
     from tklscore.core.files.text import csv_rows, refuse_mixed_lines, unicode_encoding
     from tklscore.core.tables.loading import (_SAMPLE_BYTES, _check_header, detect_delimiter, detect_encoding,
                                               refuse_nested)
@@ -469,9 +471,26 @@ def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str
     if len(sample) == _SAMPLE_BYTES:
         text = text[:text.rfind("\n") + 1] or text
     text = text.lstrip("\ufeff")
+    if encoding is None and late_lines_checked and detect_encoding(sample) == "utf-8":
+        _refuse_late_non_utf8(path, engine)
     first = next(csv_rows(text, path, delimiter or detect_delimiter(text, file.suffix.lower())), None)
     if first:
         _check_header([field.strip() for field in first[1]], path)
+
+
+def _refuse_late_non_utf8(path: str, engine: str) -> None:
+    from tklscore.core.files.text import first_non_utf8_line
+
+    local = Path(urlparse(path).path if urlparse(path).scheme == "file" else path)
+    files = sorted(p for p in local.iterdir() if p.is_file() and not p.name.startswith((".", "_"))) \
+        if local.is_dir() else [local]
+    for file in files:
+        line = first_non_utf8_line(file)
+        if line is not None:
+            raise InputError(f"the line is not UTF-8, as the lines before it are; the {engine} engine "
+                             f"reads a file in one encoding", file=str(file), row=line,
+                             hint="save the file as UTF-8, give its encoding (--encoding), or read it in "
+                                  "memory, which reads each line in its own encoding")
 
 
 def first_line(exc: Exception) -> str:

@@ -117,6 +117,25 @@ def refuse_mixed_lines(sample: bytes, name: str, reader: str) -> None:
                               "own encoding")
 
 
+def first_non_utf8_line(path: str | os.PathLike, chunk: int = 1 << 23) -> int | None:
+    """The number of the first line of the file at ``path`` that is not UTF-8, or None: the
+    whole file streamed in chunks cut at line breaks (a UTF-8 character never holds byte 0x0A)."""
+    line, rest = 1, b""
+    with open(path, "rb") as handle:
+        while True:
+            data = handle.read(chunk)
+            block = rest + data
+            cut = len(block) if not data else block.rfind(b"\n") + 1
+            whole, rest = block[:cut], block[cut:]
+            try:
+                whole.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return line + whole.count(b"\n", 0, exc.start)
+            line += whole.count(b"\n")
+            if not data:
+                return None
+
+
 def refuse_binary(data: bytes, name: str, what: str = "a text file") -> None:
     """An error when ``data`` (not UTF-16/32) holds a zero byte: a binary file."""
     zero = data.find(b"\x00")
