@@ -81,6 +81,8 @@ class PerRecordChart(ScoreChart):
 class ReleasesChart(ScoreChart):
     """Candidate releases side by side: grouped bars of the five normalised-by-source scores."""
 
+    LEGEND_ROOM = 1.4   # a short chart whose bars reach 1: the legend's row clear of their tops
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.bars: dict[str, pg.BarGraphItem] = {}
