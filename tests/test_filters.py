@@ -332,7 +332,8 @@ def test_a_project_with_hostile_filters_opened_by_the_application(qtbot, tmp_pat
 
     from tklscore.gui.main_window import release_summary
     from tklscore.gui.release.view import ReleaseView
-    from tklscore.gui.report import releases_section, report_input
+    from tklscore.core.report.sections.scores import releases_section
+    from tklscore.gui.report import report_input
     from tklscore.gui.workbench import Workbench
 
     _, path = hostile_project(tmp_path, marker)
