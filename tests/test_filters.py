@@ -403,7 +403,10 @@ def test_a_refused_release_is_said_once_not_at_every_rescoring(qtbot, tmp_path, 
 def test_the_design_selection_reads_the_filter_too(marker):
     """The Design view's row selection (a release definition) goes through the same language,
     in memory and out of core."""
-    from tklscore.core.release.transform import ReleaseDesign, select_rows
+    from tklscore.core.release.transform import LevelCache, ReleaseDesign
+
+    def select_rows(source, roles, design):
+        return LevelCache(source, roles, {}).selected(design.selection)
 
     example = thesis_example()
     design = ReleaseDesign(selection=ReleaseDefinition("h", "filter", expression=hostile(marker)["stealth"]))
