@@ -8,6 +8,7 @@ import sys
 
 from tklscore.cli.arguments import number
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 disclosure_risk, load_attribute_parameters)
 from tklscore.core.scoring.weights import load_weights
@@ -99,24 +100,24 @@ def _run_engine(args) -> int:
 
 
 def _header(risk, n: int, name: str) -> list[str]:
-    return [f"Table: {name} ({n} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
+    return [f"Table: {name} ({count(n)} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
             f"Known sets kept (PK > ε = {risk.epsilon:g}): {len(risk.known_sets)}",
             "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
             + (" ..." if len(risk.known_sets) > 40 else ""),
-            f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {risk.above_threshold} "
-            f"({100 * risk.above_threshold_share:.2f} %)"]
+            f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {count(risk.above_threshold)} "
+            f"({percent(risk.above_threshold_share)})"]
 
 
 def render_summary(risk, name: str) -> str:
     """The summary of D(r) computed by an engine: the parameters, the known sets, the
     records above the threshold and the histogram of log10 D the Risk view draws."""
     h = risk.histogram
-    lines = _header(risk, risk.n, name) + [f"largest D = {risk.d_max:.6g}; records with D = 0: {h.zero}", ""]
+    lines = _header(risk, risk.n, name) + [f"largest D = {number(risk.d_max)}; records with D = 0: {count(h.zero)}", ""]
     if len(h.counts):
-        lines.append(f"{'log10 D from':>14}{'to':>10}{'records':>14}")
-        for low, high, count in zip(h.edges[:-1], h.edges[1:], h.counts):
-            if count:
-                lines.append(f"{low:>14.3f}{high:>10.3f}{int(count):>14,}")
+        lines.append(f"{'D from':>14}{'to':>12}{'records':>14}")
+        for low, high, records in zip(h.edges[:-1], h.edges[1:], h.counts):
+            if records:
+                lines.append(f"{number(10 ** low):>14}{number(10 ** high):>12}{count(int(records)):>14}")
     return "\n".join(lines) + "\n"
 
 
@@ -125,5 +126,5 @@ def render_table(risk, ids, name: str) -> str:
     lines = _header(risk, n, name) + ["", f"{'record':<20}{'Σ L':>14}{'D':>14}"]
     for i in range(n):
         label = str(ids[i]) if ids is not None else str(i)
-        lines.append(f"{label:<20}{risk.l_sum[i]:>14.6f}{risk.d[i]:>14.6f}")
+        lines.append(f"{label:<20}{number(risk.l_sum[i], 6):>14}{number(risk.d[i], 6):>14}")  # the oracle's digits
     return "\n".join(lines) + "\n"

@@ -9,7 +9,8 @@ from tklscore.cli.arguments import column_list, number
 from tklscore.core.errors import InputError
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk import Measures, measure_table
-from tklscore.core.risk.measures import describe
+from tklscore.core.numbers import count, number, percent
+from tklscore.core.risk.measures import describe, t_by_attribute_rows
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
 from tklscore.core.tables.loading import load_table
@@ -103,53 +104,47 @@ def _run_engine(args) -> int:
     return _write(args, measures)
 
 
-def _number(value, digits: int = 4) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.{digits}f}"
-
-
 def render_table(measures: Measures, name: str = "") -> str:
-    """The measures for people: each value with what it means."""
+    """The measures for people: each value with what it means, risks as percentages."""
     j = measures.to_json_dict()
     risk = j["risk"]
     classes = j["classes"]
-    lines = [f"Table: {name} ({j['rows']} records, {j['suppressed_rows']} suppressed, "
-             f"{classes['count']} equivalence classes of {classes['min']}..{classes['max']} records, "
-             f"mean {classes['mean']:.2f}, median {classes['median']:g})", "",
-             f"{'privacy model':<30}{'value':>12}  meaning"]
-    rows = describe(measures)
+    lines = [f"Table: {name} ({count(j['rows'])} records, {count(j['suppressed_rows'])} with every quasi-identifier "
+             f"suppressed, {count(classes['count'])} equivalence classes of {count(classes['min'])} to "
+             f"{count(classes['max'])} records, mean {number(classes['mean'], 3)}, median {number(classes['median'])})",
+             ""]
+    rows = describe(measures) + t_by_attribute_rows(measures)
+    width = max(len(label) for label, _, _ in rows) + 2
+    lines.append(f"{'privacy model':<{width}}{'value':>10}  meaning")
     for label, value, meaning in rows:
-        lines.append(f"{label:<30}{_number(value):>12}  {meaning}")
-    for attribute, t in j["t_by_attribute"].items():
-        lines.append(f"{'  t of ' + attribute:<30}{_number(t):>12}")
+        lines.append(f"{label:<{width}}{number(value):>10}  {meaning}")
     lines += ["", f"{'attacker':<14}{'highest':>10}{'average':>10}{'at risk':>10}{'success':>10}"]
     for attacker in ("prosecutor", "journalist"):
         r = risk[attacker]
         if r is None:
             lines.append(f"{attacker:<14}{'(needs --population)':>40}")
         else:
-            lines.append(f"{attacker:<14}{r['highest']:>10.4f}{r['average']:>10.4f}{r['records_at_risk']:>10.4f}"
-                         f"{r['success_rate']:>10.4f}")
-    lines.append(f"{'marketer':<14}{_number(risk['marketer']):>20}" if risk["marketer"] is not None
+            lines.append(f"{attacker:<14}{percent(r['highest']):>10}{percent(r['average']):>10}"
+                         f"{percent(r['records_at_risk']):>10}{percent(r['success_rate']):>10}")
+    lines.append(f"{'marketer':<14}{percent(risk['marketer']):>40}" if risk["marketer"] is not None
                  else f"{'marketer':<14}{'(needs --population)':>40}")
-    lines.append(f"(at risk: share of records whose risk exceeds {measures.risk_threshold:g})")
-    lines.append(f"sample uniques: {risk['sample_uniques']:.4f} of the records")
+    lines.append(f"(at risk: share of records whose risk exceeds {percent(measures.risk_threshold)})")
+    lines.append(f"sample uniques: {percent(risk['sample_uniques'])} of the records")
     if risk["population_uniques"] is not None:
         p = risk["population_uniques"]
         lines.append("population uniques (share of the population): " + ", ".join(
-            f"{k} {v:.6f}" for k, v in p.items()) + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
+            f"{k} {percent(v)}" for k, v in p.items())
+            + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
     if risk["individual_risk"] is not None:
         ir = risk["individual_risk"]
-        lines.append(f"individual risk (sdcMicro): expected re-identifications {ir['global']:.4f} "
-                     f"({100 * ir['global_rate']:.4f} %)")
+        lines.append(f"individual risk (sdcMicro): expected re-identifications {number(ir['global'])} "
+                     f"({percent(ir['global_rate'])})")
     if j["qi_importance"] is not None:
         lines += ["", f"{'QI subset':<48}{'distinction':>12}{'separation':>12}"]
         for q in j["qi_importance"]:
-            lines.append(f"{', '.join(q['attributes']):<48}{q['distinction']:>12.4f}{q['separation']:>12.4f}")
+            lines.append(f"{', '.join(q['attributes']):<48}{number(q['distinction']):>12}"
+                         f"{number(q['separation']):>12}")
     pc = j["pycanon"]
     lines += ["", f"pycanon readings: entropy l {pc['entropy_l']}, recursive (c,l) {pc['recursive_cl']}, "
-                  f"average_rir {pc['average_rir']:.4f}"]
+                  f"average_rir {number(pc['average_rir'])}"]
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from tklscore.cli.arguments import column_list, number, output_path, seed
 from tklscore.core.errors import InputError
 from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
                                  write_output)
+from tklscore.core.numbers import number as number_text
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, write_trimmed
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.pseudonymization.lts import generate_lts, to_dot, to_json
@@ -134,7 +135,7 @@ def _setup(args):
 
 
 def _fraction(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4f}"
+    return "-" if math.isnan(value) else number_text(value)
 
 
 def run_violations(args) -> int:
@@ -182,8 +183,8 @@ def run_remove(args) -> int:
     stats = report.statistics
     for key in STATISTICS:
         cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
-        lines.append(f"{LABELS[key]:<20}" + "".join(f"{'n/a' if c is None else f'{c:.4f}':>14}" for c in cells[:2])
-                     + f"{'n/a' if cells[2] is None else f'{cells[2]:.4f}':>26}")
+        lines.append(f"{LABELS[key]:<20}" + "".join(f"{number_text(c):>14}" for c in cells[:2])
+                     + f"{number_text(cells[2]):>26}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

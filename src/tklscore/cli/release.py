@@ -15,17 +15,15 @@ from tklscore.cli.output import add_csv_safe_argument, add_text_input_arguments,
 from tklscore.core.errors import InputError
 from tklscore.core.files.records import csv_safe
 from tklscore.core.files.atomic import atomic_write
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import load_arx_csv
 from tklscore.core.release.suggest import Constraints, suggest
 from tklscore.core.release.transform import ReleaseDesign
+from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.roles import Roles
-
-SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score (x)",
-                "m_score_inf": "M-Score (x=inf)", "l_severity": "L-Severity"}
-
 
 def _pair(text: str) -> tuple[str, str]:
     column, sep, value = text.rpartition("=")
@@ -329,18 +327,47 @@ def _print_release(args, data: dict) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(_clean(out), indent=2) + "\n")
         return 0
-    lines = [f"Release of {args.source}: {out['published_rows']} rows published, {out['suppressed_rows']} "
-             f"suppressed; levels " + (", ".join(f"{c}={h}" for c, h in out["levels"].items()) or "none"), "",
-             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
-    for key, label in SCORE_LABELS.items():
-        lines.append(f"{label:<17}{_fixed(out['scores'][key], 5):>12}"
-                     f"{_fixed(out['normalized']['source'][key], 4):>12}"
-                     f"{_fixed(out['normalized']['theoretical_max'][key], 4):>12}")
-    lines += ["", "Utility"] + [f"  {k.replace('_', ' '):<20}{v:.6g}" for k, v in out["utility"].items()]
-    if out["measures"]:
-        lines += ["", "Privacy models and risk"] + [f"  {k:<32}{v}" for k, v in _flat(out["measures"])]
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(release_text(args.source, data, args.x))
     return 0
+
+
+def release_text(source: str, data: dict, x: float) -> str:
+    """A design result (``DesignResult.to_json_dict()``) for people: the rows published and
+    suppressed, the scores, the utility and the privacy models and risk, each by the name
+    the views and the report give it."""
+    from tklscore.cli.score import score_lines
+    from tklscore.core.release.utility import utility_rows
+    from tklscore.core.risk.measures import measure_rows
+
+    published, suppressed = data["published_rows"], data["suppressed_rows"]
+    selected = published + suppressed
+    levels = ", ".join(f"{c}={h}" for c, h in data["levels"].items()) or "none"
+    lines = [f"Release of {source}: {count(published)} of {count(selected)} records published, {count(suppressed)} "
+             f"suppressed (not published); levels {levels}", ""]
+    lines += score_lines(data["scores"], data["normalized"]["source"], data["normalized"]["theoretical_max"], x)
+    utility = _utility_of(data)
+    lines += ["", "Utility (what the release keeps of the data)"]
+    lines += _aligned([(name, value) for name, value, _ in utility_rows(utility)])
+    if data["measures"]:
+        lines += ["", f"Privacy models and risk of the {count(published)} published records (linked against the "
+                      f"source)"]
+        lines += _aligned(measure_rows(data["measures"]))
+    return "\n".join(lines) + "\n"
+
+
+def _aligned(rows: list[tuple[str, str]]) -> list[str]:
+    """Names on the left, values right-aligned in one column."""
+    names = max(len(name) for name, _ in rows) + 2
+    values = max(len(value) for _, value in rows)
+    return [f"  {name:<{names}}{value:>{values}}" for name, value in rows]
+
+
+def _utility_of(data: dict):
+    from tklscore.core.release.utility import Utility
+
+    u = data["utility"]
+    return Utility(u["precision"], u["discernibility"], u["average_class_size"], u["non_uniform_entropy"],
+                   u["suppressed_share"], non_uniform_entropy_arx=u["non_uniform_entropy_arx"])
 
 
 def run_suggest(args) -> int:
@@ -361,30 +388,15 @@ def run_suggest(args) -> int:
         sys.stdout.write(json.dumps(_clean(data), indent=2) + "\n")
         return 0
     lines = [f"{found.searched()} {found.message}.", "",
-             f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
+             f"{'tkl ÷ source':>13}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>9}  levels"]
     for c in found.front:
         misses = "" if found.met else "  — misses " + "; ".join(c.misses(constraints))
-        lines.append(f"{_fixed(c.tkl_normalized, 4):>12}{_fixed(c.utility_loss, 4):>8}{c.k:>8}{c.l:>5}"
-                     f"{_fixed(c.t, 4):>8}{c.suppressed_share:>8.2%}  "
+        lines.append(f"{number(c.tkl_normalized):>13}{number(c.utility_loss):>8}{count(c.k):>8}{count(c.l):>5}"
+                     f"{number(c.t):>8}{percent(c.suppressed_share):>9}  "
                      + ", ".join(f"{k}={v}" for k, v in c.levels.items()) + misses)
+    lines += ["", f"loss: {UTILITY_LOSS_MEANING}"]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
-
-
-def _flat(data: dict, prefix: str = ""):
-    """(dotted name, shown value) of the known figures of nested measures."""
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            yield from _flat(value, name + ".")
-        elif isinstance(value, float):
-            yield name, f"{value:.6g}"
-        elif value is not None and not isinstance(value, list):
-            yield name, str(value)
-
-
-def _fixed(value, digits: int) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
 def _clean(value):

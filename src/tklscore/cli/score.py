@@ -13,6 +13,7 @@ from tklscore.cli.arguments import column_list, x_value
 from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
                                  write_output)
 from tklscore.core.files.atomic import check_output, check_output_folder
+from tklscore.core.numbers import count, number, score
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
@@ -256,27 +257,28 @@ def render(report: ScoreReport, fmt: str, source: str = "", published: str = "",
     return text
 
 
-def _fixed(value: float | None, digits: int) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def score_lines(scores: dict, by_source: dict, by_max: dict, x: float) -> list[str]:
+    """The table of the five scores, raw and normalised, as ``score`` and ``release`` print it."""
+    lines = [f"{'score':<17}{'raw':>14}{'÷ source':>12}{'÷ max':>12}"]
+    for key in SCORE_NAMES:
+        if key == "m_score_inf" and math.isinf(x):
+            continue  # the M-Score row above is already x = inf
+        lines.append(f"{score_label(key, x, 'inf'):<17}{score(scores[key]):>14}"
+                     f"{number(by_source[key]):>12}{number(by_max[key]):>12}")
+    return lines
 
 
 def render_table(report: ScoreReport, source: str = "", published: str = "", records: bool = True) -> str:
     x = x_text(report.x, "inf")
-    lines = [f"Source:    {source} ({report.source_rows} records)",
-             f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
-             "",
-             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
-    for key in SCORE_NAMES:
-        if key == "m_score_inf" and math.isinf(report.x):
-            continue  # the M-Score row above is already x = inf
-        label = score_label(key, report.x, "inf")
-        lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
-                     f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
-                     f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")
+    lines = [f"Source:    {source} ({count(report.source_rows)} records)",
+             f"Published: {published} ({count(report.published_rows)} records)    M-Score x = {x}",
+             ""]
+    lines += score_lines(report.scores.as_dict(), report.normalized_source.as_dict(),
+                         report.normalized_max.as_dict(), report.x)
     if not records:
         return "\n".join(lines) + "\n"
     lines += ["", "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"]
     frame = report.records.rename(columns={"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M",
                                            "l_severity": "RS_L"})
-    lines.append(frame.to_string(index=False, float_format=lambda v: f"{v:.5f}"))
+    lines.append(frame.to_string(index=False, float_format=score))
     return "\n".join(lines) + "\n"

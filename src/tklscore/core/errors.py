@@ -51,23 +51,30 @@ class InputError(ValueError):
 
 
 class MissingWeightsError(InputError):
-    """Sensitive values that have no weight; ``pairs`` lists every (attribute, value)."""
+    """Sensitive values that have no weight; ``pairs`` lists every (attribute, value). The
+    hint names the command line's remedy; the application gives its own
+    (:meth:`with_hint`)."""
 
     def __init__(self, pairs: list[tuple[str, str]], *, file: str | None = None,
-                 interval_attributes: list[str] = ()):
+                 interval_attributes: list[str] = (), hint: str | None = None):
         self.pairs = pairs
         self.interval_attributes = list(interval_attributes)
         shown = ", ".join(f"({shorten(a, 40)!r}, {shorten(v, 40)!r})" for a, v in pairs[:50])
         more = f" and {len(pairs) - 50} more" if len(pairs) > 50 else ""
-        if self.interval_attributes:
+        if hint is None and self.interval_attributes:
             names = ", ".join(f"'{a}'" for a in self.interval_attributes)
             flag = ",".join(self.interval_attributes)
             hint = (f"the weights file gives intervals such as [0,30) for {names}, which apply to a continuous "
-                    f"column only: add --continuous {flag} (in the application: make it continuous)")
-        else:
+                    f"column only: add --continuous {flag}")
+        elif hint is None:
             hint = ("add them to the weights file, or treat missing weights as 0 explicitly "
                     "(--missing-weight-zero)")
         super().__init__(f"{len(pairs)} sensitive value(s) have no weight: {shown}{more}", file=file, hint=hint)
+
+    def with_hint(self, hint: str) -> "MissingWeightsError":
+        """The same refusal with another remedy (e.g. the application's own)."""
+        return MissingWeightsError(self.pairs, file=self.file, interval_attributes=self.interval_attributes,
+                                   hint=hint)
 
 
 def _special_kind(mode: int) -> str | None:

@@ -318,7 +318,8 @@ def test_a_project_with_hostile_filters_opened_by_the_application(qtbot, tmp_pat
 
     from tklscore.gui.main_window import release_summary
     from tklscore.gui.release.view import ReleaseView
-    from tklscore.gui.report import releases_section, report_input
+    from tklscore.core.report.sections.scores import releases_section
+    from tklscore.gui.report import report_input
     from tklscore.gui.workbench import Workbench
 
     _, path = hostile_project(tmp_path, marker)
@@ -388,7 +389,10 @@ def test_a_refused_release_is_said_once_not_at_every_rescoring(qtbot, tmp_path, 
 def test_the_design_selection_reads_the_filter_too(marker):
     """The Design view's row selection (a release definition) goes through the same language,
     in memory and out of core."""
-    from tklscore.core.release.transform import ReleaseDesign, select_rows
+    from tklscore.core.release.transform import LevelCache, ReleaseDesign
+
+    def select_rows(source, roles, design):
+        return LevelCache(source, roles, {}).selected(design.selection)
 
     example = thesis_example()
     design = ReleaseDesign(selection=ReleaseDefinition("h", "filter", expression=hostile(marker)["stealth"]))

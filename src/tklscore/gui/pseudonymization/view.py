@@ -40,7 +40,7 @@ from tklscore.gui.guard import run_guarded
 from tklscore.gui.pseudonymization.inputs_panel import InputsPanel, choose
 from tklscore.gui.pseudonymization.lts_graph import LtsGraph
 from tklscore.gui.pseudonymization.report_panel import ReportPanel
-from tklscore.gui.pseudonymization.report_section import PseudonymizationSummary
+from tklscore.core.report.sections.pseudonymization import PseudonymizationSummary
 
 SETTINGS_KEY = "pseudonymization"
 DESIGN_VIEW = "design"

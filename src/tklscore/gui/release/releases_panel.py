@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QFrame, 
                                QVBoxLayout)
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import count
+from tklscore.core.numbers import score as tkl_text
 from tklscore.core.release.filters import FilterError
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.loading import is_text_table, sniff_text_file
@@ -108,12 +110,13 @@ class ReleasesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return QColor(Qt.GlobalColor.darkRed) if column == 3 and located and resolved.unlocated else None
         if role == Qt.ItemDataRole.ToolTipRole:
-            return resolved if isinstance(resolved, str) else (_describe(definition) if column == 1 else None)
+            return resolved if isinstance(resolved, str) else (
+                definition.name if column == 0 else _describe(definition) if column == 1 else None)
         if column == 4:
             report = self.panel.workbench.reports.get(definition.name)
-            return f"{report.scores.tkl:.5f}" if report is not None else ""
+            return tkl_text(report.scores.tkl) if report is not None else ""
         if located:
-            return f"{len(resolved):,}" if column == 2 else f"{len(resolved.unlocated):,}"
+            return count(len(resolved)) if column == 2 else count(len(resolved.unlocated))
         if isinstance(resolved, str):
             return ("refused" if self.panel._refused_filter(definition) else "error") if column == 2 else ""
         return "…"
@@ -137,8 +140,12 @@ class ReleasesPanel(QGroupBox):
         self.releases_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.releases_table.horizontalHeader()
         header.setResizeContentsPrecision(0)  # columns fit the rows on screen, not every release
+        # the counts and the score whole; the name and the definition share the rest, elided with a tooltip
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.releases_table.setWordWrap(False)
+        self.releases_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.releases_table.selectionModel().selectionChanged.connect(self._on_release_selected)
         layout.addWidget(self.releases_table, 1)
 
@@ -240,7 +247,7 @@ class ReleasesPanel(QGroupBox):
         if name in workbench.project.designed_names():   # saved from the Design view: transformed rows
             report = workbench.reports.get(name)
             scored = (f" {report.published_rows:,} of {report.source_rows:,} source records are published, "
-                      f"transformed; tkl-Score {report.scores.tkl:.5f}.") if report is not None else ""
+                      f"transformed; tkl-Score {tkl_text(report.scores.tkl)}.") if report is not None else ""
             self.release_info.setText(f"<b>{_html(name)}</b>: a release designed in the Design view (open it there "
                                       f"to change it).{scored}")
             return
@@ -264,7 +271,7 @@ class ReleasesPanel(QGroupBox):
                      else "being resolved…")
         report = workbench.reports.get(name)
         if report is not None:
-            text += f" tkl-Score {report.scores.tkl:.5f}."
+            text += f" tkl-Score {tkl_text(report.scores.tkl)}."
         elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
         elif workbench.out_of_core and not workbench.project.roles.qi:
