@@ -6,8 +6,8 @@ import json
 
 import pandas as pd
 
-from conftest import DATA
 from helpers import run_cli as run
+from paths import DATA
 from tklscore.core.files.resources import resource_path
 
 TABLE_3 = DATA / "pseudonymization_table_3.csv"

@@ -39,9 +39,7 @@ def expected_for(edit):
 
 
 @pytest.fixture
-def view(qtbot):
-    workbench = Workbench()
-    workbench.autosave_timer.stop()
+def view(qtbot, workbench):
     view = AhpView(workbench)
     qtbot.addWidget(view)
     view.resize(1200, 800)

@@ -5,27 +5,11 @@ import os
 import subprocess
 import sys
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QMessageBox
 
 from tklscore.gui.main_window import MainWindow
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win)
-    yield win
-    win.workbench.undo_stack.setClean()
-    win.workbench._mark(False)
-    win.workbench.runner.cancel_all()
-    win.workbench.runner.wait()
 
 
 def scored(qtbot, win):

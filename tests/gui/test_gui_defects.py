@@ -2,15 +2,11 @@
 
 import os
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
 
-from helpers import workbench  # noqa: F401 - a fixture
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.gui.scores.view import ScoresView
-
 
 
 def test_the_scores_view_shows_published_rows_that_contradict_the_source(qtbot, workbench, tmp_path):

@@ -4,7 +4,7 @@ Scores view's comparison; export; suggested releases load on click; hierarchies 
 
 import pandas as pd
 import pytest
-from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtCore import Qt
 
 from tklscore.core.numbers import number, percent, score
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
@@ -15,19 +15,14 @@ from tklscore.gui.workbench import Workbench
 
 
 @pytest.fixture
-def view(qtbot):
-    QStandardPaths.setTestModeEnabled(True)
-    workbench = Workbench()
-    workbench.autosave_timer.stop()
+def view(qtbot, workbench):
     view = DesignView(workbench)
     qtbot.addWidget(view)
     view.resize(1400, 900)
     view.show()
     workbench.load_example("thesis")
     qtbot.waitUntil(lambda: view.result is not None and view.designer is not None, timeout=20000)
-    yield view
-    workbench.runner.cancel_all()
-    workbench.runner.wait()
+    return view
 
 
 def core(view, design):
@@ -292,7 +287,6 @@ def test_a_set_slider_value_evaluates_at_once_and_a_drag_waits_to_rest(view, qtb
 
 
 def test_a_result_that_arrives_after_the_view_closed_is_dropped(qtbot):
-    QStandardPaths.setTestModeEnabled(True)
     workbench = Workbench()
     workbench.autosave_timer.stop()
     view = DesignView(workbench)

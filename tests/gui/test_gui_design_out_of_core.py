@@ -5,16 +5,12 @@ same file; suggestions are declined in plain words; a saved design is re-evaluat
 core when the project reopens; the published table is exported by the engine."""
 
 import json
-import os
 import shlex
 import subprocess
 import sys
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pandas as pd
 import pytest
-from PySide6.QtCore import QStandardPaths
 
 from tklscore.core import Roles
 from tklscore.core.engines.design import EngineDesignResult
@@ -30,7 +26,6 @@ HIERARCHIES = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmont
 
 
 def open_view(qtbot, data_dir, share: float):
-    QStandardPaths.setTestModeEnabled(True)
     workbench = Workbench()
     workbench.autosave_timer.stop()
     workbench.memory_share = share

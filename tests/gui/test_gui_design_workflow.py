@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtGui import QGuiApplication
 
 from paths import DATA
-
 from tklscore.core.project import Project
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.hierarchy import load_arx_csv
@@ -25,8 +23,6 @@ from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.roles import Roles
 from tklscore.gui.design.view import DesignView
-from tklscore.gui.main_window import MainWindow
-from tklscore.gui.workbench import Workbench
 
 DATA_ADULT = DATA / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
@@ -65,19 +61,14 @@ def adult_project(tmp_path, data_dir):
 
 
 @pytest.fixture
-def adult_view(qtbot, adult_project):
-    QStandardPaths.setTestModeEnabled(True)
-    workbench = Workbench()
-    workbench.autosave_timer.stop()
+def adult_view(qtbot, workbench, adult_project):
     view = DesignView(workbench)
     qtbot.addWidget(view)
     view.resize(1600, 1000)
     view.show()
     workbench.open_project(str(adult_project), allowed=[str(DATA_ADULT / "adult_subset.csv")])
     ready(qtbot, view)
-    yield view
-    workbench.runner.cancel_all()
-    workbench.runner.wait()
+    return view
 
 
 def test_a_cancelled_search_shows_cancelled_and_the_front_found_so_far(adult_view, qtbot):
@@ -167,21 +158,11 @@ def same_numbers(out: dict, result) -> None:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    win = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    win.resize(1600, 1000)
-    win.show()
-    win.workbench.load_example("thesis")
-    win.show_view("design")
-    ready(qtbot, win.views["design"])
-    yield win
-    win.workbench.runner.cancel_all()
-    win.workbench.runner.wait()
-    win.workbench.undo_stack.setClean()
-    win.workbench._mark(False)     # closed without asking to discard the project
-    win.close()
-    win.deleteLater()
+def window(qtbot, thesis_window):
+    """The thesis example in the main window, at the Design view."""
+    thesis_window.show_view("design")
+    ready(qtbot, thesis_window.views["design"])
+    return thesis_window
 
 
 def chooser_items(win) -> list[str]:

@@ -2,10 +2,6 @@
 DuckDB, and says so (the rule in core.engines.choice; the share a setting): pytest-qt with
 the share set tiny, offscreen."""
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
 from PySide6.QtCore import QSettings
 

@@ -4,10 +4,7 @@ PySide6 6.12.0 returns None from void calls without a new reference; on Python 3
 drains None's reference count until the interpreter aborts ("none_dealloc") after a few
 thousand calls. pyproject.toml excludes it; this test catches any binding that does so."""
 
-import os
 import sys
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def test_void_qt_calls_keep_references_to_none(qapp):

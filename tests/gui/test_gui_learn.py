@@ -1,30 +1,21 @@
 """The Learn view: walk a task (types, actions, anonymise, statistics, check) and the quiz."""
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
 
 from tklscore.core.learn import tasks
 from tklscore.core.numbers import number, percent, score
 from tklscore.gui.learn.view import LearnView
-from tklscore.gui.workbench import Workbench
 
 
 @pytest.fixture
-def view(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    bench = Workbench()
-    widget = LearnView(bench)
+def view(qtbot, workbench):
+    widget = LearnView(workbench)
     qtbot.addWidget(widget)
     widget.resize(1400, 900)
     errors = []
-    bench.failed.connect(errors.append)
+    workbench.failed.connect(errors.append)
     widget.errors = errors
-    yield widget
-    bench.runner.cancel_all()
-    bench.runner.wait()
+    return widget
 
 
 def idle(qtbot, view):

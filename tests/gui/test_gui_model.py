@@ -3,10 +3,6 @@ priorities and weights, the vocabulary browser, labels, elements, drag and drop,
 a column with a class (taxonomy re-extraction, conflicts), problems and undo — driven
 with pytest-qt, offscreen."""
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
@@ -21,7 +17,6 @@ from tklscore.gui.model.tree import (
     WEIGHT_COL,
 )
 from tklscore.gui.model.view import SETTINGS_KEY, ModelView
-from tklscore.gui.workbench import Workbench
 
 DPV = "http://www.w3.org/ns/dpv#"
 
@@ -32,19 +27,8 @@ def settings(tmp_path):
 
 
 @pytest.fixture
-def bench(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    workbench = Workbench()
-    workbench.load_example("thesis")
-    yield workbench
-    workbench.runner.cancel_all()
-    workbench.runner.wait()
-
-
-@pytest.fixture
-def view(qtbot, bench, settings):
-    widget = ModelView(bench, settings=settings)
+def view(qtbot, thesis_workbench, settings):
+    widget = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
     widget.show()
@@ -91,8 +75,8 @@ def test_tree_shows_the_taxonomy_above_the_table_model(view):
     assert view.class_tree.currentIndex().data(Qt.ItemDataRole.FontRole).strikeOut()
 
 
-def test_set_label_through_the_view_and_undo(view, bench):
-    arv = bench.model.find("V.ARV").iri
+def test_set_label_through_the_view_and_undo(view, thesis_workbench):
+    arv = thesis_workbench.model.find("V.ARV").iri
     view.select(arv)
     assert view.set_label_button.isEnabled()
     view.label_combo.setCurrentText("very restricted")
@@ -100,129 +84,130 @@ def test_set_label_through_the_view_and_undo(view, bench):
     expected = round(0.8 * 0.16342 * 1.0, 5)
     assert float(cell(view, "V.ARV", WEIGHT_COL)) == pytest.approx(expected, abs=1e-5)
     assert cell(view, "V.ARV", LABEL_COL) == "very restricted"
-    weights = {(e.attribute, e.value): e.weight for e in bench.weights.entries}
+    weights = {(e.attribute, e.value): e.weight for e in thesis_workbench.weights.entries}
     assert weights[("Medication", "ARV")] == pytest.approx(expected, abs=1e-5)
     assert view.selected_iri() == arv  # the selection survives the rebuild
-    bench.undo_stack.undo()
+    thesis_workbench.undo_stack.undo()
     assert cell(view, "V.ARV", WEIGHT_COL) == "0.10459"
-    assert {(e.attribute, e.value): e.weight for e in bench.weights.entries}[("Medication", "ARV")] == \
+    assert {(e.attribute, e.value): e.weight for e in thesis_workbench.weights.entries}[("Medication", "ARV")] == \
         pytest.approx(0.10459, abs=1e-5)
 
 
-def test_drop_moves_a_value_into_an_element(view, bench):
+def test_drop_moves_a_value_into_an_element(view, thesis_workbench):
     model = view.tree_model
-    hypertension = bench.model.find("V-0.Hypertension").iri
-    viral = bench.model.find("E.Viral").iri
+    hypertension = thesis_workbench.model.find("V-0.Hypertension").iri
+    viral = thesis_workbench.model.find("E.Viral").iri
     mime = model.mimeData([model.index_of(hypertension)])
     target = model.index_of(viral)
     assert model.canDropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, target)
     # a value of another column, or onto a value, is refused
-    medication = model.index_of(bench.model.find("A.Medication").iri)
+    medication = model.index_of(thesis_workbench.model.find("A.Medication").iri)
     assert not model.canDropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, medication)
     assert model.dropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, target)
-    assert bench.model.nodes[hypertension].parent == viral
+    assert thesis_workbench.model.nodes[hypertension].parent == viral
     assert view.tree_model.index_of(hypertension).parent().data() == "Viral"
-    assert bench.undo_stack.undoText().startswith("Move V-0.Hypertension into E.Viral")
-    bench.undo_stack.undo()
-    assert bench.model.nodes[hypertension].parent == bench.model.find("A.Disease").iri
+    assert thesis_workbench.undo_stack.undoText().startswith("Move V-0.Hypertension into E.Viral")
+    thesis_workbench.undo_stack.undo()
+    assert thesis_workbench.model.nodes[hypertension].parent == thesis_workbench.model.find("A.Disease").iri
 
 
-def test_create_and_remove_an_element(view, bench):
-    disease = bench.model.find("A.Disease").iri
+def test_create_and_remove_an_element(view, thesis_workbench):
+    disease = thesis_workbench.model.find("A.Disease").iri
     view.select(disease)
     assert view.new_element_button.isEnabled()
     created = view.new_element("Chronic")
-    assert created is not None and bench.model.nodes[created].label == "E.Chronic"
+    assert created is not None and thesis_workbench.model.nodes[created].label == "E.Chronic"
     assert view.tree_model.index_of(created).parent().data() == "Disease"
     # a new first-level element without a label is a problem to report
     assert any("E.Chronic" in view.problem_list.item(i).text() for i in range(view.problem_list.count()))
-    assert view.move(bench.model.find("V-0.Hypertension").iri, created)
+    assert view.move(thesis_workbench.model.find("V-0.Hypertension").iri, created)
     assert view.set_label("restricted", created)
     assert view.problems_box.isHidden()
     view.select(created)
     assert view.remove_element()
-    assert bench.model.find("V-0.Hypertension").parent == disease
-    assert "E.Chronic" not in {n.label for n in bench.model.nodes.values()}
+    assert thesis_workbench.model.find("V-0.Hypertension").parent == disease
+    assert "E.Chronic" not in {n.label for n in thesis_workbench.model.nodes.values()}
 
 
-def test_bad_edits_are_shown_and_change_nothing(view, bench, qtbot):
-    before = bench.model.state()
+def test_bad_edits_are_shown_and_change_nothing(view, thesis_workbench, qtbot):
+    before = thesis_workbench.model.state()
     errors = []
-    bench.failed.connect(errors.append)
-    assert view.new_element("Viral", bench.model.find("V.ARV").iri) is None
+    thesis_workbench.failed.connect(errors.append)
+    assert view.new_element("Viral", thesis_workbench.model.find("V.ARV").iri) is None
     assert "not under the value" in view.message.text() and errors
     # an edit that fails inside the model (a label the scale lacks)
-    assert not view.set_label("secret", bench.model.find("V.ARV").iri)
+    assert not view.set_label("secret", thesis_workbench.model.find("V.ARV").iri)
     assert "not a label of the scale" in view.message.text()
-    assert bench.model.state() == before and bench.undo_stack.count() == 0
+    assert thesis_workbench.model.state() == before and thesis_workbench.undo_stack.count() == 0
 
 
-def test_problem_shown_when_a_first_level_value_loses_its_label(view, bench):
-    view.select(bench.model.find("V-0.Hypertension").iri)
+def test_problem_shown_when_a_first_level_value_loses_its_label(view, thesis_workbench):
+    view.select(thesis_workbench.model.find("V-0.Hypertension").iri)
     view.label_combo.setCurrentText("none")
     view.set_label_button.click()
     assert not view.problems_box.isHidden()
     texts = [view.problem_list.item(i).text() for i in range(view.problem_list.count())]
     assert texts == ["first-level value V-0.Hypertension of A.Disease has no label"]
-    assert bench.weights is None and "has no label" in bench.weights_problem
-    bench.undo_stack.undo()
+    assert thesis_workbench.weights is None and "has no label" in thesis_workbench.weights_problem
+    thesis_workbench.undo_stack.undo()
     assert view.problems_box.isHidden()
 
 
-def test_dropping_an_attribute_onto_a_class_realigns_and_keeps_untouched_judgements(view, bench):
+def test_dropping_an_attribute_onto_a_class_realigns_and_keeps_untouched_judgements(view, thesis_workbench):
     model = view.tree_model
-    diagnosis = bench.model.find("A.Initial-Diagnosis").iri
-    health = bench.model.find("Health").iri
-    external_judgements = dict(bench.model.judgements[DPV + "External"]["expert 1"])
+    diagnosis = thesis_workbench.model.find("A.Initial-Diagnosis").iri
+    health = thesis_workbench.model.find("Health").iri
+    external_judgements = dict(thesis_workbench.model.judgements[DPV + "External"]["expert 1"])
     mime = model.mimeData([model.index_of(diagnosis)])
     assert model.dropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, model.index_of(health))
-    assert bench.model.nodes[diagnosis].parent == health
-    assert "HealthRecord" not in {n.label for n in bench.model.nodes.values()}
-    assert bench.model.judgements[DPV + "External"]["expert 1"] == external_judgements
-    assert bench.model.judgements[DPV + "MedicalHealth"]["expert 1"] == {(DPV + "Health", DPV + "Prescription"): 3.0}
+    assert thesis_workbench.model.nodes[diagnosis].parent == health
+    assert "HealthRecord" not in {n.label for n in thesis_workbench.model.nodes.values()}
+    assert thesis_workbench.model.judgements[DPV + "External"]["expert 1"] == external_judgements
+    assert thesis_workbench.model.judgements[DPV + "MedicalHealth"]["expert 1"] == {
+        (DPV + "Health", DPV + "Prescription"): 3.0}
     assert view.tree_model.index_of(diagnosis).parent().data() == "Health"
     assert "HealthRecord" in view.pruning_label.text()
     assert cell(view, "PhysicalCharacteristic", PRIORITY_COL) == "0.20000"
     assert cell(view, "V.LT-30", WEIGHT_COL) == "0.08000"
     texts = [view.problem_list.item(i).text() for i in range(view.problem_list.count())]
     assert texts == ["the criteria group under Health (A.Disease, A.Initial-Diagnosis) needs pairwise judgements"]
-    bench.undo_stack.undo()
-    assert bench.model.find("A.Initial-Diagnosis").parent == DPV + "HealthRecord"
+    thesis_workbench.undo_stack.undo()
+    assert thesis_workbench.model.find("A.Initial-Diagnosis").parent == DPV + "HealthRecord"
     assert view.problems_box.isHidden()
 
 
-def test_dropping_a_class_from_the_browser_onto_an_attribute(view, bench):
+def test_dropping_a_class_from_the_browser_onto_an_attribute(view, thesis_workbench):
     view.select_class(DPV + "MedicalHealth")
     source = view.class_tree.currentIndex()
     mime = view.class_filter.mimeData([source])
     assert mime.hasFormat(CLASS_MIME)
-    disease = view.tree_model.index_of(bench.model.find("A.Disease").iri)
+    disease = view.tree_model.index_of(thesis_workbench.model.find("A.Disease").iri)
     assert view.tree_model.dropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, disease)
-    assert bench.model.find("A.Disease").parent == DPV + "MedicalHealth"
-    assert "Health" not in {n.label for n in bench.model.nodes.values()}
+    assert thesis_workbench.model.find("A.Disease").parent == DPV + "MedicalHealth"
+    assert "Health" not in {n.label for n in thesis_workbench.model.nodes.values()}
     # the reverse: the attribute dropped onto a class of the browser
-    mime = view.tree_model.mimeData([view.tree_model.index_of(bench.model.find("A.Disease").iri)])
+    mime = view.tree_model.mimeData([view.tree_model.index_of(thesis_workbench.model.find("A.Disease").iri)])
     view.select_class(DPV + "Health")
     target = view.class_tree.currentIndex()
     assert view.class_filter.dropMimeData(mime, Qt.DropAction.CopyAction, -1, -1, target)
-    assert bench.model.find("A.Disease").parent == DPV + "Health"
-    assert bench.undo_stack.count() == 2
+    assert thesis_workbench.model.find("A.Disease").parent == DPV + "Health"
+    assert thesis_workbench.undo_stack.count() == 2
 
 
-def test_a_conflict_resolved_by_keeping_the_other_parent(view, bench):
+def test_a_conflict_resolved_by_keeping_the_other_parent(view, thesis_workbench):
     combo = view.conflict_list.itemWidget(view.conflict_list.topLevelItem(0), 2)
     assert combo.currentText() == "External"
     index = combo.findText("SpecialCategoryPersonalData")
     combo.setCurrentIndex(index)
     combo.activated.emit(index)
-    assert bench.model.find("MedicalHealth").parent == DPV + "SpecialCategoryPersonalData"
+    assert thesis_workbench.model.find("MedicalHealth").parent == DPV + "SpecialCategoryPersonalData"
     assert view.conflict_list.itemWidget(view.conflict_list.topLevelItem(0), 2).currentText() == \
         "SpecialCategoryPersonalData"
-    bench.undo_stack.undo()
-    assert bench.model.find("MedicalHealth").parent == DPV + "External"
+    thesis_workbench.undo_stack.undo()
+    assert thesis_workbench.model.find("MedicalHealth").parent == DPV + "External"
 
 
-def test_opened_vocabulary_is_remembered(qtbot, bench, settings, tmp_path):
+def test_opened_vocabulary_is_remembered(qtbot, thesis_workbench, settings, tmp_path):
     path = tmp_path / "mini.ttl"
     path.write_text("""@prefix dpv: <http://www.w3.org/ns/dpv#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -236,17 +221,17 @@ dpv:PhysicalCharacteristic rdfs:subClassOf dpv:External .
 dpv:Age rdfs:subClassOf dpv:PhysicalCharacteristic .
 dpv:Diagnosis rdfs:subClassOf dpv:HealthRecord .
 """, encoding="utf-8")
-    view = ModelView(bench, settings=settings)
+    view = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(view)
     assert view.open_vocabulary([str(path)])
     assert settings.value(SETTINGS_KEY, [], list) == [str(path)]
     assert "mini.ttl" in view.vocabulary_label.text() and "9 classes" in view.vocabulary_label.text()
     assert view.conflicts == []  # this vocabulary has no class with two parents
-    again = ModelView(bench, settings=settings)
+    again = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(again)
     assert again.vocabulary_paths == [str(path)] and DPV + "Diagnosis" in again.vocabulary
     assert again.align("Initial Diagnosis", DPV + "Diagnosis")
-    assert bench.model.find("A.Initial-Diagnosis").parent == DPV + "Diagnosis"
+    assert thesis_workbench.model.find("A.Initial-Diagnosis").parent == DPV + "Diagnosis"
     assert not view.open_vocabulary([str(tmp_path / "missing.ttl")])
     assert view.message.isVisible() or view.message.text()
     again.use_builtin_vocabulary()
@@ -254,21 +239,21 @@ dpv:Diagnosis rdfs:subClassOf dpv:HealthRecord .
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_a_real_drop_event_on_the_tree(view, bench):
+def test_a_real_drop_event_on_the_tree(view, thesis_workbench):
     from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
     from PySide6.QtWidgets import QApplication
 
     tree = view.tree
-    hypertension = bench.model.find("V-0.Hypertension").iri
-    viral = view.tree_model.index_of(bench.model.find("E.Viral").iri)
+    hypertension = thesis_workbench.model.find("V-0.Hypertension").iri
+    viral = view.tree_model.index_of(thesis_workbench.model.find("E.Viral").iri)
     mime = view.tree_model.mimeData([view.tree_model.index_of(hypertension)])
     tree.scrollTo(viral)
     point = tree.visualRect(viral).center()
     args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     for event in (QDragEnterEvent(point, *args), QDragMoveEvent(point, *args), QDropEvent(point.toPointF(), *args)):
         QApplication.sendEvent(tree.viewport(), event)
-    assert bench.model.nodes[hypertension].parent == bench.model.find("E.Viral").iri
-    assert bench.undo_stack.count() == 1
+    assert thesis_workbench.model.nodes[hypertension].parent == thesis_workbench.model.find("E.Viral").iri
+    assert thesis_workbench.undo_stack.count() == 1
 
 
 def test_tree_names_nodes_readably_and_keeps_label_scores_apart(view):
@@ -299,31 +284,28 @@ def test_tree_names_nodes_readably_and_keeps_label_scores_apart(view):
 
 
 def test_off_screen_the_tree_is_re_read_when_the_view_is_shown(qtbot, tmp_path, settings, monkeypatch):
-    from PySide6.QtCore import QStandardPaths
-
     from tklscore.gui.main_window import MainWindow
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    QStandardPaths.setTestModeEnabled(True)
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     window.workbench.autosave_timer.stop()
     window.resize(1400, 900)
     window.show()
-    bench, view = window.workbench, window.views["model"]
+    thesis_workbench, view = window.workbench, window.views["model"]
     try:
-        bench.load_example("thesis")
+        thesis_workbench.load_example("thesis")
         window.show_view("model")
         assert cell(view, "V-0.HIV", LABEL_COL) == "very restricted"
         window.show_view("ahp")
-        hiv = bench.model.find("V-0.HIV").iri
-        bench.edit_model("label", lambda m: m.set_label(hiv, "low"))
+        hiv = thesis_workbench.model.find("V-0.HIV").iri
+        thesis_workbench.edit_model("label", lambda m: m.set_label(hiv, "low"))
         assert cell(view, "V-0.HIV", LABEL_COL) == "very restricted"   # not re-read off screen
         window.show_view("model")
         assert cell(view, "V-0.HIV", LABEL_COL) == "low"               # re-read when shown
         assert cell(view, "V-0.HIV", LABEL_SCORE_COL) == "0.20"
     finally:
-        bench.runner.cancel_all()
-        bench.runner.wait()
-        bench.undo_stack.setClean()
-        bench._mark(False)  # closing asks nothing
+        thesis_workbench.runner.cancel_all()
+        thesis_workbench.runner.wait()
+        thesis_workbench.undo_stack.setClean()
+        thesis_workbench._mark(False)  # closing asks nothing

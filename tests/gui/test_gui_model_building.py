@@ -7,9 +7,6 @@ changes nothing and everything undoes. pytest-qt, offscreen."""
 from __future__ import annotations
 
 import contextlib
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 from PySide6.QtCore import QSettings, Qt

@@ -4,17 +4,14 @@ the current release and its weights named once; a first-run welcome; the patient
 
 import os
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
+from paths import DATA
 from tklscore import cli
 from tklscore.core.errors import InputError
 from tklscore.gui.main_window import MainWindow
 from tklscore.gui.navigation import EXPERT, GROUPS, LEARN, OFFICER, PATIENT, VIEWS, WELCOME, ViewEntry, ordered
-
-from conftest import DATA
 
 
 def make_window(qtbot, tmp_path, monkeypatch, **kwargs):
@@ -31,11 +28,6 @@ def discard(win):
     win.workbench._mark(False)
     win.workbench.runner.cancel_all()
     win.workbench.runner.wait()
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    return make_window(qtbot, tmp_path, monkeypatch)
 
 
 def scored(qtbot, win):

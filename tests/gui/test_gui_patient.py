@@ -1,9 +1,6 @@
 """The patient view (PIA's Patient Data Visualizer, pia.md §1.3, gui.md §3)."""
 
-import os
 import shutil
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 from PySide6.QtCore import QSettings, Qt

@@ -17,13 +17,10 @@ from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.files.resources import resource_path
 from tklscore.core.tables.loading import Table
 from tklscore.gui.pseudonymization.view import PseudonymizationView, example_tables
-from tklscore.gui.workbench import Workbench
 
 
 @pytest.fixture
-def view(qtbot):
-    workbench = Workbench()
-    workbench.autosave_timer.stop()
+def view(qtbot, workbench):
     view = PseudonymizationView(workbench)
     qtbot.addWidget(view)
     view.resize(1600, 1000)

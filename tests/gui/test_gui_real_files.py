@@ -9,25 +9,14 @@ import pytest
 from PySide6.QtCore import Qt
 
 from paths import DATA
-
 from tklscore.core.project import Project
 from tklscore.core.release.hierarchy import parse_rules
 from tklscore.core.tables.roles import Role
 from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
 from tklscore.gui.release.view import ReleaseView
-from tklscore.gui.workbench import Workbench
 
 ADULT = DATA / "adult" / "adult_uci.csv"
 TIMEOUT = 30_000
-
-
-@pytest.fixture
-def workbench(qtbot):
-    bench = Workbench()
-    yield bench
-    bench.runner.cancel_all()
-    bench.runner.wait(5000)
-    bench._mark(False)
 
 
 @pytest.fixture

@@ -11,17 +11,8 @@ from tklscore.core.examples import TABLE_3_1, TABLE_3_1_COLUMNS, write_thesis_ex
 from tklscore.core.tables.roles import Role, Roles
 from tklscore.core.tables.loading import Table
 from tklscore.gui.release.view import PublishedFileDialog, ReleaseView
-from tklscore.gui.workbench import Workbench
 
 TIMEOUT = 10_000
-
-
-@pytest.fixture
-def workbench(qtbot):
-    bench = Workbench()
-    yield bench
-    bench.runner.cancel_all()
-    bench.runner.wait(5000)
 
 
 @pytest.fixture

@@ -1,10 +1,6 @@
 """The Release view and the workbench for a source scored out of core (the memory share
 set tiny): the source described without loading it, pytest-qt offscreen."""
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pandas as pd
 import pytest
 
@@ -13,12 +9,9 @@ from tklscore.gui.workbench import Workbench
 
 
 @pytest.fixture
-def out_of_core(qtbot):
-    workbench = Workbench()
+def out_of_core(workbench):
     workbench.memory_share = 1e-9  # every source is "larger than" a billionth of memory
-    yield workbench
-    workbench.runner.cancel_all()
-    workbench.runner.wait()
+    return workbench
 
 
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])

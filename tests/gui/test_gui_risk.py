@@ -6,36 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings, QStandardPaths
 
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.numbers import number
 from tklscore.core.risk.measures import measure_release
-from tklscore.gui.main_window import MainWindow
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    QStandardPaths.setTestModeEnabled(True)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings)
-    window.workbench.autosave_timer.stop()
+def window(qtbot, tmp_path, thesis_window):
+    """The thesis example with the weights of Table 4.2 at the Risk view, 1400 × 900."""
+    window = thesis_window
     window.resize(1400, 900)
-    window.show()
-    window.workbench.load_example("thesis")
     files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
-    qtbot.waitUntil(lambda: bool(window.workbench.reports), timeout=15000)
     window.workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
     window.show_view("risk")
     view = window.views["risk"]
     qtbot.waitUntil(lambda: view.measures is not None and view.disclosure is not None
                     and not window.workbench.runner.current, timeout=20000)
-    yield window
-    window.workbench.runner.cancel_all()
-    window.workbench.runner.wait()
-    window.workbench.undo_stack.setClean()
-    window.workbench._mark(False)  # closing asks nothing
-    window.close()
+    return window
 
 
 def cell(table, row, column) -> str:

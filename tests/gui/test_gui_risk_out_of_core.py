@@ -6,15 +6,11 @@ parameter, the riskiest records; the report's risk section too."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtCore import QSettings
 
 from tklscore.core import Roles, load_table
 from tklscore.core.release.selection import ReleaseDefinition
@@ -25,7 +21,6 @@ ROLES = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Medication", "Age", 
 
 
 def open_window(qtbot, tmp_path, data_dir, share: float, name: str) -> MainWindow:
-    QStandardPaths.setTestModeEnabled(True)
     settings = QSettings(str(tmp_path / f"{name}.ini"), QSettings.Format.IniFormat)
     settings.setValue("engines/memory_share", share)
     window = MainWindow(settings=settings)

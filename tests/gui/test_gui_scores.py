@@ -6,7 +6,7 @@ scoring.md oracles); the example's own tkl-Data Model derives slightly different
 import math
 
 import pytest
-from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from tklscore.core.examples import write_thesis_example
@@ -25,10 +25,7 @@ def wait_scores(qtbot, workbench, tkl):
 
 
 @pytest.fixture
-def view(qtbot, tmp_path):
-    QStandardPaths.setTestModeEnabled(True)
-    workbench = Workbench()
-    workbench.autosave_timer.stop()
+def view(qtbot, workbench, tmp_path):
     view = ScoresView(workbench)
     qtbot.addWidget(view)
     view.resize(1200, 900)
@@ -39,8 +36,7 @@ def view(qtbot, tmp_path):
     workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
     wait_scores(qtbot, workbench, 4.98258)
     qtbot.waitUntil(lambda: not view.charts_pending())
-    yield view
-    workbench.runner.cancel_all()
+    return view
 
 
 def test_summary_and_releases(view, qtbot):
@@ -187,7 +183,6 @@ def test_report_shows_judgement_consistency(qtbot):
     from tklscore.core.report import build_report_html
     from tklscore.gui.report import report_input
 
-    QStandardPaths.setTestModeEnabled(True)
     workbench = Workbench()
     workbench.autosave_timer.stop()
     workbench.load_example("thesis")
@@ -293,7 +288,6 @@ def test_charts_off_screen_wait_until_the_view_is_shown(qtbot, tmp_path):
 
     from tklscore.gui.main_window import MainWindow
 
-    QStandardPaths.setTestModeEnabled(True)
     window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(window)
     window.workbench.autosave_timer.stop()

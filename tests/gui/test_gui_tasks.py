@@ -1,9 +1,5 @@
 """The task runner: a result that arrives after the runner's owner has closed is dropped quietly."""
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import shiboken6
 from PySide6.QtCore import QCoreApplication
 

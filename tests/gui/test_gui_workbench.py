@@ -1,10 +1,6 @@
 """The application state (Workbench): example, background scoring, undo/redo, project
 save/reopen, recovery copy, bad input — driven with pytest-qt, offscreen."""
 
-import os
-
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
 import pytest
 
 from tklscore.core.errors import InputError
@@ -12,16 +8,6 @@ from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.scoring.scores import Scorer
 from tklscore.gui.workbench import Workbench
-
-
-@pytest.fixture
-def workbench(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    bench = Workbench()
-    yield bench
-    bench.runner.cancel_all()
-    bench.runner.wait()
 
 
 def wait_scored(qtbot, bench, names=("Scenario 1", "Scenario 2")):
@@ -253,14 +239,13 @@ def test_a_project_saved_while_its_recovery_copy_was_written_leaves_no_copy(qtbo
 
 
 def test_closing_the_window_completes_a_recovery_copy_being_written(qtbot, tmp_path, monkeypatch):
-    from PySide6.QtCore import QSettings, QStandardPaths
+    from PySide6.QtCore import QSettings
 
     from tklscore.core.project import Project
     from tklscore.gui.main_window import MainWindow
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    QStandardPaths.setTestModeEnabled(True)
     window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     workbench = window.workbench
     workbench.autosave_timer.stop()

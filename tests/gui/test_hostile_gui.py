@@ -10,8 +10,6 @@ import shutil
 
 import pytest
 
-from helpers import workbench  # noqa: F401 - a fixture
-from hostile import close_window
 from tklscore.core.errors import InputError
 from tklscore.core.project import Project
 
@@ -43,17 +41,10 @@ def project_file(folder, name="p.tklproj", **changes):
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    from PySide6.QtCore import QSettings
-
-    from tklscore.gui.main_window import MainWindow
-
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    main = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    main.workbench.autosave_timer.stop()
-    main.show()
-    yield main
-    close_window(main, qtbot)
+def window(window):
+    """The main window of gui/conftest.py, shown."""
+    window.show()
+    return window
 
 
 def error_dialogs(window) -> list[str]:

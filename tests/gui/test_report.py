@@ -7,7 +7,7 @@ import re
 
 import pypdf
 import pytest
-from PySide6.QtCore import QSizeF, QStandardPaths
+from PySide6.QtCore import QSizeF
 
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.scoring.meaning import verdict
@@ -25,34 +25,16 @@ from tklscore.core.report import (
 from tklscore.core.report import sections as sections_module
 from tklscore.gui.report import export_report, report_input
 from tklscore.gui.report_pdf import keep_headings_with_content, paginated_document
-from tklscore.gui.workbench import Workbench
-
-
-def _workbench(qtbot) -> Workbench:
-    QStandardPaths.setTestModeEnabled(True)
-    workbench = Workbench()
-    workbench.autosave_timer.stop()
-    workbench.load_example("thesis")
-    qtbot.waitUntil(lambda: len(workbench.reports) == 2 and not workbench.runner.current, timeout=15000)
-    return workbench
 
 
 @pytest.fixture
-def model_workbench(qtbot):
-    workbench = _workbench(qtbot)
-    yield workbench
-    workbench.runner.cancel_all()
-
-
-@pytest.fixture
-def file_workbench(qtbot, tmp_path):
-    workbench = _workbench(qtbot)
+def file_workbench(qtbot, tmp_path, thesis_workbench):
+    workbench = thesis_workbench
     files = {p.name: p for p in write_thesis_example(tmp_path / "example")}
     workbench.use_weights_file(str(files["weights_table_4_2.csv"]))
     qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current
                     and abs(workbench.current_report().scores.tkl - 4.98258) < 5e-6, timeout=15000)
-    yield workbench, files["weights_table_4_2.csv"]
-    workbench.runner.cancel_all()
+    return workbench, files["weights_table_4_2.csv"]
 
 
 def _image_count(page) -> int:
@@ -87,8 +69,8 @@ def test_html_names_its_weights_file_with_sha256_and_judges_each_score(file_work
     assert text.count("<svg xmlns='http://www.w3.org/2000/svg'") == 5 and "<img" not in text
 
 
-def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(model_workbench):
-    data = report_input(model_workbench)
+def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(thesis_workbench):
+    data = report_input(thesis_workbench)
     text = _plain(build_report_html(data))
     assert "Weights derived from the tkl-Data Model" in text and "4.92534" in text
     # the one AHP verdict (core/model/ahp.py) in the consistency table: MedicalHealth CR 0.0088
@@ -109,8 +91,8 @@ def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(model_
     assert "tkl-Data Model as used (Turtle)" in text
 
 
-def test_pdf_keeps_headings_with_their_charts_and_numbers_its_pages(model_workbench, tmp_path):
-    data = report_input(model_workbench)
+def test_pdf_keeps_headings_with_their_charts_and_numbers_its_pages(thesis_workbench, tmp_path):
+    data = report_input(thesis_workbench)
     data.charts = report_charts(data)
     assert set(data.charts) == {CHART_RELEASES, CHART_PER_RECORD, CHART_GROWTH}
     path = export_report(tmp_path / "r.pdf", data)
@@ -153,14 +135,14 @@ def test_a_heading_at_the_foot_of_a_page_moves_to_the_next(qtbot):
     assert keep_headings_with_content(document) == 0  # already done: nothing more to move
 
 
-def test_more_measures_add_their_own_sections(model_workbench, monkeypatch):
+def test_more_measures_add_their_own_sections(thesis_workbench, monkeypatch):
     monkeypatch.setattr(sections_module, "SECTION_BUILDERS", list(sections_module.SECTION_BUILDERS))
 
     def risk(data):
         yield Section("Re-identification risk", f"<p>{data.report.published_rows} records at risk</p>")
 
     add_section_builder(risk, before=sections_module.records_section)
-    text = build_report_html(report_input(model_workbench))
+    text = build_report_html(report_input(thesis_workbench))
     assert "<h2>Re-identification risk</h2><p>4 records at risk</p>" in text
     assert text.index("Re-identification risk") < text.index("Per-record scores (riskiest")
 
@@ -297,7 +279,7 @@ def test_cli_report_html_and_csv_run_without_qt(tmp_path, suffix):
         assert out.read_text().splitlines()[0].endswith("disclosure_risk")
 
 
-def test_release_names_keep_their_room_and_headings_break_only_between_words(model_workbench):
+def test_release_names_keep_their_room_and_headings_break_only_between_words(thesis_workbench):
     """The candidate releases' table on an A4 page: a long release name keeps a column of
     its own (not one word a line beside the numbers), no heading breaks at a hyphen or inside
     its parenthesis, and the table stays within the page (issue 22 §4)."""
@@ -310,9 +292,9 @@ def test_release_names_keep_their_room_and_headings_break_only_between_words(mod
     assert heading("L-Severity") == "L\u2011Severity" and heading("a < b") == "a &lt; b"
     assert "<th width='140'>release</th>" in table(["release", "n"], [["a", "1"]], widths={0: 140})
     long = "Records 0, 1 and 2: the first three patients of the hospital's cardiology ward"
-    model_workbench.add_release(ReleaseDefinition(long, "ids", ids=("0", "1", "2")), make_current=False)
-    model_workbench.rescore()
-    data = report_input(model_workbench)
+    thesis_workbench.add_release(ReleaseDefinition(long, "ids", ids=("0", "1", "2")), make_current=False)
+    thesis_workbench.rescore()
+    data = report_input(thesis_workbench)
     data.reports = {**data.reports, long: data.reports["Scenario 1"]}
     page = QSizeF(680, 1000)
     document = paginated_document(build_report_html(data, inline_images=False), data, page)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import DATA
+from paths import DATA
 from tklscore.core.errors import InputError
 from tklscore.core.pia.preferences import save_preferences
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, trimmed_frame
