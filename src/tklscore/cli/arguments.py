@@ -22,3 +22,54 @@ def x_value(text: str) -> float:
         return parse_x(text)
     except InputError as error:
         raise argparse.ArgumentTypeError(error.message) from None
+
+
+def spark_setting(text: str) -> tuple[str, str]:
+    """``--spark-conf KEY=VALUE`` → (key, value), a key shaped like Spark's
+    (:func:`tklscore.core.engines.spark_engine.parse_spark_setting`)."""
+    from tklscore.core.engines.spark_engine import parse_spark_setting
+
+    try:
+        return parse_spark_setting(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+
+
+def seconds(text: str) -> float:
+    """A positive number of seconds (``--spark-timeout``)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive number of seconds")
+    return value
+
+
+def engine_requested(args) -> bool:
+    """An engine option was given: the command runs in ``--engine`` (and says when that is
+    memory, which takes none of them: :func:`open_engine`)."""
+    return (args.engine != "memory" or bool(args.memory_limit) or args.spark_master is not None
+            or bool(args.spark_conf) or args.spark_timeout is not None)
+
+
+def open_engine(args):
+    """The back-end ``--engine`` names, with its options (``--memory-limit``, ``--spark-*``)."""
+    from tklscore.core.engines import open_backend
+
+    check_engine_options(args)
+    return open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces,
+                        spark_conf=dict(args.spark_conf or ()), spark_timeout=args.spark_timeout)
+
+
+def check_engine_options(args) -> None:
+    """The in-memory engine takes no engine option: an error names those given."""
+    if args.engine == "memory":
+        given = [name for name, value in (("--memory-limit", args.memory_limit), ("--spark-master", args.spark_master),
+                                          ("--spark-conf", args.spark_conf), ("--spark-timeout", args.spark_timeout))
+                 if value]
+        only_spark = " (--spark-* to spark only)" if any(g.startswith("--spark") for g in given) else ""
+        raise InputError(f"the in-memory engine takes no {' or '.join(given)}: engine options apply to --engine duckdb "
+                         f"or spark{only_spark}")

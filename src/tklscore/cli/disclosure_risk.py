@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from tklscore.cli.arguments import engine_requested, open_engine
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 disclosure_risk, load_attribute_parameters)
@@ -40,7 +41,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
+    if engine_requested(args):
         return _run_engine(args)
     table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
     note_spaces(table)
@@ -64,10 +65,6 @@ def _run_engine(args) -> int:
     from pathlib import Path
 
     from tklscore.core.engines.disclosure_risk import disclosure_files
-    from tklscore.core.errors import InputError
-
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
     params = load_attribute_parameters(args.attributes)
     value_weights = load_weights(args.value_weights) if args.value_weights else None
     inputs = [args.table, args.attributes, args.value_weights]
@@ -77,11 +74,11 @@ def _run_engine(args) -> int:
 
         check = check_output_folder if args.engine == "spark" else check_output  # Spark writes a folder
         check(records_path, [i for i in inputs if i])
-    risk = disclosure_files(args.engine, args.table, params, value_weights, id_column=args.id_column,
-                            alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
-                            parameters_name=args.attributes, records_path=records_path,
-                            memory_limit=args.memory_limit, master=args.spark_master, delimiter=args.delimiter,
-                            encoding=args.encoding, keep_spaces=args.keep_spaces)
+    with open_engine(args) as backend:
+        risk = disclosure_files(args.engine, args.table, params, value_weights, id_column=args.id_column,
+                                alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
+                                parameters_name=args.attributes, records_path=records_path,
+                                delimiter=args.delimiter, encoding=args.encoding, backend=backend)
     if records_path:
         if args.format == "json":
             text = json.dumps(risk.summary_dict() | {"records_file": str(records_path)}, indent=2) + "\n"

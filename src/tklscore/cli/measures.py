@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tklscore.cli.arguments import column_list
+from tklscore.cli.arguments import column_list, engine_requested, open_engine
 from tklscore.core.errors import InputError
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk import Measures, measure_table
@@ -49,7 +49,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
+    if engine_requested(args):
         return _run_engine(args)
     table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
     note_spaces(table)
@@ -82,8 +82,6 @@ def _run_engine(args) -> int:
     from tklscore.core.engines.measures import measure_files
     from tklscore.core.tables.roles import Roles
 
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
     named = set(args.qi) | set(args.sa)
     for column in args.identifier_columns:
         if column in named:
@@ -93,13 +91,13 @@ def _run_engine(args) -> int:
         raise InputError("is the --id-column and also a measured column; a column has one role",
                          file=args.table, column=args.id_column)
     roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    measures = measure_files(args.engine, args.table, roles, identifying=args.identifier_columns,
-                             population=args.population, sampling_fraction=args.sampling_fraction,
-                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
-                             exclude_suppressed=args.exclude_suppressed, sample_weight=args.sample_weight,
-                             qi_importance=args.qi_importance, memory_limit=args.memory_limit,
-                             master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding,
-                             keep_spaces=args.keep_spaces)
+    with open_engine(args) as backend:
+        measures = measure_files(args.engine, args.table, roles, identifying=args.identifier_columns,
+                                 population=args.population, sampling_fraction=args.sampling_fraction,
+                                 risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
+                                 exclude_suppressed=args.exclude_suppressed, sample_weight=args.sample_weight,
+                                 qi_importance=args.qi_importance, delimiter=args.delimiter, encoding=args.encoding,
+                                 backend=backend)
     return _write(args, measures)
 
 

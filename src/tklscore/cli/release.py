@@ -9,6 +9,7 @@ import json
 import math
 import sys
 
+from tklscore.cli.arguments import check_engine_options, engine_requested, open_engine
 from tklscore.cli.arguments import column_list as _columns, x_value as _x
 from tklscore.cli.output import add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
@@ -222,10 +223,6 @@ def _setup(args):
     return designer, weights
 
 
-def _engine_chosen(args) -> bool:
-    if args.engine == "memory" and (args.memory_limit or args.spark_master):
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    return args.engine != "memory"
 
 
 def _design(args) -> ReleaseDesign:
@@ -245,7 +242,7 @@ def _inputs(args) -> list:
 
 
 def run_release(args) -> int:
-    if _engine_chosen(args):
+    if engine_requested(args):
         return _run_release_in_engine(args)
     designer, weights = _setup(args)
     design = _design(args)
@@ -272,7 +269,6 @@ def _run_release_in_engine(args) -> int:
     table written by the engine to ``--output`` (never loaded whole)."""
     from pathlib import Path
 
-    from tklscore.core.engines import open_backend
     from tklscore.core.engines.design import EngineDesigner
     from tklscore.core.files.atomic import check_output, check_output_folder
 
@@ -283,7 +279,7 @@ def _run_release_in_engine(args) -> int:
     if args.output:
         spark_folder = args.engine == "spark" and Path(args.output).suffix.lower() in (".parquet", ".pq")
         (check_output_folder if spark_folder else check_output)(args.output, _inputs(args))
-    with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
+    with open_engine(args) as backend:
         designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
         from tklscore.cli.score import note_spaces_in_engine
@@ -317,7 +313,8 @@ def _print_release(args, data: dict) -> int:
 
 
 def run_suggest(args) -> int:
-    if _engine_chosen(args):
+    if engine_requested(args):
+        check_engine_options(args)
         raise InputError(f"suggest evaluates the releases of the lattice of hierarchy levels, each a full pass over "
                          f"the file with --engine {args.engine} (minutes per release on a table larger than memory); "
                          f"run suggest in memory (--engine memory, on a sample that fits), or design the release "

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tklscore.cli.arguments import column_list, x_value
+from tklscore.cli.arguments import column_list, engine_requested, open_engine, seconds, spark_setting, x_value
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.files.atomic import check_output, check_output_folder
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
@@ -43,7 +43,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def add_engine_arguments(group) -> None:
-    """--engine, --memory-limit and --spark-master (score and measures)."""
+    """--engine, --memory-limit, --spark-master, --spark-conf and --spark-timeout (score,
+    measures, disclosure-risk, release)."""
     group.add_argument("--engine", choices=["memory", "duckdb", "spark"], default="memory",
                        help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
                             "Parquet/CSV files, out of core; spark: the same on Spark (pip install "
@@ -54,6 +55,12 @@ def add_engine_arguments(group) -> None:
     group.add_argument("--spark-master", metavar="URL",
                        help="Spark's master (local[N], spark://HOST:7077, yarn; default: local mode, "
                             "or the one spark-submit sets)")
+    group.add_argument("--spark-conf", metavar="KEY=VALUE", type=spark_setting, action="append",
+                       help="a setting for the Spark session (repeatable), e.g. spark.driver.host=10.0.0.2, "
+                            "spark.executor.memory=4g, spark.hadoop.fs.s3a.endpoint=URL")
+    group.add_argument("--spark-timeout", metavar="SECONDS", type=seconds,
+                       help="seconds a cluster has to accept the application and start its first executor "
+                            "(default 60), then an error says what is missing")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser) -> None:
@@ -142,7 +149,7 @@ def release_name(args) -> str:
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
+    if engine_requested(args):
         return _run_engine(args)
     scored = score_release(args)
     measures = None
@@ -186,10 +193,8 @@ def _run_engine(args) -> int:
     receives the per-record results, written by the engine, and the scores are printed."""
     from pathlib import Path
 
-    from tklscore.core.engines import open_backend, score_files
+    from tklscore.core.engines import score_files
 
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
     if args.sheet:
         raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
     if args.strict:
@@ -203,7 +208,7 @@ def _run_engine(args) -> int:
     elif args.output:
         check_output(args.output, inputs)
     weights = load_weights_of(args)[0]
-    with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
+    with open_engine(args) as backend:
         report = score_files(args.engine, args.source, roles, weights, published=args.published, rows=args.rows,
                              filter=args.filter,
                              x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
