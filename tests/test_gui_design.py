@@ -134,8 +134,12 @@ def test_constraints_no_release_meets_are_said_and_the_closest_shown(view, qtbot
     assert not found.met and found.front
     assert "No release meets these constraints" in view.suggest_message.text()
     assert view.front_table.rowCount() == len(found.front)
-    verdict = cell(view.front_table, 0, 7)
+    headers = [view.front_table.horizontalHeaderItem(c).text() for c in range(view.front_table.columnCount())]
+    assert headers[-1] == "levels"       # the long column last, after the verdict
+    verdict = cell(view.front_table, 0, headers.index("meets the constraints?"))
     assert verdict.startswith("no: ") and f"k = {found.front[0].k} < 50" in verdict
+    assert view.front_table.item(0, 0).toolTip() == "levels: " + ", ".join(
+        f"{c}={v}" for c, v in found.front[0].levels.items())
 
 
 def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
@@ -146,6 +150,10 @@ def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
     assert shown["k-anonymity"] == str(m["k"])
     assert shown["journalist risk (highest), against the source"] == f"{m['risk']['journalist']['highest']:.4f}"
     assert shown["t-closeness"] == f"{m['t']:.4f}"
+    assert view.evaluation.figures.suppressed_rows == 0   # an empty tab says so
+    assert [view.suppressed_list.item(i).text() for i in range(view.suppressed_list.count())] == [
+        "No record is suppressed: every published class is as large as the suppression asks, or the "
+        "suppression is off."]
 
 
 def test_designed_releases_are_rescored_when_the_project_is_reopened(view, qtbot, tmp_path):
@@ -250,7 +258,10 @@ def test_each_quasi_identifiers_precision_stands_beside_its_level(view, qtbot):
     view.sliders["City"].setValue(2)
     qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
     table = view.columns
-    shown = {cell(table, r, 0): cell(table, r, 6) for r in range(table.rowCount())}
+    from tklscore.gui.design.columns_panel import LEVEL, PRECISION
+
+    assert PRECISION == LEVEL + 1    # beside its level, in view without scrolling (the screenshots)
+    shown = {cell(table, r, 0): cell(table, r, PRECISION) for r in range(table.rowCount())}
     assert shown["City"] == "0.00" and shown["Job"] == "1.00" and shown["Disease"] == ""
     assert cell(view.utility_table, 0, 1) == f"{view.result.utility.precision:.4f}"
 

@@ -117,6 +117,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
     release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
+    release.add_argument("--design", metavar="DESIGN.json",
+                         help="the whole design and its hierarchies as a design JSON (the Design view's Copy as "
+                              "command writes one); instead of --levels, --suppress-below, --remove, ... and the "
+                              "row selection")
     release.add_argument("--output", metavar="RELEASE.csv|.parquet",
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
@@ -187,7 +191,30 @@ def _hierarchies(args) -> dict:
         add(column, Hierarchy.masking(column))
     for column in (c for group in args.dates for c in group):
         add(column, Hierarchy.dates(column))
+    for column, hierarchy in _design_file(args)[1].items():
+        add(column, hierarchy)
     return found
+
+
+# the arguments a design JSON replaces, with their defaults
+_DESIGN_ARGUMENTS = {"levels": [], "suppress_below": 0, "suppression_limit": 1.0, "remove": [], "microaggregate": [],
+                     "noise": [], "seed": 0, "rows": None, "published": None, "filter": None}
+
+
+def _design_file(args):
+    """``--design FILE``: its design and hierarchies (no design, no hierarchies without it)."""
+    path = getattr(args, "design", None)
+    if not path:
+        return None, {}
+    given = [name for name, default in _DESIGN_ARGUMENTS.items() if getattr(args, name, default) != default]
+    if given:
+        raise InputError(f"--design holds the whole design; drop {', '.join('--' + g.replace('_', '-') for g in given)}",
+                         file=path)
+    from tklscore.core.release.command import read_design
+
+    if not hasattr(args, "_design_read"):
+        args._design_read = read_design(path)
+    return args._design_read
 
 
 def _selection(args):
@@ -226,6 +253,9 @@ def _setup(args):
 
 
 def _design(args) -> ReleaseDesign:
+    design = _design_file(args)[0]
+    if design is not None:
+        return design
     noise = {}
     for column, value in args.noise:
         try:
@@ -238,7 +268,8 @@ def _design(args) -> ReleaseDesign:
 
 
 def _inputs(args) -> list:
-    return [args.source, args.weights, args.model, args.published, *(path for _, path in args.hierarchy)]
+    return [args.source, args.weights, args.model, args.published, getattr(args, "design", None),
+            *(path for _, path in args.hierarchy)]
 
 
 def run_release(args) -> int:
@@ -330,8 +361,7 @@ def run_suggest(args) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(_clean(data), indent=2) + "\n")
         return 0
-    lines = [f"Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest skipped by "
-             f"k-anonymity's monotonicity). {found.message}.", "",
+    lines = [f"{found.searched()} {found.message}.", "",
              f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
     for c in found.front:
         misses = "" if found.met else "  — misses " + "; ".join(c.misses(constraints))

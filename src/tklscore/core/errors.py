@@ -15,6 +15,11 @@ def shorten(value, limit: int = SHOWN_CHARACTERS) -> str:
     return f"{text[:limit]}… ({len(text):,} characters)"
 
 
+class Cancelled(Exception):
+    """Long work stopped because the user cancelled it: not a failure. Raised by a progress
+    callback or a cancellation check; a task that catches it reports "cancelled"."""
+
+
 class InputError(ValueError):
     """Bad input the user can fix. ``str()`` is a complete, actionable message."""
 

@@ -4,6 +4,7 @@ Table 3.1, the published Table 3.6 of Scenario 1, and the weights of Table 4.2."
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +76,18 @@ def thesis_example() -> Example:
                    Weights(TABLE_4_2_WEIGHTS, name="thesis Table 4.2"), THESIS_ROLES)
 
 
+def thesis_hierarchies() -> dict:
+    """:data:`THESIS_HIERARCHIES` by column (column → Hierarchy), as the Design view holds them."""
+    return {h.column: h for h in THESIS_HIERARCHIES}
+
+
+def thesis_source_csv() -> str:
+    """Table 3.1 as CSV text: the built-in example's source, for a command that reads a file."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows([TABLE_3_1_COLUMNS] + TABLE_3_1)
+    return buffer.getvalue()
+
+
 def write_thesis_example(directory: str | Path) -> list[Path]:
     """Write table_3_1.csv, table_3_6.csv (Scenario 1), weights_table_4_2.csv, model.ttl
     (the tkl-Data Model with its AHP judgements), mscore_model.ttl (Figure 3.1: Medication
@@ -133,6 +146,7 @@ def thesis_model(judgements: bool = True):
     example = thesis_example()
     model = TklDataModel.build(taxonomy, example.source, example.roles, alignment, {"Age": THESIS_AGE_BINS},
                                namespace="https://tklscore.org/tables/MED#")
+    model.vocabulary = vocabulary.key
     viral = model.add_element("Disease", "Viral")
     for label in ("V-0.H1N1", "V-0.HIV", "V-0.Flu"):
         model.move(model.find(label).iri, viral)

@@ -46,6 +46,21 @@ class Project:
     x: float = 1.0
     settings: dict = field(default_factory=dict)  # view and chart settings
 
+    def designed_names(self) -> list[str]:
+        """The releases saved from the Design view (``settings["design"]["saved"]``), by name;
+        they follow the defined releases in the Release chooser."""
+        defined = {r.name for r in self.releases}
+        saved = (self.settings.get("design") or {}).get("saved") or []
+        names = (str(d.get("name", "designed release")) for d in saved if isinstance(d, dict))
+        return [n for n in dict.fromkeys(names) if n not in defined]
+
+    def designed(self, name: str | None) -> dict | None:
+        """The saved design of the designed release ``name`` (None: no such designed release)."""
+        if not name or name not in self.designed_names():
+            return None
+        saved = (self.settings.get("design") or {}).get("saved") or []
+        return next(d for d in saved if isinstance(d, dict) and str(d.get("name", "designed release")) == name)
+
     def release(self, name: str) -> ReleaseDefinition:
         for definition in self.releases:
             if definition.name == name:

@@ -112,6 +112,7 @@ class ReportInput:
     written: _dt.datetime = field(default_factory=lambda: _dt.datetime.now().astimezone())
     charts: dict[str, bytes] = field(default_factory=dict)   # CHART_* → PNG
     design: object | None = None  # a designed release (core.release.designer.DesignResult) from the Design view
+    design_recipe: object | None = None   # how to evaluate it again (core.release.command.DesignRecipe)
     inline_images: bool = True   # HTML: charts as data URIs; PDF: by name, as document resources
     risk: RiskLens | None = None  # the release's privacy models, re-identification risk and D(r)
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
@@ -174,6 +175,8 @@ def report_input(workbench) -> ReportInput:
     if (lens is not None and lens.release == name and measured is not None
             and lens.measures.models is measured.models):
         data.risk = lens
+    elif name in project.designed_names():   # a designed release: its rows are transformed, no lens of them
+        pass
     elif measured is not None and data.report is not None and getattr(workbench, "out_of_core", False):
         definition, source, weights = project.release(name), project.source_path, workbench.weights
         options = {k: project.source_options.get(k) for k in ("delimiter", "encoding", "keep_spaces")}

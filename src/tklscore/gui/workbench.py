@@ -54,19 +54,26 @@ SYNC_RESOLVE_ROWS = 200_000
 
 
 class ModelEdit(QUndoCommand):
-    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies."""
+    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies (a new
+    or opened model replaces the one before it, or none, and says where it came from)."""
 
-    def __init__(self, workbench: "Workbench", text: str, before: TklDataModel, after: TklDataModel):
+    def __init__(self, workbench: "Workbench", text: str, before: TklDataModel | None, after: TklDataModel,
+                 origins: tuple[str, str] | None = None):
         super().__init__(text)
         self.workbench = workbench
         self.before = before
         self.after = after
+        self.origins = origins
 
     def redo(self) -> None:
+        if self.origins is not None:
+            self.workbench.model_origin = self.origins[1]
         self.workbench._set_model(self.after.copy())
 
     def undo(self) -> None:
-        self.workbench._set_model(self.before.copy())
+        if self.origins is not None:
+            self.workbench.model_origin = self.origins[0]
+        self.workbench._set_model(self.before.copy() if self.before is not None else None)
 
 
 class Workbench(QObject):
@@ -89,6 +96,7 @@ class Workbench(QObject):
         self.table: Table | None = None
         self.scorer: Scorer | None = None
         self.model: TklDataModel | None = None
+        self.model_origin = ""   # where the model came from, in words (the AHP view says it)
         self.weights: Weights | None = None        # tkl-Score's weights (and every score's, but with score models)
         self.weights_per_score: WeightsPerScore | None = None  # each score's own model
         self.weights_problem: str | None = None
@@ -109,6 +117,9 @@ class Workbench(QObject):
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
         self.source_summary: SourceSummary | None = None  # an out-of-core source: columns, rows, first rows
+        from tklscore.gui.model.follower import ModelFollower
+
+        self.follower = ModelFollower(self)   # the model follows the table (§6); a foreign one is checked
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -122,6 +133,7 @@ class Workbench(QObject):
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
+        self.model_origin = ""
         self.source_summary = None
         self.weights_problem = None
         self.reports, self.measures = {}, {}
@@ -147,6 +159,7 @@ class Workbench(QObject):
                           current_release="Scenario 1",
                           model_turtle=model.to_graph().serialize(format="turtle"))
         self._open(project, None, model)
+        self.model_origin = "the thesis example's model"
 
     def open_project(self, path: str, allowed=()) -> None:
         """Open the project file ``path``. Files it names outside its folder tree are read
@@ -199,6 +212,7 @@ class Workbench(QObject):
         self.project = project
         self.project_path = path
         self.model = model
+        self.model_origin = f"the project {Path(path).name}" if path else "the project"
         if model is None and project.model_turtle:
             self._read_model(project.model_turtle, path)
         else:
@@ -522,7 +536,8 @@ class Workbench(QObject):
     # ------------------------------------------------------------------ releases
 
     def release_names(self) -> list[str]:
-        return [r.name for r in self.project.releases]
+        """The releases of the Release chooser: those defined, then those designed."""
+        return [r.name for r in self.project.releases] + self.project.designed_names()
 
     def _check_release(self, definition: ReleaseDefinition) -> None:
         """Resolve a new definition at once on a small table (so a mistake is refused before
@@ -559,6 +574,11 @@ class Workbench(QObject):
 
     def remove_release(self, name: str) -> None:
         self.project.releases = [r for r in self.project.releases if r.name != name]
+        if name in self.project.designed_names():
+            design = self.project.settings["design"]
+            design["saved"] = [d for d in design.get("saved") or [] if d.get("name") != name]
+            self.designed_reports.pop(name, None)
+            self.measures.pop(name, None)
         self.reports.pop(name, None)
         if self.project.current_release == name:
             self.project.current_release = self.project.releases[0].name if self.project.releases else None
@@ -567,7 +587,8 @@ class Workbench(QObject):
         self.scoresChanged.emit()
 
     def set_current_release(self, name: str) -> None:
-        self.project.release(name)
+        if name not in self.project.designed_names():
+            self.project.release(name)
         self.project.current_release = name
         self.releasesChanged.emit()
         self.scoresChanged.emit()
@@ -577,8 +598,10 @@ class Workbench(QObject):
         return self.reports.get(name) if name else None
 
     def current_release(self) -> Release | None:
+        """The current release's source records (None: none, or a designed release, whose
+        published records are transformed: its scores and measures are in ``reports``/``measures``)."""
         name = self.project.current_release
-        if not name:
+        if not name or name in self.project.designed_names():
             return None
         definition = self.project.release(name)
         return self.resolved.get(definition)
@@ -622,6 +645,14 @@ class Workbench(QObject):
             choices.append(SCORE_MODELS)
         return choices
 
+    def weights_model(self) -> TklDataModel | None:
+        """The tkl-Data Model when it gives the tkl weights: its elements then weigh the
+        generalised values of a designed release (with a weights file, the largest weight of
+        the values a group covers does)."""
+        if self.model is None or (self.weights_use() == FILE and self.project.weights_path):
+            return None
+        return self.model
+
     def weights_use(self) -> str:
         use = self.project.weights_use
         if use in self.weights_choices():
@@ -653,16 +684,47 @@ class Workbench(QObject):
         return file_source(self.project.weights_path or self.weights.name)
 
     def open_model(self, path: str) -> None:
-        self.set_model(TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path)))
+        """Read a tkl-Data Model file off the UI thread; it replaces the current model as one
+        undoable edit (a model built for another table is checked, not refused)."""
+        def read(control: TaskControl) -> TklDataModel:
+            control.progress(10, f"Reading the tkl-Data Model {Path(path).name}")
+            return TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path))
 
-    def edit_model(self, text: str, change) -> None:
-        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing."""
+        def done(model: TklDataModel) -> None:
+            self.replace_model(f"Open model {Path(path).name}", model, f"opened from {path}")
+
+        self.runner.start("Reading the tkl-Data Model", read, done, self._fail)
+
+    def replace_model(self, text: str, model: TklDataModel, origin: str) -> None:
+        """A new or opened model in place of the current one (or of none): one undoable edit."""
+        self._model_pending = None
+        self.follower.changes = None
+        before = self.model.copy() if self.model is not None else None
+        self.undo_stack.push(ModelEdit(self, text, before, model.copy(), (self.model_origin, origin)))
+        self.status.emit(f"{text}: {len(model.columns)} sensitive column(s), {origin}")
+
+    def save_model(self, path: str) -> str:
+        """Write the model as Turtle (atomically); the project keeps its own copy on save."""
+        if self.model is None:
+            raise InputError("there is no tkl-Data Model to save")
+        inputs = [self.project.source_path] if self.project.source_path else []
+        self.model.save(path, inputs=inputs)
+        self.model_origin = f"saved as {path}"
+        self.status.emit(f"Saved the tkl-Data Model as {path}")
+        self.modelChanged.emit()
+        return str(path)
+
+    def edit_model(self, text: str, change, keep=None):
+        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing. With
+        ``keep``, the edit is made only when ``keep(result of change)`` holds. Returns that result."""
         if self.model is None:
             raise InputError("there is no tkl-Data Model to edit")
         before = self.model.copy()
         after = self.model.copy()
-        change(after)
-        self.undo_stack.push(ModelEdit(self, text, before, after))
+        result = change(after)
+        if keep is None or keep(result):
+            self.undo_stack.push(ModelEdit(self, text, before, after))
+        return result
 
     def _set_model(self, model: TklDataModel | None) -> None:
         self.model = model
@@ -716,7 +778,7 @@ class Workbench(QObject):
         definitions = list(self.project.releases)
         resolved = dict(self.resolved)
         measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
-        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.weights_model()
         generation = self._next_generation("scores")
         refused: set[str] = set()
 
@@ -778,7 +840,7 @@ class Workbench(QObject):
         options = dict(self.project.source_options or {})
         delimiter, encoding = options.get("delimiter"), options.get("encoding")
         keep_spaces = bool(options.get("keep_spaces"))
-        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.weights_model()
         generation = self._next_generation("scores")
 
         measured = dict(self._measured_out_of_core)

@@ -28,8 +28,7 @@ import pandas as pd
 from tklscore.core.errors import InputError
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
-from tklscore.core.release.utility import (Utility, ValueCounts, attribute_precision, utility_of_values,
-                                           value_counts)
+from tklscore.core.release.utility import Utility, ValueCounts, attribute_precision, utility_of_values
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
                                                           factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
@@ -313,21 +312,18 @@ def _qi_level_height(transformed: Transformed, column: str) -> tuple[int, int]:
 def release_utility(levels: LevelCache, transformed: Transformed) -> Utility:
     """The utility of a transformed release (``utility.py``) from the levels of its QIs;
     needs no sensitive attribute, so it also serves a release that is not scored."""
-    selected, mask = transformed.selected, transformed.suppressed_mask
-    whole = transformed.design.selection is None  # every source row: the value counts are the column's own
     qi = []
     for column in transformed.roles.qi:
         g = transformed.generalised[column]
         level, height = _qi_level_height(transformed, column)
         column_levels = levels.column(column)
-        if whole:
-            counts = column_levels.value_counts
-            suppressed = np.bincount(column_levels.text.codes[transformed.suppressed], minlength=len(counts))
-            group_of_value = column_levels.value_groups(g.level)[0]
-            qi.append(ValueCounts(column, counts, suppressed, group_of_value, level, height))
-        else:
-            qi.append(value_counts(column, column_levels.text.codes[selected], g.codes[selected], mask, level, height))
-    return utility_of_values(qi, len(selected), len(transformed.suppressed), transformed.published_class_ids)
+        # the selected rows' value counts are kept per selection: a search reuses them at every level
+        counts = levels.selected_value_counts(transformed.design.selection, column)
+        suppressed = np.bincount(column_levels.text.codes[transformed.suppressed], minlength=len(counts))
+        group_of_value = column_levels.value_groups(g.level)[0]
+        qi.append(ValueCounts(column, counts, suppressed, group_of_value, level, height))
+    return utility_of_values(qi, len(transformed.selected), len(transformed.suppressed),
+                             transformed.published_class_ids)
 
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:

@@ -256,13 +256,6 @@ def check_design(source: Table, roles: Roles, design: ReleaseDesign, hierarchies
                              row=source.row_number(row), column=column)
 
 
-def select_rows(source: Table, roles: Roles, design: ReleaseDesign) -> tuple[np.ndarray, list[str]]:
-    if design.selection is None:
-        return np.arange(len(source), dtype=np.int64), []
-    release = resolve_release(design.selection, source, roles)
-    return np.asarray(release.positions, dtype=np.int64), list(release.unlocated)
-
-
 def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> tuple[np.ndarray, int]:
     """Rows (indices into ``classes``) in classes smaller than ``below``, smallest classes
     first, as long as the total stays within ``limit`` × rows; and how many rows in small
@@ -292,13 +285,17 @@ def suppressed_classes(sizes: np.ndarray, below: int, limit: float) -> tuple[np.
 
 
 class LevelCache:
-    """The :class:`ColumnLevels` of a source's columns, built on first use."""
+    """The :class:`ColumnLevels` of a source's columns, built on first use, and the rows
+    each row selection resolves to (resolved once: a search transforms the same selection
+    at thousands of levels)."""
 
     def __init__(self, source: Table, roles: Roles, hierarchies: dict[str, Hierarchy],
                  codes: dict[str, Codes] | None = None):
         self.source, self.roles, self.hierarchies = source, roles, dict(hierarchies)
         self._codes = dict(codes or {})
         self._columns: dict[str, ColumnLevels] = {}
+        self._selections: dict[ReleaseDefinition, tuple[np.ndarray, list[str]]] = {}
+        self._selected_counts: dict[tuple[ReleaseDefinition, str], np.ndarray] = {}
 
     def column(self, name: str) -> ColumnLevels:
         if name not in self._columns:
@@ -306,13 +303,38 @@ class LevelCache:
                                                self._codes.get(name), numeric_order=name in self.roles.continuous)
         return self._columns[name]
 
+    def selected(self, selection: ReleaseDefinition | None) -> tuple[np.ndarray, list[str]]:
+        """The source rows a row selection holds (every row without one) and the records
+        it names that are not in the source."""
+        if selection is None:
+            return np.arange(len(self.source), dtype=np.int64), []
+        if selection not in self._selections:
+            release = resolve_release(selection, self.source, self.roles)
+            positions = np.asarray(release.positions, dtype=np.int64)
+            positions.setflags(write=False)   # shared by every transformation of the selection
+            self._selections = {**self._selections, selection: (positions, list(release.unlocated))}
+        positions, unlocated = self._selections[selection]
+        return positions, list(unlocated)
+
+    def selected_value_counts(self, selection: ReleaseDefinition | None, name: str) -> np.ndarray:
+        """How many of the selected rows hold each distinct value of column ``name``."""
+        column = self.column(name)
+        if selection is None:
+            return column.value_counts
+        key = (selection, name)
+        if key not in self._selected_counts:
+            rows = self.selected(selection)[0]
+            self._selected_counts = {**self._selected_counts, key: np.bincount(
+                column.text.codes[rows], minlength=column.text.cardinality)}
+        return self._selected_counts[key]
+
 
 def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: dict[str, Hierarchy],
               cache: LevelCache | None = None) -> Transformed:
     """The release ``design`` makes of ``source``: rows selected, generalised, suppressed."""
     check_design(source, roles, design, hierarchies)
     cache = cache or LevelCache(source, roles, hierarchies)
-    selected, unlocated = select_rows(source, roles, design)
+    selected, unlocated = cache.selected(design.selection)
     generalised: dict[str, Generalised] = {}
     qi_levels: dict[str, int] = {}
     for column in set(hierarchies) | set(roles.qi) | {c for c, _ in design.levels}:

@@ -15,7 +15,7 @@ def designed_release_section(data: ReportInput) -> Iterable[Section]:
     result = data.design
     if result is None:
         return
-    from tklscore.gui.design.view import privacy_rows
+    from tklscore.core.release.figures import design_figures, privacy_rows
 
     t, design = result.transformed, result.transformed.design
     of = (f"the {len(t.selected):,} records of release '{design.selection.name}'" if design.selection is not None
@@ -52,15 +52,29 @@ def designed_release_section(data: ReportInput) -> Iterable[Section]:
         body += _table(["quasi-identifier", "precision", "non-uniform entropy (bits)"],
                        [[c, fmt(v["precision"], 4), f"{v['non_uniform_entropy']:,.1f}"]
                         for c, v in utility.per_attribute.items()])
-    k = int(result.measures["k"]) if result.measures else 0
     if result.measures:
         body += "<p>Privacy models and risk of the published table (linked against the source):</p>"
         body += _table(["privacy model or risk", "value"],
-                       [list(r) for r in privacy_rows(k, (result.measures["l_distinct"], result.measures["t"]),
-                                                      result.measures)])
+                       [list(r) for r in privacy_rows(design_figures(result), result.measures)])
     if result.notes:
         body += "<p>Notes:</p><ul>" + "".join(f"<li>{_esc(n)}</li>" for n in result.notes) + "</ul>"
+    body += _recipe(data.design_recipe)
     yield Section(f"How '{design.name}' was designed", body)
+
+
+def _recipe(recipe) -> str:
+    """How to evaluate the release again outside the window: the command and its design JSON."""
+    if recipe is None:
+        return ""
+    if isinstance(recipe, str):   # why the command line cannot reproduce it
+        return f"<p>This release cannot be reproduced with the command line: {_esc(recipe)}.</p>"
+    others = [f for f in recipe.written if f != recipe.design_file]
+    files = f"the design JSON below saved as <code>{_esc(recipe.design_file)}</code>" + (
+        f", and {', '.join(f'<code>{_esc(f)}</code>' for f in others)} (the Design view's Copy as command writes "
+        f"them)" if others else "")
+    return (f"<p>To evaluate this release again outside the window, run this command in a folder holding "
+            f"{files}:</p><pre>{_esc(recipe.command)}</pre>"
+            f"<p>The design JSON ({_esc(recipe.design_file)}):</p><pre>{_esc(recipe.design_json)}</pre>")
 
 
 def _after_scores():

@@ -203,6 +203,13 @@ class ReleasesPanel(QGroupBox):
         if not name:
             self.release_info.setText("Choose a release in the list.")
             return
+        if name in workbench.project.designed_names():   # saved from the Design view: transformed rows
+            report = workbench.reports.get(name)
+            scored = (f" {report.published_rows:,} of {report.source_rows:,} source records are published, "
+                      f"transformed; tkl-Score {report.scores.tkl:.5f}.") if report is not None else ""
+            self.release_info.setText(f"<b>{_html(name)}</b>: a release designed in the Design view (open it there "
+                                      f"to change it).{scored}")
+            return
         try:
             definition = workbench.project.release(name)
         except InputError as error:
