@@ -37,6 +37,9 @@ SPARK_HOME = Path(pyspark.__file__).resolve().parent
 ROWS = 2000
 START_TIMEOUT = 300          # seconds for the three JVMs to come up on a loaded machine
 NO_PYTHON = "/nonexistent/python-on-the-workers"
+# tiny tables: few shuffle partitions; compiling whole-stage code and re-planning cost more than they save
+SMALL = {"spark.sql.shuffle.partitions": "2", "spark.sql.codegen.wholeStage": "false",
+         "spark.sql.adaptive.enabled": "false"}
 
 
 @dataclass
@@ -190,7 +193,7 @@ def test_score_on_the_cluster_equals_memory(capsys, cluster, inputs):
     rows = ",".join(str(i) for i in range(0, ROWS, 3))
     argv = ["score", inputs["table"], "--rows", rows, *roles(), "--weights", inputs["weights"], "--measures"]
     engine, memory = both(capsys, argv, cluster, "spark.app.name=tklscore-cluster-score",
-                          "spark.executor.memory=512m", "spark.sql.shuffle.partitions=4")
+                          "spark.executor.memory=512m", *(f"{k}={v}" for k, v in SMALL.items()))
     assert_same(engine, memory)
     assert memory["published_rows"] == len(range(0, ROWS, 3)) and memory["scores"]["tkl"] > 0
     app = application(cluster, "tklscore-cluster-score")       # --spark-conf reached the master
@@ -225,8 +228,7 @@ def session(cluster):
     from tklscore.core.engines.spark_engine import spark_session
 
     active, owned = spark_session(cluster.url, conf={"spark.app.name": "tklscore-cluster-tests",
-                                                     "spark.executor.memory": "512m",
-                                                     "spark.sql.shuffle.partitions": "4"}, timeout=240)
+                                                     "spark.executor.memory": "512m"} | SMALL, timeout=240)
     assert owned
     yield active
     active.stop()
