@@ -71,11 +71,16 @@ def spark_session(master: str | None = None, memory_limit: str | None = None, pa
     (``spark://``) get its first executor, within ``timeout`` seconds (default
     :data:`DEFAULT_TIMEOUT`), or an error names the master and what is missing."""
     SparkSession = require_spark()
+    from pyspark import SparkContext
+
     settings = check_spark_conf(conf or {})
     wait = check_timeout(DEFAULT_TIMEOUT if timeout is None else timeout)
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active, False
+    # a context already running (made in another thread, where it is the active session) is
+    # the one getOrCreate returns: whoever made it stops it
+    running = active is not None or SparkContext._active_spark_context is not None
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ
     if master is not None:
         master = check_master(master)
@@ -109,7 +114,7 @@ def spark_session(master: str | None = None, memory_limit: str | None = None, pa
     else:
         session = _start(builder, master)
     session.sparkContext.setLogLevel("ERROR")
-    return session, active is None
+    return session, not running
 
 
 def _start(builder, master: str | None):
@@ -247,6 +252,7 @@ def _start_on_cluster(builder, options: dict[str, str], master: str, wait: float
     if "error" in started:
         raise _start_error(started["error"], master)
     session = started["session"]
+    session._jvm.SparkSession.setActiveSession(session._jsparkSession)   # active in this thread too
     if _standalone(master) and options.get("spark.dynamicAllocation.enabled", "false") != "true":
         _wait_for_executor(session, master, deadline, wait)
     return session
