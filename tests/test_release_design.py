@@ -4,6 +4,7 @@ of a transformed release, utility, suggested releases, and the bad-input cases."
 import itertools
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from test_properties import scenarios  # noqa: E402
 from tklscore.core import Roles, Scorer, Table, Weights  # noqa: E402
 from tklscore.core.errors import InputError  # noqa: E402
 from tklscore.core.examples import thesis_example  # noqa: E402
+from tklscore.core.numbers import percent, score  # noqa: E402
 from tklscore.core.release.designer import ReleaseDesigner, element_weights  # noqa: E402
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv, parse_arx_csv  # noqa: E402
 from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
@@ -439,10 +441,33 @@ def test_cli_release_json_keys_and_output(capsys, tmp_path):
     assert set(data["scores"]) == {"tkl", "tkl_max", "m_score", "m_score_inf", "l_severity"}
     assert set(data["normalized"]) == {"source", "theoretical_max"}
     assert list(data["utility"]) == ["precision", "discernibility", "average_class_size", "non_uniform_entropy",
-                                     "suppressed_share"]
+                                     "non_uniform_entropy_arx", "suppressed_share"]
     published = pd.read_csv(out_file, dtype=str)
     assert len(published) == data["published_rows"] and "workclass" not in published.columns
     assert published["age"].str.contains("-").all()
+
+
+def test_cli_release_text_agrees_with_its_json_and_names_every_figure(capsys, tmp_path):
+    """The text of `tklscore release` says what its JSON says, by the views' names: the rows
+    suppressed by the design are not published, so the published records hold none."""
+    args = [*adult_args(tmp_path), "--levels", "age=1,education=1", "--suppress-below", "5"]
+    code, text, err = run_cli(capsys, ["release", *args])
+    assert code == 0, err
+    code, out, err = run_cli(capsys, ["release", *args, "--format", "json"])
+    data = json.loads(out)
+    published, suppressed = data["published_rows"], data["suppressed_rows"]
+    assert suppressed > 0 and data["measures"]["suppressed_rows"] == 0 and data["measures"]["rows"] == published
+    assert (f"{published:,} of {published + suppressed:,} records published, {suppressed:,} suppressed "
+            f"(not published)") in text
+    assert f"Privacy models and risk of the {published:,} published records" in text
+    assert "records with every quasi-identifier suppressed" not in text   # none among the published
+    for dotted in ("suppressed_rows", "alpha_k.", "risk.prosecutor", "classes.count", "pycanon.", "non uniform"):
+        assert dotted not in text, dotted
+    assert text.count("k-anonymity") == 1 and re.search(rf"k-anonymity +{data['measures']['k']}\n", text)
+    assert re.search(rf"prosecutor risk \(highest\) +{percent(data['measures']['risk']['prosecutor']['highest'])}", text)
+    assert re.search(rf"suppressed share +{re.escape(percent(data['utility']['suppressed_share']))}", text)
+    assert re.search(rf"tkl-Score +{re.escape(score(data['scores']['tkl']))} ", text)
+    assert "ARX's non-uniform entropy (bits)" in text
 
 
 def test_cli_release_at_level_zero_scores_like_score(capsys, tmp_path):
@@ -637,9 +662,20 @@ def test_utility_from_value_counts_equals_the_row_by_row_figures(s, data):
         g = t.generalised[c]
         value_count = pd.Series(text).map(pd.Series(text).value_counts()).to_numpy(float)
         group_count = pd.Series(g.codes).map(pd.Series(g.codes).value_counts()).to_numpy(float)
+        arx_loss = float(np.log2(group_count / value_count).sum())   # every cell at its level, suppressed too
         group_count[t.suppressed] = n
         expected = float(np.log2(group_count / value_count).sum())
         assert ours.per_attribute[c]["non_uniform_entropy"] == pytest.approx(expected, rel=1e-12, abs=1e-9)
+        # ARX's MetricMDNUNMEntropy: a suppressed cell adds log2(S / suppressed cells of its published group)
+        suppressed_groups = pd.Series(g.codes[t.suppressed])
+        if len(suppressed_groups):
+            arx_loss += float(np.log2(len(suppressed_groups) / suppressed_groups.map(
+                suppressed_groups.value_counts()).to_numpy(float)).sum())
+        assert ours.per_attribute[c]["non_uniform_entropy_arx"] == pytest.approx(arx_loss, rel=1e-12, abs=1e-9)
+    assert ours.non_uniform_entropy_arx == pytest.approx(
+        sum(v["non_uniform_entropy_arx"] for v in ours.per_attribute.values()), rel=1e-12, abs=1e-9)
+    if not len(t.suppressed):
+        assert ours.non_uniform_entropy_arx == pytest.approx(ours.non_uniform_entropy, rel=1e-12, abs=1e-9)
 
 
 def test_a_cancelled_search_returns_the_front_of_what_it_evaluated():
@@ -704,7 +740,9 @@ def test_cli_release_reads_a_design_json_with_the_figures_of_the_same_flags(caps
     code, _, err = run_cli(capsys, ["release", *args, "--design", path])
     assert code == 2 and "column 'age'" in err and "two hierarchies" in err
     bad = tmp_path / "bad.json"
-    for text, fault in (("{", "is not a design JSON: Expecting"), ("[]", "is not a design JSON (an object"),
+    for text, fault in (("{", "is not a valid design JSON (not JSON: Expecting"),
+                        ("[" * 100 + "]" * 100, "is nested deeper than 64 levels of arrays and objects, more than any "
+                                                "design JSON needs"), ("[]", "is not a design JSON (an object"),
                         ('{"format": "tklscore release design", "version": 9, "design": {}}', "version 9"),
                         ('{"format": "tklscore release design", "version": 1, "design": {"levels": {"age": "x"}}}',
                          "cannot be read")):

@@ -10,21 +10,21 @@ import math
 import sys
 
 from tklscore.cli.arguments import check_engine_options, engine_requested, open_engine
-from tklscore.cli.arguments import column_list as _columns, x_value as _x
-from tklscore.cli.output import add_text_input_arguments, note_spaces
+from tklscore.cli.arguments import (column_list as _columns, number as _number, number_or_inf, output_path, seed,
+                                    whole_number, x_value as _x)
+from tklscore.cli.output import add_csv_safe_argument, add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
+from tklscore.core.files.records import csv_safe
 from tklscore.core.files.atomic import atomic_write
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import load_arx_csv
 from tklscore.core.release.suggest import Constraints, suggest
 from tklscore.core.release.transform import ReleaseDesign
+from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.roles import Roles
-
-SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score (x)",
-                "m_score_inf": "M-Score (x=inf)", "l_severity": "L-Severity"}
-
 
 def _pair(text: str) -> tuple[str, str]:
     column, sep, value = text.rpartition("=")
@@ -53,10 +53,7 @@ def _levels(text: str) -> list[tuple[str, int]]:
 
 
 def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is outside [0, 1] (a share of the rows, e.g. 0.05)")
     return value
@@ -107,7 +104,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(release)
     release.add_argument("--levels", metavar="COL=H,COL=H...", type=_levels, action="append", default=[],
                          help="generalisation level of each column with a hierarchy (default 0)")
-    release.add_argument("--suppress-below", metavar="K", type=int, default=0,
+    release.add_argument("--suppress-below", metavar="K", type=whole_number, default=0,
                          help="do not publish rows in classes smaller than K")
     release.add_argument("--suppression-limit", metavar="S", type=_share, default=1.0,
                          help="at most this share of the rows is suppressed (default 1: no limit)")
@@ -116,12 +113,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                          help="publish a numeric column's class mean or median")
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
-    release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
+    release.add_argument("--seed", metavar="N", type=seed, default=0, help="seed of the noise (default 0)")
     release.add_argument("--design", metavar="DESIGN.json",
                          help="the whole design and its hierarchies as a design JSON (the Design view's Copy as "
                               "command writes one); instead of --levels, --suppress-below, --remove, ... and the "
                               "row selection")
-    release.add_argument("--output", metavar="RELEASE.csv|.parquet",
+    add_csv_safe_argument(release, "a CSV --output")
+    release.add_argument("--output", metavar="RELEASE.csv|.parquet", type=output_path,
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
     _engine_arguments(release)
@@ -130,10 +128,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
                                                 "utility loss over the lattice of hierarchy levels")
     _common(found)
-    found.add_argument("--k", type=int, default=1, help="k-anonymity at least K (with suppression)")
-    found.add_argument("--l", type=int, default=1, help="distinct l-diversity at least L")
-    found.add_argument("--t", type=float, default=1.0, help="t-closeness at most T")
-    found.add_argument("--max-tkl", type=float, default=math.inf, help="normalised tkl-Score at most X")
+    found.add_argument("--k", type=whole_number, default=1, help="k-anonymity at least K (with suppression)")
+    found.add_argument("--l", type=whole_number, default=1, help="distinct l-diversity at least L")
+    found.add_argument("--t", type=_number, default=1.0, help="t-closeness at most T")
+    found.add_argument("--max-tkl", type=number_or_inf, default=math.inf, help="normalised tkl-Score at most X")
     found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
                        help="share of rows that may be suppressed to reach k (default 0)")
     _engine_arguments(found)
@@ -148,8 +146,6 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _hierarchies(args) -> dict:
     """The hierarchies the arguments give, one per column."""
-    import json
-
     from tklscore.core.release.hierarchy import Hierarchy
 
     found: dict = {}
@@ -162,14 +158,9 @@ def _hierarchies(args) -> dict:
 
     for column, path in args.hierarchy:
         if path.lower().endswith(".json"):
-            from tklscore.core.errors import existing_file
+            from tklscore.core.files.json_file import read_json
 
-            text = existing_file(path, "hierarchy definition").read_text(encoding="utf-8")
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"is not a JSON hierarchy definition: {error.msg}", file=path,
-                                 row=error.lineno) from None
+            data = read_json(path, "hierarchy definition")
             if not isinstance(data, dict):
                 raise InputError("a hierarchy definition is a JSON object with 'kind' and its levels", file=path)
             add(column, Hierarchy.from_dict({**data, "column": column}))
@@ -273,6 +264,8 @@ def _inputs(args) -> list:
 
 
 def run_release(args) -> int:
+    if args.csv_safe and not (args.output and args.output.lower().endswith(".csv")):
+        raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
     if engine_requested(args):
         return _run_release_in_engine(args)
     designer, weights = _setup(args)
@@ -289,7 +282,8 @@ def run_release(args) -> int:
             export_published(result.transformed, args.output, [i for i in _inputs(args)[1:] if i])
         else:
             buffer = io.StringIO()
-            result.transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
+            published = result.transformed.published_table()
+            (csv_safe(published) if args.csv_safe else published).to_csv(buffer, index=False, lineterminator="\n")
             with atomic_write(args.output, inputs=_inputs(args)) as handle:
                 handle.write(buffer.getvalue())
     return _print_release(args, result.to_json_dict())
@@ -317,7 +311,7 @@ def _run_release_in_engine(args) -> int:
 
         note_spaces_in_engine(backend, args.source)
         if args.output:
-            designer.write_release(design, args.output)
+            designer.write_release(design, args.output, csv_safe=args.csv_safe)
     for note in result.notes:
         print(f"tklscore: warning: {note}", file=sys.stderr)
     return _print_release(args, result.to_json_dict())
@@ -329,18 +323,47 @@ def _print_release(args, data: dict) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(_clean(out), indent=2) + "\n")
         return 0
-    lines = [f"Release of {args.source}: {out['published_rows']} rows published, {out['suppressed_rows']} "
-             f"suppressed; levels " + (", ".join(f"{c}={h}" for c, h in out["levels"].items()) or "none"), "",
-             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
-    for key, label in SCORE_LABELS.items():
-        lines.append(f"{label:<17}{_fixed(out['scores'][key], 5):>12}"
-                     f"{_fixed(out['normalized']['source'][key], 4):>12}"
-                     f"{_fixed(out['normalized']['theoretical_max'][key], 4):>12}")
-    lines += ["", "Utility"] + [f"  {k.replace('_', ' '):<20}{v:.6g}" for k, v in out["utility"].items()]
-    if out["measures"]:
-        lines += ["", "Privacy models and risk"] + [f"  {k:<32}{v}" for k, v in _flat(out["measures"])]
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(release_text(args.source, data, args.x))
     return 0
+
+
+def release_text(source: str, data: dict, x: float) -> str:
+    """A design result (``DesignResult.to_json_dict()``) for people: the rows published and
+    suppressed, the scores, the utility and the privacy models and risk, each by the name
+    the views and the report give it."""
+    from tklscore.cli.score import score_lines
+    from tklscore.core.release.utility import utility_rows
+    from tklscore.core.risk.measures import measure_rows
+
+    published, suppressed = data["published_rows"], data["suppressed_rows"]
+    selected = published + suppressed
+    levels = ", ".join(f"{c}={h}" for c, h in data["levels"].items()) or "none"
+    lines = [f"Release of {source}: {count(published)} of {count(selected)} records published, {count(suppressed)} "
+             f"suppressed (not published); levels {levels}", ""]
+    lines += score_lines(data["scores"], data["normalized"]["source"], data["normalized"]["theoretical_max"], x)
+    utility = _utility_of(data)
+    lines += ["", "Utility (what the release keeps of the data)"]
+    lines += _aligned([(name, value) for name, value, _ in utility_rows(utility)])
+    if data["measures"]:
+        lines += ["", f"Privacy models and risk of the {count(published)} published records (linked against the "
+                      f"source)"]
+        lines += _aligned(measure_rows(data["measures"]))
+    return "\n".join(lines) + "\n"
+
+
+def _aligned(rows: list[tuple[str, str]]) -> list[str]:
+    """Names on the left, values right-aligned in one column."""
+    names = max(len(name) for name, _ in rows) + 2
+    values = max(len(value) for _, value in rows)
+    return [f"  {name:<{names}}{value:>{values}}" for name, value in rows]
+
+
+def _utility_of(data: dict):
+    from tklscore.core.release.utility import Utility
+
+    u = data["utility"]
+    return Utility(u["precision"], u["discernibility"], u["average_class_size"], u["non_uniform_entropy"],
+                   u["suppressed_share"], non_uniform_entropy_arx=u["non_uniform_entropy_arx"])
 
 
 def run_suggest(args) -> int:
@@ -362,30 +385,15 @@ def run_suggest(args) -> int:
         sys.stdout.write(json.dumps(_clean(data), indent=2) + "\n")
         return 0
     lines = [f"{found.searched()} {found.message}.", "",
-             f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
+             f"{'tkl ÷ source':>13}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>9}  levels"]
     for c in found.front:
         misses = "" if found.met else "  — misses " + "; ".join(c.misses(constraints))
-        lines.append(f"{_fixed(c.tkl_normalized, 4):>12}{_fixed(c.utility_loss, 4):>8}{c.k:>8}{c.l:>5}"
-                     f"{_fixed(c.t, 4):>8}{c.suppressed_share:>8.2%}  "
+        lines.append(f"{number(c.tkl_normalized):>13}{number(c.utility_loss):>8}{count(c.k):>8}{count(c.l):>5}"
+                     f"{number(c.t):>8}{percent(c.suppressed_share):>9}  "
                      + ", ".join(f"{k}={v}" for k, v in c.levels.items()) + misses)
+    lines += ["", f"loss: {UTILITY_LOSS_MEANING}"]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
-
-
-def _flat(data: dict, prefix: str = ""):
-    """(dotted name, shown value) of the known figures of nested measures."""
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            yield from _flat(value, name + ".")
-        elif isinstance(value, float):
-            yield name, f"{value:.6g}"
-        elif value is not None and not isinstance(value, list):
-            yield name, str(value)
-
-
-def _fixed(value, digits: int) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
 def _clean(value):

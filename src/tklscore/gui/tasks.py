@@ -12,7 +12,8 @@ from typing import Callable
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from tklscore.core.errors import Cancelled, InputError
+from tklscore.core.errors import Cancelled
+from tklscore.gui.guard import error_text, is_bad_input
 
 __all__ = ["Cancelled", "TaskControl", "TaskRunner"]   # Cancelled: the core's, raised inside a task's function
 
@@ -74,15 +75,10 @@ class Task(QRunnable):
             self.signals.stopped.emit(None)
             self.signals.cancelled.emit()
             return
-        except InputError as error:
-            self.signals.failed.emit(str(error))
-            return
-        except MemoryError:
-            self.signals.failed.emit(f"{self.name}: not enough memory")
-            return
-        except Exception as error:  # a bug: report it specifically, keep the application alive
-            traceback.print_exc()
-            self.signals.failed.emit(f"{self.name} failed unexpectedly: {error.__class__.__name__}: {error}")
+        except Exception as error:  # bad input: its message (gui/guard.py); a bug: said as one, kept alive
+            if not is_bad_input(error):
+                traceback.print_exc()
+            self.signals.failed.emit(error_text(error, self.name))
             return
         if self.control.cancelled:
             self.signals.stopped.emit(result)

@@ -20,7 +20,8 @@ from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from tklscore.core.model.data_model import TklDataModel
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.numbers import score as score_text
 from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.project import Project, check_paths
@@ -220,6 +221,8 @@ class Workbench(QObject):
             self.modelChanged.emit()
         self.releasesChanged.emit()
         self._load_source()
+        if project.notes:  # what opening had to change, e.g. a second release of one name renamed
+            self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
 
     def _read_model(self, turtle: str, path: str | None) -> None:
         """Parse the project's model off the UI thread (Turtle parsing is slow); until it
@@ -752,6 +755,24 @@ class Workbench(QObject):
         if self.weights_problem:
             self.status.emit(self.weights_problem)
 
+    def _refuse_weights(self, error: MissingWeightsError) -> None:
+        """Weights that leave sensitive values without a weight are not in use: the scores
+        they replaced go, the header and the Scores view say so, and the message names the
+        application's remedy (not a command-line flag)."""
+        if error.interval_attributes:
+            names = ", ".join(f"'{a}'" for a in error.interval_attributes)
+            remedy = (f"the weights file gives intervals for {names}: make the column continuous in the Release "
+                      f"view's roles and apply them")
+        else:
+            remedy = ("add them to the weights file and choose it again with Weights file… in the Scores view, "
+                      "or choose the tkl-Data Model under Weights from")
+        self.weights = self.weights_per_score = None
+        self.weights_problem = f"These weights are not used: {error.with_hint(remedy)}"
+        self.reports, self.measures, self.designed_reports = {}, {}, {}
+        self.modelChanged.emit()
+        self.scoresChanged.emit()
+        self._fail(self.weights_problem)
+
     def _score_models(self, tkl: Weights) -> WeightsPerScore:
         if self.project.score_model_paths:
             models = {m.kind: m.to_weights() for m in map(load_weight_model, self.project.score_model_paths)}
@@ -783,6 +804,11 @@ class Workbench(QObject):
         refused: set[str] = set()
 
         def score(control: TaskControl):
+            if per_score is None:
+                try:  # weights that leave sensitive values without a weight score nothing
+                    scorer.record_weights(weights)
+                except MissingWeightsError as error:
+                    return error
             reports, releases, errors, measures = {}, {}, {}, {}
             for i, definition in enumerate(definitions):
                 control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name}")
@@ -812,6 +838,9 @@ class Workbench(QObject):
         def done(result) -> None:
             if generation != self._generation["scores"]:
                 return
+            if isinstance(result, MissingWeightsError):
+                self._refuse_weights(result)
+                return
             previous = self.release_errors
             self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
             self.refused_releases = refused
@@ -821,7 +850,7 @@ class Workbench(QObject):
                     self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
-                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
                                  f"{current.published_rows:,} of {current.source_rows:,} records")
             self.scoresChanged.emit()
 
@@ -897,7 +926,7 @@ class Workbench(QObject):
                     self._fail(f"Release '{name}': {message}")
             current = self.reports.get(self.project.current_release or "")
             if current is not None:
-                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
                                  f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
             self.scoresChanged.emit()
 

@@ -23,7 +23,7 @@ import numpy as np
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
 from tklscore.core.engines.scoring import attribute_t
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_limit
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.risk.measures import Measures
 from tklscore.core.risk.population_uniqueness import population_uniques
@@ -60,10 +60,11 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     report = progress or (lambda _fraction: None)
     if not roles.qi:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
-    if qi_importance and len(roles.qi) > QI_IMPORTANCE_MAX:
-        raise InputError(f"QI importance over {len(roles.qi)} quasi-identifiers would run {2 ** len(roles.qi) - 1:,} "
-                         f"grouped counts in the engine; at most {QI_IMPORTANCE_MAX} quasi-identifiers are allowed "
-                         f"out of core", hint="choose fewer quasi-identifiers for this analysis, or --engine memory")
+    if qi_importance:
+        check_limit(2 ** len(roles.qi) - 1, 2 ** QI_IMPORTANCE_MAX - 1,
+                    what=f"QI importance over {len(roles.qi)} quasi-identifiers", verb="run", unit="grouped counts "
+                    "in the engine", hint=f"at most {QI_IMPORTANCE_MAX} quasi-identifiers are allowed out of core; "
+                                         f"choose fewer for this analysis, or --engine memory")
     _check_numbers(sampling_fraction, risk_threshold)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope")
     markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test

@@ -20,6 +20,7 @@ from tklscore.core.scoring.distinguishing_factors import ordered_emd_from_pairs
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_x, m_score_table,
                                           normalise_by_source, normalise_by_theoretical_max)
 from tklscore.core.scoring.weights import Weights
+from tklscore.core.tables.published import conflict_warning
 from tklscore.core.tables.roles import Roles
 
 RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM published_scored ORDER BY pos")
@@ -61,6 +62,9 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
         raise InputError(f"{len(missing)} published record(s) cannot be located in the source: {shown}",
                          file=published_name, hint="a published table must be a subset of the source table")
     whole, warnings = score_records(backend, plan, roles, weights, missing_weight_zero, n)
+    contradicting = conflict_warning(*backend.conflicts(roles))
+    if contradicting:
+        warnings.append(contradicting)
     if int(whole["w_above"] or 0):
         warnings.append(f"the weights sum above 1 for {int(whole['w_above'])} source record(s) "
                         f"(largest W(r) = {float(whole['w_max']):.5g}); tkl and L use W(r) as it is, M caps it "

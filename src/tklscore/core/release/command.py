@@ -35,11 +35,9 @@ def design_text(design: ReleaseDesign, hierarchies: dict[str, Hierarchy]) -> str
 
 def read_design(path) -> tuple[ReleaseDesign, dict[str, Hierarchy]]:
     """The design and hierarchies of a design JSON, or an error naming the file and the fault."""
-    text = existing_file(path, "design file").read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"is not a design JSON: {error.msg}", file=str(path), row=error.lineno) from None
+    from tklscore.core.files.json_file import read_json
+
+    data = read_json(existing_file(path, "design file"), "design JSON")  # the one JSON reader: encodings, depth
     if not isinstance(data, dict) or data.get("format") != DESIGN_FORMAT or not isinstance(data.get("design"), dict):
         raise InputError(f"is not a design JSON (an object with \"format\": \"{DESIGN_FORMAT}\" and a \"design\"); "
                          f"the Design view's Copy as command writes one", file=str(path))
@@ -53,7 +51,8 @@ def read_design(path) -> tuple[ReleaseDesign, dict[str, Hierarchy]]:
         design = ReleaseDesign.from_dict(data["design"])
         hierarchies = [Hierarchy.from_dict(h) for h in listed]
     except InputError as error:
-        raise InputError(error.message, file=str(path), column=error.column, hint=error.hint) from None
+        raise InputError(f"the design cannot be read: {error.message}", file=str(path), column=error.column,
+                         hint=error.hint) from None
     except (TypeError, ValueError, KeyError) as error:
         raise InputError(f"the design cannot be read: {error}", file=str(path)) from None
     found: dict[str, Hierarchy] = {}

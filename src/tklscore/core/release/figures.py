@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
+from tklscore.core.numbers import count, number, percent
+from tklscore.core.risk.measures import measure_rows
 
 
 @dataclass(frozen=True)
@@ -66,42 +67,11 @@ def design_figures(result, designer=None) -> DesignFigures:
     return DesignFigures(k, int(l), float(closeness), *rows, selection, generalised)
 
 
-def shown(value, digits: int = 4) -> str:
-    """A figure of the privacy panel: ``digits`` decimals, counts with separators, n/a when unknown."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _share(value) -> str:
-    return "n/a" if value is None else f"{value:.1%}"
-
-
 def privacy_rows(figures: DesignFigures, measures: dict | None) -> list[tuple[str, str]]:
-    """The privacy models and risk of the release, named for the officer: the risk lens'
-    figures when it measured the release, else k, l, t and the prosecutor risk 1/k."""
-    if not measures:
-        return [("k-anonymity", f"{figures.k}"), ("distinct l-diversity", f"{figures.l}"),
-                ("t-closeness", f"{figures.t:.4f}"), ("prosecutor risk (highest)", shown(figures.prosecutor_risk))]
-    risk = measures["risk"]
-    threshold = measures.get("risk_threshold", DEFAULT_RISK_THRESHOLD)   # the design measures with the default
-    journalist = risk.get("journalist") or {}
-    classes = measures.get("classes") or {}
-    return [("k-anonymity", shown(measures["k"])),
-            ("(α,k)-anonymity: α", shown(measures["alpha_k"]["alpha"])),
-            ("distinct l-diversity", shown(measures["l_distinct"])),
-            ("entropy l-diversity", shown(measures["l_entropy"], 3)),
-            ("recursive (c,l)-diversity: c", shown(measures["recursive_cl"]["c"])),
-            ("t-closeness", shown(measures["t"])),
-            ("basic β-likeness", shown(measures["beta_basic"])),
-            ("δ-disclosure", shown(measures["delta"])),
-            ("classes", shown(classes.get("count"))),
-            ("prosecutor risk (highest)", shown(risk["prosecutor"]["highest"])),
-            ("prosecutor risk (average)", shown(risk["prosecutor"]["average"])),
-            (f"records at risk (prosecutor risk above {100 * threshold:g} %)",
-             _share(risk["prosecutor"]["records_at_risk"])),
-            ("journalist risk (highest), against the source", shown(journalist.get("highest"))),
-            ("marketer risk", shown(risk.get("marketer"))),
-            ("sample uniques", _share(risk.get("sample_uniques")))]
+    """The privacy models and risk of the release, named for the officer and shown by the one
+    formatter: the risk lens' figures (:func:`tklscore.core.risk.measures.measure_rows`) when
+    it measured the release, else k, l, t and the prosecutor risk 1/k."""
+    if measures:
+        return measure_rows(measures)
+    return [("k-anonymity", count(figures.k)), ("distinct l-diversity", count(figures.l)),
+            ("t-closeness", number(figures.t)), ("prosecutor risk (highest)", percent(figures.prosecutor_risk))]

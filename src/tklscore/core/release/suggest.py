@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tklscore.core.errors import Cancelled, InputError
+from tklscore.core.errors import Cancelled, InputError, check_limit
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_by_class, variational_distance_by_class
@@ -111,6 +111,10 @@ class Suggestions:
         return f"Lattice of {self.lattice_size:,} releases, {self.evaluated:,} evaluated ({SKIPPED})."
 
 
+MAX_LATTICE_NODES = 1 << 20
+"""The most nodes (combinations of levels) a search for suggested releases visits."""
+
+
 def lattice(designer: ReleaseDesigner, base: ReleaseDesign) -> tuple[list[str], list[int]]:
     """The QIs the search generalises (those with a hierarchy, not removed) and their heights."""
     columns = [c for c in designer.roles.qi if c in designer.hierarchies and c not in base.removed]
@@ -132,6 +136,10 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     columns, heights = lattice(designer, base)
     if not columns:
         raise InputError("no quasi-identifier has a hierarchy; give one with --hierarchy COL=FILE")
+    check_limit(math.prod(h + 1 for h in heights), MAX_LATTICE_NODES,
+                what=f"the lattice of generalisation levels of {len(columns)} columns", verb="search",
+                unit="nodes", hint="give fewer columns a hierarchy, or fewer levels, or fix the levels of some "
+                                   "columns and search the others")
     nodes = sorted(itertools.product(*[range(h + 1) for h in heights]), key=lambda n: (-sum(n), n))
     size = len(nodes)
     # l ≥ 1 and t ≤ 1 hold for every published table: l and t are then computed only for

@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_seed
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.codes import Codes, factorize, group_ids
@@ -42,16 +42,40 @@ class ReleaseDesign:
 
     def __init__(self, name="designed release", levels=(), suppress_below=0, suppression_limit=1.0,
                  removed=(), microaggregate=(), noise=(), seed=0, selection=None):
-        def pairs(value):
-            return tuple(sorted((dict(value) if not isinstance(value, dict) else value).items()))
+        def pairs(value, what: str):
+            if isinstance(value, dict):
+                return tuple(sorted(value.items()))
+            try:
+                return tuple(sorted(dict(value).items()))
+            except (TypeError, ValueError):
+                raise InputError(f"the {what} of a design must map each column to its value "
+                                 f"({{column: value}}), not {value!r:.60}") from None
+        def whole(value, what: str) -> int:  # never truncated: a level of 2.7 is refused, not read as 2
+            try:
+                number = float(value) if isinstance(value, str) else value
+                if isinstance(number, bool) or not isinstance(number, (int, float)) or number != int(number):
+                    raise ValueError
+                return int(number)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"the {what} of a design must be a whole number, not {value!r:.60}") from None
+
         object.__setattr__(self, "name", str(name))
-        object.__setattr__(self, "levels", tuple((str(c), int(h)) for c, h in pairs(levels)))
-        object.__setattr__(self, "suppress_below", int(suppress_below or 0))
-        object.__setattr__(self, "suppression_limit", float(suppression_limit))
+        try:
+            object.__setattr__(self, "levels", tuple((str(c), whole(h, f"level of column '{c}'"))
+                                                     for c, h in pairs(levels, "levels")))
+            object.__setattr__(self, "suppress_below", whole(suppress_below or 0, "suppression class size"))
+            object.__setattr__(self, "suppression_limit", float(suppression_limit))
+            object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise, "noise")))
+        except InputError:
+            raise
+        except (TypeError, ValueError, OverflowError) as error:
+            raise InputError(f"a design holds something that is not a number where a number belongs ({error})") \
+                from None
+        if isinstance(removed, (str, bytes)) or not all(isinstance(c, str) for c in removed):
+            raise InputError(f"the removed columns of a design must be a list of column names, not {removed!r:.60}")
         object.__setattr__(self, "removed", frozenset(removed))
-        object.__setattr__(self, "microaggregate", pairs(microaggregate))
-        object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise)))
-        object.__setattr__(self, "seed", int(seed))
+        object.__setattr__(self, "microaggregate", pairs(microaggregate, "microaggregation"))
+        object.__setattr__(self, "seed", check_seed(seed, "noise seed"))
         object.__setattr__(self, "selection", selection)
         if not (0.0 <= self.suppression_limit <= 1.0) or math.isnan(self.suppression_limit):
             raise InputError(f"suppression limit {suppression_limit!r} is outside [0, 1] (a share of the rows)")

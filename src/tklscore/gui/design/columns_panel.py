@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, 
                                QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import number
 from tklscore.core.release.session import DesignState
 from tklscore.core.tables.roles import Roles
 
@@ -206,7 +207,8 @@ class ColumnsPanel(QWidget):
         """Each quasi-identifier's own precision beside its level."""
         for r in range(self.columns.rowCount()):
             values = utility.per_attribute.get(self.columns.item(r, COLUMN).text())
-            self.columns.setItem(r, PRECISION, QTableWidgetItem("" if values is None else f"{values['precision']:.2f}"))
+            shown = "" if values is None else number(values["precision"], 3)
+            self.columns.setItem(r, PRECISION, QTableWidgetItem(shown))
 
     def selected_column(self) -> str | None:
         row = self.columns.currentRow()

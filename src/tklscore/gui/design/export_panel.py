@@ -173,8 +173,7 @@ class ExportPanel(QWidget):
                                                   "HTML report (*.html);;PDF report (*.pdf)")
             if not path:
                 return False
-        from tklscore.gui.design.report_section import designed_release_section  # noqa: F401 (registers it)
-        from tklscore.gui.report import prepare_report, render_charts, report_input
+        from tklscore.gui.report import prepare_report, report_input
 
         name, report = evaluation.design.name, self.report_with_ids(evaluation)
         data = report_input(self.workbench)
@@ -188,7 +187,6 @@ class ExportPanel(QWidget):
         except InputError as error:   # a source the command line cannot read: the report says why
             data.design_recipe = str(error)
         try:
-            data.charts = render_charts(data)
             write = prepare_report(path, data)
         except InputError as error:
             self._fail(str(error))

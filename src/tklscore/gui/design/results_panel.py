@@ -10,17 +10,15 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidget, QTableView, QTableWidget,
                                QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
+from tklscore.core.numbers import count, number, percent, score
 from tklscore.core.release.figures import privacy_rows
 from tklscore.core.release.session import Evaluation
+from tklscore.core.release.utility import UTILITY_MEANINGS, utility_rows
 from tklscore.gui.design.columns_panel import table
 from tklscore.gui.frame_model import FrameModel
 
 SCORE_ROWS = (("tkl", "tkl-Score"), ("tkl_max", "tkl-Score_max"), ("m_score", "M-Score"),
               ("m_score_inf", "M-Score (x=∞)"), ("l_severity", "L-Severity"))
-UTILITY_ROWS = (("precision", "precision", "{:.4f}"), ("discernibility", "discernibility", "{:,.0f}"),
-                ("average_class_size", "average class size / k", "{:.3f}"),
-                ("non_uniform_entropy", "non-uniform entropy (bits)", "{:,.1f}"),
-                ("suppressed_share", "suppressed share", "{:.2%}"))
 GENERALISED = QColor("#fff3c4")
 ERROR = "<span style='color:#b00020'>{}</span>"
 EVALUATING = " Evaluating the new design…"
@@ -61,7 +59,7 @@ class ResultsPanel(QWidget):
         self.engine_note.setStyleSheet("background: #e8f0fe; color: #0b3d66; padding: 6px; border-radius: 4px;")
         self.engine_note.setVisible(False)
         self.scores = table(len(SCORE_ROWS), ["score", "raw", "/ source", "/ max"])
-        self.utility_table = table(len(UTILITY_ROWS), ["utility", "value"])
+        self.utility_table = table(len(UTILITY_MEANINGS), ["utility", "value"])
         # the privacy models and risk in two pairs of columns, the full width of the view
         self.privacy_table = table(4, ["privacy model or risk", "value", "privacy model or risk", "value"])
         for widget in (self.scores, self.utility_table, self.privacy_table):
@@ -129,15 +127,15 @@ class ResultsPanel(QWidget):
         report, utility = result.report, result.utility
         tkl_norm = report.normalized_source.tkl
         self.headline.setText(
-            f"{figures.rows_sentence()} — tkl-Score {report.scores.tkl:.5f} "
-            f"({'n/a' if tkl_norm is None else f'{tkl_norm:.1%}'} of the untransformed source), k = {figures.k}, "
-            f"precision {utility.precision:.1%}")
+            f"{figures.rows_sentence()} — tkl-Score {score(report.scores.tkl)} "
+            f"({percent(tkl_norm)} of the untransformed source), k = {count(figures.k)}, "
+            f"precision {number(utility.precision)}")
         for r, (key, label) in enumerate(SCORE_ROWS):
             values = (report.scores.as_dict()[key], report.normalized_source.as_dict()[key],
                       report.normalized_max.as_dict()[key])
             self.scores.setItem(r, 0, QTableWidgetItem(label))
-            for c, (v, digits) in enumerate(zip(values, (5, 4, 4)), start=1):
-                self.scores.setItem(r, c, QTableWidgetItem("n/a" if v is None else f"{v:.{digits}f}"))
+            for c, (v, shown) in enumerate(zip(values, (score, number, number)), start=1):
+                self.scores.setItem(r, c, QTableWidgetItem(shown(v)))
         rows = privacy_rows(figures, result.measures)
         half = (len(rows) + 1) // 2
         self.privacy_table.setRowCount(half)
@@ -145,10 +143,11 @@ class ResultsPanel(QWidget):
             r, c = (i, 0) if i < half else (i - half, 2)
             self.privacy_table.setItem(r, c, QTableWidgetItem(name))
             self.privacy_table.setItem(r, c + 1, QTableWidgetItem(value))
-        shown = utility.as_dict()
-        for r, (key, label, form) in enumerate(UTILITY_ROWS):
-            self.utility_table.setItem(r, 0, QTableWidgetItem(label))
-            self.utility_table.setItem(r, 1, QTableWidgetItem(form.format(shown[key])))
+        for r, (label, value, meaning) in enumerate(utility_rows(utility)):
+            item = QTableWidgetItem(label)
+            item.setToolTip(meaning)
+            self.utility_table.setItem(r, 0, item)
+            self.utility_table.setItem(r, 1, QTableWidgetItem(value))
         for widget in (self.privacy_table, self.scores, self.utility_table):
             fit_rows(widget)
         self.notes.setText("\n".join(result.notes))

@@ -13,8 +13,11 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.session import SUGGEST_OUT_OF_CORE
 from tklscore.core.release.suggest import Constraints, Suggestions
+from tklscore.core.release.utility import UTILITY_LOSS_MEANING
+from tklscore.gui.charts import PlainAxis
 from tklscore.gui.design.columns_panel import table
 
 MET, MISSED = "#1f77b4", "#d62728"
@@ -67,12 +70,16 @@ class SuggestionsPanel(QObject):
         self.suggest_message.setWordWrap(True)
         self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.suggest_message)
-        self.chart = pg.PlotWidget(background="w")
-        self.chart.setLabel("bottom", "utility loss (1 − precision)")
-        self.chart.setLabel("left", "tkl-Score / source")
+        self.chart = pg.PlotWidget(background="w", axisItems={"left": PlainAxis("left"), "bottom": PlainAxis("bottom")})
+        self.chart.setTitle("Suggested releases: misuseability against lost detail (lower left is better)",
+                            color="k", size="10pt")
+        self.chart.setLabel("bottom", "utility loss = 1 − precision (0: nothing generalised)")
+        self.chart.setLabel("left", "tkl-Score ÷ the source's")
         self.chart.showGrid(x=True, y=True, alpha=0.3)
         for axis in ("left", "bottom"):   # the table's own units, never a ×0.001 scale
             self.chart.getAxis(axis).enableAutoSIPrefix(False)
+            self.chart.getAxis(axis).setTextPen("k")
+        self.chart.getAxis("bottom").setToolTip(UTILITY_LOSS_MEANING)
         self.points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush(MET), pen=pg.mkPen("#0b3d66"))
         self.points.sigClicked.connect(self._point_clicked)
         self.chart.addItem(self.points)
@@ -144,8 +151,8 @@ class SuggestionsPanel(QObject):
         for r, c in enumerate(found.front):
             misses = c.misses(found.constraints) if found.constraints is not None else []
             levels = ", ".join(f"{k}={v}" for k, v in c.levels.items())
-            values = [f"{c.tkl_normalized:.4f}", f"{c.utility_loss:.4f}", f"{c.k:,}", str(c.l), f"{c.t:.4f}",
-                      f"{c.suppressed_share:.2%}", "yes" if not misses else "no: " + "; ".join(misses), levels]
+            values = [number(c.tkl_normalized), number(c.utility_loss), count(c.k), count(c.l), number(c.t),
+                      percent(c.suppressed_share), "yes" if not misses else "no: " + "; ".join(misses), levels]
             for col, value in enumerate(values):
                 item = QTableWidgetItem(value)
                 item.setToolTip(f"levels: {levels}")
