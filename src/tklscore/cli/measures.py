@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from tklscore.cli.arguments import column_list
-from tklscore.core.errors import InputError
+from tklscore.cli.arguments import add_engine_arguments, column_list, source_of
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
-from tklscore.core.risk import Measures, measure_table
-from tklscore.core.risk.measures import describe
+from tklscore.core.risk import Measures
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
+from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import check_identifier_columns, describe
 from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
-from tklscore.core.tables.loading import load_table
+from tklscore.core.tables.roles import Roles
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -42,62 +42,29 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="α-distinction and α-separation of every subset of the QIs")
     add_output_arguments(p)
     add_text_input_arguments(p)
-    from tklscore.cli.score import add_engine_arguments
-
-    add_engine_arguments(p.add_argument_group("engines (tables larger than memory)"))
+    add_engine_arguments(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
-        return _run_engine(args)
-    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding)
-    if args.id_column is not None:
-        table.require_columns([args.id_column])
-        named = set(args.qi) | set(args.sa) | set(args.identifier_columns)
-        if args.id_column in named:
-            raise InputError("is the --id-column and also a measured column; a column has one role",
-                             file=table.name, column=args.id_column)
-    population = (load_table(args.population, delimiter=args.delimiter, encoding=args.encoding)
-                  if args.population else None)
-    measures = measure_table(table, qi=args.qi, sa=args.sa, continuous=args.continuous,
-                             identifier_columns=args.identifier_columns, population=population,
-                             sampling_fraction=args.sampling_fraction, sample_weight=args.sample_weight,
-                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
-                             exclude_suppressed=args.exclude_suppressed, qi_importance=args.qi_importance)
-    return _write(args, measures)
+    def roles() -> Roles:   # once the table is read (a table that cannot be read is said first)
+        check_identifier_columns(args.identifier_columns, args.qi, args.sa, args.table, id_column=args.id_column,
+                                 sample_weight=args.sample_weight)
+        try:
+            return Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+        except InputError as error:
+            raise InputError(error.message, file=error.file or args.table, row=error.row, column=error.column,
+                             hint=error.hint) from None
 
-
-def _write(args, measures: Measures) -> int:
+    source = source_of(args, args.table, roles, delimiter=args.delimiter, encoding=args.encoding)
+    measures = source.measure(identifying=args.identifier_columns, population=args.population,
+                              sampling_fraction=args.sampling_fraction, risk_threshold=args.risk_threshold,
+                              suppressed_marker=args.suppressed_marker, exclude_suppressed=args.exclude_suppressed,
+                              sample_weight=args.sample_weight, qi_importance=args.qi_importance)
     text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
             else render_table(measures, args.table))
     write_output(text, args.output, [args.table, args.population])
     return 0
-
-
-def _run_engine(args) -> int:
-    """The measures with an out-of-core engine: the table's group-bys in DuckDB or Spark."""
-    from tklscore.core.engines.measures import measure_files
-    from tklscore.core.tables.roles import Roles
-
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    named = set(args.qi) | set(args.sa)
-    for column in args.identifier_columns:
-        if column in named:
-            raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
-                             "attribute; a column has one role", file=args.table, column=column)
-    if args.id_column is not None and args.id_column in named | set(args.identifier_columns):
-        raise InputError("is the --id-column and also a measured column; a column has one role",
-                         file=args.table, column=args.id_column)
-    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    measures = measure_files(args.engine, args.table, roles, identifying=args.identifier_columns,
-                             population=args.population, sampling_fraction=args.sampling_fraction,
-                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
-                             exclude_suppressed=args.exclude_suppressed, sample_weight=args.sample_weight,
-                             qi_importance=args.qi_importance, memory_limit=args.memory_limit,
-                             master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding)
-    return _write(args, measures)
 
 
 def _number(value, digits: int = 4) -> str:

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from tklscore.cli.arguments import add_engine_arguments
 from tklscore.cli.score import add_release_arguments, score_release
 from tklscore.core.errors import InputError
 
@@ -29,6 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_release_arguments(report)
     report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", required=True,
                         help="the report file; its extension chooses the format")
+    add_engine_arguments(report)
     report.set_defaults(handler=run)
 
 
@@ -37,7 +39,7 @@ def run(args) -> int:
     if output.suffix.lower() not in SUFFIXES:
         raise InputError(f"a report can be written as .html, .pdf or .csv, not '{output.suffix or output.name}'",
                          file=str(output))
-    scored = score_release(args)
+    scored = score_release(args, lens=True)
     _offscreen_without_display()
     from PySide6.QtWidgets import QApplication
 
@@ -57,14 +59,11 @@ def run(args) -> int:
         files.append(InputFile("weights file", str(Path(args.weights))))
         source = file_source(str(args.weights))
     data = ReportInput(release=name, report=scored.report, reports={name: scored.report}, roles=scored.roles,
-                       source_name=scored.source.name, source_rows=len(scored.source), weights=scored.weights,
+                       source_name=scored.source.name, source_rows=scored.report.source_rows, weights=scored.weights,
                        weights_source=source, model=scored.model, files=files)
-    if scored.roles.qi and len(scored.release.positions):
-        from tklscore.core.risk.lens import risk_lens
-
-        data.risk = risk_lens(scored.source, scored.roles, scored.release.positions, release=name,
-                              ids=scored.report.records["id"].to_numpy(dtype=object), scorer=scored.scorer,
-                              weights=scored.weights)
+    if scored.lens is not None:
+        scored.lens.release = name
+        data.risk = scored.lens
     if output.suffix.lower() != ".csv":
         data.charts = render_charts(data)
     written = export_report(output, data)

@@ -48,7 +48,7 @@ from tklscore.core.files.atomic import atomic_path
 from tklscore.core.files.digest import sha256_of, sha256_of_text
 from tklscore.core.model.data_model import TABLE_PART, TklDataModel
 from tklscore.core.model.node_names import display_name, inherited_label
-from tklscore.core.risk.lens import RiskLens, risk_band_labels, risk_lens, risk_lens_of_files
+from tklscore.core.risk.lens import RiskLens, risk_band_labels
 from tklscore.core.risk.measures import describe
 from tklscore.core.risk.measures import verdict as risk_verdict
 from tklscore.core.scoring.meaning import BANDS_NOTE, MEANINGS, verdict
@@ -169,22 +169,11 @@ def report_input(workbench) -> ReportInput:
     if (lens is not None and lens.release == name and measured is not None
             and lens.measures.models is measured.models):
         data.risk = lens
-    elif measured is not None and data.report is not None and getattr(workbench, "out_of_core", False):
-        definition, source, weights = project.release(name), project.source_path, workbench.weights
-        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding")}
-
-        def measure_out_of_core(progress):
-            return risk_lens_of_files(source, project.roles, definition, release_name=name, measures=measured,
-                                      weights=weights, progress=progress, **options)
-        data.measure_risk = measure_out_of_core
-    elif measured is not None and data.report is not None and workbench.current_release() is not None:
-        release, scorer, weights = workbench.current_release(), workbench.scorer, workbench.weights
-        records = data.report.records
+    elif measured is not None and data.report is not None and getattr(workbench, "source", None) is not None:
+        held, definition, weights = workbench.source, project.release(name), workbench.weights
 
         def measure(progress):
-            ids = records["id"].to_numpy(dtype=object)
-            return risk_lens(table, project.roles, release.positions, ids=ids, release=name, scorer=scorer,
-                             measures=measured, weights=weights, progress=progress)
+            return held.risk_lens(definition, measures=measured, weights=weights, progress=progress)
         data.measure_risk = measure
     return data
 
@@ -592,7 +581,7 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
         def write_csv() -> Path:
             complete_risk(data)
             records = report.records
-            if data.risk is not None and not data.risk.out_of_core and len(data.risk.disclosure.d) == len(records):
+            if data.risk is not None and data.risk.disclosure.has_records and len(data.risk.disclosure.d) == len(records):
                 records = pd.concat([records.reset_index(drop=True), data.risk.per_record()], axis=1)
             return _write_atomic(path, lambda temporary: records.to_csv(temporary, index=False), inputs)
         return write_csv

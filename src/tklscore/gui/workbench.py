@@ -1,5 +1,7 @@
-"""The application state behind every view: the project, the loaded source table, its
-Scorer, the tkl-Data Model with undo/redo, the candidate releases and their scores.
+"""The application state behind every view: the project, its source (a
+:class:`~tklscore.core.source.Source`, loaded or read out of core), the tkl-Data Model with
+undo/redo (:mod:`.weights_state`), the candidate releases and their scores; the recovery
+copies are :mod:`.recovery`'s.
 
 Views read from the Workbench and call its methods; it tells them what changed through
 signals. Long work (loading, distinguishing factors, scoring) runs in a TaskRunner, one
@@ -8,64 +10,30 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-import hashlib
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoStack
 
-from tklscore.core.model.data_model import TklDataModel
-from tklscore.core.errors import InputError
-from tklscore.core.risk.measures import Measures, measure_release
-from tklscore.core.examples import thesis_example, thesis_model
-from tklscore.core.project import Project
-from tklscore.core.tables.published import Release
-from tklscore.core.files.rdf import parse_rdf_file
-from tklscore.core.release.selection import ReleaseDefinition, resolve_release
-from tklscore.core.tables.roles import Roles
-from tklscore.core.scoring.scores import ScoreReport, Scorer, parse_x
 from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, choose_engine
 from tklscore.core.engines.source import SourceSummary
+from tklscore.core.errors import InputError
+from tklscore.core.examples import thesis_example, thesis_model
+from tklscore.core.model.data_model import TklDataModel
+from tklscore.core.project import Project
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.risk.measures import Measures
+from tklscore.core.scoring.scores import ScoreReport, Scorer
+from tklscore.core.source import EngineSource, MemorySource, ProjectScores, Source, score_project
 from tklscore.core.tables.loading import Table, load_table
-from tklscore.core.model.lseverity_model import thesis_lseverity_model
-from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
-from tklscore.core.model.weight_models import LSEVERITY_MODEL, MSCORE_MODEL, load_weight_model
-from tklscore.core.scoring.weights import Weights, WeightsPerScore, load_weights
-from tklscore.core.scoring.weights_source import (
-    FILE,
-    KINDS,
-    MODEL,
-    SCORE_MODELS,
-    WeightsSource,
-    file_source,
-    model_source,
-    score_models_source,
-)
-from tklscore.gui.tasks import SAVE, TaskControl, TaskRunner
-
-AUTOSAVE_MS = 30_000
-SYNC_RESOLVE_ROWS = 200_000
+from tklscore.core.tables.published import Release
+from tklscore.core.tables.roles import Roles
+from tklscore.gui.recovery import AUTOSAVE_MS, Recovery
+from tklscore.gui.tasks import TaskControl, TaskRunner
+from tklscore.gui.weights_state import WeightsState
 
 
-class ModelEdit(QUndoCommand):
-    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies."""
-
-    def __init__(self, workbench: "Workbench", text: str, before: TklDataModel, after: TklDataModel):
-        super().__init__(text)
-        self.workbench = workbench
-        self.before = before
-        self.after = after
-
-    def redo(self) -> None:
-        self.workbench._set_model(self.after.copy())
-
-    def undo(self) -> None:
-        self.workbench._set_model(self.before.copy())
-
-
-class Workbench(QObject):
+class Workbench(WeightsState, Recovery, QObject):
     sourceChanged = Signal()      # a new table, or new roles
     releasesChanged = Signal()    # releases added/removed/renamed, or another one is current
     modelChanged = Signal()       # the tkl-Data Model or the weights changed
@@ -76,29 +44,23 @@ class Workbench(QObject):
     engineChanged = Signal(str)   # the source is scored out of core (the reason), or in memory ("")
 
     def __init__(self, parent: QObject | None = None):
-        super().__init__(parent)
+        QObject.__init__(self, parent)
         self.runner = TaskRunner(self)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.project = Project()
         self.project_path: str | None = None
-        self.table: Table | None = None
-        self.scorer: Scorer | None = None
-        self.model: TklDataModel | None = None
-        self.weights: Weights | None = None        # tkl-Score's weights (and every score's, but with score models)
-        self.weights_per_score: WeightsPerScore | None = None  # each score's own model
-        self.weights_problem: str | None = None
+        self.table: Table | None = None            # a source loaded in memory
+        self.scorer: Scorer | None = None          # its codes and distinguishing factors (with roles)
         self.reports: dict[str, ScoreReport] = {}
         self.measures: dict[str, Measures] = {}  # each release's privacy models and risk (needs QIs)
         self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
-        self._measured: dict = {}  # definition → (scorer, Measures): measures do not depend on weights or x
-        self._measured_out_of_core: dict = {}  # (source, definition, roles) → Measures of an out-of-core source
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
-        self.resolved: dict[ReleaseDefinition, Release] = {}
+        self._source: tuple | None = None   # (what it is of, the Source)
+        self._prepared: Source | None = None  # the source once prepared for its roles (scores follow)
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
-        self._autosaving = False   # a recovery copy is being written
         self._model_pending = None  # the opened project's model being read (a token)
         self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
@@ -121,7 +83,10 @@ class Workbench(QObject):
         self.weights_problem = None
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
-        self.resolved = {}
+        self._source = self._prepared = None
+        if self.engine_choice is not None:
+            self.engine_choice = None
+            self.engineChanged.emit("")
         self.undo_stack.clear()
         self._mark(False)
         self.sourceChanged.emit()
@@ -212,75 +177,8 @@ class Workbench(QObject):
         if self._model_pending is None:  # else the project still holds the Turtle being read
             self.project.model_turtle = self.model.to_graph().serialize(format="turtle") if self.model else None
 
-    def _recovery_path(self) -> Path:
-        folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-                      or Path.home() / ".tklscore")
-        folder.mkdir(parents=True, exist_ok=True)
-        if not self.project_path:
-            return folder / "recovery-untitled.tklproj"
-        # keyed by the full path: two projects with the same file name keep their own copies
-        path = Path(self.project_path).resolve()
-        key = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:12]
-        return folder / f"recovery-{path.stem}-{key}{path.suffix or '.tklproj'}"
-
-    def autosave(self) -> Path | None:
-        """Write a recovery copy of an unsaved project (the real file is only written on save)
-        in the background: the UI thread takes a snapshot of the project and the model, the
-        save lane serialises and writes it atomically. Returns the copy's path (None: nothing
-        to save, or a copy is being written still); a failed write says so in the status bar."""
-        if not self.is_dirty() or self._autosaving:
-            return None
-        path = self._recovery_path()
-        snapshot, model, saved = self._snapshot(), self.model.copy() if self.model else None, self._saves
-
-        pending = self._model_pending is not None  # the snapshot keeps the Turtle being read
-
-        def write(control: TaskControl) -> Path:
-            if not pending:
-                snapshot.model_turtle = model.to_graph().serialize(format="turtle") if model is not None else None
-            try:
-                snapshot.save(path)
-            except OSError as error:
-                raise InputError(f"it cannot be written ({error.strerror or error})", file=str(path)) from None
-            return path
-
-        def done(written: Path) -> None:
-            self._autosaving = False
-            if self._saves != saved and not self.is_dirty():  # saved meanwhile: nothing to recover
-                written.unlink(missing_ok=True)
-
-        def failed(message: str) -> None:
-            self._autosaving = False
-            self.status.emit(f"Could not write the recovery copy: {message}")
-
-        self._autosaving = True
-        self.runner.start("Writing the recovery copy", write, done, failed, lane=SAVE)
-        return path
-
-    def _snapshot(self) -> Project:
-        """The project as it is now, sharing nothing that an edit changes in place."""
-        project = self.project
-        return dataclasses.replace(project, source_options=copy.deepcopy(project.source_options),
-                                   releases=list(project.releases), score_model_paths=list(project.score_model_paths),
-                                   settings=copy.deepcopy(project.settings))
-
-    def saving(self) -> bool:
-        """Whether a recovery copy is being written."""
-        return self._autosaving
-
     def _clean_changed(self, clean: bool) -> None:
         self.dirtyChanged.emit(not clean or self._dirty)
-
-    def recovery_copies(self) -> list[Path]:
-        """Recovery copies left by sessions that ended with unsaved changes, newest first."""
-        folder = self._recovery_path().parent
-        return sorted(folder.glob("recovery-*"), key=lambda p: p.stat().st_mtime, reverse=True)
-
-    def open_recovery(self, path: str | Path) -> None:
-        """Reopen a recovery copy as unsaved work (Save asks where to keep it)."""
-        self._open(Project.load(path), None)
-        Path(path).unlink(missing_ok=True)
-        self._mark(True)
 
     def is_dirty(self) -> bool:
         return self._dirty or not self.undo_stack.isClean()
@@ -298,7 +196,6 @@ class Workbench(QObject):
         self.project.builtin = None
         self.project.source_options = dict(options or {})
         self.project.roles = roles or Roles()
-        self.resolved.clear()
         self._mark(True)
         self._load_source()
 
@@ -312,30 +209,29 @@ class Workbench(QObject):
         path = self.project.source_path
         if self.project.builtin is None and path and Path(path).is_file():
             if choose_engine(path, share).out_of_core != self.out_of_core:
-                self.resolved.clear()
                 self._load_source()
 
     def _load_source(self) -> None:
+        """Open the project's source where the rule says (:mod:`tklscore.core.engines.choice`):
+        loaded on the task runner, or described out of core; then prepare it for its roles."""
         project = self.project
         builtin, path, options = project.builtin, project.source_path, dict(project.source_options)
         if builtin is None and not path:
             return
         generation = self._next_generation("source")
-        choice = None if builtin is not None else choose_engine(path, self.memory_share)
-        if choice is not None and choice.out_of_core:
-            self.table = self.scorer = self.source_summary = None
-            self.engine_choice = choice
-            message = choice.message(Path(path).name)
-            self.status.emit(message)
-            self.engineChanged.emit(message)
-            self.sourceChanged.emit()
-            self._describe_source(generation, path, options)
-            self.rescore()
-            return
         self.source_summary = None
-        if self.engine_choice is not None:
-            self.engine_choice = None
-            self.engineChanged.emit("")
+        choice = None if builtin is not None else choose_engine(path, self.memory_share)
+        choice = choice if choice is not None and choice.engine != "memory" else None   # the one choice of engine
+        if choice != self.engine_choice:
+            self.engine_choice = choice
+            self.engineChanged.emit(choice.message(Path(path).name) if choice is not None else "")
+        if choice is not None:
+            self.table = self.scorer = None
+            self.status.emit(choice.message(Path(path).name))
+            self.sourceChanged.emit()
+            self._describe_source(generation)
+            self._prepare_source()
+            return
 
         def load(control: TaskControl):
             control.progress(5, "Loading the source table")
@@ -355,11 +251,10 @@ class Workbench(QObject):
         def done(table: Table) -> None:
             if generation != self._generation["source"]:
                 return
-            self.scorer = None
             self.table = table
             self.status.emit(f"Loaded {table.name}: {len(table):,} records, {len(table.columns)} columns")
             self.sourceChanged.emit()
-            self._rebuild_scorer()
+            self._prepare_source()
 
         self.runner.start("Loading the source table", load, done, failed)
 
@@ -367,28 +262,51 @@ class Workbench(QObject):
     def out_of_core(self) -> bool:
         """Whether the source is scored out of core (not loaded: ``table`` is None and
         ``source_summary`` describes it once read)."""
-        return self.engine_choice is not None and self.engine_choice.out_of_core
+        return self.engine_choice is not None
 
-    def _describe_source(self, generation: int, path: str, options: dict) -> None:
+    @property
+    def source(self) -> Source | None:
+        """The open source under the project's roles, as the core answers about it — the
+        loaded table, or the file an engine reads (None before either)."""
+        project = self.project
+        if self.engine_choice is not None:
+            key = ("file", project.source_path, repr(project.source_options), project.roles)
+            make = (lambda: EngineSource(project.source_path, project.roles, self.engine_choice.engine,
+                                         project.source_options, reason=self.engine_choice.reason()))
+        elif self.table is not None:
+            key = ("table", id(self.table), project.roles)
+            make = (lambda: MemorySource(self.table, project.roles, options=project.source_options))
+        else:
+            return None
+        if self._source is None or self._source[0] != key:
+            self._source = (key, make())
+        return self._source[1]
+
+    @property
+    def resolved(self) -> dict[ReleaseDefinition, Release]:
+        """The releases the source has located (in memory; an engine locates them as it scores)."""
+        source = self.source
+        return source.releases if source is not None else {}
+
+    def _describe_source(self, generation: int) -> None:
         """Read the out-of-core source's columns, record count and first rows on the task
         runner (``source_summary``, announced by ``sourceChanged``)."""
-        def describe(control: TaskControl) -> SourceSummary:
-            from tklscore.core.engines.source import describe_source
+        source = self.source
+        text = f"Reading the source out of core ({source.engine_name})"
 
-            control.progress(5, "Reading the source out of core")
-            return describe_source(path, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
-                                   progress=lambda f: control.progress(int(5 + 90 * f),
-                                                                       "Reading the source out of core"))
+        def describe(control: TaskControl) -> SourceSummary:
+            control.progress(5, text)
+            return source.describe(progress=lambda f: control.progress(int(5 + 90 * f), text))
 
         def done(summary: SourceSummary) -> None:
             if generation != self._generation["source"]:
                 return
             self.source_summary = summary
             self.status.emit(f"{summary.name}: {summary.rows:,} records, {len(summary.columns)} columns "
-                             f"(out of core, DuckDB)")
+                             f"(out of core, {source.engine_name})")
             self.sourceChanged.emit()
 
-        self.runner.start("Reading the source out of core", describe, done, self._fail)
+        self.runner.start(text, describe, done, self._fail)
 
     @property
     def has_source(self) -> bool:
@@ -411,34 +329,34 @@ class Workbench(QObject):
         elif self.source_summary is not None:
             roles.validate(self.source_summary)
         self.project.roles = roles
-        self.resolved.clear()
         self._mark(True)
         self.sourceChanged.emit()
-        if self.out_of_core:
-            self.rescore()
-            return
-        self._rebuild_scorer()
+        self._prepare_source()
 
-    def _rebuild_scorer(self) -> None:
-        self.scorer = None
-        self.reports, self.measures = {}, {}
+    def _prepare_source(self) -> None:
+        """Prepare the source for its roles on the task runner (in memory: its codes and
+        distinguishing factors, ``scorer``), then score every release."""
+        self.scorer, self._prepared = None, None
+        self.reports, self.measures, self.release_errors = {}, {}, {}
         self.scoresChanged.emit()
-        if self.table is None or not self.project.roles.sa:
+        source = self.source
+        if source is None:
+            return
+        if not self.project.roles.sa:
             self.status.emit("Choose the quasi-identifiers and sensitive attributes to see scores")
             return
-        table, roles = self.table, self.project.roles
         generation = self._next_generation("scorer")
 
-        def build(control: TaskControl) -> Scorer:
+        def build(control: TaskControl) -> Source:
             control.progress(5, "Computing the distinguishing factors")
-            scorer = Scorer(table, roles)
-            scorer.compute_factors(lambda f: control.progress(int(10 + 90 * f), "Computing the distinguishing factors"))
-            return scorer
+            source.prepare(lambda f: control.progress(int(10 + 90 * f), "Computing the distinguishing factors"))
+            return source
 
-        def done(scorer: Scorer) -> None:
+        def done(prepared: Source) -> None:
             if generation != self._generation["scorer"]:
                 return
-            self.scorer = scorer
+            self._prepared = prepared
+            self.scorer = prepared.scorer
             self.rescore()
 
         self.runner.start("Computing the distinguishing factors", build, done, self._fail)
@@ -449,14 +367,11 @@ class Workbench(QObject):
         return [r.name for r in self.project.releases]
 
     def _check_release(self, definition: ReleaseDefinition) -> None:
-        """Resolve a new definition at once on a small table (so a mistake is refused before
-        it is added); a large table's releases are resolved while scoring, in the background."""
-        if self.table is not None and len(self.table) <= SYNC_RESOLVE_ROWS:
-            self.resolved[definition] = resolve_release(definition, self.table, self.project.roles)
-        elif self.source_summary is not None and definition.kind == "filter":
-            from tklscore.core.engines.filter_sql import check_filter
-
-            check_filter(definition.expression or "", self.source_summary.columns, self.project.roles.continuous)
+        """Check a new definition at once where that is quick (so a mistake is refused before
+        it is added); the others are located while scoring, in the background."""
+        source = self.source
+        if source is not None:
+            source.check_release(definition, self.source_summary)
 
     def add_release(self, definition: ReleaseDefinition, make_current: bool = True) -> None:
         if definition.name in self.release_names():
@@ -505,273 +420,51 @@ class Workbench(QObject):
         definition = self.project.release(name)
         return self.resolved.get(definition)
 
-    # ------------------------------------------------------------------ weights and model
-
-    def set_x(self, x: float) -> None:
-        self.project.x = parse_x(x)
-        self._mark(True)
-        self.rescore()
-
-    def set_model(self, model: TklDataModel | None) -> None:
-        self._model_pending = None
-        self.undo_stack.clear()
-        self._set_model(model)
-        self._mark(True)
-
-    def use_weights_file(self, path: str) -> None:
-        """Score with a weights file (the model, if any, stays in the project to switch back to)."""
-        load_weights(path)
-        self.project.weights_path = str(path)
-        self.set_weights_use(FILE)
-
-    def use_score_models(self, paths: list[str]) -> None:
-        """Score M-Score and L-Severity with their own models (two files, in either order)."""
-        kinds = sorted(load_weight_model(p).kind for p in paths)
-        if kinds != sorted([MSCORE_MODEL, LSEVERITY_MODEL]):
-            raise InputError(f"choose one M-Score model and one L-Severity model (these files hold: "
-                             f"{', '.join(kinds) or 'nothing'})")
-        self.project.score_model_paths = [str(p) for p in paths]
-        self.set_weights_use(SCORE_MODELS)
-
-    def weights_choices(self) -> list[str]:
-        """The sources of weights this project can score with (weights_source.KINDS)."""
-        choices = []
-        if self.model is not None:
-            choices.append(MODEL)
-        if self.project.weights_path:
-            choices.append(FILE)
-        if self.project.score_model_paths or self.project.builtin == "thesis":
-            choices.append(SCORE_MODELS)
-        return choices
-
-    def weights_use(self) -> str:
-        use = self.project.weights_use
-        if use in self.weights_choices():
-            return use
-        return MODEL if self.model is not None else FILE
-
-    def set_weights_use(self, use: str) -> None:
-        if use not in KINDS:
-            raise InputError(f"weights come from {', '.join(KINDS)}, not '{use}'")
-        self.project.weights_use = use
-        self._mark(True)
-        self._refresh_weights()
-        self.modelChanged.emit()
-        self.rescore()
-
-    def weights_source(self) -> WeightsSource | None:
-        """Where the current scores' weights come from (None: no weights yet)."""
-        if self.weights is None:
-            return None
-        use = self.weights_use()
-        if use == SCORE_MODELS:
-            tkl = "the tkl-Data Model" if self.model is not None else f"the weights file {self.project.weights_path}"
-            models = (" and ".join(self.project.score_model_paths) if self.project.score_model_paths
-                      else "the thesis' Figure 3.1 and Table 3.7")
-            return score_models_source(f"tkl-Score from {tkl}; M-Score and L-Severity from {models}")
-        if use == MODEL and self.model is not None:
-            name = Path(self.project_path).name if self.project_path else "of the project"
-            return model_source(self.model, name)
-        return file_source(self.project.weights_path or self.weights.name)
-
-    def open_model(self, path: str) -> None:
-        self.set_model(TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path)))
-
-    def edit_model(self, text: str, change) -> None:
-        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing."""
-        if self.model is None:
-            raise InputError("there is no tkl-Data Model to edit")
-        before = self.model.copy()
-        after = self.model.copy()
-        change(after)
-        self.undo_stack.push(ModelEdit(self, text, before, after))
-
-    def _set_model(self, model: TklDataModel | None) -> None:
-        self.model = model
-        self._refresh_weights()
-        self.modelChanged.emit()
-        self.rescore()
-
-    def _refresh_weights(self) -> None:
-        self.weights, self.weights_per_score, self.weights_problem = None, None, None
-        use = self.weights_use()
-        try:
-            if use == FILE and self.project.weights_path:
-                self.weights = load_weights(self.project.weights_path)
-            elif self.model is not None:
-                self.weights = self.model.to_weights()
-            elif self.project.weights_path:
-                self.weights = load_weights(self.project.weights_path)
-            else:
-                self.weights_problem = "Choose weights: a tkl-Data Model or a weights file"
-            if use == SCORE_MODELS and self.weights is not None:
-                self.weights_per_score = self._score_models(self.weights)
-        except InputError as error:
-            self.weights, self.weights_per_score = None, None
-            self.weights_problem = str(error)
-        if self.weights_problem:
-            self.status.emit(self.weights_problem)
-
-    def _score_models(self, tkl: Weights) -> WeightsPerScore:
-        if self.project.score_model_paths:
-            models = {m.kind: m.to_weights() for m in map(load_weight_model, self.project.score_model_paths)}
-            return WeightsPerScore(tkl, models[MSCORE_MODEL], models[LSEVERITY_MODEL])
-        return WeightsPerScore(tkl, Weights(thesis_mscore_model().weights(), name="thesis Figure 3.1"),
-                               thesis_lseverity_model().to_weights("thesis Table 3.7"))
-
     # ------------------------------------------------------------------ scoring
 
     def rescore(self) -> None:
-        """Score every release in the background with the current weights and x."""
-        if self.out_of_core:
-            self._score_out_of_core()
-            return
-        if self.scorer is None or self.table is None:
-            return
-        if self.weights is None:
+        """Score every release in the background with the current weights and x
+        (:func:`tklscore.core.source.score_project`, in memory or out of core alike)."""
+        source = self.source
+        if source is None or source is not self._prepared:
+            return   # no source yet, or it is being prepared (it rescores when ready)
+        if self.weights is None or not source.can_score():
             self.reports, self.measures = {}, {}
             self.scoresChanged.emit()
             return
-        scorer, weights, x = self.scorer, self.weights, self.project.x
-        per_score = self.weights_per_score
-        table, roles = self.table, self.project.roles
+        weights, per_score, x = self.weights, self.weights_per_score, self.project.x
         definitions = list(self.project.releases)
-        resolved = dict(self.resolved)
-        measured = {d: m for d, (owner, m) in self._measured.items() if owner is scorer}
         design_settings, model = dict(self.project.settings.get("design") or {}), self.model
         generation = self._next_generation("scores")
+        where = f" (out of core, {source.engine_name})" if source.out_of_core else ""
 
-        def score(control: TaskControl):
-            reports, releases, errors, measures = {}, {}, {}, {}
-            for i, definition in enumerate(definitions):
-                control.progress(int(100 * i / max(1, len(definitions))), f"Scoring {definition.name}")
-                try:
-                    release = resolved.get(definition) or resolve_release(definition, table, roles)
-                except InputError as error:  # one bad release must not hide the others' scores
-                    errors[definition.name] = str(error)
-                    continue
-                releases[definition] = release
-                # each score's own model weighs only its own attributes: the others count 0 (warned)
-                reports[definition.name] = (scorer.score(release, weights, x) if per_score is None else
-                                            scorer.score_with_own_weights(release, per_score, x, True))
-                if roles.qi and len(release.positions):
-                    if definition not in measured:
-                        measured[definition] = measure_release(table, roles, release.positions, scorer)
-                    measures[definition.name] = measured[definition]
-            designed = self._designed(table, roles, design_settings, weights, x, scorer, model)
-            errors.update(designed.errors)
-            for name, result in designed.results.items():
-                reports[name] = result.report
-                if result.risk is not None:
-                    measures[name] = result.risk
-            return reports, releases, errors, measures, {n: r.report for n, r in designed.results.items()}
+        def score(control: TaskControl) -> ProjectScores:
+            from tklscore.core.release.designer import element_weights
 
-        def done(result) -> None:
+            elements = element_weights(model) if model is not None and design_settings.get("saved") else None
+            return score_project(source, definitions, weights, x, per_score=per_score,
+                                 design_settings=design_settings, elements=elements, progress=control.progress)
+
+        def done(scores: ProjectScores) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.resolved, self.release_errors, self.measures, self.designed_reports = result
-            self._measured = {d: (scorer, measured[d]) for d in self.resolved if d in measured}
+            self.reports, self.release_errors = scores.reports, scores.errors
+            self.measures, self.designed_reports = scores.measures, scores.designed
             for name, message in self.release_errors.items():
                 self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
-                                 f"{current.published_rows:,} of {current.source_rows:,} records")
+                                 f"{current.published_rows:,} of {current.source_rows:,} records{where}")
             self.scoresChanged.emit()
 
-        self.runner.start("Scoring", score, done, self._fail)
-
-    def _score_out_of_core(self) -> None:
-        """Score the releases of a source too large for memory with the DuckDB engine
-        (releases by ids, by file or by filter); roles that do not fit the source (a
-        continuous column holding text, say) are reported once, by file, row and column."""
-        roles, weights, x = self.project.roles, self.weights, self.project.x
-        self.reports, self.measures = {}, {}
-        if not roles.sa or not roles.qi or weights is None:
-            self.scoresChanged.emit()
-            return
-        source, definitions = self.project.source_path, list(self.project.releases)
-        options = dict(self.project.source_options or {})
-        delimiter, encoding = options.get("delimiter"), options.get("encoding")
-        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
-        generation = self._next_generation("scores")
-
-        measured = dict(self._measured_out_of_core)
-
-        def score(control: TaskControl):
-            from tklscore.core.engines import open_backend, open_release, score_in_engine
-            from tklscore.core.engines.measures import measure_published
-
-            reports, errors, own_measures = {}, {}, {}
-            with open_backend("duckdb") as backend:
-                control.progress(2, "Checking the roles against the source out of core")
-                backend.open_source(source, roles, delimiter, encoding)  # a bad role fails here, once
-                for i, definition in enumerate(definitions):
-                    control.progress(int(5 + 95 * i / max(1, len(definitions))),
-                                     f"Scoring {definition.name} out of core")
-                    try:
-                        if definition.kind == "ids":
-                            name = open_release(backend, roles, rows=list(definition.ids))
-                        elif definition.kind == "file":
-                            name = open_release(backend, roles, published=definition.path,
-                                                delimiter=definition.options.get("delimiter"),
-                                                encoding=definition.options.get("encoding"))
-                        else:
-                            name = open_release(backend, roles, filter=definition.expression or "")
-                        reports[definition.name] = score_in_engine(backend, roles, weights, x, source_name=source,
-                                                                   published_name=name, skip_unlocated=True)
-                        # the measures do not depend on the weights or x: measured once per release and roles
-                        key = (source, definition, roles)
-                        if key not in measured and reports[definition.name].published_rows:
-                            measured[key] = measure_published(backend, roles, definition.name)
-                        if key in measured:
-                            own_measures[definition.name] = measured[key]
-                    except InputError as error:
-                        errors[definition.name] = str(error)
-            # the releases saved from the Design view, re-evaluated out of core as well
-            designed = self._designed_out_of_core(source, options, roles, design_settings, weights, x, model)
-            errors.update(designed.errors)
-            reports.update({name: r.report for name, r in designed.results.items()})
-            measures = own_measures | {name: r.risk for name, r in designed.results.items() if r.risk is not None}
-            return reports, errors, measures, {name: r.report for name, r in designed.results.items()}
-
-        def done(result) -> None:
-            if generation != self._generation["scores"]:
-                return
-            self.reports, self.release_errors, self.measures, self.designed_reports = result
-            self._measured_out_of_core = measured
-            for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
-            current = self.reports.get(self.project.current_release or "")
-            if current is not None:
-                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
-                                 f"{current.published_rows:,} of {current.source_rows:,} records (out of core, DuckDB)")
-            self.scoresChanged.emit()
-
-        def failed(message: str) -> None:  # the source or the roles: every release is left without scores
+        def failed(message: str) -> None:  # the source, roles or weights: every release is left without scores
             if generation == self._generation["scores"]:
                 self.release_errors = {d.name: message for d in definitions}
                 self.scoresChanged.emit()
             self._fail(message)
 
-        self.runner.start("Scoring out of core", score, done, failed)
-
-    @staticmethod
-    def _designed(table, roles, settings, weights, x, scorer, model):
-        """The releases saved from the Design view, re-evaluated (core.release.designer)."""
-        from tklscore.core.release.designer import element_weights, evaluate_saved_designs
-
-        elements = element_weights(model) if model is not None and settings.get("saved") else None
-        return evaluate_saved_designs(table, roles, settings, weights, x, scorer, elements)
-
-    @staticmethod
-    def _designed_out_of_core(source, options, roles, settings, weights, x, model):
-        """:meth:`_designed` for a source evaluated out of core (core.engines.design)."""
-        from tklscore.core.engines.design import evaluate_saved_designs_in_engine
-        from tklscore.core.release.designer import element_weights
-
-        elements = element_weights(model) if model is not None and settings.get("saved") else None
-        return evaluate_saved_designs_in_engine(source, roles, settings, weights, x, elements, options)
+        self.runner.start(f"Scoring{where}", score, done, failed)
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""

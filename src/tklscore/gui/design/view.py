@@ -701,7 +701,7 @@ class DesignView(QWidget):
         self._task = wb.runner.start("Designing the release out of core", work, done, failed, owner=self)
 
     def show_engine_result(self, result, suppressed: list[str]) -> None:
-        """An out-of-core evaluation (``EngineDesignResult``) on screen, as :meth:`show_result`."""
+        """An out-of-core evaluation (a ``DesignResult`` without ``transformed``) on screen, as :meth:`show_result`."""
         self.result = result
         measures = result.measures
         self.privacy = (measures["l_distinct"], measures["t"]) if measures else (0, float("nan"))
@@ -802,7 +802,7 @@ class DesignView(QWidget):
                                                   "CSV (*.csv);;Parquet (*.parquet)")
             if not path:
                 return
-        if not isinstance(self.result, DesignResult):   # out of core: the engine writes it
+        if self.result.transformed is None:   # out of core: the engine writes it
             engine, design = self._engine, self.result.design
             rows = self.result.published_rows
 

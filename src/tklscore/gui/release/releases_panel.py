@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QFrame, 
                                QTableWidgetItem, QVBoxLayout)
 
 from tklscore.core.errors import InputError
-from tklscore.core.release.selection import ReleaseDefinition, resolve_release
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.source import OpenedRelease
 from tklscore.core.tables.loading import is_text_table, sniff_text_file
 from tklscore.core.tables.published import Release
 from tklscore.gui.release.formats import DELIMITERS, TABLE_FILTER
@@ -67,7 +68,7 @@ class ReleasesPanel(QGroupBox):
         self.workbench = workbench
         self.guard = guard
         self.source = source
-        self._fallback: dict = {}  # (definition, table id, roles) -> Release or error text
+        self._fallback: dict = {}  # (definition, source id) -> the release located, or the error text
         layout = QVBoxLayout(self)
         self.releases_table = QTableWidget(0, 5)
         self.releases_table.setHorizontalHeaderLabels(["Name", "Defined by", "Records", "Not located",
@@ -115,24 +116,29 @@ class ReleasesPanel(QGroupBox):
         self.unlocated_box.hide()
         layout.addWidget(self.unlocated_box)
 
-    def _resolved(self, definition: ReleaseDefinition) -> Release | str | None:
-        """The resolved release (or why it cannot be resolved); None while it is being scored.
+    def _resolved(self, definition: ReleaseDefinition) -> Release | OpenedRelease | str | None:
+        """The release's records (how many, and those not located), or why it cannot be
+        located; None while it is being scored.
 
-        The Workbench resolves releases while scoring; without scores (no sensitive attribute,
-        no weights) ids and filters are resolved here, and files once per table and roles."""
+        Scoring locates every release (its report counts them); without scores (no sensitive
+        attribute, no weights) a release is located here when the source does that at once
+        (loaded in memory), once per source and definition."""
         workbench = self.workbench
-        release = workbench.resolved.get(definition)
-        if workbench.out_of_core:
-            return _scored_out_of_core(workbench, definition)
-        if release is not None or workbench.table is None:
-            return release
-        scoring = bool(workbench.project.roles.sa) and workbench.weights is not None
-        if scoring:  # the Workbench resolves it in the background while scoring
-            return None
-        key = (definition, id(workbench.table), workbench.project.roles)
+        if definition.name in workbench.release_errors:
+            return workbench.release_errors[definition.name]
+        located = workbench.resolved.get(definition)
+        if located is not None:
+            return located
+        report = workbench.reports.get(definition.name)
+        if report is not None:
+            return OpenedRelease(definition, definition.name, report.published_rows, list(report.unlocated))
+        source = workbench.source
+        if source is None or (workbench.weights is not None and source.can_score()):
+            return None   # scored (and located) in the background
+        key = (definition, id(source))
         if key not in self._fallback:
             try:
-                self._fallback[key] = resolve_release(definition, workbench.table, workbench.project.roles)
+                self._fallback[key] = source.located(definition)
             except InputError as error:
                 self._fallback[key] = str(error)
         return self._fallback[key]
@@ -147,7 +153,7 @@ class ReleasesPanel(QGroupBox):
         for row, definition in enumerate(project.releases):
             resolved = self._resolved(definition)
             report = workbench.reports.get(definition.name)
-            if isinstance(resolved, (Release, EngineCounts)):
+            if isinstance(resolved, (Release, OpenedRelease)):
                 records, unlocated = f"{len(resolved):,}", f"{len(resolved.unlocated):,}"
             elif isinstance(resolved, str):
                 records, unlocated = "error", ""
@@ -161,7 +167,7 @@ class ReleasesPanel(QGroupBox):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if column == 1:
                     item.setToolTip(text)
-                if column == 3 and isinstance(resolved, (Release, EngineCounts)) and resolved.unlocated:
+                if column == 3 and isinstance(resolved, (Release, OpenedRelease)) and resolved.unlocated:
                     item.setForeground(Qt.GlobalColor.darkRed)
                 if isinstance(resolved, str):
                     item.setToolTip(resolved)
@@ -199,7 +205,7 @@ class ReleasesPanel(QGroupBox):
         resolved = self._resolved(definition)
         source_rows = workbench.source_rows()
         text = f"<b>{_html(name)}</b>: "
-        if isinstance(resolved, (Release, EngineCounts)):
+        if isinstance(resolved, (Release, OpenedRelease)):
             text += f"{len(resolved):,} of {source_rows:,} source records are published."
             if resolved.unlocated:
                 self.unlocated_box.show_records(name, resolved.unlocated)
@@ -213,7 +219,7 @@ class ReleasesPanel(QGroupBox):
             text += f" tkl-Score {report.scores.tkl:.5f}."
         elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
-        elif workbench.out_of_core and not workbench.project.roles.qi:
+        elif workbench.source is not None and not workbench.source.can_score():
             text += (" No scores yet: out of core the engine needs at least one quasi-identifier; choose one and "
                      "click Apply roles.")
         elif workbench.weights is None and workbench.weights_problem:
@@ -376,28 +382,6 @@ class ReleasesPanel(QGroupBox):
 
 def _raise(message: str) -> None:
     raise InputError(message)
-
-
-def _scored_out_of_core(workbench, definition: ReleaseDefinition) -> "EngineCounts | str | None":
-    """Out of core the engine locates a release as it scores it: its published and
-    unlocated records come from the report (None while it is being scored)."""
-    if definition.name in workbench.release_errors:
-        return workbench.release_errors[definition.name]
-    report = workbench.reports.get(definition.name)
-    if report is None:
-        return None
-    return EngineCounts(report.published_rows, list(getattr(report, "unlocated", []) or []))
-
-
-@dataclasses.dataclass(frozen=True)
-class EngineCounts:
-    """A release scored out of core: how many records it publishes, and those not located."""
-
-    published: int
-    unlocated: list
-
-    def __len__(self) -> int:
-        return self.published
 
 
 def _quote_column(column: str) -> str:
