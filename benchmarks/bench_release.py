@@ -8,7 +8,7 @@
    time for a change of one level → new tkl/M/L (raw, normalised), privacy measures and
    utility (``ReleaseDesigner.evaluate``), median of R moves over different levels.
    Target ≤ 0.5 s.
-2. **suggest on adult** (``../shared/data/adult/adult.csv``, 30,162 rows — the rows with
+2. **suggest on adult** (``tests/data/adult/adult.csv``, 30,162 rows — the rows with
    missing values are already removed, see its README), 6 QIs with the shared ARX
    hierarchies, SAs occupation and salary-class, the whole lattice (720 nodes), k = 5
    with a 2 % suppression budget. Target ≤ 10 s.
@@ -41,7 +41,7 @@ from tklscore.core.release.suggest import Constraints, suggest  # noqa: E402
 from tklscore.core.release.transform import ReleaseDesign  # noqa: E402
 from tklscore.core.tables.loading import load_table  # noqa: E402
 
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
+ADULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 TARGET_MOVE_S, TARGET_ADULT_S, TARGET_LARGE_S = 0.5, 10.0, 60.0
 

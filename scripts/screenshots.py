@@ -1,15 +1,43 @@
 """Retake the screenshots in docs/screenshots/: the welcome page, every registered view on the
 thesis example, and the patient view's pages (patient mode, the example patient).
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots.py [OUT_DIR]
+    python scripts/screenshots.py [OUT_DIR]
+
+Any Python 3.11+ will do: without the application's packages it sets up the checkout's .venv
+(scripts/setup.sh) and runs itself there. The window is drawn offscreen.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run_in_venv() -> None:
+    """Re-run this script with the checkout's .venv when this Python lacks the application."""
+    try:
+        import PySide6  # noqa: F401
+        import tklscore  # noqa: F401
+        return
+    except ImportError:
+        pass
+    python = ROOT / ".venv" / "bin" / "python"
+    if os.environ.get("TKLSCORE_SCREENSHOTS_REEXEC"):
+        sys.exit(f"{python} cannot import the application; run: bash scripts/setup.sh")
+    if not python.exists():
+        subprocess.run(["bash", str(ROOT / "scripts" / "setup.sh")], check=True)
+    os.environ["TKLSCORE_SCREENSHOTS_REEXEC"] = "1"
+    os.execv(str(python), [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
+
+
+if __name__ == "__main__":
+    _run_in_venv()
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -19,9 +47,20 @@ from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 SIZE = (1600, 1000)
 
 
-def settle(app: QApplication, window) -> None:
-    window.workbench.runner.wait()
-    for _ in range(30):
+def settle(app: QApplication, window, quiet_for: float = 0.8, at_most: float = 60.0) -> None:
+    """Let the window finish what it started: a view may start its work on a timer (the Design
+    view evaluates shortly after it is shown), so wait until the task runner has been idle, with
+    events processed, for ``quiet_for`` seconds."""
+    start = idle_since = time.monotonic()
+    while time.monotonic() - start < at_most:
+        app.processEvents()
+        if window.workbench.runner.current:
+            window.workbench.runner.wait()
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= quiet_for:
+            break
+        time.sleep(0.02)
+    for _ in range(10):
         app.processEvents()
 
 

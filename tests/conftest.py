@@ -2,11 +2,10 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-DATA = SHARED / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    assert DATA.is_dir(), f"shared data not found at {DATA}"
+    assert DATA.is_dir(), f"test data not found at {DATA}"
     return DATA

@@ -280,3 +280,22 @@ def test_every_registered_measure_is_the_same_on_spark(measured_on_spark, key):
 
     for name, memory, engine in measured_on_spark:
         assert_same(engine.value(key), memory.value(key), f"{name}: {key}")
+
+
+def test_spaces_around_values_stripped_on_spark_as_in_memory(spark, tmp_path):
+    """core/tables/spaces.py on Spark: a ', '-separated file reads as the loader reads it,
+    the spaces kept with keep_spaces, and where they were is said alike."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    path = tmp_path / "spaced.csv"
+    path.write_text("age, sex, salary\n39, Male, <=50K\n50, Female, >50K\n38, Male, <=50K\n", encoding="utf-8")
+    table = load_table(path)
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(path, backend=backend)
+        values = column_values(path, "sex", backend=backend)
+        kept = column_values(path, "sex", backend=backend, keep_spaces=True)
+    assert summary.preview.values.tolist() == table.frame.values.tolist()
+    assert summary.spaces_stripped == table.spaces_stripped
+    assert summary.spaces_stripped.columns == ("sex", "salary")
+    assert values["value"].tolist() == ["Male", "Female"] and values["count"].tolist() == [2, 1]
+    assert kept["value"].tolist() == [" Male", " Female"]

@@ -14,7 +14,7 @@ from tklscore.core.errors import InputError
 from tklscore.gui.main_window import MainWindow
 from tklscore.gui.navigation import EXPERT, GROUPS, LEARN, OFFICER, PATIENT, VIEWS, WELCOME, ViewEntry, ordered
 
-SHARED = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "shared"
+from conftest import DATA
 
 
 def make_window(qtbot, tmp_path, monkeypatch, **kwargs):
@@ -124,7 +124,7 @@ def test_the_current_release_and_its_weights_are_named_once(qtbot, window):
     scored(qtbot, window)
     assert window.workbench.project.current_release == "Scenario 2"
     assert window.views["release"].selected_release() == "Scenario 2"
-    window.workbench.use_weights_file(str(SHARED / "data" / "thesis_table_4_2_weights.csv"))
+    window.workbench.use_weights_file(str(DATA / "thesis_table_4_2_weights.csv"))
     scored(qtbot, window)
     assert window.release_details.text() == "(7 of 7 records) · weights from thesis_table_4_2_weights.csv"
     assert status.text() == "Release: Scenario 2 (7 of 7 records) · weights from thesis_table_4_2_weights.csv"

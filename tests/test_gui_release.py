@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QInputDialog, QMessageBox
 
 from tklscore.core.examples import TABLE_3_1, TABLE_3_1_COLUMNS, write_thesis_example
-from tklscore.core.tables.roles import Role, Roles, guess_roles
+from tklscore.core.tables.roles import Role, Roles
 from tklscore.core.tables.loading import Table
 from tklscore.gui.release.view import PublishedFileDialog, ReleaseView
 from tklscore.gui.workbench import Workbench
@@ -91,18 +91,6 @@ def table_texts(widget, column) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- guesses
-
-
-def test_guess_roles_is_simple_and_documented():
-    frame = pd.DataFrame({"Patient ID": [str(i) for i in range(30)],
-                          "Weight": [str(50 + i) for i in range(30)],
-                          "Stage": [str(i % 3) for i in range(30)],
-                          "City": ["A", "B"] * 15})
-    guesses = guess_roles(Table.from_frame(frame))
-    assert guesses == {"Patient ID": (Role.IDENTIFIER, False), "Weight": (Role.SENSITIVE, True),
-                       "Stage": (Role.INSENSITIVE, False), "City": (Role.INSENSITIVE, False)}
-    duplicated = Table.from_frame(pd.DataFrame({"id": ["1", "1", "2"], "x": ["a", "b", "c"]}))
-    assert guess_roles(duplicated)["id"] == (Role.INSENSITIVE, False)  # not unique: no identifier
 
 
 # ---------------------------------------------------------------------------- the thesis example
@@ -276,10 +264,11 @@ def test_open_csv_shows_detected_format_guesses_roles_and_reloads(qtbot, view, w
     assert view.encoding_combo.currentText() == "cp1252"
     assert "detected" in view.detected_label.text()
     assert view.role_combo("id").currentData() == Role.IDENTIFIER
-    assert view.role_combo("Age").currentData() == Role.SENSITIVE
-    assert view.kind_combo("Age").currentText() == "continuous"
+    assert view.role_combo("Age").currentData() == Role.QUASI_IDENTIFIER  # its name says age
+    assert view.role_combo("Job").currentData() == Role.QUASI_IDENTIFIER
     assert view.role_combo("Städt").currentData() == Role.INSENSITIVE
-    assert "suggestions" in view.roles_hint.text()
+    assert "guess" in view.roles_hint.text()
+    assert view.roles_table.item(view.roles._roles_row("Age"), 4).text().startswith("guess: its name says age")
     # the user overrides the encoding (wrongly) and reloads: the column names change, as they should
     view.encoding_combo.setCurrentText("utf-8")
     with qtbot.waitSignal(workbench.failed, timeout=TIMEOUT) as blocker:
@@ -295,10 +284,12 @@ def test_open_csv_shows_detected_format_guesses_roles_and_reloads(qtbot, view, w
     assert "as given" in view.detected_label.text()
     assert view.encoding_combo.currentText() == "latin-1"
     # confirming the roles with a quasi-identifier scores nothing yet (no weights) but keeps them
-    view.role_combo("Job").setCurrentIndex(view.role_combo("Job").findData(Role.QUASI_IDENTIFIER))
+    view.role_combo("Age").setCurrentIndex(view.role_combo("Age").findData(Role.SENSITIVE))
+    assert view.roles_table.item(view.roles._roles_row("Age"), 4).text() == ""  # chosen, no longer a guess
+    view.kind_combo("Age").setCurrentIndex(1)
     click(qtbot, view.apply_roles_button)
     assert workbench.project.roles == Roles(qi=["Job"], sa=["Age"], continuous=["Age"], identifier="id")
-    assert "suggestions" not in view.roles_hint.text()
+    assert "guess" not in view.roles_hint.text()
 
 
 def test_releases_without_scores_still_show_unlocated_records(qtbot, view, workbench, monkeypatch, tmp_path):

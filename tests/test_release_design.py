@@ -26,7 +26,7 @@ from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
 from tklscore.core.release.suggest import Constraints, pareto_front, suggest  # noqa: E402
 from tklscore.core.release.transform import ReleaseDesign  # noqa: E402
 
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "adult"
+ADULT = Path(__file__).resolve().parent / "data" / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

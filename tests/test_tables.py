@@ -202,10 +202,15 @@ def test_quoted_commas_and_quotes(capsys, tmp_path, weights_path, thesis_frame):
     assert a["records"] == b["records"]
 
 
-def test_whitespace_in_header_is_stripped_values_are_not(tmp_path):
-    table = load_table(write_csv(tmp_path / "w.csv", [[" id", "Job "], ["1", " Lawyer"]]))
+def test_spaces_around_header_and_values_are_stripped_unless_kept(tmp_path):
+    path = write_csv(tmp_path / "w.csv", [[" id", "Job "], ["1", " Lawyer"]])
+    table = load_table(path)
     assert table.columns == ["id", "Job"]
-    assert table.frame["Job"].tolist() == [" Lawyer"]
+    assert table.frame["Job"].tolist() == ["Lawyer"]
+    assert table.spaces_stripped.columns == ("Job",)
+    kept = load_table(path, keep_spaces=True)
+    assert kept.columns == ["id", "Job"]
+    assert kept.frame["Job"].tolist() == [" Lawyer"] and not kept.spaces_stripped
 
 
 # --------------------------------------------------------------------------- Excel and Parquet

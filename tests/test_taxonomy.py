@@ -1,7 +1,7 @@
 """The domain taxonomy from DPV (thesis 4.1.1, data-model.md §1, dpv.md).
 
-The DPV releases are read from ``<checkout>/../shared/data/dpv`` (never copied into the
-repository). Counts are those dpv.md states for the columns Disease, Medication, Age and
+The DPV releases are read from ``tests/data/dpv`` (copied unchanged, with the W3C licence
+notice). Counts are those dpv.md states for the columns Disease, Medication, Age and
 Initial Diagnosis mapped to Health, Prescription, Age and HealthRecord.
 """
 

@@ -7,7 +7,7 @@ import json
 import sys
 
 from tklscore.cli.arguments import add_engine_arguments, records_output, source_of
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 load_attribute_parameters)
 from tklscore.core.scoring.weights import load_weights
@@ -43,11 +43,14 @@ def run(args) -> int:
     inputs = [args.table, args.attributes, args.value_weights]
     records_path = records_output(args, inputs)
     source = source_of(args, args.table, Roles(identifier=args.id_column), delimiter=args.delimiter,
-                       encoding=args.encoding)
+                       encoding=args.encoding, keep_spaces=args.keep_spaces)
     params = load_attribute_parameters(args.attributes)
     value_weights = load_weights(args.value_weights) if args.value_weights else None
-    risk = source.disclosure_risk(params, value_weights, alpha=args.alpha, epsilon=args.epsilon,
-                                  threshold=args.threshold, parameters_name=args.attributes, records_path=records_path)
+    with source.session() as session:
+        risk = session.disclosure_risk(params, value_weights, alpha=args.alpha, epsilon=args.epsilon,
+                                       threshold=args.threshold, parameters_name=args.attributes,
+                                       records_path=records_path)
+        note_spaces(session.spaces_stripped(), what=args.table)
     if records_path:
         if args.format == "json":
             text = json.dumps(risk.summary_dict() | {"records_file": str(records_path)}, indent=2) + "\n"

@@ -22,6 +22,7 @@ from tklscore.cli.process import tune_process
 # `tklscore --version` loads nothing.
 COMMAND_GROUPS = [
     "score",
+    "describe",
     "report",
     "example",
     "demo",

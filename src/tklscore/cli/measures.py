@@ -6,7 +6,7 @@ import argparse
 import json
 
 from tklscore.cli.arguments import add_engine_arguments, column_list, source_of
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.risk import Measures
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.errors import InputError
@@ -56,11 +56,14 @@ def run(args) -> int:
             raise InputError(error.message, file=error.file or args.table, row=error.row, column=error.column,
                              hint=error.hint) from None
 
-    source = source_of(args, args.table, roles, delimiter=args.delimiter, encoding=args.encoding)
-    measures = source.measure(identifying=args.identifier_columns, population=args.population,
-                              sampling_fraction=args.sampling_fraction, risk_threshold=args.risk_threshold,
-                              suppressed_marker=args.suppressed_marker, exclude_suppressed=args.exclude_suppressed,
-                              sample_weight=args.sample_weight, qi_importance=args.qi_importance)
+    source = source_of(args, args.table, roles, delimiter=args.delimiter, encoding=args.encoding,
+                       keep_spaces=args.keep_spaces)
+    with source.session() as session:
+        measures = session.measure(identifying=args.identifier_columns, population=args.population,
+                                   sampling_fraction=args.sampling_fraction, risk_threshold=args.risk_threshold,
+                                   suppressed_marker=args.suppressed_marker, exclude_suppressed=args.exclude_suppressed,
+                                   sample_weight=args.sample_weight, qi_importance=args.qi_importance)
+        note_spaces(session.spaces_stripped(), what=args.table)
     text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
             else render_table(measures, args.table))
     write_output(text, args.output, [args.table, args.population])

@@ -19,8 +19,26 @@ def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str]
 
 
 def add_text_input_arguments(parser: argparse.ArgumentParser, what: str = "CSV/TSV inputs") -> None:
-    parser.add_argument("--delimiter", help=f"delimiter of {what} (default: detected)")
+    parser.add_argument("--delimiter", help=f"delimiter of {what} (default: detected; ', ' reads as ',' "
+                                            f"with the spaces after it removed)")
     parser.add_argument("--encoding", help=f"encoding of {what} (default: detected)")
+    add_keep_spaces_argument(parser)
+
+
+def add_keep_spaces_argument(parser: argparse.ArgumentParser) -> None:
+    """``--keep-spaces``: every command that reads a source takes it (core/tables/spaces.py)."""
+    parser.add_argument("--keep-spaces", action="store_true",
+                        help="keep the spaces around CSV/TSV values as written (by default they are removed, "
+                             "'a, b' reads as 'a' and 'b', and a note says in which columns)")
+
+
+def note_spaces(table, what: str | None = None) -> None:
+    """Say on stderr where the spaces around values were removed from a table read (a
+    loaded Table or an out-of-core SourceSummary)."""
+    stripped = getattr(table, "spaces_stripped", table)
+    if stripped:
+        name = what or getattr(table, "name", None) or getattr(table, "path", "")
+        print(f"tklscore: note: {name}: {stripped.message()}", file=sys.stderr)
 
 
 def write_output(text: str, output: str | None, inputs: Iterable[str | None] = ()) -> None:

@@ -11,7 +11,7 @@ import sys
 
 from tklscore.cli.arguments import column_list
 from tklscore.core.errors import InputError
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, write_trimmed
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.pseudonymization.lts import generate_lts, to_dot, to_json
@@ -102,7 +102,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _setup(args):
     sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
-    table = load_table(args.data, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet)
+    table = load_table(args.data, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet,
+                       keep_spaces=args.keep_spaces)
+    note_spaces(table)
     engine = ViolationEngine(table, args.sensitive, args.qi, margin=args.margin, operator=args.operator)
     options = {}
     if args.clamp is not None:

@@ -10,6 +10,7 @@ import sys
 
 from tklscore.cli.arguments import (add_engine_arguments, check_engine_output, column_list as _columns, source_of,
                                     x_value as _x)
+from tklscore.cli.output import add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import element_weights
 from tklscore.core.release.hierarchy import load_arx_csv
@@ -27,6 +28,14 @@ def _pair(text: str) -> tuple[str, str]:
     column, sep, value = text.rpartition("=")
     if not sep or not column.strip() or not value.strip():
         raise argparse.ArgumentTypeError(f"'{text}' is not COL=VALUE")
+    return column.strip(), value.strip()
+
+
+def _groups_pair(text: str) -> tuple[str, str]:
+    """``COL=RULES``: the column ends at the first '=' (a rule may hold one: ``<=50K->Low``)."""
+    column, sep, value = text.partition("=")
+    if not sep or not column.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not COL=RULES")
     return column.strip(), value.strip()
 
 
@@ -69,7 +78,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     built.add_argument("--interval", metavar="COL=LEVEL[,LEVEL...]", type=_pair, action="append", default=[],
                        help="intervals of a numeric column, one level after the other: a width (10) or cut "
                             "points (18:40:65), e.g. age=5,10,18:40:65")
-    built.add_argument("--groups", metavar="COL=RULES", type=_pair, action="append", default=[],
+    built.add_argument("--groups", metavar="COL=RULES", type=_groups_pair, action="append", default=[],
                        help="value groups as a,b->General rules: rules of a level separated by ';', levels by "
                             "'|', e.g. \"race=White->W;Black,Other->N|W,N->Any\"")
     built.add_argument("--keep-ungrouped", action="store_true",
@@ -86,8 +95,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="treat sensitive values without a weight as weight 0 (default: error)")
     parser.add_argument("--x", metavar="X|inf", type=_x, default=1.0, help="M-Score's x (≥ 1, or inf; default 1)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
-    parser.add_argument("--delimiter", help="delimiter of the CSV/TSV source (default: detected)")
-    parser.add_argument("--encoding", help="encoding of the CSV/TSV source (default: detected)")
+    add_text_input_arguments(parser, "the CSV/TSV source")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -199,7 +207,8 @@ def _designer(args):
     """The source (loaded, or read by ``--engine``), its designer and the weights."""
     source = source_of(args, args.source, lambda: Roles(qi=args.qi, sa=args.sa, continuous=args.continuous,
                                                        identifier=args.id_column),
-                       delimiter=args.delimiter, encoding=args.encoding)
+                       delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
+    note_spaces(source.spaces_stripped(), what=args.source)
     hierarchies = _hierarchies(args)
     weights, elements = _weights(args)
     return source.designer(hierarchies, elements), weights

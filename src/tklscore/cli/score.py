@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import add_engine_arguments, column_list, records_output, source_of, x_value
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
+from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.errors import InputError
 from tklscore.core.release.selection import ReleaseDefinition, definition_of
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, score_label, x_text
@@ -109,7 +109,8 @@ def score_release(args, records_path: str | None = None, measures: bool = False,
     quasi-identifiers and records to measure); warnings go to stderr."""
     source = source_of(args, args.source, lambda: Roles(qi=args.qi, sa=args.sa, continuous=args.continuous,
                                                        identifier=args.id_column),
-                       delimiter=args.delimiter, encoding=args.encoding, sheet=_sheet(args))
+                       delimiter=args.delimiter, encoding=args.encoding, sheet=_sheet(args),
+                       keep_spaces=args.keep_spaces)
     roles = source.roles
     definition = release_definition(args)
     with source.session() as session:
@@ -122,6 +123,7 @@ def score_release(args, records_path: str | None = None, measures: bool = False,
                                skip_unlocated=args.skip_unlocated, strict=args.strict, records_path=records_path)
         measured = session.measure(definition) if measures else None
         risk = session.risk_lens(definition, weights=weights) if lens and roles.qi and report.published_rows else None
+        note_spaces(session.spaces_stripped(), what=args.source)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     return ScoredRelease(source, roles, weights, model, report, definition, measured, risk)

@@ -8,6 +8,8 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from tklscore.core.tables.spaces import spaces_tip, visible_spaces
+
 
 class FrameModel(QAbstractTableModel):
     def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5):
@@ -58,7 +60,10 @@ class FrameModel(QAbstractTableModel):
             value = self._columns[index.column()][row]
             if isinstance(value, (float, np.floating)):
                 return f"{value:.{self.float_digits}f}"
-            return "(empty)" if value == "" and role == Qt.ItemDataRole.DisplayRole else str(value)
+            if role == Qt.ItemDataRole.DisplayRole:
+                # a value kept with spaces around it shows them (␣): what is shown is what a rule matches
+                return "(empty)" if value == "" else visible_spaces(str(value))
+            return spaces_tip(str(value))
         if role == Qt.ItemDataRole.UserRole:
             return self._columns[index.column()][row]
         if role == Qt.ItemDataRole.TextAlignmentRole:

@@ -199,6 +199,30 @@ class Workbench(WeightsState, Recovery, QObject):
         self._mark(True)
         self._load_source()
 
+    def source_change(self, path: str, options: dict | None = None):
+        """What of the project's work applies to another source (core/source_change.py)."""
+        from tklscore.core.source_change import source_change, table_columns
+
+        attributes = list(self.weights.attributes) if self.weights is not None else None
+        try:
+            columns = table_columns(path, options)
+        except InputError:
+            columns = []  # the loader names what is wrong when the file is opened; nothing is known to apply
+        return source_change(self.project, path, columns, attributes)
+
+    def open_other_source(self, path: str, options: dict | None, change, keep: bool) -> None:
+        """Open another table: in a new project, or keeping the work that still applies
+        (``change``: :meth:`source_change`); nothing is re-read against the new table."""
+        from tklscore.core.source_change import keep_what_applies, start_new_project
+
+        if keep:
+            project = keep_what_applies(self.project, change, path, options)
+            model = self.model if project.model_turtle and self.model is not None else None
+            self._open(project, self.project_path, model)
+        else:
+            self._open(start_new_project(path, options), None)
+        self._mark(True)
+
     def set_memory_share(self, share: float) -> None:
         """The share of free memory a source may take before it is scored out of core; the
         open file source is read again when the new share changes where it is scored."""

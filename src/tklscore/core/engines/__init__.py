@@ -12,8 +12,16 @@ from tklscore.core.engines.scoring import parse_memory_limit, score_in_engine
 ENGINES = ("memory", "duckdb", "spark")
 
 
-def open_backend(engine: str, memory_limit: str | None = None, master: str | None = None):
-    """A back-end for ``engine`` ('duckdb' or 'spark'; ``master``: Spark's master URL)."""
+def open_backend(engine: str, memory_limit: str | None = None, master: str | None = None,
+                 keep_spaces: bool = False):
+    """A back-end for ``engine`` ('duckdb' or 'spark'; ``master``: Spark's master URL) that
+    strips the spaces around CSV values unless ``keep_spaces`` (core/tables/spaces.py)."""
+    backend = _open_backend(engine, memory_limit, master)
+    backend.keep_spaces = bool(keep_spaces)
+    return backend
+
+
+def _open_backend(engine: str, memory_limit: str | None, master: str | None):
     limit = parse_memory_limit(memory_limit) if memory_limit else None
     if master is not None and engine != "spark":
         from tklscore.core.errors import InputError
@@ -34,7 +42,8 @@ def score_files(engine: str, source: str, roles, weights, *, published: str | No
                 rows: list[str] | None = None, filter: str | None = None, x: float = 1.0,
                 missing_weight_zero: bool = False, records_path: str | None = None, memory_limit: str | None = None,
                 delimiter: str | None = None, encoding: str | None = None, skip_unlocated: bool = False,
-                master: str | None = None, backend=None, published_options: dict | None = None):
+                master: str | None = None, backend=None, published_options: dict | None = None,
+                keep_spaces: bool = False):
     """Score a published file (located by the identifier column, or without one by
     matching its rows in the source), ids, or the records where a ``filter`` expression
     holds, against a source file with an engine (``backend``: one already open, which is
@@ -45,7 +54,7 @@ def score_files(engine: str, source: str, roles, weights, *, published: str | No
     options = published_options if published_options is not None else {"delimiter": delimiter, "encoding": encoding}
     definition = definition_of(published=published, rows=rows, filter=filter, options=options)
     own = backend is None
-    backend = open_backend(engine, memory_limit, master) if own else backend
+    backend = open_backend(engine, memory_limit, master, keep_spaces) if own else backend
     try:
         backend.open_source(source, roles, delimiter, encoding)
         name = backend.open_release(definition, roles)

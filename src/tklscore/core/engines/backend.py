@@ -32,6 +32,7 @@ class Scan:
     columns: list[str]
     kind: str           # "Parquet" or "CSV"
     path: str
+    raw_relation: str = ""   # the cells as the file holds them (a CSV's spaces around values kept)
 
     @property
     def header_rows(self) -> int:
@@ -46,6 +47,7 @@ class Backend:
     quote_char = '"'            # how the engine quotes a column name
     float_text_exact = True     # CAST(DOUBLE AS STRING) writes a float as Python does (the loader's text)
     unmatched_rows: list[int] = []
+    keep_spaces = False         # a CSV's spaces around values kept (core/tables/spaces.py: stripped by default)
 
     # ------------------------------------------------------------------ primitives
 
@@ -73,8 +75,32 @@ class Backend:
         raise NotImplementedError
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
-             relation: str = "__scan") -> Scan:  # pragma: no cover - interface
+             relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:  # pragma: no cover - interface
+        """``relation``: the file with ``__rid``; a CSV's cells with the spaces around them
+        stripped unless ``keep_spaces`` (default: the back-end's :attr:`keep_spaces`)."""
         raise NotImplementedError
+
+    def _keeps_spaces(self, keep_spaces: bool | None) -> bool:
+        return self.keep_spaces if keep_spaces is None else bool(keep_spaces)
+
+    def spaces_stripped(self, scan: Scan, sample_rows: int = 100_000):
+        """Where a CSV scan's spaces around values were stripped, seen in its first
+        ``sample_rows`` records (a :class:`~tklscore.core.tables.spaces.SpacesStripped`)."""
+        from tklscore.core.tables.spaces import SpacesStripped
+
+        if scan.kind != "CSV" or not scan.raw_relation or scan.raw_relation == scan.relation:
+            return SpacesStripped()
+        parts = []
+        for i, c in enumerate(scan.columns):
+            text = f"CAST({self.q(c)} AS STRING)"
+            parts += [f"SUM(CASE WHEN {text} LIKE ' %' THEN 1 ELSE 0 END) AS l{i}",
+                      f"SUM(CASE WHEN {text} LIKE '% ' THEN 1 ELSE 0 END) AS t{i}"]
+        counts = self.fetch(f"SELECT {', '.join(parts)} FROM (SELECT * FROM {scan.raw_relation} "
+                            f"LIMIT {int(sample_rows)}) AS sample").fillna(0).iloc[0]
+        lead = [bool(counts[f"l{i}"]) for i in range(len(scan.columns))]
+        trail = [bool(counts[f"t{i}"]) for i in range(len(scan.columns))]
+        names = tuple(c.strip() for i, c in enumerate(scan.columns) if lead[i] or trail[i])
+        return SpacesStripped(names, any(lead), any(trail))
 
     def run(self, what: str, path: str, action):
         """Run ``action()``; an engine error becomes an :class:`InputError` naming ``path``."""

@@ -166,12 +166,12 @@ def disclosure_files(engine: str, table: str, attributes: list[AttributeParamete
                      threshold: float = DEFAULT_THRESHOLD, parameters_name: str | None = None,
                      records_path: str | None = None, fetch: bool = True, memory_limit: str | None = None,
                      master: str | None = None, delimiter: str | None = None, encoding: str | None = None,
-                     backend: Backend | None = None) -> DisclosureRisk:
+                     backend: Backend | None = None, keep_spaces: bool = False) -> DisclosureRisk:
     """``tklscore disclosure-risk TABLE --engine duckdb|spark``: D(r) of a table file."""
     from tklscore.core.engines import open_backend
 
     own = backend is None
-    backend = open_backend(engine, memory_limit, master) if own else backend
+    backend = open_backend(engine, memory_limit, master, keep_spaces) if own else backend
     try:
         scan = backend.scan(table, delimiter, encoding, "__table")
         relation, columns = source_relation(backend, scan, id_column)

@@ -13,6 +13,7 @@ import pandas as pd
 
 from tklscore.core.engines.backend import Backend, Scan, first_line
 from tklscore.core.errors import InputError
+from tklscore.core.tables.spaces import split_delimiter, sql_trim
 
 _PARQUET = {".parquet", ".pq"}
 
@@ -93,7 +94,8 @@ class DuckDBBackend(Backend):
             temporary.unlink(missing_ok=True)
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
-             relation: str = "__scan") -> Scan:
+             relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:
+        delimiter = split_delimiter(delimiter)[0]
         file = Path(path)
         if not file.exists():
             raise InputError("file not found", file=str(path))
@@ -109,9 +111,16 @@ class DuckDBBackend(Backend):
                 options.append(f"encoding = {_literal(encoding)}")
             scan = f"read_csv({_literal(str(file))}, {', '.join(options)})"
             select = f"SELECT *, CAST(ROW_NUMBER() OVER () - 1 AS BIGINT) AS __rid FROM {scan}"
+        raw = relation
         try:
+            if kind == "CSV" and not self._keeps_spaces(keep_spaces):
+                raw = f"{relation}__raw"
+                self.con.execute(f"CREATE OR REPLACE VIEW {raw} AS {select}")
+                names = [row[0] for row in self.con.execute(f"DESCRIBE {raw}").fetchall() if row[0] != "__rid"]
+                trimmed = ", ".join(f"{sql_trim(self.q(c))} AS {self.q(c)}" for c in names)
+                select = f"SELECT {trimmed}, __rid FROM {raw}"
             self.con.execute(f"CREATE OR REPLACE VIEW {relation} AS {select}")
             columns = [row[0] for row in self.con.execute(f"DESCRIBE {relation}").fetchall()]
         except self._duckdb.Error as exc:
             raise InputError(f"not a readable {kind} file ({first_line(exc)})", file=str(path)) from None
-        return Scan(relation, [c for c in columns if c != "__rid"], kind, str(path))
+        return Scan(relation, [c for c in columns if c != "__rid"], kind, str(path), raw)

@@ -163,12 +163,13 @@ def measure_files(engine: str, table: str, roles: Roles, *, identifying=(), popu
                   suppressed_marker: str = SUPPRESSION_MARKER, exclude_suppressed: bool = False,
                   sample_weight: str | None = None, qi_importance: bool = False,
                   memory_limit: str | None = None, master: str | None = None, delimiter: str | None = None,
-                  encoding: str | None = None, backend: Backend | None = None, progress=None) -> Measures:
+                  encoding: str | None = None, backend: Backend | None = None, progress=None,
+                  keep_spaces: bool = False) -> Measures:
     """``tklscore measures TABLE --engine duckdb|spark``: the measures of a table file."""
     from tklscore.core.engines import open_backend
 
     own = backend is None
-    backend = open_backend(engine, memory_limit, master) if own else backend
+    backend = open_backend(engine, memory_limit, master, keep_spaces) if own else backend
     try:
         check_identifier_columns(identifying, roles.qi, roles.sa, str(table), id_column=roles.identifier,
                                  sample_weight=sample_weight)

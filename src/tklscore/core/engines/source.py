@@ -24,6 +24,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.files.text import csv_rows
 from tklscore.core.tables.loading import (MISSING, PARQUET_SUFFIXES, _check_header, _column_text, _is_text,
                                           _typed_column, sniff_text_file)
+from tklscore.core.tables.spaces import SpacesStripped, check_keep, split_delimiter
 
 PREVIEW_ROWS = 200
 
@@ -40,7 +41,8 @@ class SourceSummary:
     kind: str = "CSV"                     # "CSV" or "Parquet"
     delimiter: str | None = None          # CSV: as given or detected
     encoding: str | None = None
-    options: dict = field(default_factory=dict)  # the delimiter/encoding to read it again with
+    options: dict = field(default_factory=dict)  # the delimiter/encoding/keep_spaces to read it again with
+    spaces_stripped: SpacesStripped = field(default_factory=SpacesStripped)  # where spaces around values were
 
     @property
     def preview_rows(self) -> int:
@@ -49,37 +51,48 @@ class SourceSummary:
 
 def describe_source(path, *, delimiter: str | None = None, encoding: str | None = None,
                     preview_rows: int = PREVIEW_ROWS, backend=None,
-                    progress: Callable[[float], None] | None = None) -> SourceSummary:
+                    progress: Callable[[float], None] | None = None, keep_spaces: bool = False) -> SourceSummary:
     """The columns, the number of records and the first ``preview_rows`` records of a CSV
-    or Parquet file, read by ``backend`` (default: DuckDB, opened and closed here).
+    or Parquet file, read by ``backend`` (default: DuckDB, opened and closed here), with
+    the spaces around CSV values stripped unless ``keep_spaces`` (and where they were).
     ``progress(fraction)`` is called between the steps; it may raise to stop."""
     progress = progress or (lambda _fraction: None)
-    with _Reader(path, delimiter, encoding, backend) as reader:
+    with _Reader(path, delimiter, encoding, backend, keep_spaces) as reader:
         progress(0.1)
         selected = ", ".join(f"{reader.q(c)} AS {reader.q(name)}" for c, name in zip(reader.raw, reader.columns))
         arrow = reader.fetch_arrow(f"SELECT {selected} FROM {reader.relation} WHERE __rid < {max(0, int(preview_rows))} "
                                    f"ORDER BY __rid")
         progress(0.4)
         integers = [i for i, f in enumerate(arrow.schema) if pa.types.is_integer(f.type)]
-        counted = ", ".join(["COUNT(*) AS n"] + [f"COUNT(*) - COUNT({reader.q(reader.raw[i])}) AS m{i}"
-                                                  for i in integers])
-        counts = reader.fetch(f"SELECT {counted} FROM {reader.relation}")
+        counted = ["COUNT(*) AS n"] + [f"COUNT(*) - COUNT({reader.q(reader.raw[i])}) AS m{i}" for i in integers]
+        stripping = reader.kind == "CSV" and reader.raw_relation != reader.relation
+        if stripping:  # where the spaces were, counted on the cells as the file holds them
+            for i, c in enumerate(reader.raw):
+                counted += [f"SUM(CASE WHEN {reader.q(c)} LIKE ' %' THEN 1 ELSE 0 END) AS l{i}",
+                            f"SUM(CASE WHEN {reader.q(c)} LIKE '% ' THEN 1 ELSE 0 END) AS t{i}"]
+        counts = reader.fetch(f"SELECT {', '.join(counted)} FROM {reader.raw_relation}")
         rows = int(counts["n"].iloc[0])
+        stripped = SpacesStripped()
+        if stripping:
+            lead = [bool(counts[f"l{i}"].fillna(0).iloc[0]) for i in range(len(reader.raw))]
+            trail = [bool(counts[f"t{i}"].fillna(0).iloc[0]) for i in range(len(reader.raw))]
+            names = tuple(name for i, name in enumerate(reader.columns) if lead[i] or trail[i])
+            stripped = SpacesStripped(names, any(lead), any(trail))
         progress(0.9)
         preview = pd.DataFrame({name: _text(arrow.column(i), name, bool(i in integers and counts[f"m{i}"].iloc[0]))
                                 for i, name in enumerate(reader.columns)},
                                columns=reader.columns, index=pd.RangeIndex(arrow.num_rows))
         return SourceSummary(str(path), Path(path).name, list(reader.columns), rows, preview, reader.kind,
-                             reader.delimiter, reader.encoding, reader.options)
+                             reader.delimiter, reader.encoding, reader.options, stripped)
 
 
 def column_values(path, column: str, *, delimiter: str | None = None, encoding: str | None = None,
-                  limit: int | None = None, backend=None) -> pd.DataFrame:
+                  limit: int | None = None, backend=None, keep_spaces: bool = False) -> pd.DataFrame:
     """The distinct values of ``column`` (``value``: text as written) and how many records
     hold each (``count``), in order of first appearance. With ``limit`` only the first
     ``limit`` values are listed; ``frame.attrs["distinct"]`` is how many there are in all
     and ``frame.attrs["beyond"]`` how many are not listed."""
-    with _Reader(path, delimiter, encoding, backend) as reader:
+    with _Reader(path, delimiter, encoding, backend, keep_spaces) as reader:
         if column not in reader.columns:
             raise InputError(f"column '{column}' not found; the table has columns "
                              f"{', '.join(repr(c) for c in reader.columns)}", file=str(path))
@@ -150,7 +163,10 @@ class _Reader:
     """A scan of the file on a back-end (its own DuckDB one unless given), with the column
     names stripped and checked as the loader checks them."""
 
-    def __init__(self, path, delimiter, encoding, backend):
+    def __init__(self, path, delimiter, encoding, backend, keep_spaces: bool = False):
+        check_keep(delimiter, keep_spaces)
+        delimiter = split_delimiter(delimiter)[0]
+        self.keep_spaces = bool(keep_spaces)
         self.path = str(path)
         file = Path(path)
         if not file.exists():
@@ -159,7 +175,8 @@ class _Reader:
             raise InputError("is a folder, not a table file", file=self.path)
         self.kind = "Parquet" if file.suffix.lower() in PARQUET_SUFFIXES else "CSV"
         self.delimiter, self.encoding = delimiter, encoding
-        self.options = {k: v for k, v in (("delimiter", delimiter), ("encoding", encoding)) if v}
+        self.options = {k: v for k, v in (("delimiter", delimiter), ("encoding", encoding),
+                                          ("keep_spaces", self.keep_spaces)) if v}
         if self.kind == "CSV" and file.is_file():
             if file.stat().st_size == 0:
                 raise InputError("the file is empty", file=self.path)
@@ -182,8 +199,9 @@ class _Reader:
             if engine_encoding and engine_encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig", "ascii"):
                 engine_encoding = None
             scan = self.backend.scan(self.path, self.delimiter if self.kind == "CSV" else None, engine_encoding,
-                                     "__describe")
+                                     "__describe", keep_spaces=self.keep_spaces)
             self.relation = scan.relation
+            self.raw_relation = scan.raw_relation or scan.relation
             self.raw = list(scan.columns)
             self.columns = [str(c).strip() for c in (self.header if self.header is not None else self.raw)]
             _check_header(self.columns, self.path)
@@ -214,3 +232,37 @@ class _Reader:
 
     def materialize(self, name: str, sql: str) -> None:
         self.backend.run("cannot be read", self.path, lambda: self.backend.materialize(name, sql))
+
+
+def profile_source(path, *, delimiter: str | None = None, encoding: str | None = None, backend=None,
+                   keep_spaces: bool = False) -> list:
+    """Each column's :class:`~tklscore.core.tables.role_guesses.ColumnProfile` (distinct
+    values, numbers, empty cells, value lengths) counted by the engine in one pass, for the
+    role guesses of a source not loaded."""
+    from tklscore.core.tables.role_guesses import ColumnProfile
+
+    with _Reader(path, delimiter, encoding, backend, keep_spaces) as reader:
+        parts = ["COUNT(*) AS n"]
+        for i, c in enumerate(reader.raw):
+            text = f"COALESCE(CAST({reader.q(c)} AS STRING), '')"
+            number = f"TRY_CAST({text} AS DOUBLE)"
+            bad = f"{number} IS NULL OR isnan({number}) OR ABS({number}) = CAST('Infinity' AS DOUBLE)"
+            parts += [f"COUNT(DISTINCT {text}) AS d{i}",
+                      f"SUM(CASE WHEN {text} = '' THEN 1 ELSE 0 END) AS e{i}",
+                      f"SUM(CASE WHEN {bad} THEN 1 ELSE 0 END) AS b{i}",
+                      f"SUM(CASE WHEN NOT ({bad}) AND {number} <> FLOOR({number}) THEN 1 ELSE 0 END) AS f{i}",
+                      f"AVG(CAST(LENGTH({text}) AS DOUBLE)) AS l{i}",
+                      f"AVG(CASE WHEN {text} LIKE '% %' THEN 1.0 ELSE 0.0 END) AS s{i}"]
+        counts = reader.fetch(f"SELECT {', '.join(parts)} FROM {reader.relation}").iloc[0]
+        rows = int(counts["n"])
+
+        def value(key: str) -> float:
+            v = counts[key]
+            return 0.0 if v is None or pd.isna(v) else float(v)
+
+        profiles = []
+        for i, name in enumerate(reader.columns):
+            numeric = rows > 0 and value(f"b{i}") == 0
+            profiles.append(ColumnProfile(name, rows, int(value(f"d{i}")), bool(numeric), int(value(f"e{i}")),
+                                          value(f"l{i}"), value(f"s{i}"), bool(numeric and value(f"f{i}") == 0)))
+        return profiles

@@ -182,13 +182,18 @@ class SparkBackend(Backend):
             shutil.rmtree(temporary, ignore_errors=True)
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
-             relation: str = "__scan") -> Scan:
+             relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:
         """The file (or folder of part files) with ``__rid``: records numbered in the order
         of the files' names and, within a file, in file order — counted per block of the file
-        in parallel, then offset by the records of the blocks before it."""
+        in parallel, then offset by the records of the blocks before it. A CSV's cells have
+        the spaces around them stripped (Spark's ``trim``: U+0020 only) unless ``keep_spaces``."""
         from pyspark.sql import functions as F
         from pyspark.sql.window import Window
 
+        from tklscore.core.tables.spaces import split_delimiter
+
+        delimiter = split_delimiter(delimiter)[0]
+        raw = relation
         if _is_local(path) and not Path(urlparse(path).path if path.startswith("file:") else path).exists():
             raise InputError("file not found", file=str(path))
         suffix = Path(urlparse(path).path).suffix.lower()
@@ -206,6 +211,10 @@ class SparkBackend(Backend):
                     options["encoding"] = encoding
                 frame = reader.options(**{k: v for k, v in options.items() if v is not None}).csv(path)
             columns = list(frame.columns)
+            if kind == "CSV" and not self._keeps_spaces(keep_spaces):
+                raw = f"{relation}__raw"
+                self._view(raw, frame)
+                frame = frame.select(*[F.trim(F.col(f"`{c}`")).alias(c) for c in columns])
             located = frame.select("*", F.col("_metadata.file_path").alias("__file"),
                                    F.col("_metadata.file_block_start").alias("__block"),
                                    F.monotonically_increasing_id().alias("__order"))
@@ -222,7 +231,7 @@ class SparkBackend(Backend):
             raise
         except Exception as exc:
             raise InputError(f"not a readable {kind} file ({first_line(exc)})", file=str(path)) from None
-        return Scan(relation, columns, kind, str(path))
+        return Scan(relation, columns, kind, str(path), raw)
 
 
 def _is_csv_folder(path: str) -> bool:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tklscore.core.tables.spaces import quote_value, split_listed
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.atomic import atomic_write
 
@@ -230,9 +231,12 @@ class Hierarchy:
             below = levels[-1]
             unmapped = sorted({v for v in below if v not in mapping})
             if unmapped and not keep:
+                spaced = [v for v in unmapped if v != v.strip(" ")]
+                hint = ("these values keep the spaces around them (the source is read with its spaces kept): "
+                        f"write them in quotes in the rule, e.g. {quote_value(spaced[0])}" if spaced else
+                        "add them to a rule (a,b->General) or keep values without a rule as they are")
                 raise InputError(f"level {number}: value(s) {_listed(unmapped)} have no group",
-                                 column=self.column,
-                                 hint="add them to a rule (a,b->General) or keep values without a rule as they are")
+                                 column=self.column, hint=hint)
             levels.append(np.asarray([mapping.get(v, v) for v in below], dtype=object))
         return levels
 
@@ -282,17 +286,24 @@ def check_coarsening(column: str, levels: list[np.ndarray]) -> None:
 
 
 def parse_rules(text: str, column: str = "", level: int = 1) -> list[tuple[str, tuple[str, ...]]]:
-    """The prototype's ``v1,v2->General`` rules (one per line), values and names trimmed."""
+    """The prototype's ``v1,v2->General`` rules (one per line). Spaces around a value or a
+    name are not part of it (core/tables/spaces.py); a value written in double quotes is
+    kept exactly (``" Female"``, ``"a,b"``; ``""`` inside is one quote)."""
     rules: dict[str, list[str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        if "->" not in line:
+        arrow = _arrow_outside_quotes(line)
+        if arrow < 0:
             raise InputError(f"level {level}, rule line {number} '{line.strip()}' has no '->'",
                              column=column or None, hint="write rules as a,b->General")
-        members_text, _, group = line.rpartition("->")
-        group = group.strip()
-        members = [m.strip() for m in members_text.split(",")]
+        try:
+            members = [value for value, _quoted in split_listed(line[:arrow])]
+            named = split_listed(line[arrow + 2:], separator="\n")
+        except ValueError as error:
+            raise InputError(f"level {level}, rule line {number} '{line.strip()}': {error}",
+                             column=column or None, hint='write a value with spaces or commas as "a, b"') from None
+        group = named[0][0]
         if not group:
             raise InputError(f"level {level}, rule line {number}: the group name after '->' is empty",
                              column=column or None)
@@ -303,8 +314,28 @@ def parse_rules(text: str, column: str = "", level: int = 1) -> list[tuple[str, 
     return [(g, tuple(m)) for g, m in rules.items()]
 
 
+def _arrow_outside_quotes(line: str) -> int:
+    """Where the last ``->`` outside double quotes starts, or -1."""
+    quoted, found, i = False, -1, 0
+    while i < len(line):
+        if line[i] == '"':
+            quoted = not quoted
+        elif not quoted and line.startswith("->", i):
+            found = i
+            i += 1
+        i += 1
+    return found
+
+
 def rules_text(level: list[tuple[str, tuple[str, ...]]]) -> str:
-    return "\n".join(f"{','.join(members)}->{group}" for group, members in level)
+    """Rules that :func:`parse_rules` reads back as ``level`` (values quoted where needed)."""
+    return "\n".join(rule_line(members, group) for group, members in level)
+
+
+def rule_line(members, group: str) -> str:
+    """The rule ``a,b->Group`` grouping ``members`` (quoted where the text would not read
+    back as the value: spaces around it, a comma, a quote, ``->``)."""
+    return f"{','.join(quote_value(str(m)) for m in members)}->{quote_value(str(group).strip())}"
 
 
 def load_arx_csv(path: str | os.PathLike, column: str | None = None) -> Hierarchy:

@@ -80,7 +80,8 @@ def _by_ids(definition: ReleaseDefinition, source: Table, roles: Roles) -> Relea
 def _by_file(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
     if not definition.path:
         raise InputError(f"release '{definition.name}' has no file")
-    published = load_table(definition.path, **definition.options)
+    # a published file is read as its source is: the spaces around values stripped, or kept
+    published = load_table(definition.path, **{**definition.options, "keep_spaces": source.keep_spaces})
     return locate_table(source, published, roles.identifier, roles.continuous, roles.sa)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tklscore.core.tables.spaces import split_listed, strip_value
 from tklscore.core.errors import InputError, MissingWeightsError, existing_file, shorten
 from tklscore.core.files.text import csv_rows, read_text
 
@@ -173,7 +174,8 @@ def load_weights(path: str | os.PathLike) -> Weights:
     text = read_text(path, "weights file")
     from tklscore.core.tables.loading import detect_delimiter
 
-    rows = list(csv_rows(text, name, detect_delimiter(text, path.suffix.lower())))
+    delimiter = detect_delimiter(text, path.suffix.lower())
+    rows = list(csv_rows(text, name, delimiter))
     if not rows:
         raise InputError("the weights file is empty", file=name)
     header_row, first = rows[0]
@@ -185,6 +187,7 @@ def load_weights(path: str | os.PathLike) -> Weights:
                          file=name, row=header_row,
                          hint="this looks like RDF: give a tkl-Data Model with --model" if model else None)
     ia, iv, iw = (header.index(c) for c in ("attribute", "value", "weight"))
+    lines = text.splitlines()
     entries = []
     for number, row in rows[1:]:
         if not any(cell.strip() for cell in row):
@@ -200,8 +203,24 @@ def load_weights(path: str | os.PathLike) -> Weights:
         except ValueError:
             raise InputError(f"weight '{shorten(raw)}' is not a number", file=name, row=number,
                              column="weight") from None
-        entries.append(WeightEntry(row[ia].strip(), row[iv], weight, number))
+        entries.append(WeightEntry(row[ia].strip(), _value_as_meant(row[iv], iv, lines, number, delimiter),
+                                   weight, number))
     return Weights(entries, name=name)
+
+
+def _value_as_meant(value: str, index: int, lines: list[str], number: int, delimiter: str) -> str:
+    """A value cell under the rule of core/tables/spaces.py: the spaces around it are not
+    part of it, unless it is written in double quotes (``" <=50K"`` keeps its space)."""
+    if value == strip_value(value):
+        return value
+    line = lines[number - 1] if 0 < number <= len(lines) else ""
+    try:
+        cells = split_listed(line, delimiter)
+    except ValueError:
+        cells = []
+    if index < len(cells) and cells[index][1] and cells[index][0] == value:
+        return value
+    return strip_value(value)
 
 
 @dataclass(frozen=True)

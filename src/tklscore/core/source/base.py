@@ -185,6 +185,11 @@ class Source:
         (:class:`~tklscore.core.engines.source.SourceSummary`)."""
         raise NotImplementedError
 
+    def spaces_stripped(self):  # pragma: no cover - interface
+        """Where the spaces around CSV values were removed as the source was read
+        (:class:`~tklscore.core.tables.spaces.SpacesStripped`; empty when kept or none)."""
+        raise NotImplementedError
+
     def column_values(self, column: str, limit: int | None = None):  # pragma: no cover - interface
         """A column's distinct values as text, each with its count, in first-appearance order."""
         raise NotImplementedError

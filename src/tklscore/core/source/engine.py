@@ -20,8 +20,8 @@ from tklscore.core.tables.roles import Roles
 
 
 class EngineSource(Source):
-    """The file ``path`` (Parquet or CSV; ``options``: its delimiter and encoding) under
-    ``roles``, read by ``engine`` ('duckdb' or 'spark'; ``memory_limit``, ``master``: the
+    """The file ``path`` (Parquet or CSV; ``options``: its delimiter, encoding and
+    ``keep_spaces``, core/tables/spaces.py) under ``roles``, read by ``engine`` ('duckdb' or 'spark'; ``memory_limit``, ``master``: the
     engine's settings). ``measured``: each release's measures, kept (they need no weights)."""
 
     def __init__(self, path, roles: Roles, engine: str = "duckdb", options: dict | None = None,
@@ -30,7 +30,8 @@ class EngineSource(Source):
             raise ValueError(f"unknown engine {engine!r}")
         self.path, self.roles, self.engine = str(path), roles, engine
         self.name = self.path
-        self.options = {k: v for k, v in dict(options or {}).items() if k in ("delimiter", "encoding") and v}
+        self.options = {k: v for k, v in dict(options or {}).items() if k in ("delimiter", "encoding", "keep_spaces")
+                        and v}
         self.memory_limit, self.master = memory_limit, master
         self.reason = reason      # why the application reads it out of core (the engine choice's words)
         self.measured: dict[ReleaseDefinition, object] = {}
@@ -53,10 +54,14 @@ class EngineSource(Source):
     def encoding(self) -> str | None:
         return self.options.get("encoding")
 
+    @property
+    def keep_spaces(self) -> bool:
+        return bool(self.options.get("keep_spaces"))
+
     @contextlib.contextmanager
     def session(self, backend=None):
         own = backend is None
-        backend = open_backend(self.engine, self.memory_limit, self.master) if own else backend
+        backend = open_backend(self.engine, self.memory_limit, self.master, self.keep_spaces) if own else backend
         try:
             yield EngineSession(self, backend)
         finally:
@@ -87,7 +92,7 @@ class EngineSource(Source):
 
     def designer(self, hierarchies=None, elements=None, *, drop_absent_hierarchies: bool = False):
         """A designer with a back-end of its own (``close()`` it), kept between evaluations."""
-        backend = open_backend(self.engine, self.memory_limit, self.master)
+        backend = open_backend(self.engine, self.memory_limit, self.master, self.keep_spaces)
         try:
             return EngineSession(self, backend).designer(hierarchies, elements,
                                                          drop_absent_hierarchies=drop_absent_hierarchies,
@@ -107,6 +112,9 @@ class EngineSource(Source):
 
     def column_values(self, column: str, limit: int | None = None):
         return self._run("column_values", column, limit)
+
+    def spaces_stripped(self):
+        return self._run("spaces_stripped")
 
 
 class EngineSession(EngineSource):
@@ -236,13 +244,20 @@ class EngineSession(EngineSource):
 
         return describe_source(self.path, delimiter=self.delimiter, encoding=self.encoding,
                                preview_rows=PREVIEW_ROWS if preview_rows is None else preview_rows,
-                               backend=self.backend, progress=progress)
+                               backend=self.backend, progress=progress, keep_spaces=self.keep_spaces)
 
     def column_values(self, column: str, limit: int | None = None):
         from tklscore.core.engines.source import column_values
 
         return column_values(self.path, column, delimiter=self.delimiter, encoding=self.encoding, limit=limit,
-                             backend=self.backend)
+                             backend=self.backend, keep_spaces=self.keep_spaces)
+
+    def spaces_stripped(self):
+        """Where the spaces around the source's values were removed (from its first records)."""
+        scan = getattr(self.backend, "source_scan", None)
+        if scan is None:
+            scan = self.backend.scan(self.path, self.delimiter, self.encoding, "__spaces")
+        return self.backend.spaces_stripped(scan)
 
 
 def _or(value, default):

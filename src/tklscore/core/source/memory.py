@@ -114,7 +114,8 @@ class MemorySource(Source):
                                  sample_weight=sample_weight)
         if self.roles.identifier is not None:
             self.table.require_columns([self.roles.identifier])
-        loaded = (load_table(population, **{k: v for k, v in self.options.items() if k in ("delimiter", "encoding")})
+        loaded = (load_table(population, **{k: v for k, v in self.options.items()
+                                            if k in ("delimiter", "encoding", "keep_spaces")})
                   if population is not None else None)
         return measure_table(self.table, qi=self.roles.qi, sa=self.roles.sa, continuous=self.roles.continuous,
                              identifier_columns=identifying, population=loaded, sample_weight=sample_weight,
@@ -168,7 +169,11 @@ class MemorySource(Source):
         shown = table.frame.iloc[:PREVIEW_ROWS if preview_rows is None else preview_rows]
         kind = {"parquet": "Parquet", "csv": "CSV"}.get(table.kind, table.kind)
         return SourceSummary(table.name, table.name.rsplit("/", 1)[-1], list(table.columns), len(table),
-                             shown.reset_index(drop=True), kind, table.delimiter, table.encoding, dict(self.options))
+                             shown.reset_index(drop=True), kind, table.delimiter, table.encoding, dict(self.options),
+                             table.spaces_stripped)
+
+    def spaces_stripped(self):
+        return self.table.spaces_stripped
 
     def column_values(self, column: str, limit: int | None = None) -> pd.DataFrame:
         self.table.require_columns([column])

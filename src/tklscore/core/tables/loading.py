@@ -3,7 +3,9 @@
 Every cell is kept as the text it was written as (ids stay strings, ``007`` stays
 ``007``). A missing cell (empty in CSV, NaN/None in Excel or Parquet) becomes the empty
 string: for a categorical quasi-identifier or sensitive attribute it is a value of its
-own. A continuous column must parse as numbers; see :meth:`Table.numeric`.
+own. A continuous column must parse as numbers; see :meth:`Table.numeric`. The spaces
+around the cells of a CSV/TSV file are stripped unless ``keep_spaces`` (see
+:mod:`tklscore.core.tables.spaces`); ``Table.spaces_stripped`` says where.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pyarrow as pa
 from tklscore.core.errors import InputError, shorten
 from tklscore.core.files.text import (FIELD_LIMIT, check_cell_length, check_delimiter, csv_rows, decode_text,
                                       refuse_binary, unicode_encoding)
+from tklscore.core.tables.spaces import SpacesStripped, check_keep, split_delimiter, strip_frame
 
 MISSING = ""
 _TEXT = pd.StringDtype("pyarrow", na_value=np.nan)  # Arrow-backed text: no Python object per cell
@@ -55,6 +58,8 @@ class Table:
         self.kind = kind  # csv | excel | parquet | memory
         self.delimiter = delimiter
         self.encoding = encoding
+        self.keep_spaces = False                        # read with the spaces around values kept
+        self.spaces_stripped = SpacesStripped()         # where the spaces around values were stripped
         self._numeric: dict[str, np.ndarray] = {}
         self._text: dict[str, pd.Series] = {}
         self._codes: dict = {}
@@ -206,9 +211,11 @@ def _column_text(values: pd.Series) -> pd.Series:
 
 def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
                encoding: str | None = None, sheet: str | int | None = None,
-               progress: Callable[[float], None] | None = None) -> Table:
+               progress: Callable[[float], None] | None = None, keep_spaces: bool = False) -> Table:
     """Load CSV/TSV (delimiter and encoding detected unless given), Excel or Parquet.
 
+    The spaces around a CSV/TSV cell are stripped unless ``keep_spaces``; a delimiter
+    given with its spaces (``", "``) reads as the delimiter with the spaces stripped.
     ``progress(fraction)`` is called as a large CSV/TSV file is read in chunks; it may
     raise (e.g. on cancel) to stop reading."""
     path = Path(path)
@@ -218,12 +225,16 @@ def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
     if path.is_dir():
         raise InputError("is a folder, not a table file", file=name)
     suffix = path.suffix.lower()
-    delimiter = check_delimiter(delimiter)
+    check_keep(delimiter, keep_spaces)
+    delimiter = check_delimiter(split_delimiter(delimiter)[0])
     if suffix in _EXCEL:
-        return _load_excel(path, sheet)
-    if suffix in _PARQUET:
-        return _load_parquet(path)
-    return _load_text(path, delimiter, encoding, progress)
+        table = _load_excel(path, sheet)
+    elif suffix in _PARQUET:
+        table = _load_parquet(path)
+    else:
+        table = _load_text(path, delimiter, encoding, progress, keep_spaces)
+    table.keep_spaces = bool(keep_spaces)
+    return table
 
 
 def _load_excel(path: Path, sheet) -> Table:
@@ -456,7 +467,8 @@ def table_kind(path: str | os.PathLike) -> str:
     return "excel" if suffix in _EXCEL else "parquet" if suffix in _PARQUET else "text"
 
 
-def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None) -> Table:
+def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None,
+               keep_spaces: bool = False) -> Table:
     name = str(path)
     with open(path, "rb") as handle:
         sample = handle.read(_SAMPLE_BYTES)
@@ -493,9 +505,13 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
         _check_field_counts(path, encoding, delimiter, len(header), name)
     frame.columns = [str(c).strip() for c in frame.columns]
     _check_cell_lengths(frame, name)
+    frame = frame.fillna(MISSING) if frame.isna().to_numpy().any() else frame
+    stripped = SpacesStripped()
+    if not keep_spaces:
+        frame, stripped = strip_frame(frame)
     # columns stay pandas' text dtype (Arrow-backed with pandas 3): no Python object per cell
-    table = Table(frame.fillna(MISSING) if frame.isna().to_numpy().any() else frame, name=name, kind="csv",
-                  delimiter=delimiter, encoding=encoding)
+    table = Table(frame, name=name, kind="csv", delimiter=delimiter, encoding=encoding)
+    table.spaces_stripped = stripped
     return table
 
 

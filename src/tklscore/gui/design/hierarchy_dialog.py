@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QTableWidget,
@@ -26,7 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from tklscore.core.errors import InputError
-from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv, rules_text
+from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv, rule_line, rules_text
+from tklscore.core.tables.spaces import visible_spaces
 
 KIND_NAMES = {"intervals": "Intervals (numbers)", "groups": "Value groups (a,b->General)",
               "masking": "Masking (keep a prefix)", "dates": "Dates (month, year)", "table": "ARX CSV table"}
@@ -87,7 +90,10 @@ class HierarchyDialog(QDialog):
         self.value_list = QListWidget()
         self.value_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.value_list.setMaximumHeight(110)
-        self.value_list.addItems([str(v) for v in self.values[:5000]])
+        for value in self.values[:5000]:  # shown with visible spaces, matched as written
+            item = QListWidgetItem(visible_spaces(str(value)))
+            item.setData(Qt.ItemDataRole.UserRole, str(value))
+            self.value_list.addItem(item)
         grouping = QHBoxLayout()
         grouping.addWidget(self.value_list, 1)
         self.group_name = QLineEdit()
@@ -135,7 +141,8 @@ class HierarchyDialog(QDialog):
 
     def group_selected(self, values: list[str] | None = None, name: str | None = None) -> None:
         """Append the rule ``a,b->Name`` for the selected values to the current level's rules."""
-        values = values if values is not None else [i.text() for i in self.value_list.selectedItems()]
+        values = values if values is not None else [i.data(Qt.ItemDataRole.UserRole)
+                                                    for i in self.value_list.selectedItems()]
         name = (name if name is not None else self.group_name.text()).strip()
         if not values or not name:
             self.message.setText("<span style='color:#b00020'>select values and name their group first</span>")
@@ -143,7 +150,7 @@ class HierarchyDialog(QDialog):
         if self.kind.currentData() != "groups":
             self.kind.setCurrentIndex(list(KIND_NAMES).index("groups"))
         text = self.text.toPlainText().rstrip("\n")
-        self.text.setPlainText((text + "\n" if text else "") + f"{','.join(values)}->{name}")
+        self.text.setPlainText((text + "\n" if text else "") + rule_line(values, name))
         self.group_name.clear()
         self.value_list.clearSelection()
 

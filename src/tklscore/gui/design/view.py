@@ -499,7 +499,8 @@ class DesignView(QWidget):
 
         def work(control):
             control.progress(10, f"Reading the values of '{column}' out of core")
-            return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"))
+            return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
+                                 keep_spaces=bool(options.get("keep_spaces")))
 
         def done(frame) -> None:
             counts = pd.Series(frame["count"].to_numpy(), index=pd.Index(frame["value"].astype(str), dtype=object))
@@ -654,7 +655,7 @@ class DesignView(QWidget):
             control.progress(2, "Designing the release out of core")
             if engine["key"] != key:
                 _close(engine)
-                backend = open_backend("duckdb")   # DuckDB's own limit (80 % of RAM), spilling beyond
+                backend = open_backend("duckdb", keep_spaces=bool(summary.options.get("keep_spaces")))
                 try:
                     engine["designer"] = EngineDesigner(
                         backend, summary.path, roles, hierarchies,
@@ -878,7 +879,8 @@ class DesignView(QWidget):
                 from tklscore.core.engines.source import column_values
 
                 values = column_values(summary.path, column, delimiter=summary.options.get("delimiter"),
-                                       encoding=summary.options.get("encoding"))["value"]
+                                       encoding=summary.options.get("encoding"),
+                                       keep_spaces=bool(summary.options.get("keep_spaces")))["value"]
                 hierarchy.save_arx_csv(path, values.astype(str).to_numpy(dtype=object))
                 return path
 

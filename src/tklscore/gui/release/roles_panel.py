@@ -1,17 +1,21 @@
 """The Release view's roles panel: one row per column with its role (identifier,
 quasi-identifier, sensitive, insensitive) and kind (categorical, continuous), pre-filled from
-the project or from :func:`guess_roles` for a new file, with hints on what is missing."""
+the project or, for a new file, from the guesses of :mod:`tklscore.core.tables.role_guesses`
+(each marked as a guess, with its reason), with hints on what is missing."""
 
 from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from tklscore.core.errors import InputError
 from tklscore.core.tables.loading import Table
-from tklscore.core.tables.roles import Role, Roles, guess_roles
+from tklscore.core.tables.role_guesses import guess_table_roles
+from tklscore.core.tables.roles import Role, Roles
+from tklscore.core.tables.spaces import visible_spaces
 from tklscore.gui.tasks import SIDE
 
 ROLE_LABELS = {Role.IDENTIFIER: "identifier", Role.QUASI_IDENTIFIER: "quasi-identifier",
@@ -23,7 +27,6 @@ ROLE_TIPS = {
     Role.INSENSITIVE: "Neither: ignored by the scores.",
 }
 KIND_LABELS = ("categorical", "continuous")
-GUESS_SAMPLE = 50_000  # rows looked at to guess whether a column is continuous
 EXAMPLES = 4  # values shown per column
 
 
@@ -32,14 +35,14 @@ class RolesPanel(QGroupBox):
         super().__init__("Roles of the columns", parent)
         self.workbench = workbench
         self.guard = guard
-        self._guesses: tuple | None = None  # (table, guess_roles(table))
+        self._guesses: tuple | None = None  # (table, guess_table_roles(table))
         self._guessed = False
         self._filling = False
         self._values: dict = {}        # out of core: column -> column_values (first values, how many)
         self._values_for = None        # the SourceSummary they were counted for
         layout = QVBoxLayout(self)
-        self.roles_table = QTableWidget(0, 4)
-        self.roles_table.setHorizontalHeaderLabels(["Column", "Role", "Kind", "Example values"])
+        self.roles_table = QTableWidget(0, 5)
+        self.roles_table.setHorizontalHeaderLabels(["Column", "Role", "Kind", "Example values", "Why this guess"])
         self.roles_table.verticalHeader().hide()
         self.roles_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.roles_table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -47,6 +50,8 @@ class RolesPanel(QGroupBox):
         header = self.roles_table.horizontalHeader()
         for column in range(3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(3, 150)
         header.setStretchLastSection(True)
         layout.addWidget(self.roles_table, 1)
         self.roles_hint = QLabel()
@@ -82,20 +87,24 @@ class RolesPanel(QGroupBox):
         else:
             if self._guesses is None or self._guesses[0] is not table:
                 sample = table if workbench.table is not None else Table(table.preview, name=table.path)
-                self._guesses = (table, guess_roles(sample, sample_rows=GUESS_SAMPLE))
-            choices = self._guesses[1]
+                self._guesses = (table, guess_table_roles(sample))
+            choices = {c: (g.role, g.continuous) for c, g in self._guesses[1].items()}
             self._guessed = True
+        reasons = {c: g.reason for c, g in self._guesses[1].items()} if self._guessed else {}
         self.roles_table.setRowCount(len(columns))
         for row, column in enumerate(columns):
             role, continuous = choices[column]
             name = QTableWidgetItem(column)
-            name.setToolTip(column)
+            name.setToolTip(f"{column}\nGuessed {ROLE_LABELS[role]}: {reasons[column]}" if column in reasons else column)
             self.roles_table.setItem(row, 0, name)
             role_combo = QComboBox()
             for value, label in ROLE_LABELS.items():
                 role_combo.addItem(label, value)
                 role_combo.setItemData(role_combo.count() - 1, ROLE_TIPS[value], Qt.ItemDataRole.ToolTipRole)
             role_combo.setCurrentIndex(role_combo.findData(role))
+            if column in reasons:  # a guess, marked as one until the roles are applied
+                role_combo.setToolTip(f"Guessed: {reasons[column]}")
+                role_combo.setStyleSheet("QComboBox { font-style: italic; background: rgb(255, 244, 200); }")
             kind_combo = QComboBox()
             kind_combo.addItems(KIND_LABELS)
             kind_combo.setToolTip("Continuous: numbers compared by size (e.g. age). Categorical: labels.")
@@ -106,6 +115,13 @@ class RolesPanel(QGroupBox):
             self.roles_table.setCellWidget(row, 1, role_combo)
             self.roles_table.setCellWidget(row, 2, kind_combo)
             self.roles_table.setItem(row, 3, _item(self._examples(column)))
+            why = _item(f"guess: {reasons[column]}" if column in reasons else "")
+            if column in reasons:
+                font = QFont(why.font())
+                font.setItalic(True)
+                why.setFont(font)
+                why.setForeground(QBrush(QColor(120, 90, 0)))
+            self.roles_table.setItem(row, 4, why)
         self._filling = False
         self._update_roles_hint()
         if workbench.table is None:
@@ -164,7 +180,12 @@ class RolesPanel(QGroupBox):
         raise KeyError(column)
 
     def _role_edited(self, row: int) -> None:
-        role = self.roles_table.cellWidget(row, 1).currentData()
+        combo = self.roles_table.cellWidget(row, 1)
+        if combo.styleSheet():  # no longer a guess: the user chose it
+            combo.setStyleSheet("")
+            combo.setToolTip("")
+            self.roles_table.setItem(row, 4, _item(""))
+        role = combo.currentData()
         kind = self.roles_table.cellWidget(row, 2)
         kind.setEnabled(role == Role.SENSITIVE)
         if role != Role.SENSITIVE:
@@ -203,8 +224,9 @@ class RolesPanel(QGroupBox):
         roles = [role for role, _ in choices.values()]
         lines = []
         if self._guessed:
-            lines.append("These roles are <b>suggestions</b> from the data: check them, choose the "
-                         "quasi-identifiers and sensitive attributes, then click <b>Apply roles</b>.")
+            lines.append("The roles marked <i>guess</i> come from the columns' names (personal-data "
+                         "categories such as age, sex, income, diagnosis) and values (an identifier is unique "
+                         "in every row): check them, then click <b>Apply roles</b>.")
         if self.workbench.table is None:
             lines.append("The source is read out of core: the suggestions come from its first rows, and a "
                          "continuous column is checked (every cell a number) when the releases are scored.")
@@ -232,7 +254,7 @@ class RolesPanel(QGroupBox):
 
 
 def _shown(value) -> str:
-    return "(empty)" if value == "" else str(value)
+    return "(empty)" if value == "" else visible_spaces(str(value))
 
 
 def _item(text: str) -> QTableWidgetItem:

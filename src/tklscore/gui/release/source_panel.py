@@ -1,19 +1,21 @@
 """The Release view's source panel: the source file (path, the delimiter and encoding that
-were detected or given, an Excel sheet, "Reload" with overrides) and the table itself (a
-FrameModel over the frame, sortable, rows selectable for "From selected rows")."""
+were detected or given, an Excel sheet, whether the spaces around values are kept, "Reload"
+with overrides), where spaces were removed, and the table itself (a FrameModel over the
+frame, sortable, rows selectable for "From selected rows")."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QTableView, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QMessageBox, QPushButton, QTableView, QVBoxLayout)
 
 from tklscore.core.errors import InputError
 from tklscore.core.tables.roles import Roles
 from tklscore.gui.frame_model import FrameModel
 from tklscore.core.tables.loading import table_kind
+from tklscore.core.tables.spaces import split_delimiter
 from tklscore.gui.release.formats import DELIMITERS, ENCODINGS, TABLE_FILTER
 
 
@@ -50,6 +52,12 @@ class SourcePanel(QGroupBox):
         self.sheet_edit = QLineEdit()
         self.sheet_edit.setPlaceholderText("first sheet")
         self.sheet_edit.setToolTip("Excel: the sheet's name or number (0 is the first)")
+        self.keep_spaces_check = QCheckBox("Keep spaces around values")
+        self.keep_spaces_check.setToolTip(
+            "By default the spaces around each value of a CSV/TSV file are removed ('a, b' reads as 'a' and 'b'), "
+            "as a person reads the file. Tick to keep them, for files where they matter; the table then shows "
+            "them as ␣, and a hierarchy rule or a weight names such a value in quotes (\" Female\").")
+        self.keep_spaces_check.toggled.connect(self._keep_spaces_toggled)
         self.reload_button = QPushButton("Reload")
         self.reload_button.setToolTip("Load the file again with the delimiter, encoding and sheet shown")
         self.reload_button.clicked.connect(self.reload_source)
@@ -57,6 +65,7 @@ class SourcePanel(QGroupBox):
                              ("Sheet:", self.sheet_edit)):
             form.addWidget(QLabel(text))
             form.addWidget(widget)
+        form.addWidget(self.keep_spaces_check)
         form.addWidget(self.reload_button)
         form.addStretch(1)
         layout.addLayout(form)
@@ -93,9 +102,40 @@ class SourcePanel(QGroupBox):
             self.open_source(path)
 
     def open_source(self, path: str, options: dict | None = None, roles: Roles | None = None) -> bool:
-        ok = self.guard(self.workbench.open_source, path, options or {}, roles)
+        """Open a source; another table than the project's, while the project holds work
+        (releases, a model), asks first: a new project, or keep what still applies."""
+        change = None
+
+        def check() -> None:
+            nonlocal change
+            change = self.workbench.source_change(path, options or {})
+
+        if not self.guard(check):
+            return False
+        if change.holds_work:
+            answer = self.ask_source_change(change)
+            if answer is None:
+                return False
+            ok = self.guard(self.workbench.open_other_source, path, options or {}, change, answer == "keep")
+        else:
+            ok = self.guard(self.workbench.open_source, path, options or {}, roles)
         self._fill_source_form()
         return ok
+
+    def ask_source_change(self, change) -> str | None:
+        """"new", "keep" or None (cancel): the user's answer to :meth:`SourceChange.question`."""
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Another table")
+        box.setText(f"Open {change.new_name} in a new project, or keep this project's work?")
+        box.setInformativeText(change.question())
+        new = box.addButton("Start a new project", QMessageBox.ButtonRole.AcceptRole)
+        keep = box.addButton("Keep what still applies", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(new)
+        box.exec()
+        clicked = box.clickedButton()
+        return "new" if clicked is new else "keep" if clicked is keep else None
 
     def _source_kind(self) -> str | None:
         project = self.workbench.project
@@ -118,6 +158,10 @@ class SourcePanel(QGroupBox):
                   and self._loaded_with == (project.source_path, dict(options)))
         self.delimiter_combo.setEnabled(kind == "text")
         self.encoding_combo.setEnabled(kind == "text")
+        self.keep_spaces_check.setEnabled(kind == "text")
+        self.keep_spaces_check.blockSignals(True)
+        self.keep_spaces_check.setChecked(bool(options.get("keep_spaces")))
+        self.keep_spaces_check.blockSignals(False)
         self.sheet_edit.setEnabled(kind == "excel")
         self.reload_button.setEnabled(kind in ("text", "excel", "parquet"))
         delimiter = options.get("delimiter") or (table.delimiter if loaded else None)
@@ -130,7 +174,7 @@ class SourcePanel(QGroupBox):
             how = "as given" if options.get("delimiter") or options.get("encoding") else "detected"
             self.detected_label.setText(
                 f"Delimiter {_delimiter_name(table.delimiter)} and encoding {table.encoding} ({how}). "
-                "If the columns look wrong, choose others and click Reload.")
+                "If the columns look wrong, choose others and click Reload." + _spaces_note(table, options))
         elif kind == "text" and self.workbench.runner.current:
             self.detected_label.setText("Loading…")
         elif kind == "text":
@@ -181,6 +225,8 @@ class SourcePanel(QGroupBox):
                 return value
         if text.strip().lower() in ("tab", "\\t"):
             return "\t"
+        if split_delimiter(text)[1]:  # ", ": the delimiter, the spaces after it removed (the default)
+            return text[0]
         if len(text) != 1:
             raise InputError(f"the delimiter must be one character, not '{text}'",
                              hint="choose one from the list or type a single character")
@@ -206,6 +252,11 @@ class SourcePanel(QGroupBox):
         # the same file read the same way keeps its roles; a new delimiter or sheet may change the columns
         self.open_source(project.source_path, options, project.roles if same_columns else None)
 
+    def _keep_spaces_toggled(self, _checked: bool) -> None:
+        """Read the file again with the spaces around values kept or removed (same columns, same roles)."""
+        if self._source_kind() == "text":
+            self.reload_source()
+
     def _form_options(self, kind: str) -> dict:
         options: dict = {}
         if kind == "text":
@@ -215,6 +266,8 @@ class SourcePanel(QGroupBox):
                 options["delimiter"] = delimiter
             if encoding:
                 options["encoding"] = encoding
+            if self.keep_spaces_check.isChecked():
+                options["keep_spaces"] = True
         elif kind == "excel":
             sheet = self.sheet_edit.text().strip()
             if sheet:
@@ -259,6 +312,17 @@ class SourcePanel(QGroupBox):
 
 def _raise(message: str) -> None:
     raise InputError(message)
+
+
+def _spaces_note(table, options: dict) -> str:
+    """Where the spaces around values were removed, or that they are kept."""
+    stripped = getattr(table, "spaces_stripped", None)
+    if options.get("keep_spaces"):
+        return "<br>Spaces around values are <b>kept</b> as written (shown as ␣)."
+    if stripped:
+        return (f"<br><b>{stripped.message('')[0].upper()}{stripped.message('')[1:]}</b>, so that "
+                f"a value reads as it looks (tick “Keep spaces around values” to keep them).")
+    return ""
 
 
 def _delimiter_name(delimiter: str | None) -> str:
