@@ -13,6 +13,10 @@ if [ "${1:-}" = "test" ]; then
   if ! command -v java >/dev/null 2>&1 && [ -z "${JAVA_HOME:-}" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null
   fi
+  # the offline test (tests/test_offline.py) traces each engine's network calls with strace
+  if ! command -v strace >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
+  fi
   # pycanon 1.3.6 (the peer the risk tests compare with) pins exact pandas/numpy versions; its
   # checks run on ours, so it is installed without its pins (its runtime needs are in [test])
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps "pycanon==1.3.6"

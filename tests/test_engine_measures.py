@@ -257,3 +257,17 @@ def test_the_registry_declares_what_each_measure_reads():
     for measure in MEASURES:
         assert measure.needs and measure.needs <= set(AGGREGATES), measure.key
         assert all(key in BY_KEY for key in measure.after), measure.key
+
+
+@pytest.mark.parametrize("marker", ["'", "\\", "x\\", "')) OR 1=1 --", "a\\'b"])
+def test_a_suppressed_marker_with_quotes_and_backslashes_is_a_value(tmp_path, marker):
+    """The marker reaches the engine as a parameter, never as SQL text (issue 19 §1)."""
+    frame = pd.DataFrame({"q0": [marker, "x", marker, "y"], "q1": [marker, "1", marker, marker],
+                          "s0": ["a", "b", "a", "c"]})
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s0"])
+    memory = measure_table(load_table(path), roles, suppressed_marker=marker, exclude_suppressed=True)
+    engine = measure_files("duckdb", str(path), roles, suppressed_marker=marker, exclude_suppressed=True)
+    assert memory.record_rows.tolist() == [1, 3]           # rows 0 and 2 hold the marker in every QI
+    assert_same(engine.to_json_dict(), memory.to_json_dict())

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import run_cli
+from test_engine_filter import (assert_odd_names_are_identifiers, assert_quotes_select_as_in_memory,
+                                check_against_reference, engine_ids, memory_ids, sources, trees)
 from test_engines import QI, ROLES, SA, assert_same_report, tables
 from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
 from tklscore.core.engines import score_files
@@ -44,6 +46,10 @@ def test_session_is_local_and_quiet(spark):
     assert spark.sparkContext.master == "local[2]"
     assert conf.get("spark.driver.host") == "127.0.0.1" and conf.get("spark.driver.bindAddress") == "127.0.0.1"
     assert conf.get("spark.ui.enabled") == "false"
+    # the JVM started with the local address and host name set: it resolves no name of the machine
+    utils = spark.sparkContext._jvm.org.apache.spark.util.Utils
+    assert utils.localHostName() == "localhost" and utils.localCanonicalHostName() == "localhost"
+    assert spark_engine.os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
 
 
 def test_thesis_oracles_on_spark(spark, data_dir):
@@ -127,6 +133,80 @@ def test_cli_spark_reads_and_writes_uris(spark, capsys, tmp_path, data_dir):
     code, _, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *common, "--engine", "spark",
                                     "--output", (tmp_path / "summary.json").as_uri()])
     assert code == 2 and "is a URI" in err and "local file" in err
+
+
+def test_cli_spark_output_folders_replace_only_ours(spark, capsys, tmp_path, data_dir):
+    """``--engine spark --output DIR`` never deletes a source nor a folder it did not write,
+    and replaces its own previous output whole (issue 19 §2)."""
+    from tklscore.core.files.atomic import FOLDER_MARKER
+
+    source = tmp_path / "source.parquet"            # a source that is a folder of part files
+    source.mkdir()
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.to_parquet(source / "part-00000.parquet", index=False)
+    common = ["--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", "Age",
+              "--weights", data_dir / "thesis_table_4_2_weights.csv", "--format", "json", "--engine", "spark"]
+    before = (source / "part-00000.parquet").read_bytes()
+    code, _, err = run_cli(capsys, ["score", source, "--rows", "3,4", *common, "--output", source])
+    assert code == 2 and f"{source}: is also an input" in err, err
+    assert sorted(p.name for p in source.iterdir()) == ["part-00000.parquet"]
+    assert (source / "part-00000.parquet").read_bytes() == before
+    theirs = tmp_path / "theirs.parquet"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("not Spark's")
+    code, _, err = run_cli(capsys, ["score", source, "--rows", "3,4", *common, "--output", theirs])
+    assert code == 2 and "is a folder that tkl-Score Workbench did not write (1 file(s) in it)" in err, err
+    assert [p.name for p in theirs.iterdir()] == ["notes.txt"]
+    ours = tmp_path / "records.parquet"
+    for rows in ("3,4", "5,6,0"):
+        code, _, err = run_cli(capsys, ["score", source, "--rows", rows, *common, "--output", ours])
+        assert code == 0, err
+        assert pd.read_parquet(ours)["id"].tolist() == rows.split(",")
+    assert (ours / FOLDER_MARKER).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.parquet", "source.parquet", "theirs.parquet"]
+    code, _, err = run_cli(capsys, ["release", source, "--qi", ",".join(QI), "--sa", ",".join(SA),
+                                    "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+                                    "--engine", "spark", "--output", theirs])
+    assert code == 2 and "did not write" in err and [p.name for p in theirs.iterdir()] == ["notes.txt"]
+
+
+def test_spark_back_end_refuses_to_write_over_what_it_read(spark, tmp_path, data_dir):
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    source = tmp_path / "s.parquet"
+    frame.to_parquet(source, index=False)
+    with SparkBackend(session=spark) as backend:
+        backend.scan(str(source))
+        with pytest.raises(InputError, match="is also an input"):
+            backend.write_parquet("SELECT 1 AS a", str(source))
+    assert pd.read_parquet(source).equals(frame)
+
+
+def test_remote_output_folders_follow_the_same_rules(spark, tmp_path, data_dir, monkeypatch):
+    """hdfs:// and s3a:// outputs go through Hadoop's file system API; here file:// URIs take
+    that road (as a remote store would) on the local disk."""
+    from tklscore.core.files.atomic import FOLDER_MARKER
+
+    monkeypatch.setattr(spark_engine, "is_remote", lambda path: str(path).startswith("file:"))
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    source = tmp_path / "source.parquet"
+    source.mkdir()
+    frame.to_parquet(source / "part-0.parquet", index=False)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "keep.txt").write_text("keep")
+    ours = tmp_path / "records.parquet"
+    with SparkBackend(session=spark) as backend:
+        backend.scan(source.as_uri())
+        with pytest.raises(InputError, match="is also an input"):
+            backend.write_parquet("SELECT 1 AS a", source.as_uri())
+        with pytest.raises(InputError, match="is a folder that tkl-Score Workbench did not write"):
+            backend.write_parquet("SELECT 1 AS a", theirs.as_uri())
+        for rows in (3, 5):
+            backend.write_parquet(f"SELECT id AS a FROM range({rows})", ours.as_uri())
+            assert len(pd.read_parquet(ours)) == rows and (ours / FOLDER_MARKER).is_file()
+    assert sorted(p.name for p in source.iterdir()) == ["part-0.parquet"]
+    assert [p.name for p in theirs.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.parquet", "source.parquet", "theirs"]
 
 
 # ------------------------------------------------------------------ bad input (no session needed)
@@ -280,6 +360,53 @@ def test_every_registered_measure_is_the_same_on_spark(measured_on_spark, key):
 
     for name, memory, engine in measured_on_spark:
         assert_same(engine.value(key), memory.value(key), f"{name}: {key}")
+
+
+# ---------------------------------------------------------------------------- filters on Spark
+
+def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
+    """Values reach Spark as parameters: Spark's backslash escapes never apply
+    (``Job in ['x\\', ')) OR 1=1 --']`` selects those two records, ``a\\b`` its own)."""
+
+    with SparkBackend(session=spark) as backend:
+        assert_quotes_select_as_in_memory(backend, tmp_path)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_filters_on_spark_select_what_the_reference_selects(spark, data):
+    """A few random filters (Spark is slow): the reference = memory = DuckDB = Spark."""
+    from tklscore.core.engines.duckdb_engine import DuckDBBackend
+
+    frame, tree = data.draw(sources()), data.draw(trees)
+    with tempfile.TemporaryDirectory() as folder, SparkBackend(session=spark) as on_spark, \
+            DuckDBBackend() as on_duckdb:
+        check_against_reference(frame, tree, Path(folder) / "source.csv", [on_duckdb, on_spark])
+
+
+def test_filter_numbers_of_typed_parquet_on_spark(spark, tmp_path):
+    """Spark writes floats as 1.0E20, not as the loader does: their numbers compare, their text is refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tklscore.core.release.filters import FilterError
+
+    path = tmp_path / "typed.parquet"
+    pq.write_table(pa.table({"f": pa.array([0.5, None, 1e20, float("nan")]), "k": pa.array([1, 2, 3, 10])}), path)
+    roles = Roles(qi=["k"], sa=["f"])
+    with SparkBackend(session=spark) as backend:
+        for expression in ("f > 1", "f != 0.5", "k >= 3 or f == 0.5", "k == '10'"):
+            assert engine_ids(backend, path, roles, expression) == memory_ids(path, roles, expression), expression
+        with pytest.raises(FilterError, match="'f' holds floating-point numbers that this engine does not write "
+                                              "as the loader does"):
+            engine_ids(backend, path, roles, "f == '1e+20'")
+
+
+def test_filter_column_names_are_quoted_identifiers_on_spark(spark, tmp_path):
+    """Quotes, a backslash and a backtick in column names: Spark's scan and the filter quote them."""
+
+    with SparkBackend(session=spark) as backend:
+        assert_odd_names_are_identifiers(backend, tmp_path)
 
 
 def test_spaces_around_values_stripped_on_spark_as_in_memory(spark, tmp_path):

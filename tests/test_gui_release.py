@@ -159,10 +159,13 @@ def test_filter_release_gives_the_same_records(qtbot, thesis, monkeypatch):
 
 
 def test_bad_filter_is_a_specific_error(qtbot, thesis, monkeypatch):
-    Answers(monkeypatch, multiline=["Town == 'Edmonton'"])
+    answers = Answers(monkeypatch, multiline=["Town == 'Edmonton'", ""])   # refused, then cancelled
     with qtbot.waitSignal(thesis.workbench.failed, timeout=TIMEOUT) as blocker:
         click(qtbot, thesis.filter_button)
-    assert "Town" in blocker.args[0] and "cannot be evaluated" in blocker.args[0]
+    assert "'Town' is not a column of the source" in blocker.args[0]
+    # the refused filter is offered again as written, not lost
+    filters = [text for title, label, text in answers.asked if title == "Release by a filter"]
+    assert filters == ["", "Town == 'Edmonton'"]
     assert thesis.workbench.release_names() == ["Scenario 1", "Scenario 2"]
 
 

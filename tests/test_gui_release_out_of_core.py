@@ -177,6 +177,6 @@ def test_roles_are_validated_against_the_columns(qtbot, out_of_core, tmp_path, d
 
     with pytest.raises(InputError, match="column 'Pay' not found; the table has columns 'id', 'Job'"):
         workbench.set_roles(Roles(qi=["Job"], sa=["Pay"]))
-    with pytest.raises(InputError, match="names 'Pay', which is not a column of the source"):
+    with pytest.raises(InputError, match="'Pay' is not a column of the source"):
         workbench.add_release(ReleaseDefinition("Rich", "filter", expression="Pay > 3"))
     assert workbench.release_names() == []

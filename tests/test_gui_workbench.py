@@ -140,7 +140,8 @@ def test_one_bad_release_does_not_hide_the_others(qtbot, workbench):
     workbench.project.releases.append(ReleaseDefinition("Bad filter", "filter", expression="Nope == 1"))
     with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
         workbench.rescore()
-    assert failed.args[0].startswith("Release 'Bad filter': filter 'Nope == 1' cannot be evaluated")
+    assert failed.args[0].startswith("Release 'Bad filter': filter \"Nope == 1\": 'Nope' is not a column of the "
+                                     "source")
     qtbot.waitUntil(lambda: not workbench.runner.current)
     assert set(workbench.reports) == {"Scenario 1", "Scenario 2"}
     assert "Bad filter" in workbench.release_errors

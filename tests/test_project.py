@@ -27,9 +27,10 @@ def test_release_definitions_resolve(tmp_path):
 
 @pytest.mark.parametrize("expression,message", [
     ("", "the filter expression is empty"),
-    ("Age >>= 3", "cannot be evaluated"),
-    ("Nope == 1", "cannot be evaluated"),
-    ("Age + 1", "does not give true/false"),
+    ("Age >>= 3", "arithmetic \\('>>'\\) is not allowed"),
+    ("Nope == 1", "'Nope' is not a column of the source"),
+    ("Age + 1", "arithmetic \\('\\+'\\) is not allowed"),
+    ("Age", "on its own is not a condition"),
 ])
 def test_bad_filters(expression, message):
     example = thesis_example()

@@ -71,15 +71,16 @@ def records_output(args, inputs) -> str | None:
 
 def check_engine_output(args, inputs) -> None:
     """With an engine, ``--output`` is checked before any work (never an input; a folder
-    that exists, a file that can be written), unless Spark writes a Parquet output to a URI
-    or a folder it wrote before."""
+    that exists, a file that can be written); Spark writes a Parquet output as a folder of
+    part files (:func:`~tklscore.core.files.atomic.check_output_folder`: local, or a URI
+    only Spark can write)."""
     from pathlib import Path
 
-    from tklscore.core.files.atomic import check_output
+    from tklscore.core.files.atomic import check_output, check_output_folder
 
     output = getattr(args, "output", None)
     if args.engine == "memory" or not output:
         return
     parquet = Path(output).suffix.lower() in (".parquet", ".pq")
-    if not (args.engine == "spark" and ("://" in output or (parquet and Path(output).is_dir()))):
-        check_output(output, [i for i in inputs if i])
+    check = check_output_folder if args.engine == "spark" and parquet else check_output
+    check(output, [i for i in inputs if i])

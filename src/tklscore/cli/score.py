@@ -47,10 +47,11 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
     chosen.add_argument("--rows", metavar="ID[,ID...]", type=column_list,
                         help="ids of the published source records (0-based row numbers without --id-column)")
     chosen.add_argument("--filter", metavar="EXPR",
-                        help="publish the source records where EXPR holds (pandas query syntax: column names, "
-                             "in backticks when they hold spaces; ==, !=, <, >, in [...], and, or, not; "
-                             "quoted text; continuous columns compare as numbers), e.g. \"Age >= 40 and "
-                             "`Initial Diagnosis` == 'Flu'\"")
+                        help="publish the source records where EXPR holds: column names (in backticks when "
+                             "they hold spaces), ==, !=, <, <=, >, >=, in [...], and, or, not, quoted text, and "
+                             "numbers for a column whose values are all numbers; read, never run (calls, "
+                             "attributes, @ names are refused), e.g. \"age >= 30 and `Initial Diagnosis` == "
+                             "'Flu'\"")
     parser.add_argument("--id-column", metavar="COL", help="identifier column locating published records")
     parser.add_argument("--qi", metavar="COL[,COL...]", type=column_list, default=[],
                         help="quasi-identifier columns (none: k-DF = |P|, t-DF = 0)")

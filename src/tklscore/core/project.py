@@ -3,7 +3,13 @@
 It keeps the source table (a path with its load options, or a built-in example), the
 roles, the candidate releases and which one is shown, the weights (a tkl-Data Model kept
 inside the file as Turtle, or a weights file), M-Score's x, and view settings. Paths are
-stored relative to the project file when they lie below its folder.
+stored relative to the project file when they lie below its folder, and read relative to it.
+
+A project file is a document from anyone: loading it reads nothing but the project file.
+The files it names that lie outside the project's folder tree (after following links:
+``../../etc/passwd``, ``/etc/shadow``, a link to them) are read only once the user allowed
+them: :func:`check_paths` refuses them with :class:`OutsideFolderError`, which the
+application turns into a question.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.errors import InputError, existing_file, shorten
@@ -44,6 +51,20 @@ class Project:
             if definition.name == name:
                 return definition
         raise InputError(f"the project has no release named '{name}'")
+
+    def named_paths(self) -> list[tuple[str, str]]:
+        """Every file the project reads, as (what it is, path)."""
+        named = [("source table", self.source_path)] if self.source_path else []
+        named += [(f"release '{r.name}'", r.path) for r in self.releases if r.kind == "file" and r.path]
+        named += [("weights file", self.weights_path)] if self.weights_path else []
+        named += [("score model", p) for p in self.score_model_paths if p]
+        return named
+
+    def paths_outside(self, folder: str | os.PathLike) -> list[tuple[str, str]]:
+        """The files it reads (as :meth:`named_paths`) that lie outside ``folder`` and the
+        folders below it, links followed."""
+        root = os.path.realpath(folder)
+        return [(what, path) for what, path in self.named_paths() if not _within(path, root)]
 
     def to_dict(self, folder: Path | None = None) -> dict:
         def rel(path: str | None) -> str | None:
@@ -112,6 +133,8 @@ class Project:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Project":
+        """The project in the file ``path`` (reading nothing else; see :func:`check_paths`
+        before reading the files it names)."""
         path = existing_file(path, "project file")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -184,6 +207,38 @@ def _check_types(data: dict, name: str) -> None:
         for key in ("name", "kind", "path", "expression"):
             if key in entry and not isinstance(entry[key], (str, type(None))):
                 raise InputError(f"'{key}' of release {number} must be text, not {_kind(entry[key])}", file=name)
+
+
+class OutsideFolderError(InputError):
+    """The project names files outside its folder tree that the user has not allowed;
+    ``paths``: (what it is, path) of each. Nothing has been read from them."""
+
+    def __init__(self, paths: list[tuple[str, str]], project_file: str):
+        self.paths = paths
+        self.project_file = project_file
+        shown = "; ".join(f"{what} {shorten(path, 120)}" for what, path in paths[:10])
+        more = f" and {len(paths) - 10} more" if len(paths) > 10 else ""
+        super().__init__(f"names {len(paths)} file(s) outside its folder, which are read only if you allow "
+                         f"them: {shown}{more}", file=project_file,
+                         hint="open the project in the application to allow them, or move the files into the "
+                              "project's folder")
+
+
+def check_paths(project: Project, project_file: str | os.PathLike,
+                allowed: Iterable[str | os.PathLike] = ()) -> None:
+    """An :class:`OutsideFolderError` when ``project`` (read from ``project_file``) names a
+    file outside the project's folder tree that is not in ``allowed`` (files the user chose
+    or allowed; compared after following links)."""
+    chosen = {os.path.realpath(p) for p in allowed}
+    outside = [(what, path) for what, path in project.paths_outside(Path(project_file).resolve().parent)
+               if os.path.realpath(path) not in chosen]
+    if outside:
+        raise OutsideFolderError(outside, str(project_file))
+
+
+def _within(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _relative(path: str | None, folder: Path | None) -> str | None:

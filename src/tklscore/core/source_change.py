@@ -21,10 +21,7 @@ Reading the same file again (other delimiter, encoding, kept spaces) changes non
 
 from __future__ import annotations
 
-import io
 import os
-import re
-import tokenize
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,7 +30,6 @@ from tklscore.core.project import Project
 from tklscore.core.tables.roles import Roles
 
 ROLES, RELEASE, MODEL, WEIGHTS = "roles", "release", "model", "weights"
-_WORDS = {"and", "or", "not", "in", "is", "True", "False", "None", "true", "false"}
 
 
 @dataclass(frozen=True)
@@ -137,7 +133,10 @@ def _release_applies(definition, present: set[str]) -> CarriedWork:
             return CarriedWork(RELEASE, definition.name, False,
                                f"its file's column(s) {_names(missing)} are not in the new table")
         return CarriedWork(RELEASE, definition.name, True, "its file's columns are in the new table")
-    missing = [c for c in filter_columns(definition.expression or "") if c not in present]
+    try:
+        missing = [c for c in filter_columns(definition.expression or "") if c not in present]
+    except InputError as error:  # a refused filter applies to no table
+        return CarriedWork(RELEASE, definition.name, False, f"its filter is refused ({error.message})")
     if missing:
         return CarriedWork(RELEASE, definition.name, False,
                            f"its filter names {_names(missing)}, not columns of the new table")
@@ -145,27 +144,11 @@ def _release_applies(definition, present: set[str]) -> CarriedWork:
 
 
 def filter_columns(expression: str) -> list[str]:
-    """The column names a filter expression names: ```a b``` in backticks, and bare names
-    that are not operators, keywords or quoted text."""
-    names: list[str] = []
-    spans = [m.span() for m in re.finditer(r"`[^`]*`", expression)]
-    names += [expression[a + 1:b - 1] for a, b in spans]
-    rest = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(expression))
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(rest).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        tokens = []
-    for i, token in enumerate(tokens):
-        if token.type != tokenize.NAME or token.string in _WORDS:
-            continue
-        following = tokens[i + 1].string if i + 1 < len(tokens) else ""
-        if following == "(":  # a function such as isin(...) or str.startswith(...)
-            continue
-        preceding = tokens[i - 1].string if i > 0 else ""
-        if preceding == ".":
-            continue
-        names.append(token.string)
-    return list(dict.fromkeys(names))
+    """The column names a filter names, in order of first use (read by the one filter
+    language, :mod:`tklscore.core.release.filters`; a refused filter is a ``FilterError``)."""
+    from tklscore.core.release.filters import parse_filter
+
+    return list(parse_filter(expression).columns)
 
 
 def table_columns(path: str | os.PathLike, options: dict | None = None) -> list[str]:

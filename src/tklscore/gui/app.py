@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import check_output
+from tklscore.core.project import OutsideFolderError
 
 
 def run(example: str | None = None, project: str | None = None, screenshot: str | None = None,
@@ -30,7 +31,15 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
     if example:
         window.workbench.load_example(example)
     elif project:
-        window.workbench.open_project(project)
+        try:
+            window.workbench.open_project(project)
+        except OutsideFolderError as outside:  # files outside the project's folder: asked, never with nobody to answer
+            if screenshot:
+                raise
+            if not window.allow_outside(outside):
+                raise InputError("was not opened: it names files outside its folder that you did not allow",
+                                 file=project) from None
+            window.workbench.open_project(project, [p for _, p in outside.paths])
     window.start(view, opened=bool(example or project))
     window.resize(*size)
     window.show()
@@ -40,10 +49,14 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
                 QTimer.singleShot(100, shoot)
                 return
             app.processEvents()
-            saved = window.grab().save(screenshot)
-            if not saved:
-                print(f"tklscore: error: {screenshot}: the screenshot could not be written "
-                      f"(use a .png, .jpg or .bmp file name)", file=sys.stderr)
+            try:
+                saved = _save_image(window.grab(), screenshot)
+                if not saved:
+                    print(f"tklscore: error: {screenshot}: the screenshot could not be written "
+                          f"(use a .png, .jpg or .bmp file name)", file=sys.stderr)
+            except InputError as error:  # a full disk, a folder gone meanwhile
+                saved = False
+                print(f"tklscore: error: {error}", file=sys.stderr)
             window.workbench.undo_stack.setClean()
             window.workbench._mark(False)
             window.close()
@@ -51,6 +64,24 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
 
         QTimer.singleShot(300, shoot)
     return app.exec()
+
+
+def _save_image(pixmap, path: str) -> bool:
+    """Save ``pixmap`` as ``path`` (its format from the extension) through
+    :func:`~tklscore.core.files.atomic.atomic_path`; False for a format Qt cannot write."""
+    from pathlib import Path
+
+    from PySide6.QtGui import QImageWriter
+
+    from tklscore.core.files.atomic import atomic_path
+
+    kind = Path(path).suffix.lower().lstrip(".")
+    if kind.encode() not in [bytes(f.data()) for f in QImageWriter.supportedImageFormats()]:
+        return False
+    with atomic_path(path) as temporary:
+        if not pixmap.save(str(temporary), kind):
+            raise InputError("the screenshot could not be written", file=path)
+    return True
 
 
 def main(args) -> int:

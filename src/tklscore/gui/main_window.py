@@ -6,6 +6,7 @@ work with its progress and a cancel button. In patient mode only the patient vie
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QInputDialog, QHB
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
+from tklscore.core.project import OutsideFolderError
 from tklscore.core.scoring.weights_source import FILE, MODEL
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, ordered
@@ -41,6 +43,10 @@ def weights_source(workbench: Workbench) -> str:
 
 def release_records(workbench: Workbench) -> str:
     report = workbench.current_report()
+    name = workbench.project.current_release
+    if report is None and name in workbench.release_errors:
+        return ("(filter refused, not scored: see the Release view)" if name in workbench.refused_releases
+                else "(not scored: see the Release view)")
     return f"({report.published_rows:,} of {report.source_rows:,} records)" if report is not None else ""
 
 
@@ -370,10 +376,44 @@ class MainWindow(QMainWindow):
             self.open_project(path)
 
     def open_project(self, path: str) -> bool:
-        if self.guard(self.workbench.open_project, path):
+        """Open a project file; files it names outside its folder are read only if the user
+        says so (a project file can come from anyone)."""
+        asked: list[OutsideFolderError] = []
+
+        def attempt() -> None:
+            try:
+                self.workbench.open_project(path)
+            except OutsideFolderError as outside:  # a question, not an error
+                asked.append(outside)
+
+        opened = self.guard(attempt)
+        if opened and asked:
+            if not self.allow_outside(asked[0]):
+                self.workbench.status.emit(f"Did not open {path}: it names files outside its folder")
+                return False
+            opened = self.guard(self.workbench.open_project, path, [p for _, p in asked[0].paths])
+        if opened:
             self._remember(path)
-            return True
-        return False
+        return opened
+
+    def allow_outside(self, outside: OutsideFolderError) -> bool:
+        """Ask whether to read the files a project names outside its folder."""
+        listed = "\n".join(f"  • {what}: {path}" for what, path in outside.paths[:15])
+        more = f"\n  … and {len(outside.paths) - 15} more" if len(outside.paths) > 15 else ""
+        box = QMessageBox(QMessageBox.Icon.Question, "Files outside the project's folder",
+                          f"The project {Path(outside.project_file).name} reads files outside its folder:\n\n"
+                          f"{listed}{more}\n\nA project file can come from anyone. Read these files only if you "
+                          f"expect this project to use them.", parent=self)
+        box.setObjectName("outsideFolderQuestion")
+        read = box.addButton("Read them and open", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Do not open", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(box.buttons()[-1])
+        box.exec()
+        if box.clickedButton() is not read:
+            return False
+        with contextlib.suppress(InputError, OSError):  # not remembering costs a question next time
+            self.workbench.allow_paths(outside.project_file, [p for _, p in outside.paths])
+        return True
 
     def save_project(self) -> bool:
         if not self.workbench.project_path:

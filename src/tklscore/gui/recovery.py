@@ -1,12 +1,17 @@
-"""The workbench's recovery copies: an unsaved project written in the background every
-30 s (the real file is only written on save), listed and reopened after a session that
-ended with unsaved changes. A part of :class:`~tklscore.gui.workbench.Workbench`."""
+"""The workbench's files in the application's data folder: the recovery copies (an
+unsaved project written in the background every 30 s — the real file is only written on
+save — listed and reopened after a session that ended with unsaved changes) and, per
+project file, the files outside its folder that the user allowed or chose
+(:func:`tklscore.core.project.check_paths` asks before reading others). A part of
+:class:`~tklscore.gui.workbench.Workbench`."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
 import hashlib
+import json
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
@@ -85,7 +90,43 @@ class Recovery:
         return sorted(folder.glob("recovery-*"), key=lambda p: p.stat().st_mtime, reverse=True)
 
     def open_recovery(self, path: str | Path) -> None:
-        """Reopen a recovery copy as unsaved work (Save asks where to keep it)."""
+        """Reopen a recovery copy as unsaved work (Save asks where to keep it); it is this
+        application's copy of the user's own session, whose files the user chose then."""
         self._open(Project.load(path), None)
         Path(path).unlink(missing_ok=True)
         self._mark(True)
+
+    # the files outside a project's folder that the user allowed (or chose and saved), per project file
+    ALLOWED_FILE = "allowed-paths.json"
+    ALLOWED_PROJECTS = 500
+
+    def _allowed_store(self) -> tuple[Path, dict]:
+        store = self._recovery_path().parent / self.ALLOWED_FILE
+        try:
+            data = json.loads(store.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        return store, {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, list)}
+
+    def allowed_paths(self, project_file: str) -> list[str]:
+        """The files outside ``project_file``'s folder that the user allowed for it."""
+        return [p for p in self._allowed_store()[1].get(os.path.realpath(project_file), []) if isinstance(p, str)]
+
+    def allow_paths(self, project_file: str, paths) -> None:
+        """Remember that the user allowed (or chose) ``paths`` for the project file ``project_file``."""
+        from tklscore.core.files.atomic import atomic_write
+
+        paths = sorted({os.path.realpath(p) for p in paths})
+        key = os.path.realpath(project_file)
+        store, data = self._allowed_store()
+        known = set(data.pop(key, []))
+        if not paths or known >= set(paths):
+            if known:
+                data[key] = sorted(known)
+            return
+        data[key] = sorted(known | set(paths))
+        data = dict(list(data.items())[-self.ALLOWED_PROJECTS:])  # the newest last
+        with atomic_write(store) as handle:
+            json.dump(data, handle, indent=1)

@@ -10,7 +10,9 @@ scores and the model.
 
 HTML is self-contained (charts as base64 PNG). PDF goes through Qt's own text layout on a
 QPdfWriter, page by page, with every heading kept on the page of what it introduces and a
-footer naming the release and the page. CSV holds the per-record scores of the current
+footer naming the release and the page; it is laid out in memory, every step of Qt's
+checked, and written by Python (a full disk is an error, never a truncated report renamed
+over the previous one). CSV holds the per-record scores of the current
 release. :func:`report_input` reads the application's state; ``tklscore report`` builds a
 :class:`ReportInput` itself.
 """
@@ -21,13 +23,14 @@ import base64
 import datetime as _dt
 import html
 import math
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from PySide6.QtCore import QMarginsF, QRectF, QSizeF, QUrl, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSizeF, QUrl, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QFont,
@@ -114,6 +117,7 @@ class ReportInput:
     # computes ``risk`` (off the UI thread; progress(fraction)) when the Risk view has not
     measure_risk: Callable[[Callable[[float], None]], RiskLens] | None = None
     pseudonymization: object | None = None   # gui.pseudonymization.report_section.PseudonymizationSummary
+    release_errors: dict[str, str] = field(default_factory=dict)   # releases not scored, and why
 
     @property
     def x(self) -> float:
@@ -161,7 +165,8 @@ def report_input(workbench) -> ReportInput:
         source_rows=len(table) if table is not None else None, weights=workbench.weights,
         weights_problem=workbench.weights_problem, weights_source=source,
         model=workbench.model if source is None or source.kind == MODEL else None, files=files,
-        pseudonymization=getattr(workbench, "pseudonymization", None))
+        pseudonymization=getattr(workbench, "pseudonymization", None),
+        release_errors=dict(getattr(workbench, "release_errors", {})))
     name = project.current_release
     measured = getattr(workbench, "measures", {}).get(name)
     lens = getattr(workbench, "risk_lens", None)
@@ -324,6 +329,9 @@ def scores_section(data: ReportInput) -> Iterable[Section]:
 
 
 def releases_section(data: ReportInput) -> Iterable[Section]:
+    refused = "".join(f"<li><b>{_esc(name)}</b>: {_esc(why)}</li>" for name, why in data.release_errors.items())
+    if refused and not data.reports:
+        yield Section("Candidate releases side by side", f"<p>Releases not scored:</p><ul>{refused}</ul>")
     if not data.reports:
         return
     rows = []
@@ -334,6 +342,8 @@ def releases_section(data: ReportInput) -> Iterable[Section]:
     body = ("<p>Every candidate release, each score divided by the whole source table's score "
             "(undefined values are shown as n/a in the table and as 0 in the chart).</p>"
             + _table(header, rows) + _image(data, CHART_RELEASES))
+    if refused:
+        body += f"<p>Releases not scored (refused or not resolved):</p><ul>{refused}</ul>"
     yield Section("Candidate releases side by side", body)
 
 
@@ -571,7 +581,7 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
             hash_files(data)
             complete_risk(data)
             text = build_report_html(data, inline_images=False)
-            return _write_atomic(path, lambda temporary: print_pdf(temporary, text, data), inputs)
+            return _write_atomic(path, lambda temporary: print_pdf(temporary, text, data, name=str(path)), inputs)
         return write_pdf
     if suffix == ".csv":
         if data.report is None:
@@ -605,8 +615,8 @@ def _write_atomic(path: Path, write: Callable[[Path], object], inputs: Iterable[
 
 # --------------------------------------------------------------------------- PDF
 
-def _page_writer(path: Path) -> QPdfWriter:
-    writer = QPdfWriter(str(path))
+def _page_writer(device: QIODevice) -> QPdfWriter:
+    writer = QPdfWriter(device)
     writer.setResolution(96)  # one document pixel = one device pixel; text stays vector, images keep their pixels
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 15, 15, 12), QPageLayout.Unit.Millimeter))
@@ -675,22 +685,45 @@ def _section_bottom(document: QTextDocument, heading) -> float:
     return bottom
 
 
-def print_pdf(path: Path, text: str, data: ReportInput) -> int:
-    """The report as PDF; returns the number of pages."""
-    writer = _page_writer(path)
+def print_pdf(path: Path, text: str, data: ReportInput, name: str | None = None) -> int:
+    """The report as PDF written to ``path`` (``name``: the file as the user named it, for
+    messages); returns the number of pages. Every byte is checked as written: a write that
+    fails (a full disk) raises, never leaving a shorter file that looks whole."""
+    pdf, pages = render_pdf(text, data, name or str(path))
+    with open(path, "wb") as handle:
+        written = handle.write(pdf)
+        handle.flush()
+        os.fsync(handle.fileno())
+    size = os.path.getsize(path)
+    if written != len(pdf) or size != len(pdf):
+        raise InputError(f"only {size:,} of the report's {len(pdf):,} bytes could be written", file=name or str(path))
+    return pages
+
+
+def render_pdf(text: str, data: ReportInput, name: str = "the report") -> tuple[bytes, int]:
+    """The report as the bytes of a PDF file, and its number of pages; an error when Qt
+    fails at any step (the PDF would be incomplete)."""
+    buffer = QBuffer()
+    if not buffer.open(QIODevice.OpenModeFlag.WriteOnly):
+        raise InputError("the PDF cannot be laid out (no memory for it)", file=name)
+    writer = _page_writer(buffer)
     writer.setTitle(report_title(data))
     writer.setCreator(f"tkl-Score Workbench {__version__}")
     width, height = float(writer.width()), float(writer.height())
     page = QSizeF(width, height - PAGE_FOOTER)
     document = paginated_document(text, data, page)
     pages = document.pageCount()
-    painter = QPainter(writer)
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise InputError("the PDF writer could not start", file=name)
+    complete = True
     try:
         footer_font = QFont()
         footer_font.setPointSize(8)
         for number in range(pages):
-            if number:
-                writer.newPage()
+            if number and not writer.newPage():
+                complete = False
+                break
             painter.save()
             painter.setClipRect(QRectF(0, 0, width, page.height()))
             painter.translate(0, -number * page.height())
@@ -707,5 +740,9 @@ def print_pdf(path: Path, text: str, data: ReportInput) -> int:
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                              f"page {number + 1} of {pages}")
     finally:
-        painter.end()
-    return pages
+        ended = painter.end()
+    buffer.close()
+    pdf = bytes(buffer.data())
+    if not (complete and ended) or not pdf.startswith(b"%PDF-") or b"%%EOF" not in pdf[-64:]:
+        raise InputError(f"the PDF came out incomplete ({len(pdf):,} bytes, {pages} page(s) laid out)", file=name)
+    return pdf, pages

@@ -10,6 +10,7 @@ task at a time; a result that an edit has made stale is dropped.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -20,7 +21,7 @@ from tklscore.core.engines.source import SourceSummary
 from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.model.data_model import TklDataModel
-from tklscore.core.project import Project
+from tklscore.core.project import Project, check_paths
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.risk.measures import Measures
 from tklscore.core.scoring.scores import ScoreReport, Scorer
@@ -57,6 +58,7 @@ class Workbench(WeightsState, Recovery, QObject):
         self.risk_lens = None  # the Risk view's latest core.risk.lens.RiskLens (measures + D(r)), for the report
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
+        self.refused_releases: set[str] = set()   # of those, the filters refused (core.release.filters)
         self._source: tuple | None = None   # (what it is of, the Source)
         self._prepared: Source | None = None  # the source once prepared for its roles (scores follow)
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
@@ -83,6 +85,7 @@ class Workbench(WeightsState, Recovery, QObject):
         self.weights_problem = None
         self.reports, self.measures = {}, {}
         self.designed_reports = {}
+        self.release_errors, self.refused_releases = {}, set()
         self._source = self._prepared = None
         if self.engine_choice is not None:
             self.engine_choice = None
@@ -107,8 +110,14 @@ class Workbench(WeightsState, Recovery, QObject):
                           model_turtle=model.to_graph().serialize(format="turtle"))
         self._open(project, None, model)
 
-    def open_project(self, path: str) -> None:
-        self._open(Project.load(path), str(path))
+    def open_project(self, path: str, allowed=()) -> None:
+        """Open the project file ``path``. Files it names outside its folder tree are read
+        only when the user chose or allowed them (``allowed``, or earlier for this project
+        file: :meth:`allow_paths`, a save); otherwise nothing is read and
+        :class:`~tklscore.core.project.OutsideFolderError` names them (the window asks)."""
+        project = Project.load(path)
+        check_paths(project, path, [*allowed, *self.allowed_paths(path)])
+        self._open(project, str(path))
 
     def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
         """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
@@ -165,6 +174,9 @@ class Workbench(WeightsState, Recovery, QObject):
             raise InputError("the project has no file yet; choose where to save it")
         self._sync_project()
         self.project.save(path)
+        # the files it names outside its folder were chosen (or allowed) in this session
+        with contextlib.suppress(InputError, OSError):  # not remembering them costs a question, not the save
+            self.allow_paths(str(path), [p for _, p in self.project.paths_outside(Path(path).resolve().parent)])
         self._saves += 1
         self.project_path = str(path)
         self.undo_stack.setClean()
@@ -472,10 +484,12 @@ class Workbench(WeightsState, Recovery, QObject):
         def done(scores: ProjectScores) -> None:
             if generation != self._generation["scores"]:
                 return
-            self.reports, self.release_errors = scores.reports, scores.errors
+            previous = self.release_errors
+            self.reports, self.release_errors, self.refused_releases = scores.reports, scores.errors, scores.refused
             self.measures, self.designed_reports = scores.measures, scores.designed
             for name, message in self.release_errors.items():
-                self._fail(f"Release '{name}': {message}")
+                if previous.get(name) != message:  # said once, not again at every rescoring
+                    self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
                 self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
@@ -485,6 +499,7 @@ class Workbench(WeightsState, Recovery, QObject):
         def failed(message: str) -> None:  # the source, roles or weights: every release is left without scores
             if generation == self._generation["scores"]:
                 self.release_errors = {d.name: message for d in definitions}
+                self.refused_releases = set()
                 self.scoresChanged.emit()
             self._fail(message)
 

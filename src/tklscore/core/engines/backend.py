@@ -51,7 +51,8 @@ class Backend:
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:  # pragma: no cover - interface
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:  # pragma: no cover - interface
+        """The rows of ``sql``; ``params`` are the values of its ``?`` markers, in order."""
         raise NotImplementedError
 
     def fetch_arrow(self, sql: str):
@@ -60,7 +61,9 @@ class Backend:
 
         return pa.Table.from_pandas(self.fetch(sql), preserve_index=False)
 
-    def materialize(self, name: str, sql: str) -> None:  # pragma: no cover - interface
+    def materialize(self, name: str, sql: str, params=None) -> None:  # pragma: no cover - interface
+        """Keep the rows of ``sql`` as the relation ``name``; ``params`` are the values of
+        its ``?`` markers, in order (values never enter the SQL text)."""
         raise NotImplementedError
 
     def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
@@ -272,58 +275,77 @@ class Backend:
         return "CAST(__rid AS STRING)"
 
     def open_published_filter(self, expression: str, roles: Roles) -> None:
-        """``published(pos, id)``: the source records where a filter expression holds, in
-        source order (needs :meth:`open_source`), as
-        :func:`tklscore.core.release.selection.filter_positions` selects them in memory."""
-        from tklscore.core.engines.filter_sql import FilterColumn, parse_filter
+        """``published(pos, id)``: the source records where a filter holds, in source order
+        (needs :meth:`open_source`), as :func:`tklscore.core.release.selection.filter_positions`
+        selects them in memory: the one language of :mod:`tklscore.core.release.filters`,
+        its values passed as parameters."""
+        from tklscore.core.release.filters import ColumnKind, parse_filter
+        from tklscore.core.release.selection import nothing_selected
 
         parsed = parse_filter(expression)
         self.unmatched_rows = []
         scan = self.source_scan
         stripped = {c.strip(): c for c in scan.columns}
-        named = [c for c in parsed.columns if c in stripped]
-        columns: dict[str, FilterColumn] = {}
-        if named:
+        parsed.require_columns(stripped)
+        columns = {}
+        if parsed.columns:
             schema = self.run("cannot be read", scan.path, lambda: self.fetch_arrow(
-                f"SELECT {', '.join(self.q(stripped[c]) for c in named)} FROM {scan.relation} LIMIT 0")).schema
-            for name, kind in zip(named, schema.types):
-                columns[name] = self._filter_column(scan, stripped[name], name, kind, name in roles.continuous)
-        where = parsed.to_sql(columns)
+                f"SELECT {', '.join(self.q(stripped[c]) for c in parsed.columns)} FROM {scan.relation} "
+                f"LIMIT 0")).schema
+            for name, kind in zip(parsed.columns, schema.types):
+                columns[name] = self._filter_column(scan, stripped[name], kind)
+        kinds: dict[str, ColumnKind] = {}
+        typed = parsed.kind_columns()
+        if typed:
+            from tklscore.core.release.filters import kinds_sql
+
+            row = self.run("cannot be read", scan.path, lambda: self.fetch(
+                kinds_sql({c: columns[c].number_text for c in typed}, scan.relation))).iloc[0]
+            for i, name in enumerate(typed):
+                bad = row[f"b{i}"]
+                if bad is not None and not pd.isna(bad):
+                    shown = self.fetch(f"SELECT {columns[name].number_text} AS v FROM {scan.relation} "
+                                       f"WHERE __rid = {int(bad)}")["v"].iloc[0]
+                    kinds[name] = ColumnKind(False, str(shown), int(bad) + scan.header_rows)
+                else:
+                    kinds[name] = ColumnKind(bool(int(row[f"n{i}"])))
+        where, params = parsed.to_sql(columns, kinds)
         self.run(f"cannot be filtered by '{expression}'", scan.path, lambda: self.materialize(
             "published", f"SELECT CAST(ROW_NUMBER() OVER (ORDER BY __rid) - 1 AS BIGINT) AS pos, "
-                         f"{self._id_sql(roles, stripped)} AS id FROM {scan.relation} WHERE {where}"))
+                         f"{self._id_sql(roles, stripped)} AS id FROM {scan.relation} WHERE {where}", params))
+        if not int(self.fetch("SELECT COUNT(*) AS n FROM published")["n"].iloc[0]):
+            rows = int(self.fetch(f"SELECT COUNT(*) AS n FROM {scan.relation}")["n"].iloc[0])
+            raise nothing_selected(expression, rows)
 
-    def _filter_column(self, scan: Scan, raw: str, name: str, kind, continuous: bool):
+    def _filter_column(self, scan: Scan, raw: str, kind):
         """How a filter reads a column: as the text the loader gives it (an integer column
-        holding a missing cell is read as floats, ``31.0``; booleans ``True``/``False``),
-        and a continuous one as a number."""
+        holding a missing cell is read as floats, ``31.0``; booleans ``True``/``False``;
+        missing: the empty text), and as a text whose numbers are the loader's."""
         import pyarrow as pa
 
-        from tklscore.core.engines.filter_sql import FilterColumn
+        from tklscore.core.release.filters import SqlColumn
 
         column = self.q(raw)
         numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-        number = None
-        if continuous:
-            number = (f"CAST({column} AS DOUBLE)" if numeric
-                      else f"TRY_CAST(TRIM(CAST({column} AS STRING)) AS DOUBLE)")
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_date(kind):
             text = f"COALESCE(CAST({column} AS STRING), '')"
-        elif pa.types.is_boolean(kind):
+            return SqlColumn(text, text)
+        if pa.types.is_boolean(kind):
             text = f"CASE WHEN {column} IS NULL THEN '' WHEN {column} THEN 'True' ELSE 'False' END"
-        elif pa.types.is_integer(kind) and not int(self.fetch(
+            return SqlColumn(text, text)
+        if pa.types.is_integer(kind) and not int(self.fetch(
                 f"SELECT COUNT(*) - COUNT({column}) AS m FROM {scan.relation}")["m"].iloc[0]):
             text = f"CAST({column} AS STRING)"
-        elif numeric and (self.float_text_exact or number is not None):
+            return SqlColumn(text, text)
+        if numeric:
             written = f"CAST({column} AS DOUBLE)" if pa.types.is_integer(kind) else column
             text = f"CASE WHEN {column} IS NULL OR isnan({written}) THEN '' ELSE CAST({written} AS STRING) END"
-        else:
-            raise InputError(f"a filter on a column of type {kind} is not supported by the {self.name} engine",
-                             file=scan.path, column=name, hint="filter on another column, or define the release "
-                                                               "by ids or a file")
-        return FilterColumn(text, number)
+            return SqlColumn(text if self.float_text_exact else None, text)
+        raise InputError(f"a filter on a column of type {kind} is not supported by the {self.name} engine",
+                         file=scan.path, column=raw.strip(), hint="filter on another column, or define the "
+                                                                  "release by ids or a file")
 
     def open_population(self, path: str, qi, delimiter: str | None = None, encoding: str | None = None) -> None:
         """``population(q0..)``: the quasi-identifiers of a population file (journalist and

@@ -12,7 +12,7 @@ the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
   same rule (:func:`~tklscore.core.release.transform.suppressed_classes`: smallest first,
   id order among equal sizes).
 - Row selection by ids, a published file (located as ``score --engine`` locates them) or
-  a filter (translated to SQL by :mod:`.filter_sql`).
+  a filter (translated to SQL by :mod:`tklscore.core.release.filters`).
 - tkl/M/L: the distinguishing factors on the whole source with the generalised QIs and
   each SA at its published level (the plan of :mod:`.scoring`), normalised by the
   untransformed source's scores; a generalised SA value weighs its element in the
@@ -439,7 +439,7 @@ class EngineDesigner:
         from pathlib import Path
 
         design = design.design if isinstance(design, DesignResult) else design
-
+        self.backend.inputs.extend(str(i) for i in inputs if i)   # never written over, as the files it read
         suffix = Path(path).suffix.lower()
         if Path(path).resolve() == Path(self.source).resolve():
             raise InputError("the output would overwrite the source; choose another file", file=str(path))

@@ -102,8 +102,9 @@ def _register_weights(backend: Backend, plan: DisclosurePlan, j: int, attribute:
         bad = ~np.isfinite(numbers)
         if bad.any():
             shown = values[bad][0]
+            listed = [str(v) for v in values[bad][:1000]]
             first = backend.fetch(f"SELECT MIN(rid) AS rid, COUNT(*) AS many FROM {plan.text} AS t WHERE a{j} IN ("
-                                  + ", ".join(_literal(v) for v in values[bad][:1000]) + ")").iloc[0]
+                                  + ", ".join("?" for _ in listed) + ")", listed).iloc[0]
             raise InputError(f"holds {'an empty cell' if shown == '' else repr(shown)}, which is not a number "
                              f"({int(first['many'])} such cell(s) in all), but its value weights are intervals",
                              file=name, row=int(first["rid"]) + header_rows, column=attribute.attribute,
@@ -113,10 +114,6 @@ def _register_weights(backend: Backend, plan: DisclosurePlan, j: int, attribute:
         return False
     backend.register(f"dr_w{j}", pd.DataFrame({"v": pd.Series(values, dtype=object), "w": per_value}))
     return True
-
-
-def _literal(text: str) -> str:
-    return "'" + str(text).replace("'", "''") + "'"
 
 
 def _histogram(backend: Backend, plan: DisclosurePlan, summary: pd.Series, threshold: float,

@@ -1,21 +1,105 @@
 """The out-of-core back-end: the plan's group-bys run by DuckDB over Parquet/CSV files,
 under a memory limit (DuckDB spills to a temporary folder), never loaded into pandas.
+
+Every connection is made by :func:`connect` and is offline: DuckDB never installs or
+loads an extension by itself (its auto-install downloads native code) and has no HTTP
+file system. A CSV file in an encoding other than UTF-8 is decoded by our own decoder
+into a UTF-8 copy in the work folder (DuckDB's own encodings are an extension). The work
+folder (``tklscore-duckdb-PID-XXXX`` in the temporary folder: the database, its spill
+files, decoded copies) is removed when the back-end closes or the process exits, and one
+whose process has gone (killed) is swept by the next back-end. Outputs are written
+through :mod:`tklscore.core.files.atomic`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, Scan, first_line
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_path, is_disk_full, write_error
 from tklscore.core.tables.spaces import split_delimiter, sql_trim
 
 _PARQUET = {".parquet", ".pq"}
+WORK_PREFIX = "tklscore-duckdb-"
+_OWNER = "owner"            # in a work folder: "PID START" of the process that made it
+# no extension is installed or loaded behind the user's back, none from the community, and no HTTP(S)/S3 reads
+OFFLINE = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+           "allow_community_extensions": False}
+
+
+def connect(database: str = ":memory:"):
+    """A DuckDB connection that never reaches the network (see the module's text)."""
+    import duckdb
+
+    con = duckdb.connect(database, config=dict(OFFLINE))
+    con.execute("SET disabled_filesystems = 'HTTPFileSystem'")
+    return con
+
+
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, Linux), to tell it from a later
+    process given the same number; None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _owner_gone(folder: Path) -> bool:
+    match = re.match(rf"{re.escape(WORK_PREFIX)}(\d+)-", folder.name)
+    if match is None:
+        return False
+    pid = int(match.group(1))
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # somebody else's live process
+        return False
+    with contextlib.suppress(OSError, ValueError):
+        recorded_pid, recorded_start = (folder / _OWNER).read_text(encoding="ascii").split()
+        started = _started(pid)
+        return int(recorded_pid) == pid and started is not None and started != recorded_start
+    return False
+
+
+def sweep_work_folders(parent: str | os.PathLike | None = None) -> list[Path]:
+    """Remove the work folders of back-ends whose process has ended (killed before it
+    could remove its own); returns what was removed."""
+    parent = Path(parent or tempfile.gettempdir())
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            if entry.name.startswith(WORK_PREFIX) and entry.is_dir(follow_symlinks=False) \
+                    and _owner_gone(Path(entry.path)):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(Path(entry.path))
+    return removed
+
+
+def _make_work_folder() -> Path:
+    sweep_work_folders()
+    folder = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
+    (folder / _OWNER).write_text(f"{os.getpid()} {_started(os.getpid()) or '-'}\n", encoding="ascii")
+    return folder
+
+
+def _remove_work_folder(con, folder: Path) -> None:
+    with contextlib.suppress(Exception):
+        con.close()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _literal(text: str) -> str:
@@ -32,8 +116,16 @@ class DuckDBBackend(Backend):
             raise InputError("the out-of-core engine needs DuckDB: pip install duckdb "
                              "(or pip install 'tklscore[duckdb]')") from None
         self._duckdb = duckdb
-        self.folder = Path(tempfile.mkdtemp(prefix="tklscore-duckdb-"))
-        self.con = duckdb.connect(str(self.folder / "work.duckdb"))
+        self.folder = _make_work_folder()
+        try:
+            self.con = connect(str(self.folder / "work.duckdb"))
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+        # removed on close, when the back-end is collected, or at the latest when the process exits
+        self._finalizer = weakref.finalize(self, _remove_work_folder, self.con, self.folder)
+        self.inputs: list[str] = []   # every file scanned: an output never replaces one
+        self._decoded = 0
         self.con.execute(f"SET temp_directory = {_literal(str(self.folder / 'spill'))}")
         self.con.execute("SET preserve_insertion_order = false")
         if memory_limit:
@@ -45,20 +137,19 @@ class DuckDBBackend(Backend):
         self.con.interrupt()
 
     def close(self) -> None:
-        self.con.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self._finalizer()
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:
-        return self.con.execute(sql).df()
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        return self.con.execute(sql, list(params) if params else None).df()
 
     def fetch_arrow(self, sql: str):
         relation = self.con.sql(sql)
         return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
 
-    def materialize(self, name: str, sql: str) -> None:
-        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}")
+    def materialize(self, name: str, sql: str, params=None) -> None:
+        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}", list(params) if params else None)
 
     def materialize_joined(self, name: str, sql: str) -> None:
         self.con.execute("SET disabled_optimizers = 'join_order'")
@@ -73,25 +164,41 @@ class DuckDBBackend(Backend):
         self.con.unregister(f"{name}_frame")
 
     def write_parquet(self, sql: str, path: str) -> None:
-        target = Path(path)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        try:
-            self.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} (FORMAT PARQUET)")
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
+        self._copy(sql, path, "FORMAT PARQUET")
 
     def write_csv(self, sql: str, path: str) -> None:
         """The rows of ``sql`` as CSV (a header line, comma-separated, quoted only where
         needed; NULL as an empty cell), atomically."""
-        target = Path(path)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        self._copy(sql, path, "FORMAT CSV, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"'")
+
+    def _copy(self, sql: str, path: str, options: str) -> None:
+        """``COPY`` the rows of ``sql`` to ``path`` through :func:`~tklscore.core.files.atomic.atomic_path`
+        (never over an input; the mode kept; a full disk said as such, the old file kept)."""
+        with atomic_path(path, self.inputs) as temporary:
+            try:
+                self.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} ({options}, USE_TMP_FILE false)")
+            except self._duckdb.Error as exc:
+                if is_disk_full(exc):
+                    raise write_error(exc, str(path)) from None
+                raise InputError(f"cannot be written ({first_line(exc).replace(str(temporary), str(path))})",
+                                 file=str(path)) from None
+
+    def _decoded_copy(self, file: Path, encoding: str, given: str) -> Path:
+        """A UTF-8 copy of the CSV ``file`` in the work folder, decoded by our decoder."""
+        from tklscore.core.files.text import transcode_to_utf8
+
+        self._decoded += 1
+        copy = self.folder / f"decoded-{self._decoded}.csv"
         try:
-            self.con.execute(f"COPY ({sql}) TO {_literal(str(temporary))} (FORMAT CSV, HEADER true, "
-                             f"DELIMITER ',', QUOTE '\"', ESCAPE '\"')")
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
+            transcode_to_utf8(file, copy, encoding, given)
+        except OSError as error:
+            copy.unlink(missing_ok=True)
+            if is_disk_full(error):
+                raise InputError(f"disk full writing the decoded copy of the file in {self.folder.parent} "
+                                 f"(no space left on the device)", file=given,
+                                 hint="free some space in the temporary folder, or save the file as UTF-8") from None
+            raise InputError(f"cannot be read: {error.strerror or error}", file=given) from None
+        return copy
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:
@@ -100,6 +207,8 @@ class DuckDBBackend(Backend):
         if not file.exists():
             raise InputError("file not found", file=str(path))
         kind = "Parquet" if file.suffix.lower() in _PARQUET else "CSV"
+        self.inputs.append(str(path))
+        read = file
         if kind == "Parquet":
             scan = f"read_parquet({_literal(str(file))}, file_row_number = true)"
             select = f"SELECT * EXCLUDE (file_row_number), file_row_number AS __rid FROM {scan}"
@@ -108,8 +217,8 @@ class DuckDBBackend(Backend):
             if delimiter:
                 options.append(f"delim = {_literal(delimiter)}")
             if encoding and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-                options.append(f"encoding = {_literal(encoding)}")
-            scan = f"read_csv({_literal(str(file))}, {', '.join(options)})"
+                read = self._decoded_copy(file, encoding, str(path))
+            scan = f"read_csv({_literal(str(read))}, {', '.join(options)})"
             select = f"SELECT *, CAST(ROW_NUMBER() OVER () - 1 AS BIGINT) AS __rid FROM {scan}"
         raw = relation
         try:
@@ -122,5 +231,6 @@ class DuckDBBackend(Backend):
             self.con.execute(f"CREATE OR REPLACE VIEW {relation} AS {select}")
             columns = [row[0] for row in self.con.execute(f"DESCRIBE {relation}").fetchall()]
         except self._duckdb.Error as exc:
-            raise InputError(f"not a readable {kind} file ({first_line(exc)})", file=str(path)) from None
+            reason = first_line(exc).replace(str(read), str(path)).replace(str(self.folder), "(work folder)")
+            raise InputError(f"not a readable {kind} file ({reason})", file=str(path)) from None
         return Scan(relation, [c for c in columns if c != "__rid"], kind, str(path), raw)

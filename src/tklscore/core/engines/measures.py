@@ -52,17 +52,18 @@ class EngineAggregates(Aggregates):
         self.has_population, self.has_identifiers = population is not None, bool(n_identifying)
         self.has_sample_weights = sample_weight
         self.plan = plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope")
-        marker = "'" + suppressed_marker.replace("'", "''") + "'"
+        markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
         self.rows = backend.count(source)
         if self.rows == 0:
             raise InputError("the table has no records", file=name)
-        self.suppressed_rows = backend.count(f"{source} WHERE {plan.suppressed(marker)}")
-        where = f" WHERE NOT ({plan.suppressed(marker)})" if exclude_suppressed and self.suppressed_rows else ""
+        self.suppressed_rows = int(backend.fetch(f"SELECT COUNT(*) AS n FROM {source} WHERE {plan.suppressed('?')}",
+                                                 markers)["n"].iloc[0])
+        where = f" WHERE NOT ({plan.suppressed('?')})" if exclude_suppressed and self.suppressed_rows else ""
         if where and self.suppressed_rows == self.rows:
             raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
                              f"{suppressed_marker!r}); nothing is left to measure", file=name,
                              hint="measure without excluding suppressed records")
-        backend.materialize("scope", f"SELECT * FROM {source}{where}")
+        backend.materialize("scope", f"SELECT * FROM {source}{where}", markers if where else None)
         for i in range(len(roles.sa)):
             backend.materialize(f"codes_{i}", plan.value_codes(i))
         backend.materialize("classes", plan.classes())

@@ -2,7 +2,10 @@
 ``pip install 'tklscore[spark]'``) over Parquet/CSV files at any path Spark reads
 (``hdfs://``, ``s3a://``, local files), the per-record results written as Parquet by
 Spark. Without ``--spark-master`` (and outside ``spark-submit``) it runs in local mode,
-bound to 127.0.0.1 with the web UI off: no network connection leaves the machine.
+bound to 127.0.0.1 under the host name ``localhost`` (``SPARK_LOCAL_IP`` and
+``SPARK_LOCAL_HOSTNAME`` are set before the JVM starts, so Spark looks up no address of
+the machine) with the web UI off: no network connection leaves the machine. A local
+output folder is written through :func:`tklscore.core.files.atomic.atomic_folder`.
 """
 
 from __future__ import annotations
@@ -10,8 +13,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
-import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -19,6 +20,7 @@ import pandas as pd
 
 from tklscore.core.engines.backend import Backend, Scan, first_line
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_folder, is_disk_full, is_remote, write_error
 
 _PARQUET = {".parquet", ".pq"}
 _MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|spark://[^\s/]+(:\d+)?"
@@ -75,6 +77,9 @@ def spark_session(master: str | None = None, memory_limit: str | None = None, pa
         master = "local[*]"
         builder = builder.master(master)
     if master is not None and master.startswith("local"):
+        # read by the JVM as it starts: without them Spark asks the resolver for the machine's names
+        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+        os.environ["SPARK_LOCAL_HOSTNAME"] = "localhost"
         builder = (builder.config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1")
                    .config("spark.sql.shuffle.partitions", str(partitions or max(2, 2 * (os.cpu_count() or 1)))))
@@ -112,6 +117,7 @@ class SparkBackend(Backend):
         else:
             self._owned = False
         self.spark = session
+        self.inputs: list[str] = []   # every file scanned: an output never replaces one
         self._cached: dict[str, object] = {}
         self._views: list[str] = []
 
@@ -126,8 +132,8 @@ class SparkBackend(Backend):
 
     # ------------------------------------------------------------------ primitives
 
-    def fetch(self, sql: str) -> pd.DataFrame:
-        return self.spark.sql(sql).toPandas()
+    def fetch(self, sql: str, params=None) -> pd.DataFrame:
+        return (self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql)).toPandas()
 
     def fetch_arrow(self, sql: str):
         frame = self.spark.sql(sql)
@@ -142,8 +148,9 @@ class SparkBackend(Backend):
             previous.unpersist()
         self._views.append(name)
 
-    def materialize(self, name: str, sql: str) -> None:
-        self._keep(name, self.spark.sql(sql))
+    def materialize(self, name: str, sql: str, params=None) -> None:
+        # positional ``?`` parameters (Spark 3.5+): values are bound, never parsed as SQL text
+        self._keep(name, self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql))
 
     def _keep(self, name: str, frame) -> None:
         from pyspark import StorageLevel
@@ -155,31 +162,78 @@ class SparkBackend(Backend):
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         types = {"i": "BIGINT", "u": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
-        schema = ", ".join(f"`{c}` {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
+        schema = ", ".join(f"{self.q(c)} {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
         self._view(name, self.spark.createDataFrame(frame, schema=schema))
 
     def write_parquet(self, sql: str, path: str) -> None:
         """The rows of ``sql`` as a Parquet dataset (a folder of part files, in order) at
-        ``path``; a local target is written beside it and moved into place when complete."""
+        ``path``, written beside it and put in its place when complete: a local target by
+        :func:`~tklscore.core.files.atomic.atomic_folder`, a remote one (``hdfs://``,
+        ``s3a://``) by :meth:`_write_remote` with the same rules — never over an input or a
+        folder this tool did not write."""
         frame = self.spark.sql(sql)
-        if not _is_local(path):
-            frame.write.mode("overwrite").parquet(path)
+        if is_remote(path):
+            self._write_remote(frame, path)
             return
-        target = Path(urlparse(path).path if path.startswith("file:") else path)
-        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+        with atomic_folder(path, self.inputs) as temporary:
+            self._write(frame, str(temporary), path)
+
+    def _write(self, frame, where: str, given: str) -> None:
         try:
-            frame.write.parquet(str(temporary))
-            if target.is_dir():
-                old = target.with_name(f".{target.name}.{uuid.uuid4().hex}.old")
-                os.replace(target, old)
-                os.replace(temporary, target)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                if target.exists():
-                    target.unlink()
-                os.replace(temporary, target)
+            frame.write.parquet(where)
+        except Exception as exc:  # Spark's errors arrive through Py4J
+            if is_disk_full(exc):
+                raise write_error(exc, given) from None
+            raise InputError(f"cannot be written ({first_line(exc).replace(where, given)})", file=given) from None
+
+    def _write_remote(self, frame, given: str) -> None:
+        """A remote folder output through the cluster's file system (Hadoop's API): replaced
+        only when it holds :data:`~tklscore.core.files.atomic.FOLDER_MARKER` or is empty;
+        written to a sibling folder, marked, then renamed into place (the old one moved aside
+        first and deleted last)."""
+        import uuid
+
+        from tklscore.core.files.atomic import FOLDER_MARKER
+
+        jvm = self.spark.sparkContext._jvm
+        HPath = jvm.org.apache.hadoop.fs.Path
+        target = HPath(given)
+        fs = target.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration())
+        target = fs.makeQualified(target)
+        for source in self.inputs:
+            read = fs.makeQualified(HPath(source)) if is_remote(source) else None
+            while read is not None:
+                if read.equals(target):
+                    raise InputError(f"is also an input ({source}); refusing to overwrite it", file=given,
+                                     hint="write the output to another folder")
+                read = read.getParent()
+        if fs.exists(target) and fs.getFileStatus(target).isDirectory():
+            names = [status.getPath().getName() for status in fs.listStatus(target)]
+            if names and FOLDER_MARKER not in names:
+                raise InputError(f"is a folder that tkl-Score Workbench did not write ({len(names)} file(s) in it); "
+                                 f"refusing to replace it", file=given,
+                                 hint="name a new folder, or an earlier output of this tool")
+        parent, name = target.getParent(), target.getName()
+        temporary = HPath(parent, f".{name}.{uuid.uuid4().hex[:12]}.tklscore-tmp")
+        try:
+            self._write(frame, temporary.toString(), given)
+            stream = fs.create(HPath(temporary, FOLDER_MARKER), True)
+            stream.write(bytearray(b'{"written_by": "tkl-Score Workbench"}\n'))
+            stream.close()
+            if fs.exists(target):
+                aside = HPath(parent, f".{name}.{uuid.uuid4().hex[:12]}.tklscore-old")
+                if not fs.rename(target, aside):
+                    raise InputError("the earlier output could not be moved aside", file=given)
+                if not fs.rename(temporary, target):
+                    fs.rename(aside, target)
+                    raise InputError("the new output could not be moved into place; the earlier one is kept",
+                                     file=given)
+                fs.delete(aside, True)
+            elif not fs.rename(temporary, target):
+                raise InputError("the new output could not be moved into place", file=given)
         finally:
-            shutil.rmtree(temporary, ignore_errors=True)
+            if fs.exists(temporary):
+                fs.delete(temporary, True)
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:
@@ -196,6 +250,7 @@ class SparkBackend(Backend):
         raw = relation
         if _is_local(path) and not Path(urlparse(path).path if path.startswith("file:") else path).exists():
             raise InputError("file not found", file=str(path))
+        self.inputs.append(str(path))
         suffix = Path(urlparse(path).path).suffix.lower()
         kind = "Parquet" if suffix in _PARQUET or (suffix == "" and not _is_csv_folder(path)) else "CSV"
         reader = self.spark.read
@@ -214,7 +269,7 @@ class SparkBackend(Backend):
             if kind == "CSV" and not self._keeps_spaces(keep_spaces):
                 raw = f"{relation}__raw"
                 self._view(raw, frame)
-                frame = frame.select(*[F.trim(F.col(f"`{c}`")).alias(c) for c in columns])
+                frame = frame.select(*[F.trim(F.col(self.q(c))).alias(c) for c in columns])
             located = frame.select("*", F.col("_metadata.file_path").alias("__file"),
                                    F.col("_metadata.file_block_start").alias("__block"),
                                    F.monotonically_increasing_id().alias("__order"))
@@ -225,7 +280,7 @@ class SparkBackend(Backend):
             within = Window.partitionBy("__file", "__block").orderBy("__order")
             numbered = (located.join(F.broadcast(blocks), ["__file", "__block"])
                         .withColumn("__rid", (F.col("__start") + F.row_number().over(within) - 1).cast("bigint"))
-                        .select(*[F.col(f"`{c}`") for c in columns], "__rid"))
+                        .select(*[F.col(self.q(c)) for c in columns], "__rid"))
             self._keep(relation, numbered)
         except InputError:
             raise

@@ -83,6 +83,41 @@ def decode_text(data: bytes, name: str, encoding: str | None = None, what: str =
                      file=name, row=line, hint="give the file's real encoding, or save it as UTF-8")
 
 
+def _line_breaks(text: str) -> int:
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def transcode_to_utf8(source: str | os.PathLike, target: str | os.PathLike, encoding: str, name: str,
+                      chunk: int = 1 << 20) -> None:
+    """Decode the text file ``source`` from ``encoding`` and write it to ``target`` as UTF-8,
+    a chunk at a time (for an engine that reads only UTF-8: the same decoder as
+    :func:`decode_text`, whatever the file's size). A byte that is not valid in
+    ``encoding`` is an error naming its line (never quoting the file)."""
+    try:
+        decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    except LookupError:
+        raise InputError(f"unknown encoding '{encoding}'", file=name) from None
+    lines, ended_in_cr = 0, False
+    with open(source, "rb") as read, open(target, "w", encoding="utf-8", newline="") as write:
+        while True:
+            data = read.read(chunk)
+            try:
+                text = decoder.decode(data, final=not data)
+            except UnicodeDecodeError as error:
+                before = error.object[:error.start].decode(encoding, errors="replace")
+                line = lines + _line_breaks(before) - (ended_in_cr and before.startswith("\n")) + 1
+                raise InputError(f"cannot be decoded as {encoding}: byte 0x{error.object[error.start]:02x} is not "
+                                 f"valid there", file=name, row=line,
+                                 hint="give the file's real encoding, or save it as UTF-8") from None
+            lines += _line_breaks(text) - (ended_in_cr and text.startswith("\n"))
+            ended_in_cr = text.endswith("\r") or (ended_in_cr and not text)
+            write.write(text)
+            if not data:
+                break
+        write.flush()
+        os.fsync(write.fileno())
+
+
 def read_text(path: str | os.PathLike, what: str = "file", encoding: str | None = None) -> str:
     """The decoded text of a (small) text file; see :func:`decode_text`."""
     path = existing_file(path, what)

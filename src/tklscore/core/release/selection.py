@@ -2,8 +2,9 @@
 
 A release is defined by source ids (``ids``), by a published table file (``file``,
 located by the identifier column or matched on all its columns), or by a filter
-expression over the source (``filter``, pandas query syntax; continuous columns compare
-as numbers, column names with spaces go in backticks: ```Initial Diagnosis` == 'Flu'``).
+expression over the source (``filter``, the language of :mod:`.filters`: column names in
+backticks when they hold spaces, ```Initial Diagnosis` == 'Flu' and age >= 30``). A filter is
+read, never run; one that is refused, or that selects no record, is an error.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from tklscore.core.errors import InputError
+from tklscore.core.release.filters import FilterError, filter_mask, parse_filter, why_nothing
 from tklscore.core.tables.published import Release, locate_by_ids, locate_table
 from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import Table, load_table
@@ -87,6 +88,9 @@ def _by_file(definition: ReleaseDefinition, source: Table, roles: Roles) -> Rele
 
 def _by_filter(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
     positions = filter_positions(source, roles, definition.expression or "")
+    if not len(positions):
+        raise nothing_selected(definition.expression or "", len(source),
+                               why_nothing(parse_filter(definition.expression), source))
     ids = (source.text(roles.identifier).iloc[positions].to_numpy(dtype=object) if roles.identifier
            else positions.astype(str).astype(object))
     return Release(positions, ids)
@@ -111,19 +115,13 @@ def definition_of(*, published: str | None = None, rows=None, filter: str | None
 
 
 def filter_positions(source: Table, roles: Roles, expression: str) -> np.ndarray:
-    """Row positions of the source records matching a pandas query expression."""
-    if not expression.strip():
-        raise InputError("the filter expression is empty")
-    frame = source.frame.copy(deep=False)
-    for column in roles.continuous:
-        frame[column] = source.numeric(column)
-    frame.index = pd.RangeIndex(len(frame))
-    try:
-        mask = frame.eval(expression, engine="python")
-    except Exception as error:  # pandas raises many types for a bad expression
-        raise InputError(f"filter '{expression}' cannot be evaluated: {error}",
-                         hint="use column names (in backticks when they contain spaces), ==, !=, <, >, "
-                              "and, or, not, and quoted text such as 'Flu'") from None
-    if not isinstance(mask, pd.Series) or mask.dtype != bool:
-        raise InputError(f"filter '{expression}' does not give true/false for each record")
-    return np.flatnonzero(mask.to_numpy())
+    """Row positions of the source records where a filter holds (:mod:`.filters`: read
+    against a whitelist and evaluated over the columns; nothing in it runs)."""
+    return np.flatnonzero(filter_mask(parse_filter(expression), source))
+
+
+def nothing_selected(expression: str, rows: int, why: str = "") -> FilterError:
+    """The error for a filter release that publishes no record (never scored as a harmless 0)."""
+    return FilterError(f"the filter \"{expression}\" selects none of the {rows:,} source records"
+                       + (f": {why}" if why else ""),
+                       hint="a release publishes at least one record; check the values and the comparisons")

@@ -39,9 +39,9 @@ class EngineSource(Source):
 
     def check_release(self, definition: ReleaseDefinition, summary=None) -> None:
         if definition.kind == "filter" and summary is not None:
-            from tklscore.core.engines.filter_sql import check_filter
+            from tklscore.core.release.filters import parse_filter
 
-            check_filter(definition.expression or "", summary.columns, self.roles.continuous)
+            parse_filter(definition.expression).require_columns(summary.columns)
 
     def with_roles(self, roles: Roles) -> "EngineSource":
         return EngineSource(self.path, roles, self.engine, self.options, self.memory_limit, self.master, self.reason)

@@ -60,6 +60,10 @@ class MemorySource(Source):
     def check_release(self, definition: ReleaseDefinition, summary=None) -> None:
         if len(self.table) <= QUICK_CHECK_ROWS:
             self.open_release(definition)
+        elif definition.kind == "filter":   # a large table's filter is read and its columns checked all the same
+            from tklscore.core.release.filters import parse_filter
+
+            parse_filter(definition.expression).require_columns(self.table.columns)
 
     # ------------------------------------------------------------------ releases
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from tklscore.core.errors import InputError
+from tklscore.core.release.filters import FilterError
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.scoring.weights import Weights, WeightsPerScore
 from tklscore.core.source.base import Source
@@ -16,10 +17,12 @@ from tklscore.core.source.base import Source
 @dataclass
 class ProjectScores:
     """Each release's report and measures (by name), the releases that could not be
-    scored with the reason, and the reports of the designed releases among them."""
+    scored with the reason (``refused``: those whose filter was refused,
+    :mod:`tklscore.core.release.filters`), and the reports of the designed releases among them."""
 
     reports: dict = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    refused: set[str] = field(default_factory=set)
     measures: dict = field(default_factory=dict)
     designed: dict = field(default_factory=dict)
 
@@ -46,6 +49,8 @@ def score_project(source: Source, definitions: list[ReleaseDefinition], weights:
                 opened = session.open_release(definition)
             except InputError as error:   # one bad release must not hide the others' scores
                 out.errors[definition.name] = str(error)
+                if isinstance(error, FilterError):
+                    out.refused.add(definition.name)
                 continue
             scored = (session.score(opened, weights, x, skip_unlocated=True) if per_score is None else
                       session.score(opened, per_score, x, missing_weight_zero=True, skip_unlocated=True))

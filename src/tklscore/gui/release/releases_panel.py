@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QFrame, 
                                QTableWidgetItem, QVBoxLayout)
 
 from tklscore.core.errors import InputError
+from tklscore.core.release.filters import FilterError
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.source import OpenedRelease
 from tklscore.core.tables.loading import is_text_table, sniff_text_file
@@ -24,9 +25,11 @@ from tklscore.gui.release.published_file_dialog import PublishedFileDialog, html
 from tklscore.gui.release.source_panel import SourcePanel
 
 FILTER_HINT = ("Write a condition on the source columns, for example  City == 'Edmonton'  or  "
-               "Age >= 30 and Gender == 'Female'.\nUse ==, !=, <, <=, >, >=, and, or, not; put text in "
-               "quotes; continuous columns compare as numbers; column names with spaces go in "
-               "backticks:  `Initial Diagnosis` == 'Flu'.")
+               "Age >= 30 and Gender == 'Female'.\n"
+               "Compare with ==, !=, <, <=, >, >= or in ['a', 'b']; join with and, or, not and parentheses.\n"
+               "Put text in quotes; a column whose values are all numbers compares with numbers (Age >= 30).\n"
+               "Column names with spaces go in backticks:  `Initial Diagnosis` == 'Flu'.\n"
+               "A filter is read, never run: anything else (calls, attributes, @ names, arithmetic) is refused.")
 MAX_LISTED = 1000  # unlocated records listed one by one
 
 
@@ -69,6 +72,7 @@ class ReleasesPanel(QGroupBox):
         self.guard = guard
         self.source = source
         self._fallback: dict = {}  # (definition, source id) -> the release located, or the error text
+        self._refused: set = set()  # keys of _fallback whose error is a refused filter
         layout = QVBoxLayout(self)
         self.releases_table = QTableWidget(0, 5)
         self.releases_table.setHorizontalHeaderLabels(["Name", "Defined by", "Records", "Not located",
@@ -141,7 +145,14 @@ class ReleasesPanel(QGroupBox):
                 self._fallback[key] = source.located(definition)
             except InputError as error:
                 self._fallback[key] = str(error)
+                if isinstance(error, FilterError):
+                    self._refused.add(key)
         return self._fallback[key]
+
+    def _refused_filter(self, definition: ReleaseDefinition) -> bool:
+        """Whether a release's error is its filter's refusal (core.release.filters), not its source's."""
+        workbench = self.workbench
+        return definition.name in workbench.refused_releases or (definition, id(workbench.source)) in self._refused
 
     def refresh(self) -> None:
         workbench = self.workbench
@@ -156,7 +167,7 @@ class ReleasesPanel(QGroupBox):
             if isinstance(resolved, (Release, OpenedRelease)):
                 records, unlocated = f"{len(resolved):,}", f"{len(resolved.unlocated):,}"
             elif isinstance(resolved, str):
-                records, unlocated = "error", ""
+                records, unlocated = ("refused" if self._refused_filter(definition) else "error"), ""
             else:
                 records, unlocated = "…", "…"
             score = f"{report.scores.tkl:.5f}" if report is not None else ""
@@ -210,7 +221,8 @@ class ReleasesPanel(QGroupBox):
             if resolved.unlocated:
                 self.unlocated_box.show_records(name, resolved.unlocated)
         elif isinstance(resolved, str):
-            text += f"<span style='color:#b00'>cannot be resolved: {_html(resolved)}</span>"
+            what = "filter refused, not scored" if self._refused_filter(definition) else "cannot be resolved"
+            text += f"<span style='color:#b00'>{what}: {_html(resolved)}</span>"
         else:
             text += ("its records are counted by the engine as it is scored." if workbench.out_of_core
                      else "being resolved…")
@@ -317,13 +329,19 @@ class ReleasesPanel(QGroupBox):
         if not self._need_table():
             return False
         columns = ", ".join(_quote_column(c) for c in self.workbench.source_columns())
-        expression, ok = QInputDialog.getMultiLineText(
-            self, "Release by a filter", f"{FILTER_HINT}\n\nColumns: {columns}\n\nCondition:")
-        expression = " ".join(expression.split()) if ok else ""
-        if not expression:
-            return False
-        default = expression if len(expression) <= 40 else expression[:39] + "…"
-        return self._add({"kind": "filter", "expression": expression}, default)
+        expression, name = "", None
+        while True:  # a refused filter is said, then offered again as written
+            expression, ok = QInputDialog.getMultiLineText(
+                self, "Release by a filter", f"{FILTER_HINT}\n\nColumns: {columns}\n\nCondition:", expression)
+            expression = " ".join(expression.split()) if ok else ""
+            if not expression:
+                return False
+            name = self._ask_name(name or (expression if len(expression) <= 40 else expression[:39] + "…"))
+            if name is None:
+                return False
+            definition = ReleaseDefinition(name=name, kind="filter", expression=expression)
+            if self.guard(self.workbench.add_release, definition):
+                return True
 
     def release_from_ids(self) -> bool:
         if not self._need_table():
