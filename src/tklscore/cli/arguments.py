@@ -43,17 +43,19 @@ def add_engine_arguments(parser) -> None:
 def source_of(args, path: str, roles=None, **options):
     """The :class:`~tklscore.core.source.Source` a command works on: the file ``path`` under
     ``roles`` (a callable: made once the file is read, so a file that cannot be read is
-    said first), loaded or read by the engine ``--engine`` names (``options``: delimiter,
-    encoding, sheet), the one place the commands choose their engine."""
+    said first), loaded or read by the engine ``--engine`` names — ``auto``: the
+    application's rule, :mod:`tklscore.core.engines.choice` — (``options``: delimiter,
+    encoding, keep_spaces, sheet), the one place the commands choose their engine."""
     from tklscore.core.source import open_source
     from tklscore.core.tables.roles import Roles
 
-    if args.engine == "memory" and (args.memory_limit or args.spark_master):
+    engine = None if args.engine == "auto" else args.engine
+    memory_limit, master = getattr(args, "memory_limit", None), getattr(args, "spark_master", None)
+    if engine == "memory" and (memory_limit or master):
         raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    if args.engine != "memory" and options.get("sheet"):
-        raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
-    source = open_source(path, Roles(), engine=args.engine, options=options, memory_limit=args.memory_limit,
-                         master=args.spark_master)
+    if engine not in (None, "memory") and options.get("sheet"):
+        raise InputError(f"--engine {engine} reads Parquet and CSV files; convert the workbook first")
+    source = open_source(path, Roles(), engine=engine, options=options, memory_limit=memory_limit, master=master)
     return source.with_roles(roles() if callable(roles) else roles) if roles is not None else source
 
 

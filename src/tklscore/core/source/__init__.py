@@ -14,6 +14,7 @@ asked the same questions with the same result types whatever the engine:
 | ``designer()``/``evaluate()`` | :class:`~tklscore.core.release.designer.DesignResult` |
 | ``describe()``                | :class:`~tklscore.core.engines.source.SourceSummary` |
 | ``column_values(column)``     | each value with its count                            |
+| ``profile()``                 | each column's profile, for the role guesses          |
 
 :func:`score_project` scores every release of a project (and its designed releases)."""
 

@@ -185,6 +185,11 @@ class Source:
         (:class:`~tklscore.core.engines.source.SourceSummary`)."""
         raise NotImplementedError
 
+    def profile(self):  # pragma: no cover - interface
+        """Each column's :class:`~tklscore.core.tables.role_guesses.ColumnProfile` (distinct
+        values, numbers, empty cells), what the role guesses read."""
+        raise NotImplementedError
+
     def spaces_stripped(self):  # pragma: no cover - interface
         """Where the spaces around CSV values were removed as the source was read
         (:class:`~tklscore.core.tables.spaces.SpacesStripped`; empty when kept or none)."""

@@ -116,6 +116,9 @@ class EngineSource(Source):
     def spaces_stripped(self):
         return self._run("spaces_stripped")
 
+    def profile(self):
+        return self._run("profile")
+
 
 class EngineSession(EngineSource):
     """An :class:`EngineSource` with one back-end open: the verbs share its relations (the
@@ -251,6 +254,12 @@ class EngineSession(EngineSource):
 
         return column_values(self.path, column, delimiter=self.delimiter, encoding=self.encoding, limit=limit,
                              backend=self.backend, keep_spaces=self.keep_spaces)
+
+    def profile(self):
+        from tklscore.core.engines.source import profile_source
+
+        return profile_source(self.path, delimiter=self.delimiter, encoding=self.encoding, backend=self.backend,
+                              keep_spaces=self.keep_spaces)
 
     def spaces_stripped(self):
         """Where the spaces around the source's values were removed (from its first records)."""

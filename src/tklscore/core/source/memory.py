@@ -179,6 +179,11 @@ class MemorySource(Source):
     def spaces_stripped(self):
         return self.table.spaces_stripped
 
+    def profile(self):
+        from tklscore.core.tables.role_guesses import profile_table
+
+        return profile_table(self.table)
+
     def column_values(self, column: str, limit: int | None = None) -> pd.DataFrame:
         self.table.require_columns([column])
         codes = self.table.codes(column)
