@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine, timed, verdict  # noqa: E402
+
 from tklscore.core.model.ahp import ahp
 
 SCALE = np.array([1 / 9, 1 / 8, 1 / 7, 1 / 6, 1 / 5, 1 / 4, 1 / 3, 1 / 2, 1, 2, 3, 4, 5, 6, 7, 8, 9])
@@ -44,15 +44,9 @@ def random_matrix(n: int, rng: np.random.Generator, missing: int = 0) -> np.ndar
 
 
 def time_case(matrix: np.ndarray, method: str, repeats: int) -> tuple[float, float]:
-    for _ in range(20):
-        ahp(matrix, method=method)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        ahp(matrix, method=method)
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return statistics.median(times), times[min(len(times) - 1, int(0.99 * len(times)))]
+    timing = timed(lambda: ahp(matrix, method=method), repeats, warmup=20)
+    times = sorted(timing.walls)
+    return timing.wall, times[min(len(times) - 1, int(0.99 * len(times)))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     print(f"AHP benchmark: python {platform.python_version()}, numpy {np.__version__}, "
-          f"{args.repeats} runs per case, seed {args.seed}")
+          f"{args.repeats} runs per case, seed {args.seed}; {machine()}")
     print(f"{'n':>2}  {'method':<11}  {'judgements':<12}  {'median ms':>9}  {'p99 ms':>8}  {'CR':>7}  target")
     failed = False
     for n in (3, 5, 7, 9):
@@ -74,13 +68,13 @@ def main(argv: list[str] | None = None) -> int:
             for method in ("eigenvector", "geometric"):
                 median, p99 = time_case(matrix, method, args.repeats)
                 cr = ahp(matrix, method=method).cr
-                verdict = ""
+                result = ""
                 if n == 9:
                     ok = p99 <= TARGET_S
                     failed |= not ok
-                    verdict = f"{'PASS' if ok else 'FAIL'} (≤ {TARGET_S * 1e3:g} ms)"
+                    result = f"{verdict(ok)} (≤ {TARGET_S * 1e3:g} ms)"
                 label = "complete" if not holes else f"{holes} missing"
-                print(f"{n:>2}  {method:<11}  {label:<12}  {median * 1e3:9.4f}  {p99 * 1e3:8.4f}  {cr:7.4f}  {verdict}")
+                print(f"{n:>2}  {method:<11}  {label:<12}  {median * 1e3:9.4f}  {p99 * 1e3:8.4f}  {cr:7.4f}  {result}")
     return 1 if failed else 0
 
 

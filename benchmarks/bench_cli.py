@@ -24,39 +24,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import CONTINUOUS_SA, QI, SA, make_source, make_weights, sample  # noqa: E402
+from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, best_of, machine, make_weights, megabytes, overall,  # noqa: E402
+                     sample, tklscore_command, typed_source, verdict, work_folder, write_typed_weights)
 
 TARGET_PARQUET_S = 2.5
 TARGET_CSV_S = 4.0
-
-
-def typed_source(n: int, seed: int) -> tuple[pd.DataFrame, "object"]:
-    """bench_scoring's source with an id column and the columns a Parquet writer types."""
-    frame, pool = make_source(n, seed)
-    typed = pd.DataFrame({"id": np.arange(n, dtype=np.int64)})
-    for column in frame.columns:
-        values = frame[column]
-        if column == "age":
-            values = values.astype(np.int64)
-        elif column == "diagnosis":
-            values = values.str.removeprefix("diagnosis-").astype(np.int64)
-        elif column == CONTINUOUS_SA:
-            values = values.astype(np.float64)
-        else:
-            values = values.astype(pd.StringDtype("pyarrow", na_value=np.nan))
-        typed[column] = values.to_numpy() if values.dtype != object else values
-    return typed, pool
 
 
 def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
@@ -69,39 +48,14 @@ def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
     release.to_parquet(paths["release.parquet"], index=False)
     typed.to_csv(paths["source.csv"], index=False)
     release.to_csv(paths["release.csv"], index=False)
-    weights = make_weights(pool, seed)
-    rows = [(e.attribute, e.value.removeprefix("diagnosis-") if e.attribute == "diagnosis" else e.value, e.weight)
-            for e in weights.entries]
-    pd.DataFrame(rows, columns=["attribute", "value", "weight"]).to_csv(paths["weights.csv"], index=False)
+    write_typed_weights(make_weights(pool, seed), paths["weights.csv"])
     return paths
 
 
 def score_command(source: Path, release: Path, weights: Path, output: Path) -> list[str]:
-    return [str(Path(sys.executable).with_name("tklscore")), "score", str(source), "--published", str(release),
-            "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA,
-            "--weights", str(weights), "--format", "json", "--output", str(output)]
-
-
-def run_timed(command: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds, peak RSS in MB) of one run of the command as a child
-    process; fails loudly when the command does."""
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode != 0:
-            err.seek(0)
-            raise SystemExit(f"command failed ({child.returncode}): {' '.join(command)}\n{err.read().decode()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
-
-
-def best_of(command: list[str], repeats: int) -> tuple[float, float, float, list[float]]:
-    """The fastest of ``repeats`` runs (wall, CPU, peak RSS MB) and every run's wall time."""
-    runs = [run_timed(command) for _ in range(repeats)]
-    best = min(runs)
-    return best[0], best[1], best[2], [r[0] for r in runs]
+    return tklscore_command("score", source, "--published", release, "--id-column", "id", "--qi", ",".join(QI),
+                            "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA, "--weights", weights,
+                            "--format", "json", "--output", output)
 
 
 def pycanon_side_by_side(source: Path, rows: int | None = None) -> None:
@@ -118,23 +72,19 @@ def pycanon_side_by_side(source: Path, rows: int | None = None) -> None:
         frame = frame.iloc[:rows].reset_index(drop=True)
         source = source.with_name(f"first_{rows}.parquet")
         frame.to_parquet(source, index=False)
-    cpu = time.process_time()
-    start = time.perf_counter()
+    watch = Stopwatch()
     table = load_table(source)
     scorer = Scorer(table, Roles(qi=QI, sa=SA, continuous=[CONTINUOUS_SA]))
     factors = scorer.factors
     k_ours = int(factors.k.min())
     l_ours = min(int(l_distinguishing_factor(scorer.qi_codes, [codes], len(table)).min())
                  for codes in scorer.sa_codes.values())
-    ours, ours_cpu = time.perf_counter() - start, time.process_time() - cpu
-    cpu = time.process_time()
-    start = time.perf_counter()
+    ours, ours_cpu = watch.wall, watch.cpu
+    watch.restart()
     k_theirs = anonymity.k_anonymity(frame, list(QI))
-    t_k = time.perf_counter() - start
-    start = time.perf_counter()
+    t_k = watch.wall
     l_theirs = anonymity.l_diversity(frame, list(QI), list(SA))
-    t_l = time.perf_counter() - start
-    theirs_cpu = time.process_time() - cpu
+    t_l, theirs_cpu = watch.wall - t_k, watch.cpu
     print(f"pycanon side by side on the same table ({len(frame):,} rows):")
     print(f"  k-anonymity: tklscore k = {k_ours}, pycanon k = {k_theirs}; "
           f"l-diversity: tklscore l = {l_ours}, pycanon l = {l_theirs}   "
@@ -155,34 +105,31 @@ def main(argv=None) -> int:
                         help="pycanon side by side on the first N rows only (pycanon's l-diversity takes "
                              "minutes at 1M rows; default: the whole source)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.dir or scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        start = time.perf_counter()
+    with work_folder(args.dir) as folder:
+        watch = Stopwatch()
         paths = write_inputs(folder, args.rows, args.seed)
         print(f"rows = {args.rows:,} (release {int(args.rows * 0.1):,}), seed = {args.seed}; inputs written in "
-              f"{time.perf_counter() - start:.1f} s to {folder} (Parquet {paths['source.parquet'].stat().st_size >> 20} MB, "
-              f"CSV {paths['source.csv'].stat().st_size >> 20} MB); os.cpu_count() = {os.cpu_count()}, "
-              f"load average {os.getloadavg()[0]:.1f} (a shared machine slows every figure)")
+              f"{watch.wall:.1f} s to {folder} (Parquet {megabytes(paths['source.parquet'])} MB, "
+              f"CSV {megabytes(paths['source.csv'])} MB); {machine()}")
         results = {}
         ok = True
         for kind, target in (("parquet", TARGET_PARQUET_S), ("csv", TARGET_CSV_S)):
             output = folder / f"scores_{kind}.json"
             command = score_command(paths[f"source.{kind}"], paths[f"release.{kind}"], paths["weights.csv"], output)
-            wall, cpu, peak, runs = best_of(command, args.repeats)
+            best, runs = best_of(command, args.repeats)
             results[kind] = json.loads(output.read_text())
-            passed = wall <= target
+            passed = best.wall <= target
             ok &= passed
-            print(f"tklscore score, {kind:<7} → json: {wall:6.2f} s wall (CPU {cpu:5.2f} s, peak RSS {peak:5.0f} MB)   "
-                  f"target ≤ {target:g} s   {'PASS' if passed else 'FAIL'}   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
+            print(f"tklscore score, {kind:<7} → json: {best.wall:6.2f} s wall (CPU {best.cpu:5.2f} s, peak RSS "
+                  f"{best.rss_mb:5.0f} MB)   target ≤ {target:g} s   {verdict(passed)}   "
+                  f"[runs: {', '.join(f'{r:.2f}' for r in runs)}]")
         csv_output = folder / "scores_parquet.csv"
         command = score_command(paths["source.parquet"], paths["release.parquet"], paths["weights.csv"], csv_output)
-        wall, cpu, peak, runs = best_of(command[:-4] + ["--format", "csv", "--output", str(csv_output)], args.repeats)
-        print(f"tklscore score, parquet → csv:  {wall:6.2f} s wall (CPU {cpu:5.2f} s, peak RSS {peak:5.0f} MB)   "
-              f"(no target)   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
-        version, version_cpu, _, _ = best_of([str(Path(sys.executable).with_name("tklscore")), "--version"],
-                                             args.repeats)
-        print(f"tklscore --version: {version:.2f} s wall (CPU {version_cpu:.2f} s)")
+        best, runs = best_of(command[:-4] + ["--format", "csv", "--output", str(csv_output)], args.repeats)
+        print(f"tklscore score, parquet → csv:  {best.wall:6.2f} s wall (CPU {best.cpu:5.2f} s, peak RSS "
+              f"{best.rss_mb:5.0f} MB)   (no target)   [runs: {', '.join(f'{r:.2f}' for r in runs)}]")
+        version, _ = best_of(tklscore_command("--version"), args.repeats)
+        print(f"tklscore --version: {version.wall:.2f} s wall (CPU {version.cpu:.2f} s)")
         same = results["parquet"]["scores"] == results["csv"]["scores"] and \
             results["parquet"]["records"] == results["csv"]["records"]
         ok &= same
@@ -190,8 +137,7 @@ def main(argv=None) -> int:
               f"{len(results['parquet']['records']):,} records")
         if not args.no_pycanon:
             pycanon_side_by_side(paths["source.parquet"], args.pycanon_rows)
-    print(f"overall: {'PASS' if ok else 'FAIL'}")
-    return 0 if ok else 1
+    return overall(ok)
 
 
 if __name__ == "__main__":

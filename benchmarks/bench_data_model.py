@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Stopwatch, machine, timed, verdict  # noqa: E402
+
 from tklscore.core.model.data_model import TklDataModel  # noqa: E402
 
 TARGET_S = 20e-3
@@ -65,29 +65,20 @@ def judge(model: TklDataModel, rating: float) -> None:
             model.set_judgement(parent, a, b, rating)
 
 
-def timed(function, repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--values", type=int, nargs="+", default=[1000, 2000, 4000, TARGET_VALUES])
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
     print(f"tkl-Data Model benchmark: python {platform.python_version()}, median of {args.repeats} runs "
-          f"(the machine may be shared: compare the ratios across sizes)")
+          f"— {machine()}: compare the ratios across sizes")
     print(f"{'values':>7}  {'nodes':>6}  {'build s':>8}  {'derive after a node edit ms':>27}  {'groups ms':>9}  "
           f"{'AHP edit → weights ms':>21}  {'µs / value':>10}  target")
     failed = False
     for n in args.values:
-        start = time.perf_counter()
+        watch = Stopwatch()
         model = build(n)
-        t_build = time.perf_counter() - start
+        t_build = watch.wall
         a_value = next(iri for iri, node in model.nodes.items() if node.kind.value == "value")
         labels = iter(["low", None] * args.repeats)
 
@@ -95,10 +86,11 @@ def main(argv: list[str] | None = None) -> int:
             model.set_label(a_value, next(labels))
             return model.derive()
 
-        t_derive, derivation = timed(node_edit, args.repeats)
+        deriving = timed(node_edit, args.repeats)
+        t_derive, derivation = deriving.wall, deriving.result
         assert not derivation.problems, derivation.problems[:3]
         model.set_label(a_value, None)
-        t_groups, _ = timed(model.groups, args.repeats)
+        t_groups = timed(model.groups, args.repeats).wall
         root_group = model.criteria_group(model.root)
         ratings = iter([3.0, 1 / 3] * args.repeats)
 
@@ -106,15 +98,16 @@ def main(argv: list[str] | None = None) -> int:
             model.set_judgement(model.root, root_group[0], root_group[1], next(ratings))
             return model.weight_triples()
 
-        t_edit, triples = timed(edit, args.repeats)
+        editing = timed(edit, args.repeats)
+        t_edit, triples = editing.wall, editing.result
         assert len(triples) == n
-        verdict = ""
+        result = ""
         if n == TARGET_VALUES:
             ok = t_edit <= TARGET_S
             failed |= not ok
-            verdict = f"{'PASS' if ok else 'FAIL'} (≤ {TARGET_S * 1e3:g} ms)"
+            result = f"{verdict(ok)} (≤ {TARGET_S * 1e3:g} ms)"
         print(f"{n:>7}  {len(model.nodes):>6}  {t_build:8.3f}  {t_derive * 1e3:27.2f}  {t_groups * 1e3:9.3f}  "
-              f"{t_edit * 1e3:21.2f}  {t_edit / n * 1e6:10.3f}  {verdict}")
+              f"{t_edit * 1e3:21.2f}  {t_edit / n * 1e6:10.3f}  {result}")
     return 1 if failed else 0
 
 

@@ -10,8 +10,8 @@ as Parquet, and a 10 % release, then runs
     tklscore score SOURCE --published RELEASE --id-column id ... --engine duckdb
              --memory-limit 2GB --output records.parquet --format json
 
-at N/2 and N rows and prints the wall time, the peak resident memory of the process
-(ru_maxrss of the child), and the time ratio between the two sizes (linear: ≈ 2).
+at N/2 and N rows and prints the wall time, the peak resident memory of the process (the
+command measured in a process of its own), and the time ratio between the two sizes (linear: ≈ 2).
 Targets at N = 20,000,000 under a 2 GB limit: ≤ 90 s, peak RSS ≤ 3 GB. The machine
 may be shared: the CPU time of the process is printed next to the wall time.
 """
@@ -20,74 +20,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cli import typed_source  # noqa: E402
-from bench_scoring import CONTINUOUS_SA, QI, SA, make_weights  # noqa: E402
+from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, machine, megabytes, run_measured, tklscore_command,  # noqa: E402
+                     verdict, work_folder, write_typed_source)
 
-CHUNK = 1_000_000
 TARGET_S = 90.0
 TARGET_RSS_MB = 3072.0
-
-
-def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
-    paths = {"source": folder / f"source_{n}.parquet", "release": folder / f"release_{n}.parquet",
-             "weights": folder / "weights.csv"}
-    rng = np.random.default_rng(seed)
-    pool = None
-    with pq.ParquetWriter(paths["source"], _schema()) as source, pq.ParquetWriter(paths["release"], _schema()) as release:
-        for start in range(0, n, CHUNK):
-            rows = min(CHUNK, n - start)
-            frame, chunk_pool = typed_source(rows, seed + start // CHUNK)
-            pool = chunk_pool if pool is None else pool
-            frame["id"] = frame["id"] + start
-            table = pa.Table.from_pandas(frame, schema=_schema(), preserve_index=False)
-            source.write_table(table)
-            picked = np.sort(rng.choice(rows, size=max(1, rows // 10), replace=False))
-            release.write_table(table.take(pa.array(picked)))
-    weights = make_weights(pool, seed)
-    lines = ["attribute,value,weight"] + [
-        f"{e.attribute},\"{e.value.removeprefix('diagnosis-') if e.attribute == 'diagnosis' else e.value}\",{e.weight}"
-        for e in weights.entries]
-    paths["weights"].write_text("\n".join(lines) + "\n")
-    return paths
-
-
-def _schema() -> pa.Schema:
-    return pa.schema([("id", pa.int64()), ("age", pa.int64()), ("workclass", pa.string()),
-                      ("occupation", pa.string()), ("education", pa.string()), ("disease", pa.string()),
-                      ("medication", pa.string()), ("diagnosis", pa.int64()), ("amount", pa.float64())])
+write_inputs = write_typed_source   # the typed Parquet source, its 10 % release and the weights
 
 
 def run(paths: dict[str, Path], memory_limit: str, output: Path, engine: str = "duckdb",
         extra: tuple[str, ...] = ()) -> tuple[float, float, float, dict]:
-    command = [str(Path(sys.executable).with_name("tklscore")), "score", str(paths["source"]),
-               "--published", str(paths["release"]), "--id-column", "id", "--qi", ",".join(QI),
-               "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA, "--weights", str(paths["weights"]),
-               "--engine", engine, "--memory-limit", memory_limit, "--output", str(output), "--format", "json",
-               *extra]
-    # a fresh helper process per run, so that ru_maxrss is this run's peak
-    probe = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
-             "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-             "wall = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
-             "print(json.dumps({'wall': wall, 'cpu': u.ru_utime + u.ru_stime, 'rss_kb': u.ru_maxrss, "
-             "'code': done.returncode, 'out': done.stdout, 'err': done.stderr}))")
-    result = json.loads(subprocess.run([sys.executable, "-c", probe, *command], capture_output=True,
-                                       text=True, check=True).stdout)
-    if result["code"] != 0:
-        raise SystemExit(f"tklscore failed ({result['code']}):\n{result['err']}")
-    return result["wall"], result["cpu"], result["rss_kb"] / 1024, json.loads(result["out"])
+    command = tklscore_command("score", paths["source"], "--published", paths["release"], "--id-column", "id",
+                               "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA,
+                               "--weights", paths["weights"], "--engine", engine, "--memory-limit", memory_limit,
+                               "--output", output, "--format", "json", *extra)
+    done = run_measured(command)
+    return done.wall, done.cpu, done.rss_mb, json.loads(done.out)
 
 
 def main(argv=None) -> int:
@@ -100,17 +54,13 @@ def main(argv=None) -> int:
                         help="also time --engine spark --spark-master local[2] on this many rows (for information; "
                              "CPU time is the driver's, the JVM's is in the wall time)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.dir or scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} "
-              f"(a shared machine slows every figure); memory limit {args.memory_limit}")
+    with work_folder(args.dir) as folder:
+        print(f"{machine()}; memory limit {args.memory_limit}")
         figures = []
         for n in (args.rows // 2, args.rows):
-            start = time.perf_counter()
+            watch = Stopwatch()
             paths = write_inputs(folder, n, args.seed)
-            print(f"{n:,} rows: inputs written in {time.perf_counter() - start:.0f} s "
-                  f"(source {paths['source'].stat().st_size >> 20} MB Parquet)")
+            print(f"{n:,} rows: inputs written in {watch.wall:.0f} s (source {megabytes(paths['source'])} MB Parquet)")
             wall, cpu, rss, summary = run(paths, args.memory_limit, folder / f"records_{n}.parquet")
             records = pq.ParquetFile(folder / f"records_{n}.parquet").metadata.num_rows
             figures.append((n, wall, rss))
@@ -129,8 +79,8 @@ def main(argv=None) -> int:
         (n1, t1, _), (n2, t2, rss2) = figures
         ok_time, ok_rss = t2 <= TARGET_S, rss2 <= TARGET_RSS_MB
         print(f"rows ×{n2 / n1:.0f} → time ×{t2 / t1:.2f} (linear ≈ 2)")
-        print(f"{n2:,} rows: {t2:.1f} s, target ≤ {TARGET_S:g} s {'PASS' if ok_time else 'FAIL'}; "
-              f"peak RSS {rss2:.0f} MB, target ≤ {TARGET_RSS_MB:g} MB {'PASS' if ok_rss else 'FAIL'}")
+        print(f"{n2:,} rows: {t2:.1f} s, target ≤ {TARGET_S:g} s {verdict(ok_time)}; "
+              f"peak RSS {rss2:.0f} MB, target ≤ {TARGET_RSS_MB:g} MB {verdict(ok_rss)}")
     return 0 if ok_time and ok_rss else 1
 
 

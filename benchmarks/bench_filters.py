@@ -14,12 +14,12 @@ CPU time per filter, the ratio, and the load average (the machine may be shared)
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import ROOT, load_average, machine, timed  # noqa: E402
+
 FILTERS = [  # (our language, the same in pandas' eval over the frame with numbers parsed)
     ("age >= 60", "age >= 60"),
     ("age >= 30 and age < 40 and sex == 'Female'", "age >= 30 and age < 40 and sex == 'Female'"),
@@ -37,10 +37,9 @@ def adult_path() -> Path:
     return path
 
 
-def timed(step):
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = step()
-    return result, time.perf_counter() - wall, time.process_time() - cpu
+def once(step):
+    timing = timed(step)
+    return timing.result, timing.wall, timing.cpu
 
 
 def main() -> None:
@@ -60,20 +59,18 @@ def main() -> None:
     roles = Roles(qi=["sex", "age", "race"], sa=["salary-class"])
     numbers = frame.copy()
     numbers["age"] = pd.to_numeric(numbers["age"])
-    print(f"Adult x{args.copies}: {len(frame):,} records; load average {os.getloadavg()[0]:.2f} "
-          f"(2 cores shared: figures are indicative)")
-    _, wall, cpu = timed(lambda: [table.codes(c) for c in frame.columns])
+    print(f"Adult x{args.copies}: {len(frame):,} records; {machine()}")
+    _, wall, cpu = once(lambda: [table.codes(c) for c in frame.columns])
     print(f"factorising the columns once (the scorer's codes, cached): {wall * 1000:8.1f} ms wall {cpu * 1000:8.1f} ms CPU")
     print(f"{'filter':72s} {'records':>9s} {'ours ms':>9s} {'(cpu)':>7s} {'eval ms':>9s} {'(cpu)':>7s} {'ratio':>6s}")
     for ours, theirs in FILTERS:
-        positions, wall, cpu = timed(lambda: filter_positions(table, roles, ours))
-        mask, wall_eval, cpu_eval = timed(lambda: numbers.eval(theirs, engine="python"))
+        positions, wall, cpu = once(lambda: filter_positions(table, roles, ours))
+        mask, wall_eval, cpu_eval = once(lambda: numbers.eval(theirs, engine="python"))
         assert positions.tolist() == np.flatnonzero(mask.to_numpy()).tolist(), ours
         print(f"{ours[:72]:72s} {len(positions):9,d} {wall * 1000:9.1f} {cpu * 1000:7.1f} {wall_eval * 1000:9.1f} "
               f"{cpu_eval * 1000:7.1f} {wall_eval / wall:6.1f}x")
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print(f"load average after: {load_average():.2f}")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "src"))
     main()

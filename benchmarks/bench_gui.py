@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -30,7 +29,8 @@ import numpy as np  # noqa: E402
 from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from bench_scoring import CATEGORICAL_SA, CONTINUOUS_SA, N_INTERVALS, QI, make_source  # noqa: E402
+from _common import (CONTINUOUS_SA, N_INTERVALS, Stopwatch, machine, make_source, peak_rss_mb,  # noqa: E402
+                     roles as synthetic_roles, sample as published_sample, verdict)
 from tklscore.core.model.data_model import TklDataModel  # noqa: E402
 from tklscore.core.model.labels import HL7_CONFIDENTIALITY  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
@@ -97,20 +97,26 @@ def build_model(frame, roles: Roles, pool: np.ndarray) -> TklDataModel:
     return model
 
 
+def project_inputs(rows: int, seed: int, prefix: str):
+    """The synthetic source written as CSV in a new folder, its roles and its tkl-Data Model:
+    ``(frame, roles, model, folder, source)``."""
+    frame, pool = make_source(rows, seed)
+    roles = synthetic_roles()
+    model = build_model(frame, roles, pool)
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    source = folder / "source.csv"
+    frame.to_csv(source, index=False)
+    return frame, roles, model, folder, source
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20240611)
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
-    frame, pool = make_source(args.rows, args.seed)
-    roles = Roles(qi=QI, sa=tuple(CATEGORICAL_SA) + (CONTINUOUS_SA,), continuous=[CONTINUOUS_SA])
-    model = build_model(frame, roles, pool)
-    rng = np.random.default_rng(args.seed)
-    sample = np.sort(rng.choice(args.rows, size=args.rows // 10, replace=False))
-    folder = Path(tempfile.mkdtemp(prefix="tklscore-bench-gui-"))
-    source = folder / "source.csv"
-    frame.to_csv(source, index=False)
+    frame, roles, model, folder, source = project_inputs(args.rows, args.seed, "tklscore-bench-gui-")
+    sample = published_sample(args.rows, np.random.default_rng(args.seed))
     project = Project(source_path=str(source), roles=roles,
                       releases=[ReleaseDefinition("10 % sample", "ids", ids=tuple(map(str, sample)))],
                       current_release="10 % sample",
@@ -124,17 +130,17 @@ def main(argv=None) -> int:
     bench.autosave_timer.stop()  # autosave is measured on its own below
     meter = BlockMeter()
     meter.start()
-    started, cpu = time.perf_counter(), time.process_time()
+    watch = Stopwatch()
     bench.open_project(str(folder / "bench.tklproj"))
     while not bench.reports:
         app.processEvents()
         time.sleep(0.002)
-    loaded, loaded_cpu = time.perf_counter() - started, time.process_time() - cpu
+    loaded, loaded_cpu = watch.wall, watch.cpu
     blocked_loading = meter.stop()
     print(f"open project → scores shown:        {loaded:6.2f} s   CPU {loaded_cpu:5.2f} s  "
           "(load CSV, factors, score; in the background)")
     print(f"longest event-loop block meanwhile:  {blocked_loading * 1000:6.0f} ms  target ≤ 100 ms   "
-          f"{'PASS' if blocked_loading <= 0.1 else 'FAIL'}  (UI-thread CPU time of the longest: "
+          f"{verdict(blocked_loading <= 0.1)}  (UI-thread CPU time of the longest: "
           f"{meter.longest_cpu * 1000:.0f} ms)")
 
     window.show_view("ahp")  # the expert edits in the AHP view (its sensitivity sweep follows each edit)
@@ -149,23 +155,23 @@ def main(argv=None) -> int:
 
         bench.scoresChanged.connect(mark)
         meter.start()
-        started, cpu = time.perf_counter(), time.process_time()
+        watch = Stopwatch()
         bench.edit_model("judgement", lambda m, r=rating: m.set_judgement(medical, health, record, r))
         while not done:
             app.processEvents()
             time.sleep(0.001)
-        latencies.append(done[0] - started)
-        cpus.append(time.process_time() - cpu)
+        latencies.append(done[0] - watch.started)
+        cpus.append(watch.cpu)
         blocks.append(meter.stop())
         cpu_blocks.append(meter.longest_cpu)
         bench.scoresChanged.disconnect(mark)
     worst = max(latencies)
     print(f"AHP edit → new scores in every view:  median {np.median(latencies) * 1000:5.0f} ms, worst "
-          f"{worst * 1000:5.0f} ms  target ≤ 300 ms   {'PASS' if worst <= 0.3 else 'FAIL'}  "
+          f"{worst * 1000:5.0f} ms  target ≤ 300 ms   {verdict(worst <= 0.3)}  "
           f"(each: {', '.join(f'{t * 1000:.0f}' for t in latencies)} ms; CPU median "
           f"{np.median(cpus) * 1000:.0f} ms; issue 4's figure: median 68 ms)")
     print(f"longest event-loop block per edit:    {max(blocks) * 1000:5.0f} ms  target ≤ 100 ms   "
-          f"{'PASS' if max(blocks) <= 0.1 else 'FAIL'}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
+          f"{verdict(max(blocks) <= 0.1)}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
           f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms)")
     while bench.runner.current:  # the last edit's sensitivity sweep (side lane)
         app.processEvents()
@@ -173,16 +179,16 @@ def main(argv=None) -> int:
 
     # the recovery copy of the unsaved edits: a snapshot on the UI thread, written on a worker
     meter.start()
-    started, cpu = time.perf_counter(), time.process_time()
+    watch = Stopwatch()
     recovery = bench.autosave()
     while bench.saving():
         app.processEvents()
         time.sleep(0.002)
-    written, written_cpu = time.perf_counter() - started, time.process_time() - cpu
+    written, written_cpu = watch.wall, watch.cpu
     blocked_saving = meter.stop()
     print(f"autosave ({recovery.stat().st_size / 1e6:.1f} MB recovery copy, {len(sample):,} ids): written in "
           f"{written * 1000:.0f} ms, CPU {written_cpu * 1000:.0f} ms; longest event-loop block "
-          f"{blocked_saving * 1000:.0f} ms  target ≤ 100 ms   {'PASS' if blocked_saving <= 0.1 else 'FAIL'}")
+          f"{blocked_saving * 1000:.0f} ms  target ≤ 100 ms   {verdict(blocked_saving <= 0.1)}")
     recovery.unlink(missing_ok=True)
 
     # a second, large release (added now, so that the figures above stay those of one release)
@@ -205,23 +211,21 @@ def main(argv=None) -> int:
     sizes = {name: len(r.positions) for name, r in ((d.name, bench.resolved[d]) for d in bench.project.releases)}
     for release in ("most records", "10 % sample", "most records", "10 % sample"):
         meter.start()
-        started = time.perf_counter()
+        watch = Stopwatch()
         bench.set_current_release(release)
         while not risk_shown(release):
             app.processEvents()
             time.sleep(0.001)
-        switches.append(time.perf_counter() - started)
+        switches.append(watch.wall)
         blocks.append(meter.stop())
         cpu_blocks.append(meter.longest_cpu)
-    print(f"switch release → Risk view recomputed: " + ", ".join(f"{t:.2f} s" for t in switches)
+    print("switch release → Risk view recomputed: " + ", ".join(f"{t:.2f} s" for t in switches)
           + f" (privacy models, attacker models, D(r) of {sizes['most records']:,} / {sizes['10 % sample']:,} "
             "records; in the background)")
     print(f"longest event-loop block per switch:  {max(blocks) * 1000:5.0f} ms  target ≤ 100 ms   "
-          f"{'PASS' if max(blocks) <= 0.1 else 'FAIL'}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
-          f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms, load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (a shared machine inflates wall times)")
+          f"{verdict(max(blocks) <= 0.1)}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
+          f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms)")
+    print(f"peak RSS {peak_rss_mb():.0f} MB; {machine()}")
     bench.undo_stack.setClean()
     bench._mark(False)
     window.close()

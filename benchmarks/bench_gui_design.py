@@ -15,24 +15,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from bench_gui import BlockMeter, build_model  # noqa: E402
+from _common import Stopwatch, machine, peak_rss_mb, verdict  # noqa: E402
+from bench_gui import BlockMeter, project_inputs  # noqa: E402
 from bench_release import synthetic_hierarchies  # noqa: E402
-from bench_scoring import CATEGORICAL_SA, CONTINUOUS_SA, QI, make_source  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
-from tklscore.core.tables.roles import Roles  # noqa: E402
 from tklscore.gui.design.view import DesignView  # noqa: E402
 from tklscore.gui.workbench import Workbench  # noqa: E402
 
@@ -55,17 +51,12 @@ def main(argv=None) -> int:
     parser.add_argument("--moves", type=int, default=6)
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
-    frame, pool = make_source(args.rows, args.seed)
-    roles = Roles(qi=QI, sa=tuple(CATEGORICAL_SA) + (CONTINUOUS_SA,), continuous=[CONTINUOUS_SA])
-    model = build_model(frame, roles, pool)
-    folder = Path(tempfile.mkdtemp(prefix="tklscore-bench-design-"))
-    source = folder / "source.csv"
-    frame.to_csv(source, index=False)
+    frame, roles, model, folder, source = project_inputs(args.rows, args.seed, "tklscore-bench-design-")
     hierarchies = [h.to_dict() for h in synthetic_hierarchies().values()]
     project = Project(source_path=str(source), roles=roles, model_turtle=model.to_graph().serialize(format="turtle"),
                       settings={"design": {"hierarchies": hierarchies}})
     project.save(folder / "bench.tklproj")
-    print(f"Design view on {args.rows:,} rows, 4 QIs with hierarchies, 4 SAs (shared machine: re-run to confirm)")
+    print(f"Design view on {args.rows:,} rows, 4 QIs with hierarchies, 4 SAs; {machine()}")
 
     workbench = Workbench()
     workbench.autosave_timer.stop()
@@ -74,10 +65,10 @@ def main(argv=None) -> int:
     view.show()
     meter = BlockMeter()
     meter.start()
-    started = time.perf_counter()
+    watch = Stopwatch()
     workbench.open_project(str(folder / "bench.tklproj"))
     wait(app, lambda: view.result is not None and view.designer is not None and len(view.sliders) == 4)
-    print(f"open project → first designed release shown: {time.perf_counter() - started:6.2f} s; longest block "
+    print(f"open project → first designed release shown: {watch.wall:6.2f} s; longest block "
           f"meanwhile {meter.stop() * 1000:5.0f} ms")
 
     moves = [("age", 2), ("occupation", 1), ("age", 3), ("workclass", 1), ("age", 1), ("education", 1),
@@ -86,11 +77,11 @@ def main(argv=None) -> int:
     for column, level in (moves * (1 + args.moves // len(moves)))[:args.moves]:
         before = view.result
         meter.start()
-        start, start_cpu = time.perf_counter(), time.process_time()
+        watch = Stopwatch()
         view.sliders[column].setValue(level)
         wait(app, lambda: view.result is not before)
-        latencies.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
+        latencies.append(watch.wall)
+        cpu.append(watch.cpu)
         blocks.append(meter.stop())
         print(f"  {column} → {level}: {latencies[-1]:.3f} s (CPU {cpu[-1]:.3f} s), longest block "
               f"{blocks[-1] * 1000:.0f} ms")
@@ -98,10 +89,10 @@ def main(argv=None) -> int:
     print(f"slider move → new scores, measures and utility shown: median {median:.3f} s (a set value is "
           f"evaluated at once; only a drag waits {view._timer.interval()} ms to rest), CPU "
           f"{statistics.median(cpu):.3f} s — target ≤ {TARGET_MOVE_S} s: "
-          f"{'PASS' if median <= TARGET_MOVE_S else 'FAIL'}")
+          f"{verdict(median <= TARGET_MOVE_S)}")
     print(f"longest event-loop block during the moves: {max(blocks) * 1000:.0f} ms — target ≤ "
-          f"{TARGET_BLOCK_S * 1000:.0f} ms: {'PASS' if max(blocks) <= TARGET_BLOCK_S else 'FAIL'}")
-    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+          f"{TARGET_BLOCK_S * 1000:.0f} ms: {verdict(max(blocks) <= TARGET_BLOCK_S)}")
+    print(f"peak RSS {peak_rss_mb():.0f} MB")
     workbench.runner.cancel_all()
     workbench.runner.wait()
     return 0

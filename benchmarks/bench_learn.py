@@ -12,13 +12,16 @@ front end) is not installed here; the target is the requirement's 1 s.
 
 from __future__ import annotations
 
-import resource
-import time
+import sys
 from dataclasses import replace
+from pathlib import Path
 
-from tklscore.core.learn import tasks
-from tklscore.core.learn.scores import scores
-from tklscore.core.learn.usefulness import usefulness
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine, peak_rss_mb, timed, verdict  # noqa: E402
+
+from tklscore.core.learn import tasks  # noqa: E402
+from tklscore.core.learn.scores import scores  # noqa: E402
+from tklscore.core.learn.usefulness import usefulness  # noqa: E402
 
 TARGET = 1.0
 
@@ -40,32 +43,26 @@ def anonymise(name: str, recipe: tasks.Recipe, table) -> None:
     scores(applied, (name,))
 
 
-def main() -> None:
+def main() -> int:
     tables = tasks.bundled()
     worst = 0.0
+    print(machine())
     print(f"{'table':22} {'rows':>5} {'wall s':>8} {'cpu s':>8}")
     for name, table in tables.items():
         if name in ("Person_Relational", "Job_Relational"):
             continue
         recipe = recipe_for(table)
-        anonymise(name, recipe, table)   # warm the imports
-        walls, cpus = [], []
-        for _ in range(5):
-            w, c = time.perf_counter(), time.process_time()
-            anonymise(name, recipe, table)
-            walls.append(time.perf_counter() - w)
-            cpus.append(time.process_time() - c)
-        worst = max(worst, min(walls))
-        print(f"{name:22} {len(table):>5} {min(walls):>8.3f} {min(cpus):>8.3f}")
+        timing = timed(lambda: anonymise(name, recipe, table), 5, warmup=1)   # the warm-up: the imports
+        worst = max(worst, timing.best)
+        print(f"{name:22} {len(table):>5} {timing.best:>8.3f} {timing.best_cpu:>8.3f}")
     task5 = tasks.task(5)
     joined = tasks.source_table(task5)
-    w, c = time.perf_counter(), time.process_time()
-    anonymise("Job_Relational", task5.recipe, joined)
-    print(f"{'Person⋈Job (task 5)':22} {len(joined):>5} {time.perf_counter() - w:>8.3f} {time.process_time() - c:>8.3f}")
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"worst wall {worst:.3f} s vs target {TARGET:.1f} s (ratio {worst / TARGET:.3f}); peak RSS {rss:.0f} MB; "
-          f"no peer: the prototype is not installed")
+    joined_timing = timed(lambda: anonymise("Job_Relational", task5.recipe, joined))
+    print(f"{'Person⋈Job (task 5)':22} {len(joined):>5} {joined_timing.wall:>8.3f} {joined_timing.cpu:>8.3f}")
+    print(f"worst wall {worst:.3f} s vs target {TARGET:.1f} s (ratio {worst / TARGET:.3f}): {verdict(worst < TARGET)}; "
+          f"peak RSS {peak_rss_mb():.0f} MB; no peer: the prototype is not installed")
+    return 0 if worst < TARGET else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -45,12 +45,14 @@ Exit status 1 when a target that was measured fails.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
-from tklscore.core.pia import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Targets, machine, timed  # noqa: E402
+import bench_pia_reasoner as section9  # noqa: E402  (the §9-shaped database)
+
+from tklscore.core.pia import (  # noqa: E402
     PrivacyMapping,
     PrivacyPattern,
     Reasoner,
@@ -58,12 +60,9 @@ from tklscore.core.pia import (
     parse_jena_rules,
     solution_count,
 )
-from tklscore.core.pia.disruption import exhaustive_disruption
-from tklscore.core.pia.efficient import efficient_disruption
-from tklscore.core.pia.generator import RULES, THRESHOLD, generate, term
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_pia_reasoner as section9  # noqa: E402  (the §9-shaped database)
+from tklscore.core.pia.disruption import exhaustive_disruption  # noqa: E402
+from tklscore.core.pia.efficient import efficient_disruption  # noqa: E402
+from tklscore.core.pia.generator import RULES, THRESHOLD, generate, term  # noqa: E402
 
 PATIENTS = (100, 500, 1000, 2500, 5000)
 VIOLATIONS = (0, 1, 2, 4)
@@ -115,16 +114,8 @@ MAPPING = PrivacyMapping([PrivacyPattern(None, term("DiagnosedWith"), None, "Hig
 
 
 def median_time(function, repeat: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
+    timing = timed(function, repeat)
+    return timing.wall, timing.result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,29 +131,26 @@ def main(argv: list[str] | None = None) -> int:
     header = (f"{'pat':>5} {'v':>2} {'asserted':>8} {'inferred':>8} {'p':>3} {'solutions':>9} {'covers':>6} | "
               f"{'fixpoint':>8} {'T4.1 reason':>11} | {'exh':>7} {'exh total':>9} {'T4.1 total':>11} | "
               f"{'eff':>5} {'eff total':>9} {'T5.6 eff':>8} | {'cost exh/eff':>12}")
-    print("ours: ms on this machine; T4.1/T5.6: ms in the dissertation (Java + Jena, 2018)")
+    print(f"ours: ms on this machine, {machine()}; T4.1/T5.6: ms in the dissertation (Java + Jena, 2018)")
     print(header)
     print("-" * len(header))
     measured: dict[tuple[int, int], dict[str, float]] = {}
     for v in args.violations:
         for n in args.patients:
-            start = time.perf_counter()
-            g = generate(n, v, args.seed)
-            generated = time.perf_counter() - start
+            generating = timed(lambda: generate(n, v, args.seed))
+            g, generated = generating.result, generating.wall
             facts = g.ontology + g.data
             fixpoint, closure = median_time(lambda: reasoner.materialize(facts), args.repeat)
-            start = time.perf_counter()
-            a = assess(g.data, reasoner, MAPPING, THRESHOLD, ontology=g.ontology)
-            assessed = time.perf_counter() - start
+            assessing = timed(lambda: assess(g.data, reasoner, MAPPING, THRESHOLD, ontology=g.ontology))
+            a, assessed = assessing.result, assessing.wall
             p = len(a.participants.facts)
             solutions = solution_count(p) if a.violations else 0
             efficient, eff = median_time(lambda: efficient_disruption(a, mapping=MAPPING), args.repeat)
             eff_total = generated + assessed + efficient
             row = {"fixpoint": fixpoint, "efficient": efficient}
             if v <= 2:
-                start = time.perf_counter()
-                exh = exhaustive_disruption(a, mapping=MAPPING, data=g.data)
-                exhaustive = time.perf_counter() - start
+                searching = timed(lambda: exhaustive_disruption(a, mapping=MAPPING, data=g.data))
+                exh, exhaustive = searching.result, searching.wall
                 exh_total = generated + assessed + exhaustive
                 row["exhaustive_total"] = exh_total
                 exh_text = f"{ms(exhaustive):>7} {ms(exh_total):>9}"
@@ -191,32 +179,20 @@ def main(argv: list[str] | None = None) -> int:
           f"justifications {s9['justifications']}: fixpoint {ms(fix9)} ms")
 
     print("\ntargets:")
-    status = 0
+    targets = Targets()
+    targets.check(f"fixpoint with provenance, 5000 patients, §9 database ({s9['inferred']:,} inferred)", fix9,
+                  FIXPOINT_TARGET_S, "ms", 1000)
     fix5000 = [m["fixpoint"] for (n, _), m in measured.items() if n == 5000]
-    ok = fix9 <= FIXPOINT_TARGET_S
-    status |= not ok
-    print(f"  fixpoint with provenance, 5000 patients, §9 database ({s9['inferred']:,} inferred): "
-          f"{ms(fix9)} ms ≤ 500 ms  {verdict(ok)}")
     if fix5000:
-        worst = max(fix5000)
-        ok = worst <= FIXPOINT_TARGET_S
-        status |= not ok
-        print(f"  fixpoint with provenance, 5000 patients, generated databases (~{closure.stats()['inferred']:,} "
-              f"inferred, Table 4.1: 17,875-19,609): worst {ms(worst)} ms ≤ 500 ms  {verdict(ok)}")
+        targets.check(f"fixpoint with provenance, 5000 patients, generated databases (~{closure.stats()['inferred']:,} "
+                      f"inferred, Table 4.1: 17,875-19,609), the worst", max(fix5000), FIXPOINT_TARGET_S, "ms", 1000)
     if (5000, 4) in measured:
-        t = measured[(5000, 4)]["efficient"]
-        ok = t <= EFFICIENT_TARGET_S
-        status |= not ok
-        print(f"  efficient disruption, 4 violations, 5000 patients: {ms(t)} ms ≤ 1,000 ms  {verdict(ok)} "
-              f"(the dissertation: 10,485 ms including loading)")
+        targets.check("efficient disruption, 4 violations, 5000 patients", measured[(5000, 4)]["efficient"],
+                      EFFICIENT_TARGET_S, "ms", 1000, "(the dissertation: 10,485 ms including loading)")
     if (5000, 2) in measured:
-        t = measured[(5000, 2)]["exhaustive_total"]
-        ok = t <= EXHAUSTIVE_TARGET_S
-        status |= not ok
-        print(f"  exhaustive, 2 violations, 5000 patients (total): {ms(t)} ms ≤ 60,000 ms  {verdict(ok)} "
-              f"(the dissertation: 929,728 ms ≈ 15 min)")
-    return int(status)
-
+        targets.check("exhaustive, 2 violations, 5000 patients (total)", measured[(5000, 2)]["exhaustive_total"],
+                      EXHAUSTIVE_TARGET_S, "ms", 1000, "(the dissertation: 929,728 ms ≈ 15 min)")
+    return targets.status
 
 if __name__ == "__main__":
     sys.exit(main())

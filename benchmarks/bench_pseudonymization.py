@@ -27,18 +27,18 @@ them with the figures. The exit status is 1 when a target fails on wall-clock ti
 from __future__ import annotations
 
 import argparse
-import os
-import resource
-import statistics
 import sys
-import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from tklscore.core.pseudonymization.thresholds import ThresholdPolicy
-from tklscore.core.pseudonymization.violations import ViolationEngine
-from tklscore.core.tables.loading import Table
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Stopwatch, machine, peak_rss_mb, timed, verdict  # noqa: E402
+
+from tklscore.core.pseudonymization.thresholds import ThresholdPolicy  # noqa: E402
+from tklscore.core.pseudonymization.violations import ViolationEngine  # noqa: E402
+from tklscore.core.tables.loading import Table  # noqa: E402
 
 QI = ["sex", "age", "race", "height", "region", "education"]
 
@@ -81,18 +81,6 @@ def naive_counts(frame: pd.DataFrame, qi_set, values: np.ndarray, thresholds: np
     return violations
 
 
-def timed(function, repeat: int) -> tuple[list[float], object, list[float]]:
-    """Wall-clock times, the last result, and this process's CPU times (less sensitive to a
-    shared machine: time spent waiting for a core is not counted)."""
-    times, cpu, result = [], [], None
-    for _ in range(repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = function()
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return times, result, cpu
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -102,31 +90,29 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args(argv)
 
-    start = time.perf_counter()
+    watch = Stopwatch()
     table, thresholds = make_table(args.rows, args.seed)
-    print(f"data: {args.rows:,} rows, q = {len(QI)} QIs, margin {args.margin:g} "
-          f"(generated in {time.perf_counter() - start:.1f} s)")
+    print(f"data: {args.rows:,} rows, q = {len(QI)} QIs, margin {args.margin:g} (generated in {watch.wall:.1f} s)")
     weights = table.frame["weight"].astype(int)
     print(f"weight: mean {weights.mean():.1f}, SD {weights.std():.1f}, {weights.nunique()} distinct; "
           f"classes over all QIs: {table.frame.groupby(QI).ngroups:,}")
-    prepare, engine, _ = timed(lambda: ViolationEngine(table, "weight", QI, margin=args.margin), 1)
-    print(f"prepare engine:          {prepare[0]:7.3f} s")
-    all_times, transitions, all_cpu = timed(lambda: engine.all_transitions(thresholds, keep_risks=False),
-                                            args.repeat)
-    one_times, maximum, one_cpu = timed(lambda: engine.transition(QI, thresholds), args.repeat * 2)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    prepare = timed(lambda: ViolationEngine(table, "weight", QI, margin=args.margin))
+    engine = prepare.result
+    print(f"prepare engine:          {prepare.wall:7.3f} s")
+    every = timed(lambda: engine.all_transitions(thresholds, keep_risks=False), args.repeat)
+    one = timed(lambda: engine.transition(QI, thresholds), args.repeat * 2)
+    transitions, maximum = every.result, one.result
 
-    def verdict(wall, cpu, limit):
-        return f"wall {'PASS' if min(wall) <= limit else 'FAIL'}, CPU {'PASS' if min(cpu) <= limit else 'FAIL'}"
+    def verdicts(timing, limit):
+        return f"wall {verdict(timing.best <= limit)}, CPU {verdict(timing.best_cpu <= limit)}"
 
-    ok_all, ok_one = min(all_times) <= 10, min(one_times) <= 0.5
-    print(f"all 63 subsets:          wall best {min(all_times):7.3f} s  median {statistics.median(all_times):7.3f} s"
-          f"   CPU best {min(all_cpu):7.3f} s   target ≤ 10 s: {verdict(all_times, all_cpu, 10)}")
-    print(f"one subset (all 6 QIs):  wall best {min(one_times):7.3f} s  median {statistics.median(one_times):7.3f} s"
-          f"   CPU best {min(one_cpu):7.3f} s   target ≤ 0.5 s: {verdict(one_times, one_cpu, 0.5)}")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} during the run (wall time includes waiting "
-          f"for a core; CPU time does not); peak RSS {peak:,.0f} MB (the 1,000,000-row table as text included)")
+    ok_all, ok_one = every.best <= 10, one.best <= 0.5
+    print(f"all 63 subsets:          wall best {every.best:7.3f} s  median {every.wall:7.3f} s"
+          f"   CPU best {every.best_cpu:7.3f} s   target ≤ 10 s: {verdicts(every, 10)}")
+    print(f"one subset (all 6 QIs):  wall best {one.best:7.3f} s  median {one.wall:7.3f} s"
+          f"   CPU best {one.best_cpu:7.3f} s   target ≤ 0.5 s: {verdicts(one, 0.5)}")
+    print(f"machine: {machine()}: wall time includes waiting for a core, CPU time does not; peak RSS "
+          f"{peak_rss_mb():,.0f} MB (the {args.rows:,}-row table as text included)")
     counts = sorted(((t.violations, t.qi_set) for t in transitions), reverse=True)
     print(f"N_v all QIs: {maximum.violations:,}; highest subsets: "
           + "; ".join(f"{'+'.join(q)} {n:,}" for n, q in counts[:3]))
@@ -135,13 +121,12 @@ def main(argv=None) -> int:
     values = sample.frame["weight"].astype(float).to_numpy()
     subset = ["sex", "age", "height"]
     small = ViolationEngine(sample, "weight", QI, margin=args.margin)
-    fast_times, fast, _ = timed(lambda: small.transition(subset, thresholds[:args.sample]).violations, 5)
-    slow_times, slow, _ = timed(lambda: naive_counts(sample.frame, subset, values, thresholds[:args.sample],
-                                                  args.margin), 1)
-    assert fast == slow, (fast, slow)
-    print(f"naive pairwise reference ({args.sample:,} rows, subset {'+'.join(subset)}: N_v {slow}): "
-          f"{min(slow_times):.3f} s vs engine {min(fast_times) * 1000:.2f} ms → "
-          f"{min(slow_times) / min(fast_times):,.0f}× faster (same count). No peer tool exists for this measure.")
+    fast = timed(lambda: small.transition(subset, thresholds[:args.sample]).violations, 5)
+    slow = timed(lambda: naive_counts(sample.frame, subset, values, thresholds[:args.sample], args.margin))
+    assert fast.result == slow.result, (fast.result, slow.result)
+    print(f"naive pairwise reference ({args.sample:,} rows, subset {'+'.join(subset)}: N_v {slow.result}): "
+          f"{slow.best:.3f} s vs engine {fast.best * 1000:.2f} ms → "
+          f"{slow.best / fast.best:,.0f}× faster (same count). No peer tool exists for this measure.")
     return 0 if ok_all and ok_one else 1
 
 

@@ -23,16 +23,14 @@ The machine is shared; every figure is the median of the repeats and should be r
 from __future__ import annotations
 
 import argparse
-import resource
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import make_source, make_weights, roles as synthetic_roles  # noqa: E402
+from _common import (Stopwatch, machine, make_source, make_weights, peak_rss_mb, roles as synthetic_roles,  # noqa: E402
+                     timed, verdict)
 
 from tklscore.core import Roles, Table, Weights  # noqa: E402
 from tklscore.core.release.designer import ReleaseDesigner  # noqa: E402
@@ -44,14 +42,6 @@ from tklscore.core.tables.loading import load_table  # noqa: E402
 ADULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 TARGET_MOVE_S, TARGET_ADULT_S, TARGET_LARGE_S = 0.5, 10.0, 60.0
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def verdict(ok: bool) -> str:
-    return "meets target" if ok else "MISSES target"
 
 
 def _grouped(column: str, levels: int, size: int) -> Hierarchy:
@@ -78,21 +68,18 @@ def roles_with(sensitive: int) -> Roles:
 
 
 def bench_move(source: Table, weights: Weights, repeats: int, sensitive: int = 4) -> float:
-    start = time.perf_counter()
+    watch = Stopwatch()
     designer = ReleaseDesigner(source, roles_with(sensitive), synthetic_hierarchies())
     designer.evaluate(ReleaseDesign(levels={"age": 1}), weights, record_ids=False)
-    print(f"  designer built and first release evaluated: {time.perf_counter() - start:.2f} s")
+    print(f"  designer built and first release evaluated: {watch.wall:.2f} s")
     moves = [{"age": 2}, {"age": 2, "occupation": 1}, {"age": 3, "occupation": 1}, {"age": 3, "workclass": 1},
              {"age": 1, "workclass": 1}, {"age": 1, "occupation": 1, "education": 1}]
-    times, cpu = [], []
-    for levels in (moves * (1 + repeats // len(moves)))[:max(repeats, 3)]:
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = designer.evaluate(ReleaseDesign(levels=levels), weights, record_ids=False)
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    median = statistics.median(times)
+    levels = iter(moves * (1 + repeats // len(moves)))
+    timing = timed(lambda: designer.evaluate(ReleaseDesign(levels=next(levels)), weights, record_ids=False),
+                   max(repeats, 3))
+    result, median, times = timing.result, timing.wall, timing.walls
     print(f"  one slider move with {sensitive} SA(s) (scores + measures + utility), median of {len(times)}: "
-          f"wall {median:.3f} s (min {min(times):.3f}, max {max(times):.3f}), CPU {statistics.median(cpu):.3f} s "
+          f"wall {median:.3f} s (min {min(times):.3f}, max {max(times):.3f}), CPU {timing.cpu:.3f} s "
           f"(both threads) — target ≤ {TARGET_MOVE_S} s wall: {verdict(median <= TARGET_MOVE_S)}; "
           f"peak RSS {peak_rss_mb():.0f} MB")
     print(f"  last move: tkl {result.report.scores.tkl:.2f} (normalised {result.report.normalized_source.tkl:.4f}), "
@@ -113,18 +100,13 @@ def adult() -> tuple[Table, Roles, dict[str, Hierarchy], Weights]:
 
 def bench_suggest_adult(repeats: int):
     table, roles, hierarchies, weights = adult()
-    times, cpu, found = [], [], None
-    for _ in range(max(repeats, 2)):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        found = suggest(ReleaseDesigner(table, roles, hierarchies), weights,
-                        Constraints(k=5, suppression_limit=0.02))
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    median = statistics.median(times)
+    timing = timed(lambda: suggest(ReleaseDesigner(table, roles, hierarchies), weights,
+                                   Constraints(k=5, suppression_limit=0.02)), max(repeats, 2))
+    found, median, times = timing.result, timing.wall, timing.walls
     print(f"  adult: {len(table)} rows, lattice {found.lattice_size}, evaluated {found.evaluated}, "
           f"front {len(found.front)}")
     print(f"  suggest (whole lattice), median of {len(times)}: wall {median:.2f} s (runs: "
-          f"{', '.join(f'{t:.2f}' for t in times)}), CPU {statistics.median(cpu):.2f} s (all threads) — target "
+          f"{', '.join(f'{t:.2f}' for t in times)}), CPU {timing.cpu:.2f} s (all threads) — target "
           f"≤ {TARGET_ADULT_S} s: {verdict(median <= TARGET_ADULT_S)}; peak RSS {peak_rss_mb():.0f} MB")
     return table, roles, hierarchies, found
 
@@ -141,14 +123,15 @@ def bench_peer(table: Table, roles: Roles, hierarchies: dict[str, Hierarchy], fo
         design = ReleaseDesign(levels=candidate.levels, suppress_below=5, suppression_limit=0.02)
         transformed = designer.transform(design)
         frame = transformed.published_table()
-        start = time.perf_counter()
-        t = designer.transform(design)
-        sizes = np.bincount(t.published_class_ids)
-        k_ours = int(sizes[sizes > 0].min())
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        k_peer = anonymity.k_anonymity(frame, ADULT_QI)
-        theirs.append(time.perf_counter() - start)
+        def k_of_ours():
+            sizes = np.bincount(designer.transform(design).published_class_ids)
+            return int(sizes[sizes > 0].min())
+
+        mine = timed(k_of_ours)
+        peer = timed(lambda: anonymity.k_anonymity(frame, ADULT_QI))
+        k_ours, k_peer = mine.result, peer.result
+        ours.append(mine.wall)
+        theirs.append(peer.wall)
         assert k_ours == k_peer, (candidate.levels, k_ours, k_peer)
     a, b = sum(ours), sum(theirs)
     print(f"  k of {len(ours)} front releases (transform + classes): ours {a:.3f} s, pycanon.k_anonymity "
@@ -157,9 +140,8 @@ def bench_peer(table: Table, roles: Roles, hierarchies: dict[str, Hierarchy], fo
 
 def bench_suggest_large(source: Table, weights: Weights, sensitive: int = 4) -> float:
     designer = ReleaseDesigner(source, roles_with(sensitive), synthetic_hierarchies())
-    start, start_cpu = time.perf_counter(), time.process_time()
-    found = suggest(designer, weights, Constraints(k=10, suppression_limit=0.01))
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    timing = timed(lambda: suggest(designer, weights, Constraints(k=10, suppression_limit=0.01)))
+    found, elapsed, cpu = timing.result, timing.wall, timing.cpu
     print(f"  {len(source):,} rows: lattice {found.lattice_size} nodes, evaluated {found.evaluated}, front "
           f"{len(found.front)}, {'met' if found.met else 'not met'}: wall {elapsed:.1f} s, CPU {cpu:.1f} s (all "
           f"threads) — target ≤ {TARGET_LARGE_S} s: {verdict(elapsed <= TARGET_LARGE_S)}; peak RSS "
@@ -176,7 +158,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sensitive", type=int, default=4, help="SAs of the synthetic source used (1-4)")
     parser.add_argument("--only", choices=["move", "adult", "large"], help="run one part only")
     args = parser.parse_args(argv)
-    print("Release designer benchmark (shared machine: re-run to confirm figures)")
+    print(f"Release designer benchmark; {machine()}")
     source = weights = None
     if args.only != "adult":
         frame, pool = make_source(args.rows, args.seed)

@@ -24,15 +24,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, machine, megabytes, peak_rss_mb, run_measured,  # noqa: E402
+                     tklscore_command, verdict, work_folder, write_typed_source)
 
 TARGET_RSS_MB = 3072.0
 LEVELS = {"age": 2, "occupation": 1, "education": 1}
@@ -40,8 +37,6 @@ SUPPRESS_BELOW, BUDGET = 5, 0.02
 
 
 def _roles():
-    from bench_scoring import CONTINUOUS_SA, QI, SA
-
     from tklscore.core import Roles
 
     return Roles(qi=list(QI), sa=list(SA), continuous=[CONTINUOUS_SA], identifier="id")
@@ -61,7 +56,7 @@ def child(mode: str, source: str, weights: str, memory_limit: str) -> dict:
 
     hierarchies, roles, design = synthetic_hierarchies(), _roles(), _design()
     weights = load_weights(weights)
-    start, cpu = time.perf_counter(), time.process_time()
+    watch = Stopwatch()
     if mode == "evaluate":
         from tklscore.core.engines import open_backend
         from tklscore.core.engines.design import EngineDesigner
@@ -73,26 +68,11 @@ def child(mode: str, source: str, weights: str, memory_limit: str) -> dict:
         from tklscore.core.release.designer import ReleaseDesigner
 
         table = load_table(source)
-        loaded = time.perf_counter() - start
+        loaded = watch.wall
         result = ReleaseDesigner(table, roles, hierarchies).evaluate(design, weights, record_ids=False)
     data = result.to_json_dict()
-    return {"wall": time.perf_counter() - start, "cpu": time.process_time() - cpu, "load": loaded,
-            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "tkl": data["scores"]["tkl"],
+    return {"wall": watch.wall, "cpu": watch.cpu, "load": loaded, "rss_mb": peak_rss_mb(), "tkl": data["scores"]["tkl"],
             "k": data["measures"]["k"], "published": data["published_rows"], "suppressed": data["suppressed_rows"]}
-
-
-def measured(command: list[str]) -> dict:
-    """Run ``command`` under a fresh helper: its wall and CPU time, peak RSS and output."""
-    probe = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
-             "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-             "wall = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
-             "print(json.dumps({'wall': wall, 'cpu': u.ru_utime + u.ru_stime, 'rss_mb': u.ru_maxrss / 1024, "
-             "'code': done.returncode, 'out': done.stdout, 'err': done.stderr}))")
-    result = json.loads(subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True,
-                                       check=True).stdout)
-    if result["code"] != 0:
-        raise SystemExit(f"{' '.join(command[:3])} … failed ({result['code']}):\n{result['err']}")
-    return result
 
 
 def hierarchy_files(folder: Path) -> list[str]:
@@ -118,62 +98,54 @@ def main(argv=None) -> int:
     if args.child:
         print(json.dumps(child(*args.child)))
         return 0
-    from bench_engines import write_inputs
-
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.dir or scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} "
-              f"(a shared machine slows every figure); memory limit {args.memory_limit}; design {LEVELS}, "
+    with work_folder(args.dir) as folder:
+        print(f"{machine()}; memory limit {args.memory_limit}; design {LEVELS}, "
               f"suppression below {SUPPRESS_BELOW} within {BUDGET:.0%}")
         inputs = {}
         for n in sorted({args.memory_rows, args.rows}):
-            start = time.perf_counter()
+            watch = Stopwatch()
             (folder / str(n)).mkdir(exist_ok=True)
-            inputs[n] = write_inputs(folder / str(n), n, args.seed)
-            print(f"{n:,} rows: inputs written in {time.perf_counter() - start:.0f} s "
-                  f"(source {inputs[n]['source'].stat().st_size >> 20} MB Parquet)")
+            inputs[n] = write_typed_source(folder / str(n), n, args.seed)
+            print(f"{n:,} rows: inputs written in {watch.wall:.0f} s (source {megabytes(inputs[n]['source'])} MB "
+                  f"Parquet)")
         me = [sys.executable, str(Path(__file__).resolve())]
         big = inputs[args.rows]
-        evaluation = measured(me + ["--child", "evaluate", str(big["source"]), str(big["weights"]), args.memory_limit])
-        e = json.loads(evaluation["out"])
-        print(f"1. out-of-core evaluation, {args.rows:,} rows: {evaluation['wall']:.1f} s wall (process; "
-              f"evaluate {e['wall']:.1f} s), CPU {evaluation['cpu']:.1f} s, peak RSS {evaluation['rss_mb']:.0f} MB "
-              f"{'PASS' if evaluation['rss_mb'] <= TARGET_RSS_MB else 'FAIL'} (≤ {TARGET_RSS_MB:.0f}); "
+        evaluation = run_measured(me + ["--child", "evaluate", big["source"], big["weights"], args.memory_limit])
+        e = json.loads(evaluation.out)
+        print(f"1. out-of-core evaluation, {args.rows:,} rows: {evaluation.wall:.1f} s wall (process; "
+              f"evaluate {e['wall']:.1f} s), CPU {evaluation.cpu:.1f} s, peak RSS {evaluation.rss_mb:.0f} MB "
+              f"{verdict(evaluation.rss_mb <= TARGET_RSS_MB)} (≤ {TARGET_RSS_MB:.0f}); "
               f"tkl = {e['tkl']:.10g}, k = {e['k']}, {e['published']:,} published, {e['suppressed']:,} suppressed")
         output = folder / "release.parquet"
-        from bench_scoring import CONTINUOUS_SA, QI, SA
-
-        command = [str(Path(sys.executable).with_name("tklscore")), "release", str(big["source"]), "--id-column", "id",
-                   "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA,
-                   "--weights", str(big["weights"]), *hierarchy_files(folder),
-                   "--levels", ",".join(f"{c}={h}" for c, h in LEVELS.items()),
-                   "--suppress-below", str(SUPPRESS_BELOW), "--suppression-limit", str(BUDGET),
-                   "--engine", "duckdb", "--memory-limit", args.memory_limit, "--output", str(output),
-                   "--format", "json"]
-        release = measured(command)
+        command = tklscore_command("release", big["source"], "--id-column", "id", "--qi", ",".join(QI),
+                                   "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA, "--weights", big["weights"],
+                                   *hierarchy_files(folder), "--levels", ",".join(f"{c}={h}" for c, h in LEVELS.items()),
+                                   "--suppress-below", SUPPRESS_BELOW, "--suppression-limit", BUDGET,
+                                   "--engine", "duckdb", "--memory-limit", args.memory_limit, "--output", output,
+                                   "--format", "json")
+        release = run_measured(command)
         import pyarrow.parquet as pq
 
         written = pq.ParquetFile(output).metadata.num_rows
-        summary = json.loads(release["out"])
+        summary = json.loads(release.out)
         print(f"2. tklscore release --engine duckdb --output release.parquet, {args.rows:,} rows: "
-              f"{release['wall']:.1f} s wall, CPU {release['cpu']:.1f} s, peak RSS {release['rss_mb']:.0f} MB "
-              f"{'PASS' if release['rss_mb'] <= TARGET_RSS_MB else 'FAIL'} (≤ {TARGET_RSS_MB:.0f}); "
+              f"{release.wall:.1f} s wall, CPU {release.cpu:.1f} s, peak RSS {release.rss_mb:.0f} MB "
+              f"{verdict(release.rss_mb <= TARGET_RSS_MB)} (≤ {TARGET_RSS_MB:.0f}); "
               f"{written:,} rows written (published {summary['published_rows']:,}), "
               f"tkl = {summary['scores']['tkl']:.10g}")
         small = inputs[args.memory_rows]
-        peer = measured(me + ["--child", "memory", str(small["source"]), str(small["weights"]), args.memory_limit])
-        p = json.loads(peer["out"])
-        print(f"3. peer, the in-memory designer, {args.memory_rows:,} rows: {peer['wall']:.1f} s wall (process; "
-              f"load {p['load']:.1f} s + evaluate {p['wall'] - p['load']:.1f} s), CPU {peer['cpu']:.1f} s, "
-              f"peak RSS {peer['rss_mb']:.0f} MB; tkl = {p['tkl']:.10g}")
-        per_million_engine = evaluation["wall"] / (args.rows / 1e6)
-        per_million_memory = peer["wall"] / (args.memory_rows / 1e6)
+        peer = run_measured(me + ["--child", "memory", small["source"], small["weights"], args.memory_limit])
+        p = json.loads(peer.out)
+        print(f"3. peer, the in-memory designer, {args.memory_rows:,} rows: {peer.wall:.1f} s wall (process; "
+              f"load {p['load']:.1f} s + evaluate {p['wall'] - p['load']:.1f} s), CPU {peer.cpu:.1f} s, "
+              f"peak RSS {peer.rss_mb:.0f} MB; tkl = {p['tkl']:.10g}")
+        per_million_engine = evaluation.wall / (args.rows / 1e6)
+        per_million_memory = peer.wall / (args.memory_rows / 1e6)
         print(f"time per million rows: out of core {per_million_engine:.2f} s, in memory {per_million_memory:.2f} s "
               f"→ ratio {per_million_engine / per_million_memory:.2f} (out of core / in memory); the in-memory "
-              f"designer at {args.rows:,} rows would need ≈ {peer['rss_mb'] * args.rows / args.memory_rows / 1024:.0f} "
+              f"designer at {args.rows:,} rows would need ≈ {peer.rss_mb * args.rows / args.memory_rows / 1024:.0f} "
               f"GB")
-    return 0 if max(evaluation["rss_mb"], release["rss_mb"]) <= TARGET_RSS_MB else 1
+    return 0 if max(evaluation.rss_mb, release.rss_mb) <= TARGET_RSS_MB else 1
 
 
 if __name__ == "__main__":

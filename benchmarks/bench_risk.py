@@ -12,7 +12,7 @@ in the same run.
    (``l_diversity`` of ``disease``) on the same frame, and the ratios are printed.
 2. **D(r)** (Orooji–Knapp) on N rows × 27 attributes (the 8 above and 19 more: binary
    flags and small categoricals), PK set so that ~110 known sets are kept at ε = 0.01 as in
-   the paper, α = 100. Target ≤ 10 s, peak memory (``ru_maxrss`` of the process, data
+   the paper, α = 100. Target ≤ 10 s, peak memory (VmHWM of the process, data
    included) ≤ 2 GB.
 3. **End to end**: ``tklscore measures FILE.csv ...`` as a user runs it, on the table
    written as CSV (load + measure + JSON), timed as a subprocess.
@@ -23,21 +23,17 @@ The medians of ``--repeats`` runs are reported (default 2: each key figure twice
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scoring import CONTINUOUS_SA, QI, SA, TEXT, make_source  # noqa: E402
+from _common import (CONTINUOUS_SA, QI, SA, TEXT, Timing, machine, make_source, peak_rss_mb, run_measured,  # noqa: E402
+                     text, timed, timing_verdict as verdict, tklscore_command, verdict as plain_verdict, versions)
 
 from tklscore.core.risk import measure_table  # noqa: E402
 from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, known_sets  # noqa: E402
@@ -50,60 +46,25 @@ TARGET_PEAK_MB = 2048.0
 DR_PK = [0.05, 0.8, 0.7, 0.6, 0.5, 0.2, 0.2, 0.1, 0.02] + [0.005] * 9 + [0.001] * 9
 
 
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-class Timing:
-    """Median wall and CPU time of ``repeats`` runs (CPU time: this process only, so it shows
-    the cost when the shared machine is loaded)."""
-
-    def __init__(self, fn, repeats: int):
-        self.walls, self.cpus, self.result = [], [], None
-        for _ in range(repeats):
-            wall, cpu = time.perf_counter(), time.process_time()
-            self.result = fn()
-            self.walls.append(time.perf_counter() - wall)
-            self.cpus.append(time.process_time() - cpu)
-        self.wall, self.cpu = statistics.median(self.walls), statistics.median(self.cpus)
-
-    def __str__(self) -> str:
-        return (f"{self.wall:.3f} s wall, {self.cpu:.3f} s CPU (runs: "
-                + ", ".join(f"{w:.3f}/{c:.3f}" for w, c in zip(self.walls, self.cpus)) + ")")
-
-
-def verdict(timing: "Timing", target: float) -> str:
-    if timing.wall <= target:
-        return "PASS"
-    if timing.cpu <= target:
-        return f"PASS on CPU time, FAIL on wall time (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
-    return "FAIL"
-
-
-def timed(fn, repeats: int):
-    timing = Timing(fn, repeats)
-    return timing.wall, timing.walls, timing.result
-
-
 def run_models(frame: pd.DataFrame, repeats: int, skip_pycanon: bool) -> bool:
     n = len(frame)
     print(f"\n1. privacy models + prosecutor risk, {n:,} rows, QI {', '.join(QI)}; SA {', '.join(SA)} "
           f"({CONTINUOUS_SA} continuous)")
-    timing = Timing(lambda: measure_table(frame, qi=QI, sa=SA, continuous=[CONTINUOUS_SA]), repeats)
+    timing = timed(lambda: measure_table(frame, qi=QI, sa=SA, continuous=[CONTINUOUS_SA]), repeats)
     median, m = timing.wall, timing.result
     j = m.to_json_dict()
     print(f"   tklscore measure_table: {timing}  target ≤ {TARGET_MODELS_S} s  {verdict(timing, TARGET_MODELS_S)}")
     print(f"   k = {j['k']}, l = {j['l_distinct']}, entropy l = {j['l_entropy']:.4f}, t = {j['t']:.4f}, "
           f"classes = {j['classes']['count']:,}, average risk = {j['risk']['prosecutor']['average']:.6f}")
-    k_only = Timing(lambda: measure_table(frame, qi=QI), repeats)
-    l_one = Timing(lambda: measure_table(frame, qi=QI, sa=["disease"]), repeats)
+    k_only = timed(lambda: measure_table(frame, qi=QI), repeats)
+    l_one = timed(lambda: measure_table(frame, qi=QI, sa=["disease"]), repeats)
     m1 = l_one.result
     print(f"   tklscore k alone: {k_only}; every model of the one SA 'disease': {l_one}")
     if not skip_pycanon:
         from pycanon import anonymity
 
-        pk = Timing(lambda: anonymity.k_anonymity(frame, list(QI)), 1)
-        pl = Timing(lambda: anonymity.l_diversity(frame, list(QI), ["disease"]), 1)
+        pk = timed(lambda: anonymity.k_anonymity(frame, list(QI)))
+        pl = timed(lambda: anonymity.l_diversity(frame, list(QI), ["disease"]))
         k, l = pk.result, pl.result
         assert k == j["k"] and l == m1.models.l_distinct, (k, l)
         print(f"   pycanon 1.3.6 k_anonymity: {pk} (k = {k}) → tklscore's k is {pk.wall / k_only.wall:.1f}× faster "
@@ -120,9 +81,6 @@ def dr_table(frame: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, list[Attribu
     n = len(frame)
     columns = {c: frame[c] for c in ("age", "workclass", "occupation", "education", "disease", "medication",
                                      "diagnosis", "amount")}
-
-    def text(labels, codes: np.ndarray) -> pd.Series:  # Arrow-backed text without a Python object per cell
-        return pd.Series(np.asarray(labels, dtype=object)[codes], dtype=TEXT)
 
     columns["gender"] = text(["F", "M"], (rng.random(n) >= 0.5).astype(np.int8))
     for i in range(10):
@@ -148,15 +106,15 @@ def run_dr(frame: pd.DataFrame, seed: int, repeats: int) -> bool:
     kept = len(known_sets([p.pk for p in params], 0.01))
     print(f"\n2. Orooji–Knapp D(r), {n:,} rows × {m} attributes, ε = 0.01 keeps {kept} of 2^{m} = {2 ** m:,} "
           f"known sets, α = 100")
-    timing = Timing(lambda: disclosure_risk(table, params, value_weights, alpha=100, epsilon=0.01,
-                                            threshold=0.01), repeats)
+    timing = timed(lambda: disclosure_risk(table, params, value_weights, alpha=100, epsilon=0.01, threshold=0.01),
+                   repeats)
     risk = timing.result
-    peak = peak_mb()
-    share = risk.above_threshold / n
+    peak = peak_rss_mb()
     print(f"   disclosure_risk: {timing}  target ≤ {TARGET_DR_S} s  {verdict(timing, TARGET_DR_S)}")
-    print(f"   records with D > 0.01: {risk.above_threshold:,} ({100 * share:.2f} %); max D = {risk.d.max():.4f}")
+    print(f"   records with D > 0.01: {risk.above_threshold:,} ({100 * risk.above_threshold_share:.2f} %); "
+          f"max D = {risk.d.max():.4f}")
     print(f"   peak memory (whole process, data included): {peak:.0f} MB  target ≤ {TARGET_PEAK_MB:.0f} MB  "
-          f"{'PASS' if peak <= TARGET_PEAK_MB else 'FAIL'}")
+          f"{plain_verdict(peak <= TARGET_PEAK_MB)}")
     return min(timing.wall, timing.cpu) <= TARGET_DR_S and peak <= TARGET_PEAK_MB
 
 
@@ -165,23 +123,13 @@ def run_cli(frame: pd.DataFrame, repeats: int) -> None:
         path = Path(folder) / "release.csv"
         frame.to_csv(path, index=False)
         out = Path(folder) / "measures.json"
-        tklscore = Path(sys.executable).with_name("tklscore")
-        argv = [str(tklscore), "measures", str(path), "--qi", ",".join(QI), "--sa", ",".join(SA),
-                "--continuous", CONTINUOUS_SA, "--format", "json", "--output", str(out)]
-
-        cpus = []
-
-        def run():
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run(argv, check=True)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-
-        median, times, _ = timed(run, repeats)
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+        command = tklscore_command("measures", path, "--qi", ",".join(QI), "--sa", ",".join(SA),
+                                   "--continuous", CONTINUOUS_SA, "--format", "json", "--output", out)
+        runs = [run_measured(command) for _ in range(max(1, repeats))]
+        timing = Timing([r.wall for r in runs], [r.cpu for r in runs])
         print(f"\n3. end to end: tklscore measures {path.name} ({path.stat().st_size / 1e6:.0f} MB CSV, "
-              f"{len(frame):,} rows) --format json: {median:.3f} s wall, {statistics.median(cpus):.3f} s CPU of the "
-              f"process (runs: {', '.join(f'{t:.3f}/{c:.3f}' for t, c in zip(times, cpus))}), peak {peak:.0f} MB "
+              f"{len(frame):,} rows) --format json: {timing.wall:.3f} s wall, {timing.cpu:.3f} s CPU of the "
+              f"process (runs: {timing.runs()}), peak {max(r.rss_mb for r in runs):.0f} MB "
               f"— Python start, loading the CSV and writing the JSON included")
 
 
@@ -196,9 +144,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-header", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not args.no_header:
-        print(f"bench_risk: {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
-              f"(shared machine: figures vary with its load); numpy {np.__version__}, pandas {pd.__version__}",
-              flush=True)
+        print(f"bench_risk: {versions()}; {machine()}", flush=True)
     frame, _ = make_source(args.rows, args.seed)  # Arrow-backed text columns, as load_table gives them
     ok = True
     if args.part in ("all", "models"):

@@ -14,7 +14,7 @@ Parquet at N/2 and N rows, and runs
              --alpha 100 --epsilon 0.01 --threshold 0.01 --engine duckdb --memory-limit 2GB
              --output records.parquet --format json
 
-printing wall time, CPU time and peak RSS of the process (ru_maxrss of the child) and the
+printing wall time, CPU time and peak RSS of the process (measured in a process of its own) and the
 time ratio between the two sizes (linear: ≈ 2). On the 1M-row file it runs the same
 command with ``--engine duckdb`` and with the in-memory engine (``--output records.json``:
 the in-memory command writes every record) and prints the ratio. The machine may be
@@ -25,41 +25,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (CHUNK, ParquetChunks, Stopwatch, machine, make_source, megabytes, run_measured,  # noqa: E402
+                     tklscore_command, verdict, work_folder)
 from bench_risk import dr_table  # noqa: E402
-from bench_scoring import make_source  # noqa: E402
 
-CHUNK = 1_000_000
 TARGET_RSS_MB = 3072.0
 
 
 def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
     paths = {"source": folder / f"dr_source_{n}.parquet", "params": folder / "dr_params.csv",
              "weights": folder / "dr_value_weights.csv"}
-    writer = None
-    try:
+    with ParquetChunks(paths["source"]) as source:
         for start in range(0, n, CHUNK):
             rows = min(CHUNK, n - start)
             frame, _ = make_source(rows, seed + start // CHUNK)
             table, params, value_weights = dr_table(frame, seed + start // CHUNK)
-            arrow = pa.Table.from_pandas(table, preserve_index=False)  # Arrow-backed text already
-            if writer is None:
-                writer = pq.ParquetWriter(paths["source"], arrow.schema)
-            writer.write_table(arrow)
-    finally:
-        if writer is not None:
-            writer.close()
+            source.write(pa.Table.from_pandas(table, preserve_index=False))  # Arrow-backed text already
     paths["params"].write_text("attribute,pk,weight\n" + "".join(f"{p.attribute},{p.pk!r},{p.weight!r}\n"
                                                                   for p in params))
     paths["weights"].write_text("attribute,value,weight\n" + "".join(f"{e.attribute},\"{e.value}\",{e.weight!r}\n"
@@ -68,22 +56,13 @@ def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
 
 
 def run(paths: dict[str, Path], output: Path, engine: str, memory_limit: str) -> tuple[float, float, float, str]:
-    command = [str(Path(sys.executable).with_name("tklscore")), "disclosure-risk", str(paths["source"]),
-               "--attributes", str(paths["params"]), "--value-weights", str(paths["weights"]), "--alpha", "100",
-               "--epsilon", "0.01", "--threshold", "0.01", "--output", str(output), "--format", "json"]
+    command = tklscore_command("disclosure-risk", paths["source"], "--attributes", paths["params"],
+                               "--value-weights", paths["weights"], "--alpha", "100", "--epsilon", "0.01",
+                               "--threshold", "0.01", "--output", output, "--format", "json")
     if engine != "memory":
         command += ["--engine", engine, "--memory-limit", memory_limit]
-    # a fresh helper process per run, so that ru_maxrss is this run's peak
-    probe = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
-             "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-             "wall = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
-             "print(json.dumps({'wall': wall, 'cpu': u.ru_utime + u.ru_stime, 'rss_kb': u.ru_maxrss, "
-             "'code': done.returncode, 'out': done.stdout, 'err': done.stderr}))")
-    result = json.loads(subprocess.run([sys.executable, "-c", probe, *command], capture_output=True,
-                                       text=True, check=True).stdout)
-    if result["code"] != 0:
-        raise SystemExit(f"tklscore failed ({result['code']}):\n{result['err']}")
-    return result["wall"], result["cpu"], result["rss_kb"] / 1024, result["out"]
+    done = run_measured(command)
+    return done.wall, done.cpu, done.rss_mb, done.out
 
 
 def above(output: Path, summary: str) -> int:
@@ -100,11 +79,8 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~20 bytes a row)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.dir or scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} "
-              f"(a shared machine slows every figure); memory limit {args.memory_limit}")
+    with work_folder(args.dir) as folder:
+        print(f"{machine()}; memory limit {args.memory_limit}")
         paths = write_inputs(folder, args.memory_rows, args.seed)
         n = args.memory_rows
         wall_m, cpu_m, rss_m, _ = run(paths, folder / "memory.json", "memory", args.memory_limit)
@@ -117,10 +93,9 @@ def main(argv=None) -> int:
         paths["source"].unlink()
         figures = []
         for n in (args.rows // 2, args.rows):
-            start = time.perf_counter()
+            watch = Stopwatch()
             paths = write_inputs(folder, n, args.seed)
-            print(f"{n:,} rows: inputs written in {time.perf_counter() - start:.0f} s "
-                  f"(source {paths['source'].stat().st_size >> 20} MB Parquet)")
+            print(f"{n:,} rows: inputs written in {watch.wall:.0f} s (source {megabytes(paths['source'])} MB Parquet)")
             output = folder / f"records_{n}.parquet"
             wall, cpu, rss, out = run(paths, output, "duckdb", args.memory_limit)
             records = pq.ParquetFile(output).metadata.num_rows
@@ -136,7 +111,7 @@ def main(argv=None) -> int:
         ok_rss = rss2 <= TARGET_RSS_MB
         print(f"rows ×{n2 / n1:.0f} → time ×{t2 / t1:.2f} (linear ≈ 2)")
         print(f"{n2:,} rows: {t2:.1f} s; peak RSS {rss2:.0f} MB, target ≤ {TARGET_RSS_MB:g} MB "
-              f"{'PASS' if ok_rss else 'FAIL'}")
+              f"{verdict(ok_rss)}")
     return 0 if ok_rss else 1
 
 

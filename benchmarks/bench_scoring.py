@@ -21,7 +21,7 @@ published sample, and measures with ``time.perf_counter``:
 - full scoring = build + factors + first score             (target ≤ 1 s),
 - re-scoring after a weights change (new Weights object, median)  (target ≤ 30 ms),
 - re-scoring another 10 % sample with unchanged weights (median),
-- peak resident memory, ``resource.getrusage(...).ru_maxrss``  (target ≤ 2 GB).
+- peak resident memory, VmHWM (``_common.peak_rss_mb``)  (target ≤ 2 GB).
 
 The peak includes the synthetic data and its text frame (as a loaded CSV would be).
 The scores are printed too, so runs with the same --rows/--seed can be compared.
@@ -33,149 +33,34 @@ The scores are printed too, so runs with the same --rows/--seed can be compared.
 from __future__ import annotations
 
 import argparse
-import gc
-import os
-import platform
-import resource
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-import tklscore
-from tklscore.cli.process import tune_process
-from tklscore.core import Roles, Scorer, Table, Weights
-from tklscore.core.tables.codes import group_ids
-from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,
-                                                  variational_distance_by_class)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (CATEGORICAL_SA, CONTINUOUS_SA, N_INTERVALS, QI, SA, TEXT, Timing, machine,  # noqa: E402,F401
+                     make_source, make_weights, overall, peak_rss_mb, roles, sample, timed, verdict, versions)
+
+from tklscore.cli.process import tune_process  # noqa: E402
+from tklscore.core import Scorer, Table  # noqa: E402
+from tklscore.core.tables.codes import group_ids  # noqa: E402
+from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,  # noqa: E402
+                                                          variational_distance_by_class)
 
 TARGET_FULL_S = 1.0
 TARGET_REWEIGHT_S = 0.03
-TEXT = pd.StringDtype("pyarrow", na_value=np.nan)  # text as load_table reads a CSV: Arrow-backed
 TARGET_PEAK_MB = 2048.0
-
-QI = ("age", "workclass", "occupation", "education")
-CATEGORICAL_SA = {"disease": 14, "medication": 20, "diagnosis": 6}
-CONTINUOUS_SA = "amount"
-SA = tuple(CATEGORICAL_SA) + (CONTINUOUS_SA,)
-N_INTERVALS = 5
-
-
-# ---------------------------------------------------------------------------------------
-# synthetic data
-
-
-def _zipf(levels: int, s: float, rng: np.random.Generator) -> np.ndarray:
-    """Zipf-like probabilities over ``levels`` values, in a random order of the values."""
-    p = 1.0 / np.arange(1, levels + 1) ** s
-    return rng.permutation(p / p.sum())
-
-
-def _draw(rng: np.random.Generator, p: np.ndarray, n: int) -> np.ndarray:
-    return rng.choice(len(p), size=n, p=p).astype(np.int64)
-
-
-def make_source(n: int, seed: int, n_amounts: int = 500) -> tuple[pd.DataFrame, np.ndarray]:
-    """The synthetic source as a frame of Arrow-backed text (as a CSV loads), and the sorted pool of the
-    continuous attribute's possible values."""
-    rng = np.random.default_rng(seed)
-    # quasi-identifiers
-    ages = np.arange(17, 90)  # 73 levels
-    p_age = np.exp(-0.5 * ((ages - 38) / 13.0) ** 2) + 0.01  # bell-shaped, long tails
-    p_age /= p_age.sum()
-    age = _draw(rng, p_age, n)
-    workclass = _draw(rng, _zipf(12, 1.3, rng), n)
-    occupation = _draw(rng, _zipf(41, 0.9, rng), n)
-    education = _draw(rng, _zipf(16, 1.1, rng), n)
-    # sensitive attributes, correlated with the QIs so that l- and t-DF vary by class
-    disease = (_draw(rng, _zipf(14, 1.2, rng), n) + age // 15 + (workclass == 0)) % 14
-    medication = (disease * 3 + _draw(rng, _zipf(20, 1.5, rng), n)) % 20
-    diagnosis = (_draw(rng, _zipf(6, 0.8, rng), n) + education % 2) % 6
-    pool = np.round(5.0 + np.cumsum(rng.uniform(0.10, 1.00, n_amounts)), 2)  # strictly increasing
-    centre = n_amounts * (0.25 + 0.5 * occupation / 40.0)
-    amount = np.clip(np.rint(rng.normal(centre, n_amounts / 8.0)), 0, n_amounts - 1).astype(np.int64)
-    uniform = rng.random(n) < 0.05  # so that every value of the pool occurs
-    amount[uniform] = rng.integers(0, n_amounts, int(uniform.sum()))
-
-    def text(labels, codes: np.ndarray) -> pd.Series:
-        return pd.Series(np.asarray(list(labels), dtype=object)[codes], dtype=TEXT)
-
-    frame = pd.DataFrame({
-        "age": text((str(a) for a in ages), age),
-        "workclass": text((f"workclass-{i:02d}" for i in range(12)), workclass),
-        "occupation": text((f"occupation-{i:02d}" for i in range(41)), occupation),
-        "education": text((f"education-{i:02d}" for i in range(16)), education),
-        "disease": text((f"disease-{i:02d}" for i in range(14)), disease),
-        "medication": text((f"medication-{i:02d}" for i in range(20)), medication),
-        "diagnosis": text((f"diagnosis-{i}" for i in range(6)), diagnosis),
-        "amount": text((f"{v:.2f}" for v in pool), amount),
-    })
-    return frame, pool
-
-
-def make_weights(pool: np.ndarray, seed: int) -> Weights:
-    """A weight for every categorical SA value and for 5 intervals of ``amount`` covering
-    everything; each weight ≤ 1/4, so W(r) ≤ 1 with 4 SAs."""
-    rng = np.random.default_rng(seed)
-    entries = []
-    for attribute, levels in CATEGORICAL_SA.items():
-        prefix = "diagnosis-" if attribute == "diagnosis" else f"{attribute}-"
-        width = 1 if attribute == "diagnosis" else 2
-        for i in range(levels):
-            entries.append((attribute, f"{prefix}{i:0{width}d}", round(float(rng.uniform(0.01, 0.25)), 5)))
-    # cut points half-way between pool values (3 decimals; the values have 2): no ties
-    positions = np.linspace(0, len(pool), N_INTERVALS + 1)[1:-1].astype(int)
-    cuts = [f"{(pool[i - 1] + pool[i]) / 2:.3f}" for i in positions]
-    bounds = ["-inf"] + cuts + ["inf"]
-    for low, high in zip(bounds[:-1], bounds[1:]):
-        opening = "(" if low == "-inf" else "["
-        entries.append((CONTINUOUS_SA, f"{opening}{low},{high})", round(float(rng.uniform(0.01, 0.25)), 5)))
-    return Weights(entries, name=f"<synthetic weights seed {seed}>")
-
-
-def sample(n: int, rng: np.random.Generator, fraction: float = 0.10) -> np.ndarray:
-    return np.sort(rng.choice(n, size=max(1, int(n * fraction)), replace=False)).astype(np.int64)
-
-
-# ---------------------------------------------------------------------------------------
-# helpers
-
-
-def peak_mb() -> float:
-    """Peak resident set size of this process in MB (ru_maxrss is KiB on Linux, bytes on macOS)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
-CPU: dict[float, float] = {}  # wall seconds of a timed call -> its CPU seconds (process_time)
-
-
-def timed(fn):
-    """(wall seconds, result); the call's CPU seconds are kept in CPU under its wall time."""
-    gc.collect()
-    cpu = time.process_time()
-    start = time.perf_counter()
-    result = fn()
-    wall = time.perf_counter() - start
-    CPU[wall] = time.process_time() - cpu
-    return wall, result
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
 
 
 def fmt_s(seconds: float, cpu: float | None = None) -> str:
     """Wall seconds, with the CPU seconds beside them (the machine may be shared)."""
-    cpu = CPU.get(seconds) if cpu is None else cpu
     return f"{seconds:8.3f} s" + (f" (CPU {cpu:6.3f} s)" if cpu is not None else "")
 
 
-def roles() -> Roles:
-    return Roles(qi=QI, sa=SA, continuous=[CONTINUOUS_SA])
+def fmt(timing: Timing) -> str:
+    return fmt_s(timing.wall, timing.cpu)
 
 
 def print_scores(label: str, report) -> None:
@@ -199,22 +84,25 @@ def print_scores(label: str, report) -> None:
 
 
 def run_main(n: int, seed: int, repeats: int) -> bool:
-    print(f"tklscore {getattr(tklscore, '__version__', '?')} | Python {platform.python_version()} | "
-          f"numpy {np.__version__} | pandas {pd.__version__} | {platform.machine()}")
+    print(versions())
     print(f"rows = {n:,}, seed = {seed}, repeats = {repeats}")
 
-    t_gen, (frame, pool) = timed(lambda: make_source(n, seed))
+    generated = timed(lambda: make_source(n, seed), collect=True)
+    frame, pool = generated.result
     table = Table(frame, name=f"<synthetic {n} rows, seed {seed}>")
     weights = make_weights(pool, seed)
     rng = np.random.default_rng(seed + 1)
     published = sample(n, rng)
-    print(f"synthetic source generated in {t_gen:.2f} s (not part of scoring); "
-          f"peak RSS so far {peak_mb():.0f} MB")
+    print(f"synthetic source generated in {generated.wall:.2f} s (not part of scoring); "
+          f"peak RSS so far {peak_rss_mb():.0f} MB")
 
-    t_build, scorer = timed(lambda: Scorer(table, roles()))
-    t_factors, factors = timed(lambda: scorer.factors)
-    t_score, report = timed(lambda: scorer.score(published, weights))
-    full = t_build + t_factors + t_score
+    build = timed(lambda: Scorer(table, roles()), collect=True)
+    scorer = build.result
+    factoring = timed(lambda: scorer.factors, collect=True)
+    factors = factoring.result
+    first = timed(lambda: scorer.score(published, weights), collect=True)
+    report = first.result
+    full = build.wall + factoring.wall + first.wall
 
     # shape of the data, so the workload is visible
     n_classes = int(factors.equivalence_class.max()) + 1
@@ -231,50 +119,47 @@ def run_main(n: int, seed: int, repeats: int) -> bool:
     print(f"published sample: {len(published):,} rows (10 %)")
 
     # re-score after a weights change: a different Weights object each time
-    reweights = [make_weights(pool, seed + 1000 + i) for i in range(repeats)]
-    reweight_times = []
-    for w in reweights:
-        t, last = timed(lambda w=w: scorer.score(published, w))
-        reweight_times.append(t)
-    t_reweight = statistics.median(reweight_times)
-    cpu_reweight = statistics.median(CPU[t] for t in reweight_times)
+    reweights = iter([make_weights(pool, seed + 1000 + i) for i in range(repeats)])
+    last_weights = []
+
+    def reweight():
+        last_weights[:] = [next(reweights)]
+        return scorer.score(published, last_weights[0])
+
+    reweighting = timed(reweight, repeats, collect=True)
+    last, t_reweight, reweight_times = reweighting.result, reweighting.wall, reweighting.walls
 
     # re-score another 10 % sample, weights unchanged (those of the last re-score)
-    other_samples = [sample(n, rng) for _ in range(repeats)]
-    resample_times = []
-    for s in other_samples:
-        t, other = timed(lambda s=s: scorer.score(s, reweights[-1]))
-        resample_times.append(t)
-    t_resample = statistics.median(resample_times)
-    cpu_resample = statistics.median(CPU[t] for t in resample_times)
+    other_samples = iter([sample(n, rng) for _ in range(repeats)])
+    resampling = timed(lambda: scorer.score(next(other_samples), last_weights[0]), repeats, collect=True)
+    other, resample_times = resampling.result, resampling.walls
 
-    peak = peak_mb()
+    peak = peak_rss_mb()
     ok_full, ok_rw, ok_mem = full <= TARGET_FULL_S, t_reweight <= TARGET_REWEIGHT_S, peak <= TARGET_PEAK_MB
 
     print()
-    print(f"timings (wall clock, time.perf_counter; CPU: time.process_time of this process; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    print(f"  build Scorer (validate, parse, factorise)    {fmt_s(t_build)}")
-    print(f"  distinguishing factors (k, l, t)             {fmt_s(t_factors)}")
-    print(f"  first score of the sample (incl. weights)    {fmt_s(t_score)}")
-    cpu_full = CPU[t_build] + CPU[t_factors] + CPU[t_score]
+    print(f"timings (wall clock, time.perf_counter; CPU: time.process_time of this process; {machine()})")
+    print(f"  build Scorer (validate, parse, factorise)    {fmt(build)}")
+    print(f"  distinguishing factors (k, l, t)             {fmt(factoring)}")
+    print(f"  first score of the sample (incl. weights)    {fmt(first)}")
+    cpu_full = build.cpu + factoring.cpu + first.cpu
     print(f"  full scoring (build + factors + score)       {fmt_s(full, cpu_full)}   target ≤ {TARGET_FULL_S:g} s     "
           f"{verdict(ok_full)}")
-    print(f"  re-score after a weights change (median)     {fmt_s(t_reweight, cpu_reweight)}   target ≤ {TARGET_REWEIGHT_S:g} s   "
+    print(f"  re-score after a weights change (median)     {fmt(reweighting)}   target ≤ {TARGET_REWEIGHT_S:g} s   "
           f"{verdict(ok_rw)}   [min {min(reweight_times):.3f}, max {max(reweight_times):.3f}, "
           f"{len(reweight_times)} runs]")
     print(f"    (covers Scorer.score(the same {len(published):,} rows, a new Weights object) → a full ScoreReport: "
           f"W(r) of all {n:,} source records, the whole-source scores that normalise, the release's record "
           f"scores, table scores and records frame; kept from before: factors, codes, ids)")
-    print(f"  re-score another 10 % sample (median)        {fmt_s(t_resample, cpu_resample)}   (no target)        "
+    print(f"  re-score another 10 % sample (median)        {fmt(resampling)}   (no target)        "
           f"[min {min(resample_times):.3f}, max {max(resample_times):.3f}, {len(resample_times)} runs]")
-    print(f"  peak memory (ru_maxrss)                      {peak:8.0f} MB  target ≤ {TARGET_PEAK_MB:g} MB  "
+    print(f"  peak memory (VmHWM)                          {peak:8.0f} MB  target ≤ {TARGET_PEAK_MB:g} MB  "
           f"{verdict(ok_mem)}")
 
     print()
     print("factor computation breakdown (the same work as scorer.factors, step by step)")
-    for label, seconds in factor_breakdown(scorer):
-        print(f"  {label:<44} {fmt_s(seconds)}")
+    for label, timing in factor_breakdown(scorer):
+        print(f"  {label:<44} {fmt(timing)}")
 
     print()
     print("scores")
@@ -283,26 +168,27 @@ def run_main(n: int, seed: int, repeats: int) -> bool:
     print_scores("another sample, last changed weights", other)
     print()
     all_ok = ok_full and ok_rw and ok_mem
-    print(f"overall: {verdict(all_ok)}")
+    overall(all_ok)
     return all_ok
 
 
-def factor_breakdown(scorer: Scorer) -> list[tuple[str, float]]:
+def factor_breakdown(scorer: Scorer) -> list[tuple[str, Timing]]:
     """Time the parts of compute_distinguishing_factors separately (uses the Scorer's codes)."""
     qi, sa = scorer.qi_codes, scorer.sa_codes
     n = len(scorer)
     out = []
-    t, (classes, n_classes) = timed(lambda: group_ids(qi, n))
+    t = timed(lambda: group_ids(qi, n), collect=True)
+    classes, n_classes = t.result
     class_sizes = np.bincount(classes, minlength=n_classes)
     out.append(("k: equivalence classes (QI group-by)", t))
-    t, _ = timed(lambda: l_distinguishing_factor(qi, list(sa.values()), n))
+    t = timed(lambda: l_distinguishing_factor(qi, list(sa.values()), n), collect=True)
     out.append((f"l: full groups (one sort) + {len(sa) - 1} sort(s) of them", t))
     for name, codes in sa.items():
         if name in scorer.roles.continuous:
-            t, _ = timed(lambda: ordered_emd_by_class(classes, n_classes, class_sizes, codes))
+            t = timed(lambda: ordered_emd_by_class(classes, n_classes, class_sizes, codes), collect=True)
             out.append((f"t: ordered EMD of {name} (m = {codes.cardinality}; alone)", t))
         else:
-            t, _ = timed(lambda: variational_distance_by_class(classes, n_classes, class_sizes, codes))
+            t = timed(lambda: variational_distance_by_class(classes, n_classes, class_sizes, codes), collect=True)
             out.append((f"t: variational distance of {name}", t))
     return out
 
@@ -319,13 +205,14 @@ def time_factors(n: int, seed: int, n_amounts: int, repeats: int) -> tuple[float
     times, emd_times = [], []
     for _ in range(repeats):
         scorer.invalidate()
-        t, factors = timed(lambda: scorer.factors)
-        times.append(t)
-        classes = factors.equivalence_class
+        t = timed(lambda: scorer.factors, collect=True)
+        times.append(t.wall)
+        classes = t.result.equivalence_class
         n_classes = int(classes.max()) + 1
         sizes = np.bincount(classes, minlength=n_classes)
-        t, _ = timed(lambda: ordered_emd_by_class(classes, n_classes, sizes, scorer.sa_codes[CONTINUOUS_SA]))
-        emd_times.append(t)
+        t = timed(lambda: ordered_emd_by_class(classes, n_classes, sizes, scorer.sa_codes[CONTINUOUS_SA]),
+                  collect=True)
+        emd_times.append(t.wall)
     return statistics.median(times), statistics.median(emd_times), n_classes
 
 
@@ -352,7 +239,7 @@ def run_scaling(n: int, seed: int, repeats: int) -> None:
         print(f"  {n:>10,} {distinct:>9,} {classes:>9,} {t:>9.3f}s {'':>12} {ratio:>7} {t_emd:>9.3f}s")
         previous = t
     print("  (distinct values grow 10x from line to line: an O(classes·m) EMD would grow ~10x)")
-    print(f"  peak memory after the scaling check (ru_maxrss): {peak_mb():.0f} MB")
+    print(f"  peak memory after the scaling check (VmHWM): {peak_rss_mb():.0f} MB")
 
 
 def main(argv=None) -> int:

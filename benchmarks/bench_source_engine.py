@@ -25,29 +25,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, machine, megabytes, peak_rss_mb, run_measured,  # noqa: E402
+                     timed, work_folder, write_typed_source)
 
 
 def _timed(step, figures: dict, name: str):
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = step()
-    figures[name] = (time.perf_counter() - wall, time.process_time() - cpu)
-    return result
+    timing = timed(step)
+    figures[name] = (timing.wall, timing.cpu)
+    return timing.result
 
 
 def child(kind: str, source: str, weights: str, expression: str, memory_limit: str) -> dict:
     """One measurement in this process: the three steps by the engine or in memory."""
     import numpy as np
 
-    from bench_scoring import CONTINUOUS_SA, QI, SA
     from tklscore.core.scoring.weights import load_weights
     from tklscore.core.tables.roles import Roles
 
@@ -89,26 +84,10 @@ def child(kind: str, source: str, weights: str, expression: str, memory_limit: s
             "tkl": report.scores.tkl, "rss_mb": peak_rss_mb()}
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident memory: VmHWM (ru_maxrss would carry the parent's peak
-    across fork and exec)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def measure(kind: str, paths: dict, expression: str, memory_limit: str) -> dict:
-    command = [sys.executable, __file__, "--child", kind, "--source", str(paths["source"]),
-               "--weights", str(paths["weights"]), "--expression", expression, "--memory-limit", memory_limit]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"the {kind} measurement failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    command = [sys.executable, __file__, "--child", kind, "--source", paths["source"], "--weights", paths["weights"],
+               "--expression", expression, "--memory-limit", memory_limit]
+    return json.loads(run_measured(command).out.strip().splitlines()[-1])
 
 
 def show(label: str, result: dict) -> float:
@@ -143,20 +122,15 @@ def main(argv=None) -> int:
         print(json.dumps(child(args.child, args.source, args.weights, args.expression, args.memory_limit)))
         return 0
 
-    from bench_engines import write_inputs
-
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.dir or scratch)
-        folder.mkdir(parents=True, exist_ok=True)
-        print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} "
-              f"(a shared machine slows every figure); DuckDB memory limit {args.memory_limit}")
+    with work_folder(args.dir) as folder:
+        print(f"{machine()}; DuckDB memory limit {args.memory_limit}")
         for n in sorted({args.rows, args.memory_rows}, reverse=True):
-            start = time.perf_counter()
-            paths = write_inputs(folder, n, args.seed)
+            watch = Stopwatch()
+            paths = write_typed_source(folder, n, args.seed)
             paths["release"].unlink()
             expression = expression_for(paths["source"])
-            print(f"{n:,} rows ({paths['source'].stat().st_size >> 20} MB Parquet, written in "
-                  f"{time.perf_counter() - start:.0f} s); filter: {expression}")
+            print(f"{n:,} rows ({megabytes(paths['source'])} MB Parquet, written in {watch.wall:.0f} s); "
+                  f"filter: {expression}")
             engine = show("engine", measure("engine", paths, expression, args.memory_limit))
             if n <= args.memory_rows:
                 memory = show("in memory", measure("memory", paths, expression, args.memory_limit))

@@ -70,15 +70,20 @@ def save(app: QApplication, window, path: Path) -> None:
     print(path)
 
 
-def main(out: Path) -> None:
-    from tklscore.gui.main_window import MainWindow
-    from tklscore.gui.navigation import WELCOME
-
+def session(out: Path):
+    """The application, a scratch folder (recovery copies) and settings of its own."""
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     scratch = Path(tempfile.mkdtemp(prefix="tklscore-shots-"))
     os.environ["XDG_DATA_HOME"] = str(scratch)
-    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    return app, scratch, QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def main(out: Path) -> None:
+    from tklscore.gui.main_window import MainWindow
+    from tklscore.gui.navigation import WELCOME
+
+    app, scratch, settings = session(out)
 
     window = MainWindow(settings=settings)
     window.resize(*SIZE)

@@ -11,6 +11,7 @@ from tklscore.core.release.selection import resolve_release
 from tklscore.core.scoring.scores import Scorer
 from tklscore.gui.ahp.view import AMBER, COMBINED, GREEN, RED, AhpView
 from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, position_of, value_of
+from tklscore.gui.ahp.result_panel import PRIORITY_COLUMN
 from tklscore.gui.workbench import Workbench
 
 TABLE_4_1 = (0.5396, 0.2970, 0.1634)
@@ -53,7 +54,7 @@ def view(qtbot):
 
 
 def shown_priorities(view):
-    return [float(view.priority_table.item(k, 1).text()) for k in range(view.priority_table.rowCount())]
+    return [float(view.priority_table.item(k, PRIORITY_COLUMN).text()) for k in range(view.priority_table.rowCount())]
 
 
 def wait_rescored(qtbot, workbench, old_tkl):
@@ -274,7 +275,8 @@ def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch
 
     import shiboken6
 
-    import tklscore.gui.ahp.view as ahp_view
+    import tklscore.gui.ahp.sensitivity_panel as ahp_view
+    from tklscore.gui.ahp.sensitivity_panel import SensitivityPanel
 
     workbench = Workbench()
     workbench.autosave_timer.stop()
@@ -297,7 +299,7 @@ def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch
 
     drawn = []
     monkeypatch.setattr(ahp_view, "priority_sweep", slow_sweep)
-    monkeypatch.setattr(AhpView, "_draw_sweep", lambda self, *args: drawn.append(args))
+    monkeypatch.setattr(SensitivityPanel, "draw", lambda self, *args: drawn.append(args))
     view.compute_sensitivity()
     task = view._sweep_task
     assert running.wait(10)

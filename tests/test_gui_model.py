@@ -289,8 +289,8 @@ def test_tree_names_nodes_readably_and_keeps_label_scores_apart(view):
     assert cell(view, "Health", PRIORITY_COL) == "0.53961" and cell(view, "Health", LABEL_SCORE_COL) == ""
     assert cell(view, "V-0.HIV", PRIORITY_COL) == "" and cell(view, "V-0.HIV", LABEL_SCORE_COL) == "1.00"
     assert cell(view, "E.Viral", LABEL_SCORE_COL) == "0.80" and cell(view, "V-0.H1N1", LABEL_SCORE_COL) == "0.80"
-    assert model.horizontalHeaderItem(PRIORITY_COL).text() == "AHP priority"
-    assert model.horizontalHeaderItem(LABEL_SCORE_COL).text() == "Label score"
+    assert model.headerData(PRIORITY_COL, _Qt.Orientation.Horizontal) == "AHP priority"
+    assert model.headerData(LABEL_SCORE_COL, _Qt.Orientation.Horizontal) == "Label score"
     # a bracketed label is explained: tooltip on the cell and a legend under the tree
     tip = model.index_of(view.workbench.model.find("V-0.H1N1").iri, LABEL_COL).data(_Qt.ItemDataRole.ToolTipRole)
     assert "takes 'restricted' from Viral" in tip and "no label of its own" in tip

@@ -264,11 +264,11 @@ def test_demo_says_where_its_weights_come_from(capsys):
 
 
 def test_a_large_release_s_chart_is_sorted_in_the_background(view, qtbot, monkeypatch):
-    from tklscore.gui.scores import view as view_module
+    from tklscore.gui.scores import charts_panel
     from tklscore.gui.scores.charts import per_record_order
     from tklscore.gui.tasks import SIDE
 
-    monkeypatch.setattr(view_module, "SORT_IN_BACKGROUND", 2)  # the 4 records of Scenario 1 count as large
+    monkeypatch.setattr(charts_panel, "SORT_IN_BACKGROUND", 2)  # the 4 records of Scenario 1 count as large
     runner = view.workbench.runner
     started, start = [], runner.start
     monkeypatch.setattr(runner, "start", lambda name, *args, **kwargs: (started.append((name, kwargs.get("lane"))),

@@ -1,5 +1,10 @@
 """Each rule has one home in the core: the AHP consistency verdict, M-Score's x, the score
-labels, the growth of a release, the kinds of table file."""
+labels, the growth of a release, the kinds of table file, the riskiest tenth of a release,
+the share of D(r) above its threshold, the verdict bands, the pseudonymisation's record
+count, share, limits and removal excess, the thesis example's hierarchies, what PIA works
+out from a patient's record, a Learn student's recipe from the columns' set-up and the
+groups' counts of the Learn statistics, a D(r) parameter as typed, why QI importance is
+not measured."""
 
 from __future__ import annotations
 
@@ -9,10 +14,23 @@ import numpy as np
 import pytest
 
 from tklscore.core.errors import InputError
-from tklscore.core.examples import thesis_example
+from tklscore.core.examples import THESIS_HIERARCHIES, thesis_example
 from tklscore.core.model.ahp import ahp, consistency_verdict
 from tklscore.core.project import Project
-from tklscore.core.scoring.scores import Scorer, cumulative_table_scores, parse_x, score_label, x_text
+from tklscore.core.learn import tasks
+from tklscore.core.pia.analysis import analyze_files
+from tklscore.core.pia.reasoner import Reasoner
+from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
+from tklscore.core.pseudonymization.blocking import BlockingRule
+from tklscore.core.pseudonymization.data_flow import DataFlowModel
+from tklscore.core.pseudonymization.generator import survey_example
+from tklscore.core.files.resources import resource_path
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk, parameter_value, share_above
+from tklscore.core.risk.lens import QI_IMPORTANCE_MAX, qi_importance_skipped
+from tklscore.core.scoring.meaning import BANDS, BANDS_NOTE, bands_text, verdict
+from tklscore.core.scoring.scores import (RISKIEST_SHARE, Scorer, cumulative_table_scores, parse_x, riskiest_mask,
+                                          score_label, x_text)
 from tklscore.core.tables.loading import table_kind
 
 
@@ -76,3 +94,169 @@ def test_cumulative_table_scores_end_at_the_release_scores():
                                         ("d", "text")])
 def test_table_kind_from_the_file_name(name, kind):
     assert table_kind(name) == kind
+
+
+def test_the_reciprocal_of_a_previewed_judgement_is_set_in_core():
+    """The AHP view previews a slider's judgement through core.model.ahp.with_judgement."""
+    from tklscore.core.model.ahp import with_judgement
+
+    matrix = np.array([[1, 2, np.nan], [0.5, 1, 2], [np.nan, 0.5, 1]])
+    previewed = with_judgement(matrix, 0, 2, 4)
+    assert previewed[0, 2] == 4 and previewed[2, 0] == 0.25 and np.isnan(matrix[0, 2])  # a copy
+    cleared = with_judgement(previewed, 0, 1, None)
+    assert np.isnan(cleared[0, 1]) and np.isnan(cleared[1, 0])
+    for bad in (0, -3, math.inf, math.nan):
+        with pytest.raises(InputError, match="must be a positive number"):
+            with_judgement(matrix, 0, 1, bad)
+    import inspect
+
+    import tklscore.gui.ahp.view as ahp_view
+    source = inspect.getsource(ahp_view)
+    assert "with_judgement(" in source and "1.0 / value" not in source
+
+
+def test_the_riskiest_tenth_by_tkl():
+    assert RISKIEST_SHARE == 0.10
+    tkl = np.array([0.5, 3.0, 1.0, 2.0, 0.1] * 4)          # 20 records: the 2 highest
+    mask = riskiest_mask(tkl)
+    assert mask.dtype == bool and mask.sum() == 2 and set(tkl[mask]) == {3.0}
+    assert riskiest_mask([1.0, 2.0, 0.5]).tolist() == [False, True, False]   # ceil(0.3) = 1: at least one
+    assert riskiest_mask(np.arange(11.0)).sum() == 2                         # ceil(1.1) = 2
+    assert riskiest_mask([]).tolist() == []
+    assert riskiest_mask([1.0, 5.0, 3.0, 4.0], share=0.5).tolist() == [False, True, False, True]
+
+
+def test_the_share_of_d_above_its_threshold():
+    example = thesis_example()
+    parameters = [AttributeParameters(a, 0.5, 0.5) for a in example.roles.qi + example.roles.sa]
+    risk = disclosure_risk(example.source, parameters, example.weights, threshold=1.0)
+    assert 0 < risk.above_threshold < risk.n
+    assert risk.above_threshold_share == pytest.approx(risk.above_threshold / 7)
+    assert share_above(3, 4) == 0.75 and share_above(0, 0) == 0.0
+
+
+def test_the_verdict_bands_are_written_from_the_bands():
+    assert bands_text() == "low ≤ 0.25 < moderate ≤ 0.50 < high ≤ 0.75 < very high"
+    assert bands_text(percent=True) == "low ≤ 25 % < moderate ≤ 50 % < high ≤ 75 % < very high"
+    assert f"({bands_text()})" in BANDS_NOTE
+    for limit, level, _ in BANDS[:-1]:
+        assert verdict(limit).level == level and verdict(limit + 1e-9).level != level
+
+
+@pytest.fixture(scope="module")
+def survey_analysis():
+    original, pseudonymised = survey_example()
+    return analyse(original, pseudonymised, "weight", ["sex", "age", "race", "height"],
+                   ThresholdChoice(category_column="category", sensitive_flag_column="weight_sensitive"),
+                   margin=5, id_column="id",
+                   model=DataFlowModel.load(resource_path("pseudonymization/health_survey.json")))
+
+
+def test_the_pseudonymisation_counts_its_people_once(survey_analysis):
+    analysis = survey_analysis
+    weights = survey_example()[0].frame["weight"]
+    assert analysis.records == int((weights.astype(str).str.strip() != "").sum()) == 1103
+    assert analysis.records == int(analysis.engine.present.sum())
+    maximum = analysis.maximum
+    assert analysis.share(maximum) == pytest.approx(maximum.violations / 1103)
+    order = analysis.largest_first()
+    assert order[0].qi_set == maximum.qi_set and len(order) == len(analysis.transitions)
+    assert [len(t.qi_set) for t in order] == sorted((len(t.qi_set) for t in order), reverse=True)
+
+
+def test_limits_are_judged_in_core_and_mark_the_lts(survey_analysis):
+    analysis = survey_analysis
+    assert analysis.blocked_reason(analysis.maximum.qi_set) is None
+    try:
+        analysis.apply_rules([BlockingRule.parse("IF violations > 0 THEN block")])
+        refused = {t.qi_set for t in analysis.transitions if t.violations > 0}
+        assert refused and all(analysis.blocked_reason(q) for q in refused)
+        assert all(analysis.blocked_reason(t.qi_set) is None for t in analysis.transitions if not t.violations)
+        edges = [d for _, _, d in analysis.lts.edges(data=True) if d["kind"] == "risk"]
+        assert edges and any(d["blocked"] for d in edges)
+        assert all(d["blocked"] == bool(d["reason"]) for d in edges)
+    finally:
+        analysis.apply_rules([])
+    assert not any(blocked for blocked, _ in analysis.blocked.values())
+
+
+def test_the_removal_s_excess_over_the_exact_minimum(survey_analysis):
+    removal = survey_analysis.reports[survey_analysis.maximum.qi_set].removal
+    assert removal.minimum is not None
+    assert removal.heuristic_excess == removal.removed - removal.minimum >= 0
+    assert removal.minimum_json()["heuristic_excess"] == removal.heuristic_excess
+
+
+def test_the_thesis_example_s_hierarchies_live_with_the_example():
+    source = thesis_example().source.frame
+    labels = {h.column: [list(level) for level in h.labels(source[h.column])] for h in THESIS_HIERARCHIES}
+    assert all(isinstance(h, Hierarchy) for h in THESIS_HIERARCHIES)
+    assert labels["City"][1] == ["Alberta"] * 7 and labels["Gender"][1] == ["Person"] * 7
+    assert labels["Job"][1] == ["Legal"] * 7
+    assert labels["Age"][1:3] == [["[20, 30)", "[10, 20)", "[20, 30)", "[40, 50)", "[70, 80)", "[20, 30)", "[20, 30)"],
+                                  ["[0, 30)", "[0, 30)", "[0, 30)", "[30, 60)", "[60, 90)", "[0, 30)", "[0, 30)"]]
+    assert all(level == ["*"] * 7 for level in (column[-1] for column in labels.values()))
+
+
+def test_what_is_worked_out_from_a_patient_s_record():
+    pia = {name: resource_path(f"pia/{name}") for name in ("bob_ontology.ttl", "bob_data.ttl", "bob.rules",
+                                                           "bob_patterns.csv")}
+    run = analyze_files(pia["bob_ontology.ttl"], pia["bob_data.ttl"], pia["bob.rules"], pia["bob_patterns.csv"],
+                        "Medium", method="efficient")
+    worked_out = run.worked_out()
+    assert [str(t) for t in worked_out] == ["(Bob, ISA, Person)", "(Bob, likelyHas, Hepatitis-C)",
+                                            "(Bob, treatedBy, Person)", "(Bob, treatedBy, Physician)",
+                                            "(Leonard, ISA, Person)"]
+    knowledge = Reasoner(run.rules).materialize(run.ontology).triples()
+    closure = set(run.assessment.closure.triples())
+    assert all(t in closure and t not in knowledge and t not in set(run.data) for t in worked_out)
+    assert {v.triple for v in run.assessment.violations} <= set(worked_out)
+
+
+def test_a_student_s_recipe_from_the_columns_set_up():
+    recipe = tasks.recipe_from_columns([
+        ("name", "id", tasks.REMOVE, ""), ("age", "qid", tasks.GENERALISE, " 10 "),
+        ("city", "qid", tasks.GENERALISE, "Calgary,Edmonton->Alberta; Paris->France"),
+        ("salary", "nonsensitive", tasks.NOISE, "12.5"), ("hobby", "", tasks.REMOVE, ""),
+        ("job", "sensitive", tasks.KEEP, "")], join_rule="A.id = B.id")
+    assert recipe == tasks.Recipe(qi=("age", "city"), sensitive="job", identifiers=("name",),
+                                  intervals=(("age", 10),), rules=(("city", "Calgary,Edmonton->Alberta\nParis->France"),),
+                                  noise=(("salary", 12.5),), removed=("hobby",), join_rule="A.id = B.id")
+    for columns, message in (
+            ([("name", "id", tasks.KEEP, "")], "name is an ID: identifiers are always removed; set its action to "
+                                                "'Remove column'"),
+            ([("age", "qid", tasks.GENERALISE, "")], "age: type an interval size"),
+            ([("age", "qid", tasks.GENERALISE, "0")], "age: the interval size must be a positive whole number"),
+            ([("salary", "", tasks.NOISE, "ten")], "salary: type the noise ε as a percentage"),
+            ([("salary", "", tasks.NOISE, "100")], "salary: the noise ε must lie between 0 and 100 %"),
+            ([("a", "sensitive", tasks.KEEP, ""), ("b", "sensitive", tasks.KEEP, "")],
+             "Mark only one column as Sensitive \\(you marked a, b\\)")):
+        with pytest.raises(InputError, match=message):
+            tasks.recipe_from_columns(columns)
+
+
+def test_the_learn_statistics_count_groups_in_core():
+    task = tasks.task(6)
+    applied = tasks.apply(task.recipe, tasks.source_table(task))
+    distinct = applied.groups["distinct"]
+    assert applied.single_valued_groups == int((distinct == 1).sum()) > 0
+    assert applied.most_distinct == int(distinct.max()) >= applied.measures.models.l_distinct
+    answers = tasks.answers(task)
+    assert (answers["single_valued_groups"], answers["most_distinct"]) == (applied.single_valued_groups,
+                                                                             applied.most_distinct)
+    four = tasks.task(4)
+    applied = tasks.apply(four.recipe, tasks.source_table(four))
+    assert applied.most_persons == int(applied.groups["persons"].max()) == tasks.answers(four)["most_persons"]
+
+
+def test_a_d_r_parameter_as_typed():
+    assert parameter_value("0.5") == 0.5 and parameter_value(" 1 ") == 1.0 and parameter_value("0") == 0.0
+    for bad in ("2", "-0.1", "nan", "inf", "abc", ""):
+        with pytest.raises(InputError, match=r"is not a number in \[0, 1\]"):
+            parameter_value(bad)
+
+
+def test_why_qi_importance_is_not_measured():
+    assert qi_importance_skipped(QI_IMPORTANCE_MAX) is None and qi_importance_skipped(1) is None
+    assert qi_importance_skipped(9) == ("Not computed: QI importance measures every subset of the quasi-identifiers, "
+                                        "and 9 of them have 511 subsets (at most 8 quasi-identifiers are measured).")

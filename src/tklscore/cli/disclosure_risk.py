@@ -71,7 +71,7 @@ def _header(risk, n: int, name: str) -> list[str]:
             "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
             + (" ..." if len(risk.known_sets) > 40 else ""),
             f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {risk.above_threshold} "
-            f"({100 * risk.above_threshold / n:.2f} %)"]
+            f"({100 * risk.above_threshold_share:.2f} %)"]
 
 
 def render_summary(risk, name: str) -> str:

@@ -17,6 +17,7 @@ from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import Table
 from tklscore.core.model.taxonomy import extract_taxonomy
 from tklscore.core.model.vocabulary import Vocabulary
+from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.scoring.weights import Weights
 
 TABLE_3_1_COLUMNS = ["id", "Job", "City", "Gender", "Disease", "Medication", "Age", "Initial Diagnosis"]
@@ -50,6 +51,14 @@ TABLE_4_2_WEIGHTS = [
 THESIS_ROLES = Roles(qi=["Job", "City", "Gender"],
                      sa=["Disease", "Medication", "Age", "Initial Diagnosis"],
                      continuous=["Age"], identifier="id")
+# generalisation hierarchies of Table 3.1's quasi-identifiers (and Age), so that the example
+# opens in the Design view with levels to move
+THESIS_HIERARCHIES = (
+    Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+    Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
+    Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
+    Hierarchy.intervals("Age", [10, 30]),
+)
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,7 @@ def thesis_model(judgements: bool = True):
     example = thesis_example()
     model = TklDataModel.build(taxonomy, example.source, example.roles, alignment, {"Age": THESIS_AGE_BINS},
                                namespace="https://tklscore.org/tables/MED#")
+    model.vocabulary = vocabulary.key
     viral = model.add_element("Disease", "Viral")
     for label in ("V-0.H1N1", "V-0.HIV", "V-0.Flu"):
         model.move(model.find(label).iri, viral)

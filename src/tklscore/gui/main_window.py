@@ -319,6 +319,11 @@ class MainWindow(QMainWindow):
             self._action(file_menu, "&Save project", self.save_project, QKeySequence.StandardKey.Save)
             self._action(file_menu, "Save project &as…", self.save_project_as, QKeySequence.StandardKey.SaveAs)
             file_menu.addSeparator()
+            if "model" in self.views:   # the domain expert's tkl-Data Model (the Model view does the work)
+                self._action(file_menu, "New &model from source…", lambda: self._model_file("new_model_dialog"))
+                self._action(file_menu, "Open mo&del…", lambda: self._model_file("open_model_dialog"))
+                self._action(file_menu, "Save model as…", lambda: self._model_file("save_model_dialog"))
+                file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         if not self.patient_mode:
             edit_menu = self.menuBar().addMenu("&Edit")
@@ -341,6 +346,10 @@ class MainWindow(QMainWindow):
             self._action(help_menu, "&Welcome page", self.show_welcome)
         self._action(help_menu, "&About", self.about)
         self._refresh_recent()
+
+    def _model_file(self, action: str) -> None:
+        self.show_view("model")
+        getattr(self.views["model"], action)()
 
     def _update_title(self) -> None:
         if self.patient_mode:

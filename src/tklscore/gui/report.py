@@ -457,7 +457,7 @@ def risk_section(data: ReportInput) -> Iterable[Section]:
             "know of (chance of knowing them ÷ records that share them) × (harm of disclosing the rest), with "
             f"α = {dr.alpha:g}; {len(dr.known_sets):,} of {dr.splits:,} known sets are kept (those an attacker "
             f"knows with probability PK > ε = {dr.epsilon:g}). <b>{dr.above_threshold:,} of {dr.n:,} records "
-            f"({100 * dr.above_threshold / max(dr.n, 1):.2f} %) have D above the threshold "
+            f"({100 * dr.above_threshold_share:.2f} %) have D above the threshold "
             f"{dr.threshold:g}</b> (the red line); the largest D is {dr.d_max:.4g}"
             + (f"; {histogram.zero:,} record(s) have D = 0 (not on the logarithmic axis)" if histogram.zero else "")
             + ".</p>" + _image(data, CHART_DISCLOSURE))

@@ -17,24 +17,32 @@ from tklscore.core.model.mscore_model import thesis_example_model as thesis_msco
 from tklscore.core.model.weight_models import LSEVERITY_MODEL, MSCORE_MODEL, load_weight_model
 from tklscore.core.scoring.scores import parse_x
 from tklscore.core.scoring.weights import Weights, WeightsPerScore, load_weights
+from tklscore.gui.tasks import TaskControl
 from tklscore.core.scoring.weights_source import (FILE, KINDS, MODEL, SCORE_MODELS, WeightsSource, file_source,
                                                   model_source, score_models_source)
 
 
 class ModelEdit(QUndoCommand):
-    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies."""
+    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies (a new
+    or opened model replaces the one before it, or none, and says where it came from)."""
 
-    def __init__(self, workbench: "WeightsState", text: str, before: TklDataModel, after: TklDataModel):
+    def __init__(self, workbench: "WeightsState", text: str, before: TklDataModel | None, after: TklDataModel,
+                 origins: tuple[str, str] | None = None):
         super().__init__(text)
         self.workbench = workbench
         self.before = before
         self.after = after
+        self.origins = origins
 
     def redo(self) -> None:
+        if self.origins is not None:
+            self.workbench.model_origin = self.origins[1]
         self.workbench._set_model(self.after.copy())
 
     def undo(self) -> None:
-        self.workbench._set_model(self.before.copy())
+        if self.origins is not None:
+            self.workbench.model_origin = self.origins[0]
+        self.workbench._set_model(self.before.copy() if self.before is not None else None)
 
 
 
@@ -45,6 +53,7 @@ class WeightsState:
     none)."""
 
     model: TklDataModel | None = None
+    model_origin = ""   # where the model came from, in words (the AHP view says it)
     weights: Weights | None = None
     weights_per_score: WeightsPerScore | None = None
     weights_problem: str | None = None
@@ -117,16 +126,47 @@ class WeightsState:
         return file_source(self.project.weights_path or self.weights.name)
 
     def open_model(self, path: str) -> None:
-        self.set_model(TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path)))
+        """Read a tkl-Data Model file off the UI thread; it replaces the current model as one
+        undoable edit (a model built for another table is checked, not refused)."""
+        def read(control: TaskControl) -> TklDataModel:
+            control.progress(10, f"Reading the tkl-Data Model {Path(path).name}")
+            return TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path))
 
-    def edit_model(self, text: str, change) -> None:
-        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing."""
+        def done(model: TklDataModel) -> None:
+            self.replace_model(f"Open model {Path(path).name}", model, f"opened from {path}")
+
+        self.runner.start("Reading the tkl-Data Model", read, done, self._fail)
+
+    def replace_model(self, text: str, model: TklDataModel, origin: str) -> None:
+        """A new or opened model in place of the current one (or of none): one undoable edit."""
+        self._model_pending = None
+        self.follower.changes = None
+        before = self.model.copy() if self.model is not None else None
+        self.undo_stack.push(ModelEdit(self, text, before, model.copy(), (self.model_origin, origin)))
+        self.status.emit(f"{text}: {len(model.columns)} sensitive column(s), {origin}")
+
+    def save_model(self, path: str) -> str:
+        """Write the model as Turtle (atomically); the project keeps its own copy on save."""
+        if self.model is None:
+            raise InputError("there is no tkl-Data Model to save")
+        inputs = [self.project.source_path] if self.project.source_path else []
+        self.model.save(path, inputs=inputs)
+        self.model_origin = f"saved as {path}"
+        self.status.emit(f"Saved the tkl-Data Model as {path}")
+        self.modelChanged.emit()
+        return str(path)
+
+    def edit_model(self, text: str, change, keep=None):
+        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing. With
+        ``keep``, the edit is made only when ``keep(result of change)`` holds. Returns that result."""
         if self.model is None:
             raise InputError("there is no tkl-Data Model to edit")
         before = self.model.copy()
         after = self.model.copy()
-        change(after)
-        self.undo_stack.push(ModelEdit(self, text, before, after))
+        result = change(after)
+        if keep is None or keep(result):
+            self.undo_stack.push(ModelEdit(self, text, before, after))
+        return result
 
     def _set_model(self, model: TklDataModel | None) -> None:
         self.model = model

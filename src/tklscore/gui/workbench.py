@@ -68,6 +68,9 @@ class Workbench(WeightsState, Recovery, QObject):
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
         self.source_summary: SourceSummary | None = None  # an out-of-core source: columns, rows, first rows
+        from tklscore.gui.model_follower import ModelFollower
+
+        self.follower = ModelFollower(self)   # the model follows the table (§6); a foreign one is checked
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -81,6 +84,7 @@ class Workbench(WeightsState, Recovery, QObject):
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
+        self.model_origin = ""
         self.source_summary = None
         self.weights_problem = None
         self.reports, self.measures = {}, {}
@@ -109,6 +113,7 @@ class Workbench(WeightsState, Recovery, QObject):
                           current_release="Scenario 1",
                           model_turtle=model.to_graph().serialize(format="turtle"))
         self._open(project, None, model)
+        self.model_origin = "the thesis example's model"
 
     def open_project(self, path: str, allowed=()) -> None:
         """Open the project file ``path``. Files it names outside its folder tree are read
@@ -126,6 +131,7 @@ class Workbench(WeightsState, Recovery, QObject):
         self.project = project
         self.project_path = path
         self.model = model
+        self.model_origin = f"the project {Path(path).name}" if path else "the project"
         if model is None and project.model_turtle:
             self._read_model(project.model_turtle, path)
         else:

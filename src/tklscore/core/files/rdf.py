@@ -199,12 +199,12 @@ def parse_rdf_file(path: str | os.PathLike, graph: rdflib.Graph | None = None,
     return graph
 
 
-def save_turtle(graph: rdflib.Graph, path: str | os.PathLike) -> Path:
-    """Write ``graph`` as Turtle, atomically; the path written."""
+def save_turtle(graph: rdflib.Graph, path: str | os.PathLike, inputs=()) -> Path:
+    """Write ``graph`` as Turtle, atomically (refused when ``path`` is one of ``inputs``); the path written."""
     from tklscore.core.files.atomic import atomic_write
 
     path = Path(path)
     text = graph.serialize(format="turtle")
-    with atomic_write(path) as handle:
+    with atomic_write(path, inputs=inputs) as handle:
         handle.write(text)
     return path

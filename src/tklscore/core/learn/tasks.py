@@ -30,6 +30,8 @@ from tklscore.core.tables.roles import Roles
 LEGACY_T_THRESHOLD = 0.1
 CITY_RULES = "\n".join(datasets.CITY_RULES)
 TYPES = ("id", "qid", "sensitive", "nonsensitive")
+KEEP, REMOVE, GENERALISE, NOISE = "Keep as is", "Remove column", "Generalise", "Add noise"
+ACTIONS = (KEEP, REMOVE, GENERALISE, NOISE)   # what the student may do to a column
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,46 @@ class Recipe:
         if kept:
             lines.append(f"Keep {_names(kept)} as it is.")
         return lines
+
+
+def recipe_from_columns(columns, join_rule: str | None = None) -> Recipe:
+    """The student's recipe from each column's ``(name, type, action, parameter)`` (type: one
+    of :data:`TYPES` or empty; action: one of :data:`ACTIONS`; parameter: an interval size,
+    value rules ``a,b->General`` separated by ``;``, or the noise ε in %). Errors say in
+    plain words which column and what to do."""
+    kinds, intervals, rules, noise, removed = {}, [], [], [], []
+    for column, kind, action, parameter in columns:
+        kinds[column] = kind
+        parameter = parameter.strip()
+        if kind == "id" and action != REMOVE:
+            raise InputError(f"{column} is an ID: identifiers are always removed; set its action "
+                             f"to '{REMOVE}'")
+        if action == REMOVE and kind != "id":
+            removed.append(column)
+        elif action == GENERALISE:
+            if not parameter:
+                raise InputError(f"{column}: type an interval size (a whole number) or rules such as "
+                                 f"a,b->General to generalise it")
+            if parameter.isdigit():
+                if int(parameter) <= 0:
+                    raise InputError(f"{column}: the interval size must be a positive whole number")
+                intervals.append((column, int(parameter)))
+            else:
+                rules.append((column, "\n".join(p.strip() for p in parameter.split(";") if p.strip())))
+        elif action == NOISE:
+            try:
+                epsilon = float(parameter)
+            except ValueError:
+                raise InputError(f"{column}: type the noise ε as a percentage, e.g. 10") from None
+            if not 0 < epsilon < 100:
+                raise InputError(f"{column}: the noise ε must lie between 0 and 100 %")
+            noise.append((column, epsilon))
+    sensitive = [c for c, k in kinds.items() if k == "sensitive"]
+    if len(sensitive) > 1:
+        raise InputError("Mark only one column as Sensitive (you marked " + ", ".join(sensitive) + ")")
+    return Recipe(qi=tuple(c for c, k in kinds.items() if k == "qid"), sensitive=sensitive[0] if sensitive else None,
+                  identifiers=tuple(c for c, k in kinds.items() if k == "id"), intervals=tuple(intervals),
+                  rules=tuple(rules), noise=tuple(noise), removed=tuple(removed), join_rule=join_rule)
 
 
 def _percent(share: float) -> str:
@@ -210,6 +252,21 @@ class Applied:
         if not self.recipe.identifiers or "persons" not in self.groups:
             return False
         return bool(self.groups["persons"].sum() < len(self.full))
+
+    @property
+    def most_persons(self) -> int:
+        """The most different people (ID values) one QID group holds."""
+        return int(self.groups["persons"].max())
+
+    @property
+    def most_distinct(self) -> int:
+        """The most different sensitive values one QID group holds."""
+        return int(self.groups["distinct"].max())
+
+    @property
+    def single_valued_groups(self) -> int:
+        """The QID groups that hold a single sensitive value (anyone in them has it)."""
+        return int((self.groups["distinct"] == 1).sum())
 
     @property
     def single_valued_rows(self) -> np.ndarray:
@@ -379,14 +436,12 @@ def answers(task: Task, tables: dict[str, pd.DataFrame] | None = None, seed: int
     out = {"groups": m.classes.count, "smallest_group": m.classes.min, "largest_group": m.classes.max,
            "k": m.k, "group_sizes": applied.size_histogram()}
     if task.number == 4:
-        out.update({"xy_k": m.models.xy_anonymity, "most_persons": int(applied.groups["persons"].max())})
+        out.update({"xy_k": m.models.xy_anonymity, "most_persons": applied.most_persons})
     if task.number == 5:
         out.update({"rows": len(applied.full), "persons_k": m.models.xy_anonymity})
     if task.number in (6, 7):
-        distinct = applied.groups["distinct"]
-        out.update({"l_distinct": m.models.l_distinct, "most_distinct": int(distinct.max()),
-                    "single_valued_groups": int((distinct == 1).sum()),
-                    "l_entropy": m.models.l_entropy})
+        out.update({"l_distinct": m.models.l_distinct, "most_distinct": applied.most_distinct,
+                    "single_valued_groups": applied.single_valued_groups, "l_entropy": m.models.l_entropy})
     if task.number == 7:
         group, value, share = guess_example(applied)
         out.update({"example_group": group, "example_value": value, "guess_probability": share})

@@ -48,6 +48,7 @@ __all__ = [
     "random_index",
     "reciprocal_matrix",
     "snap_to_scale",
+    "with_judgement",
     "ACCEPTABLE_CR",
     "GROUP_CR",
     "ONE_PERSON_CR",
@@ -274,6 +275,22 @@ def reciprocal_matrix(n: int, judgements: Mapping[tuple[int, int], float | None]
         given[(a, b)] = v
         matrix[a, b], matrix[b, a] = v, 1.0 / v
     return matrix
+
+
+def with_judgement(matrix, i: int, j: int, value: float | None) -> np.ndarray:
+    """A copy of the judgement matrix with ``a_ij = value`` and its reciprocal ``a_ji = 1/value``
+    (``None``: both not judged) — a judgement previewed while a slider moves, before it is kept."""
+    a = np.array(matrix, dtype=np.float64)
+    if i == j:
+        raise InputError("a criterion is not compared with itself")
+    if value is None:
+        a[i, j] = a[j, i] = np.nan
+    else:
+        value = float(value)
+        if not (math.isfinite(value) and value > 0):
+            raise InputError(f"judgement {value!r} must be a positive number")
+        a[i, j], a[j, i] = value, 1.0 / value
+    return a
 
 
 def _name(criteria, k: int) -> str:

@@ -45,6 +45,13 @@ class LabelScale:
     def names(self) -> list[str]:
         return [name for name, _ in self.labels]
 
+    @property
+    def default(self) -> str:
+        """The label a new value starts with, marked "not yet judged": HL7's "normal" (the
+        level HL7 gives most health information by default), else the scale's middle label."""
+        names = self.names
+        return "normal" if "normal" in names else names[(len(names) - 1) // 2]
+
 
 HL7_CONFIDENTIALITY = LabelScale("HL7 confidentiality", (
     ("unrestricted", 0.0), ("low", 0.2), ("moderate", 0.4),

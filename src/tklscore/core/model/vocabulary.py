@@ -21,6 +21,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import networkx as nx
@@ -41,6 +43,36 @@ CLASS_TYPES = (RDFS.Class, OWL.Class, SKOS.Concept)
 IGNORED_PARENTS = {str(OWL.Thing), str(RDFS.Resource), str(RDFS.Class)}
 
 BUILTIN_THESIS = "thesis_taxonomy.ttl"
+
+
+@dataclass(frozen=True)
+class ShippedVocabulary:
+    """A vocabulary that comes with tklscore (``resources/``): its key (``--vocabulary KEY``),
+    title, files, the prefixes its classes may be written with (``pd:Job``), the hierarchy
+    predicates it uses and the root its taxonomies hang from unless the expert picks one."""
+
+    key: str
+    title: str
+    files: tuple[str, ...]
+    prefixes: tuple[tuple[str, str], ...]
+    predicates: tuple[str, ...]
+    default_root: str | None = None
+
+
+THESIS = "thesis"
+DPV_2_3 = "dpv-2.3"
+DPV = "https://w3id.org/dpv#"
+DPV_PD = "https://w3id.org/dpv/pd#"
+SHIPPED: dict[str, ShippedVocabulary] = {
+    THESIS: ShippedVocabulary(THESIS, "the thesis' taxonomy (DPV v0.1 structure, 9 classes)", (BUILTIN_THESIS,),
+                              (("dpv", "http://www.w3.org/ns/dpv#"),), ("subClassOf",)),
+    DPV_2_3: ShippedVocabulary(DPV_2_3, "DPV 2.3 personal data categories (W3C)",
+                               ("dpv/dpv-2.3-pd.ttl", "dpv/dpv-2.3-personal_data.ttl"),
+                               (("pd", DPV_PD), ("dpv-pd", DPV_PD), ("dpv", DPV)), ("subClassOf", "broader"),
+                               DPV + "PersonalData"),
+}
+"""The vocabularies tklscore ships, by key; DPV 2.3 is the default for a new model."""
+DEFAULT_VOCABULARY = DPV_2_3
 
 
 def _pick_literal(values: Iterable) -> str | None:
@@ -68,10 +100,16 @@ class Vocabulary:
     """Classes, their labels and their hierarchy (``graph``: edges parent→child)."""
 
     def __init__(self, graph: nx.DiGraph, sources: Sequence[str] = (),
-                 predicates: Sequence[str] = ("subClassOf", "broader")):
+                 predicates: Sequence[str] = ("subClassOf", "broader"), key: str | None = None,
+                 prefixes: Sequence[tuple[str, str]] = (), default_root: str | None = None,
+                 title: str | None = None):
         self.graph = graph
         self.sources = list(sources)
         self.predicates = tuple(predicates)
+        self.key = key                      # a shipped vocabulary's key, None for files the user opened
+        self.prefixes = dict(prefixes)      # prefix -> namespace, for classes written as pd:Job
+        self.default_root = default_root if default_root in graph else None
+        self.title = title or ", ".join(Path(s).name for s in self.sources) or "vocabulary"
         self._by_local: dict[str, list[str]] = {}
         for node in graph.nodes:
             self._by_local.setdefault(local_name(node), []).append(node)
@@ -139,14 +177,28 @@ class Vocabulary:
                      or _pick_literal(rdf.objects(subject, SKOS.prefLabel))
                      or local_name(node))
             graph.nodes[node]["label"] = label
-        return cls(graph, sources=sources, predicates=chosen)
+        # the file's own prefixes that name classes (pd:Job), so that a class can be written as in the file
+        used = {iri[:len(iri) - len(local_name(iri))] for iri in graph.nodes}
+        prefixes = [(str(p), str(ns)) for p, ns in rdf.namespaces() if p and str(ns) in used]
+        return cls(graph, sources=sources, predicates=chosen, prefixes=prefixes)
 
     @classmethod
     def builtin_thesis(cls) -> Vocabulary:
         """The taxonomy of the thesis (DPV v0.1 structure), shipped in ``resources/``."""
-        from tklscore.core.files.resources import resource_path
+        return cls.shipped(THESIS)
 
-        return cls.load([resource_path(BUILTIN_THESIS)], predicates=("subClassOf",))
+    @classmethod
+    def shipped(cls, key: str) -> Vocabulary:
+        """A vocabulary tklscore ships (:data:`SHIPPED`), read once per process."""
+        if key not in SHIPPED:
+            raise InputError(f"there is no shipped vocabulary '{key}'",
+                             hint=f"shipped: {', '.join(SHIPPED)}; or give a vocabulary file")
+        return _shipped(key)
+
+    @classmethod
+    def named(cls, name: str | Path) -> Vocabulary:
+        """A shipped vocabulary by key, else the RDF file at ``name``."""
+        return cls.shipped(str(name)) if str(name) in SHIPPED else cls.load([name])
 
     # -- queries --------------------------------------------------------------------------
     @property
@@ -175,13 +227,38 @@ class Vocabulary:
             return []
         return sorted(self.graph.successors(iri))
 
+    def with_local_name(self, name: str) -> list[str]:
+        """The classes whose IRI ends in ``name`` (exactly), sorted."""
+        return list(self._by_local.get(name, ()))
+
+    def expand(self, name: str) -> str:
+        """``pd:Job`` → its full IRI when ``pd`` is one of this vocabulary's prefixes; else ``name``."""
+        prefix, sep, rest = str(name).strip().partition(":")
+        if sep and prefix in self.prefixes and not rest.startswith("//"):
+            return self.prefixes[prefix] + rest
+        return str(name).strip()
+
+    def short(self, iri: str) -> str:
+        """The class as ``prefix:name`` when a prefix of this vocabulary covers it, else the IRI."""
+        for prefix, namespace in self.prefixes.items():
+            if iri.startswith(namespace) and "/" not in iri[len(namespace):]:
+                return f"{prefix}:{iri[len(namespace):]}"
+        return iri
+
     def resolve(self, name_or_iri: str) -> str:
-        """The IRI of a class given by full IRI or by local name (case-sensitive, then not)."""
+        """The IRI of a class given by full IRI, ``prefix:name`` (the vocabulary's prefixes)
+        or local name (case-sensitive, then not)."""
         text = str(name_or_iri).strip()
         if not text:
             raise InputError("empty class name")
         if text in self.graph:
             return text
+        expanded = self.expand(text)
+        if expanded in self.graph:
+            return expanded
+        if expanded != text:
+            raise InputError(f"no class {text} (<{expanded}>) in the vocabulary {self.title}",
+                             hint=self._close_hint(local_name(expanded)))
         candidates = self._by_local.get(text)
         if not candidates:
             folded = [iri for name, iris in self._by_local.items() if name.lower() == text.lower()
@@ -199,12 +276,24 @@ class Vocabulary:
                              hint=f"did you mean {', '.join(same)}? (IRIs differ between "
                                   f"vocabulary releases; the local name alone also works"
                                   f"{'' if len(same) == 1 else ' when unambiguous'})")
+        where = f" ({', '.join(self.sources)})" if self.sources else ""
+        raise InputError(f"no class '{text}' in the vocabulary{where}", hint=self._close_hint(text))
+
+    def _close_hint(self, text: str) -> str:
         close = difflib.get_close_matches(text, list(self._by_local), n=5, cutoff=0.6)
         if not close:
             lowered = {name.lower(): name for name in self._by_local}
             close = [lowered[m] for m in difflib.get_close_matches(text.lower(), list(lowered),
                                                                    n=5, cutoff=0.6)]
-        hint = (f"did you mean {', '.join(close)}?" if close
-                else "give a class by its full IRI or local name")
-        where = f" ({', '.join(self.sources)})" if self.sources else ""
-        raise InputError(f"no class '{text}' in the vocabulary{where}", hint=hint)
+        return (f"did you mean {', '.join(close)}?" if close
+                else "give a class by its full IRI, prefix:name or local name")
+
+
+@lru_cache(maxsize=None)
+def _shipped(key: str) -> Vocabulary:
+    from tklscore.core.files.resources import resource_path
+
+    shipped = SHIPPED[key]
+    vocabulary = Vocabulary.load([resource_path(name) for name in shipped.files], predicates=shipped.predicates)
+    return Vocabulary(vocabulary.graph, vocabulary.sources, vocabulary.predicates, key=key,
+                      prefixes=shipped.prefixes, default_root=shipped.default_root, title=shipped.title)

@@ -46,6 +46,13 @@ class Analysis:
     result: DisruptionResult
     timings_ms: dict[str, float] = field(default_factory=dict)
 
+    def worked_out(self) -> list[Triple]:
+        """The facts worked out from the patient's record: in the closure, but neither in the
+        record nor derivable from the medical knowledge alone (in a stable order)."""
+        known = Reasoner(self.rules).materialize(self.ontology).triples()
+        data = set(self.data)
+        return sorted((t for t in self.assessment.closure.triples() if t not in known and t not in data), key=str)
+
     def to_json_dict(self) -> dict:
         """The document ``tklscore pia analyze --format json`` prints (see ``cli/pia.py``)."""
         def row(t) -> list[str]:

@@ -168,12 +168,49 @@ class Analysis:
     def maximum(self):
         return self.transitions[-1]
 
+    @property
+    def records(self) -> int:
+        """The people the analysis counts: the records whose sensitive value is not empty."""
+        return int(self.engine.present.sum())
+
+    def share(self, transition) -> float | None:
+        """The share of the people whose value ``transition`` reveals above their threshold
+        (None without records)."""
+        records = self.records
+        return transition.violations / records if records else None
+
     def transition(self, qi_set):
         qi_set = tuple(qi_set)
         for t in self.transitions:
             if t.qi_set == qi_set:
                 return t
         raise KeyError(qi_set)
+
+    def largest_first(self) -> list:
+        """The risk transitions as Fig. 6 tables them: the most QIs released first, then the
+        fewest violations."""
+        return sorted(self.transitions, key=lambda t: (-len(t.qi_set), t.violations))
+
+    def blocked_reason(self, qi_set) -> str | None:
+        """Why a limit refuses releasing ``qi_set``, or None when no limit does."""
+        blocked, reason = self.blocked.get(tuple(qi_set), (False, ""))
+        return reason if blocked else None
+
+    def apply_rules(self, rules) -> None:
+        """Judge every risk transition by the blocking ``rules`` (UC3) and mark the LTS's
+        risk transitions with the verdicts."""
+        from tklscore.core.pseudonymization.blocking import check_rules
+
+        records = self.records
+        for t in self.transitions:
+            report = self.reports.get(t.qi_set)
+            self.blocked[t.qi_set] = check_rules(list(rules), t.violations, records,
+                                                 report.statistics["delta"] if report else None)
+        if self.lts is not None:
+            for _, _, data in self.lts.edges(data=True):
+                if data["kind"] == "risk":
+                    key = tuple(q for q in self.engine.qi if q in data["qi_set"])
+                    data["blocked"], data["reason"] = self.blocked.get(key, (False, ""))
 
 
 def analyse(original: Table, pseudonymised: Table, sensitive: str, qi: list[str], choice: ThresholdChoice, *,
@@ -182,7 +219,6 @@ def analyse(original: Table, pseudonymised: Table, sensitive: str, qi: list[str]
     """Fig. 3: thresholds, N_v of every risk transition, the removal and utility report of
     each (of the maximum only above ``removal_limit`` records), the blocking rules' verdict
     on each, and the LTS annotated with N_v and R_v."""
-    from tklscore.core.pseudonymization.blocking import check_rules
     from tklscore.core.pseudonymization.lts import annotate, generate_lts
 
     progress = progress or (lambda percent, text: None)
@@ -201,23 +237,15 @@ def analyse(original: Table, pseudonymised: Table, sensitive: str, qi: list[str]
         reports[qi_set] = remove_and_report(engine, qi_set, thresholds, seed=seed,
                                             removal_threshold=choice.removal_threshold(),
                                             original_values=original_values)
-    records = int(engine.present.sum())
-    blocked = {}
-    for t in transitions:
-        report = reports.get(t.qi_set)
-        blocked[t.qi_set] = check_rules(list(rules), t.violations, records,
-                                        report.statistics["delta"] if report else None)
     graph = None
     if model is not None:
         graph = generate_lts(model)
         annotate(graph, {t.qi_set: t.violations for t in transitions}, sensitive=sensitive,
                  removed={q: r.removal.removed for q, r in reports.items()})
-        for _, _, data in graph.edges(data=True):
-            if data["kind"] == "risk":
-                verdict = blocked.get(tuple(q for q in qi if q in data["qi_set"]))
-                data["blocked"], data["reason"] = verdict if verdict else (False, "")
+    analysis = Analysis(engine, thresholds, warnings, transitions, reports, {}, original_values, graph)
+    analysis.apply_rules(rules)
     progress(100, "done")
-    return Analysis(engine, thresholds, warnings, transitions, reports, blocked, original_values, graph)
+    return analysis
 
 
 class SensitiveValues:

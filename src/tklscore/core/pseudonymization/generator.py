@@ -90,3 +90,13 @@ def survey_tables(seed: int = 0, **options) -> tuple[pd.DataFrame, pd.DataFrame]
     original = original[["id", "sex", "age", "race", "height", "weight", "category", "weight_sensitive"]]
     released = frame.drop(columns=["true_age", "true_height", "weight"])
     return original, released
+
+
+def survey_example(seed: int = 0):
+    """The §6.2-shaped survey as the Pseudonymization view's example: the original (true ages
+    and heights) and its 2-anonymous copy, as named tables."""
+    from tklscore.core.tables.loading import Table
+
+    original, pseudonymised = survey_tables(seed)
+    return (Table.from_frame(original, name="§6.2 survey, original"),
+            Table.from_frame(pseudonymised, name="§6.2 survey, 2-anonymous"))

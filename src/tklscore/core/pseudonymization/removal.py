@@ -65,6 +65,11 @@ class RemovalResult:
         return sum(c.minimum for c in self.classes)
 
     @property
+    def heuristic_excess(self) -> int | None:
+        """How many more values the heuristic removed than the exact minimum (None when unknown)."""
+        return None if self.minimum is None else self.removed - self.minimum
+
+    @property
     def unsearched(self) -> list[ClassRemoval]:
         return [c for c in self.classes if c.minimum is None]
 
@@ -74,7 +79,7 @@ class RemovalResult:
         searched = [c for c in self.classes if c.minimum is not None]
         at_least = sum(c.minimum for c in searched) + len(self.unsearched)
         at_most = sum(c.minimum for c in searched) + sum(c.removed for c in self.unsearched)
-        return {"total": self.minimum, "heuristic_excess": None if self.minimum is None else self.removed - self.minimum,
+        return {"total": self.minimum, "heuristic_excess": self.heuristic_excess,
                 "at_least": at_least, "at_most": at_most, "sets": len(self.classes), "searched": len(searched),
                 "classes": [{"rows": [int(r) for r in c.rows], "violations": c.violations, "removed": c.removed,
                              "minimum": c.minimum, "note": c.note} for c in self.classes]}

@@ -39,6 +39,11 @@ DEFAULT_THRESHOLD = 0.01
 MAX_KNOWN_SETS = 1 << 20
 
 
+def share_above(above_threshold: int, n: int) -> float:
+    """The share of the records whose D exceeds the threshold (0 without records)."""
+    return above_threshold / n if n else 0.0
+
+
 @dataclass(frozen=True)
 class AttributeParameters:
     """PK(A) (probability the attacker knows A) and W(A) (its weight), as the publisher sets them."""
@@ -134,6 +139,10 @@ class DisclosureRisk:
         return int((self.d > self.threshold).sum()) if self.d is not None else self.summary.above_threshold
 
     @property
+    def above_threshold_share(self) -> float:
+        return share_above(self.above_threshold, self.n)
+
+    @property
     def n(self) -> int:
         return len(self.d) if self.d is not None else self.summary.n
 
@@ -176,6 +185,17 @@ class DisclosureRisk:
                 "above_threshold": self.above_threshold, "largest_d": self.d_max,
                 "histogram": {"log10_edges": [float(e) for e in h.edges], "counts": [int(c) for c in h.counts],
                               "zero": h.zero}}
+
+
+def parameter_value(text: str) -> float:
+    """A PK or W(A) as a publisher types it: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"'{text}' is not a number in [0, 1]")
+    return value
 
 
 def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilon: float,

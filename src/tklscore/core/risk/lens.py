@@ -55,6 +55,14 @@ def risk_band_labels() -> list[str]:
     return [f"≤{RISK_BANDS[1]:g}"] + [f"{low:g}–{high:g}" for low, high in zip(RISK_BANDS[1:-1], RISK_BANDS[2:])]
 
 
+def qi_importance_skipped(qi_count: int) -> str | None:
+    """Why QI importance was not measured for ``qi_count`` quasi-identifiers (None when it is)."""
+    if qi_count <= QI_IMPORTANCE_MAX:
+        return None
+    return (f"Not computed: QI importance measures every subset of the quasi-identifiers, and {qi_count} of them "
+            f"have {2 ** qi_count - 1:,} subsets (at most {QI_IMPORTANCE_MAX} quasi-identifiers are measured).")
+
+
 def default_parameters(roles: Roles, chosen: dict[str, tuple[float, float]] | None = None
                        ) -> list[AttributeParameters]:
     """D(r)'s parameters over the QIs and SAs: ``chosen`` (attribute → (PK, W(A))) where the

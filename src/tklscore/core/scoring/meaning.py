@@ -29,9 +29,17 @@ BANDS = ((0.25, "low", "at most a quarter of what publishing the whole source ta
          (0.50, "moderate", "more than a quarter and at most half of the whole source table's score"),
          (0.75, "high", "more than half and at most three quarters of the whole source table's score"),
          (float("inf"), "very high", "more than three quarters of the whole source table's score"))
-BANDS_NOTE = ("Verdicts read the score normalised against the source table in four equal bands "
-              "(low ≤ 0.25 < moderate ≤ 0.50 < high ≤ 0.75 < very high); the thesis sets no "
-              "threshold, so they compare releases of one source rather than judge one alone.")
+
+
+def bands_text(percent: bool = False) -> str:
+    """The verdict bands in one line: ``low ≤ 0.25 < moderate ≤ 0.50 < … < very high`` (or
+    with percentages: ``low ≤ 25 % < …``)."""
+    return " < ".join(level if math.isinf(limit) else f"{level} ≤ {limit * 100:g} %" if percent
+                      else f"{level} ≤ {limit:.2f}" for limit, level, _ in BANDS)
+
+
+BANDS_NOTE = (f"Verdicts read the score normalised against the source table in four equal bands ({bands_text()}); "
+              "the thesis sets no threshold, so they compare releases of one source rather than judge one alone.")
 
 
 @dataclass(frozen=True)

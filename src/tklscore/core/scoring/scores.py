@@ -133,6 +133,21 @@ def cumulative_table_scores(records: pd.DataFrame, x: float) -> dict[str, np.nda
             "l_severity": np.cumsum(records["l_severity"].to_numpy(dtype=np.float64))}
 
 
+RISKIEST_SHARE = 0.10  # the Scores view highlights the riskiest tenth of the published records
+
+
+def riskiest_mask(tkl, share: float = RISKIEST_SHARE) -> np.ndarray:
+    """True for the ceil(share · n) records with the highest tkl record score (at least one
+    when there are records; ties at the border broken by position, as ``argpartition``)."""
+    tkl = np.asarray(tkl)
+    n = len(tkl)
+    mask = np.zeros(n, dtype=bool)
+    if n:
+        count = max(1, math.ceil(share * n))
+        mask[np.argpartition(-tkl, count - 1)[:count]] = True
+    return mask
+
+
 def normalise_by_source(scores: ScoreSet, source_scores: ScoreSet, n: int) -> ScoreSet:
     """score(P) / score(S published whole); None where S scores 0 (0 for an empty P)."""
     def ratio(value: float, whole: float) -> float | None:

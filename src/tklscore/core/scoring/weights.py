@@ -78,19 +78,58 @@ class Weights:
 
     def __init__(self, entries, name: str = "<weights>"):
         self.name = name
-        self._entries: tuple[WeightEntry, ...] = tuple(
-            e if isinstance(e, WeightEntry) else WeightEntry(*e) for e in entries)
-        self._by_attribute: dict[str, dict[str, WeightEntry]] = {}
-        for entry in self._entries:
+        self._columns = None   # of derived weights (see derived()), until their entries are asked for
+        self._entries_made = None
+        self._build(tuple(e if isinstance(e, WeightEntry) else WeightEntry(*e) for e in entries))
+        self.fingerprint = hash(tuple((e.attribute, e.value, e.weight) for e in self._entries))
+        self._intervals: dict[str, list[tuple[Interval, WeightEntry]]] = {}
+
+    @classmethod
+    def derived(cls, attributes, values, weights, name: str = "<weights>") -> "Weights":
+        """Weights a model derived: distinct (attribute, value) pairs and a weight each (in
+        [0, 1], checked at once). The entries are made when first used — on the scoring's
+        thread, not in the edit that derived them."""
+        numbers = np.asarray(weights, dtype=np.float64)
+        bad = ~(np.isfinite(numbers) & (numbers >= 0.0) & (numbers <= 1.0))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise InputError(f"the weight {numbers[k]!r} of ({shorten(attributes[k])!r}, {shorten(values[k])!r}) "
+                             f"is outside [0, 1]", file=name)
+        made = cls.__new__(cls)
+        made.name = name
+        made._columns = (list(attributes), list(values), numbers)
+        made._entries_made = None
+        made.fingerprint = hash((tuple(made._columns[0]), tuple(made._columns[1]), numbers.tobytes()))
+        made._intervals = {}
+        return made
+
+    @property
+    def _entries(self) -> tuple[WeightEntry, ...]:
+        if self._entries_made is None:
+            attributes, values, numbers = self._columns
+            self._build(tuple(map(WeightEntry, attributes, values, numbers.tolist())))
+        return self._entries_made
+
+    @property
+    def _by_attribute(self) -> dict[str, dict[str, WeightEntry]]:
+        if self._entries_made is None:
+            self._entries
+        return self._by_attribute_made
+
+    def _build(self, entries: tuple[WeightEntry, ...]) -> None:
+        name = self.name
+        by_attribute: dict[str, dict[str, WeightEntry]] = {}
+        for entry in entries:
             _check_weight(entry, name)
-            seen = self._by_attribute.setdefault(entry.attribute, {})
+            seen = by_attribute.setdefault(entry.attribute, {})
             if entry.value in seen and seen[entry.value].weight != entry.weight:
                 raise InputError(
                     f"({shorten(entry.attribute)!r}, {shorten(entry.value)!r}) has two weights: {seen[entry.value].weight:g} "
                     f"(row {seen[entry.value].row}) and {entry.weight:g}", file=name, row=entry.row)
             seen[entry.value] = entry
-        self.fingerprint = hash(tuple((e.attribute, e.value, e.weight) for e in self._entries))
-        self._intervals: dict[str, list[tuple[Interval, WeightEntry]]] = {}
+        # the index first, the entries last: another thread that sees the entries sees the index
+        self._by_attribute_made = by_attribute
+        self._entries_made = entries
 
     @property
     def entries(self) -> tuple[WeightEntry, ...]:

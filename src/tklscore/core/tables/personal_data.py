@@ -55,6 +55,13 @@ class NameMatch:
         """``its name says age (DPV pd:Age)``."""
         return f"its name says {self.category.label} (DPV {self.category.curie})"
 
+    @property
+    def dpv_key(self) -> str:
+        """The DPV class the matched term names: the category's, or the narrower class in
+        :data:`NARROWER` (``income`` → Income within *income or salary*) — what the expert's
+        alignment suggests; the usual role stays the category's."""
+        return NARROWER.get(self.term, self.category.key)
+
 
 _KNOWN = "others may know it and link it"
 CATEGORIES: tuple[Category, ...] = (
@@ -110,7 +117,7 @@ CATEGORIES: tuple[Category, ...] = (
              ("capital gain*", "capital loss*", "debt*", "credit*", "loan*", "wealth", "assets"),
              "it is what a person would not want known"),
     Category("MedicalHealth", "health or diagnosis", SENSITIVE,
-             ("health*", "diagnos*", "disease*", "illness*", "condition*", "medication*", "medicine*",
+             ("health record*", "medical record*", "initial diagnos*", "health*", "diagnos*", "disease*", "illness*", "condition*", "medication*", "medicine*",
               "drug*", "prescription*", "treatment*", "therapy", "symptom*", "icd", "icd10", "icd 10",
               "disorder*", "allerg*", "cancer", "hiv", "clinical*", "medical*"),
              "it is health data, a special category (GDPR art. 9)"),
@@ -127,6 +134,20 @@ CATEGORIES: tuple[Category, ...] = (
     Category("Criminal", "criminal records", SENSITIVE, ("criminal*", "conviction*", "offence*", "offense*"),
              "it is a special category (GDPR art. 10)"),
 )
+
+# terms that name a narrower DPV class than their category (the expert's alignment; the role is the category's)
+NARROWER: dict[str, str] = {
+    "income*": "Income", "earning*": "Income",
+    "health record*": "HealthRecord", "medical record*": "HealthRecord", "initial diagnos*": "HealthRecord",
+    "diagnos*": "Health", "disease*": "Health", "illness*": "Health", "condition*": "Health", "symptom*": "Health",
+    "disorder*": "Health", "icd": "Health", "icd10": "Health", "icd 10": "Health",
+    "medication*": "Prescription", "medicine*": "Prescription", "drug*": "Prescription",
+    "prescription*": "Prescription", "treatment*": "Prescription",
+    "credit*": "Credit", "loan*": "LoanRecord", "capital gain*": "Income", "capital loss*": "Income",
+    "criminal*": "Criminal", "conviction*": "CriminalConviction", "offence*": "CriminalOffence",
+    "offense*": "CriminalOffence", "employment": "CurrentEmployment", "employer*": "CurrentEmployment",
+    "workclass": "CurrentEmployment", "work class": "CurrentEmployment",
+}
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = re.compile(r"[^0-9a-z]+")

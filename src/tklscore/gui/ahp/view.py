@@ -1,84 +1,34 @@
-"""The AHP editor (gui.md §2.2): pairwise judgements of one criteria group at a time on
-the Saaty scale, in words; the reciprocal matrix (completed cells in grey italics); the
-priorities with a bar chart, λ_max, CI, CR and a traffic light; the most inconsistent
-judgement with a one-click "use suggested value"; several experts and their combined
-(geometric-mean) judgements; the current release's tkl-Score, live. The consistency ratio
-and its verdict sit in a banner right above the sliders. A sensitivity chart shows, for
-the chosen criterion, the current release's normalised tkl/M/L as its priority sweeps
-0 … 1 (core.scoring.sensitivity, on the task runner's side lane, beside the scores), with today's
-priority marked.
+"""The AHP editor (gui.md §2.2): pairwise judgements of one criteria group at a time of the
+tkl-Data Model the expert works on — whichever table it was built for — composed of panels:
+the judgements (Saaty sliders in words, the consistency verdict in a banner above them, the
+reciprocal matrix), the result (priorities, λ_max, CI, CR, the most inconsistent judgement
+with a one-click fix) and the sensitivity of the current release's scores to one priority.
+A status line says which model is judged and where it came from; several experts judge
+apart and their combined (geometric-mean) judgements are shown read-only.
 
 Every committed change is one undoable ``Workbench.edit_model`` (which re-derives the
 weights and re-scores); moves of a slider preview the AHP result before they commit."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QHeaderView,
-    QInputDialog,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QInputDialog, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp
-from tklscore.core.scoring.sensitivity import PrioritySweep, priority_sweep
-from tklscore.core.scoring.weights_source import MODEL
-from tklscore.core.model.data_model import DEFAULT_EXPERT
 from tklscore.core.errors import InputError
-from tklscore.gui.ahp.saaty_slider import SaatySlider, describe, format_rating
-from tklscore.gui.tasks import SIDE
+from tklscore.core.model.ahp import AHPResult, aggregate_judgements, ahp, with_judgement
+from tklscore.core.model.data_model import DEFAULT_EXPERT
+from tklscore.core.model.data_model.derivation import criterion_effects
+from tklscore.core.scoring.weights_source import MODEL
+from tklscore.gui.ahp.judgements_panel import AMBER, GREEN, GREY, RED, JudgementsPanel, TrafficLight, light_of
+from tklscore.gui.ahp.result_panel import ResultPanel
+from tklscore.gui.ahp.saaty_slider import describe
+from tklscore.gui.ahp.sensitivity_panel import SensitivityPanel
 from tklscore.gui.when_shown import WhenShown
 
 COMBINED = "combined (all experts)"
 ADD_EXPERT = "Add expert…"
-
-GREEN, AMBER, RED, GREY = "#2e9d3a", "#e8a317", "#d43c2f", "#9e9e9e"
-LIGHTS = {"consistent": GREEN, "acceptable": GREEN, "borderline": AMBER, "inconsistent": RED}
-
-
-def light_of(result: AHPResult | None, group: bool) -> tuple[str, str]:
-    """(colour, words) of the traffic light for the core's consistency verdict."""
-    if result is None:
-        return GREY, "no result"
-    verdict = result.verdict(group)
-    return LIGHTS[verdict.level], verdict.sentence
-
-
-class TrafficLight(QWidget):
-    """A coloured circle; ``color`` is its name (#rrggbb)."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.color = GREY
-        self.setFixedSize(22, 22)
-
-    def set_color(self, color: str) -> None:
-        self.color = color
-        self.update()
-
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setBrush(QColor(self.color))
-        painter.setPen(QColor("#555555"))
-        painter.drawEllipse(2, 2, self.width() - 4, self.height() - 4)
+__all__ = ["ADD_EXPERT", "AMBER", "COMBINED", "GREEN", "GREY", "RED", "AhpView", "TrafficLight", "light_of"]
 
 
 class AhpView(QWidget):
@@ -88,19 +38,29 @@ class AhpView(QWidget):
         self.parent_iri: str | None = None
         self.expert: str | None = DEFAULT_EXPERT   # None: combined (all experts)
         self.added_experts: dict[str, list[str]] = {}   # added in this view, no judgements yet
-        self.sliders: dict[tuple[int, int], SaatySlider] = {}
-        self.sweep: PrioritySweep | None = None
-        self._sweep_generation = 0
-        self._sweep_task = None
         self.result: AHPResult | None = None
         self.matrix: np.ndarray | None = None        # the input matrix shown (NaN = not judged)
         self._rows_key = None
         self._preview: tuple[tuple[int, int], float | None] | None = None
         self._updating = False
         self._model_changing = False   # the model changed: its scores (and then the sweep) follow
-        self._build()
+        # the effect of a judgement: the group's priorities before the judgement being moved or
+        # last kept, and the current release's tkl-Score before the last one kept
+        self._before: tuple[tuple, np.ndarray] | None = None
+        self._score_before: tuple | None = None   # (release, its report, judgement, undo index after it)
+        self.judgements = JudgementsPanel()
+        self.results = ResultPanel(self.use_suggested)
+        self.sensitivity = SensitivityPanel(workbench, lambda: (self.parent_iri, self._criteria()))
+        self._lay_out()
+        for name in ("light", "light_label", "matrix_table", "pairs_box"):
+            setattr(self, name, getattr(self.judgements, name))
+        for name in ("priority_table", "chart", "lambda_label", "ci_label", "cr_label", "inconsistent_label",
+                     "suggest_button"):
+            setattr(self, name, getattr(self.results, name))
+        self.sensitivity_combo, self.sensitivity_chart = self.sensitivity.combo, self.sensitivity.chart
+        self.sensitivity_note = self.sensitivity.note
         self._sweep_when_shown = WhenShown(self, self.compute_sensitivity)
-        workbench.modelChanged.connect(self._cancel_sweep)  # the edit's scores go first; a new sweep follows them
+        workbench.modelChanged.connect(self.sensitivity.cancel)  # the edit's scores go first; a new sweep follows
         workbench.modelChanged.connect(self._model_changed)
         workbench.scoresChanged.connect(self.show_score)
         workbench.scoresChanged.connect(self._sweep_when_shown.request)
@@ -109,9 +69,7 @@ class AhpView(QWidget):
         self.show_score()
         self._sweep_when_shown.request()
 
-    # ------------------------------------------------------------------ layout
-
-    def _build(self) -> None:
+    def _lay_out(self) -> None:
         self.group_combo = QComboBox()
         self.group_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.expert_combo = QComboBox()
@@ -122,6 +80,9 @@ class AhpView(QWidget):
         top.addWidget(self.group_combo, 1)
         top.addWidget(QLabel("Expert:"))
         top.addWidget(self.expert_combo)
+        self.model_label = QLabel()
+        self.model_label.setObjectName("ahpModel")
+        self.model_label.setWordWrap(True)
         self.score_label = QLabel()
         self.score_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message = QLabel()
@@ -130,120 +91,41 @@ class AhpView(QWidget):
         self.message.hide()
         self.note = QLabel()
         self.note.setWordWrap(True)
-
-        # judgements
-        self.pairs_box = QWidget()
-        self.pairs_layout = QVBoxLayout(self.pairs_box)
-        self.pairs_layout.setAlignment(Qt.AlignmentFlag.AlignTop)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(self.pairs_box)
-        judgements = QGroupBox("Judgements (move towards the more important criterion)")
-        self.light = TrafficLight()
-        self.light_label = QLabel()
-        self.light_label.setObjectName("consistencyVerdict")
-        self.light_label.setWordWrap(True)
-        font = self.light_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.light_label.setFont(font)
-        banner = QHBoxLayout()
-        banner.addWidget(self.light, 0, Qt.AlignmentFlag.AlignTop)
-        banner.addWidget(self.light_label, 1)
-        judgements_layout = QVBoxLayout(judgements)
-        judgements_layout.addLayout(banner)
-        judgements_layout.addWidget(scroll, 1)
-
-        self.matrix_table = QTableWidget()
-        self.matrix_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.matrix_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        matrix_box = QGroupBox("Reciprocal matrix (grey italics: completed, not judged)")
-        QVBoxLayout(matrix_box).addWidget(self.matrix_table)
-
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(judgements)
-        left.addWidget(matrix_box)
-        left.setStretchFactor(0, 3)
-        left.setStretchFactor(1, 2)
-
-        # results
-        self.priority_table = QTableWidget(0, 2)
-        self.priority_table.setHorizontalHeaderLabels(["Criterion", "Priority"])
-        self.priority_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.priority_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.priority_table.verticalHeader().hide()
-        self.priority_table.setMaximumHeight(220)
-        self.chart = pg.PlotWidget()
-        self.chart.setBackground("w")
-        self.chart.setMinimumHeight(160)
-        self.chart.setYRange(0, 1)
-        self.chart.setMouseEnabled(x=False, y=False)
-        self.chart.getPlotItem().hideButtons()
-        self.chart.getPlotItem().setMenuEnabled(False)
-        self.bars: pg.BarGraphItem | None = None
-        self.lambda_label = QLabel()
-        self.ci_label = QLabel()
-        self.cr_label = QLabel()
-        numbers = QFormLayout()
-        numbers.addRow("λ_max:", self.lambda_label)
-        numbers.addRow("CI:", self.ci_label)
-        numbers.addRow("CR:", self.cr_label)
-        self.inconsistent_label = QLabel()
-        self.inconsistent_label.setWordWrap(True)
-        self.suggest_button = QPushButton("Use suggested value")
-        self.suggest_button.clicked.connect(self.use_suggested)
-        results = QGroupBox("Result")
-        box = QVBoxLayout(results)
-        box.addWidget(self.priority_table)
-        box.addWidget(self.chart, 1)
-        box.addLayout(numbers)
-        box.addWidget(self.inconsistent_label)
-        box.addWidget(self.suggest_button, 0, Qt.AlignmentFlag.AlignLeft)
-
-        # sensitivity of the current release's scores to one criterion's priority
-        self.sensitivity_combo = QComboBox()
-        self.sensitivity_combo.setObjectName("sensitivityCriterion")
-        self.sensitivity_combo.activated.connect(lambda _: self.compute_sensitivity())
-        self.sensitivity_chart = pg.PlotWidget(background="w")
-        self.sensitivity_chart.setObjectName("sensitivityChart")
-        self.sensitivity_chart.setMinimumHeight(200)
-        plot = self.sensitivity_chart.getPlotItem()
-        plot.setLabel("bottom", "priority of the criterion within its group")
-        plot.setLabel("left", "release score / source score")
-        plot.showGrid(x=True, y=True, alpha=0.2)
-        for axis in ("left", "bottom"):
-            plot.getAxis(axis).setTextPen("k")
-            plot.getAxis(axis).setPen("k")
-            plot.getAxis(axis).enableAutoSIPrefix(False)
-        plot.hideButtons()
-        self.sensitivity_legend = plot.addLegend(offset=(10, 5), colCount=4)
-        self.sensitivity_legend.setLabelTextColor("k")
-        self.sensitivity_note = QLabel()
-        self.sensitivity_note.setWordWrap(True)
-        sensitivity = QGroupBox("Sensitivity of the current release to one priority")
-        sensitivity_layout = QVBoxLayout(sensitivity)
-        criterion_row = QHBoxLayout()
-        criterion_row.addWidget(QLabel("Criterion:"))
-        criterion_row.addWidget(self.sensitivity_combo, 1)
-        sensitivity_layout.addLayout(criterion_row)
-        sensitivity_layout.addWidget(self.sensitivity_chart, 1)
-        sensitivity_layout.addWidget(self.sensitivity_note)
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(results)
-        right.addWidget(sensitivity)
-
+        right.addWidget(self.results)
+        right.addWidget(self.sensitivity)
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
+        splitter.addWidget(self.judgements)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.model_label)
         layout.addLayout(top)
         layout.addWidget(self.score_label)
         layout.addWidget(self.note)
         layout.addWidget(self.message)
         layout.addWidget(splitter, 1)
+
+    # ------------------------------------------------------------------ parts kept by their old names
+
+    @property
+    def sliders(self):
+        return self.judgements.sliders
+
+    @property
+    def sweep(self):
+        return self.sensitivity.sweep
+
+    @property
+    def _sweep_task(self):
+        return self.sensitivity.task
+
+    def compute_sensitivity(self) -> None:
+        self.sensitivity.compute()
+
+    def set_sensitivity_criterion(self, iri: str) -> None:
+        self.sensitivity.choose(iri)
 
     # ------------------------------------------------------------------ model → view
 
@@ -257,6 +139,9 @@ class AhpView(QWidget):
     def labels(self) -> list[str]:
         return [self.model.nodes[c].label for c in self.group()]
 
+    def _criteria(self) -> list[tuple[str, str]]:
+        return list(zip(self.group(), self.labels()))
+
     def experts(self) -> list[str]:
         if not self.model or not self.parent_iri:
             return []
@@ -265,6 +150,9 @@ class AhpView(QWidget):
             if name not in names:
                 names.append(name)
         return names or [DEFAULT_EXPERT]
+
+    def combined(self) -> bool:
+        return self.expert is None
 
     def _model_changed(self) -> None:
         """After an edit, undo or redo: re-read the model; the sweep waits for the new scores."""
@@ -276,8 +164,24 @@ class AhpView(QWidget):
         if self.parent_iri and self.workbench.scorer is not None and self.workbench.weights_use() == MODEL:
             self.sensitivity_note.setText("Waiting for the new scores…")
 
+    def show_model(self) -> None:
+        """Which model is judged, for which table, where it came from, and what is left to judge."""
+        model, workbench = self.model, self.workbench
+        if model is None:
+            self.model_label.setText("<b>No tkl-Data Model.</b> Build one from the source (File ▸ New model from "
+                                     "source…), open one (File ▸ Open model…), or open the thesis example.")
+            return
+        groups = model.groups()
+        results = model.judged_groups()
+        judged = sum(1 for g in groups if g in results)
+        table = f" of <b>{model.source}</b>" if model.source else ""
+        self.model_label.setText(f"Judging the tkl-Data Model{table} ({len(model.columns)} sensitive column(s)) — "
+                                 f"{workbench.model_origin or 'unsaved'}. {judged} of {len(groups)} criteria "
+                                 f"group(s) judged.")
+
     def refresh(self) -> None:
         """Re-read everything from the model (after an edit, undo or redo)."""
+        self.show_model()
         self._updating = True
         try:
             model = self.model
@@ -320,6 +224,7 @@ class AhpView(QWidget):
         self.parent_iri = self.group_combo.itemData(index)
         self._fill_experts()
         self._preview = None
+        self._before = None
         self._show_group()
 
     def _expert_chosen(self, index: int) -> None:
@@ -350,21 +255,19 @@ class AhpView(QWidget):
         self.expert = name
         self._fill_experts()
         self._preview = None
+        self._before = None
         self._show_group()
-
-    def combined(self) -> bool:
-        return self.expert is None
 
     def _show_group(self) -> None:
         self._error(None)
         group, labels = self.group(), self.labels()
         key = (self.parent_iri, tuple(group), tuple(labels), self.expert)
         if key != self._rows_key:
-            self._build_rows(labels)
+            self.judgements.build_rows(labels, self._previewed, self.set_judgement)
             self._rows_key = key
         if not self.parent_iri:
             self.note.setText("The model has no criteria group with two or more criteria to judge."
-                              if self.model else "Open a project or a tkl-Data Model to judge its criteria.")
+                              if self.model else "")
         else:
             note = ""
             if all(self.model.nodes[c].assigned is not None for c in group):
@@ -375,39 +278,23 @@ class AhpView(QWidget):
                          f"(geometric mean), read-only; choose an expert to edit.")
             self.note.setText(note)
         self._recompute()
-        self._fill_sensitivity_criteria()
-
-    def _build_rows(self, labels: list[str]) -> None:
-        for slider in self.sliders.values():
-            slider.setParent(None)
-            slider.deleteLater()
-        self.sliders = {}
-        n = len(labels)
-        for i in range(n):
-            for j in range(i + 1, n):
-                slider = SaatySlider(labels[i], labels[j], None, self.pairs_box)
-                slider.previewed.connect(lambda value, pair=(i, j): self._previewed(pair, value))
-                slider.committed.connect(lambda value, pair=(i, j): self.set_judgement(pair, value))
-                self.pairs_layout.addWidget(slider)
-                self.sliders[(i, j)] = slider
+        self.sensitivity.fill(self._criteria())
+        if not self._model_changing:
+            self._sweep_when_shown.request()
 
     # ------------------------------------------------------------------ computation
 
-    def _matrices(self) -> list[np.ndarray]:
-        if self.combined():
-            return [self.model.judgement_matrix(self.parent_iri, e) for e in self.model.experts(self.parent_iri)]
-        return [self.model.judgement_matrix(self.parent_iri, self.expert)]
-
     def _input_matrix(self) -> np.ndarray | None:
-        matrices = self._matrices()
+        if self.combined():
+            matrices = [self.model.judgement_matrix(self.parent_iri, e) for e in self.model.experts(self.parent_iri)]
+        else:
+            matrices = [self.model.judgement_matrix(self.parent_iri, self.expert)]
         if not matrices:
             return None
         matrix = matrices[0] if len(matrices) == 1 else aggregate_judgements(matrices)
         if self._preview is not None:
             (i, j), value = self._preview
-            matrix = matrix.copy()
-            matrix[i, j] = np.nan if value is None else value
-            matrix[j, i] = np.nan if value is None else 1.0 / value
+            matrix = with_judgement(matrix, i, j, value)
         return matrix
 
     def _recompute(self) -> None:
@@ -422,103 +309,23 @@ class AhpView(QWidget):
                                       criteria=self.labels())
             except InputError as error:
                 problem = str(error)
-        self._show_sliders()
-        self._show_matrix()
-        self._show_result(problem)
-
-    def _show_sliders(self) -> None:
-        completed = self.result.completed_matrix if self.result is not None else None
-        for (i, j), slider in self.sliders.items():
-            if self._preview is not None and self._preview[0] == (i, j):
-                continue   # the user is moving it
-            value = self.matrix[i, j] if self.matrix is not None else math.nan
-            filled = float(completed[i, j]) if completed is not None else None
-            slider.set_value(None if math.isnan(value) else float(value), filled)
-            slider.set_read_only(self.combined())
-
-    def _show_matrix(self) -> None:
-        labels = self.labels()
-        n = len(labels)
-        table = self.matrix_table
-        table.clear()
-        table.setRowCount(n)
-        table.setColumnCount(n)
-        table.setHorizontalHeaderLabels(labels)
-        table.setVerticalHeaderLabels(labels)
-        if self.matrix is None:
-            return
-        shown = self.result.completed_matrix if self.result is not None else self.matrix
-        italic = QFont()
-        italic.setItalic(True)
-        for i in range(n):
-            for j in range(n):
-                value = shown[i, j]
-                item = QTableWidgetItem("" if math.isnan(value) else format_rating(float(value)))
-                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                if math.isnan(self.matrix[i, j]):
-                    item.setFont(italic)
-                    item.setForeground(QBrush(QColor("gray")))
-                    item.setToolTip("not judged: completed (Harker's method)" if not math.isnan(value)
-                                    else "not judged")
-                elif i != j:
-                    item.setToolTip(describe(labels[i], labels[j], float(value)))
-                table.setItem(i, j, item)
-
-    def _show_result(self, problem: str | None) -> None:
-        result, labels = self.result, self.labels()
-        self.priority_table.setRowCount(0)
-        if self.bars is not None:
-            self.chart.removeItem(self.bars)
-            self.bars = None
+        moving = self._preview[0] if self._preview is not None else None
+        self.judgements.show_sliders(self.matrix, self.result, moving, self.combined())
+        self.judgements.show_matrix(self.labels(), self.matrix, self.result)
         if problem:
-            self.message.setText(problem)
-            self.message.show()
-        if result is None:
-            for label in (self.lambda_label, self.ci_label, self.cr_label):
-                label.setText("—")
-            self.light.set_color(GREY)
-            self.light_label.setText("no result")
-            self.inconsistent_label.setText("")
-            self.suggest_button.setEnabled(False)
-            return
-        self.priority_table.setRowCount(len(labels))
-        for k, (label, p) in enumerate(zip(labels, result.priorities)):
-            self.priority_table.setItem(k, 0, QTableWidgetItem(label))
-            item = QTableWidgetItem(f"{p:.4f}")
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.priority_table.setItem(k, 1, item)
-        x = np.arange(len(labels))
-        self.bars = pg.BarGraphItem(x=x, height=np.asarray(result.priorities, dtype=float), width=0.6,
-                                    brush="#4a7ebb")
-        self.chart.addItem(self.bars)
-        self.chart.getAxis("bottom").setTicks([list(zip(x.tolist(), labels))])
-        self.chart.setXRange(-0.6, len(labels) - 0.4, padding=0)
-        self.chart.setYRange(0, max(1e-9, float(max(result.priorities))) * 1.1, padding=0)
-        self.lambda_label.setText(f"{result.lambda_max:.4f}")
-        self.ci_label.setText(f"{result.ci:.4f}")
-        self.cr_label.setText(f"{result.cr:.4f}" + (" (n ≤ 2: always consistent)" if result.n <= 2 else ""))
-        group = self.combined() and len(self.model.experts(self.parent_iri)) > 1
-        color, words = light_of(result, group)
-        self.light.set_color(color)
-        self.light_label.setText(words)
-        worst = result.most_inconsistent
-        if worst is None:
-            self.inconsistent_label.setText("No judgement stands out as inconsistent."
-                                            if result.n > 2 else "")
-            self.suggest_button.setEnabled(False)
-        elif math.isclose(worst.suggested, worst.value, rel_tol=1e-9):
-            a, b = labels[worst.row], labels[worst.column]
-            self.inconsistent_label.setText(
-                f"The judgement deviating most is {describe(a, b, worst.value)}; the Saaty scale has "
-                f"no value closer to the priorities, so there is nothing to change.")
-            self.suggest_button.setEnabled(False)
-        else:
-            a, b = labels[worst.row], labels[worst.column]
-            self.inconsistent_label.setText(
-                f"Most inconsistent judgement: {describe(a, b, worst.value)}. "
-                f"Consistent with the priorities would be {format_rating(worst.suggested)}: "
-                f"{describe(a, b, worst.suggested)}.")
-            self.suggest_button.setEnabled(not self.combined() and self._preview is None)
+            self._error(problem)
+        group = self.combined() and self.model is not None and len(self.model.experts(self.parent_iri)) > 1
+        self.judgements.show_light(self.result, group)
+        effects = criterion_effects(self.model, self.parent_iri, self.result.priorities) if self.result else []
+        before = self._before[1] if self._before is not None and self._before[0] == self._rows_key else None
+        self.results.show_result(self.result, self.labels(), not self.combined() and self._preview is None,
+                                 effects, before)
+
+    def _keep_before(self) -> None:
+        """Remember the priorities shown now, before a judgement changes them."""
+        if self._preview is None:
+            self._before = ((self._rows_key, np.asarray(self.result.priorities, dtype=float))
+                            if self.result is not None else None)
 
     def show_score(self) -> None:
         workbench = self.workbench
@@ -531,99 +338,20 @@ class AhpView(QWidget):
             self.score_label.setText(f"Current release ({name}): tkl-Score —"
                                      + (f" ({problem})" if problem else " (scoring…)"))
         else:
-            self.score_label.setText(f"Current release ({name}): tkl-Score <b>{report.scores.tkl:.5f}</b>")
-
-    # ------------------------------------------------------------------ sensitivity
-
-    def _fill_sensitivity_criteria(self) -> None:
-        group = self.group()
-        chosen = self.sensitivity_combo.currentData()
-        self.sensitivity_combo.blockSignals(True)
-        self.sensitivity_combo.clear()
-        for iri, label in zip(group, self.labels()):
-            self.sensitivity_combo.addItem(label, iri)
-        index = self.sensitivity_combo.findData(chosen)
-        self.sensitivity_combo.setCurrentIndex(index if index >= 0 else 0)
-        self.sensitivity_combo.blockSignals(False)
-        if not self._model_changing:
-            self._sweep_when_shown.request()
-
-    def set_sensitivity_criterion(self, iri: str) -> None:
-        index = self.sensitivity_combo.findData(iri)
-        if index >= 0:
-            self.sensitivity_combo.setCurrentIndex(index)
-            self.compute_sensitivity()
-
-    def compute_sensitivity(self) -> None:
-        """Sweep the chosen criterion's priority in the background and draw the result."""
-        self._sweep_generation += 1
-        generation = self._sweep_generation
-        workbench = self.workbench
-        criterion = self.sensitivity_combo.currentData()
-        release = workbench.current_release()
-        ready = (self.model is not None and self.parent_iri and criterion and release is not None
-                 and workbench.scorer is not None and workbench.weights_use() == MODEL)
-        if not ready:
-            self._draw_sweep(None, "Choose a criterion; the chart needs the current release scored with "
-                                   "the tkl-Data Model's weights." if self.parent_iri else "")
-            return
-        model, parent, scorer, x = self.model.copy(), self.parent_iri, workbench.scorer, workbench.project.x
-        self.sensitivity_note.setText("Computing…")
-
-        def sweep(control):
-            return priority_sweep(model, parent, criterion, scorer, release, x,
-                                  progress=lambda f: control.progress(int(100 * f), "Sensitivity of the scores"))
-
-        def done(result: PrioritySweep) -> None:
-            if generation == self._sweep_generation:  # else a newer sweep was asked for
-                self._draw_sweep(result)
-
-        def failed(message: str) -> None:
-            if generation == self._sweep_generation:
-                self._draw_sweep(None, message)
-
-        self._cancel_sweep()
-        # the side lane: the sweep only reads the Scorer, and the scores of the next edit never wait for it
-        self._sweep_task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed,
-                                                  owner=self, lane=SIDE)
-
-    def _cancel_sweep(self) -> None:
-        if self._sweep_task is not None:
-            self._sweep_task.cancel()
-            self._sweep_task = None
-
-    def _draw_sweep(self, sweep: PrioritySweep | None, note: str = "") -> None:
-        from tklscore.gui.scores.charts import COLORS, LABELS
-
-        self.sweep = sweep
-        plot = self.sensitivity_chart.getPlotItem()
-        plot.clear()
-        if sweep is None:
-            self.sensitivity_note.setText(note)
-            return
-        highest = 0.0
-        for name, values in sweep.scores.items():
-            plot.plot(sweep.priorities, values, name=LABELS[name], pen=pg.mkPen(COLORS[name], width=2))
-            today = sweep.current_scores.get(name)
-            if today is not None:
-                plot.plot([sweep.current], [today], pen=None, symbol="o", symbolSize=9,
-                          symbolBrush=COLORS[name], symbolPen="k")
-            if np.isfinite(values).any():
-                highest = max(highest, float(np.nanmax(values)))
-        plot.addItem(pg.InfiniteLine(sweep.current, angle=90, pen=pg.mkPen("#555555", style=Qt.PenStyle.DashLine),
-                                     label=f"today {sweep.current:.3f}", labelOpts={"color": "k", "position": 0.9}))
-        plot.setXRange(0, 1, padding=0.02)
-        plot.setYRange(0, max(highest, 1e-9) * 1.3, padding=0)
-        label = self.model.nodes[sweep.criterion].label if self.model and sweep.criterion in self.model.nodes else ""
-        spread = {name: float(np.nanmax(v) - np.nanmin(v)) for name, v in sweep.scores.items()}
-        most = max(spread, key=spread.get)
-        self.sensitivity_note.setText(
-            f"As {label}'s priority goes from 0 to 1 (its siblings keep their proportions), the normalised "
-            f"{LABELS[most]} moves most, by {spread[most]:.4f}; the dots are today's scores.")
+            text = f"Current release ({name}): tkl-Score <b>{report.scores.tkl:.5f}</b>"
+            before = self._score_before
+            if before is not None and before[0] == name and before[3] == self.workbench.undo_stack.index():
+                old = before[1].scores.tkl
+                change = report.scores.tkl - old
+                moved = ("scoring…" if report is before[1] else
+                         f"{change:+.5f} from {old:.5f}" if abs(change) >= 5e-6 else "unchanged")
+                text += f" — {moved} by the last judgement kept: {before[2]}"
+            self.score_label.setText(text)
 
     # ------------------------------------------------------------------ view → model
 
     def _previewed(self, pair: tuple[int, int], value: float | None) -> None:
+        self._keep_before()
         self._preview = (pair, value)
         self._error(None)
         self._recompute()
@@ -631,6 +359,7 @@ class AhpView(QWidget):
     def set_judgement(self, pair: tuple[int, int], value: float | None) -> None:
         """Commit the judgement of criterion ``pair[0]`` over ``pair[1]`` (indices in the
         group) for the current expert: one undoable edit."""
+        moved = self._preview is not None   # the priorities before it were kept when it started moving
         self._preview = None
         if self.combined() or not self.parent_iri:
             self._recompute()
@@ -640,8 +369,16 @@ class AhpView(QWidget):
         parent, expert = self.parent_iri, self.expert
         text = (f"Judgement {labels[i]} vs {labels[j]}" if value is not None
                 else f"Clear judgement {labels[i]} vs {labels[j]}")
+        if not moved:
+            self._keep_before()
+        report = self.workbench.current_report()
         try:
             self.workbench.edit_model(text, lambda m: m.set_judgement(parent, group[i], group[j], value, expert))
+            scored = report is not None and report.scores.tkl is not None and self.workbench.weights_use() == MODEL
+            self._score_before = (None if not scored else
+                                  (self.workbench.project.current_release, report, describe(labels[i], labels[j], value),
+                                   self.workbench.undo_stack.index()))
+            self.show_score()
         except InputError as error:
             self._recompute()
             self._error(str(error))

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from tklscore.core.errors import InputError
+from tklscore.core.examples import THESIS_HIERARCHIES
 from tklscore.core.release.designer import DesignResult, ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.suggest import Constraints, privacy_models, suggest
@@ -58,13 +59,6 @@ UTILITY_ROWS = (("precision", "precision", "{:.4f}"), ("discernibility", "discer
                 ("non_uniform_entropy", "non-uniform entropy (bits)", "{:,.1f}"),
                 ("suppressed_share", "suppressed share", "{:.2%}"))
 GENERALISED = QColor("#fff3c4")
-# the thesis example's hierarchies, so the example opens with sliders to move
-THESIS_HIERARCHIES = (
-    Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
-    Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
-    Hierarchy.groups("Job", [{"Legal": ["Lawyer"]}]),
-    Hierarchy.intervals("Age", [10, 30]),
-)
 
 
 def _shown(value, digits: int = 4) -> str:

@@ -110,3 +110,44 @@ def findings_html(analysis, inferred: list, preferences: dict) -> str:
             parts.append(f"<p>Your {len(preferences)} saved preferences were taken into account "
                          f"(impact {result.impact:g}; lower is chosen first).</p>")
     return "".join(parts)
+
+
+# ---------------------------------------------------------------- what each function says first
+
+WORKING = "<h3>Working it out…</h3><p>The analyzer is combining your facts with medical knowledge.</p>"
+SAMPLE_INTRO = (
+    "<h3>Explore medical knowledge</h3><p>The boxes are ideas (a disease, a medicine, a kind of "
+    "doctor); the arrows say how they are related.</p><p>Only the most general ideas are shown "
+    "first. <b>Click a box</b> to show what is connected to it; click an arrow to read what it "
+    "means. <i>Show everything</i> shows the whole graph.</p><p>Drag to move around; use the "
+    "mouse wheel or + and − to zoom.</p>")
+KNOWLEDGE_INTRO = (
+    "<p>This is general <b>medical knowledge</b> (an <i>ontology</i>): boxes are ideas, arrows "
+    "say how they are related. It is the same for everybody.</p><p>Add your information with "
+    "<b>Open a file…</b>, or press <b>Use the example patient</b> to see how it works. Your facts "
+    "will appear in blue, connected to this knowledge.</p>")
+DISCOVERIES_INTRO = (
+    "<p>Purple dashed arrows are facts that were <b>not</b> in your record but can be worked out "
+    "from it with medical knowledge.</p><p><b style='color:#d32f2f'>Red</b> ones are too private to be "
+    "released; <b style='background:#f2b705'>&nbsp;yellow&nbsp;</b> ones are the facts from your record "
+    "that make them possible.</p><p>Only these facts are shown; <i>Show everything</i> shows the rest. "
+    "Click an arrow to see how it was worked out.</p>")
+SUGGESTIONS = (
+    "<h3>Suggestions</h3><p>Green arrows are the facts the analyzer suggests you protect: "
+    "they help someone work out something too private about you. "
+    "<b>3</b> means leaving out that one fact is enough; <b>2</b> means it is one of several.</p>"
+    "<p>Your settings are wishes: the hospital takes them into account when it decides what to "
+    "change, but safety comes first.</p>")
+PREFERENCES_INTRO = (
+    "<p>Click a <b>blue arrow</b> (a fact from your record) to choose how much you mind it being "
+    "released. Then press <b>Save preferences</b>.</p>"
+    "<p>Grey arrows are general medical knowledge and purple ones were worked out; you cannot set "
+    "a preference on them.</p>")
+
+
+def loaded_html(facts: int, preferences: int) -> str:
+    """What a loaded record adds (``facts`` facts, ``preferences`` saved preferences)."""
+    return (f"<p>Your record adds <b>{facts} facts</b> (blue arrows) to the medical knowledge.</p>"
+            "<p>Click any box or arrow to see what it means. Next, <b>Discover information</b> shows "
+            "what someone could work out from these facts.</p>"
+            + (f"<p>{preferences} privacy preferences you saved earlier were loaded.</p>" if preferences else ""))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from tklscore.gui.patient.graph_panel import GraphPanel
+from tklscore.gui.patient.graph_panel import GraphPanel, draw_triples
 from tklscore.gui.patient.ontology_graph import ROLE_COLOUR
 from tklscore.gui.patient.preference_box import PreferenceBox
 
@@ -85,3 +85,51 @@ class GraphPage(QWidget):
                        f"<span style='background:{ROLE_COLOUR['current']}'>&nbsp;yellow: your current setting&nbsp;</span>"]
         self.legend.setText("  ".join(legend) + "  — click anything to learn what it means; drag to move, "
                             "wheel to zoom.")
+
+    # ------------------------------------------------------------------ what the graph shows
+
+    def draw(self, ontology, relations: set, data, inferred) -> None:
+        """The medical knowledge, the patient's facts and the facts worked out, laid out whole."""
+        graph = self.graph
+        graph.clear()
+        draw_triples(graph, ontology, "ontology", ontology, relations)
+        if data:
+            draw_triples(graph, data, "patient", ontology, relations)
+        if inferred:
+            draw_triples(graph, inferred, "inferred", ontology, relations)
+        graph.layout()
+        self.panel.set_focus_keys(None)
+        graph.fit()
+
+    def colour_discoveries(self, assessment, data) -> None:
+        """Violations red (and what they reveal), participating facts yellow; only the facts
+        behind the findings are in focus."""
+        graph = self.graph
+        graph.clear_roles()
+        for fact in assessment.participants.facts:
+            graph.set_edge_role(fact, "participant")
+        for v in assessment.violations:
+            graph.set_edge_role(v.triple, "violation")
+            if v.triple.o in graph.nodes:
+                graph.nodes[v.triple.o].set_role("violation")     # what is revealed
+        graph.tidy_labels()
+        keys = {term for fact in data for term in (fact.s, fact.o)}
+        for conclusion, just in assessment.participants.rules:
+            for t in (conclusion, *just.body):
+                keys |= {t.s, t.o}
+        for v in assessment.violations:
+            keys |= {v.triple.s, v.triple.o}
+        self.panel.set_focus_keys(keys & set(graph.nodes))
+
+    def colour_preferences(self, data, preferences: dict, suggested: dict) -> None:
+        """Each fact of the record with its preference (yellow) or the suggested one (green)."""
+        graph = self.graph
+        graph.clear_roles()
+        for fact in data:
+            current, advised = preferences.get(fact), suggested.get(fact)
+            if current is not None:
+                badge = f"yours: {current}" + (f" · suggested: {advised}" if advised is not None else "")
+                graph.set_edge_role(fact, "current", badge)
+            elif advised is not None:
+                graph.set_edge_role(fact, "suggested", f"suggested: {advised}")
+        graph.tidy_labels()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from tklscore.gui.patient.ontology_graph import OntologyGraph
+from tklscore.gui.patient.words import edge_words, sentence, term_name
 
 
 class GraphPanel(QWidget):
@@ -73,3 +74,18 @@ class GraphPanel(QWidget):
     def _sync(self) -> None:
         self.focus_button.setEnabled(bool(self.focus_keys))
         self.all_button.setEnabled(self.graph.visible_keys is not None)
+
+
+def draw_triples(graph: OntologyGraph, triples, kind: str, ontology, relations: set) -> None:
+    """Facts as arrows between boxes (``kind``: ontology, patient or inferred); a fact about a
+    relation itself (``likelyHas`` is a ``diagnosedWith``) is the reasoner's business, not a
+    box for the patient."""
+    onto_terms = {t for tr in ontology for t in (tr.s, tr.o)}
+    relations = relations | {t.p for t in triples}
+    for t in triples:
+        if t.s in relations or t.o in relations:
+            continue
+        for term in (t.s, t.o):
+            node_kind = "concept" if term in onto_terms else ("inferred" if kind == "inferred" else "patient")
+            graph.add_node(term, term_name(term), node_kind)
+        graph.add_edge(t, t.s, t.o, edge_words(t.p), kind, tooltip=sentence(t))

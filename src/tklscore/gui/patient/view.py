@@ -29,47 +29,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QFrame, QHBoxLayout, QLabel, QMessageBox, QSizePolicy,
-                               QStackedWidget, QStyle, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QStackedWidget, QVBoxLayout, QWidget
 
 from tklscore.core.errors import InputError
 from tklscore.core.files.resources import resource_path
 from tklscore.core.pia.facts import Triple, property_terms
 from tklscore.gui.guard import error_text
 from tklscore.gui.patient.about import AboutPage
-from tklscore.gui.patient.explanations import edge_html, findings_html, node_html
+from tklscore.gui.patient.explanations import (DISCOVERIES_INTRO, KNOWLEDGE_INTRO, PREFERENCES_INTRO, SAMPLE_INTRO,
+                                               SUGGESTIONS, WORKING, edge_html, findings_html, loaded_html, node_html)
+from tklscore.gui.patient.function_bar import FUNCTION_KEYS, FUNCTIONS, FunctionBar, heading
 from tklscore.gui.patient.graph_page import GraphPage
+from tklscore.gui.patient.graph_panel import draw_triples
 from tklscore.gui.patient.information import CATEGORIES, DocumentPage, InformationPage, LearnMoreDialog, SamplePage
-from tklscore.gui.patient.ontology_graph import OntologyGraph
 from tklscore.gui.patient.places import PlacesPage
-from tklscore.gui.patient.words import TITLE, edge_words, preferences_path_for, sentence, term_name
+from tklscore.gui.patient.words import TITLE, preferences_path_for, sentence, term_name
 from tklscore.gui.tasks import TaskRunner
 
-FUNCTIONS = (   # key, button text, icon, heading, one-line help
-    ("information", "Privacy and\nknowledge\ninformation", QStyle.StandardPixmap.SP_MessageBoxInformation,
-     "Privacy and knowledge information",
-     "Short explanations of your privacy rights, consent, your hospital and medical knowledge."),
-    ("places", "Places your\ndata is sent", QStyle.StandardPixmap.SP_DriveNetIcon,
-     "Where do organizations send my data?",
-     "Typical places a hospital sends health information to, how, and who sends it."),
-    ("load", "Load patient\ninformation", QStyle.StandardPixmap.SP_DialogOpenButton,
-     "Load patient information",
-     "This is medical knowledge. Add your information to it: use the example patient or open your file."),
-    ("discover", "Discover\ninformation", QStyle.StandardPixmap.SP_FileDialogContentsView,
-     "Discover information",
-     "What others could work out from your information. Click any arrow to see how."),
-    ("preferences", "Patient privacy\npreferences", QStyle.StandardPixmap.SP_DialogApplyButton,
-     "Patient privacy preferences",
-     "Click a blue arrow (a fact from your record) to say how much you mind it being released."),
-    ("about", "About this\napplication", QStyle.StandardPixmap.SP_MessageBoxQuestion,
-     "About this application", ""),
-    ("exit", "Exit\napplication", QStyle.StandardPixmap.SP_DialogNoButton, "Exit application", ""),
-)
-FUNCTION_KEYS = tuple(f[0] for f in FUNCTIONS)
 PATIENT_FILES = "Patient data (*.ttl *.nt *.n3 *.rdf *.owl *.xml *.jsonld);;All files (*)"
-WORKING = "<h3>Working it out…</h3><p>The analyzer is combining your facts with medical knowledge.</p>"
 
 
 class PatientView(QWidget):
@@ -124,7 +103,10 @@ class PatientView(QWidget):
         outer = QHBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(0)
-        outer.addWidget(self._toolbar())
+        self.function_bar = FunctionBar()
+        self.function_bar.chosen.connect(self.open_function)
+        self.buttons = self.function_bar.buttons
+        outer.addWidget(self.function_bar)
         main = QVBoxLayout()
         main.setContentsMargins(16, 10, 16, 10)
         self.heading = QLabel()
@@ -145,6 +127,12 @@ class PatientView(QWidget):
                       "sample": sample, "about": about}
         for page in self.pages.values():
             self.stack.addWidget(page)
+        self._connect_pages()
+
+    def _connect_pages(self) -> None:
+        """The pages' signals to the functions below, and the pages' parts they work with."""
+        information, document, sample = self.pages["information"], self.pages["document"], self.pages["sample"]
+        places, graph_page = self.pages["places"], self.pages["graph"]
         information.learnMore.connect(self.learn_more)
         document.back.connect(lambda: self.open_function("information"))
         sample.back.connect(lambda: self.open_function("information"))
@@ -172,39 +160,6 @@ class PatientView(QWidget):
         self.data_label, self.save_button, self.save_status = graph_page.data_label, box.save_button, box.save_status
         self.pref_buttons, self.pref_group = box.pref_buttons, box.pref_group
 
-    def _toolbar(self) -> QFrame:
-        bar = QFrame()
-        bar.setObjectName("patientToolbar")
-        bar.setFixedWidth(168)
-        bar.setStyleSheet("#patientToolbar { background:#1d3557; }"
-                          "QToolButton { color:white; background:transparent; border:none; border-radius:6px;"
-                          " padding:8px 4px; font-size:10pt; }"
-                          "QToolButton:hover { background:#2c4c78; }"
-                          "QToolButton:checked { background:#f1faee; color:#1d3557; font-weight:bold; }")
-        column = QVBoxLayout(bar)
-        column.setContentsMargins(8, 12, 8, 12)
-        column.setSpacing(6)
-        self.buttons: dict[str, QToolButton] = {}
-        group = QButtonGroup(self)
-        group.setExclusive(True)
-        for key, text, icon, _, _ in FUNCTIONS:
-            button = QToolButton()
-            button.setObjectName(f"patient_{key}")
-            button.setText(text)
-            button.setIcon(self.style().standardIcon(icon))
-            button.setIconSize(QSize(26, 26))
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)
-            button.setCheckable(key != "exit")
-            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-            button.clicked.connect(lambda _=False, k=key: self.open_function(k))
-            if key != "exit":
-                group.addButton(button)
-            else:
-                column.addStretch(1)
-            column.addWidget(button)
-            self.buttons[key] = button
-        return bar
-
     def _set_heading(self, title: str, help_text: str = "") -> None:
         self.heading.setText(title)
         self.subheading.setText(help_text)
@@ -223,8 +178,7 @@ class PatientView(QWidget):
             return
         self.current_function = key
         self.buttons[key].setChecked(True)
-        _, _, _, heading, help_text = FUNCTIONS[FUNCTION_KEYS.index(key)]
-        self._set_heading(heading, help_text)
+        self._set_heading(*heading(key))
         if key in ("information", "places", "about"):
             self._show_page(key)
         elif key == "load":
@@ -258,18 +212,13 @@ class PatientView(QWidget):
         graph = self.sample_panel.graph
         if not graph.nodes:
             self._load_ontology()
-            self._draw_triples(graph, self.ontology, "ontology")
+            draw_triples(graph, self.ontology, "ontology", self.ontology, self.relations)
             graph.layout()
             roots = {k for k in graph.nodes if not any(e.source.key == k and e.label == "is a"
                                                          for e in graph.edges.values())}
             self.sample_panel.set_focus_keys(roots)
         self.sample_panel.focus()
-        self.sample_explain.setHtml(
-            "<h3>Explore medical knowledge</h3><p>The boxes are ideas (a disease, a medicine, a kind of "
-            "doctor); the arrows say how they are related.</p><p>Only the most general ideas are shown "
-            "first. <b>Click a box</b> to show what is connected to it; click an arrow to read what it "
-            "means. <i>Show everything</i> shows the whole graph.</p><p>Drag to move around; use the "
-            "mouse wheel or + and − to zoom.</p>")
+        self.sample_explain.setHtml(SAMPLE_INTRO)
         self.opened_documents.append("graph:sample")
         self._set_heading("Sample ontology graph", "Click the boxes to drill down.")
         self._show_page("sample")
@@ -288,31 +237,10 @@ class PatientView(QWidget):
             self.ontology = load_triples(self.ontology_path)
             self.relations = property_terms(self.ontology, load_rules(self.rules_path))
 
-    def _draw_triples(self, graph: OntologyGraph, triples, kind: str) -> None:
-        """Facts as arrows between boxes; a fact about a relation itself (``likelyHas`` is a
-        ``diagnosedWith``) is the reasoner's business, not a box for the patient."""
-        onto_terms = {t for tr in self.ontology for t in (tr.s, tr.o)}
-        relations = self.relations | {t.p for t in triples}
-        for t in triples:
-            if t.s in relations or t.o in relations:
-                continue
-            for term in (t.s, t.o):
-                node_kind = "concept" if term in onto_terms else ("inferred" if kind == "inferred" else "patient")
-                graph.add_node(term, term_name(term), node_kind)
-            graph.add_edge(t, t.s, t.o, edge_words(t.p), kind, tooltip=sentence(t))
-
     def _rebuild_graph(self) -> None:
         self._load_ontology()
-        graph = self.graph
-        graph.clear()
-        self._draw_triples(graph, self.ontology, "ontology")
-        if self.data:
-            self._draw_triples(graph, self.data, "patient")
-        if self.analysis is not None and self.inferred:
-            self._draw_triples(graph, self.inferred, "inferred")
-        graph.layout()
-        self.panel.set_focus_keys(None)
-        graph.fit()
+        self.graph_page.draw(self.ontology, self.relations, self.data,
+                             self.inferred if self.analysis is not None else [])
 
     def show_load(self) -> None:
         """The medical knowledge, with the patient's facts if loaded; never a dialog on arrival."""
@@ -322,11 +250,7 @@ class PatientView(QWidget):
             self._describe_loaded()
             return
         self.data_label.setText("")
-        self.explanation.setHtml(
-            "<p>This is general <b>medical knowledge</b> (an <i>ontology</i>): boxes are ideas, arrows "
-            "say how they are related. It is the same for everybody.</p><p>Add your information with "
-            "<b>Open a file…</b>, or press <b>Use the example patient</b> to see how it works. Your facts "
-            "will appear in blue, connected to this knowledge.</p>")
+        self.explanation.setHtml(KNOWLEDGE_INTRO)
 
     def load_patient_dialog(self) -> bool:
         start = str(self.data_path.parent) if self.data_path and self.data_path.parent != self.example_path.parent \
@@ -375,11 +299,7 @@ class PatientView(QWidget):
         self.data_label.setText(f"Loaded {self.data_path.name}: {len(data)} facts"
                                 + (f" about {', '.join(subjects[:3])}" if subjects else "")
                                 + (f"; {len(prefs)} saved preferences" if prefs else "") + ".")
-        self.explanation.setHtml(
-            f"<p>Your record adds <b>{len(data)} facts</b> (blue arrows) to the medical knowledge.</p>"
-            "<p>Click any box or arrow to see what it means. Next, <b>Discover information</b> shows "
-            "what someone could work out from these facts.</p>"
-            + (f"<p>{len(prefs)} privacy preferences you saved earlier were loaded.</p>" if prefs else ""))
+        self.explanation.setHtml(loaded_html(len(data), len(prefs)))
 
     def _need_data(self) -> bool:
         if self.data:
@@ -391,7 +311,7 @@ class PatientView(QWidget):
         box.open()
         self.current_function = "load"
         self.buttons["load"].setChecked(True)
-        self._set_heading(*FUNCTIONS[2][3:])
+        self._set_heading(*heading("load"))
         self.show_load()
         return False
 
@@ -399,24 +319,20 @@ class PatientView(QWidget):
         """Run the analyzer on the loaded data with the current preferences on the task runner
         (off the UI thread); on success ``self.analysis`` is set, ``analysisFinished`` emitted
         and ``then()`` called. A result for data that has since changed is dropped."""
-        from tklscore.core.pia import Reasoner
         from tklscore.core.pia import analysis as pia_analysis
         from tklscore.core.pia.preferences import suggested_preferences
 
         self._analysis_generation += 1
         generation = self._analysis_generation
         ontology, data_path, rules, labels = self.ontology_path, self.data_path, self.rules_path, self.labels_path
-        threshold, preferences, data = self.threshold, dict(self.preferences) or None, set(self.data)
+        threshold, preferences = self.threshold, dict(self.preferences) or None
 
         def work(control):
             control.progress(10, "Discovering information")
             run = pia_analysis.analyze_files(ontology, data_path, rules, labels, threshold, method="efficient",
                                              preferences=preferences)
             control.check()
-            known = Reasoner(run.rules).materialize(run.ontology).triples()
-            inferred = sorted((t for t in run.assessment.closure.triples() if t not in known and t not in data),
-                              key=str)
-            return run, inferred, suggested_preferences(run.assessment)
+            return run, run.worked_out(), suggested_preferences(run.assessment)
 
         def done(result) -> None:
             if generation != self._analysis_generation:
@@ -451,34 +367,11 @@ class PatientView(QWidget):
     def _show_discoveries(self) -> None:
         self._graph_mode("discover")
         self._rebuild_graph()
-        self._colour_discoveries()
+        self.graph_page.colour_discoveries(self.analysis.assessment, self.data)
         self.findings.setVisible(True)
         self.findings.setHtml(findings_html(self.analysis, self.inferred, self.preferences))
-        self.explanation.setHtml(
-            "<p>Purple dashed arrows are facts that were <b>not</b> in your record but can be worked out "
-            "from it with medical knowledge.</p><p><b style='color:#d32f2f'>Red</b> ones are too private to be "
-            "released; <b style='background:#f2b705'>&nbsp;yellow&nbsp;</b> ones are the facts from your record "
-            "that make them possible.</p><p>Only these facts are shown; <i>Show everything</i> shows the rest. "
-            "Click an arrow to see how it was worked out.</p>")
+        self.explanation.setHtml(DISCOVERIES_INTRO)
         self.panel.focus()
-
-    def _colour_discoveries(self) -> None:
-        assessment = self.analysis.assessment
-        self.graph.clear_roles()
-        for fact in assessment.participants.facts:
-            self.graph.set_edge_role(fact, "participant")
-        for v in assessment.violations:
-            self.graph.set_edge_role(v.triple, "violation")
-            if v.triple.o in self.graph.nodes:
-                self.graph.nodes[v.triple.o].set_role("violation")     # what is revealed
-        self.graph.tidy_labels()
-        keys = {term for fact in self.data for term in (fact.s, fact.o)}
-        for conclusion, just in assessment.participants.rules:
-            for t in (conclusion, *just.body):
-                keys |= {t.s, t.o}
-        for v in assessment.violations:
-            keys |= {v.triple.s, v.triple.o}
-        self.panel.set_focus_keys(keys & set(self.graph.nodes))
 
     def show_preferences(self) -> None:
         self._with_analysis("preferences", self._show_preferences)
@@ -492,29 +385,12 @@ class PatientView(QWidget):
         self.panel.set_focus_keys((mine | revealed) & set(self.graph.nodes))
         self.panel.focus()
         self.findings.setVisible(True)
-        self.findings.setHtml(
-            "<h3>Suggestions</h3><p>Green arrows are the facts the analyzer suggests you protect: "
-            "they help someone work out something too private about you. "
-            "<b>3</b> means leaving out that one fact is enough; <b>2</b> means it is one of several.</p>"
-            "<p>Your settings are wishes: the hospital takes them into account when it decides what to "
-            "change, but safety comes first.</p>")
-        self.explanation.setHtml(
-            "<p>Click a <b>blue arrow</b> (a fact from your record) to choose how much you mind it being "
-            "released. Then press <b>Save preferences</b>.</p>"
-            "<p>Grey arrows are general medical knowledge and purple ones were worked out; you cannot set "
-            "a preference on them.</p>")
+        self.findings.setHtml(SUGGESTIONS)
+        self.explanation.setHtml(PREFERENCES_INTRO)
         self._show_preference_control(self.selected_fact if self.selected_fact in set(self.data) else None)
 
     def _colour_preferences(self) -> None:
-        self.graph.clear_roles()
-        for fact in self.data:
-            current, suggested = self.preferences.get(fact), self.suggested.get(fact)
-            if current is not None:
-                badge = f"yours: {current}" + (f" · suggested: {suggested}" if suggested is not None else "")
-                self.graph.set_edge_role(fact, "current", badge)
-            elif suggested is not None:
-                self.graph.set_edge_role(fact, "suggested", f"suggested: {suggested}")
-        self.graph.tidy_labels()
+        self.graph_page.colour_preferences(self.data, self.preferences, self.suggested)
 
     def _show_preference_control(self, fact: Triple | None) -> None:
         self.selected_fact = fact
@@ -599,4 +475,4 @@ class PatientView(QWidget):
         return True
 
 
-__all__ = ["CATEGORIES", "FUNCTION_KEYS", "PatientView", "preferences_path_for", "sentence"]
+__all__ = ["CATEGORIES", "FUNCTIONS", "FUNCTION_KEYS", "PatientView", "preferences_path_for", "sentence"]

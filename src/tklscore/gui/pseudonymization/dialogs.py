@@ -23,7 +23,7 @@ class RemoveFieldsDialog(QDialog):
         self.resize(920, 620)
         self.chosen: tuple | None = None
         qi = list(analysis.engine.qi)
-        rows = sorted(analysis.transitions, key=lambda t: (-len(t.qi_set), t.violations))
+        rows = analysis.largest_first()
         self.rows = rows
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(f"Sensitive field <b>{analysis.engine.sensitive}</b>: each row is what an actor "

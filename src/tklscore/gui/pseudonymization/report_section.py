@@ -38,8 +38,8 @@ def _number(value, digits: int = 4) -> str:
     return "n/a" if value is None else f"{value:.{digits}g}"
 
 
-def _share(count: int, records: int) -> str:
-    return f"{100 * count / records:.1f}%" if records else "—"
+def _share(share: float | None) -> str:
+    return "—" if share is None else f"{100 * share:.1f}%"
 
 
 def _minimum_text(removal) -> str:
@@ -100,13 +100,13 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
     analysis = summary.analysis
     engine = analysis.engine
     qi = list(engine.qi)
-    records = int(engine.present.sum())
+    records = analysis.records
     maximum = analysis.maximum
-    blocked, reason = analysis.blocked.get(maximum.qi_set, (False, ""))
+    reason = analysis.blocked_reason(maximum.qi_set)
     verdict = (f"An actor who learns all the quasi-identifiers ({_esc(', '.join(qi))}) could predict "
                f"<b>{_esc(engine.sensitive)}</b> above its owner's own threshold for <b>{maximum.violations:,} of "
-               f"{records:,} people ({_share(maximum.violations, records)})</b>.")
-    if blocked:
+               f"{records:,} people ({_share(analysis.share(maximum))})</b>.")
+    if reason:
         verdict += f" <b>This release is refused by a limit:</b> {_esc(reason)}."
     settings = (f"Margin {engine.margin:g} (two values at most this far apart count as equal); a violation is a "
                 f"risk {'&gt;' if engine.operator == 'gt' else '≥'} the owner's threshold.")
@@ -115,13 +115,13 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
     yield Section("Pseudonymisation risk: can the sensitive value be predicted?",
                   f"<p>{verdict}</p><p>{settings}</p>{notes}{decision}")
 
-    rows = sorted(analysis.transitions, key=lambda t: (-len(t.qi_set), t.violations))
+    rows = analysis.largest_first()
     table = []
     for index, t in enumerate(rows, start=1):
         report = analysis.reports.get(t.qi_set)
-        refused, why = analysis.blocked.get(t.qi_set, (False, ""))
+        refused = analysis.blocked_reason(t.qi_set) is not None
         table.append([str(index), ", ".join(t.qi_set), ", ".join(q for q in qi if q not in t.qi_set) or "—",
-                      f"{t.violations:,}", _share(t.violations, records),
+                      f"{t.violations:,}", _share(analysis.share(t)),
                       "—" if report is None else f"{report.removal.removed:,}",
                       "—" if report is None else _minimum_text(report.removal),
                       "refused" if refused else "allowed"])
@@ -148,7 +148,7 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
                  f"emptied; the rest of its record is kept."]
         if removal.classes:
             if removal.minimum is not None:
-                excess = removal.removed - removal.minimum
+                excess = removal.heuristic_excess
                 lines.append(f"The exact minimum is <b>{removal.minimum:,}</b> value(s): "
                              + (f"the heuristic removed {excess:,} more than needed." if excess
                                 else "the heuristic's removal is minimal here."))

@@ -63,6 +63,13 @@ class _TablePart:
     def incomplete(self, keep: list[bool]) -> bool:
         return len(keep) != len(self.value_iris) or not all(keep)
 
+    def value_index(self) -> dict[str, int]:
+        """Each value's row in ``value_iris`` (built once per part, for patching)."""
+        index = getattr(self, "_value_index", None)
+        if index is None:
+            index = self._value_index = {iri: k for k, iri in enumerate(self.value_iris)}
+        return index
+
 
 def derive(model: TklDataModel) -> Derivation:
     """Priorities (AHP, direct assignment, labels, Algorithm 2) and weights, with a list of
@@ -72,12 +79,24 @@ def derive(model: TklDataModel) -> Derivation:
 
 def weight_triples(model: TklDataModel) -> list[tuple[str, str, float]]:
     """(column, value, weight) of every value in model order; an error listing what is missing."""
+    columns, values, weights = weight_columns(model)
+    return list(zip(columns, values, weights.tolist()))
+
+
+def weight_columns(model: TklDataModel) -> tuple[list[str], list[str], np.ndarray]:
+    """The columns, values and weights of every value in model order (arrays, not triples:
+    what a 20,000-value model hands to scoring after each edit); an error listing what is missing."""
     result, part, keep, weights = _derive(model, maps=False)
     if result.problems:
         raise InputError("the tkl-Data Model is not complete: " + "; ".join(result.problems))
     if part.incomplete(keep):
-        return list(zip(compress(part.value_columns, keep), compress(part.value_values, keep), weights.tolist()))
-    return list(zip(part.value_columns, part.value_values, weights.tolist()))
+        return list(compress(part.value_columns, keep)), list(compress(part.value_values, keep)), weights
+    return part.value_columns, part.value_values, weights
+
+
+def group_results(model: TklDataModel) -> dict[str, AHPResult]:
+    """The AHP result of every criteria group that has one."""
+    return _derive(model, maps=False)[0].groups
 
 
 def groups(model: TklDataModel) -> list[str]:
@@ -96,13 +115,7 @@ def _derive(model: TklDataModel, maps: bool):
         return result, None, [], np.empty(0)
     part = _table_part(model)
     result.problems += part.unreachable
-    criteria = {model.root: 1.0}
-    judged = Derivation(priorities=criteria, groups=result.groups, experts=result.experts, problems=result.problems)
-    for parent, group in part.upper_groups:
-        if len(group) == 1:
-            criteria[group[0]] = 1.0
-        elif group:
-            group_priorities(model, parent, group, judged)
+    criteria = _criteria_priorities(model, part, result)
     result.problems += part.table.problems
     keep, weights = _weights(part, criteria)
     if maps:
@@ -110,6 +123,49 @@ def _derive(model: TklDataModel, maps: bool):
         result.weights = dict(zip(compress(part.value_iris, keep) if part.incomplete(keep) else part.value_iris,
                                   weights.tolist()))
     return result, part, keep, weights
+
+
+def _criteria_priorities(model: TklDataModel, part: _TablePart, result: Derivation) -> dict[str, float]:
+    """The priority of the root and of every criterion of the upper part (taxonomy classes and
+    attributes), filling ``result``'s groups, experts and problems."""
+    criteria = {model.root: 1.0}
+    judged = Derivation(priorities=criteria, groups=result.groups, experts=result.experts, problems=result.problems)
+    for parent, group in part.upper_groups:
+        if len(group) == 1:
+            criteria[group[0]] = 1.0
+        elif group:
+            group_priorities(model, parent, group, judged)
+    return criteria
+
+
+@dataclass(frozen=True)
+class CriterionEffect:
+    """What a criterion's priority does to the weights: the sensitive columns below it, and
+    its weight factor — its priority times the priorities above it (NaN while a group above
+    is not judged), so that every value below it weighs its label score × this factor
+    (elements on the way not multiplied)."""
+
+    iri: str
+    label: str
+    columns: tuple[str, ...]
+    factor: float
+
+
+def criterion_effects(model: TklDataModel, parent: str, priorities) -> list[CriterionEffect]:
+    """The effect of the criteria group under ``parent`` with these ``priorities`` (one per
+    criterion, in group order: the AHP result shown, perhaps of a judgement being previewed)."""
+    if model.root is None:
+        return []
+    criteria = _criteria_priorities(model, _table_part(model), Derivation())
+    nodes, above = model.nodes, 1.0
+    for iri in model.path_to_root(parent):
+        if nodes[iri].kind in _MULTIPLIED:
+            above *= criteria.get(iri, float("nan"))
+    group = model.criteria_group(parent)
+    paths = {column: set(model.path_to_root(nodes.attribute_of(column))) for column in model.columns}
+    return [CriterionEffect(iri, nodes[iri].label, tuple(c for c, path in paths.items() if iri in path),
+                            float(p) * above)
+            for iri, p in zip(group, priorities)]
 
 
 def _weights(part: _TablePart, priorities: dict[str, float]) -> tuple[list[bool], np.ndarray]:
@@ -138,19 +194,27 @@ def share_caches(model: TklDataModel, copy: TklDataModel) -> None:
     """Let a fresh copy of ``model`` (the same nodes, root and scale) reuse what was derived."""
     cached = model._table_part_cache
     if cached is not None and cached[0] == _key(model):
-        copy._table_part_cache = (_key(copy), cached[1])
+        part = _table_part(model)   # patched up to the model's last relabelling, if need be
+        copy._table_part_cache = (_key(copy), part, len(copy.nodes.relabelled))
     copy._group_cache = dict(model._group_cache)
 
 
 def _key(model: TklDataModel) -> tuple:
-    return model.nodes.identity, model.nodes.version, model.root, model.scale
+    return model.nodes.identity, model.nodes.structure, model.root, model.scale
 
 
 def _table_part(model: TklDataModel) -> _TablePart:
     key = _key(model)
     cached = model._table_part_cache
+    relabelled = model.nodes.relabelled
     if cached is not None and cached[0] == key:
-        return cached[1]
+        part, seen = cached[1], cached[2]
+        if seen == len(relabelled):
+            return part
+        patched = _patched(model, part, relabelled[seen:])
+        if patched is not None:
+            model._table_part_cache = (key, patched, len(relabelled))
+            return patched
     nodes = model.nodes
     order = model.top_down()
     reachable = set(order)
@@ -179,8 +243,41 @@ def _table_part(model: TklDataModel) -> _TablePart:
                       [v.value for v in values],
                       np.array([table.priorities[v.iri] for v in values], dtype=np.float64),
                       np.array(chain_index, dtype=np.int64), chains)
-    model._table_part_cache = (key, part)
+    model._table_part_cache = (key, part, len(relabelled))
     return part
+
+
+def _patched(model: TklDataModel, part: _TablePart, changed: list[str]) -> _TablePart | None:
+    """``part`` after labels changed in place on ``changed`` (no node moved, came or went):
+    Algorithm 2 again below each changed value or element only. None when a value gains or
+    loses a priority (then the whole part is derived again)."""
+    nodes, scale = model.nodes, model.scale
+    roots = [iri for iri in dict.fromkeys(changed) if iri in nodes and nodes[iri].kind in TABLE_PART]
+    if not roots:
+        return part
+    priorities = dict(part.table.priorities)
+    values = part.value_priorities.copy()
+    index = part.value_index()
+    for root in roots:
+        node = nodes[root]
+        above = node.parent if nodes[node.parent].kind != Kind.ATTRIBUTE else None
+        stack = [(root, priorities.get(above) if above is not None else None)]
+        while stack:
+            iri, inherited = stack.pop()
+            node = nodes[iri]
+            priority = scale.priority(node.qualitative) if node.qualitative is not None else inherited
+            if (priority is None) != (iri not in priorities):
+                return None   # a priority comes or goes: the value list changes
+            if priority is not None:
+                priorities[iri] = priority
+                if iri in index:
+                    values[index[iri]] = priority
+            stack.extend((child, priority) for child in nodes.children_of(iri))
+    table = Derivation(priorities=priorities, problems=part.table.problems)
+    patched = _TablePart(part.upper_groups, part.unreachable, table, part.value_iris, part.value_columns,
+                         part.value_values, values, part.chain_index, part.chains)
+    patched._value_index = index
+    return patched
 
 
 def group_priorities(model: TklDataModel, parent: str, group: list[str], result: Derivation) -> None:

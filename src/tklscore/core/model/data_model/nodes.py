@@ -13,6 +13,7 @@ from enum import Enum
 from itertools import count
 
 _tables = count()
+_shapes = count()
 DEFAULT_EXPERT = "expert 1"
 
 
@@ -40,15 +41,29 @@ class Node:
     continuous: bool = False           # attribute
     qualitative: str | None = None     # element, value: a label of the model's scale
     assigned: float | None = None      # taxonomy class, attribute: a priority set directly
+    provisional: bool = False          # value, element: the label is a default, not yet judged;
+    #                                    attribute: the alignment is a suggestion, not yet confirmed
+
+
+def _same_place(a: Node, b: Node) -> bool:
+    """Whether two versions of a node sit at the same place of the tree (only a label, an
+    assigned priority or the "not yet judged" mark differ)."""
+    return (a.kind, a.parent, a.column, a.value, a.continuous, a.label) == \
+        (b.kind, b.parent, b.column, b.value, b.continuous, b.label)
 
 
 class NodeTable(dict):
     """``iri → Node`` that indexes children by parent, attributes and values by column.
-    ``version`` counts the changes, so what is derived from the nodes alone can be kept."""
+    ``version`` counts the changes; ``structure`` counts those that move, add or remove a
+    node, and ``relabelled`` lists the nodes changed in place since this table was made (a
+    label), so that what is derived from the nodes can be kept — or patched — over an edit."""
 
     def __init__(self, nodes=()):
         super().__init__()
         self.version = 0
+        self.structure = 0
+        self.relabelled: list[str] = []
+        self.shape = next(_shapes)   # the same for copies that have the same nodes in the same places
         self.identity = next(_tables)   # with version: names this table's state for caches
         self._position: dict[str, int] = {}
         self._counter = count()
@@ -60,11 +75,19 @@ class NodeTable(dict):
 
     def __setitem__(self, iri: str, node: Node) -> None:
         if iri in self:
-            self._unindex(super().__getitem__(iri))
+            old = super().__getitem__(iri)
+            if _same_place(old, node):  # in place: the indexes stay as they are
+                super().__setitem__(iri, node)
+                self.version += 1
+                self.relabelled.append(iri)
+                return
+            self._unindex(old)
         else:
             self._position[iri] = next(self._counter)
         super().__setitem__(iri, node)
         self.version += 1
+        self.structure += 1
+        self.shape = next(_shapes)
         self._children.setdefault(node.parent, set()).add(iri)
         if node.kind == Kind.ATTRIBUTE and node.column is not None:
             self._attributes[node.column] = iri
@@ -76,6 +99,8 @@ class NodeTable(dict):
         del self._position[iri]
         super().__delitem__(iri)
         self.version += 1
+        self.structure += 1
+        self.shape = next(_shapes)
 
     def _unindex(self, node: Node) -> None:
         self._children[node.parent].discard(node.iri)
@@ -119,6 +144,7 @@ class NodeTable(dict):
         other._children = {parent: set(children) for parent, children in self._children.items()}
         other._attributes = dict(self._attributes)
         other._values = {column: dict(values) for column, values in self._values.items()}
+        other.shape = self.shape
         return other
 
     def pop(self, *args):

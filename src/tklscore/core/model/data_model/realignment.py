@@ -47,10 +47,12 @@ def taxonomy_for(model: TklDataModel, vocabulary, alignment: dict[str, str] | No
     if not mapped:
         raise InputError("no column is aligned: align at least one column with a vocabulary class")
     root = None
-    if model.root is not None and model.root != TAXONOMY_ROOT and model.root in vocabulary.graph:
-        below = nx.descendants(vocabulary.graph, model.root) | {model.root}
-        if all(m in below for m in mapped):
-            root = model.root
+    for candidate in (model.root, vocabulary.default_root):  # the model's root, else the vocabulary's own
+        if candidate is not None and candidate != TAXONOMY_ROOT and candidate in vocabulary.graph:
+            below = nx.descendants(vocabulary.graph, candidate) | {candidate}
+            if all(m in below for m in mapped):
+                root = candidate
+                break
     keep = {vocabulary.resolve(c): vocabulary.resolve(p) for c, p in (keep_parent or {}).items()}
     taxonomy = extract_taxonomy(vocabulary, mapped, keep, root)
     if keep_current:
@@ -140,8 +142,9 @@ def realign(model: TklDataModel, vocabulary, column: str | None = None, class_ir
     for node in model.nodes.values():
         if node.kind in UPPER:
             continue
-        if node.kind == Kind.ATTRIBUTE:
-            node = replace(node, parent=alignment.get(node.column))
+        if node.kind == Kind.ATTRIBUTE:  # the column aligned now is the expert's choice, no longer a suggestion
+            node = replace(node, parent=alignment.get(node.column),
+                           provisional=node.provisional and node.column != column)
         nodes[node.iri] = node
     upper = [iri for iri, n in model.nodes.items() if n.kind in UPPER]
     result = Realignment(taxonomy, added=[i for i in taxonomy.nodes if i not in model.nodes],

@@ -37,6 +37,8 @@ class TklDataModel:
         self.random_index = random_index
         self.nodes = NodeTable()  # insertion order is the order of children
         self.root: str | None = None
+        self.source: str | None = None       # the name of the table the model follows (table_sync.follow_table)
+        self.vocabulary: str | None = None   # the key of the shipped vocabulary its taxonomy comes from
         # criteria group (parent iri) -> expert -> (a, b) -> rating of a over b
         self.judgements: dict[str, dict[str, dict[tuple[str, str], float]]] = {}
         # derivation.py keeps what it took from the nodes, and each group's AHP result
@@ -72,15 +74,17 @@ class TklDataModel:
             iri = self.nodes[iri].parent
         return path
 
-    def top_down(self) -> list[str]:
-        """The nodes reachable from the root, breadth first, children in model order."""
+    def top_down(self, kinds=None) -> list[str]:
+        """The nodes reachable from the root, breadth first, children in model order (``kinds``:
+        only nodes of these kinds, not walking below the others)."""
         if self.root is None:
             return []
-        order, queue = [], deque([self.root])
+        order, queue, nodes = [], deque([self.root]), self.nodes
         while queue:
             iri = queue.popleft()
             order.append(iri)
-            queue.extend(self.nodes.children_of(iri))
+            children = nodes.children_of(iri)
+            queue.extend(children if kinds is None else (c for c in children if nodes[c].kind in kinds))
         return order
 
     def attribute(self, column: str) -> Node:
@@ -139,23 +143,27 @@ class TklDataModel:
             raise InputError(f"taxonomy class '{label}' must be below a taxonomy class")
         return self._add(Node(iri, Kind.TAXONOMY, label, parent))
 
-    def add_attribute(self, column: str, continuous: bool = False, aligned_to: str | None = None) -> str:
+    def add_attribute(self, column: str, continuous: bool = False, aligned_to: str | None = None,
+                      provisional: bool = False) -> str:
+        """The attribute of ``column`` (``provisional``: its alignment is a suggestion)."""
         if self.nodes.attribute_of(column) is not None:
             raise InputError(f"the model already has an attribute for column '{column}'")
         if aligned_to is not None and self.node(aligned_to).kind not in UPPER:
             raise InputError(f"column '{column}' can only be aligned under a taxonomy class")
         label = "A." + column.replace(" ", "-")
         return self._add(Node(self._iri(label), Kind.ATTRIBUTE, label, aligned_to, column=column,
-                              continuous=continuous))
+                              continuous=continuous, provisional=provisional and aligned_to is not None))
 
-    def align(self, column: str, taxonomy_class: str) -> None:
-        """Make the attribute of ``column`` a subclass of ``taxonomy_class``."""
+    def align(self, column: str, taxonomy_class: str, provisional: bool = False) -> None:
+        """Make the attribute of ``column`` a subclass of ``taxonomy_class`` (``provisional``:
+        as a suggestion the expert has still to confirm)."""
         attribute = self.attribute(column)
         if self.node(taxonomy_class).kind not in UPPER:
             raise InputError(f"column '{column}' can only be aligned under a taxonomy class, "
                              f"not under '{self.nodes[taxonomy_class].label}'")
-        self._forget_judgements_of(attribute.iri)
-        self.nodes[attribute.iri] = replace(attribute, parent=taxonomy_class)
+        if attribute.parent != taxonomy_class:
+            self._forget_judgements_of(attribute.iri)
+        self.nodes[attribute.iri] = replace(attribute, parent=taxonomy_class, provisional=provisional)
 
     def _table_parent(self, column: str, parent: str | None) -> str:
         attribute = self.attribute(column)
@@ -168,17 +176,18 @@ class TklDataModel:
         return target.iri
 
     def add_element(self, column: str, name: str, parent: str | None = None,
-                    qualitative: str | None = None) -> str:
+                    qualitative: str | None = None, provisional: bool = False) -> str:
         parent = self._table_parent(column, parent)
         if qualitative is not None:
             self.scale.priority(qualitative)
         label = "E." + name.replace(" ", "-")
         if self._iri(label) in self.nodes:
             label = self._unique_label("E", name, column)
-        return self._add(Node(self._iri(label), Kind.ELEMENT, label, parent, column=column, qualitative=qualitative))
+        return self._add(Node(self._iri(label), Kind.ELEMENT, label, parent, column=column, qualitative=qualitative,
+                              provisional=provisional and qualitative is not None))
 
     def add_value(self, column: str, value: str, parent: str | None = None, qualitative: str | None = None,
-                  label: str | None = None) -> str:
+                  label: str | None = None, provisional: bool = False) -> str:
         """A value of a discrete attribute, or a bin (an interval such as ``[0,30)``) of a
         continuous one."""
         attribute = self.attribute(column)
@@ -198,9 +207,9 @@ class TklDataModel:
         if label is None:
             label = "V." + (table_sync.bin_name(value) if attribute.continuous else value.replace(" ", "-"))
         if self._iri(label) in self.nodes:
-            label = self._unique_label("V", value, column)
+            label = self._unique_label("V", table_sync.bin_name(value) if attribute.continuous else value, column)
         return self._add(Node(self._iri(label), Kind.VALUE, label, parent, column=column, value=value,
-                              qualitative=qualitative))
+                              qualitative=qualitative, provisional=provisional and qualitative is not None))
 
     def _unique_label(self, prefix: str, name: str, column: str) -> str:
         index = self.columns.index(column)
@@ -233,13 +242,65 @@ class TklDataModel:
         if iri == self.root:
             self.root = None
 
-    def set_label(self, iri: str, qualitative: str | None) -> None:
+    def set_label(self, iri: str, qualitative: str | None, provisional: bool = False) -> None:
+        """The expert's label of a value or element (None clears it); ``provisional`` marks it
+        a default that is not yet judged."""
         node = self.node(iri)
         if node.kind not in TABLE_PART:
             raise InputError(f"'{node.label}' is a {node.kind.value}: only values and elements take a label")
         if qualitative is not None:
             self.scale.priority(qualitative)
-        self.nodes[iri] = replace(node, qualitative=qualitative)
+        self.nodes[iri] = replace(node, qualitative=qualitative, provisional=provisional and qualitative is not None)
+
+    def set_labels(self, iris, qualitative: str | None) -> int:
+        """One label for several values and elements (all are checked before any changes);
+        returns how many changed."""
+        nodes = [self.node(iri) for iri in dict.fromkeys(iris)]
+        for node in nodes:
+            if node.kind not in TABLE_PART:
+                raise InputError(f"'{node.label}' is a {node.kind.value}: only values and elements take a label")
+        if qualitative is not None:
+            self.scale.priority(qualitative)
+        changed = 0
+        for node in nodes:
+            if node.qualitative != qualitative or node.provisional:
+                self.nodes[node.iri] = replace(node, qualitative=qualitative, provisional=False)
+                changed += 1
+        return changed
+
+    def confirm(self, iris) -> int:
+        """Accept the defaults of these nodes as the expert's own: a value's or element's label
+        (it is no longer "not yet judged"), an attribute's suggested alignment. Returns how many."""
+        changed = 0
+        for iri in dict.fromkeys(iris):
+            node = self.node(iri)
+            if node.provisional:
+                self.nodes[iri] = replace(node, provisional=False)
+                changed += 1
+        return changed
+
+    def unjudged(self) -> list[str]:
+        """Values and elements whose label is a default, not yet judged (model order)."""
+        return [iri for iri, n in self.nodes.items() if n.provisional and n.kind in TABLE_PART]
+
+    def judged_groups(self) -> dict:
+        """The criteria groups whose judgements (or assigned priorities) give priorities, with
+        their AHP results (without deriving every value's weight)."""
+        return derivation.group_results(self)
+
+    def suggested_alignments(self) -> list[str]:
+        """Columns whose alignment is a suggestion the expert has not confirmed."""
+        return [c for c in self.columns if self.attribute(c).provisional]
+
+    def taxonomy_nodes(self) -> list[str]:
+        """The root and the taxonomy classes below it, top down (without walking the values)."""
+        return self.top_down(UPPER)
+
+    def unlabelled(self) -> list[str]:
+        """First-level values and elements without a label (each one a problem, §2)."""
+        nodes = self.nodes
+        return [iri for column in nodes.attribute_columns() for iri in nodes.children_of(nodes.attribute_of(column))
+                if nodes[iri].qualitative is None]
 
     def set_scale(self, scale: LabelScale) -> None:
         """Use another label scale; every label in use must exist in it."""
@@ -286,6 +347,55 @@ class TklDataModel:
         if rating is not None:
             table[(a, b)] = float(rating)
 
+    def criterion(self, parent: str, name: str) -> str:
+        """A criterion of the group under ``parent`` by its label, local name, IRI or (an
+        attribute) its column; an error listing the group's criteria otherwise."""
+        group = self.criteria_group(parent)
+        text = str(name).strip()
+        for iri in group:
+            node = self.nodes[iri]
+            if text in (iri, node.label, node.column, local_name(iri)):
+                return iri
+        folded = [iri for iri in group if text.lower() in {self.nodes[iri].label.lower(), local_name(iri).lower()}]
+        if len(folded) == 1:
+            return folded[0]
+        raise InputError(f"'{text}' is not a criterion of the group under '{self.node(parent).label}'",
+                         hint="its criteria: " + ", ".join(self.nodes[c].label for c in group))
+
+    def set_judgements(self, parent: str, criteria: list[str], matrix, expert: str = DEFAULT_EXPERT) -> None:
+        """Replace ``expert``'s judgements of the group under ``parent`` by a pairwise matrix whose
+        rows and columns are ``criteria`` (names as :meth:`criterion` reads them, in any order;
+        NaN: not judged). The matrix must cover the whole group."""
+        group = self.criteria_group(parent)
+        where = f"the criteria group under '{self.node(parent).label}'"
+        if len(group) < 2:
+            raise InputError(f"{where} has {len(group)} criterion; a group of one needs no judgements")
+        if len(criteria) != len(group):
+            raise InputError(f"the matrix compares {len(criteria)} criteria, but {where} has {len(group)}: "
+                             + ", ".join(self.nodes[c].label for c in group),
+                             hint="write one row and one column per criterion of the group")
+        iris = [self.criterion(parent, name) for name in criteria]
+        if len(set(iris)) != len(iris):
+            raise InputError(f"the matrix names a criterion of {where} twice")
+        values = np.asarray(matrix, dtype=np.float64)
+        if values.shape != (len(group), len(group)):
+            raise InputError(f"the matrix is {'×'.join(map(str, values.shape))}, but {where} has {len(group)} criteria")
+        pairs = [(iris[i], iris[j], float(values[i, j])) for i in range(len(iris)) for j in range(i + 1, len(iris))
+                 if not math.isnan(values[i, j])]
+        if not pairs:
+            raise InputError(f"the matrix holds no judgement for {where}")
+        for a, b, rating in pairs:  # every judgement is checked before the expert's old ones are replaced
+            if not (math.isfinite(rating) and rating > 0):
+                raise InputError(f"judgement {rating!r} of '{self.nodes[a].label}' over '{self.nodes[b].label}' "
+                                 f"must be a positive number")
+        order = {iri: k for k, iri in enumerate(group)}
+        self.judgements.setdefault(parent, {})[expert] = {}
+        for a, b, rating in pairs:  # stored in the group's order, as the views enter them
+            if order[a] < order[b]:
+                self.set_judgement(parent, a, b, rating, expert)
+            else:
+                self.set_judgement(parent, b, a, 1.0 / rating, expert)
+
     def judgement_matrix(self, parent: str, expert: str = DEFAULT_EXPERT) -> np.ndarray:
         """The expert's reciprocal matrix over the group's criteria (NaN = not judged)."""
         group = self.criteria_group(parent)
@@ -321,14 +431,15 @@ class TklDataModel:
         return derivation.weight_triples(self)
 
     def to_weights(self, name: str = "tkl-Data Model") -> Weights:
-        return Weights(self.weight_triples(), name=name)
+        return Weights.derived(*derivation.weight_columns(self), name=name)
 
     # ------------------------------------------------------------------ re-alignment (realignment.py)
 
     def alignment(self) -> dict[str, str]:
         """Column → the taxonomy class its attribute is aligned under (unaligned columns left out)."""
-        return {n.column: n.parent for n in self.nodes.values()
-                if n.kind == Kind.ATTRIBUTE and n.parent is not None}
+        nodes = self.nodes
+        return {column: nodes[iri].parent for column in nodes.attribute_columns()
+                if nodes[(iri := nodes.attribute_of(column))].parent is not None}
 
     def taxonomy_for(self, vocabulary, alignment: dict[str, str] | None = None,
                      keep_parent: dict[str, str] | None = None, keep_current: bool = True):
@@ -364,9 +475,9 @@ class TklDataModel:
     def to_graph(self, derived: derivation.Derivation | None = None):
         return turtle.to_graph(self, derived)
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the model as Turtle, atomically."""
-        turtle.save(self, path)
+    def save(self, path: str | os.PathLike, inputs=()) -> None:
+        """Write the model as Turtle, atomically (never over one of ``inputs``)."""
+        turtle.save(self, path, inputs)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "TklDataModel":
@@ -383,13 +494,14 @@ class TklDataModel:
         other = TklDataModel(self.namespace, self.scale, self.method, self.random_index)
         other.nodes = self.nodes.copy()
         other.root = self.root
+        other.source, other.vocabulary = self.source, self.vocabulary
         other.judgements = {p: {e: dict(t) for e, t in experts.items()} for p, experts in self.judgements.items()}
         derivation.share_caches(self, other)
         return other
 
     def state(self) -> tuple:
         """Everything the model holds, comparable (for round-trip checks and undo)."""
-        return (self.namespace, self.scale, self.method, self.random_index, self.root,
+        return (self.namespace, self.scale, self.method, self.random_index, self.root, self.source, self.vocabulary,
                 tuple(self.nodes.values()),
                 tuple(sorted((p, e, a, b, r) for p, experts in self.judgements.items()
                              for e, table in experts.items() for (a, b), r in table.items())))

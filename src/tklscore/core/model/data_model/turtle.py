@@ -35,6 +35,10 @@ def to_graph(model: TklDataModel, derivation: Derivation | None = None) -> Graph
     graph.add((subject_of_model, TKLM.randomIndex, Literal(model.random_index)))
     if model.root is not None:
         graph.add((subject_of_model, TKLM.root, URIRef(model.root)))
+    if model.source is not None:
+        graph.add((subject_of_model, TKLM.sourceTable, Literal(model.source)))
+    if model.vocabulary is not None:
+        graph.add((subject_of_model, TKLM.vocabulary, Literal(model.vocabulary)))
     scale = BNode()
     graph.add((subject_of_model, TKLM.labelScale, scale))
     graph.add((scale, RDFS.label, Literal(model.scale.name)))
@@ -67,6 +71,8 @@ def to_graph(model: TklDataModel, derivation: Derivation | None = None) -> Graph
             graph.add((subject, TKLM.qualitativeLabel, Literal(node.qualitative)))
         if node.assigned is not None:
             graph.add((subject, TKLM.assignedPriority, decimal_literal(node.assigned)))
+        if node.provisional:
+            graph.add((subject, TKLM.provisional, Literal(True)))
         if node.iri in derivation.priorities:
             graph.add((subject, DSO.hasPriority, decimal_literal(derivation.priorities[node.iri])))
         if node.iri in derivation.weights:
@@ -84,9 +90,9 @@ def to_graph(model: TklDataModel, derivation: Derivation | None = None) -> Graph
     return graph
 
 
-def save(model: TklDataModel, path: str | os.PathLike) -> None:
-    """Write the model as Turtle, atomically."""
-    save_turtle(to_graph(model), path)
+def save(model: TklDataModel, path: str | os.PathLike, inputs=()) -> None:
+    """Write the model as Turtle, atomically (never over one of ``inputs``)."""
+    save_turtle(to_graph(model), path, inputs)
 
 
 def load(cls: type[TklDataModel], path: str | os.PathLike) -> TklDataModel:
@@ -112,6 +118,8 @@ def from_graph(cls: type[TklDataModel], graph: Graph, name: str = "<model>") -> 
     model = cls(str(one(model_iri, TKLM.tableNamespace)), scale, str(one(model_iri, TKLM.ahpMethod)),
                 str(one(model_iri, TKLM.randomIndex)))
     root = one(model_iri, TKLM.root, required=False)
+    model.source = _str(one(model_iri, TKLM.sourceTable, required=False))
+    model.vocabulary = _str(one(model_iri, TKLM.vocabulary, required=False))
     kinds = {TKLM.TaxonomyClass: Kind.TAXONOMY, DSO.ContinuousAttribute: Kind.ATTRIBUTE,
              DSO.DiscreteAttribute: Kind.ATTRIBUTE, DSO.Element: Kind.ELEMENT, DSO.Value: Kind.VALUE}
     rows = []
@@ -122,13 +130,15 @@ def from_graph(cls: type[TklDataModel], graph: Graph, name: str = "<model>") -> 
         if subject == root:
             kind = Kind.ROOT
         optional = {p: graph.value(subject, p) for p in (RDFS.subClassOf, TKLM.column, TKLM.tableValue,
-                                                         TKLM.qualitativeLabel, TKLM.assignedPriority)}
+                                                         TKLM.qualitativeLabel, TKLM.assignedPriority,
+                                                         TKLM.provisional)}
         node = Node(str(subject), kind, str(one(subject, RDFS.label)),
                     _str(optional[RDFS.subClassOf]), _str(optional[TKLM.column]),
                     _str(optional[TKLM.tableValue]),
                     (subject, RDF.type, DSO.ContinuousAttribute) in graph,
                     _str(optional[TKLM.qualitativeLabel]),
-                    None if optional[TKLM.assignedPriority] is None else float(optional[TKLM.assignedPriority]))
+                    None if optional[TKLM.assignedPriority] is None else float(optional[TKLM.assignedPriority]),
+                    _flag(optional[TKLM.provisional], subject, name))
         if kind == Kind.ATTRIBUTE and node.column is None:
             raise InputError(f"attribute '{node.label}' lacks its column (tklm:column)", file=name)
         if kind == Kind.VALUE and node.value is None:
@@ -155,6 +165,15 @@ def from_graph(cls: type[TklDataModel], graph: Graph, name: str = "<model>") -> 
 
 def _str(value) -> str | None:
     return None if value is None else str(value)
+
+
+def _flag(value, subject, name: str) -> bool:
+    """``tklm:provisional``: absent or a boolean literal."""
+    if value is None:
+        return False
+    if isinstance(value, Literal) and isinstance(value.toPython(), bool):
+        return value.toPython()
+    raise InputError(f"node '{subject}' has tklm:provisional '{value}', which is not true or false", file=name)
 
 
 def _refuse_cycles(model: TklDataModel, name: str) -> None:

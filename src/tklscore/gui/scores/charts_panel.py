@@ -1,0 +1,186 @@
+"""The Scores view's charts, one tab each: the record scores of the current release (in the
+thesis' order or riskiest first), the releases side by side with their comparison table, and
+the growth of the release record by record.
+
+The charts are drawn one per turn of the event loop, and a large release's per-record order
+is sorted off the UI thread, so the window stays responsive; off screen they wait until the
+view is shown (the owner's :class:`~tklscore.gui.when_shown.WhenShown` calls :meth:`draw`)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem,
+                               QTabWidget, QVBoxLayout, QWidget)
+
+from tklscore.core.scoring.scores import ScoreReport
+from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL, GrowthChart, PerRecordChart, ReleasesChart, \
+    per_record_order
+from tklscore.gui.tasks import SIDE
+
+SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
+COMPARISON_COLUMNS = ("release", "tkl / source", "M / source", "L / source", "k", "l", "t", "average risk")
+
+
+class ChartsPanel(QTabWidget):
+    def __init__(self, workbench, parent=None):
+        super().__init__(parent)
+        self.workbench = workbench
+        self.report: ScoreReport | None = None
+        self.steps: list = []   # chart updates still to draw, one per event-loop turn
+        self.sorting = None     # the per-record chart's background sort, while it runs
+        self.setObjectName("chartTabs")
+        self.per_record_chart = PerRecordChart()
+        self.releases_chart = ReleasesChart()
+        self.growth_chart = GrowthChart()
+        self.order_combo = QComboBox()
+        self.order_combo.addItem("Sort as the thesis' Figures 5.1/5.2 (ascending L-Severity)", SORT_THESIS)
+        self.order_combo.addItem("Sort by tkl-Score, riskiest first", SORT_TKL)
+        self.order_combo.currentIndexChanged.connect(self._order_chosen)
+        per_record = QWidget()
+        per_record_layout = QVBoxLayout(per_record)
+        per_record_layout.setContentsMargins(0, 0, 0, 0)
+        per_record_layout.addWidget(self.order_combo)
+        per_record_layout.addWidget(self.per_record_chart)
+        self.addTab(per_record, "Per record")
+        self.comparison = QTableWidget(0, len(COMPARISON_COLUMNS))
+        self.comparison.setObjectName("releaseComparison")
+        self.comparison.setHorizontalHeaderLabels(list(COMPARISON_COLUMNS))
+        self.comparison.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.comparison.verticalHeader().setVisible(False)
+        self.comparison.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.comparison.setToolTip("tkl, M, L normalised against the source; k, l, t and the average "
+                                   "re-identification risk (prosecutor) of each release")
+        releases_page = QSplitter(Qt.Orientation.Vertical)
+        releases_page.addWidget(self.releases_chart)
+        releases_page.addWidget(self.comparison)
+        releases_page.setSizes([300, 120])
+        self.addTab(releases_page, "Releases")
+        self.addTab(self.growth_chart, "Growth")
+
+    def charts(self) -> list:
+        return [self.per_record_chart, self.releases_chart, self.growth_chart]
+
+    def current_chart(self):
+        return self.charts()[self.currentIndex()]
+
+    def show_report(self, report: ScoreReport | None, x: float) -> None:
+        """The charts are to show ``report``: cleared at once without one, drawn by :meth:`draw`."""
+        self.report = report
+        if report is None:
+            self.per_record_chart.set_data(None, None, x)
+            self.growth_chart.set_data(None, None, x)
+        self.steps = []
+
+    # ------------------------------------------------------------------ the order, kept in the project
+
+    def _order_chosen(self, _index: int = 0) -> None:
+        order = self.order_combo.currentData()
+        self.per_record_chart.set_order(order)
+        settings = self.workbench.project.settings
+        if settings.get("per_record_order") != order:
+            settings["per_record_order"] = order
+            self.workbench._mark(True)
+
+    def restore_settings(self) -> None:
+        """Chart settings live in the project file, so a reopened project shows the same."""
+        order = self.workbench.project.settings.get("per_record_order")
+        index = self.order_combo.findData(order) if order else -1
+        if index >= 0 and index != self.order_combo.currentIndex():
+            self.order_combo.blockSignals(True)
+            self.order_combo.setCurrentIndex(index)
+            self.order_combo.blockSignals(False)
+            self.per_record_chart.set_order(order)
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw(self) -> None:
+        """The charts of the current report, in later turns of the event loop, one each, so
+        that the window stays responsive while large releases are drawn."""
+        self.steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
+        QTimer.singleShot(0, self._next_chart)
+
+    def draw_now(self, stale: bool) -> None:
+        """Bring every chart up to date at once (before one is exported); ``stale``: none was
+        drawn since the last change."""
+        steps, self.steps = self.steps, []
+        if stale:
+            steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
+        if self.sorting is not None and self.draw_per_record not in steps:
+            steps.insert(0, self.draw_per_record)
+        for step in steps:
+            if step == self.draw_per_record:
+                step(background=False)
+            else:
+                step()
+
+    def _next_chart(self) -> None:
+        if self.steps:
+            self.steps.pop(0)()
+            if self.steps:
+                QTimer.singleShot(0, self._next_chart)
+
+    def pending(self) -> bool:
+        """Whether a chart is still to be drawn or its records are being sorted."""
+        return bool(self.steps) or self.sorting is not None
+
+    def draw_per_record(self, background: bool = True) -> None:
+        report = self.report
+        chart = self.per_record_chart
+        if self.sorting is not None:
+            self.sorting.cancel()
+            self.sorting = None
+        if report is None:
+            return
+        if not background or len(report.records) <= SORT_IN_BACKGROUND:
+            chart.set_data(report.records, report.source_scores, report.x)
+            return
+        kind = chart.order
+
+        def done(order) -> None:  # drawn unless another release or order came meanwhile
+            if task is self.sorting:
+                self.sorting = None
+            if self.report is report and chart.order == kind:
+                chart.set_data(report.records, report.source_scores, report.x, order=order)
+
+        def failed(message: str) -> None:
+            if task is self.sorting:
+                self.sorting = None
+            self.workbench.failed.emit(message)
+
+        # the side lane: the sort reads only the report, and never delays the next scores
+        task = self.sorting = self.workbench.runner.start(
+            "Sorting the records for the chart", lambda control: per_record_order(report.records, kind), done,
+            failed, owner=self, lane=SIDE)
+
+    def draw_growth(self) -> None:
+        report = self.report
+        if report is not None:
+            self.growth_chart.set_data(report.records, report.source_scores, report.x)
+
+    def draw_releases(self) -> None:
+        self.releases_chart.set_data({name: r.normalized_source for name, r in self.workbench.reports.items()},
+                                     self.workbench.project.x)
+        self._fill_comparison()
+
+    def _fill_comparison(self) -> None:
+        reports, measures = self.workbench.reports, getattr(self.workbench, "measures", {})
+        self.comparison.setRowCount(len(reports))
+        for row, (name, report) in enumerate(reports.items()):
+            n = report.normalized_source
+            m = measures.get(name)
+            cells = [name] + [("n/a" if v is None else f"{v:.4f}") for v in (n.tkl, n.m_score, n.l_severity)]
+            if m is None:
+                cells += ["n/a"] * 4
+            else:
+                cells += [str(m.k), "n/a" if m.models.l_distinct is None else str(m.models.l_distinct),
+                          "n/a" if m.models.t is None else f"{m.models.t:.4f}", f"{m.prosecutor.average:.4f}"]
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.comparison.setItem(row, column, item)
+
+    def comparison_rows(self) -> list[list[str]]:
+        """The release comparison as shown (release, tkl, M, L by source, k, l, t, average risk)."""
+        return [[self.comparison.item(r, c).text() for c in range(self.comparison.columnCount())]
+                for r in range(self.comparison.rowCount())]

@@ -1,0 +1,111 @@
+"""The Scores view's records: the per-record table (the riskiest highlighted, sortable) beside
+the explanation of the selected record — its equivalence class, its sensitive values' weights,
+distances and l-groups, and the record scores' formulas with its numbers."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QSplitter, QTableView, QTextBrowser
+
+from tklscore.core.errors import InputError
+from tklscore.core.scoring.explain import RecordExplanation, explain_record
+from tklscore.core.scoring.scores import ScoreReport
+from tklscore.gui.frame_model import FrameModel
+
+MAX_EXPLAINED_VALUES = 50
+SELECT_A_RECORD = "<p>Select a record to see why it scores what it scores.</p>"
+
+
+class RecordsPanel(QSplitter):
+    def __init__(self, workbench, parent=None):
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.workbench = workbench
+        self.report: ScoreReport | None = None
+        self.explanation: RecordExplanation | None = None
+        self.records_model = FrameModel(parent=self)
+        self.records_view = QTableView()
+        self.records_view.horizontalHeader().setResizeContentsPrecision(100)  # sample rows: big tables
+        self.records_view.setObjectName("recordsTable")
+        self.records_view.setModel(self.records_model)
+        self.records_view.setSortingEnabled(True)
+        self.records_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.records_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.records_view.horizontalHeader().setSortIndicatorShown(True)
+        self.records_view.selectionModel().currentRowChanged.connect(lambda current, _: self._explain_row(current.row()))
+        self.explain_browser = QTextBrowser()
+        self.explain_browser.setObjectName("explanation")
+        self.explain_browser.setHtml(SELECT_A_RECORD)
+        self.addWidget(self.records_view)
+        self.addWidget(self.explain_browser)
+        self.setSizes([600, 400])
+
+    def show_report(self, report: ScoreReport | None, riskiest) -> None:
+        """The records of ``report`` with the ``riskiest`` (a mask) highlighted; no record explained."""
+        self.report = report
+        if report is None:
+            self.records_model.set_frame(FrameModel().frame)
+        else:
+            self.records_model.set_frame(report.records, riskiest)
+            header = self.records_view.horizontalHeader()
+            header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
+            if len(report.records) <= 50_000:  # a big release keeps default widths
+                self.records_view.resizeColumnsToContents()
+        self.explanation = None
+        self.explain_browser.setHtml(SELECT_A_RECORD)
+
+    def select_record(self, frame_row: int) -> None:
+        """Select the record at row ``frame_row`` of the report's records (published order)."""
+        view_row = self.records_model.view_row(frame_row)
+        self.records_view.selectRow(view_row)
+        self.records_view.setCurrentIndex(self.records_model.index(view_row, 0))
+
+    def _explain_row(self, view_row: int) -> None:
+        report, release, scorer = self.report, self.workbench.current_release(), self.workbench.scorer
+        if view_row < 0 or report is None or release is None or scorer is None:
+            return
+        frame_row = self.records_model.frame_row(view_row)
+        if frame_row >= len(release.positions):
+            return
+        try:
+            self.explanation = explain_record(scorer, self.workbench.weights, int(release.positions[frame_row]),
+                                              published=release.positions)
+        except (InputError, IndexError) as error:
+            self.explain_browser.setHtml(f"<p>{html.escape(str(error))}</p>")
+            return
+        self.explain_browser.setHtml(explanation_html(self.explanation, report.records.iloc[frame_row]))
+
+
+def explanation_html(e: RecordExplanation, scores=None) -> str:
+    esc = html.escape
+    qi = ", ".join(f"{esc(str(c))} = {esc(str(v))}" for c, v in e.quasi_identifiers.items()) or "none"
+    members = e.class_ids if len(e.class_ids) <= 30 else e.class_ids[:30] + [f"… {len(e.class_ids) - 30:,} more"]
+    parts = [f"<h3>Record {esc(e.id)}</h3>"]
+    if scores is not None:
+        parts.append(f"<p>RS_tkl = (t + W) / l = ({e.t:.5f} + {e.weight_sum:.5f}) / {e.l} = {scores['tkl']:.5f}; "
+                     f"RS_M = min(1, W) / k = {scores['m_score']:.5f}; RS_L = W / k = {scores['l_severity']:.5f}</p>")
+    parts.append(f"<p><b>Equivalence class</b> (QIs {qi}): k = {e.k} record(s): "
+                 f"{{{esc(', '.join(members))}}}</p>")
+    rows = "".join(
+        f"<tr><td>{esc(s.attribute)}</td><td>{esc(str(s.value))}</td>"
+        f"<td>{'n/a' if s.weight is None else f'{s.weight:.5f}'}</td><td>{s.distance:.5f} ({esc(s.measure)})</td>"
+        f"<td>{s.l_distinct} / {s.l_group_size}</td></tr>" for s in e.sensitive)
+    parts.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>sensitive attribute</th><th>value</th>"
+                 "<th>weight</th><th>class vs table distance</th><th>l-group: distinct values / records</th></tr>"
+                 f"{rows}<tr><td><b>W(r)</b></td><td></td><td><b>{e.weight_sum:.5f}</b></td>"
+                 f"<td><b>t = {e.t:.5f}</b> ({esc(e.t_attribute or '')})</td>"
+                 f"<td><b>l = {e.l}</b> ({esc(e.l_attribute or '')})</td></tr></table>")
+    for s in e.sensitive:
+        shown = s.rows(only_present=not s.continuous and len(s.values) > MAX_EXPLAINED_VALUES)
+        if len(shown) > MAX_EXPLAINED_VALUES:
+            shown = shown[:MAX_EXPLAINED_VALUES]
+        body = "".join(f"<tr><td>{esc(str(v))}</td><td>{c} ({p:.4f})</td><td>{tc} ({q:.4f})</td></tr>"
+                       for v, c, p, tc, q in shown)
+        parts.append(f"<p><b>{esc(s.attribute)}</b>: distribution in the class vs the source table "
+                     f"({esc(s.measure)} = {s.distance:.5f})</p>"
+                     "<table border='1' cellspacing='0' cellpadding='2'><tr><th>value</th><th>class</th>"
+                     f"<th>table</th></tr>{body}</table>")
+    for note in e.notes:
+        parts.append(f"<p><i>{esc(note)}</i></p>")
+    return "\n".join(parts)
