@@ -326,6 +326,16 @@ def make_weights(pool: np.ndarray, seed: int) -> Weights:
     return Weights(entries, name=f"<synthetic weights seed {seed}>")
 
 
+def ramp_weights(frame: pd.DataFrame, sa) -> list[tuple[str, str, float]]:
+    """Synthetic weights of a real table's sensitive values (Adult's): each SA's values in
+    sorted order weigh 0.45·1/n, 0.45·2/n, … 0.45 (rounded to 5 decimals)."""
+    entries = []
+    for attribute in sa:
+        values = sorted(set(frame[attribute]))
+        entries += [(attribute, v, round(0.45 * (i + 1) / len(values), 5)) for i, v in enumerate(values)]
+    return entries
+
+
 def sample(n: int, rng: np.random.Generator, fraction: float = 0.10) -> np.ndarray:
     """A sorted random ``fraction`` of ``n`` positions (at least one): the published records."""
     return np.sort(rng.choice(n, size=max(1, int(n * fraction)), replace=False)).astype(np.int64)

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (Stopwatch, machine, make_source, make_weights, peak_rss_mb, roles as synthetic_roles,  # noqa: E402
-                     timed, verdict)
+from _common import (Stopwatch, machine, make_source, make_weights, peak_rss_mb, ramp_weights,  # noqa: E402
+                     roles as synthetic_roles, timed, verdict)
 
 from tklscore.core import Roles, Table, Weights  # noqa: E402
 from tklscore.core.release.designer import ReleaseDesigner  # noqa: E402
@@ -91,11 +91,7 @@ def adult() -> tuple[Table, Roles, dict[str, Hierarchy], Weights]:
     table = load_table(ADULT / "adult.csv")
     roles = Roles(qi=ADULT_QI, sa=["occupation", "salary-class"])
     hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ADULT_QI}
-    entries = []
-    for sa in roles.sa:
-        values = sorted(set(table.frame[sa]))
-        entries += [(sa, v, round(0.45 * (i + 1) / len(values), 5)) for i, v in enumerate(values)]
-    return table, roles, hierarchies, Weights(entries, name="adult synthetic weights")
+    return table, roles, hierarchies, Weights(ramp_weights(table.frame, roles.sa), name="adult synthetic weights")
 
 
 def bench_suggest_adult(repeats: int):

@@ -229,7 +229,7 @@ def test_edits_are_checked():
         model.set_label(model.find("V.ARV").iri, "urgent")
     with pytest.raises(InputError, match="only values and elements take a label"):
         model.set_label(model.find("A.Disease").iri, "low")
-    with pytest.raises(InputError, match="must be a positive number"):
+    with pytest.raises(InputError, match="judgement '-2' of 'Health' over 'Prescription' is not positive"):
         model.set_judgement(model.find("MedicalHealth").iri, model.find("Health").iri,
                             model.find("Prescription").iri, -2)
     with pytest.raises(InputError, match="is not a criterion of the group under 'MedicalHealth'"):

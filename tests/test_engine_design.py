@@ -266,7 +266,7 @@ def test_cli_release_engine_duckdb_prints_and_writes_what_memory_does(capsys, tm
     assert (tmp_path / "e.csv").read_text() == (tmp_path / "m.csv").read_text()
     code, table, err = run_cli(capsys, argv + ["--engine", "duckdb", "--output", tmp_path / "e.parquet"])
     assert code == 0, err
-    assert "rows published" in table and "tkl-Score" in table
+    assert "records published" in table and "tkl-Score" in table
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "e.parquet"),
                                   pd.read_csv(tmp_path / "m.csv", dtype=str, keep_default_na=False))
 

@@ -426,3 +426,13 @@ def test_spaces_around_values_stripped_on_spark_as_in_memory(spark, tmp_path):
     assert summary.spaces_stripped.columns == ("sex", "salary")
     assert values["value"].tolist() == ["Male", "Female"] and values["count"].tolist() == [2, 1]
     assert kept["value"].tolist() == [" Male", " Female"]
+
+
+def test_spark_names_a_line_that_is_not_utf8_past_the_sample(spark, tmp_path):
+    """Spark's scan checks every line of a local CSV first (Spark would read 'Montr\ufffdal')."""
+    path = tmp_path / "late.csv"
+    rows = "".join(f"{i},Edmonton\n" for i in range(40_000))
+    path.write_bytes(("id,City\n" + rows).encode("utf-8") + "40000,Montréal\n".encode("cp1252"))
+    with SparkBackend(session=spark) as backend, \
+            pytest.raises(InputError, match=r"late.csv, row 40002: the line is not UTF-8"):
+        backend.scan(str(path))

@@ -328,9 +328,12 @@ def test_a_project_with_hostile_filters_opened_by_core_runs_nothing(tmp_path, ma
 
 
 def test_a_project_with_hostile_filters_opened_by_the_application(qtbot, tmp_path, marker):
+    from PySide6.QtCore import Qt
+
     from tklscore.gui.main_window import release_summary
     from tklscore.gui.release.view import ReleaseView
-    from tklscore.gui.report import releases_section, report_input
+    from tklscore.core.report.sections.scores import releases_section
+    from tklscore.gui.report import report_input
     from tklscore.gui.workbench import Workbench
 
     _, path = hostile_project(tmp_path, marker)
@@ -346,11 +349,11 @@ def test_a_project_with_hostile_filters_opened_by_the_application(qtbot, tmp_pat
         assert "selects none of the 7 source records" in workbench.release_errors["Nothing"]
         # marked where the release appears: the releases table, the current release's line, the status, the report
         view.releases.refresh()
-        table = view.releases_table
-        rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
-        assert table.item(rows["Hostile"], 2).text() == "refused" and table.item(rows["Nothing"], 2).text() == "refused"
-        assert "'@' variables are not allowed" in table.item(rows["Hostile"], 2).toolTip()
-        assert table.item(rows["Scenario 1"], 2).text() == "4"
+        model = view.releases_table.model()
+        rows = {model.index(r, 0).data(): r for r in range(model.rowCount())}
+        assert model.index(rows["Hostile"], 2).data() == "refused" and model.index(rows["Nothing"], 2).data() == "refused"
+        assert "'@' variables are not allowed" in model.index(rows["Hostile"], 2).data(Qt.ItemDataRole.ToolTipRole)
+        assert model.index(rows["Scenario 1"], 2).data() == "4"
         assert "filter refused, not scored" in view.release_info.text()
         assert "'@' variables are not allowed in a filter" in view.release_info.text()
         assert release_summary(workbench) == "Release: Hostile (filter refused, not scored: see the Release view)"
@@ -400,7 +403,10 @@ def test_a_refused_release_is_said_once_not_at_every_rescoring(qtbot, tmp_path, 
 def test_the_design_selection_reads_the_filter_too(marker):
     """The Design view's row selection (a release definition) goes through the same language,
     in memory and out of core."""
-    from tklscore.core.release.transform import ReleaseDesign, select_rows
+    from tklscore.core.release.transform import LevelCache, ReleaseDesign
+
+    def select_rows(source, roles, design):
+        return LevelCache(source, roles, {}).selected(design.selection)
 
     example = thesis_example()
     design = ReleaseDesign(selection=ReleaseDefinition("h", "filter", expression=hostile(marker)["stealth"]))

@@ -87,7 +87,8 @@ def test_screenshot_command_renders_a_view(tmp_path):
 
 def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp_path, monkeypatch):
     from tklscore.gui.scores.charts import SORT_TKL
-    from tklscore.gui.report import build_report_html, report_input
+    from tklscore.core.report import build_report_html
+    from tklscore.gui.report import report_input
 
     bench = window.workbench
     bench.load_example("thesis")

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import QStandardPaths, Qt
 
+from tklscore.core.numbers import number, percent, score
 from tklscore.core.release.designer import ReleaseDesigner, element_weights
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
 from tklscore.gui.design.hierarchy_dialog import HierarchyDialog
@@ -49,10 +50,10 @@ def test_a_slider_move_rescores_in_the_background_and_the_panels_match_the_core(
     expected = core(view, design)
     assert view.result.report.scores == expected.report.scores
     assert view.result.report.published_rows == 4
-    assert cell(view.scores, 0, 1) == f"{expected.report.scores.tkl:.5f}"
-    assert cell(view.scores, 0, 2) == f"{expected.report.normalized_source.tkl:.4f}"
-    assert cell(view.scores, 4, 1) == f"{expected.report.scores.l_severity:.5f}"
-    assert cell(view.utility_table, 0, 1) == f"{expected.utility.precision:.4f}"
+    assert cell(view.scores, 0, 1) == score(expected.report.scores.tkl)
+    assert cell(view.scores, 0, 2) == number(expected.report.normalized_source.tkl)
+    assert cell(view.scores, 4, 1) == score(expected.report.scores.l_severity)
+    assert cell(view.utility_table, 0, 1) == number(expected.utility.precision)
     # Scenario 1 (records 3-6) with City → Alberta: the classes are Male {3,4} and Female {5,6}
     assert cell(view.privacy_table, 0, 1) == "2"
     assert "k = 2" in view.headline.text() and "of the 4 records of 'Scenario 1'" in view.headline.text()
@@ -134,8 +135,12 @@ def test_constraints_no_release_meets_are_said_and_the_closest_shown(view, qtbot
     assert not found.met and found.front
     assert "No release meets these constraints" in view.suggest_message.text()
     assert view.front_table.rowCount() == len(found.front)
-    verdict = cell(view.front_table, 0, 7)
+    headers = [view.front_table.horizontalHeaderItem(c).text() for c in range(view.front_table.columnCount())]
+    assert headers[-1] == "levels"       # the long column last, after the verdict
+    verdict = cell(view.front_table, 0, headers.index("meets the constraints?"))
     assert verdict.startswith("no: ") and f"k = {found.front[0].k} < 50" in verdict
+    assert view.front_table.item(0, 0).toolTip() == "levels: " + ", ".join(
+        f"{c}={v}" for c, v in found.front[0].levels.items())
 
 
 def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
@@ -144,8 +149,12 @@ def test_privacy_panel_shows_the_risk_lens_figures_of_the_release(view):
     shown = {cell(table, r, c): cell(table, r, c + 1) for r in range(table.rowCount()) for c in (0, 2)
              if table.item(r, c) is not None}
     assert shown["k-anonymity"] == str(m["k"])
-    assert shown["journalist risk (highest), against the source"] == f"{m['risk']['journalist']['highest']:.4f}"
-    assert shown["t-closeness"] == f"{m['t']:.4f}"
+    assert shown["journalist risk (highest), against the source"] == percent(m['risk']['journalist']['highest'])
+    assert shown["t-closeness"] == number(m['t'])
+    assert view.evaluation.figures.suppressed_rows == 0   # an empty tab says so
+    assert [view.suppressed_list.item(i).text() for i in range(view.suppressed_list.count())] == [
+        "No record is suppressed: every published class is as large as the suppression asks, or the "
+        "suppression is off."]
 
 
 def test_designed_releases_are_rescored_when_the_project_is_reopened(view, qtbot, tmp_path):
@@ -182,9 +191,9 @@ def test_the_designed_release_report_says_how_it_was_made(view, qtbot, tmp_path)
     text = out.read_text(encoding="utf-8")
     assert "How &#x27;designed release&#x27; was designed" in text or "How 'designed release' was designed" in text
     assert "<td align='left'>Age</td><td align='left'>sensitive</td><td align='left'>1 of 3</td>" in text
-    assert f"{view.result.utility.precision:.4f}" in text
+    assert f">{number(view.result.utility.precision)}<" in text.replace(" class='nowrap' nowrap", "")
     assert "journalist risk (highest), against the source" in text
-    assert f"{view.result.report.scores.tkl:.5f}" in text   # the scores section is the designed release's
+    assert score(view.result.report.scores.tkl) in text   # the scores section is the designed release's
     assert "Risk of re-identification" not in text           # not the untransformed rows' risk lens
 
 
@@ -250,9 +259,12 @@ def test_each_quasi_identifiers_precision_stands_beside_its_level(view, qtbot):
     view.sliders["City"].setValue(2)
     qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
     table = view.columns
-    shown = {cell(table, r, 0): cell(table, r, 6) for r in range(table.rowCount())}
-    assert shown["City"] == "0.00" and shown["Job"] == "1.00" and shown["Disease"] == ""
-    assert cell(view.utility_table, 0, 1) == f"{view.result.utility.precision:.4f}"
+    from tklscore.gui.design.columns_panel import LEVEL, PRECISION
+
+    assert PRECISION == LEVEL + 1    # beside its level, in view without scrolling (the screenshots)
+    shown = {cell(table, r, 0): cell(table, r, PRECISION) for r in range(table.rowCount())}
+    assert shown["City"] == "0" and shown["Job"] == "1" and shown["Disease"] == ""
+    assert cell(view.utility_table, 0, 1) == number(view.result.utility.precision)
 
 
 def test_slider_ranges_come_from_the_designer_built_off_the_ui_thread(view, qtbot):

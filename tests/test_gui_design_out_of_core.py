@@ -4,7 +4,11 @@ through DuckDB on the task runner, and the figures equal the in-memory Design vi
 same file; suggestions are declined in plain words; a saved design is re-evaluated out of
 core when the project reopens; the published table is exported by the engine."""
 
+import json
 import os
+import shlex
+import subprocess
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -98,6 +102,17 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
         qtbot.waitUntil(lambda: (tmp_path / "engine.csv").exists() and (tmp_path / "memory.csv").exists(),
                         timeout=60000)
         assert (tmp_path / "engine.csv").read_text() == (tmp_path / "memory.csv").read_text()
+        # copied as a command, it evaluates with DuckDB as the view did, to the same numbers
+        (tmp_path / "recipe").mkdir()
+        argv = shlex.split(view.copy_as_command(str(tmp_path / "recipe")))
+        assert argv[argv.index("--engine") + 1] == "duckdb" and argv[2] == str(data_dir / "thesis_table_3_1.csv")
+        assert "--engine" not in shlex.split(memory_view.copy_as_command(str(tmp_path / "recipe")))
+        done = subprocess.run([sys.executable, "-m", "tklscore", *argv[1:], "--format", "json"], capture_output=True,
+                              text=True, check=False, timeout=300)
+        assert done.returncode == 0, done.stderr
+        out, expected = json.loads(done.stdout), json.loads(json.dumps(engine.to_json_dict()))
+        for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized", "utility"):
+            assert out[key] == expected[key], key
         # saved, then re-evaluated out of core when the project reopens
         view.save_as_release("Alberta, ages by 10")
         assert workbench.reports["Alberta, ages by 10"].scores == engine.report.scores
@@ -126,7 +141,7 @@ def test_a_superseded_evaluation_interrupts_the_engine_at_once():
     import time
 
     from tklscore.core.engines import open_backend
-    from tklscore.gui.design.view import _interruptible
+    from tklscore.core.release.session import interruptible
     from tklscore.gui.tasks import Cancelled
 
     class Control:
@@ -146,7 +161,7 @@ def test_a_superseded_evaluation_interrupts_the_engine_at_once():
         threading.Timer(0.3, control.flag.set).start()
         start = time.perf_counter()
         with pytest.raises(Cancelled):
-            _interruptible(control, backend, lambda: backend.fetch(
+            interruptible(lambda: control.cancelled, backend, lambda: backend.fetch(
                 "SELECT SUM(a.range * b.range) AS s FROM range(100000000) AS a, range(1000) AS b"))
         assert time.perf_counter() - start < 10
         assert int(backend.fetch("SELECT 42 AS v")["v"].iloc[0]) == 42   # the engine works on

@@ -7,6 +7,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 from tklscore.core.learn import tasks
+from tklscore.core.numbers import number, percent, score
 from tklscore.gui.learn.view import LearnView
 from tklscore.gui.workbench import Workbench
 
@@ -132,21 +133,21 @@ def test_walk_the_suppression_task_and_read_usefulness_and_scores(qtbot, view):
     assert space.suppressed_model.rowCount() == expected["suppressed_rows"] == 5
     assert space.tables.tabText(2) == "Left-out rows (5)"
     stats = space.statistics
-    assert "Rows left out: 5 of 20 (25.0%)" in stats.text.toPlainText()
+    assert "Rows left out: 5 of 20 (25 %)" in stats.text.toPlainText()
     assert "The table is 2-anonymous" in stats.text.toPlainText()
     core = tasks.apply(task.recipe, tasks.source_table(task))
     useful, scored = usefulness(core), scores(core, task.datasets)
     assert view.last_usefulness == useful
     shown = stats.usefulness.toPlainText()
-    assert f"Precision: original 1.000 → yours {useful.current.precision:.3f}" in shown
-    assert f"Rows left out: original 0.0 % → yours 25.0 %" in shown
-    assert f"Discernibility: original {useful.original.discernibility:,.0f} → yours " \
-           f"{useful.current.discernibility:,.0f}" in shown
+    assert f"Precision: original 1 → yours {number(useful.current.precision)}" in shown
+    assert "Rows left out: original 0 % → yours 25 %" in shown
+    assert f"Discernibility: original {number(useful.original.discernibility, 6)} → yours " \
+           f"{number(useful.current.discernibility, 6)}" in shown
     text = stats.scores.toPlainText()
     assert "teaching weights of 'job'" in text
     for row in scored.rows:
-        assert f"{row.name}: original {row.original:.4f} → yours {row.raw:.4f}" in text
-        assert f"= {row.normalised * 100:.1f} % of the original's ({row.verdict})" in text
+        assert f"{row.name}: original {score(row.original)} → yours {score(row.raw)}" in text
+        assert f"= {percent(row.normalised)} of the original's ({row.verdict})" in text
     assert view.last_scores.raw == scored.raw
 
 
@@ -300,4 +301,4 @@ def test_xy_range_and_the_table_distribution(qtbot, view):
     assert f"at least {groups['persons'].min()} different people (name, last name); the largest holds " \
            f"{groups['persons'].max()}." in text
     shares = view.last.full["disease"].value_counts(normalize=True)
-    assert f"In the whole table: {shares.iloc[0]:.1%} {shares.index[0]}" in text
+    assert f"In the whole table: {percent(shares.iloc[0])} {shares.index[0]}" in text

@@ -340,3 +340,10 @@ def test_edge_labels_do_not_overlap(qtbot, view):
         assert len(rects) >= 5
         overlapping = [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a.intersects(b)]
         assert overlapping == []
+        # a gap between two labels (they never touch, so each reads as its own arrow's) and none on a box
+        gap_x, gap_y = view.graph.LABEL_GAP
+        touching = [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:]
+                    if a.adjusted(-gap_x, -gap_y, gap_x, gap_y).intersects(b)]
+        assert touching == []
+        boxes = [n.sceneBoundingRect().adjusted(4, 4, -4, -4) for n in view.graph.nodes.values() if n.isVisible()]
+        assert not [r for r in rects for b in boxes if r.intersects(b)]

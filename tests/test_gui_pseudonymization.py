@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from rdflib import URIRef
 
+from tklscore.core.numbers import number
 from tklscore.core.pia.preferences import save_preferences
 from tklscore.core.project import Project
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, analyse
@@ -43,7 +44,7 @@ def test_the_example_shows_the_maximum_transition_its_lts_and_report(view):
     core = expected()
     assert view.selected == ("sex", "age", "race", "height")
     assert view.analysis.maximum.violations == core.maximum.violations == 107
-    assert "107 of 1,103 people (9.7%)" in view.verdict.text()
+    assert "107 of 1,103 people (9.7 %)" in view.verdict.text()
     assert "the maximum risk transition" in view.verdict.text()
     assert len(view.graph.risk_items) == 15
     assert view.graph.risk_items[("sex", "age", "race", "height")].pen().style() == Qt.PenStyle.DotLine
@@ -54,8 +55,8 @@ def test_the_example_shows_the_maximum_transition_its_lts_and_report(view):
     report = core.reports[core.maximum.qi_set]
     assert table.item(1, 2).text() == str(report.removal.removed)
     rows = {table.item(r, 0).text(): r for r in range(table.rowCount())}
-    assert table.item(rows["Mean"], 1).text() == f"{report.statistics['original']['mean']:.4g}"
-    assert table.item(rows["Mean"], 3).text() == f"{report.statistics['delta']['mean']:.4g}"
+    assert table.item(rows["Mean"], 1).text() == number(report.statistics["original"]["mean"])
+    assert table.item(rows["Mean"], 3).text() == number(report.statistics["delta"]["mean"])
     assert table.item(rows["Exact minimum removal"], 2).text() == str(report.removal.minimum)
 
 
@@ -168,8 +169,9 @@ def test_a_missing_id_column_is_reported_not_raised(view, qtbot):
 def test_the_report_has_a_pseudonymisation_section_with_table_chart_removal_and_limits(view, tmp_path):
     import pypdf
 
-    from tklscore.gui.pseudonymization.report_section import CHART_KEY
-    from tklscore.gui.report import build_report_html, export_report, report_input
+    from tklscore.core.report import build_report_html
+    from tklscore.core.report.sections.pseudonymization import CHART_KEY
+    from tklscore.gui.report import export_report, report_input
 
     view.set_rules([BlockingRule.parse("IF violations > 5% THEN block")])
     view.accept_with_violations()
@@ -179,14 +181,15 @@ def test_the_report_has_a_pseudonymisation_section_with_table_chart_removal_and_
     core = view.analysis
     report = core.reports[core.maximum.qi_set]
     assert "Pseudonymisation risk: can the sensitive value be predicted?" in text
-    assert "for <b>107 of 1,103 people (9.7%)</b>" in text and "refused by a limit" in text
-    assert "<td align='left'>sex, age, race, height</td><td align='left'>—</td><td align='right'>107</td>" in text
+    assert "for <b>107 of 1,103 people (9.7 %)</b>" in text and "refused by a limit" in text
+    assert ("<td align='left'>sex, age, race, height</td><td align='left'>—</td>"
+            "<td align='right' class='nowrap' nowrap>107</td>") in text
     assert text.count("<tr><td align='left'>") >= 15 + 7
     assert f"removed <b>{report.removal.removed}</b> value(s)" in text
     assert f"The exact minimum is <b>{report.removal.minimum}</b> value(s)" in text
     assert "δ = trimmed − original" in text and "IF violations &gt; 5% THEN block" in text
     assert "Decision:</b> ✕ Not released" in text
-    assert data.charts[CHART_KEY].startswith(b"\x89PNG")
+    assert data.charts[CHART_KEY].startswith("<svg") and data.charts[CHART_KEY] in text   # inline: it stands alone
     path = export_report(tmp_path / "report.pdf", report_input(view.workbench))
     pages = " ".join(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(str(path)).pages)
     assert "Pseudonymisation risk" in pages and "107 of 1,103 people" in pages and "Limits (blocking rules)" in pages

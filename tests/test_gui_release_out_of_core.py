@@ -73,7 +73,11 @@ def choose_file(monkeypatch, path) -> None:
 
 
 def texts(widget, column) -> list[str]:
-    return [widget.item(row, column).text() for row in range(widget.rowCount())]
+    """The texts of a column of a table widget, or of a table view over a model."""
+    if hasattr(widget, "item"):
+        return [widget.item(row, column).text() for row in range(widget.rowCount())]
+    model = widget.model()
+    return [model.index(row, column).data() for row in range(model.rowCount())]
 
 
 def thesis_source(tmp_path, data_dir, suffix):

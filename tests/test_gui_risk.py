@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings, QStandardPaths
 
 from tklscore.core.examples import write_thesis_example
+from tklscore.core.numbers import number
 from tklscore.core.risk.measures import measure_release
 from tklscore.gui.main_window import MainWindow
 
@@ -47,8 +48,8 @@ def test_scenario_1_measured_in_the_background(window):
     assert m.k == 2 and m.rows == 4 and m.classes.count == 2
     assert cell(view.models_table, 0, 0) == "k-anonymity" and cell(view.models_table, 0, 1) == "2"
     assert "at least k−1 others" in cell(view.models_table, 0, 2)
-    assert cell(view.attackers_table, 0, 0) == "0.5000"          # prosecutor: highest 1/k
-    assert cell(view.attackers_table, 1, 0) == "0.5000"          # journalist against Table 3.1
+    assert cell(view.attackers_table, 0, 0) == "50 %"            # prosecutor: highest 1/k, as the verdict says it
+    assert cell(view.attackers_table, 1, 0) == "50 %"            # journalist against Table 3.1
     assert "k = 2" in view.verdict_label.text()
     # QI importance of every non-empty subset of Job, City, Gender
     assert view.importance_table.rowCount() == 7
@@ -92,8 +93,8 @@ def test_disclosure_parameters_are_editable(window, qtbot):
 
 
 def test_the_report_shows_the_risk_view_s_parameters(window, qtbot):
-    from tklscore.gui.report import CHART_DISCLOSURE, CHART_RISK_DISTRIBUTION, build_report_html, render_charts, \
-        report_input
+    from tklscore.core.report import CHART_DISCLOSURE, CHART_RISK_DISTRIBUTION, build_report_html, report_charts
+    from tklscore.gui.report import report_input
 
     view = window.views["risk"]
     view.parameters_table.item(3, 1).setText("0.5")  # Disease: PK 0.005 → 0.5
@@ -101,13 +102,14 @@ def test_the_report_shows_the_risk_view_s_parameters(window, qtbot):
                     timeout=20000)
     data = report_input(window.workbench)
     assert data.risk is view.lens and data.measure_risk is None
-    data.charts = render_charts(data)
+    data.charts = report_charts(data)
     assert {CHART_DISCLOSURE, CHART_RISK_DISTRIBUTION} <= set(data.charts)
     text = build_report_html(data)
     assert "16 of 128 known sets are kept" in text
-    assert "<td align='left'>Disease</td><td align='right'>0.5</td><td align='right'>1</td>" in text
+    plain = text.replace(" class='nowrap' nowrap", "")
+    assert "<td align='left'>Disease</td><td align='right'>0.5</td><td align='right'>1</td>" in plain
     riskiest = view.lens.riskiest()
-    assert f"<td align='right'>{riskiest['D(r)'].iloc[0]:.4g}</td>" in text
+    assert f"<td align='right'>{number(riskiest['D(r)'].iloc[0])}</td>" in plain
 
 
 def test_switching_the_release_recomputes(window, qtbot):
@@ -136,10 +138,10 @@ def test_scores_view_compares_releases_with_k_l_t_and_average_risk(window, qtbot
     qtbot.waitUntil(lambda: len(window.workbench.measures) == 2 and scores.comparison.rowCount() == 2, timeout=20000)
     scores._draw_releases()
     rows = {r[0]: r for r in scores.comparison_rows()}
-    assert rows["Scenario 1"][1:] == ["0.5686", "0.4082", "0.5055", "2", "1", "0.5000", "0.5000"]
+    assert rows["Scenario 1"][1:] == ["0.5686", "0.4082", "0.5055", "2", "1", "0.5", "50 %"]
     # Scenario 2 publishes Table 3.1 whole: normalised scores 1; record 0 alone in its class
-    assert rows["Scenario 2"][1] == "1.0000" and rows["Scenario 2"][4] == "1"
-    assert rows["Scenario 2"][7] == f"{4 / 7:.4f}"  # classes {0}, {1,2}, {3,4}, {5,6} of 7 records
+    assert rows["Scenario 2"][1] == "1" and rows["Scenario 2"][4] == "1"
+    assert rows["Scenario 2"][7] == "57.1 %"  # classes {0}, {1,2}, {3,4}, {5,6} of 7 records
 
 
 def test_measures_are_kept_when_only_weights_or_x_change(window, qtbot):

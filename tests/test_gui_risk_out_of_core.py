@@ -104,7 +104,8 @@ def test_the_risk_view_out_of_core_shows_the_in_memory_numbers(qtbot, windows):
     assert b.lens.disclosure.d_max == pytest.approx(float(np.max(a.lens.disclosure.d)), rel=1e-12)
 
     # the report's risk section, out of core as in memory
-    from tklscore.gui.report import build_report_html, complete_risk, report_input
+    from tklscore.core.report import build_report_html, complete_risk
+    from tklscore.gui.report import report_input
 
     sections = []
     for window in (memory, out_of_core):

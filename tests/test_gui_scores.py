@@ -10,6 +10,7 @@ from PySide6.QtCore import QStandardPaths, Qt
 from PySide6.QtWidgets import QFileDialog
 
 from tklscore.core.examples import write_thesis_example
+from tklscore.core.numbers import number, score
 from tklscore.gui.scores.charts import SORT_TKL
 from tklscore.gui.scores.view import ScoresView, riskiest_mask
 from tklscore.gui.workbench import Workbench
@@ -46,14 +47,14 @@ def test_summary_and_releases(view, qtbot):
     assert view.summary_text(TKL, RAW) == "4.98258"
     assert view.summary_text(TKL, BY_SOURCE) == "0.5686"
     assert view.summary_text(TKL_MAX, RAW) == "1.54949"
-    assert view.summary_text(M, RAW) == "1.67040"
+    assert view.summary_text(M, RAW) == "1.6704"
     assert view.summary_text(L, BY_SOURCE) == "0.5055"
-    assert view.summary_text(TKL, BY_MAX) == f"{4.98258 / 8:.4f}"
+    assert view.summary_text(TKL, BY_MAX) == number(4.98258 / 8)
     assert view.release_combo.currentText() == "Scenario 1"
     view.release_combo.setCurrentText("Scenario 2")
     assert view.workbench.project.current_release == "Scenario 2"
     assert view.summary_text(TKL, RAW) == "8.76302"
-    assert view.summary_text(TKL, BY_SOURCE) == "1.0000"
+    assert view.summary_text(TKL, BY_SOURCE) == "1"
     assert view.records_model.rowCount() == 7
     # the view follows the workbench too
     view.workbench.set_current_release("Scenario 1")
@@ -65,14 +66,14 @@ def test_x_infinite(view, qtbot):
     view.x_infinite.setChecked(True)
     assert math.isinf(view.workbench.project.x)
     qtbot.waitUntil(lambda: math.isinf(view.workbench.current_report().x), timeout=15000)
-    assert view.summary_text(M, RAW) == "0.41760"
+    assert view.summary_text(M, RAW) == "0.4176"
     assert view.summary_text(M_INF, BY_SOURCE) == "0.7143"
     assert "∞" in view.summary.verticalHeaderItem(M).text()
     assert not view.x_spin.isEnabled()
     view.x_infinite.setChecked(False)
     view.x_spin.setValue(10)
     qtbot.waitUntil(lambda: view.workbench.current_report().x == 10, timeout=15000)
-    assert view.summary_text(M, RAW) == f"{4 ** 0.1 * 0.41760:.5f}"
+    assert view.summary_text(M, RAW) == score(4 ** 0.1 * 0.41760)
 
 
 def test_records_table_sorts_and_highlights(view):
@@ -95,7 +96,7 @@ def test_selecting_a_record_explains_it(view):
     assert explanation.class_ids == ["3", "4"]
     assert explanation.weight_sum == pytest.approx(0.83520, abs=5e-6)
     text = view.explain_browser.toPlainText()
-    assert "{3, 4}" in text and "0.83520" in text and "Medication" in text
+    assert "{3, 4}" in text and "0.8352" in text and "Medication" in text
 
 
 def test_charts(view, qtbot):
@@ -148,14 +149,14 @@ def test_report_export(view, qtbot, tmp_path, monkeypatch):
         assert target.stat().st_size > 0 and not list(tmp_path.glob(".*.tmp"))
         written[suffix] = target
     text = written[".html"].read_text(encoding="utf-8")
-    for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "data:image/png;base64,",
+    for expected in ("4.98258", "0.5686", "1.54949", "Scenario 2", "8.76302", "<svg xmlns=",
                      "Where the weights come from", "Weights from the weights file"):
         assert expected in text
     # the risk lens, measured in the background before its charts are drawn
     for expected in ("Risk of re-identification of Scenario 1", "Attacker models side by side",
                      "8 of 128 known sets are kept", "Riskiest records"):
         assert expected in text
-    assert text.count("data:image/png;base64,") == 5
+    assert text.count("<svg xmlns=") == 5
     assert written[".pdf"].read_bytes().startswith(b"%PDF")
     lines = written[".csv"].read_text().strip().splitlines()
     assert lines[0] == "id,k,l,t,weight_sum,tkl,m_score,l_severity,prosecutor_risk,journalist_risk,disclosure_risk"
@@ -183,7 +184,8 @@ def test_large_series_are_decimated(qtbot):
 
 
 def test_report_shows_judgement_consistency(qtbot):
-    from tklscore.gui.report import build_report_html, report_input
+    from tklscore.core.report import build_report_html
+    from tklscore.gui.report import report_input
 
     QStandardPaths.setTestModeEnabled(True)
     workbench = Workbench()
@@ -195,7 +197,7 @@ def test_report_shows_judgement_consistency(qtbot):
 
 
 def test_record_axes_show_whole_records_and_nothing_is_cut_off(view):
-    from tklscore.gui.scores.charts import WholeNumberAxis
+    from tklscore.gui.charts import WholeNumberAxis
 
     growth = view.growth_chart
     axis = growth.plot_item.getAxis("bottom")
@@ -265,7 +267,7 @@ def test_demo_says_where_its_weights_come_from(capsys):
 
 def test_a_large_release_s_chart_is_sorted_in_the_background(view, qtbot, monkeypatch):
     from tklscore.gui.scores import charts_panel
-    from tklscore.gui.scores.charts import per_record_order
+    from tklscore.core.report.charts import per_record_order
     from tklscore.gui.tasks import SIDE
 
     monkeypatch.setattr(charts_panel, "SORT_IN_BACKGROUND", 2)  # the 4 records of Scenario 1 count as large
@@ -329,3 +331,30 @@ def test_charts_off_screen_wait_until_the_view_is_shown(qtbot, tmp_path):
     workbench.runner.wait()
     workbench.undo_stack.setClean()
     workbench._mark(False)  # closing asks nothing
+
+
+def test_a_refused_weights_file_is_not_claimed_and_names_the_application_s_remedy(view, qtbot, tmp_path):
+    """Weights that leave sensitive values without a weight score nothing: the earlier scores
+    go, the header and the Scores view say the weights are not used, and the message names
+    what to do in the application (issue 22 §4)."""
+    from tklscore.gui.main_window import weights_source
+
+    workbench = view.workbench
+    lines = (tmp_path / "example" / "weights_table_4_2.csv").read_text().splitlines()
+    refused = tmp_path / "missing.csv"
+    refused.write_text("\n".join(line for line in lines if ",HIV," not in line) + "\n")
+    messages = []
+    workbench.failed.connect(messages.append)
+    workbench.use_weights_file(str(refused))
+    qtbot.waitUntil(lambda: bool(messages) and not workbench.runner.current, timeout=15000)
+    message = messages[-1]
+    assert "('Disease', 'HIV')" in message and "Weights file…" in message and "tkl-Data Model" in message
+    assert "--missing-weight-zero" not in message
+    assert workbench.weights is None and workbench.reports == {} and workbench.current_report() is None
+    assert weights_source(workbench) == "weights not used (see the Scores view)"
+    assert view.weights_label.text().startswith("These weights are not used")
+    assert view.summary_text(TKL, RAW) == ""     # no score of the earlier weights under the refused file's name
+    # choosing the model again scores again
+    workbench.set_weights_use("model")
+    qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current, timeout=15000)
+    assert weights_source(workbench) == "weights from the tkl-Data Model"

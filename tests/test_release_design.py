@@ -4,6 +4,7 @@ of a transformed release, utility, suggested releases, and the bad-input cases."
 import itertools
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from test_properties import scenarios  # noqa: E402
 from tklscore.core import Roles, Scorer, Table, Weights  # noqa: E402
 from tklscore.core.errors import InputError  # noqa: E402
 from tklscore.core.examples import thesis_example  # noqa: E402
+from tklscore.core.numbers import percent, score  # noqa: E402
 from tklscore.core.release.designer import ReleaseDesigner, element_weights  # noqa: E402
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv, parse_arx_csv  # noqa: E402
 from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
@@ -326,6 +328,40 @@ def test_pareto_front_keeps_ties_and_drops_dominated():
     assert [x.levels["a"] for x in pareto_front(c)] == [0, 1, 2, 4]
 
 
+def test_a_row_selection_is_resolved_once_per_search_with_the_same_figures(monkeypatch):
+    """The Design view designs the current release's rows: a search over a selection resolves
+    it once (not once per lattice node, issue 22 §3) and its front, utility and scores equal
+    a fresh designer's evaluation of each node."""
+    import tklscore.core.release.transform as transform_module
+
+    example = thesis_example()
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Gender": Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}]),
+                   "Job": Hierarchy.masking("Job")}
+    selection = ReleaseDefinition("Scenario 1", "ids", ids=("3", "4", "5", "6", "0"))
+    calls = []
+    original = transform_module.resolve_release
+    monkeypatch.setattr(transform_module, "resolve_release", lambda *a: calls.append(a) or original(*a))
+    designer = ReleaseDesigner(example.source, example.roles, hierarchies)
+    found = suggest(designer, example.weights, Constraints(k=2, suppression_limit=0.4),
+                    ReleaseDesign(selection=selection))
+    assert found.evaluated > 10 and len(calls) == 1
+    assert found.met and found.front
+    designer.evaluate(ReleaseDesign(levels={"City": 1}, selection=selection), example.weights)
+    assert len(calls) == 1     # and the view's next evaluation of the same rows reuses it
+    for candidate in found.all_evaluated:
+        design = ReleaseDesign(levels=candidate.levels, suppress_below=2, suppression_limit=0.4, selection=selection)
+        fresh = ReleaseDesigner(example.source, example.roles, hierarchies).evaluate(design, example.weights)
+        assert candidate.utility_loss == fresh.utility.loss
+        assert candidate.suppressed_share == fresh.utility.suppressed_share
+    for candidate in found.front:
+        design = ReleaseDesign(levels=candidate.levels, suppress_below=2, suppression_limit=0.4, selection=selection)
+        fresh = ReleaseDesigner(example.source, example.roles, hierarchies).evaluate(design, example.weights)
+        cached = designer.evaluate(design, example.weights)
+        assert candidate.tkl_normalized == fresh.report.normalized_source.tkl
+        assert cached.utility == fresh.utility and cached.report.scores == fresh.report.scores
+
+
 def test_suggest_on_adult_with_its_hierarchies():
     from tklscore.core.tables.loading import load_table
 
@@ -405,10 +441,33 @@ def test_cli_release_json_keys_and_output(capsys, tmp_path):
     assert set(data["scores"]) == {"tkl", "tkl_max", "m_score", "m_score_inf", "l_severity"}
     assert set(data["normalized"]) == {"source", "theoretical_max"}
     assert list(data["utility"]) == ["precision", "discernibility", "average_class_size", "non_uniform_entropy",
-                                     "suppressed_share"]
+                                     "non_uniform_entropy_arx", "suppressed_share"]
     published = pd.read_csv(out_file, dtype=str)
     assert len(published) == data["published_rows"] and "workclass" not in published.columns
     assert published["age"].str.contains("-").all()
+
+
+def test_cli_release_text_agrees_with_its_json_and_names_every_figure(capsys, tmp_path):
+    """The text of `tklscore release` says what its JSON says, by the views' names: the rows
+    suppressed by the design are not published, so the published records hold none."""
+    args = [*adult_args(tmp_path), "--levels", "age=1,education=1", "--suppress-below", "5"]
+    code, text, err = run_cli(capsys, ["release", *args])
+    assert code == 0, err
+    code, out, err = run_cli(capsys, ["release", *args, "--format", "json"])
+    data = json.loads(out)
+    published, suppressed = data["published_rows"], data["suppressed_rows"]
+    assert suppressed > 0 and data["measures"]["suppressed_rows"] == 0 and data["measures"]["rows"] == published
+    assert (f"{published:,} of {published + suppressed:,} records published, {suppressed:,} suppressed "
+            f"(not published)") in text
+    assert f"Privacy models and risk of the {published:,} published records" in text
+    assert "records with every quasi-identifier suppressed" not in text   # none among the published
+    for dotted in ("suppressed_rows", "alpha_k.", "risk.prosecutor", "classes.count", "pycanon.", "non uniform"):
+        assert dotted not in text, dotted
+    assert text.count("k-anonymity") == 1 and re.search(rf"k-anonymity +{data['measures']['k']}\n", text)
+    assert re.search(rf"prosecutor risk \(highest\) +{percent(data['measures']['risk']['prosecutor']['highest'])}", text)
+    assert re.search(rf"suppressed share +{re.escape(percent(data['utility']['suppressed_share']))}", text)
+    assert re.search(rf"tkl-Score +{re.escape(score(data['scores']['tkl']))} ", text)
+    assert "ARX's non-uniform entropy (bits)" in text
 
 
 def test_cli_release_at_level_zero_scores_like_score(capsys, tmp_path):
@@ -603,6 +662,145 @@ def test_utility_from_value_counts_equals_the_row_by_row_figures(s, data):
         g = t.generalised[c]
         value_count = pd.Series(text).map(pd.Series(text).value_counts()).to_numpy(float)
         group_count = pd.Series(g.codes).map(pd.Series(g.codes).value_counts()).to_numpy(float)
+        arx_loss = float(np.log2(group_count / value_count).sum())   # every cell at its level, suppressed too
         group_count[t.suppressed] = n
         expected = float(np.log2(group_count / value_count).sum())
         assert ours.per_attribute[c]["non_uniform_entropy"] == pytest.approx(expected, rel=1e-12, abs=1e-9)
+        # ARX's MetricMDNUNMEntropy: a suppressed cell adds log2(S / suppressed cells of its published group)
+        suppressed_groups = pd.Series(g.codes[t.suppressed])
+        if len(suppressed_groups):
+            arx_loss += float(np.log2(len(suppressed_groups) / suppressed_groups.map(
+                suppressed_groups.value_counts()).to_numpy(float)).sum())
+        assert ours.per_attribute[c]["non_uniform_entropy_arx"] == pytest.approx(arx_loss, rel=1e-12, abs=1e-9)
+    assert ours.non_uniform_entropy_arx == pytest.approx(
+        sum(v["non_uniform_entropy_arx"] for v in ours.per_attribute.values()), rel=1e-12, abs=1e-9)
+    if not len(t.suppressed):
+        assert ours.non_uniform_entropy_arx == pytest.approx(ours.non_uniform_entropy, rel=1e-12, abs=1e-9)
+
+
+def test_a_cancelled_search_returns_the_front_of_what_it_evaluated():
+    """Cancel is not a failure: the search stops at the next node and its front is the
+    Pareto front of the nodes scored until then (issue 22 §3)."""
+    from tklscore.core.errors import Cancelled
+
+    example, designer = thesis_designer({"City": Hierarchy.masking("City"), "Job": Hierarchy.masking("Job"),
+                                         "Gender": Hierarchy.groups("Gender", [{"Person": ["Male", "Female"]}])})
+    whole = suggest(designer, example.weights, Constraints(k=2))
+    calls = []
+
+    def cancel_after(n):
+        def progress(_fraction):
+            calls.append(1)
+            if len(calls) > n:
+                raise Cancelled()
+        return progress
+
+    for stop in (0, 5, 40):
+        calls.clear()
+        found = suggest(designer, example.weights, Constraints(k=2), progress=cancel_after(stop))
+        assert found.cancelled and found.visited == stop and found.evaluated <= stop
+        assert not whole.cancelled and whole.visited is None
+        reached = {tuple(c.levels.items()) for c in found.all_evaluated}
+        by_levels = {tuple(c.levels.items()): c for c in whole.all_evaluated}
+        for candidate in found.front:   # releases the search reached, with the whole search's figures
+            key = tuple(candidate.levels.items())
+            assert key in reached and candidate.k >= 2
+            if found.met:
+                assert candidate.tkl_normalized == by_levels[key].tkl_normalized
+        assert [c.levels for c in pareto_front(found.front)] == [c.levels for c in found.front] or not found.met
+        assert ("cancelled" in found.message) and (found.met or stop == 0 or found.front)
+    flag = iter([False, False, True])
+    found = suggest(designer, example.weights, Constraints(k=2), cancelled=lambda: next(flag, True))
+    assert found.cancelled and found.visited == 2
+
+
+def test_cli_release_reads_a_design_json_with_the_figures_of_the_same_flags(capsys, tmp_path):
+    """``--design FILE`` (what the Design view's Copy as command writes) gives the very figures
+    of the same design spelled as flags; its faults are named; it refuses design flags beside it."""
+    from tklscore.core.release.command import design_text, read_design
+
+    args = adult_args(tmp_path)
+    flags = ["--levels", "age=2,education=1", "--suppress-below", "3", "--suppression-limit", "0.1",
+             "--remove", "workclass", "--format", "json"]
+    code, out, err = run_cli(capsys, ["release", *args, *flags])
+    assert code == 0, err
+    design = ReleaseDesign("adult", {"age": 2, "education": 1}, 3, 0.1, ["workclass"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ("age", "education")}
+    path = tmp_path / "adult.design.json"
+    path.write_text(design_text(design, hierarchies), encoding="utf-8")
+    read, read_hierarchies = read_design(path)
+    assert read == design and {c: h.to_dict() for c, h in read_hierarchies.items()} == \
+        {c: h.to_dict() for c, h in hierarchies.items()}
+    code, again, err = run_cli(capsys, ["release", *strip_hierarchies(args, ("age", "education")), "--design", path,
+                                        "--format", "json"])
+    assert code == 0, err
+    assert json.loads(again) == json.loads(out)
+    code, _, err = run_cli(capsys, ["release", *args, "--design", path, "--seed", "3"])
+    assert code == 2 and "--design holds the whole design; drop --seed" in err
+    code, _, err = run_cli(capsys, ["release", *args, "--design", path])
+    assert code == 2 and "column 'age'" in err and "two hierarchies" in err
+    bad = tmp_path / "bad.json"
+    for text, fault in (("{", "is not a valid design JSON (not JSON: Expecting"),
+                        ("[" * 100 + "]" * 100, "is nested deeper than 64 levels of arrays and objects, more than any "
+                                                "design JSON needs"), ("[]", "is not a design JSON (an object"),
+                        ('{"format": "tklscore release design", "version": 9, "design": {}}', "version 9"),
+                        ('{"format": "tklscore release design", "version": 1, "design": {"levels": {"age": "x"}}}',
+                         "cannot be read")):
+        bad.write_text(text, encoding="utf-8")
+        code, _, err = run_cli(capsys, ["release", *strip_hierarchies(args, ("age", "education")), "--design", bad])
+        assert code == 2 and str(bad) in err and fault in err, err
+    code, _, err = run_cli(capsys, ["release", *args, "--design", tmp_path / "absent.json"])
+    assert code == 2 and "design file not found" in err
+
+
+def strip_hierarchies(args: list, columns) -> list:
+    """``args`` without the --hierarchy of these columns."""
+    out, skip = [], False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a == "--hierarchy" and str(args[i + 1]).split("=")[0] in columns:
+            skip = True
+            continue
+        out.append(a)
+    return out
+
+
+def test_a_copied_command_on_adult_as_the_uci_ships_it_gives_the_designers_numbers(capsys, tmp_path):
+    """Adult as the UCI ships it (", "-separated: every value after the first with a leading
+    space): a design with a value group written without the spaces, a filter on numbers and
+    weights spelled without spaces; its recipe (design JSON + command line) evaluated by
+    `tklscore release` gives the designer's very numbers (issue 22 §3)."""
+    import shlex
+
+    from tklscore.core.release.command import RecipeInputs, design_recipe
+    from tklscore.core.scoring.weights import load_weights
+    from tklscore.core.tables.loading import load_table
+
+    source = ADULT / "adult_uci.csv"
+    table = load_table(source)
+    weights = tmp_path / "weights.csv"
+    pd.DataFrame({"attribute": ["salary", "salary"], "value": ["<=50K", ">50K"], "weight": [0.2, 0.7]}).to_csv(
+        weights, index=False)
+    roles = Roles(qi=["age", "sex", "race", "marital-status"], sa=["salary"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ("age", "sex", "race")}
+    hierarchies["marital-status"] = Hierarchy.from_rules(
+        "marital-status", ["Married-civ-spouse,Married-AF-spouse,Married-spouse-absent->Married"], keep_others=True)
+    selection = ReleaseDefinition("Over 30", "filter", expression="age >= 30")
+    design = ReleaseDesign("Over 30, married grouped", {"age": 1, "marital-status": 1}, 5, 0.05, selection=selection)
+    result = ReleaseDesigner(table, roles, hierarchies).evaluate(design, load_weights(str(weights)))
+    married = result.transformed.published_table()["marital-status"]
+    assert (married == "Married").sum() > 10_000 and not married.str.startswith(" ").any()
+    recipe, files = design_recipe(RecipeInputs(design, hierarchies, roles, source=str(source),
+                                               weights=str(weights)), tmp_path)
+    for path, text in files.items():
+        Path(path).write_text(text, encoding="utf-8")
+    argv = shlex.split(recipe.command)
+    assert argv[:3] == ["tklscore", "release", str(source)] and "--keep-spaces" not in argv
+    code, out, err = run_cli(capsys, [*argv[1:], "--format", "json"])
+    assert code == 0, err
+    out, expected = json.loads(out), json.loads(json.dumps(result.to_json_dict()))
+    assert out["published_rows"] + out["suppressed_rows"] == int((table.frame["age"].astype(int) >= 30).sum())
+    for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized", "utility"):
+        assert out[key] == expected[key], key

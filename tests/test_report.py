@@ -12,8 +12,7 @@ from PySide6.QtCore import QSizeF, QStandardPaths
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.scoring.meaning import verdict
 from tklscore.core.tables.roles import Roles
-from tklscore.gui import report as report_module
-from tklscore.gui.report import (
+from tklscore.core.report import (
     CHART_GROWTH,
     CHART_PER_RECORD,
     CHART_RELEASES,
@@ -21,12 +20,11 @@ from tklscore.gui.report import (
     Section,
     add_section_builder,
     build_report_html,
-    export_report,
-    keep_headings_with_content,
-    paginated_document,
-    render_charts,
-    report_input,
+    report_charts,
 )
+from tklscore.core.report import sections as sections_module
+from tklscore.gui.report import export_report, report_input
+from tklscore.gui.report_pdf import keep_headings_with_content, paginated_document
 from tklscore.gui.workbench import Workbench
 
 
@@ -62,6 +60,11 @@ def _image_count(page) -> int:
     return sum(1 for ref in objects.values() if ref.get_object().get("/Subtype") == "/Image")
 
 
+def _plain(html: str) -> str:
+    """The HTML without the markers that keep numbers on one line."""
+    return html.replace(" class='nowrap' nowrap", "")
+
+
 def _pdf_pages(path) -> list[str]:
     return [" ".join(page.extract_text().split()) for page in pypdf.PdfReader(str(path)).pages]
 
@@ -69,24 +72,24 @@ def _pdf_pages(path) -> list[str]:
 def test_html_names_its_weights_file_with_sha256_and_judges_each_score(file_workbench, tmp_path):
     workbench, weights_file = file_workbench
     data = report_input(workbench)
-    data.charts = render_charts(data)
     text = export_report(tmp_path / "r.html", data).read_text(encoding="utf-8")
     digest = hashlib.sha256(weights_file.read_bytes()).hexdigest()
     assert f"Weights from the weights file {weights_file}" in text
     assert digest in text and "built-in example (thesis)" in text
     assert re.search(r"Written \d{4}-\d\d-\d\d \d\d:\d\d", text)
     # Scenario 1 with Table 4.2 (scoring.md oracles) and its verdicts: tkl 0.5686 of the source → high
-    for expected in ("4.98258", "0.5686", "1.54949", "1.67040", "0.4082", "0.7143", "1.06272", "0.5055",
+    for expected in ("4.98258", "0.5686", "1.54949", "1.6704", "0.4082", "0.7143", "1.06272", "0.5055",
                      "Scenario 2", "8.76302", "<b>Verdict: high</b> (0.5686", "<b>Verdict: moderate</b> (0.4082"):
         assert expected in text, expected
     assert "x = x" not in text and "M-Score (x = 1)" in text
     assert "&amp;nbsp;" not in text and "&amp;" not in text
-    assert text.count("data:image/png;base64,") == 3
+    # the charts inline as SVG (releases, per record, growth, risk bands, D(r)): the file stands alone
+    assert text.count("<svg xmlns='http://www.w3.org/2000/svg'") == 5 and "<img" not in text
 
 
 def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(model_workbench):
     data = report_input(model_workbench)
-    text = build_report_html(data)
+    text = _plain(build_report_html(data))
     assert "Weights derived from the tkl-Data Model" in text and "4.92534" in text
     # the one AHP verdict (core/model/ahp.py) in the consistency table: MedicalHealth CR 0.0088
     assert "<td align='right'>0.0088</td><td align='left'>acceptable (CR 0.0088 ≤ 0.10)</td>" in text
@@ -101,14 +104,14 @@ def test_html_with_the_model_shows_readable_nodes_and_the_one_ahp_verdict(model_
     assert re.search(r"Health</td><td align='left'></td><td align='left'>taxonomy</td><td align='left'></td>"
                      r"<td align='right'>0.5396</td><td align='right'></td>", text)
     assert re.search(r"HIV</td><td align='left'>V-0</td><td align='left'>value</td><td align='left'>very "
-                     r"restricted</td><td align='right'></td><td align='right'>1.00</td>"
+                     r"restricted</td><td align='right'></td><td align='right'>1</td>"
                      r"<td align='right'>0.43169</td>", text)
     assert "tkl-Data Model as used (Turtle)" in text
 
 
 def test_pdf_keeps_headings_with_their_charts_and_numbers_its_pages(model_workbench, tmp_path):
     data = report_input(model_workbench)
-    data.charts = render_charts(data)
+    data.charts = report_charts(data)
     assert set(data.charts) == {CHART_RELEASES, CHART_PER_RECORD, CHART_GROWTH}
     path = export_report(tmp_path / "r.pdf", data)
     pages = _pdf_pages(path)
@@ -124,10 +127,12 @@ def test_pdf_keeps_headings_with_their_charts_and_numbers_its_pages(model_workbe
     # the chart images sit on the pages of their headings
     reader = pypdf.PdfReader(str(path))
     image_pages = [i for i, page in enumerate(reader.pages) if _image_count(page)]
-    chart_headings = ("Candidate releases side by side", "Per-record scores Each", "How the scores grow")
+    chart_headings = ("Candidate releases side by side", "Per-record scores Each", "How the scores grow",
+                      "Distribution of per-record risk", "Disclosure risk D(r) Orooji")
     heading_pages = {i for i, page in enumerate(pages) for h in chart_headings if h in page}
     assert set(image_pages) == heading_pages
-    assert sum(_image_count(reader.pages[i]) for i in image_pages) == 3
+    # the scores' charts drawn above, the risk lens' two when the report measured the release
+    assert sum(_image_count(reader.pages[i]) for i in image_pages) == 5
 
 
 def test_a_heading_at_the_foot_of_a_page_moves_to_the_next(qtbot):
@@ -149,12 +154,12 @@ def test_a_heading_at_the_foot_of_a_page_moves_to_the_next(qtbot):
 
 
 def test_more_measures_add_their_own_sections(model_workbench, monkeypatch):
-    monkeypatch.setattr(report_module, "SECTION_BUILDERS", list(report_module.SECTION_BUILDERS))
+    monkeypatch.setattr(sections_module, "SECTION_BUILDERS", list(sections_module.SECTION_BUILDERS))
 
     def risk(data):
         yield Section("Re-identification risk", f"<p>{data.report.published_rows} records at risk</p>")
 
-    add_section_builder(risk, before=report_module.records_section)
+    add_section_builder(risk, before=sections_module.records_section)
     text = build_report_html(report_input(model_workbench))
     assert "<h2>Re-identification risk</h2><p>4 records at risk</p>" in text
     assert text.index("Re-identification risk") < text.index("Per-record scores (riskiest")
@@ -265,3 +270,63 @@ def test_the_weights_choice_travels_with_the_project(tmp_path):
     again = Project.load(tmp_path / "p.tklproj")
     assert again.weights_use == "score models" and again.score_model_paths == models
     assert Project.from_dict({"format": "tklscore-project", "source": {}}).weights_use is None
+
+
+@pytest.mark.parametrize("suffix", [".html", ".csv"])
+def test_cli_report_html_and_csv_run_without_qt(tmp_path, suffix):
+    """The report is Qt-free: only a PDF loads PySide6 (issue 21 §2)."""
+    import subprocess
+    import sys
+
+    files, arguments = _cli_arguments(tmp_path / "ex")
+    out = tmp_path / f"r{suffix}"
+    argv = ["report", *arguments, "--weights", str(files["weights_table_4_2.csv"]), "--output", str(out)]
+    code = ("import sys\n"
+            "from tklscore.cli.main import main\n"
+            f"status = main({argv!r})\n"
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'))\n"
+            "print(status, loaded)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0 []", done.stdout
+    if suffix == ".html":
+        text = out.read_text(encoding="utf-8")
+        assert text.count("<svg xmlns='http://www.w3.org/2000/svg'") == 5   # its charts, standing alone
+        assert "0.9396" in text and "Riskiest records" in text
+    else:
+        assert out.read_text().splitlines()[0].endswith("disclosure_risk")
+
+
+def test_release_names_keep_their_room_and_headings_break_only_between_words(model_workbench):
+    """The candidate releases' table on an A4 page: a long release name keeps a column of
+    its own (not one word a line beside the numbers), no heading breaks at a hyphen or inside
+    its parenthesis, and the table stays within the page (issue 22 §4)."""
+    from PySide6.QtGui import QTextTable
+
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.report.html import heading, table
+
+    assert heading("M-Score (x = 1)") == "M\u2011Score (x\u00a0=\u00a01)"
+    assert heading("L-Severity") == "L\u2011Severity" and heading("a < b") == "a &lt; b"
+    assert "<th width='140'>release</th>" in table(["release", "n"], [["a", "1"]], widths={0: 140})
+    long = "Records 0, 1 and 2: the first three patients of the hospital's cardiology ward"
+    model_workbench.add_release(ReleaseDefinition(long, "ids", ids=("0", "1", "2")), make_current=False)
+    model_workbench.rescore()
+    data = report_input(model_workbench)
+    data.reports = {**data.reports, long: data.reports["Scenario 1"]}
+    page = QSizeF(680, 1000)
+    document = paginated_document(build_report_html(data, inline_images=False), data, page)
+    layout = document.documentLayout()
+    tables = [f for f in document.rootFrame().childFrames() if isinstance(f, QTextTable)
+              and f.cellAt(0, 0).firstCursorPosition().block().text() == "release"]
+    assert len(tables) == 1
+    releases = tables[0]
+    assert layout.frameBoundingRect(releases).width() <= page.width() - 2 * document.documentMargin()
+    name_cell = [r for r in range(releases.rows())
+                 if releases.cellAt(r, 0).firstCursorPosition().block().text() == long][0]
+    assert layout.blockBoundingRect(releases.cellAt(name_cell, 0).firstCursorPosition().block()).width() >= 120
+    one_line = layout.blockBoundingRect(releases.cellAt(0, 1).firstCursorPosition().block()).height()
+    for column in range(releases.columns()):
+        cell = layout.blockBoundingRect(releases.cellAt(0, column).firstCursorPosition().block())
+        text = releases.cellAt(0, column).firstCursorPosition().block().text()
+        assert cell.height() <= one_line * (2 if "(" in text else 1) + 1, text

@@ -277,6 +277,24 @@ def test_pycanon_entropy_floor_of_two_equal_values():
     assert m.models.l_entropy == pytest.approx(2.0) and m.models.pycanon_entropy_l == 1
 
 
+def test_pycanon_entropy_l_sums_as_pycanon_over_2_to_300_equal_values():
+    """pycanon adds a class's q·ln q terms with np.sum (pairwise); from 24 equally frequent
+    values on, adding them one after the other lands on the other side of an integer."""
+    anonymity, _ = _pycanon()
+    differs_from_sequential = []
+    for m in range(2, 301):
+        values = [f"v{i:03d}" for i in range(m)]
+        # one class with m equally frequent values, beside a class that does not set the minimum
+        frame = pd.DataFrame({"q": ["a"] * m + ["b"] * (m + 1), "s": values + values + ["w"]})
+        ours = measure_table(frame, qi=["q"], sa=["s"]).to_json_dict()["pycanon"]["entropy_l"]
+        theirs = anonymity.entropy_l_diversity(frame, ["q"], ["s"])
+        assert ours == theirs, m
+        q = 1 / m
+        if ours != int(math.e ** -sum(q * math.log(q) for _ in range(m))):
+            differs_from_sequential.append(m)
+    assert 24 in differs_from_sequential  # the case the issue reported: pycanon 23, sequential 24
+
+
 # ------------------------------------------------------------------------------ properties
 
 @settings(max_examples=60, deadline=None)

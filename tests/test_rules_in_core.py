@@ -96,6 +96,104 @@ def test_table_kind_from_the_file_name(name, kind):
     assert table_kind(name) == kind
 
 
+# ----------------------------------------------------------------------------- the Design view's rules
+
+def _thesis_design(levels=None, **kwargs):
+    from tklscore.core.examples import thesis_hierarchies
+    from tklscore.core.release.designer import ReleaseDesigner
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.release.transform import ReleaseDesign
+
+    example = thesis_example()
+    designer = ReleaseDesigner(example.source, example.roles, thesis_hierarchies())
+    selection = ReleaseDefinition("Scenario 1", "ids", ids=tuple(example.published_ids))
+    design = ReleaseDesign(levels=levels or {}, selection=selection, **kwargs)
+    return example, designer, design
+
+
+def test_a_designs_k_l_t_and_prosecutor_risk_are_the_cores():
+    """k is the smallest published class, l and t the risk lens' (else computed on the
+    designer), the highest prosecutor risk 1/k; both engines' results read the same way."""
+    from tklscore.core.numbers import number, percent
+    from tklscore.core.release.figures import design_figures, privacy_rows
+
+    example, designer, design = _thesis_design({"City": 1})
+    result = designer.evaluate(design, example.weights)
+    figures = design_figures(result, designer)
+    # Scenario 1 (records 3-6) with City → Alberta: classes Male {3,4} and Female {5,6}
+    assert (figures.k, figures.selected_rows, figures.published_rows, figures.suppressed_rows) == (2, 4, 4, 0)
+    assert figures.l == result.measures["l_distinct"] and figures.t == result.measures["t"]
+    assert figures.prosecutor_risk == 0.5 and figures.generalised == frozenset({"City"})
+    assert figures.rows_sentence() == "4 of the 4 records of 'Scenario 1' published, 0 suppressed"
+    unmeasured = designer.evaluate(design, example.weights, measures=False)
+    plain = design_figures(unmeasured, designer)
+    assert (plain.k, plain.l, plain.t) == (figures.k, figures.l, pytest.approx(figures.t))
+    assert privacy_rows(plain, None) == [("k-anonymity", "2"), ("distinct l-diversity", str(figures.l)),
+                                         ("t-closeness", number(figures.t)), ("prosecutor risk (highest)", "50 %")]
+    shown = dict(privacy_rows(figures, result.measures))
+    assert shown["k-anonymity"] == "2" and shown["prosecutor risk (highest)"] == "50 %"
+    # the threshold named where the share of records above it is shown
+    assert shown["records at risk (prosecutor risk above 20 %)"] == \
+        percent(result.measures['risk']['prosecutor']['records_at_risk']) == "100 %"
+
+
+def test_the_thesis_example_opens_with_its_hierarchies():
+    from tklscore.core.examples import thesis_hierarchies
+    from tklscore.core.release.session import DesignState
+
+    state = DesignState()
+    state.load({}, builtin="thesis")
+    assert list(state.hierarchies) == ["City", "Gender", "Job", "Age"] == list(thesis_hierarchies())
+    assert state.hierarchies["City"].labels(["Calgary"])[1][0] == "Alberta"
+    other = DesignState()
+    other.load({}, builtin=None)
+    assert other.hierarchies == {}
+
+
+def test_a_design_is_named_once_and_a_defined_release_keeps_its_name():
+    from tklscore.core.release.session import DESIGNED, DesignState, named_as_saved, save_design
+
+    _, designer, design = _thesis_design({"City": 1}, suppress_below=2)
+    state = DesignState(hierarchies=dict(designer.hierarchies))
+    state.apply(design)
+    settings: dict = {}
+    save_design(settings, state.design("Alberta", design.selection), ["Scenario 1", "Scenario 2"])
+    assert named_as_saved(state.design(DESIGNED, design.selection), settings["saved"]).name == "Alberta"
+    state.levels["City"] = 0
+    assert named_as_saved(state.design(DESIGNED, design.selection), settings["saved"]).name == DESIGNED
+    with pytest.raises(InputError, match="already a release named 'Scenario 1'"):
+        save_design(settings, state.design("Scenario 1"), ["Scenario 1"])
+    project = Project(settings={"design": settings})
+    assert project.designed_names() == ["Alberta"] and project.designed("Alberta")["levels"] == {"City": 1}
+    assert project.designed("Scenario 1") is None and project.designed(None) is None
+
+
+def test_the_searched_sentence_says_how_much_of_the_lattice_was_seen():
+    from tklscore.core.release.suggest import Suggestions
+
+    assert Suggestions(6720, 5821, [], True).searched() == (
+        "Lattice of 6,720 releases, 5,821 evaluated (the rest need not be: a release generalised less than one "
+        "that misses k misses it too).")
+    assert Suggestions(6720, 30, [], True, cancelled=True, visited=41).searched().startswith(
+        "Cancelled after 41 of the lattice's 6,720 releases (30 evaluated")
+
+
+def test_the_suggestions_say_how_many_meet_and_which_are_the_best_trade_offs():
+    """In the officer's words, not "not dominated" (issue 22 §3, the screenshots)."""
+    from tklscore.core.release.suggest import Constraints, suggest
+
+    example, designer, base = _thesis_design()
+    found = suggest(designer, example.weights, Constraints(k=2), base)
+    meeting = sum(c.k >= 2 and c.suppressed_share == 0 for c in found.all_evaluated)   # l ≥ 1, t ≤ 1: any
+    assert found.met and meeting > len(found.front) > 1 and found.message == (
+        f"{meeting} releases meet the constraints; {len(found.front)} are the best trade-offs (no other is both "
+        f"less misuseable and more useful)")
+    cancelled = suggest(designer, example.weights, Constraints(k=2), base,
+                        cancelled=iter([False] * 6 + [True] * 99).__next__)
+    assert cancelled.cancelled and cancelled.message.startswith(
+        "of the releases evaluated before the search was cancelled, ")
+
+
 def test_the_reciprocal_of_a_previewed_judgement_is_set_in_core():
     """The AHP view previews a slider's judgement through core.model.ahp.with_judgement."""
     from tklscore.core.model.ahp import with_judgement
@@ -105,8 +203,8 @@ def test_the_reciprocal_of_a_previewed_judgement_is_set_in_core():
     assert previewed[0, 2] == 4 and previewed[2, 0] == 0.25 and np.isnan(matrix[0, 2])  # a copy
     cleared = with_judgement(previewed, 0, 1, None)
     assert np.isnan(cleared[0, 1]) and np.isnan(cleared[1, 0])
-    for bad in (0, -3, math.inf, math.nan):
-        with pytest.raises(InputError, match="must be a positive number"):
+    for bad in (0, -3, math.inf, math.nan, 10, 1e300):  # ahp.check_judgement, as every judgement
+        with pytest.raises(InputError, match="is not positive|is not a finite number|outside Saaty's scale"):
             with_judgement(matrix, 0, 1, bad)
     import inspect
 

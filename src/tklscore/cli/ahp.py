@@ -94,6 +94,9 @@ def read_matrix(path) -> tuple[list[str], list[list[float]], list[int]]:
     lines = [(row, [f.strip() for f in fields])
              for row, fields in csv_rows(text, name, detect_delimiter(text, path.suffix.lower()))
              if any(f.strip() for f in fields)]
+    if not lines:
+        raise InputError("the file holds only empty cells, no judgement matrix", file=name,
+                         hint="expected a header row ',A,B,...' then one row per criterion")
     (header_row, header), body = lines[0], lines[1:]
     while header and not header[-1] and len(header) > 1:
         header = header[:-1]  # trailing delimiters

@@ -1,10 +1,14 @@
-"""Argument types shared by the command groups (argparse ``type=`` callables)."""
+"""Argument types shared by the command groups (argparse ``type=`` callables). Every
+numeric option takes one of them: no option accepts NaN, and ``inf`` only where it means
+something (``number_or_inf``)."""
 
 from __future__ import annotations
 
 import argparse
+import decimal
+import math
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_seed
 from tklscore.core.scoring.scores import parse_x
 
 
@@ -86,3 +90,52 @@ def check_engine_output(args, inputs) -> None:
     parquet = Path(output).suffix.lower() in (".parquet", ".pq")
     check = check_output_folder if args.engine == "spark" and parquet else check_output
     check(output, [i for i in inputs if i])
+
+
+def number(text: str) -> float:
+    """A finite number (``nan``, ``inf`` and text that is no number refused)."""
+    value = number_or_inf(text)
+    if math.isinf(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return value
+
+
+def number_or_inf(text: str) -> float:
+    """A number, ``inf`` included (no limit); ``nan`` refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number")
+    return value
+
+
+def whole_number(text: str) -> int:
+    """A whole number (``3``, ``1e9``; not ``3.5``, ``1e-3`` or ``nan``). A value past 10^30
+    is refused as such rather than built digit by digit (``1e999999999``)."""
+    try:
+        value = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if not value.is_finite() or (value.adjusted() <= 30 and value != value.to_integral_value()):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
+    if value.adjusted() > 30:
+        raise argparse.ArgumentTypeError(f"'{text}' is too large a number (more than 30 digits)")
+    return int(value)
+
+
+def seed(text: str) -> int:
+    """A random seed: a whole number from 0 (:func:`tklscore.core.errors.check_seed`)."""
+    try:
+        return check_seed(whole_number(text))
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+
+
+def output_path(text: str) -> str:
+    """A file or folder to write: an empty name is refused (it would otherwise mean stdout,
+    or the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name; give the file or folder to write to")
+    return text

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from tklscore.cli.arguments import add_engine_arguments, records_output, source_of
+from tklscore.cli.arguments import add_engine_arguments, number as number_arg, records_output, source_of
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
                                                 load_attribute_parameters)
 from tklscore.core.scoring.weights import load_weights
@@ -23,11 +24,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="CSV attribute,pk,weight: the attributes considered, PK(A) and W(A) in [0, 1]")
     p.add_argument("--value-weights", metavar="VW.csv",
                    help="CSV attribute,value,weight: W(v) (intervals such as [0,40) for numbers; unlisted: 0)")
-    p.add_argument("--alpha", metavar="A", type=float, default=DEFAULT_ALPHA,
+    p.add_argument("--alpha", metavar="A", type=number_arg, default=DEFAULT_ALPHA,
                    help=f"consequence coefficient α > 0 (default {DEFAULT_ALPHA:g})")
-    p.add_argument("--epsilon", metavar="E", type=float, default=DEFAULT_EPSILON,
+    p.add_argument("--epsilon", metavar="E", type=number_arg, default=DEFAULT_EPSILON,
                    help=f"keep known sets with PK > ε (default {DEFAULT_EPSILON:g}; 0 keeps every set with PK > 0)")
-    p.add_argument("--threshold", metavar="T", type=float, default=DEFAULT_THRESHOLD,
+    p.add_argument("--threshold", metavar="T", type=number_arg, default=DEFAULT_THRESHOLD,
                    help=f"count records with D > T (default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--id-column", metavar="COL", help="identifier column naming the records")
     add_output_arguments(p, output_help="write to FILE (atomically) instead of stdout; with --engine, a .parquet "
@@ -66,24 +67,24 @@ def run(args) -> int:
 
 
 def _header(risk, n: int, name: str) -> list[str]:
-    return [f"Table: {name} ({n} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
+    return [f"Table: {name} ({count(n)} records, {len(risk.attributes)} attributes, {risk.splits:,} splits)",
             f"Known sets kept (PK > ε = {risk.epsilon:g}): {len(risk.known_sets)}",
             "  " + "; ".join("{" + ", ".join(s) + "}" for s in risk.known_sets[:40])
             + (" ..." if len(risk.known_sets) > 40 else ""),
-            f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {risk.above_threshold} "
-            f"({100 * risk.above_threshold_share:.2f} %)"]
+            f"α = {risk.alpha:g}; records with D > {risk.threshold:g}: {count(risk.above_threshold)} "
+            f"({percent(risk.above_threshold_share)})"]
 
 
 def render_summary(risk, name: str) -> str:
     """The summary of D(r) computed by an engine: the parameters, the known sets, the
     records above the threshold and the histogram of log10 D the Risk view draws."""
     h = risk.histogram
-    lines = _header(risk, risk.n, name) + [f"largest D = {risk.d_max:.6g}; records with D = 0: {h.zero}", ""]
+    lines = _header(risk, risk.n, name) + [f"largest D = {number(risk.d_max)}; records with D = 0: {count(h.zero)}", ""]
     if len(h.counts):
-        lines.append(f"{'log10 D from':>14}{'to':>10}{'records':>14}")
-        for low, high, count in zip(h.edges[:-1], h.edges[1:], h.counts):
-            if count:
-                lines.append(f"{low:>14.3f}{high:>10.3f}{int(count):>14,}")
+        lines.append(f"{'D from':>14}{'to':>12}{'records':>14}")
+        for low, high, records in zip(h.edges[:-1], h.edges[1:], h.counts):
+            if records:
+                lines.append(f"{number(10 ** low):>14}{number(10 ** high):>12}{count(int(records)):>14}")
     return "\n".join(lines) + "\n"
 
 
@@ -92,5 +93,5 @@ def render_table(risk, ids, name: str) -> str:
     lines = _header(risk, n, name) + ["", f"{'record':<20}{'Σ L':>14}{'D':>14}"]
     for i in range(n):
         label = str(ids[i]) if ids is not None else str(i)
-        lines.append(f"{label:<20}{risk.l_sum[i]:>14.6f}{risk.d[i]:>14.6f}")
+        lines.append(f"{label:<20}{number(risk.l_sum[i], 6):>14}{number(risk.d[i], 6):>14}")  # the oracle's digits
     return "\n".join(lines) + "\n"

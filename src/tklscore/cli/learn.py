@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from tklscore.cli.arguments import output_path, seed
 from tklscore.core.learn import datasets
 from tklscore.core.learn.tasks import TASKS, answers
 
@@ -18,12 +19,12 @@ def register(commands: argparse._SubParsersAction) -> None:
                               description="Write the teaching datasets (Job, Job_Large, Person_Relational, "
                                           "Job_Relational, Disease_xy, Job_Large_Salary, Job_Large_Monotonous, "
                                           "Job_Large_Skewed) as UTF-8 CSV files.")
-    made.add_argument("--dir", required=True, metavar="DIR", help="folder to write into (created if missing)")
-    made.add_argument("--seed", type=int, default=datasets.DEFAULT_SEED,
+    made.add_argument("--dir", required=True, metavar="DIR", type=output_path, help="folder to write into (created if missing)")
+    made.add_argument("--seed", type=seed, default=datasets.DEFAULT_SEED,
                       help=f"generator seed (default {datasets.DEFAULT_SEED}: the bundled tables)")
     made.set_defaults(handler=run_datasets)
     listed = actions.add_parser("tasks", help="list the tasks with their dataset, recipe and computed answers")
-    listed.add_argument("--seed", type=int, default=datasets.DEFAULT_SEED,
+    listed.add_argument("--seed", type=seed, default=datasets.DEFAULT_SEED,
                         help="dataset seed (default: the bundled tables)")
     listed.add_argument("--format", choices=["json", "text"], default="text")
     listed.set_defaults(handler=run_tasks)

@@ -12,9 +12,11 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
+from tklscore.core.files.text import InputNote
 from tklscore.cli.process import tune_process
 
 # Modules of tklscore.cli, imported only when needed: a command whose name is a module's
@@ -67,6 +69,15 @@ def _groups_for(argv: list[str]) -> list[str] | None:
     return [first] if first in COMMAND_GROUPS else None
 
 
+def _show_note(message, category, filename, lineno, file=None, line=None) -> None:
+    """An :class:`InputNote` (what a reader did to an input) as ``tklscore: note: ...``;
+    any other warning as Python shows it."""
+    if issubclass(category, InputNote):
+        print(f"tklscore: note: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def main(argv: list[str] | None = None) -> int:
     tune_process()
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
@@ -79,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as done:  # --help, --version
         return int(done.code or 0)
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", InputNote)
+            warnings.showwarning = _show_note
+            return args.handler(args)
     except InputError as error:
         print(f"tklscore: error: {error}", file=sys.stderr)
         return 2

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from tklscore.cli.arguments import add_engine_arguments, column_list, source_of
+from tklscore.cli.arguments import add_engine_arguments, column_list, number as number_arg, source_of
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk import Measures
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.errors import InputError
-from tklscore.core.risk.measures import check_identifier_columns, describe
+from tklscore.core.risk.measures import check_identifier_columns, describe, t_by_attribute_rows
 from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
 from tklscore.core.tables.roles import Roles
 
@@ -29,10 +30,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="Y of (X,Y)-anonymity: the columns identifying a person")
     p.add_argument("--population", metavar="SOURCE",
                    help="population table for journalist and marketer risk (e.g. the source table)")
-    p.add_argument("--sampling-fraction", metavar="F", type=float,
+    p.add_argument("--sampling-fraction", metavar="F", type=number_arg,
                    help="share of the population the table holds, in (0, 1]: population uniques")
     p.add_argument("--sample-weight", metavar="COL", help="sampling weight column: sdcMicro's individual risk")
-    p.add_argument("--risk-threshold", metavar="T", type=float, default=DEFAULT_RISK_THRESHOLD,
+    p.add_argument("--risk-threshold", metavar="T", type=number_arg, default=DEFAULT_RISK_THRESHOLD,
                    help=f"records at risk: risk above T (default {DEFAULT_RISK_THRESHOLD})")
     p.add_argument("--suppressed-marker", metavar="M", default=SUPPRESSION_MARKER,
                    help=f"value of a suppressed QI cell (default {SUPPRESSION_MARKER!r})")
@@ -70,53 +71,47 @@ def run(args) -> int:
     return 0
 
 
-def _number(value, digits: int = 4) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, int):
-        return str(value)
-    return f"{value:.{digits}f}"
-
-
 def render_table(measures: Measures, name: str = "") -> str:
-    """The measures for people: each value with what it means."""
+    """The measures for people: each value with what it means, risks as percentages."""
     j = measures.to_json_dict()
     risk = j["risk"]
     classes = j["classes"]
-    lines = [f"Table: {name} ({j['rows']} records, {j['suppressed_rows']} suppressed, "
-             f"{classes['count']} equivalence classes of {classes['min']}..{classes['max']} records, "
-             f"mean {classes['mean']:.2f}, median {classes['median']:g})", "",
-             f"{'privacy model':<30}{'value':>12}  meaning"]
-    rows = describe(measures)
+    lines = [f"Table: {name} ({count(j['rows'])} records, {count(j['suppressed_rows'])} with every quasi-identifier "
+             f"suppressed, {count(classes['count'])} equivalence classes of {count(classes['min'])} to "
+             f"{count(classes['max'])} records, mean {number(classes['mean'], 3)}, median {number(classes['median'])})",
+             ""]
+    rows = describe(measures) + t_by_attribute_rows(measures)
+    width = max(len(label) for label, _, _ in rows) + 2
+    lines.append(f"{'privacy model':<{width}}{'value':>10}  meaning")
     for label, value, meaning in rows:
-        lines.append(f"{label:<30}{_number(value):>12}  {meaning}")
-    for attribute, t in j["t_by_attribute"].items():
-        lines.append(f"{'  t of ' + attribute:<30}{_number(t):>12}")
+        lines.append(f"{label:<{width}}{number(value):>10}  {meaning}")
     lines += ["", f"{'attacker':<14}{'highest':>10}{'average':>10}{'at risk':>10}{'success':>10}"]
     for attacker in ("prosecutor", "journalist"):
         r = risk[attacker]
         if r is None:
             lines.append(f"{attacker:<14}{'(needs --population)':>40}")
         else:
-            lines.append(f"{attacker:<14}{r['highest']:>10.4f}{r['average']:>10.4f}{r['records_at_risk']:>10.4f}"
-                         f"{r['success_rate']:>10.4f}")
-    lines.append(f"{'marketer':<14}{_number(risk['marketer']):>20}" if risk["marketer"] is not None
+            lines.append(f"{attacker:<14}{percent(r['highest']):>10}{percent(r['average']):>10}"
+                         f"{percent(r['records_at_risk']):>10}{percent(r['success_rate']):>10}")
+    lines.append(f"{'marketer':<14}{percent(risk['marketer']):>40}" if risk["marketer"] is not None
                  else f"{'marketer':<14}{'(needs --population)':>40}")
-    lines.append(f"(at risk: share of records whose risk exceeds {measures.risk_threshold:g})")
-    lines.append(f"sample uniques: {risk['sample_uniques']:.4f} of the records")
+    lines.append(f"(at risk: share of records whose risk exceeds {percent(measures.risk_threshold)})")
+    lines.append(f"sample uniques: {percent(risk['sample_uniques'])} of the records")
     if risk["population_uniques"] is not None:
         p = risk["population_uniques"]
         lines.append("population uniques (share of the population): " + ", ".join(
-            f"{k} {v:.6f}" for k, v in p.items()) + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
+            f"{k} {percent(v)}" for k, v in p.items())
+            + f" (Dankar's rule chose {measures.population_uniques.dankar_model})")
     if risk["individual_risk"] is not None:
         ir = risk["individual_risk"]
-        lines.append(f"individual risk (sdcMicro): expected re-identifications {ir['global']:.4f} "
-                     f"({100 * ir['global_rate']:.4f} %)")
+        lines.append(f"individual risk (sdcMicro): expected re-identifications {number(ir['global'])} "
+                     f"({percent(ir['global_rate'])})")
     if j["qi_importance"] is not None:
         lines += ["", f"{'QI subset':<48}{'distinction':>12}{'separation':>12}"]
         for q in j["qi_importance"]:
-            lines.append(f"{', '.join(q['attributes']):<48}{q['distinction']:>12.4f}{q['separation']:>12.4f}")
+            lines.append(f"{', '.join(q['attributes']):<48}{number(q['distinction']):>12}"
+                         f"{number(q['separation']):>12}")
     pc = j["pycanon"]
     lines += ["", f"pycanon readings: entropy l {pc['entropy_l']}, recursive (c,l) {pc['recursive_cl']}, "
-                  f"average_rir {pc['average_rir']:.4f}"]
+                  f"average_rir {number(pc['average_rir'])}"]
     return "\n".join(lines) + "\n"

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from rdflib import Graph
 
+from tklscore.cli.arguments import output_path, seed, whole_number
 from tklscore.core.files.atomic import atomic_write, check_output
 from tklscore.core.pia.analysis import DEFAULT_MAX_SOLUTIONS, Analysis, analyze_files
 from tklscore.core.pia.facts import Triple, parse_graph
@@ -35,10 +36,7 @@ from tklscore.core.pia.generator import write_generated
 
 
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    value = whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
     return value
@@ -78,7 +76,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                               f"(default {DEFAULT_MAX_SOLUTIONS:,})")
     analyze.add_argument("--format", choices=["text", "json"], default="text",
                          help="text (for people, default) or json (see the module documentation)")
-    analyze.add_argument("--output-data", metavar="FILE",
+    analyze.add_argument("--output-data", metavar="FILE", type=output_path,
                          help="write the authorised (altered) data set to FILE (Turtle; .nt: N-Triples)")
     analyze.set_defaults(handler=run_analyze)
 
@@ -89,9 +87,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                           help="number of patients in the data (at least 1)")
     generate.add_argument("--violations", type=_count, required=True, metavar="V",
                           help="number of privacy violations the data must allow (0 or more)")
-    generate.add_argument("--seed", type=int, default=1, metavar="S",
+    generate.add_argument("--seed", type=seed, default=1, metavar="S",
                           help="random seed: the same seed writes the same files (default 1)")
-    generate.add_argument("--dir", required=True, metavar="DIR", help="folder to write to")
+    generate.add_argument("--dir", required=True, metavar="DIR", type=output_path, help="folder to write to")
     generate.set_defaults(handler=run_generate)
 
 

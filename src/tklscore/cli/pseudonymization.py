@@ -9,9 +9,11 @@ import json
 import math
 import sys
 
-from tklscore.cli.arguments import column_list
+from tklscore.cli.arguments import column_list, number, output_path, seed
 from tklscore.core.errors import InputError
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
+from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
+                                 write_output)
+from tklscore.core.numbers import number as number_text
 from tklscore.core.pseudonymization.analysis import ThresholdChoice, remove_and_report, write_trimmed
 from tklscore.core.pseudonymization.data_flow import DataFlowModel
 from tklscore.core.pseudonymization.lts import generate_lts, to_dot, to_json
@@ -31,10 +33,7 @@ view's saved preferences; needs --id-column). Policy tables are CSV category,nor
 
 
 def _unit(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    return number(text)
 
 
 def _clamp(text: str) -> tuple[float, float]:
@@ -52,11 +51,12 @@ def _data_arguments(parser: argparse.ArgumentParser, *, qi_set: bool) -> None:
     if qi_set:
         parser.add_argument("--qi-set", required=True, type=column_list, metavar="COLS",
                             help="the risk transition to clean: the QIs the actor knows")
-        parser.add_argument("--seed", required=True, type=int, metavar="N", help="seed of the random removal")
+        parser.add_argument("--seed", required=True, type=seed, metavar="N", help="seed of the random removal")
         parser.add_argument("--removal-threshold", type=_unit, metavar="T",
                             help="system default threshold Algorithm 2 estimates with (default: --threshold, "
                                  "else the policy's default category for a normal field)")
-        parser.add_argument("--output", metavar="F", help="write the trimmed data (removed values emptied) as CSV")
+        add_csv_safe_argument(parser, "the trimmed data")
+        parser.add_argument("--output", metavar="F", type=output_path, help="write the trimmed data (removed values emptied) as CSV")
     parser.add_argument("--margin", type=_unit, default=0.0, metavar="M",
                         help="values at most M apart count as equal (numeric fields; default 0)")
     chosen = parser.add_mutually_exclusive_group(required=True)
@@ -135,7 +135,7 @@ def _setup(args):
 
 
 def _fraction(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4f}"
+    return "-" if math.isnan(value) else number_text(value)
 
 
 def run_violations(args) -> int:
@@ -155,6 +155,8 @@ def run_violations(args) -> int:
 
 
 def run_remove(args) -> int:
+    if args.csv_safe and not args.output:
+        raise InputError("--csv-safe applies to the trimmed data written as CSV: give --output FILE")
     table, engine, choice, thresholds = _setup(args)
     removal_threshold = args.removal_threshold if args.removal_threshold is not None else choice.removal_threshold()
     if not 0 <= removal_threshold <= 1:
@@ -162,7 +164,7 @@ def run_remove(args) -> int:
     report = remove_and_report(engine, args.qi_set, thresholds, seed=args.seed, removal_threshold=removal_threshold)
     if args.output:
         write_trimmed(table, args.sensitive, report.removal.removed_rows, args.output,
-                      inputs=[args.data, args.people, args.preferences, args.policy])
+                      inputs=[args.data, args.people, args.preferences, args.policy], csv_safe=args.csv_safe)
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_json_dict(), indent=2) + "\n")
         return 0
@@ -181,8 +183,8 @@ def run_remove(args) -> int:
     stats = report.statistics
     for key in STATISTICS:
         cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
-        lines.append(f"{LABELS[key]:<20}" + "".join(f"{'n/a' if c is None else f'{c:.4f}':>14}" for c in cells[:2])
-                     + f"{'n/a' if cells[2] is None else f'{cells[2]:.4f}':>26}")
+        lines.append(f"{LABELS[key]:<20}" + "".join(f"{number_text(c):>14}" for c in cells[:2])
+                     + f"{number_text(cells[2]):>26}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

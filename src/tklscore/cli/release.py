@@ -8,21 +8,20 @@ import json
 import math
 import sys
 
-from tklscore.cli.arguments import (add_engine_arguments, check_engine_output, column_list as _columns, source_of,
+from tklscore.cli.arguments import (add_engine_arguments, check_engine_output, column_list as _columns,
+                                    number as _number, number_or_inf, output_path, seed, source_of, whole_number,
                                     x_value as _x)
-from tklscore.cli.output import add_text_input_arguments, note_spaces
+from tklscore.cli.output import add_csv_safe_argument, add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.designer import element_weights
 from tklscore.core.release.hierarchy import load_arx_csv
 from tklscore.core.release.selection import definition_of
 from tklscore.core.release.suggest import Constraints, suggest
 from tklscore.core.release.transform import ReleaseDesign
+from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.core.scoring.weights import load_weights
 from tklscore.core.tables.roles import Roles
-
-SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score (x)",
-                "m_score_inf": "M-Score (x=inf)", "l_severity": "L-Severity"}
-
 
 def _pair(text: str) -> tuple[str, str]:
     column, sep, value = text.rpartition("=")
@@ -51,10 +50,7 @@ def _levels(text: str) -> list[tuple[str, int]]:
 
 
 def _share(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{text} is outside [0, 1] (a share of the rows, e.g. 0.05)")
     return value
@@ -105,7 +101,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(release)
     release.add_argument("--levels", metavar="COL=H,COL=H...", type=_levels, action="append", default=[],
                          help="generalisation level of each column with a hierarchy (default 0)")
-    release.add_argument("--suppress-below", metavar="K", type=int, default=0,
+    release.add_argument("--suppress-below", metavar="K", type=whole_number, default=0,
                          help="do not publish rows in classes smaller than K")
     release.add_argument("--suppression-limit", metavar="S", type=_share, default=1.0,
                          help="at most this share of the rows is suppressed (default 1: no limit)")
@@ -114,8 +110,13 @@ def register(commands: argparse._SubParsersAction) -> None:
                          help="publish a numeric column's class mean or median")
     release.add_argument("--noise", metavar="COL=EPS", type=_pair, action="append", default=[],
                          help="add uniform noise of ±EPS %% of the value to a numeric column")
-    release.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the noise (default 0)")
-    release.add_argument("--output", metavar="RELEASE.csv|.parquet",
+    release.add_argument("--seed", metavar="N", type=seed, default=0, help="seed of the noise (default 0)")
+    release.add_argument("--design", metavar="DESIGN.json",
+                         help="the whole design and its hierarchies as a design JSON (the Design view's Copy as "
+                              "command writes one); instead of --levels, --suppress-below, --remove, ... and the "
+                              "row selection")
+    add_csv_safe_argument(release, "a CSV --output")
+    release.add_argument("--output", metavar="RELEASE.csv|.parquet", type=output_path,
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
     add_engine_arguments(release)
@@ -124,10 +125,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
                                                 "utility loss over the lattice of hierarchy levels")
     _common(found)
-    found.add_argument("--k", type=int, default=1, help="k-anonymity at least K (with suppression)")
-    found.add_argument("--l", type=int, default=1, help="distinct l-diversity at least L")
-    found.add_argument("--t", type=float, default=1.0, help="t-closeness at most T")
-    found.add_argument("--max-tkl", type=float, default=math.inf, help="normalised tkl-Score at most X")
+    found.add_argument("--k", type=whole_number, default=1, help="k-anonymity at least K (with suppression)")
+    found.add_argument("--l", type=whole_number, default=1, help="distinct l-diversity at least L")
+    found.add_argument("--t", type=_number, default=1.0, help="t-closeness at most T")
+    found.add_argument("--max-tkl", type=number_or_inf, default=math.inf, help="normalised tkl-Score at most X")
     found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
                        help="share of rows that may be suppressed to reach k (default 0)")
     add_engine_arguments(found)
@@ -136,8 +137,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _hierarchies(args) -> dict:
     """The hierarchies the arguments give, one per column."""
-    import json
-
     from tklscore.core.release.hierarchy import Hierarchy
 
     found: dict = {}
@@ -150,14 +149,9 @@ def _hierarchies(args) -> dict:
 
     for column, path in args.hierarchy:
         if path.lower().endswith(".json"):
-            from tklscore.core.errors import existing_file
+            from tklscore.core.files.json_file import read_json
 
-            text = existing_file(path, "hierarchy definition").read_text(encoding="utf-8")
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"is not a JSON hierarchy definition: {error.msg}", file=path,
-                                 row=error.lineno) from None
+            data = read_json(path, "hierarchy definition")
             if not isinstance(data, dict):
                 raise InputError("a hierarchy definition is a JSON object with 'kind' and its levels", file=path)
             add(column, Hierarchy.from_dict({**data, "column": column}))
@@ -179,7 +173,30 @@ def _hierarchies(args) -> dict:
         add(column, Hierarchy.masking(column))
     for column in (c for group in args.dates for c in group):
         add(column, Hierarchy.dates(column))
+    for column, hierarchy in _design_file(args)[1].items():
+        add(column, hierarchy)
     return found
+
+
+# the arguments a design JSON replaces, with their defaults
+_DESIGN_ARGUMENTS = {"levels": [], "suppress_below": 0, "suppression_limit": 1.0, "remove": [], "microaggregate": [],
+                     "noise": [], "seed": 0, "rows": None, "published": None, "filter": None}
+
+
+def _design_file(args):
+    """``--design FILE``: its design and hierarchies (no design, no hierarchies without it)."""
+    path = getattr(args, "design", None)
+    if not path:
+        return None, {}
+    given = [name for name, default in _DESIGN_ARGUMENTS.items() if getattr(args, name, default) != default]
+    if given:
+        raise InputError(f"--design holds the whole design; drop {', '.join('--' + g.replace('_', '-') for g in given)}",
+                         file=path)
+    from tklscore.core.release.command import read_design
+
+    if not hasattr(args, "_design_read"):
+        args._design_read = read_design(path)
+    return args._design_read
 
 
 def _selection(args):
@@ -215,6 +232,9 @@ def _designer(args):
 
 
 def _design(args) -> ReleaseDesign:
+    design = _design_file(args)[0]
+    if design is not None:
+        return design
     noise = {}
     for column, value in args.noise:
         try:
@@ -227,19 +247,22 @@ def _design(args) -> ReleaseDesign:
 
 
 def _inputs(args) -> list:
-    return [args.source, args.weights, args.model, args.published, *(path for _, path in args.hierarchy)]
+    return [args.source, args.weights, args.model, args.published, getattr(args, "design", None),
+            *(path for _, path in args.hierarchy)]
 
 
 def run_release(args) -> int:
     """The design evaluated on the source, in memory or in the engine; the published table
     written to ``--output`` (by the engine, never loaded whole, out of core)."""
+    if args.csv_safe and not (args.output and args.output.lower().endswith(".csv")):
+        raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
     check_engine_output(args, _inputs(args))
     designer, weights = _designer(args)
     try:
         design = _design(args)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
         if args.output:
-            designer.write_release(result, args.output, [i for i in _inputs(args) if i])
+            designer.write_release(result, args.output, [i for i in _inputs(args) if i], csv_safe=args.csv_safe)
     finally:
         close = getattr(designer, "close", None)
         if close is not None:
@@ -255,18 +278,47 @@ def _print_release(args, data: dict) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(_clean(out), indent=2) + "\n")
         return 0
-    lines = [f"Release of {args.source}: {out['published_rows']} rows published, {out['suppressed_rows']} "
-             f"suppressed; levels " + (", ".join(f"{c}={h}" for c, h in out["levels"].items()) or "none"), "",
-             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
-    for key, label in SCORE_LABELS.items():
-        lines.append(f"{label:<17}{_fixed(out['scores'][key], 5):>12}"
-                     f"{_fixed(out['normalized']['source'][key], 4):>12}"
-                     f"{_fixed(out['normalized']['theoretical_max'][key], 4):>12}")
-    lines += ["", "Utility"] + [f"  {k.replace('_', ' '):<20}{v:.6g}" for k, v in out["utility"].items()]
-    if out["measures"]:
-        lines += ["", "Privacy models and risk"] + [f"  {k:<32}{v}" for k, v in _flat(out["measures"])]
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(release_text(args.source, data, args.x))
     return 0
+
+
+def release_text(source: str, data: dict, x: float) -> str:
+    """A design result (``DesignResult.to_json_dict()``) for people: the rows published and
+    suppressed, the scores, the utility and the privacy models and risk, each by the name
+    the views and the report give it."""
+    from tklscore.cli.score import score_lines
+    from tklscore.core.release.utility import utility_rows
+    from tklscore.core.risk.measures import measure_rows
+
+    published, suppressed = data["published_rows"], data["suppressed_rows"]
+    selected = published + suppressed
+    levels = ", ".join(f"{c}={h}" for c, h in data["levels"].items()) or "none"
+    lines = [f"Release of {source}: {count(published)} of {count(selected)} records published, {count(suppressed)} "
+             f"suppressed (not published); levels {levels}", ""]
+    lines += score_lines(data["scores"], data["normalized"]["source"], data["normalized"]["theoretical_max"], x)
+    utility = _utility_of(data)
+    lines += ["", "Utility (what the release keeps of the data)"]
+    lines += _aligned([(name, value) for name, value, _ in utility_rows(utility)])
+    if data["measures"]:
+        lines += ["", f"Privacy models and risk of the {count(published)} published records (linked against the "
+                      f"source)"]
+        lines += _aligned(measure_rows(data["measures"]))
+    return "\n".join(lines) + "\n"
+
+
+def _aligned(rows: list[tuple[str, str]]) -> list[str]:
+    """Names on the left, values right-aligned in one column."""
+    names = max(len(name) for name, _ in rows) + 2
+    values = max(len(value) for _, value in rows)
+    return [f"  {name:<{names}}{value:>{values}}" for name, value in rows]
+
+
+def _utility_of(data: dict):
+    from tklscore.core.release.utility import Utility
+
+    u = data["utility"]
+    return Utility(u["precision"], u["discernibility"], u["average_class_size"], u["non_uniform_entropy"],
+                   u["suppressed_share"], non_uniform_entropy_arx=u["non_uniform_entropy_arx"])
 
 
 def run_suggest(args) -> int:
@@ -286,32 +338,16 @@ def run_suggest(args) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(_clean(data), indent=2) + "\n")
         return 0
-    lines = [f"Lattice of {found.lattice_size} releases, {found.evaluated} evaluated (the rest skipped by "
-             f"k-anonymity's monotonicity). {found.message}.", "",
-             f"{'tkl (norm.)':>12}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>8}  levels"]
+    lines = [f"{found.searched()} {found.message}.", "",
+             f"{'tkl ÷ source':>13}{'loss':>8}{'k':>8}{'l':>5}{'t':>8}{'suppr.':>9}  levels"]
     for c in found.front:
         misses = "" if found.met else "  — misses " + "; ".join(c.misses(constraints))
-        lines.append(f"{_fixed(c.tkl_normalized, 4):>12}{_fixed(c.utility_loss, 4):>8}{c.k:>8}{c.l:>5}"
-                     f"{_fixed(c.t, 4):>8}{c.suppressed_share:>8.2%}  "
+        lines.append(f"{number(c.tkl_normalized):>13}{number(c.utility_loss):>8}{count(c.k):>8}{count(c.l):>5}"
+                     f"{number(c.t):>8}{percent(c.suppressed_share):>9}  "
                      + ", ".join(f"{k}={v}" for k, v in c.levels.items()) + misses)
+    lines += ["", f"loss: {UTILITY_LOSS_MEANING}"]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
-
-
-def _flat(data: dict, prefix: str = ""):
-    """(dotted name, shown value) of the known figures of nested measures."""
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            yield from _flat(value, name + ".")
-        elif isinstance(value, float):
-            yield name, f"{value:.6g}"
-        elif value is not None and not isinstance(value, list):
-            yield name, str(value)
-
-
-def _fixed(value, digits: int) -> str:
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
 def _clean(value):

@@ -2,7 +2,8 @@
 the release report of the application (HTML, PDF or per-record CSV, by OUT's extension),
 made without the window. The options are those of ``tklscore score``.
 
-HTML and PDF draw their charts with Qt; without a display Qt runs offscreen.
+HTML and CSV are written by the Qt-free report (``core/report``: the charts inline as SVG);
+only a PDF loads Qt (``gui/report_pdf.py``), offscreen when there is no display.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from tklscore.cli.arguments import add_engine_arguments
+from tklscore.cli.arguments import add_engine_arguments, output_path
 from tklscore.cli.score import add_release_arguments, score_release
-from tklscore.core.errors import InputError
-
-SUFFIXES = (".html", ".htm", ".pdf", ".csv")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -28,25 +26,19 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "lens (privacy models, attacker models, risk distribution, QI importance, D(r) with "
                     "default parameters, the riskiest records).")
     add_release_arguments(report)
-    report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", required=True,
+    report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", type=output_path, required=True,
                         help="the report file; its extension chooses the format")
     add_engine_arguments(report)
     report.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    output = Path(args.output)
-    if output.suffix.lower() not in SUFFIXES:
-        raise InputError(f"a report can be written as .html, .pdf or .csv, not '{output.suffix or output.name}'",
-                         file=str(output))
-    scored = score_release(args, lens=True)
-    _offscreen_without_display()
-    from PySide6.QtWidgets import QApplication
-
+    from tklscore.core.report import InputFile, ReportInput, check_format, prepare_report
     from tklscore.core.scoring.weights_source import file_source, model_source
-    from tklscore.gui.report import InputFile, ReportInput, export_report, render_charts
 
-    app = QApplication.instance() or QApplication(["tklscore"])
+    output = Path(args.output)
+    suffix = check_format(output)
+    scored = score_release(args, lens=True)
     name = (Path(args.published).name if args.published else f"filter {args.filter}" if args.filter is not None
             else f"rows {','.join(args.rows)}")
     files = [InputFile("source table", str(Path(args.source)))]
@@ -64,12 +56,26 @@ def run(args) -> int:
     if scored.lens is not None:
         scored.lens.release = name
         data.risk = scored.lens
-    if output.suffix.lower() != ".csv":
-        data.charts = render_charts(data)
-    written = export_report(output, data)
-    del app
+    if suffix == ".pdf":
+        written = _write_pdf(output, data)
+    else:
+        written = prepare_report(output, data)()
     print(f"tklscore: report written to {written}", file=sys.stderr)
     return 0
+
+
+def _write_pdf(output: Path, data) -> Path:
+    """The PDF through Qt's text layout and PDF writer (a QGuiApplication for its fonts)."""
+    _offscreen_without_display()
+    from PySide6.QtGui import QGuiApplication
+
+    from tklscore.gui.report_pdf import write_pdf
+
+    app = QGuiApplication.instance() or QGuiApplication(["tklscore"])
+    try:
+        return write_pdf(output, data)
+    finally:
+        del app
 
 
 def _offscreen_without_display() -> None:

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import add_engine_arguments, column_list, records_output, source_of, x_value
-from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
+from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
+                                 write_output)
+from tklscore.core.numbers import count, number, score
 from tklscore.core.errors import InputError
 from tklscore.core.release.selection import ReleaseDefinition, definition_of
 from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, score_label, x_text
@@ -32,6 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_release_arguments(score)
     add_output_arguments(score, ("table", "json", "csv"),
                          format_help="table (for people), json (scores and records), csv (records)")
+    add_csv_safe_argument(score, "the records (--format csv)")
     score.add_argument("--measures", action="store_true",
                        help="add the privacy models and re-identification risk of the published table "
                             "(journalist/marketer against the source) to the JSON under 'measures'")
@@ -136,6 +139,8 @@ def release_name(args) -> str:
 
 
 def run(args) -> int:
+    if args.csv_safe and args.format != "csv":
+        raise InputError("--csv-safe applies to the records written as CSV: add --format csv")
     records_path = records_output(args, _inputs(args))
     scored = score_release(args, records_path, measures=args.measures)
     report, measures, name = scored.report, scored.measures, release_name(args)
@@ -152,8 +157,8 @@ def run(args) -> int:
             text += "\n" + render_measures(measures, name)
         sys.stdout.write(text)
         return 0
-    write_output(render(report, args.format, source=args.source, published=name, measures=measures), args.output,
-                 _inputs(args))
+    write_output(render(report, args.format, source=args.source, published=name, measures=measures,
+                        csv_safe=args.csv_safe), args.output, _inputs(args))
     return 0
 
 
@@ -171,13 +176,14 @@ def _inputs(args) -> list[str | None]:
     return [args.source, args.published, args.weights, args.model]
 
 
-def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None) -> str:
+def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None,
+           csv_safe: bool = False) -> str:
     if fmt == "json":
         return report.to_json({"measures": measures.to_json_dict()} if measures is not None else None)
     if fmt == "csv":
         from tklscore.core.files.records import records_csv
 
-        return records_csv(report.records, list(RECORD_COLUMNS))
+        return records_csv(report.records, list(RECORD_COLUMNS), safe=csv_safe)
     text = render_table(report, source, published)
     if measures is not None:
         from tklscore.cli.measures import render_table as render_measures
@@ -186,27 +192,28 @@ def render(report: ScoreReport, fmt: str, source: str = "", published: str = "",
     return text
 
 
-def _fixed(value: float | None, digits: int) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def score_lines(scores: dict, by_source: dict, by_max: dict, x: float) -> list[str]:
+    """The table of the five scores, raw and normalised, as ``score`` and ``release`` print it."""
+    lines = [f"{'score':<17}{'raw':>14}{'÷ source':>12}{'÷ max':>12}"]
+    for key in SCORE_NAMES:
+        if key == "m_score_inf" and math.isinf(x):
+            continue  # the M-Score row above is already x = inf
+        lines.append(f"{score_label(key, x, 'inf'):<17}{score(scores[key]):>14}"
+                     f"{number(by_source[key]):>12}{number(by_max[key]):>12}")
+    return lines
 
 
 def render_table(report: ScoreReport, source: str = "", published: str = "", records: bool = True) -> str:
     x = x_text(report.x, "inf")
-    lines = [f"Source:    {source} ({report.source_rows} records)",
-             f"Published: {published} ({report.published_rows} records)    M-Score x = {x}",
-             "",
-             f"{'score':<17}{'raw':>12}{'/ source':>12}{'/ max':>12}"]
-    for key in SCORE_NAMES:
-        if key == "m_score_inf" and math.isinf(report.x):
-            continue  # the M-Score row above is already x = inf
-        label = score_label(key, report.x, "inf")
-        lines.append(f"{label:<17}{_fixed(report.scores.as_dict()[key], 5):>12}"
-                     f"{_fixed(report.normalized_source.as_dict()[key], 4):>12}"
-                     f"{_fixed(report.normalized_max.as_dict()[key], 4):>12}")
+    lines = [f"Source:    {source} ({count(report.source_rows)} records)",
+             f"Published: {published} ({count(report.published_rows)} records)    M-Score x = {x}",
+             ""]
+    lines += score_lines(report.scores.as_dict(), report.normalized_source.as_dict(),
+                         report.normalized_max.as_dict(), report.x)
     if not records:
         return "\n".join(lines) + "\n"
     lines += ["", "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"]
     frame = report.records.rename(columns={"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M",
                                            "l_severity": "RS_L"})
-    lines.append(frame.to_string(index=False, float_format=lambda v: f"{v:.5f}"))
+    lines.append(frame.to_string(index=False, float_format=score))
     return "\n".join(lines) + "\n"

@@ -4,6 +4,7 @@ Table 3.1, the published Table 3.6 of Scenario 1, and the weights of Table 4.2."
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +74,18 @@ def thesis_example() -> Example:
     frame = pd.DataFrame(TABLE_3_1, columns=TABLE_3_1_COLUMNS, dtype=object)
     return Example(Table.from_frame(frame, name="thesis Table 3.1"), list(SCENARIO_1_IDS),
                    Weights(TABLE_4_2_WEIGHTS, name="thesis Table 4.2"), THESIS_ROLES)
+
+
+def thesis_hierarchies() -> dict:
+    """:data:`THESIS_HIERARCHIES` by column (column → Hierarchy), as the Design view holds them."""
+    return {h.column: h for h in THESIS_HIERARCHIES}
+
+
+def thesis_source_csv() -> str:
+    """Table 3.1 as CSV text: the built-in example's source, for a command that reads a file."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows([TABLE_3_1_COLUMNS] + TABLE_3_1)
+    return buffer.getvalue()
 
 
 def write_thesis_example(directory: str | Path) -> list[Path]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.json_file import read_json
 from tklscore.core.errors import InputError, existing_file, shorten
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.scoring.scores import parse_x
@@ -29,6 +30,10 @@ from tklscore.core.tables.roles import Roles
 
 FORMAT = "tklscore-project"
 VERSION = 1
+BUILTIN_SOURCES = ("thesis",)
+"""The built-in examples a project's source may name (``source.builtin``)."""
+SOURCE_OPTIONS = {"delimiter": (str,), "encoding": (str,), "sheet": (str, int), "keep_spaces": (bool,)}
+"""The load options a project keeps for its source (``source.options``) and their types."""
 
 
 @dataclass
@@ -45,6 +50,30 @@ class Project:
     score_model_paths: list[str] = field(default_factory=list)  # M-Score and L-Severity model files
     x: float = 1.0
     settings: dict = field(default_factory=dict)  # view and chart settings
+    notes: list[str] = field(default_factory=list, compare=False)  # what opening changed (not saved)
+
+    def designed_names(self) -> list[str]:
+        """The releases saved from the Design view (``settings["design"]["saved"]``), by name;
+        they follow the defined releases in the Release chooser."""
+        defined = {r.name for r in self.releases}
+        saved = (self.settings.get("design") or {}).get("saved") or []
+        names = (str(d.get("name", "designed release")) for d in saved if isinstance(d, dict))
+        return [n for n in dict.fromkeys(names) if n not in defined]
+
+    def designed(self, name: str | None) -> dict | None:
+        """The saved design of the designed release ``name`` (None: no such designed release)."""
+        if not name or name not in self.designed_names():
+            return None
+        saved = (self.settings.get("design") or {}).get("saved") or []
+        return next(d for d in saved if isinstance(d, dict) and str(d.get("name", "designed release")) == name)
+
+    def remove_designed(self, name: str) -> bool:
+        """Forget the saved design of the designed release ``name``; whether it was one."""
+        if name not in self.designed_names():
+            return False
+        design = self.settings["design"]
+        design["saved"] = [d for d in design.get("saved") or [] if d.get("name") != name]
+        return True
 
     def release(self, name: str) -> ReleaseDefinition:
         for definition in self.releases:
@@ -89,6 +118,7 @@ class Project:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError("is not a tkl-Score Workbench project", file=name)
         _check_types(data, name)
+        _check_settings(data, name)
         if data.get("version", 0) > VERSION:
             raise InputError(f"was written by a newer version (project format {data['version']})", file=name)
 
@@ -104,22 +134,31 @@ class Project:
                 if entry.get("kind") == "file":
                     entry = dict(entry, path=absolute(entry.get("path")))
                 releases.append(ReleaseDefinition.from_dict(entry))
+            releases, notes = _unique_names(releases)
+            current = data.get("current_release")
+            if current is not None and current not in {r.name for r in releases}:
+                shown = f"'{releases[0].name}' is shown instead" if releases else "no release is shown"
+                notes.append(f"the release shown last, '{shorten(current)}', is not among the project's releases; "
+                             f"{shown}")
+                current = releases[0].name if releases else None
             x = data.get("x", 1.0)
-            return cls(
+            project = cls(
                 source_path=absolute(data["source"].get("path")),
                 source_options=dict(data["source"].get("options") or {}),
                 builtin=data["source"].get("builtin"),
                 roles=Roles(roles.get("qi", ()), roles.get("sa", ()), roles.get("continuous", ()),
                             roles.get("identifier")),
                 releases=releases,
-                current_release=data.get("current_release"),
+                current_release=current,
                 weights_path=absolute(data.get("weights", {}).get("path")),
                 model_turtle=data.get("weights", {}).get("model"),
                 weights_use=data.get("weights", {}).get("use"),
                 score_model_paths=[absolute(str(p)) for p in data.get("weights", {}).get("score_models") or []],
                 x=parse_x(x),
                 settings=dict(data.get("settings") or {}),
+                notes=notes,
             )
+            return project
         except InputError as error:
             raise InputError(error.message, file=name, column=error.column, hint=error.hint) from None
         except (KeyError, TypeError, ValueError, AttributeError) as error:
@@ -136,10 +175,7 @@ class Project:
         """The project in the file ``path`` (reading nothing else; see :func:`check_paths`
         before reading the files it names)."""
         path = existing_file(path, "project file")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise InputError(f"is not a project file (not JSON: {error})", file=str(path)) from None
+        data = read_json(path, "project file")
         if not isinstance(data, dict):
             raise InputError("is not a tkl-Score Workbench project", file=str(path))
         return cls.from_dict(data, path.resolve().parent, str(path))
@@ -207,6 +243,99 @@ def _check_types(data: dict, name: str) -> None:
         for key in ("name", "kind", "path", "expression"):
             if key in entry and not isinstance(entry[key], (str, type(None))):
                 raise InputError(f"'{key}' of release {number} must be text, not {_kind(entry[key])}", file=name)
+
+
+def _unique_names(releases: list[ReleaseDefinition]) -> tuple[list[ReleaseDefinition], list[str]]:
+    """The releases with every name made unique — a later release named like an earlier one
+    becomes "NAME (2)", and so on — and a note on each renamed one: the GUI finds a release by
+    its name, and a second of the same name would be hidden behind the first."""
+    import dataclasses
+
+    taken = {r.name for r in releases}
+    seen: set[str] = set()
+    kept, notes = [], []
+    for position, release in enumerate(releases, start=1):
+        if release.name in seen:
+            number = 2
+            while f"{release.name} ({number})" in taken:
+                number += 1
+            renamed = f"{release.name} ({number})"
+            notes.append(f"release {position} has the name of an earlier release, '{shorten(release.name)}'; "
+                         f"it is opened as '{shorten(renamed)}'")
+            taken.add(renamed)
+            release = dataclasses.replace(release, name=renamed)
+        seen.add(release.name)
+        kept.append(release)
+    return kept, notes
+
+
+def _check_settings(data: dict, name: str) -> None:
+    """An error naming the first setting of a project file that the views could not use:
+    the source's load options, the built-in example's name, and the structures the Design
+    and Pseudonymisation views keep (each saved hierarchy and design is read as the view
+    reads it)."""
+    from tklscore.core.pseudonymization.blocking import BlockingRule
+    from tklscore.core.release.hierarchy import Hierarchy
+    from tklscore.core.release.transform import ReleaseDesign
+    from tklscore.core.scoring.weights_source import KINDS
+
+    def fail(field: str, message: str):
+        raise InputError(f"'{field}' {message}", file=name,
+                         hint="the project file is damaged; fix the field or save the project again")
+
+    source = data.get("source") or {}
+    builtin = source.get("builtin")
+    if builtin is not None and builtin not in BUILTIN_SOURCES:
+        fail("source.builtin", f"names no built-in example ('{shorten(builtin)}'; the built-in examples: "
+                               f"{', '.join(BUILTIN_SOURCES)})")
+    for key, value in (source.get("options") or {}).items():
+        if key not in SOURCE_OPTIONS:
+            fail("source.options", f"holds an unknown option '{shorten(key)}' (the options: "
+                                   f"{', '.join(SOURCE_OPTIONS)})")
+        types = SOURCE_OPTIONS[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            fail(f"source.options.{key}", f"must be {' or '.join(_kind(t()) for t in types)}, not {_kind(value)} "
+                                          f"({shorten(json.dumps(value, ensure_ascii=False))})")
+    settings = data.get("settings") or {}
+    design = settings.get("design")
+    if design is not None:
+        if not isinstance(design, dict):
+            fail("settings.design", f"must be an object, not {_kind(design)}")
+        readers = {"hierarchies": Hierarchy.from_dict, "saved": ReleaseDesign.from_dict}
+        for key, read in readers.items():
+            items = design.get(key)
+            if items is None:
+                continue
+            if not isinstance(items, list):
+                fail(f"settings.design.{key}", f"must be a list, not {_kind(items)}")
+            for number, item in enumerate(items, start=1):
+                _read_setting(f"settings.design.{key}[{number}]", item, read, fail)
+        if design.get("current") is not None:
+            _read_setting("settings.design.current", design["current"], ReleaseDesign.from_dict, fail)
+    use = (data.get("weights") or {}).get("use")
+    if use is not None and use not in KINDS:
+        fail("weights.use", f"names no source of weights ('{shorten(use)}'; one of {', '.join(KINDS)})")
+    order = settings.get("per_record_order")
+    if order is not None and not isinstance(order, str):
+        fail("settings.per_record_order", f"must be text, not {_kind(order)}")
+    blocking = settings.get("pseudonymization")
+    if blocking is not None:
+        if not isinstance(blocking, dict) or not isinstance(blocking.get("rules", []), list):
+            fail("settings.pseudonymization", "must be an object whose 'rules' is a list of rules")
+        for number, rule in enumerate(blocking.get("rules", []), start=1):
+            _read_setting(f"settings.pseudonymization.rules[{number}]", rule, BlockingRule.parse, fail,
+                          kind=str)
+
+
+def _read_setting(field: str, item, read, fail, kind: type = dict) -> None:
+    if not isinstance(item, kind):
+        fail(field, f"must be {_kind(kind())}, not {_kind(item)}")
+    try:
+        read(item)
+    except InputError as error:
+        fail(field, f"cannot be read: {error.message}")
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        fail(field, f"cannot be read ({error.__class__.__name__}: {shorten(error)})")
 
 
 class OutsideFolderError(InputError):

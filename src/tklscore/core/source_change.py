@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.project import Project
 from tklscore.core.tables.roles import Roles
 
@@ -156,9 +156,7 @@ def table_columns(path: str | os.PathLike, options: dict | None = None) -> list[
     from tklscore.core.tables.loading import table_kind
 
     options = dict(options or {})
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", file=str(path))
+    path = existing_file(path, "table file")
     kind = table_kind(path)
     if kind == "parquet":
         import pyarrow.parquet as pq
@@ -170,6 +168,9 @@ def table_columns(path: str | os.PathLike, options: dict | None = None) -> list[
     if kind == "excel":
         import pandas as pd
 
+        from tklscore.core.tables.loading import _check_inflated_size
+
+        _check_inflated_size(path)
         try:
             frame = pd.read_excel(path, sheet_name=options.get("sheet") or 0, nrows=0)
         except Exception as error:  # openpyxl raises several types for a damaged workbook

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import check_output
 from tklscore.core.project import OutsideFolderError
+from tklscore.gui.guard import report_uncaught
 
 
 def run(example: str | None = None, project: str | None = None, screenshot: str | None = None,
@@ -63,7 +64,11 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
             app.exit(0 if saved else 2)
 
         QTimer.singleShot(300, shoot)
-    return app.exec()
+    previous, sys.excepthook = sys.excepthook, report_uncaught(window.show_error)  # a dialog, never a traceback
+    try:
+        return app.exec()
+    finally:
+        sys.excepthook = previous
 
 
 def _save_image(pixmap, path: str) -> bool:

@@ -8,13 +8,16 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from tklscore.core.numbers import number
 from tklscore.core.tables.spaces import spaces_tip, visible_spaces
 
 
 class FrameModel(QAbstractTableModel):
-    def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5):
+    def __init__(self, frame: pd.DataFrame | None = None, parent=None, float_digits: int = 5,
+                 headers: dict[str, str] | None = None):
         super().__init__(parent)
         self.float_digits = float_digits
+        self.headers = dict(headers or {})   # column → the name shown (tooltip: the column itself)
         self._frame = pd.DataFrame()
         self._columns: list = []   # the frame's columns as arrays: data() must be cheap
         self._numeric: list[bool] = []
@@ -59,7 +62,7 @@ class FrameModel(QAbstractTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             value = self._columns[index.column()][row]
             if isinstance(value, (float, np.floating)):
-                return f"{value:.{self.float_digits}f}"
+                return number(value, 6, max_decimals=self.float_digits)
             if role == Qt.ItemDataRole.DisplayRole:
                 # a value kept with spaces around it shows them (␣): what is shown is what a rule matches
                 return "(empty)" if value == "" else visible_spaces(str(value))
@@ -74,10 +77,14 @@ class FrameModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            column = str(self._frame.columns[section])
+            return column if column in self.headers else None
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return str(self._frame.columns[section])
+            column = str(self._frame.columns[section])
+            return self.headers.get(column, column)
         return str(section + 1)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:

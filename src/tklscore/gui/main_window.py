@@ -33,7 +33,8 @@ def weights_source(workbench: Workbench) -> str:
     """Where the current weights come from, in a few words (the Scores view can switch)."""
     source = workbench.weights_source()
     if source is None:
-        return "no weights yet"
+        return "weights not used (see the Scores view)" if workbench.project.weights_path and \
+            workbench.weights_problem else "no weights yet"
     if source.kind == MODEL:
         return "weights from the tkl-Data Model"
     if source.kind == FILE:
@@ -256,7 +257,11 @@ class MainWindow(QMainWindow):
 
     def _update_release_info(self) -> None:
         workbench = self.workbench
-        self.release_info.setText(f"{release_summary(workbench)} · {weights_source(workbench)}")
+        text = f"{release_summary(workbench)} · {weights_source(workbench)}"
+        # at most a third of the status bar, elided in the middle: a long release name leaves room for messages
+        self.release_info.setText(self.release_info.fontMetrics().elidedText(
+            text, Qt.TextElideMode.ElideMiddle, max(self.width() // 3, 300)))
+        self.release_info.setToolTip(text)
         names, current = workbench.release_names(), workbench.project.current_release
         self.release_chooser.blockSignals(True)
         if [self.release_chooser.itemText(i) for i in range(self.release_chooser.count())] != names:
@@ -265,7 +270,7 @@ class MainWindow(QMainWindow):
         self.release_chooser.setCurrentIndex(names.index(current) if current in names else -1)
         self.release_chooser.blockSignals(False)
         self.release_chooser.setVisible(bool(names))
-        self.release_title.setText("<b>Release:</b>" if names else "<b>No release yet</b>")
+        self.release_title.setText("<b>Release:</b>" if names else "<b>No release yet</b> ·")
         self.release_details.setText(" · ".join(filter(None, [release_records(workbench) if current else "",
                                                               weights_source(workbench)])))
         officer = self.current_key() != WELCOME and any(

@@ -12,11 +12,10 @@ from typing import Callable
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import Cancelled
+from tklscore.gui.guard import error_text, is_bad_input
 
-
-class Cancelled(Exception):
-    """Raised inside a task's function when the user cancelled it."""
+__all__ = ["Cancelled", "TaskControl", "TaskRunner"]   # Cancelled: the core's, raised inside a task's function
 
 
 class TaskControl:
@@ -52,6 +51,7 @@ class TaskSignals(QObject):
     finished = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
+    stopped = Signal(object)     # beside ``cancelled``: what the function returned anyway (None: it raised)
 
 
 class Task(QRunnable):
@@ -72,19 +72,16 @@ class Task(QRunnable):
         try:
             result = self.function(self.control)
         except Cancelled:
+            self.signals.stopped.emit(None)
             self.signals.cancelled.emit()
             return
-        except InputError as error:
-            self.signals.failed.emit(str(error))
-            return
-        except MemoryError:
-            self.signals.failed.emit(f"{self.name}: not enough memory")
-            return
-        except Exception as error:  # a bug: report it specifically, keep the application alive
-            traceback.print_exc()
-            self.signals.failed.emit(f"{self.name} failed unexpectedly: {error.__class__.__name__}: {error}")
+        except Exception as error:  # bad input: its message (gui/guard.py); a bug: said as one, kept alive
+            if not is_bad_input(error):
+                traceback.print_exc()
+            self.signals.failed.emit(error_text(error, self.name))
             return
         if self.control.cancelled:
+            self.signals.stopped.emit(result)
             self.signals.cancelled.emit()
         else:
             self.signals.finished.emit(result)
@@ -122,7 +119,11 @@ class TaskRunner(QObject):
 
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
-              owner: QObject | None = None, lane: str = MAIN) -> Task:
+              owner: QObject | None = None, lane: str = MAIN,
+              on_cancelled: Callable[[object], None] | None = None) -> Task:
+        """Run ``function(control)`` in ``lane``; its value goes to ``on_done``, a specific
+        error to ``on_failed``; once cancelled, ``on_cancelled`` (if given) gets what the
+        function returned anyway (a search's partial result) or None."""
         if lane not in self.pools:
             raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
@@ -130,7 +131,7 @@ class TaskRunner(QObject):
         task.signals.progress.connect(lambda percent, text: self._progress(task, percent, text))
         task.signals.finished.connect(lambda result: self._settle(task, on_done, result))
         task.signals.failed.connect(lambda message: self._settle(task, on_failed, message))
-        task.signals.cancelled.connect(lambda: self._settle(task, None, None))
+        task.signals.stopped.connect(lambda value: self._settle(task, on_cancelled, value))
         if owner is not None:
             task.owner_connection = owner.destroyed.connect(task.cancel)
         self.current.append(task)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QUndoCommand
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, MissingWeightsError
 from tklscore.core.files.rdf import parse_rdf_file
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.model.lseverity_model import thesis_lseverity_model
@@ -94,6 +94,14 @@ class WeightsState:
         if self.project.score_model_paths or self.project.builtin == "thesis":
             choices.append(SCORE_MODELS)
         return choices
+
+    def weights_model(self) -> TklDataModel | None:
+        """The tkl-Data Model when it gives the tkl weights: its elements then weigh the
+        generalised values of a designed release (with a weights file, the largest weight of
+        the values a group covers does)."""
+        if self.model is None or (self.weights_use() == FILE and self.project.weights_path):
+            return None
+        return self.model
 
     def weights_use(self) -> str:
         use = self.project.weights_use
@@ -193,6 +201,24 @@ class WeightsState:
             self.weights_problem = str(error)
         if self.weights_problem:
             self.status.emit(self.weights_problem)
+
+    def _refuse_weights(self, error: MissingWeightsError) -> None:
+        """Weights that leave sensitive values without a weight are not in use: the scores
+        they replaced go, the header and the Scores view say so, and the message names the
+        application's remedy (not a command-line flag)."""
+        if error.interval_attributes:
+            names = ", ".join(f"'{a}'" for a in error.interval_attributes)
+            remedy = (f"the weights file gives intervals for {names}: make the column continuous in the Release "
+                      f"view's roles and apply them")
+        else:
+            remedy = ("add them to the weights file and choose it again with Weights file… in the Scores view, "
+                      "or choose the tkl-Data Model under Weights from")
+        self.weights = self.weights_per_score = None
+        self.weights_problem = f"These weights are not used: {error.with_hint(remedy)}"
+        self.reports, self.measures, self.designed_reports = {}, {}, {}
+        self.modelChanged.emit()
+        self.scoresChanged.emit()
+        self._fail(self.weights_problem)
 
     def _score_models(self, tkl: Weights) -> WeightsPerScore:
         if self.project.score_model_paths:

@@ -6,10 +6,13 @@ the scores of the next edit on the one task thread."""
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
+
+from tklscore.gui.guard import run_guarded
 
 
 def off_screen(widget: QWidget) -> bool:
@@ -32,10 +35,18 @@ class WhenShown(QObject):
             self.stale = True
             return
         self.stale = False
-        self.function()
+        self._run()
 
     def eventFilter(self, watched, event) -> bool:
         if watched is self.widget and event.type() == QEvent.Type.Show and self.stale:
             self.stale = False
-            self.function()
+            self._run()  # an exception must not escape an event filter: it is said, as everywhere
         return False
+
+    def _run(self) -> None:
+        failed = getattr(getattr(self.widget, "workbench", None), "failed", None)
+        run_guarded(failed.emit if failed is not None else _print_error, self.function)
+
+
+def _print_error(message: str) -> None:
+    print(f"tklscore: error: {message}", file=sys.stderr)

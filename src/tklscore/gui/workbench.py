@@ -18,9 +18,10 @@ from PySide6.QtGui import QUndoStack
 
 from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, choose_engine
 from tklscore.core.engines.source import SourceSummary
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, MissingWeightsError
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.model.data_model import TklDataModel
+from tklscore.core.numbers import score as score_text
 from tklscore.core.project import Project, check_paths
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.risk.measures import Measures
@@ -87,8 +88,7 @@ class Workbench(WeightsState, Recovery, QObject):
         self.model_origin = ""
         self.source_summary = None
         self.weights_problem = None
-        self.reports, self.measures = {}, {}
-        self.designed_reports = {}
+        self.reports, self.measures, self.designed_reports = {}, {}, {}
         self.release_errors, self.refused_releases = {}, set()
         self._source = self._prepared = None
         if self.engine_choice is not None:
@@ -139,6 +139,8 @@ class Workbench(WeightsState, Recovery, QObject):
             self.modelChanged.emit()
         self.releasesChanged.emit()
         self._load_source()
+        if project.notes:  # what opening had to change, e.g. a second release of one name renamed
+            self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
 
     def _read_model(self, turtle: str, path: str | None) -> None:
         """Parse the project's model off the UI thread (Turtle parsing is slow); until it
@@ -406,7 +408,8 @@ class Workbench(WeightsState, Recovery, QObject):
     # ------------------------------------------------------------------ releases
 
     def release_names(self) -> list[str]:
-        return [r.name for r in self.project.releases]
+        """The releases of the Release chooser: those defined, then those designed."""
+        return [r.name for r in self.project.releases] + self.project.designed_names()
 
     def _check_release(self, definition: ReleaseDefinition) -> None:
         """Check a new definition at once where that is quick (so a mistake is refused before
@@ -438,6 +441,9 @@ class Workbench(WeightsState, Recovery, QObject):
 
     def remove_release(self, name: str) -> None:
         self.project.releases = [r for r in self.project.releases if r.name != name]
+        if self.project.remove_designed(name):
+            self.designed_reports.pop(name, None)
+            self.measures.pop(name, None)
         self.reports.pop(name, None)
         if self.project.current_release == name:
             self.project.current_release = self.project.releases[0].name if self.project.releases else None
@@ -446,7 +452,8 @@ class Workbench(WeightsState, Recovery, QObject):
         self.scoresChanged.emit()
 
     def set_current_release(self, name: str) -> None:
-        self.project.release(name)
+        if name not in self.project.designed_names():
+            self.project.release(name)
         self.project.current_release = name
         self.releasesChanged.emit()
         self.scoresChanged.emit()
@@ -456,8 +463,9 @@ class Workbench(WeightsState, Recovery, QObject):
         return self.reports.get(name) if name else None
 
     def current_release(self) -> Release | None:
+        """The current release's source records (None: none, or a designed release: transformed records)."""
         name = self.project.current_release
-        if not name:
+        if not name or name in self.project.designed_names():
             return None
         definition = self.project.release(name)
         return self.resolved.get(definition)
@@ -476,19 +484,25 @@ class Workbench(WeightsState, Recovery, QObject):
             return
         weights, per_score, x = self.weights, self.weights_per_score, self.project.x
         definitions = list(self.project.releases)
-        design_settings, model = dict(self.project.settings.get("design") or {}), self.model
+        design_settings, model = dict(self.project.settings.get("design") or {}), self.weights_model()
         generation = self._next_generation("scores")
         where = f" (out of core, {source.engine_name})" if source.out_of_core else ""
 
-        def score(control: TaskControl) -> ProjectScores:
+        def score(control: TaskControl) -> ProjectScores | MissingWeightsError:
             from tklscore.core.release.designer import element_weights
 
             elements = element_weights(model) if model is not None and design_settings.get("saved") else None
-            return score_project(source, definitions, weights, x, per_score=per_score,
-                                 design_settings=design_settings, elements=elements, progress=control.progress)
+            try:
+                return score_project(source, definitions, weights, x, per_score=per_score,
+                                     design_settings=design_settings, elements=elements, progress=control.progress)
+            except MissingWeightsError as error:   # weights that leave sensitive values without a weight
+                return error
 
-        def done(scores: ProjectScores) -> None:
+        def done(scores: ProjectScores | MissingWeightsError) -> None:
             if generation != self._generation["scores"]:
+                return
+            if isinstance(scores, MissingWeightsError):
+                self._refuse_weights(scores)
                 return
             previous = self.release_errors
             self.reports, self.release_errors, self.refused_releases = scores.reports, scores.errors, scores.refused
@@ -498,7 +512,7 @@ class Workbench(WeightsState, Recovery, QObject):
                     self._fail(f"Release '{name}': {message}")
             current = self.current_report()
             if current is not None:
-                self.status.emit(f"{self.project.current_release}: tkl-Score {current.scores.tkl:.5f}, "
+                self.status.emit(f"{self.project.current_release}: tkl-Score {score_text(current.scores.tkl)}, "
                                  f"{current.published_rows:,} of {current.source_rows:,} records{where}")
             self.scoresChanged.emit()
 

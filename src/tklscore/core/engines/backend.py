@@ -16,7 +16,10 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
 
 import pandas as pd
 
@@ -112,6 +115,12 @@ class Backend:
         except InputError:
             raise
         except Exception as exc:  # the engines' own errors (DuckDB, Spark's analysis/execution errors)
+            line = _NOT_UTF8.search(str(exc))
+            if line:  # a line past the part check_engine_file reads
+                raise InputError(f"the line is not UTF-8, as the lines before it are; the {self.name} engine "
+                                 f"reads a file in one encoding", file=str(path), row=int(line.group(1)),
+                                 hint="save the file as UTF-8, give its encoding (--encoding), or read it in "
+                                      "memory, which reads each line in its own encoding") from None
             raise InputError(f"{what} ({first_line(exc)})", file=str(path)) from None
 
     def interrupt(self) -> None:
@@ -222,8 +231,10 @@ class Backend:
         without one by matching all its columns in the source (needs :meth:`open_source`)."""
         scan = self.scan(path, delimiter, encoding, "__published")
         self.unmatched_rows = []
+        self.published_scan = None
         stripped = {c.strip(): c for c in scan.columns}
         if id_column is not None:
+            self.published_scan = scan
             if id_column not in stripped:
                 raise InputError(f"identifier column '{id_column}' not found; the table has columns "
                                  f"{', '.join(repr(c) for c in stripped)}", file=str(path))
@@ -233,6 +244,44 @@ class Backend:
             self._check_published_unique(path)
         else:
             self._match_by_position(scan, continuous)
+
+    def conflicts(self, roles: Roles) -> tuple[int, list[str]]:
+        """How many published records (of a file located by id) hold sensitive values that
+        contradict the source record with the same id, and the first of them as
+        :func:`~tklscore.core.tables.published.conflict_entry` writes them; as
+        :func:`~tklscore.core.tables.published.locate_table` finds them in memory."""
+        from tklscore.core.tables.published import SHOWN_CONFLICTS, conflict_entry
+
+        scan = getattr(self, "published_scan", None)
+        if scan is None:
+            return 0, []
+        mine = {c.strip(): c for c in scan.columns}
+        theirs = {c.strip(): c for c in self.source_scan.columns}
+        compared = [(i, c) for i, c in enumerate(roles.sa) if c in mine and c in theirs]
+        if not compared:
+            return 0, []
+        parts, differs = ["pr.pos AS pos", "pr.id AS id"], []
+        for k, (i, c) in enumerate(compared):
+            published_text = f"COALESCE(CAST(pf.{self.q(mine[c])} AS STRING), '')"
+            if c in roles.continuous:
+                bad = (f"NOT COALESCE(TRY_CAST(TRIM(CAST(pf.{self.q(mine[c])} AS STRING)) AS DOUBLE) = src.s{i}, "
+                       f"FALSE)")
+            else:
+                bad = f"{published_text} <> src.s{i}"
+            parts += [f"{bad} AS d{k}", f"{published_text} AS m{k}",
+                      f"COALESCE(CAST(sf.{self.q(theirs[c])} AS STRING), '') AS t{k}"]
+            differs.append(f"d{k}")
+        joined = (f"SELECT {', '.join(parts)} FROM published AS pr JOIN {scan.relation} AS pf ON pf.__rid = pr.pos "
+                  f"JOIN src ON src.id = pr.id JOIN {self.source_scan.relation} AS sf ON sf.__rid = src.rid")
+        self.run("cannot be compared with the source", scan.path, lambda: self.materialize(
+            "conflicts", f"SELECT * FROM ({joined}) AS j WHERE {' OR '.join(differs)}"))
+        count = int(self.fetch("SELECT COUNT(*) AS n FROM conflicts")["n"].iloc[0])
+        first = self.fetch(f"SELECT * FROM conflicts ORDER BY pos LIMIT {SHOWN_CONFLICTS}")
+        entries = [conflict_entry(row["id"], int(row["pos"]) + scan.header_rows,
+                                  [(c, row[f"m{k}"], row[f"t{k}"]) for k, (_, c) in enumerate(compared)
+                                   if bool(row[f"d{k}"])])
+                   for _, row in first.iterrows()]
+        return count, entries
 
     def _match_by_position(self, scan: Scan, continuous) -> None:
         """Each published row takes the source row with the same values in every published
@@ -408,6 +457,80 @@ def _columns(scan: Scan, named: list[str]) -> dict[str, str]:
         raise InputError(f"column {', '.join(repr(c) for c in absent)} not found; the table has columns "
                          f"{', '.join(repr(c) for c in stripped)}", file=scan.path)
     return stripped
+
+
+_NOT_UTF8 = re.compile(r"CSV Error on Line: (\d+)\b.*\bInvalid unicode", re.S)  # DuckDB's words
+
+
+def _local_file(path: str) -> Path | None:
+    """The local file an engine reads for ``path`` (the first part file of a folder), or
+    None for a remote path (hdfs://, s3a://) or a folder without data files."""
+    scheme = urlparse(path).scheme
+    if scheme not in ("", "file") and len(scheme) != 1:  # one letter: a Windows drive
+        return None
+    file = Path(urlparse(path).path if scheme == "file" else path)
+    if file.is_dir():
+        parts = sorted(p for p in file.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+        return parts[0] if parts else None
+    return file if file.is_file() else None
+
+
+def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str | None, engine: str,
+                      late_lines_checked: bool = False) -> None:
+    """What the in-memory loader refuses, refused before an engine reads a file (``kind``:
+    CSV or Parquet), which would otherwise rename a repeated column name, cast a nested
+    column to text, or read a file whose lines disagree on the encoding in one of them.
+    Checked on the file itself when it is local (a file, or the first part file of a folder);
+    every back-end's ``scan`` calls it. ``late_lines_checked``: also every line past the
+    sample, for an engine that would decode a line that is not UTF-8 silently (Spark)."""
+    from tklscore.core.files.text import csv_rows, refuse_mixed_lines, unicode_encoding
+    from tklscore.core.tables.loading import (_SAMPLE_BYTES, _check_header, detect_delimiter, detect_encoding,
+                                              refuse_nested)
+
+    file = _local_file(path)
+    if file is None:
+        return
+    if kind == "Parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(file)
+        except Exception:  # noqa: BLE001 - not a Parquet file: the engine says what is wrong
+            return
+        _check_header([str(name).strip() for name in schema.names], path)
+        refuse_nested(schema, path)
+        return
+    with open(file, "rb") as handle:
+        sample = handle.read(_SAMPLE_BYTES)
+    if encoding is None and unicode_encoding(sample) is None:
+        refuse_mixed_lines(sample, path, f"the {engine} engine")
+    try:
+        text = sample.decode(encoding or detect_encoding(sample), errors="ignore")
+    except LookupError:
+        return  # an unknown encoding: the engine says so
+    if len(sample) == _SAMPLE_BYTES:
+        text = text[:text.rfind("\n") + 1] or text
+    text = text.lstrip("\ufeff")
+    if encoding is None and late_lines_checked and detect_encoding(sample) == "utf-8":
+        _refuse_late_non_utf8(path, engine)
+    first = next(csv_rows(text, path, delimiter or detect_delimiter(text, file.suffix.lower())), None)
+    if first:
+        _check_header([field.strip() for field in first[1]], path)
+
+
+def _refuse_late_non_utf8(path: str, engine: str) -> None:
+    from tklscore.core.files.text import first_non_utf8_line
+
+    local = Path(urlparse(path).path if urlparse(path).scheme == "file" else path)
+    files = sorted(p for p in local.iterdir() if p.is_file() and not p.name.startswith((".", "_"))) \
+        if local.is_dir() else [local]
+    for file in files:
+        line = first_non_utf8_line(file)
+        if line is not None:
+            raise InputError(f"the line is not UTF-8, as the lines before it are; the {engine} engine "
+                             f"reads a file in one encoding", file=str(file), row=line,
+                             hint="save the file as UTF-8, give its encoding (--encoding), or read it in "
+                                  "memory, which reads each line in its own encoding")
 
 
 def first_line(exc: Exception) -> str:

@@ -401,7 +401,8 @@ class EngineDesigner:
 
     # ------------------------------------------------------------------ the release itself
 
-    def _release_sql(self, design: ReleaseDesign, csv: bool = False, limit: int | None = None) -> str:
+    def _release_sql(self, design: ReleaseDesign, csv: bool = False, limit: int | None = None,
+                     csv_safe: bool = False) -> str:
         if not self._released:
             raise InputError("no release is evaluated yet")
         columns, joins = [], []
@@ -422,6 +423,8 @@ class EngineDesigner:
                     "g": pd.Series(column.labels(self._level(design, name)), dtype=object).astype(str)}))
                 joins.append(f"LEFT JOIN {relation} AS o{n} ON o{n}.v = {text}")
                 text = f"o{n}.g"
+            if csv_safe:
+                text = self.backend.spreadsheet_safe_sql(text)
             if csv:
                 text = f"NULLIF({text}, '')"
             columns.append(f"{text} AS {self.backend.q(name)}")
@@ -433,9 +436,11 @@ class EngineDesigner:
         frame = self.backend.fetch(self._release_sql(design, limit=limit))
         return frame.astype(object)
 
-    def write_release(self, design: "ReleaseDesign | DesignResult", path: str, inputs=()) -> None:
+    def write_release(self, design: "ReleaseDesign | DesignResult", path: str, inputs=(),
+                      csv_safe: bool = False) -> None:
         """The last evaluated release written by the engine (``.parquet``/``.pq`` or ``.csv``,
-        atomically), never loaded whole (``design``: its design, or its result)."""
+        atomically), never loaded whole (``design``: its design, or its result; ``csv_safe``:
+        a CSV for a spreadsheet, as :func:`tklscore.core.files.records.csv_safe` writes it)."""
         from pathlib import Path
 
         design = design.design if isinstance(design, DesignResult) else design
@@ -450,7 +455,7 @@ class EngineDesigner:
             if writer is None:
                 raise InputError(f"--engine {self.backend.name} writes the release as Parquet only; "
                                  f"give an output ending in .parquet", file=str(path))
-            writer(self._release_sql(design, csv=True), path)
+            writer(self._release_sql(design, csv=True, csv_safe=csv_safe), path)
         else:
             raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
                              file=str(path))

@@ -38,7 +38,7 @@ def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str
     ``id``, or ``row`` for its position), or fetched with ``fetch``, or left in
     ``dr_records``. ``progress(fraction)`` may raise to stop."""
     report = progress or (lambda _fraction: None)
-    check_parameters(attributes, alpha, epsilon, parameters_name)
+    check_parameters(attributes, alpha, epsilon, parameters_name, threshold)
     unknown = [a for a in attributes if a.attribute not in columns]
     if unknown:
         raise InputError(f"attribute '{unknown[0].attribute}' is not a column of {name} (its columns: "

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, Scan, first_line
-from tklscore.core.errors import InputError
+from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.atomic import atomic_path, is_disk_full, write_error
 from tklscore.core.tables.spaces import split_delimiter, sql_trim
 
@@ -166,6 +166,14 @@ class DuckDBBackend(Backend):
     def write_parquet(self, sql: str, path: str) -> None:
         self._copy(sql, path, "FORMAT PARQUET")
 
+    def spreadsheet_safe_sql(self, text: str) -> str:
+        """The SQL of :func:`tklscore.core.files.records.spreadsheet_safe` on the text ``text``."""
+        from tklscore.core.files.records import FORMULA_STARTS, PLAIN_NUMBER
+
+        starts = "^[" + re.escape(FORMULA_STARTS) + "]"
+        return (f"CASE WHEN regexp_matches({text}, {_literal(starts)}) AND NOT "
+                f"regexp_full_match({text}, {_literal(PLAIN_NUMBER)}) THEN concat(chr(39), {text}) ELSE {text} END")
+
     def write_csv(self, sql: str, path: str) -> None:
         """The rows of ``sql`` as CSV (a header line, comma-separated, quoted only where
         needed; NULL as an empty cell), atomically."""
@@ -203,10 +211,9 @@ class DuckDBBackend(Backend):
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:
         delimiter = split_delimiter(delimiter)[0]
-        file = Path(path)
-        if not file.exists():
-            raise InputError("file not found", file=str(path))
+        file = existing_file(path, "table file")
         kind = "Parquet" if file.suffix.lower() in _PARQUET else "CSV"
+        check_engine_file(str(path), kind, delimiter, encoding, self.name)
         self.inputs.append(str(path))
         read = file
         if kind == "Parquet":

@@ -23,7 +23,7 @@ import numpy as np
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
 from tklscore.core.engines.scoring import attribute_t
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_limit
 from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, PAIRS, POPULATION, RECORDS,
                                            SAMPLE_WEIGHTS, SUBSETS, VALUE_COUNTS, Aggregates)
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
@@ -131,10 +131,11 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     ``source`` with ``sample_weight``, QI importance with ``qi_importance``: the registry's
     measures over :class:`EngineAggregates`. ``progress(fraction)`` may raise to stop."""
     require_quasi_identifiers(roles.qi, name)
-    if qi_importance and len(roles.qi) > QI_IMPORTANCE_MAX:
-        raise InputError(f"QI importance over {len(roles.qi)} quasi-identifiers would run {2 ** len(roles.qi) - 1:,} "
-                         f"grouped counts in the engine; at most {QI_IMPORTANCE_MAX} quasi-identifiers are allowed "
-                         f"out of core", hint="choose fewer quasi-identifiers for this analysis, or --engine memory")
+    if qi_importance:
+        check_limit(2 ** len(roles.qi) - 1, 2 ** QI_IMPORTANCE_MAX - 1,
+                    what=f"QI importance over {len(roles.qi)} quasi-identifiers", verb="run", unit="grouped counts "
+                    "in the engine", hint=f"at most {QI_IMPORTANCE_MAX} quasi-identifiers are allowed out of core; "
+                                         f"choose fewer for this analysis, or --engine memory")
     request = MeasureRequest.checked(risk_threshold, sampling_fraction, qi_importance)
     aggregates = EngineAggregates(backend, roles, source=source, population=population, n_identifying=n_identifying,
                                   sample_weight=sample_weight, suppressed_marker=suppressed_marker,

@@ -19,7 +19,7 @@ from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
-from tklscore.core.tables.published import unlocated_error, unlocated_note
+from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
 
 RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM published_scored ORDER BY pos")
@@ -43,6 +43,9 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
     whole, warnings = score_records(backend, plan, roles, weights, missing_weight_zero, n)
+    contradicting = conflict_warning(*backend.conflicts(roles))
+    if contradicting:
+        warnings.append(contradicting)
     if int(whole["w_above"] or 0):
         warnings.append(weights_above_one_note(int(whole["w_above"]), float(whole["w_max"])))
     backend.materialize("published_scored", plan.published())

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.text import csv_rows
 from tklscore.core.tables.loading import (MISSING, PARQUET_SUFFIXES, _check_header, _column_text, _is_text,
                                           _typed_column, sniff_text_file)
@@ -168,11 +168,7 @@ class _Reader:
         delimiter = split_delimiter(delimiter)[0]
         self.keep_spaces = bool(keep_spaces)
         self.path = str(path)
-        file = Path(path)
-        if not file.exists():
-            raise InputError("file not found", file=self.path)
-        if file.is_dir() and backend is None:
-            raise InputError("is a folder, not a table file", file=self.path)
+        file = existing_file(path, "table file", folder=backend is not None)
         self.kind = "Parquet" if file.suffix.lower() in PARQUET_SUFFIXES else "CSV"
         self.delimiter, self.encoding = delimiter, encoding
         self.options = {k: v for k, v in (("delimiter", delimiter), ("encoding", encoding),

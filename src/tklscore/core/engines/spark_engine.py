@@ -18,8 +18,8 @@ from urllib.parse import urlparse
 
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, Scan, first_line
-from tklscore.core.errors import InputError
+from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.atomic import atomic_folder, is_disk_full, is_remote, write_error
 
 _PARQUET = {".parquet", ".pq"}
@@ -248,11 +248,12 @@ class SparkBackend(Backend):
 
         delimiter = split_delimiter(delimiter)[0]
         raw = relation
-        if _is_local(path) and not Path(urlparse(path).path if path.startswith("file:") else path).exists():
-            raise InputError("file not found", file=str(path))
+        if _is_local(path):  # a file or a folder of part files, never a pipe or a device
+            existing_file(urlparse(path).path if path.startswith("file:") else path, "table file", folder=True)
         self.inputs.append(str(path))
         suffix = Path(urlparse(path).path).suffix.lower()
         kind = "Parquet" if suffix in _PARQUET or (suffix == "" and not _is_csv_folder(path)) else "CSV"
+        check_engine_file(path, kind, delimiter, encoding, self.name, late_lines_checked=True)
         reader = self.spark.read
         try:
             if kind == "Parquet":

@@ -10,7 +10,6 @@ before any parser sees it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import warnings
@@ -164,13 +163,13 @@ def parse_rdf_file(path: str | os.PathLike, graph: rdflib.Graph | None = None,
     fmt, guessed = _format_of(path, data)
     refuse_dtd(path, data, fmt)
     if fmt == "json-ld":
+        from tklscore.core.files.json_file import parse_json
+
         try:
-            document = json.loads(data.decode("utf-8-sig"))
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as error:
             raise InputError(f"not UTF-8 text: {error}", file=str(path)) from None
-        except json.JSONDecodeError as error:
-            raise InputError(f"not valid JSON-LD: {error.msg} at line {error.lineno}, "
-                             f"column {error.colno}", file=str(path), row=None) from None
+        document = parse_json(text, str(path), "JSON-LD document")
         remote: list[str] = []
         _remote_contexts(document, remote)
         if remote:

@@ -3,11 +3,20 @@ column by column through Arrow: no Python object per cell, no loop over the reco
 
 Floats are written with the shortest text that reads back as the same number, so a
 JSON or CSV output holds full precision.
+
+**CSV bound for a spreadsheet** (``--csv-safe``, and always the release report's CSV): a
+text cell a spreadsheet would run as a formula — one starting with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return, such as an id ``=HYPERLINK(…)`` — is written with a
+leading ``'``, which spreadsheets read as "this is text" (OWASP's advice on CSV injection).
+Numbers stay numbers: a number column (floats, integers: scores, counts) is never changed,
+and neither is a text cell that is a plain number (``-3``, ``+2.5``, ``-1e5``), which a
+spreadsheet reads as that number, not as a formula. Everything else is written as it is.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -87,12 +96,46 @@ def records_json(records: pd.DataFrame, columns: list[str], indent: str = "    "
     return "[\n" + indent + body + "\n" + indent[:-2] + "]"
 
 
-def records_csv(records: pd.DataFrame, columns: list[str]) -> str:
+FORMULA_STARTS = "=+-@\t\r"
+"""The first characters that make a spreadsheet read a cell as a formula."""
+PLAIN_NUMBER = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+"""A number as a spreadsheet reads it (never a formula, though it may start with + or -)."""
+
+
+def spreadsheet_safe(text: pa.Array) -> pa.Array:
+    """Text cells a spreadsheet would run as a formula, with a leading ``'`` (see the
+    module's documentation); a plain number is left as it is."""
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks()
+    text = text.cast(pa.large_string())
+    risky = pc.and_kleene(pc.match_substring_regex(text, "^[" + re.escape(FORMULA_STARTS) + "]"),
+                          pc.invert(pc.match_substring_regex(text, f"^{PLAIN_NUMBER}$")))
+    if not pc.any(risky).as_py():
+        return text
+    return pc.if_else(pc.fill_null(risky, False), pc.binary_join_element_wise(_text("'"), text, _text("")), text)
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its text cells :func:`spreadsheet_safe` (number columns unchanged)."""
+    safe = {}
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+            safe[column] = values
+            continue
+        cells = [None if pd.isna(v) else v if isinstance(v, str) else str(v) for v in values.astype(object)]
+        text = spreadsheet_safe(pa.array(cells, type=pa.large_string()))
+        safe[column] = pd.Series(text.to_pylist(), index=frame.index, dtype=object)
+    return pd.DataFrame(safe, index=frame.index, columns=list(frame.columns))
+
+
+def records_csv(records: pd.DataFrame, columns: list[str], safe: bool = False) -> str:
     """The records as CSV text (a header line, then one line per record, ``\\n`` line ends),
     as ``DataFrame.to_csv`` writes them: floats as ``repr``, a text holding a comma, a quote
     or a line break quoted with its quotes doubled (also a lone carriage return, which pandas
-    leaves bare); built column by column."""
-    header = ",".join(_csv_text(pa.array(columns, type=pa.large_string())).to_pylist())
+    leaves bare); built column by column. ``safe``: text cells :func:`spreadsheet_safe`."""
+    prepare = spreadsheet_safe if safe else (lambda text: text)
+    header = ",".join(_csv_text(prepare(pa.array(columns, type=pa.large_string()))).to_pylist())
     if len(records) == 0:
         return header + "\n"
     parts: list = []
@@ -109,9 +152,9 @@ def records_csv(records: pd.DataFrame, columns: list[str]) -> str:
         elif pa.types.is_integer(kind):
             cells = array.cast(pa.large_string())
         elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
-            cells = _csv_text(array.cast(pa.large_string()))
+            cells = _csv_text(prepare(array.cast(pa.large_string())))
         else:
-            cells = _csv_text(pa.array([str(v) for v in array.to_pylist()], type=pa.large_string()))
+            cells = _csv_text(prepare(pa.array([str(v) for v in array.to_pylist()], type=pa.large_string())))
         parts.append(pc.fill_null(cells, ""))
     lines = pc.binary_join_element_wise(*parts, _text(""))
     listed = pa.LargeListArray.from_arrays(pa.array([0, len(lines)], type=pa.int64()), lines)

@@ -3,9 +3,13 @@ and the size of each cell are checked here once, for every file the tool reads a
 (tables, weights, AHP matrices, PIA's patterns, preferences and safety values).
 
 A file is decoded by its byte-order mark (UTF-8, UTF-16, UTF-32), as UTF-16 without a
-mark when every other byte is zero, else as UTF-8, else as Windows-1252 (cp1252). A byte
-neither can decode, or a zero byte in what is not UTF-16/32 text (a binary file), is an
-error naming the line. Lines may end in LF, CRLF or CR alone. A cell may hold at most
+mark when every other byte is zero, else as UTF-8, else as Windows-1252 (cp1252). A file
+whose lines disagree — UTF-8 text (with accents) and some lines that are not UTF-8, as when
+a line was added by a program writing Windows-1252 — is decoded line by line
+(:func:`decode_lines`): every valid UTF-8 line as UTF-8, never re-decoded, and each other
+line as Windows-1252; a note (:class:`InputNote`, a warning the command line prints) names
+those lines. A byte neither can decode, or a zero byte in what is not UTF-16/32 text (a
+binary file), is an error naming the line. Lines may end in LF, CRLF or CR alone. A cell may hold at most
 :data:`FIELD_LIMIT` characters (Python's csv limit), a longer one is an error naming its
 row and column.
 """
@@ -16,6 +20,8 @@ import codecs
 import csv
 import io
 import os
+import re
+import warnings
 from typing import Iterator
 
 from tklscore.core.errors import InputError, existing_file, shorten
@@ -47,6 +53,89 @@ def unicode_encoding(data: bytes) -> str | None:
     return None
 
 
+class InputNote(UserWarning):
+    """Something the reader did to an input that the user should know about (not an error):
+    the command line prints it as ``tklscore: note: ...``."""
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")                       # a byte UTF-8 could not decode
+_ESCAPED_LINE = re.compile("[^\r\n]*[\udc80-\udcff][^\r\n]*")    # a line holding one
+
+
+def _text_line(text: str, position: int, start: int = 0, line: int = 1) -> int:
+    """The line of ``text[position]`` counting from ``line`` at ``start`` (LF, CRLF or CR)."""
+    return line + text.count("\n", start, position) + text.count("\r", start, position) \
+        - text.count("\r\n", start, position)
+
+
+def decode_lines(data: bytes, name: str) -> tuple[str, list[int]] | None:
+    """``data`` decoded line by line when its lines disagree: text that is UTF-8 (with at
+    least one non-ASCII character in a valid line) but holds lines that are not — those are
+    Windows-1252 (cp1252). Returns the text and the numbers of the cp1252 lines, or None
+    when the lines do not disagree (all of it UTF-8, or no line in UTF-8 beyond ASCII: a
+    single-byte file). A line neither encoding reads is an error naming it."""
+    text = data.decode("utf-8", "surrogateescape")   # reversible: an undecodable byte b is U+DC00+b
+    if not _ESCAPED.search(text) or _ESCAPED_LINE.sub("", text).isascii():
+        return None
+    lines: list[int] = []
+    position, line = 0, 1
+
+    def redecode(match: re.Match) -> str:
+        nonlocal position, line
+        line = _text_line(text, match.start(), position, line)
+        position = match.start()
+        raw = match.group().encode("utf-8", "surrogateescape")
+        try:
+            decoded = raw.decode("cp1252")
+        except UnicodeDecodeError as error:
+            raise InputError(f"the line is neither UTF-8, as the rest of the file, nor Windows-1252 (cp1252): "
+                             f"byte 0x{raw[error.start]:02x}", file=name, row=line,
+                             hint="save the file as UTF-8, or give its encoding") from None
+        lines.append(line)
+        return decoded
+
+    return _ESCAPED_LINE.sub(redecode, text), lines
+
+
+def mixed_lines_note(name: str, lines: list[int]) -> str:
+    """The note on a file read line by line (:func:`decode_lines`)."""
+    shown = ", ".join(map(str, lines[:10])) + (f" and {len(lines) - 10:,} more" if len(lines) > 10 else "")
+    return (f"{name}: the file is UTF-8 but line{'s' if len(lines) > 1 else ''} {shown} "
+            f"{'are' if len(lines) > 1 else 'is'} not; read as Windows-1252 (cp1252), every other line as UTF-8")
+
+
+def refuse_mixed_lines(sample: bytes, name: str, reader: str) -> None:
+    """For a reader that decodes a whole file in one encoding (``reader``, e.g. "the duckdb
+    engine"): an error when the lines of ``sample`` disagree on the encoding."""
+    whole = sample[:sample.rfind(b"\n") + 1] or sample  # the last line may be cut
+    mixed = decode_lines(whole, name)
+    if mixed is not None:
+        lines = mixed[1]
+        raise InputError(f"the file is UTF-8 but line {lines[0]} is not (Windows-1252); {reader} reads a file "
+                         f"in one encoding", file=name, row=lines[0],
+                         hint="save the file as UTF-8, or read it in memory, which reads each line in its "
+                              "own encoding")
+
+
+def first_non_utf8_line(path: str | os.PathLike, chunk: int = 1 << 23) -> int | None:
+    """The number of the first line of the file at ``path`` that is not UTF-8, or None: the
+    whole file streamed in chunks cut at line breaks (a UTF-8 character never holds byte 0x0A)."""
+    line, rest = 1, b""
+    with open(path, "rb") as handle:
+        while True:
+            data = handle.read(chunk)
+            block = rest + data
+            cut = len(block) if not data else block.rfind(b"\n") + 1
+            whole, rest = block[:cut], block[cut:]
+            try:
+                whole.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return line + whole.count(b"\n", 0, exc.start)
+            line += whole.count(b"\n")
+            if not data:
+                return None
+
+
 def refuse_binary(data: bytes, name: str, what: str = "a text file") -> None:
     """An error when ``data`` (not UTF-16/32) holds a zero byte: a binary file."""
     zero = data.find(b"\x00")
@@ -75,6 +164,12 @@ def decode_text(data: bytes, name: str, encoding: str | None = None, what: str =
             return data.decode(candidate), candidate
         except UnicodeDecodeError as error:
             last = error
+            if candidate == "utf-8" and len(candidates) > 1:
+                mixed = decode_lines(data, name)
+                if mixed is not None:
+                    text, lines = mixed
+                    warnings.warn(mixed_lines_note(name, lines), InputNote, stacklevel=2)
+                    return text, "utf-8"
     line = _line_of(data, last.start)
     if len(candidates) > 1:
         raise InputError(f"cannot be decoded as UTF-8 nor as Windows-1252 (cp1252): byte 0x{data[last.start]:02x} "

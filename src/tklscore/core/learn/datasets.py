@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from tklscore.core.errors import check_seed
 from tklscore.core.tables.codes import factorize, group_ids
 
 DEFAULT_SEED = 2017
@@ -238,6 +239,7 @@ def bundled(seed: int = DEFAULT_SEED) -> dict[str, pd.DataFrame]:
 
 def generate(seed: int = DEFAULT_SEED) -> dict[str, pd.DataFrame]:
     """Every teaching table by file stem, the same for the same seed."""
+    seed = check_seed(seed)
     tables: dict[str, pd.DataFrame] = {}
     for index, spec in enumerate(SPECS):
         for draw in range(_MAX_DRAWS):

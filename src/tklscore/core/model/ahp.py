@@ -40,6 +40,7 @@ __all__ = [
     "JudgementError",
     "aggregate_judgements",
     "ahp",
+    "check_judgement",
     "check_matrix",
     "group_ahp",
     "harker_complete",
@@ -233,16 +234,38 @@ def parse_judgement(text, on_scale: bool = False) -> float | None:
             raise InputError(f"'{shorten(shown)}' is not a judgement",
                              hint="write a number such as 3 or 0.5, a fraction such as 1/3, "
                                   "or leave the cell empty") from None
+    return check_judgement(value, shown=shown, on_scale=on_scale)
+
+
+def check_judgement(value, where: str | None = None, *, shown: str | None = None, on_scale: bool = True) -> float:
+    """A person's judgement, however it arrives — a matrix file (``tklscore ahp``), a
+    tkl-Data Model or M-Score model file, a project, the AHP view's slider, the API — as a
+    float: a finite positive number on Saaty's scale 1/9 … 9 (``on_scale=False``: any
+    positive finite ratio, for matrices the library computes). ``where`` names what it
+    judges in the message (``'A' over 'B'``); ``shown``: the value as written."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        try:
+            value = float(str(value).strip())
+        except ValueError:
+            raise InputError(f"judgement '{shorten(value)}'{_of(where)} is not a number",
+                             hint="a judgement is a ratio such as 3 or 1/3") from None
+    value = float(value)
+    shown = shown if shown is not None else f"{value:g}"
     if not math.isfinite(value):
-        raise InputError(f"'{shown}' is not a finite number", hint="a judgement is a ratio such as 3 or 1/3")
+        raise InputError(f"judgement '{shorten(shown)}'{_of(where)} is not a finite number",
+                         hint="a judgement is a ratio such as 3 or 1/3")
     if value <= 0:
-        raise InputError(f"judgement '{shown}' is not positive",
+        raise InputError(f"judgement '{shorten(shown)}'{_of(where)} is not positive",
                          hint="judgements are ratios > 0: 1 (equal) to 9, or 1/2 to 1/9 the other way")
     if on_scale and not SCALE_LOW <= value <= SCALE_HIGH:
-        raise InputError(f"judgement '{shorten(shown)}' is outside Saaty's scale (1/9 to 9)",
+        raise InputError(f"judgement '{shorten(shown)}'{_of(where)} is outside Saaty's scale (1/9 to 9)",
                          hint="1 (equal), 3 (weak), 5 (strong), 7 (very strong), 9 (extreme), or 1/3 … 1/9 "
                               "the other way")
     return value
+
+
+def _of(where: str | None) -> str:
+    return f" of {where}" if where else ""
 
 
 def reciprocal_matrix(n: int, judgements: Mapping[tuple[int, int], float | None]) -> np.ndarray:
@@ -286,9 +309,7 @@ def with_judgement(matrix, i: int, j: int, value: float | None) -> np.ndarray:
     if value is None:
         a[i, j] = a[j, i] = np.nan
     else:
-        value = float(value)
-        if not (math.isfinite(value) and value > 0):
-            raise InputError(f"judgement {value!r} must be a positive number")
+        value = check_judgement(value)
         a[i, j], a[j, i] = value, 1.0 / value
     return a
 
@@ -306,6 +327,8 @@ def check_matrix(matrix, criteria: Sequence[str] | None = None, name: str | None
         a = np.array(matrix, dtype=np.float64)
     except (TypeError, ValueError):
         raise InputError("the judgement matrix holds something that is not a number", file=name) from None
+    if a.ndim >= 1 and a.size == 0:
+        raise InputError("the judgement matrix is empty (no criteria)", file=name)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise InputError(f"the judgement matrix must be square; it is {'×'.join(map(str, a.shape)) or 'a scalar'}",
                          file=name)

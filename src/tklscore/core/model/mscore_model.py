@@ -40,7 +40,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from tklscore.core.model.ahp import ACCEPTABLE_CR, AHPResult, ahp, reciprocal_matrix
+from tklscore.core.model.ahp import ACCEPTABLE_CR, AHPResult, ahp, check_judgement, reciprocal_matrix
 from tklscore.core.errors import InputError
 from tklscore.core.files.rdf import decimal_literal, save_turtle
 from tklscore.core.scoring.weights import Weights
@@ -334,7 +334,12 @@ class MScoreModel:
             a, b = one(node, ms.criterionA), one(node, ms.criterionB)
             if a not in index or b not in index:
                 raise fail(node, "its criteria are not members of its group")
-            judgements.setdefault(key, {})[(index[a], index[b])] = number(node, ms.rating)
+            try:
+                rating = check_judgement(number(node, ms.rating),
+                                         f"{names.get(a) or a.n3()} over {names.get(b) or b.n3()}")
+            except InputError as error:
+                raise fail(node, error.message) from None
+            judgements.setdefault(key, {})[(index[a], index[b])] = rating
         try:
             for key, given in judgements.items():
                 matrix = reciprocal_matrix(len(members[key]), given)

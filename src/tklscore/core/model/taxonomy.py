@@ -31,6 +31,11 @@ TAXONOMY_ROOT = "urn:tklscore:taxonomy-root"
 TAXONOMY_ROOT_LABEL = "Root"
 
 
+DRAWN_DEPTH = 40
+"""Levels drawn in full by :meth:`Taxonomy.tree_lines`; deeper lines say their level and
+draw the last few, so a line's length does not grow with the depth."""
+
+
 @dataclass(frozen=True)
 class Conflict:
     """A class that had several parents and the one it kept."""
@@ -113,15 +118,15 @@ class Taxonomy:
     def tree_lines(self) -> list[str]:
         """The tree drawn with ├── / └── and labels, one line per node."""
         lines = [self.label(self.root)]
-
-        def draw(node: str, prefix: str) -> None:
+        stack = [(child, "", index == len(self.children(self.root)) - 1)
+                 for index, child in enumerate(self.children(self.root))][::-1]
+        while stack:  # depth first with an explicit stack: a chain of thousands of classes draws too
+            node, prefix, last = stack.pop()
+            shown = prefix if len(prefix) <= 4 * DRAWN_DEPTH else f"[level {len(prefix) // 4 + 1}] " + prefix[-4 * 8:]
+            lines.append(f"{shown}{'└── ' if last else '├── '}{self.label(node)}")
             kids = self.children(node)
-            for index, child in enumerate(kids):
-                last = index == len(kids) - 1
-                lines.append(f"{prefix}{'└── ' if last else '├── '}{self.label(child)}")
-                draw(child, prefix + ("    " if last else "│   "))
-
-        draw(self.root, "")
+            inner = prefix + ("    " if last else "│   ")
+            stack.extend((child, inner, index == len(kids) - 1) for index, child in reversed(list(enumerate(kids))))
         return lines
 
     # -- checks ---------------------------------------------------------------------------
@@ -168,13 +173,11 @@ class Taxonomy:
         graph = nx.DiGraph()
         graph.add_nodes_from(node_set)
         graph.add_edges_from(e for e in self.edges if e[0] != e[1])
-        try:
-            cycle = nx.find_cycle(graph)
+        cycle = find_cycle(graph)
+        if cycle is not None:
             loop = [u for u, _ in cycle] + [cycle[0][0]]
             problems.append("edges are not all top-down: they form a cycle "
                             + " → ".join(repr(name(n)) for n in loop))
-        except nx.NetworkXNoCycle:
-            pass
         if self.root in node_set:
             below = nx.descendants(graph, self.root) | {self.root}
             unreachable = [n for n in dict.fromkeys(nodes) if n not in below]
@@ -191,8 +194,9 @@ class Taxonomy:
         for node in self.mapped:
             if node not in node_set:
                 problems.append(f"mapped class '{name(node)}' ({node}) is not in the tree")
+        edge_set = set(self.edges)
         for child, parent in self.parent.items():
-            if (parent, child) not in set(self.edges):
+            if (parent, child) not in edge_set:
                 problems.append(f"parent of '{name(child)}' is '{name(parent)}' but there is "
                                 f"no such edge")
         return problems
@@ -207,7 +211,8 @@ class Taxonomy:
             children.setdefault(parent, []).append(child)
         nodes = list(dict.fromkeys([root] + [n for e in edge_list for n in e]))
         order = _bfs(root, lambda n: children.get(n, []))
-        order += [n for n in nodes if n not in set(order)]
+        reached = set(order)
+        order += [n for n in nodes if n not in reached]
         parent_of: dict[str, str] = {}
         for parent, child in edge_list:
             parent_of.setdefault(child, parent)
@@ -246,10 +251,34 @@ def _distance_to_root(dag: nx.DiGraph, node: str) -> int:
     return 0  # unreachable for a DAG
 
 
+def find_cycle(graph: nx.DiGraph) -> list[tuple[str, str]] | None:
+    """The edges of one directed cycle of ``graph``, or None: a depth-first search with an
+    explicit stack, linear in nodes and edges (networkx's ``find_cycle`` restarts a search
+    from every node and takes quadratic time on a long chain of classes)."""
+    state: dict = {}  # node → 1 on the current path, 2 done
+    for start in graph:
+        if start in state:
+            continue
+        state[start] = 1
+        path, stack = [start], [iter(graph.successors(start))]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(child) == 1:
+                loop = path[path.index(child):]
+                return list(zip(loop, loop[1:] + loop[:1]))
+            elif child not in state:
+                state[child] = 1
+                path.append(child)
+                stack.append(iter(graph.successors(child)))
+    return None
+
+
 def _cycle_error(vocab: Vocabulary, dag: nx.DiGraph) -> None:
-    try:
-        cycle = nx.find_cycle(dag)
-    except nx.NetworkXNoCycle:
+    cycle = find_cycle(dag)
+    if cycle is None:
         return
     # edges are parent→child; reversed, each class is a subclass of the next one
     loop = [child for _, child in reversed(cycle)]

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from rdflib import RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 from rdflib.term import Node
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.rdf import local_name as iri_local_name
 from tklscore.core.files.rdf import read_rdf_bytes
 
@@ -87,9 +87,7 @@ _LINE = re.compile(r"(?:line|at line)[ :]*(\d+)", re.IGNORECASE)
 
 def parse_graph(path: str | Path, fmt: str | None = None) -> Graph:
     """Parse one local RDF file into an rdflib Graph; bad syntax → InputError with the line."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", file=str(path))
+    path = existing_file(path, "RDF file")
     fmt = fmt or rdf_format(path)
     data = read_rdf_bytes(path, fmt, "RDF file")
     graph = Graph()

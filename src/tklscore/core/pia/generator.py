@@ -58,7 +58,7 @@ from pathlib import Path
 from rdflib import URIRef
 
 from tklscore.core.files.atomic import atomic_write, output_folder
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_limit, check_seed
 from tklscore.core.pia.facts import ISA, Triple
 
 NAMESPACE = "http://example.org/pia-synthetic#"
@@ -175,12 +175,19 @@ def _ontology() -> tuple[list[Triple], list[str], dict[str, set[str]]]:
     return onto, meds, ancestors
 
 
+MAX_PATIENTS = 1_000_000
+"""The most patients :func:`generate` writes (their triples are held in memory)."""
+
+
 def generate(patients: int, violations: int, seed: int = 1) -> Generated:
     """``(ontology, data)`` with ``patients`` patients of which ``violations`` violate."""
     if isinstance(patients, bool) or not isinstance(patients, int) or patients < 1:
         raise InputError(f"the number of patients must be a positive whole number, not {patients!r}")
     if isinstance(violations, bool) or not isinstance(violations, int) or violations < 0:
         raise InputError(f"the number of violations must be a whole number ≥ 0, not {violations!r}")
+    check_limit(patients, MAX_PATIENTS, what="the generated database", verb="hold", unit="patients",
+                hint="the data, held in memory and written as Turtle, grows with every patient; generate fewer")
+    seed = check_seed(seed)
     needed = len(_groups(violations))
     if needed > patients:
         raise InputError(f"{violations} violations need at least {needed} patients, not {patients}",

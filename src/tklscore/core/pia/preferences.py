@@ -45,7 +45,7 @@ from pathlib import Path
 from rdflib import Literal, URIRef
 
 from tklscore.core.files.atomic import atomic_write
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.pia.disruption import MUST_BE_RELEASED, evaluation_closure
 from tklscore.core.pia.facts import PIA, Triple, graph_prefixes, local_name, parse_graph
@@ -113,12 +113,7 @@ def load_preferences(path: str | Path, data: Iterable[Triple] | None = None, *,
                      kind: str = "preference", prefixes: dict[str, str] | None = None) -> dict[Triple, int]:
     """``{triple: 0..3}`` from a CSV (``.csv``) or RDF (anything else) file; see the module doc."""
     kind = _kind(kind)
-    path = Path(path)
-    file = str(path)
-    if path.is_dir():
-        raise InputError(f"is a folder, not a {kind} file", file=file)
-    if not path.is_file():
-        raise InputError(f"{kind} file not found", file=file)
+    path = existing_file(path, f"{kind} file")
     data_list = [Triple(*t) for t in data] if data is not None else None
     data_set = set(data_list) if data_list is not None else None
     if path.suffix.lower() == ".csv":

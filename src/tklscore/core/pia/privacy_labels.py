@@ -40,7 +40,7 @@ from pathlib import Path
 from rdflib import RDF, Literal, URIRef
 from rdflib.term import Node
 
-from tklscore.core.errors import InputError, shorten
+from tklscore.core.errors import InputError, existing_file, shorten
 from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.pia.facts import ISA, PIA, IsaHierarchy, local_name, parse_graph
 
@@ -375,10 +375,8 @@ _COLUMNS = ("subject", "predicate", "object", "label")
 def load_patterns_csv(path: str | Path, order: LabelOrder = DEFAULT_ORDER,
                       resolver: TermResolver | None = None) -> PrivacyMapping:
     """Patterns from a CSV file with columns subject, predicate, object, label."""
-    path = Path(path)
+    path = existing_file(path, "pattern file")
     file = str(path)
-    if not path.is_file():
-        raise InputError("pattern file not found", file=file)
     resolver = resolver or TermResolver()
     reader = csv_rows(read_text(path, "pattern file"), file)
     try:

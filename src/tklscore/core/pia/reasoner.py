@@ -96,7 +96,7 @@ class Reasoner:
         self._var_pred: list = []
         for ri, cr in enumerate(self._compiled):
             for ai, atom in enumerate(cr.atoms):
-                fn = _generate_join(ri, cr, ai)
+                fn = _generate_join(ri, cr, ai) if len(cr.atoms) <= MAX_GENERATED_ATOMS else _interpreted_join(ri, cr, ai)
                 if atom[1] >= 0:
                     self._by_pred.setdefault(atom[1], []).append(fn)
                 else:
@@ -417,6 +417,95 @@ class Closure:
             added.update(fresh)
             delta = list(fresh)
         return added
+
+
+MAX_GENERATED_ATOMS = 16
+"""Rules of up to this many body atoms are joined by generated Python (a nested loop per
+atom: fastest); longer ones by :func:`_interpreted_join`, whose depth does not depend on
+the rule (Python refuses more than 20 nested blocks: "too many statically nested blocks")."""
+
+_UNBOUND = -1  # term ids are ≥ 0
+
+
+def _interpreted_join(ri: int, cr: _CompiledRule, seed: int):
+    """The join :func:`_generate_join` writes, for any number of body atoms: the seed atom
+    unified with a triple ``f``, then the other atoms in ``cr.plans[seed]`` order by
+    backtracking over the same indexes with an explicit stack, appending
+    ``(rule index, head, body)`` for every grounding — the same firings in the same order."""
+    atoms, plan, head = cr.atoms, cr.plans[seed], cr.head
+
+    def join(f, facts, ps, po, pp, ss, oo, out):
+        values = [_UNBOUND] * cr.nvars
+        for position, term in enumerate(atoms[seed]):
+            if term >= 0:
+                if f[position] != term:
+                    return
+            elif values[-term - 1] == _UNBOUND:
+                values[-term - 1] = f[position]
+            elif values[-term - 1] != f[position]:
+                return
+
+        def value(term: int) -> int:
+            return term if term >= 0 else values[-term - 1]
+
+        def candidates(atom):
+            s, p, o = (value(t) for t in atom)
+            known_s, known_p, known_o = s != _UNBOUND, p != _UNBOUND, o != _UNBOUND
+            if known_p:
+                if known_s and known_o:
+                    return iter(((s, p, o),) if (s, p, o) in facts else ())
+                if known_s:
+                    return ((s, p, x) for x in ps.get((p, s), ()))
+                if known_o:
+                    return ((x, p, o) for x in po.get((p, o), ()))
+                return ((x, p, y) for x, y in pp.get(p, ()))
+            if known_s:
+                return ((s, x, y) for x, y in ss.get(s, ()) if not known_o or y == o)
+            if known_o:
+                return ((x, y, o) for x, y in oo.get(o, ()))
+            return iter(facts)
+
+        def emit() -> None:
+            body = tuple(f if i == seed else tuple(value(t) for t in atoms[i]) for i in range(len(atoms)))
+            out.append((ri, tuple(value(t) for t in head), body))
+
+        if not plan:
+            emit()
+            return
+        iterators = [candidates(atoms[plan[0]])] + [None] * (len(plan) - 1)
+        bound: list[list[int]] = [[] for _ in plan]  # the variables each level bound
+        level = 0
+        while level >= 0:
+            for k in bound[level]:
+                values[k] = _UNBOUND
+            bound[level] = []
+            for triple in iterators[level]:
+                newly = []
+                for position, term in enumerate(atoms[plan[level]]):
+                    if term >= 0:
+                        continue
+                    k = -term - 1
+                    if values[k] == _UNBOUND:
+                        values[k] = triple[position]
+                        newly.append(k)
+                    elif values[k] != triple[position]:
+                        break
+                else:
+                    bound[level] = newly
+                    break
+                for k in newly:
+                    values[k] = _UNBOUND
+            else:  # this level is exhausted: back to the one before
+                level -= 1
+                continue
+            if level + 1 == len(plan):
+                emit()
+            else:
+                level += 1
+                iterators[level] = candidates(atoms[plan[level]])
+
+    join.source = None
+    return join
 
 
 def _generate_join(ri: int, cr: _CompiledRule, seed: int):

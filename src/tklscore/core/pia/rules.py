@@ -40,7 +40,7 @@ from rdflib import OWL, RDF, RDFS, XSD, BNode, Graph, Literal, URIRef, Variable
 from rdflib.graph import QuotedGraph
 from rdflib.term import Node
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, existing_file
 from tklscore.core.pia.facts import PIA, local_name
 
 
@@ -416,9 +416,7 @@ def _n3_atom(triple, rule: str, file: str | None, *, in_head: bool) -> Atom:
 
 def load_rules(path: str | Path, *, prefixes: dict[str, str] | None = None) -> list[Rule]:
     """Read a local rule file: ``.n3`` as N3, anything else (``.rules``, ``.txt``) as Jena rules."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("rule file not found", file=str(path))
+    path = existing_file(path, "rule file")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

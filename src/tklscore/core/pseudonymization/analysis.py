@@ -106,14 +106,19 @@ def trimmed_frame(table: Table, sensitive: str, removed_rows):
     return frame
 
 
-def write_trimmed(table: Table, sensitive: str, removed_rows, path, inputs=()) -> Path:
-    """Write the trimmed data as CSV, atomically; never over an input file."""
+def write_trimmed(table: Table, sensitive: str, removed_rows, path, inputs=(), csv_safe: bool = False) -> Path:
+    """Write the trimmed data as CSV, atomically; never over an input file (``csv_safe``:
+    for a spreadsheet, :func:`tklscore.core.files.records.csv_safe`)."""
     path = Path(path)
     for source in inputs:
         if source and Path(source).exists() and path.exists() and path.resolve() == Path(source).resolve():
             raise InputError("is an input file; the trimmed data is written to a new file", file=str(path),
                              hint="choose another --output")
     frame = trimmed_frame(table, sensitive, removed_rows)
+    if csv_safe:
+        from tklscore.core.files.records import csv_safe as spreadsheet_safe
+
+        frame = spreadsheet_safe(frame)
     with atomic_write(path) as handle:
         frame.to_csv(handle, index=False, lineterminator="\n")
     return path

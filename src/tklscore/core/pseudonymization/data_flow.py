@@ -9,11 +9,11 @@ pseudonymised copy of field F that an ``anon`` step writes; it inherits F's flag
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tklscore.core.errors import InputError, existing_file
+from tklscore.core.files.json_file import read_json
 
 ACTIONS = ("collect", "create", "read", "disclose", "anon", "delete")
 ANON = ".anon"
@@ -104,13 +104,7 @@ class DataFlowModel:
     @classmethod
     def load(cls, path) -> "DataFlowModel":
         path = existing_file(path, "data-flow model")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise InputError(f"is not valid JSON: {error.msg}", file=str(path), row=error.lineno) from None
-        except UnicodeDecodeError:
-            raise InputError("is not a UTF-8 text file", file=str(path)) from None
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(read_json(path, "data-flow model"), str(path))
 
     @classmethod
     def from_dict(cls, data, file: str = "<model>") -> "DataFlowModel":

@@ -31,8 +31,12 @@ import json
 
 import networkx as nx
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_limit
 from tklscore.core.pseudonymization.data_flow import ANON, DataFlowModel, base_field
+
+
+MAX_RISK_TRANSITIONS = 65_535
+"""The most risk transitions an LTS may have (each is a QI subset whose violations are counted)."""
 
 
 def generate_lts(model: DataFlowModel) -> nx.MultiDiGraph:
@@ -85,6 +89,7 @@ def _add_risk_transitions(graph: nx.MultiDiGraph, model: DataFlowModel, fields) 
     qis = [name for name, spec in fields.items() if spec.is_qi and not name.endswith(ANON)]
     sensitive = [name for name, spec in fields.items() if spec.sensitive and not name.endswith(ANON)]
     states = [n for n, kind in graph.nodes(data="kind") if kind == "state"]
+    at_risk = []  # (state, actor, sensitive field, the QIs the actor accessed there)
     for actor in model.actors:
         rights = model.access_rights(actor)
         for target in sensitive:
@@ -99,17 +104,24 @@ def _add_risk_transitions(graph: nx.MultiDiGraph, model: DataFlowModel, fields) 
                 if not accessed or accessed in seen:
                     continue
                 seen.add(accessed)
-                graph.nodes[node]["at_risk"] = True
-                for size in range(1, len(accessed) + 1):
-                    for subset in itertools.combinations(accessed, size):
-                        risk_node = f"{node}:{actor}:{target}:{'+'.join(subset)}"
-                        graph.add_node(risk_node, kind="risk", has=graph.nodes[node]["has"] | {(actor, target)},
-                                       could=graph.nodes[node]["could"])
-                        graph.add_edge(node, risk_node, kind="risk", action="risk", fields=(target,),
-                                       schema=None, actor=actor, purpose=None, qi_set=frozenset(subset),
-                                       qi_order=subset, sensitive=target, allowed=False,
-                                       maximum=len(subset) == len(accessed), risk=None,
-                                       violations=None, removed=None)
+                at_risk.append((node, actor, target, accessed))
+    widest = max((len(a[3]) for a in at_risk), default=0)
+    check_limit(sum(2 ** len(a[3]) - 1 for a in at_risk), MAX_RISK_TRANSITIONS,
+                what=f"the LTS of {model.file or 'the data-flow model'} ({len(at_risk)} at-risk state(s), up to "
+                     f"{widest} quasi-identifiers accessed)", verb="generate", unit="risk transitions (one per QI "
+                     "subset)", hint="mark fewer fields as personal (quasi-identifiers), or split the model")
+    for node, actor, target, accessed in at_risk:
+        graph.nodes[node]["at_risk"] = True
+        for size in range(1, len(accessed) + 1):
+            for subset in itertools.combinations(accessed, size):
+                risk_node = f"{node}:{actor}:{target}:{'+'.join(subset)}"
+                graph.add_node(risk_node, kind="risk", has=graph.nodes[node]["has"] | {(actor, target)},
+                               could=graph.nodes[node]["could"])
+                graph.add_edge(node, risk_node, kind="risk", action="risk", fields=(target,),
+                               schema=None, actor=actor, purpose=None, qi_set=frozenset(subset),
+                               qi_order=subset, sensitive=target, allowed=False,
+                               maximum=len(subset) == len(accessed), risk=None,
+                               violations=None, removed=None)
 
 
 def risk_edges(graph: nx.MultiDiGraph) -> list[tuple[str, str, int, dict]]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tklscore.core.errors import check_seed
 from tklscore.core.pseudonymization.violations import ViolationEngine
 from tklscore.core.tables.codes import group_ids
 
@@ -95,7 +96,7 @@ def remove_violations(engine: ViolationEngine, qi_set, thresholds: np.ndarray, *
                       removal_threshold: float, search: bool = True, progress=None) -> RemovalResult:
     qi_set = engine.check_qi_set(qi_set)
     thresholds = np.broadcast_to(np.asarray(thresholds, dtype=float), (len(engine),))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     groups, group_count = group_ids([engine._codes[c] for c in qi_set], len(engine))
     present = engine.present.copy()
     first = engine.violations(qi_set, thresholds, present)

@@ -7,7 +7,7 @@ column when a policy is given per person (:class:`PeoplePolicy`).
 
 from __future__ import annotations
 
-import csv
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.errors import InputError, existing_file
+from tklscore.core.files.text import csv_rows, read_text
 from tklscore.core.tables.loading import MISSING, Table
 
 WESTIN = ("unconcerned", "pragmatist", "fundamentalist")
@@ -67,8 +68,10 @@ class ThresholdPolicy:
         """A CSV ``category,normal,sensitive`` (one row per Westin category)."""
         path = existing_file(path, "policy file")
         name = str(path)
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.reader(line for line in handle if line.strip() and not line.lstrip().startswith("#")))
+        text = read_text(path, "policy file").lstrip("\ufeff")
+        rows = [fields for _, fields in csv_rows("\n".join(line for line in text.splitlines()
+                                                         if line.strip() and not line.lstrip().startswith("#")),
+                                                name, header=False)]
         if not rows:
             raise InputError("policy file is empty", file=name, hint="header category,normal,sensitive")
         header = [h.strip().lower() for h in rows[0]]
@@ -181,7 +184,8 @@ class PeoplePolicy:
         """A CSV ``id,category,sensitive_fields`` (fields separated by ``;``)."""
         path = existing_file(path, "people policy file")
         name = str(path)
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, comment="#", skip_blank_lines=True)
+        text = read_text(path, "people policy file").lstrip("\ufeff")
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, comment="#", skip_blank_lines=True)
         frame.columns = [str(c).strip().lower() for c in frame.columns]
         missing = [c for c in ("id", "category") if c not in frame.columns]
         if missing:

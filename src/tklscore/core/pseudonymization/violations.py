@@ -30,7 +30,8 @@ from dataclasses import dataclass, field as dataclass_field
 import numpy as np
 import pandas as pd
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_limit
+from tklscore.core.risk.qi_importance import MAX_QUASI_IDENTIFIERS, MAX_SUBSETS
 from tklscore.core.tables.codes import Codes, compact, extend_keys, factorize, group_ids, group_keys
 from tklscore.core.tables.loading import MISSING, Table
 
@@ -229,15 +230,24 @@ class ViolationEngine:
         violating = np.flatnonzero(self.violations_from_risks(risks, thresholds))
         return Transition(qi_set, int(len(violating)), violating, risks if keep_risks else None)
 
+    def check_subsets(self) -> None:
+        """Refuse, before any work, a number of QIs whose subsets are too many to evaluate."""
+        check_limit(2 ** len(self.qi) - 1, MAX_SUBSETS, what=f"the risk transitions of {len(self.qi)} "
+                    f"quasi-identifiers (one per QI subset)", unit="subsets",
+                    hint=f"choose at most {MAX_QUASI_IDENTIFIERS} quasi-identifiers the actor could know, or "
+                         f"evaluate one subset (--qi-set)")
+
     def subsets(self) -> list[tuple[str, ...]]:
         """Every non-empty QI subset, smallest first (in QI order), so the full set — the
         maximum risk transition — comes last."""
+        self.check_subsets()
         return [combo for size in range(1, len(self.qi) + 1) for combo in itertools.combinations(self.qi, size)]
 
     def subset_keys(self):
         """Every non-empty QI subset with its group keys, depth first: a subset's keys are
         its parent's (the subset without its last QI) extended by one column, so each
         subset costs one multiply-add instead of one per QI."""
+        self.check_subsets()
         limit = self._key_limit
 
         def extend(prefix, key, size, start):

@@ -28,8 +28,7 @@ import pandas as pd
 from tklscore.core.errors import InputError
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, perturbed_notes, transform
-from tklscore.core.release.utility import (Utility, ValueCounts, attribute_precision, utility_of_values,
-                                           value_counts)
+from tklscore.core.release.utility import Utility, ValueCounts, attribute_precision, utility_of_values
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
                                                           factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
@@ -315,9 +314,11 @@ class ReleaseDesigner:
             result.suppressed_ids = [str(i) for i in self.scorer.ids_of(transformed.suppressed[:suppressed])]
         return result
 
-    def write_release(self, result: "DesignResult | ReleaseDesign", path: str, inputs=()) -> None:
+    def write_release(self, result: "DesignResult | ReleaseDesign", path: str, inputs=(),
+                      csv_safe: bool = False) -> None:
         """The published table of an evaluated design (or of a design) written to ``path``:
-        Parquet (``.parquet``/``.pq``) or CSV, atomically, never over an input."""
+        Parquet (``.parquet``/``.pq``) or CSV, atomically, never over an input (``csv_safe``:
+        a CSV for a spreadsheet, :func:`tklscore.core.files.records.csv_safe`)."""
         import io
         from pathlib import Path
 
@@ -330,7 +331,12 @@ class ReleaseDesigner:
             export_published(transformed, path, inputs)
             return
         buffer = io.StringIO()
-        transformed.published_table().to_csv(buffer, index=False, lineterminator="\n")
+        published = transformed.published_table()
+        if csv_safe:
+            from tklscore.core.files.records import csv_safe as spreadsheet_safe
+
+            published = spreadsheet_safe(published)
+        published.to_csv(buffer, index=False, lineterminator="\n")
         with atomic_write(path, inputs=[self.source.name, *inputs]) as handle:
             handle.write(buffer.getvalue())
 
@@ -358,21 +364,18 @@ def _qi_level_height(transformed: Transformed, column: str) -> tuple[int, int]:
 def release_utility(levels: LevelCache, transformed: Transformed) -> Utility:
     """The utility of a transformed release (``utility.py``) from the levels of its QIs;
     needs no sensitive attribute, so it also serves a release that is not scored."""
-    selected, mask = transformed.selected, transformed.suppressed_mask
-    whole = transformed.design.selection is None  # every source row: the value counts are the column's own
     qi = []
     for column in transformed.roles.qi:
         g = transformed.generalised[column]
         level, height = _qi_level_height(transformed, column)
         column_levels = levels.column(column)
-        if whole:
-            counts = column_levels.value_counts
-            suppressed = np.bincount(column_levels.text.codes[transformed.suppressed], minlength=len(counts))
-            group_of_value = column_levels.value_groups(g.level)[0]
-            qi.append(ValueCounts(column, counts, suppressed, group_of_value, level, height))
-        else:
-            qi.append(value_counts(column, column_levels.text.codes[selected], g.codes[selected], mask, level, height))
-    return utility_of_values(qi, len(selected), len(transformed.suppressed), transformed.published_class_ids)
+        # the selected rows' value counts are kept per selection: a search reuses them at every level
+        counts = levels.selected_value_counts(transformed.design.selection, column)
+        suppressed = np.bincount(column_levels.text.codes[transformed.suppressed], minlength=len(counts))
+        group_of_value = column_levels.value_groups(g.level)[0]
+        qi.append(ValueCounts(column, counts, suppressed, group_of_value, level, height))
+    return utility_of_values(qi, len(transformed.selected), len(transformed.suppressed),
+                             transformed.published_class_ids)
 
 
 def release_measures(designer: ReleaseDesigner, transformed: Transformed) -> dict | None:

@@ -32,6 +32,7 @@ import pandas as pd
 from tklscore.core.tables.spaces import quote_value, split_listed
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.atomic import atomic_write
+from tklscore.core.files.text import read_text
 
 TOP = "*"
 KINDS = ("table", "intervals", "groups", "masking", "dates")
@@ -128,13 +129,21 @@ class Hierarchy:
             column, kind = str(data["column"]), str(data["kind"])
         except KeyError as missing:
             raise InputError(f"a hierarchy lacks its {missing.args[0]}") from None
-        if kind == "table":
-            return cls.table(column, data.get("rows", []))
-        if kind == "intervals":
-            return cls.intervals(column, data.get("levels", []))
-        if kind == "groups":
-            return cls.groups(column, [[(g, m) for g, m in level] for level in data.get("levels", [])],
-                              data.get("keep_others", False))
+        try:
+            if kind == "table":
+                return cls.table(column, data.get("rows", []))
+            if kind == "intervals":
+                return cls.intervals(column, data.get("levels", []))
+            if kind == "groups":
+                return cls.groups(column, [[(g, m) for g, m in level] for level in data.get("levels", [])],
+                                  data.get("keep_others", False))
+        except InputError:
+            raise
+        except (TypeError, ValueError) as error:  # a hand-edited or damaged definition
+            raise InputError(f"the {kind} hierarchy is malformed ({error})", column=column) from None
+        if kind not in ("masking", "dates"):
+            raise InputError(f"unknown hierarchy kind '{kind}' (one of table, intervals, groups, masking, dates)",
+                             column=column)
         return cls(column, kind, {})
 
     # -------------------------------------------------------------- levels
@@ -341,10 +350,7 @@ def rule_line(members, group: str) -> str:
 def load_arx_csv(path: str | os.PathLike, column: str | None = None) -> Hierarchy:
     """An ARX hierarchy CSV (``;`` or ``,`` separated, no header)."""
     path = existing_file(path, "hierarchy file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="cp1252")
+    text = read_text(path, "hierarchy file").lstrip("\ufeff")  # the shared reader: encodings, binary files
     return parse_arx_csv(text, column or path.stem.replace("adult_hierarchy_", ""), str(path))
 
 

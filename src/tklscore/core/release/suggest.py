@@ -7,7 +7,8 @@ k-anonymity with suppression is monotone along the lattice (a generalisation of 
 k-anonymous node is k-anonymous, so a specialisation of a failing node fails): nodes are
 visited from the top down and a node whose direct generalisation failed is skipped
 without evaluation (ARX's pruning). When no node meets the constraints, the evaluated
-nodes closest to meeting them are returned instead.
+nodes closest to meeting them are returned instead. A cancelled search stops at the next
+node and returns the front of the nodes it evaluated so far (``Suggestions.cancelled``).
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import Cancelled, InputError, check_limit
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_by_class, variational_distance_by_class
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes, group_ids
 
+# why a search evaluates only part of the lattice, in the officer's words
+SKIPPED = "the rest need not be: a release generalised less than one that misses k misses it too"
 
-class Cancelled(Exception):
-    """The search was cancelled."""
+
+__all__ = ["Cancelled", "Candidate", "Constraints", "Suggestions", "lattice", "pareto_front", "privacy_models",
+           "suggest"]
 
 
 @dataclass(frozen=True)
@@ -92,10 +96,23 @@ class Suggestions:
     message: str = ""
     constraints: Constraints | None = None
     all_evaluated: list[Candidate] = field(default_factory=list, repr=False)
+    cancelled: bool = False    # stopped before the whole lattice was searched: the front of what was
+    visited: int | None = None  # cancelled: the nodes reached (evaluated or skipped) before it stopped
 
     def to_json_dict(self) -> dict:
         return {"lattice_size": self.lattice_size, "evaluated": self.evaluated, "met": self.met,
                 "message": self.message, "front": [c.as_dict() for c in self.front]}
+
+    def searched(self) -> str:
+        """How much of the lattice the search evaluated, in words."""
+        if self.cancelled:
+            return (f"Cancelled after {self.visited:,} of the lattice's {self.lattice_size:,} releases "
+                    f"({self.evaluated:,} evaluated; {SKIPPED}): the releases shown come from those only.")
+        return f"Lattice of {self.lattice_size:,} releases, {self.evaluated:,} evaluated ({SKIPPED})."
+
+
+MAX_LATTICE_NODES = 1 << 20
+"""The most nodes (combinations of levels) a search for suggested releases visits."""
 
 
 def lattice(designer: ReleaseDesigner, base: ReleaseDesign) -> tuple[list[str], list[int]]:
@@ -108,7 +125,9 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
             base: ReleaseDesign | None = None, x: float = 1.0, missing_weight_zero: bool = False,
             progress=None, cancelled=None, closest: int = 5) -> Suggestions:
     """The Pareto front of the lattice under ``constraints``; ``progress(fraction)`` and
-    ``cancelled() -> bool`` are called between nodes (progress may raise to stop)."""
+    ``cancelled() -> bool`` are called between nodes. Once ``cancelled()`` is true (or
+    ``progress`` raises :class:`~tklscore.core.errors.Cancelled`) the search stops and
+    returns the front of the nodes evaluated so far, marked ``cancelled``."""
     if not designer.roles.qi:
         raise InputError("suggesting releases needs quasi-identifiers (with hierarchies) to generalise")
     base = base or ReleaseDesign()
@@ -117,6 +136,10 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     columns, heights = lattice(designer, base)
     if not columns:
         raise InputError("no quasi-identifier has a hierarchy; give one with --hierarchy COL=FILE")
+    check_limit(math.prod(h + 1 for h in heights), MAX_LATTICE_NODES,
+                what=f"the lattice of generalisation levels of {len(columns)} columns", verb="search",
+                unit="nodes", hint="give fewer columns a hierarchy, or fewer levels, or fix the levels of some "
+                                   "columns and search the others")
     nodes = sorted(itertools.product(*[range(h + 1) for h in heights]), key=lambda n: (-sum(n), n))
     size = len(nodes)
     # l ≥ 1 and t ≤ 1 hold for every published table: l and t are then computed only for
@@ -126,13 +149,21 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     failed_k: set[tuple[int, ...]] = set()
     evaluated: list[_Node] = []
     pending: deque = deque()
+    stopped = False
+    visited = 0
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
         try:
             for index, node in enumerate(nodes):
                 if cancelled is not None and cancelled():
-                    raise Cancelled("the search for suggested releases was cancelled")
+                    stopped = True
+                    break
                 if progress is not None:
-                    progress(index / size)
+                    try:
+                        progress(index / size)
+                    except Cancelled:
+                        stopped = True
+                        break
+                visited = index + 1
                 above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
                 if any(a in failed_k for a in above):
                     failed_k.add(node)
@@ -158,8 +189,9 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
             for future in pending:
                 future.cancel()
             raise
-    if progress is not None:
+    if progress is not None and not stopped:
         progress(1.0)
+    reached = visited if stopped else None   # nodes evaluated or skipped before the cancel
     meeting = {}
     for entry in evaluated:
         if entry.scored and (not filter_models or entry.meets_models(constraints)):
@@ -174,8 +206,11 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
             entry.done()
             front.append(entry.candidate(constraints))
         return Suggestions(size, len(evaluated), front, True,
-                           f"{len(meeting)} release(s) meet the constraints; {len(front)} are not dominated",
-                           all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
+                           ("of the releases evaluated before the search was cancelled, " if stopped else "")
+                           + f"{_releases(len(meeting))} the constraints; {_best(len(front))} (no other is both "
+                             f"less misuseable and more useful)",
+                           all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints,
+                           cancelled=stopped, visited=reached)
     # nothing meets the constraints: complete the nodes nearest to them and list the closest
     nearest = sorted(evaluated, key=lambda e: e.candidate(constraints, optimistic=True).shortfall)[:3 * closest]
     for entry in nearest:
@@ -184,10 +219,21 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
         entry.done()
     ranked = sorted((e.candidate(constraints) for e in nearest),
                     key=lambda c: (c.shortfall, _key(c.tkl_normalized), _key(c.utility_loss)))
-    return Suggestions(size, len(evaluated), ranked[:closest], False,
-                       "no release meets the constraints; the closest ones are listed "
-                       "(relax k, l, t, the largest tkl or the suppression budget)",
-                       all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints)
+    message = ("the search was cancelled before a release meeting the constraints was found; the closest ones "
+               "evaluated so far are listed" if stopped else
+               "no release meets the constraints; the closest ones are listed "
+               "(relax k, l, t, the largest tkl or the suppression budget)")
+    return Suggestions(size, len(evaluated), ranked[:closest], False, message,
+                       all_evaluated=[e.candidate(constraints) for e in evaluated], constraints=constraints,
+                       cancelled=stopped, visited=reached)
+
+
+def _releases(n: int) -> str:
+    return "1 release meets" if n == 1 else f"{n:,} releases meet"
+
+
+def _best(n: int) -> str:
+    return "1 is the best trade-off" if n == 1 else f"{n:,} are the best trade-offs"
 
 
 class _Node:

@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import InputError, check_seed
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
 from tklscore.core.tables.codes import Codes, factorize, group_ids
@@ -42,16 +42,40 @@ class ReleaseDesign:
 
     def __init__(self, name="designed release", levels=(), suppress_below=0, suppression_limit=1.0,
                  removed=(), microaggregate=(), noise=(), seed=0, selection=None):
-        def pairs(value):
-            return tuple(sorted((dict(value) if not isinstance(value, dict) else value).items()))
+        def pairs(value, what: str):
+            if isinstance(value, dict):
+                return tuple(sorted(value.items()))
+            try:
+                return tuple(sorted(dict(value).items()))
+            except (TypeError, ValueError):
+                raise InputError(f"the {what} of a design must map each column to its value "
+                                 f"({{column: value}}), not {value!r:.60}") from None
+        def whole(value, what: str) -> int:  # never truncated: a level of 2.7 is refused, not read as 2
+            try:
+                number = float(value) if isinstance(value, str) else value
+                if isinstance(number, bool) or not isinstance(number, (int, float)) or number != int(number):
+                    raise ValueError
+                return int(number)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"the {what} of a design must be a whole number, not {value!r:.60}") from None
+
         object.__setattr__(self, "name", str(name))
-        object.__setattr__(self, "levels", tuple((str(c), int(h)) for c, h in pairs(levels)))
-        object.__setattr__(self, "suppress_below", int(suppress_below or 0))
-        object.__setattr__(self, "suppression_limit", float(suppression_limit))
+        try:
+            object.__setattr__(self, "levels", tuple((str(c), whole(h, f"level of column '{c}'"))
+                                                     for c, h in pairs(levels, "levels")))
+            object.__setattr__(self, "suppress_below", whole(suppress_below or 0, "suppression class size"))
+            object.__setattr__(self, "suppression_limit", float(suppression_limit))
+            object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise, "noise")))
+        except InputError:
+            raise
+        except (TypeError, ValueError, OverflowError) as error:
+            raise InputError(f"a design holds something that is not a number where a number belongs ({error})") \
+                from None
+        if isinstance(removed, (str, bytes)) or not all(isinstance(c, str) for c in removed):
+            raise InputError(f"the removed columns of a design must be a list of column names, not {removed!r:.60}")
         object.__setattr__(self, "removed", frozenset(removed))
-        object.__setattr__(self, "microaggregate", pairs(microaggregate))
-        object.__setattr__(self, "noise", tuple((str(c), float(e)) for c, e in pairs(noise)))
-        object.__setattr__(self, "seed", int(seed))
+        object.__setattr__(self, "microaggregate", pairs(microaggregate, "microaggregation"))
+        object.__setattr__(self, "seed", check_seed(seed, "noise seed"))
         object.__setattr__(self, "selection", selection)
         if not (0.0 <= self.suppression_limit <= 1.0) or math.isnan(self.suppression_limit):
             raise InputError(f"suppression limit {suppression_limit!r} is outside [0, 1] (a share of the rows)")
@@ -256,13 +280,6 @@ def check_design(source: Table, roles: Roles, design: ReleaseDesign, hierarchies
                              row=source.row_number(row), column=column)
 
 
-def select_rows(source: Table, roles: Roles, design: ReleaseDesign) -> tuple[np.ndarray, list[str]]:
-    if design.selection is None:
-        return np.arange(len(source), dtype=np.int64), []
-    release = resolve_release(design.selection, source, roles)
-    return np.asarray(release.positions, dtype=np.int64), list(release.unlocated)
-
-
 def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> tuple[np.ndarray, int]:
     """Rows (indices into ``classes``) in classes smaller than ``below``, smallest classes
     first, as long as the total stays within ``limit`` × rows; and how many rows in small
@@ -292,19 +309,48 @@ def suppressed_classes(sizes: np.ndarray, below: int, limit: float) -> tuple[np.
 
 
 class LevelCache:
-    """The :class:`ColumnLevels` of a source's columns, built on first use."""
+    """The :class:`ColumnLevels` of a source's columns, built on first use, and the rows
+    each row selection resolves to (resolved once: a search transforms the same selection
+    at thousands of levels)."""
 
     def __init__(self, source: Table, roles: Roles, hierarchies: dict[str, Hierarchy],
                  codes: dict[str, Codes] | None = None):
         self.source, self.roles, self.hierarchies = source, roles, dict(hierarchies)
         self._codes = dict(codes or {})
         self._columns: dict[str, ColumnLevels] = {}
+        self._selections: dict[ReleaseDefinition, tuple[np.ndarray, list[str]]] = {}
+        self._selected_counts: dict[tuple[ReleaseDefinition, str], np.ndarray] = {}
 
     def column(self, name: str) -> ColumnLevels:
         if name not in self._columns:
             self._columns[name] = ColumnLevels(self.source, name, self.hierarchies.get(name),
                                                self._codes.get(name), numeric_order=name in self.roles.continuous)
         return self._columns[name]
+
+    def selected(self, selection: ReleaseDefinition | None) -> tuple[np.ndarray, list[str]]:
+        """The source rows a row selection holds (every row without one) and the records
+        it names that are not in the source."""
+        if selection is None:
+            return np.arange(len(self.source), dtype=np.int64), []
+        if selection not in self._selections:
+            release = resolve_release(selection, self.source, self.roles)
+            positions = np.asarray(release.positions, dtype=np.int64)
+            positions.setflags(write=False)   # shared by every transformation of the selection
+            self._selections = {**self._selections, selection: (positions, list(release.unlocated))}
+        positions, unlocated = self._selections[selection]
+        return positions, list(unlocated)
+
+    def selected_value_counts(self, selection: ReleaseDefinition | None, name: str) -> np.ndarray:
+        """How many of the selected rows hold each distinct value of column ``name``."""
+        column = self.column(name)
+        if selection is None:
+            return column.value_counts
+        key = (selection, name)
+        if key not in self._selected_counts:
+            rows = self.selected(selection)[0]
+            self._selected_counts = {**self._selected_counts, key: np.bincount(
+                column.text.codes[rows], minlength=column.text.cardinality)}
+        return self._selected_counts[key]
 
 
 def suppression_note(design: ReleaseDesign, left: int) -> str:
@@ -326,7 +372,7 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
     """The release ``design`` makes of ``source``: rows selected, generalised, suppressed."""
     check_design(source, roles, design, hierarchies)
     cache = cache or LevelCache(source, roles, hierarchies)
-    selected, unlocated = select_rows(source, roles, design)
+    selected, unlocated = cache.selected(design.selection)
     generalised: dict[str, Generalised] = {}
     qi_levels: dict[str, int] = {}
     for column in set(hierarchies) | set(roles.qi) | {c for c, _ in design.levels}:

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.errors import InputError, existing_file
+from tklscore.core.files.text import read_text
 from tklscore.core.scoring.weights import Interval, Weights
 from tklscore.core.tables.codes import compact, factorize
 from tklscore.core.tables.loading import Table
@@ -199,7 +200,7 @@ def parameter_value(text: str) -> float:
 
 
 def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilon: float,
-                     name: str | None = None) -> None:
+                     name: str | None = None, threshold: float | None = None) -> None:
     seen: dict[str, int | None] = {}
     for a in attributes:
         if not a.attribute:
@@ -219,6 +220,9 @@ def check_parameters(attributes: list[AttributeParameters], alpha: float, epsilo
     if not (math.isfinite(epsilon) and epsilon >= 0):
         raise InputError(f"ε = {epsilon:g} is not allowed; ε ≥ 0 (ε = 0 keeps every known set with PK > 0)",
                          column="epsilon")
+    if threshold is not None and not (math.isfinite(threshold) and threshold >= 0):
+        raise InputError(f"threshold {threshold:g} is not allowed; records are counted where D > T, a number ≥ 0",
+                         column="threshold")
 
 
 def known_sets(pk: list[float], epsilon: float, limit: int = MAX_KNOWN_SETS) -> list[tuple[int, ...]]:
@@ -261,7 +265,7 @@ def disclosure_risk(table: Table | pd.DataFrame, attributes: list[AttributeParam
                     parameters_name: str | None = None, progress=None) -> DisclosureRisk:
     """D(r) of every record of ``table`` over the listed attributes."""
     table = table if isinstance(table, Table) else Table(table)
-    check_parameters(attributes, alpha, epsilon, parameters_name)
+    check_parameters(attributes, alpha, epsilon, parameters_name, threshold)
     unknown = [a for a in attributes if a.attribute not in table.frame.columns]
     if unknown:
         raise InputError(f"attribute '{unknown[0].attribute}' is not a column of {table.name} (its columns: "
@@ -358,10 +362,7 @@ def load_attribute_parameters(path: str | os.PathLike) -> list[AttributeParamete
     """Read ``attribute,pk,weight`` (columns in any order)."""
     path = existing_file(path, "attribute parameters file")
     name = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="cp1252")
+    text = read_text(path, "attribute parameters file").lstrip("\ufeff")
     from tklscore.core.tables.loading import detect_delimiter
 
     rows = list(csv.reader(io.StringIO(text), delimiter=detect_delimiter(text, path.suffix.lower())))

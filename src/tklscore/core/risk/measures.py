@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER, subset_codes
 from tklscore.core.risk.population_uniqueness import PopulationUniques
 from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels
@@ -317,31 +318,75 @@ MEANINGS = {
     "t": ("t-closeness", "no class's sensitive values are distributed farther than t from the whole table's"),
     "beta_basic": ("basic β-likeness", "no sensitive value is more than β times more frequent in a class than "
                                        "in the table (relative gain)"),
-    "beta_enhanced": ("enhanced β-likeness", "β-likeness with the gain of rare values capped by −ln of their share"),
-    "delta": ("δ-disclosure", "a class changes the odds of any value it holds by at most a factor e^δ"),
+    "beta_enhanced": ("enhanced β-likeness (pycanon's figure)",
+                      "min(β, −ln of the rarest value's share), as pycanon computes it; not Cao and Karras' "
+                      "enhanced β-likeness, a test that caps each value's gain by −ln of its own share"),
+    "delta": ("δ-disclosure (values present)",
+              "a class changes the odds of any value it holds by at most a factor e^δ (natural log); over the "
+              "values present in each class, not Brickell and Shmatikov's δ-disclosure, for which a value "
+              "missing from a class is already unbounded"),
     "xy_anonymity": ("(X,Y)-anonymity", "every class holds at least this many different persons (Y)"),
 }
 
 
-def describe(measures: Measures) -> list[tuple[str, float | int | None, str]]:
-    """The privacy models as (name, value, one-line meaning), for people."""
-    m = measures.models
-    values = {"k": m.k, "alpha": m.alpha, "l_distinct": m.l_distinct, "l_entropy": m.l_entropy,
-              "recursive_c": m.recursive_c, "t": m.t, "beta_basic": m.beta_basic,
-              "beta_enhanced": m.beta_enhanced, "delta": m.delta, "xy_anonymity": m.xy_anonymity}
+def describe(measures: Measures | dict) -> list[tuple[str, float | int | None, str]]:
+    """The privacy models as (name, value, one-line meaning), for people; of a
+    :class:`Measures` or of its JSON (``to_json_dict()``, e.g. a designed release's)."""
+    j = measures.to_json_dict() if isinstance(measures, Measures) else measures
+    values = {"k": j["k"], "alpha": j["alpha_k"]["alpha"], "l_distinct": j["l_distinct"],
+              "l_entropy": j["l_entropy"], "recursive_c": (j.get("recursive_cl") or {}).get("c"), "t": j["t"],
+              "beta_basic": j["beta_basic"], "beta_enhanced": j["beta_enhanced"], "delta": j["delta"],
+              "xy_anonymity": j.get("xy_anonymity")}
     return [(MEANINGS[key][0], values[key], MEANINGS[key][1]) for key in MEANINGS]
+
+
+def measure_rows(measures: Measures | dict) -> list[tuple[str, str]]:
+    """Every figure of the measures as (readable name, shown value), in the order a reader
+    takes them in: the classes, the privacy models (without those that are n/a), the
+    attacker risks as percentages. ``tklscore release``'s text and the designed release's
+    table and report section show these."""
+    j = measures.to_json_dict() if isinstance(measures, Measures) else measures
+    classes, risk = j.get("classes") or {}, j["risk"]
+    rows = []
+    if j.get("suppressed_rows"):
+        rows.append(("records with every quasi-identifier suppressed (*)", count(j["suppressed_rows"])))
+    if classes:
+        rows += [("equivalence classes", count(classes["count"])),
+                 ("records per class", f"{count(classes['min'])} to {count(classes['max'])}, mean "
+                                       f"{number(classes['mean'], 3)}")]
+    rows += [(name, number(value)) for name, value, _ in describe(j) if value is not None]
+    prosecutor, journalist = risk["prosecutor"], risk.get("journalist")
+    rows += [("prosecutor risk (highest)", percent(prosecutor["highest"])),
+             ("prosecutor risk (average)", percent(prosecutor["average"])),
+             (f"records at risk (prosecutor risk above {percent(j.get('risk_threshold', DEFAULT_RISK_THRESHOLD))})",
+              percent(prosecutor["records_at_risk"]))]
+    if journalist:
+        rows += [("journalist risk (highest), against the source", percent(journalist["highest"])),
+                 ("marketer risk", percent(risk.get("marketer")))]
+    rows.append(("sample uniques", percent(risk.get("sample_uniques"))))
+    return rows
+
+
+def t_by_attribute_rows(measures: Measures) -> list[tuple[str, float, str]]:
+    """t-closeness of each sensitive attribute as rows like :func:`describe`'s, when there
+    are several (with one, it is the table's t)."""
+    by_attribute = measures.models.t_by_attribute
+    if len(by_attribute) <= 1:
+        return []
+    return [(f"t of {attribute}", t, "distance of the classes' distribution of this attribute from the whole "
+                                     "table's") for attribute, t in by_attribute.items()]
 
 
 def verdict(measures: Measures) -> str:
     """One sentence for the privacy officer: how exposed the records are."""
     p = measures.prosecutor
-    parts = [f"Every record hides among at least {measures.k} (k = {measures.k}); an attacker who knows a "
-             f"person is in the release picks the right record with probability up to {100 * p.highest:.1f} % "
-             f"(on average {100 * p.average:.1f} %)",
-             f"{100 * p.records_at_risk:.1f} % of the records are above the {100 * measures.risk_threshold:g} % "
+    parts = [f"Every record hides among at least {count(measures.k)} (k = {count(measures.k)}); an attacker who "
+             f"knows a person is in the release picks the right record with probability up to "
+             f"{percent(p.highest)} (on average {percent(p.average)})",
+             f"{percent(p.records_at_risk)} of the records are above the {percent(measures.risk_threshold)} "
              f"risk threshold"]
     if measures.sample_uniques:
-        parts.append(f"{100 * measures.sample_uniques:.1f} % are unique on their quasi-identifiers")
+        parts.append(f"{percent(measures.sample_uniques)} are unique on their quasi-identifiers")
     if measures.journalist is not None:
-        parts.append(f"linked against the source, the highest risk is {100 * measures.journalist.highest:.1f} %")
+        parts.append(f"linked against the source, the highest risk is {percent(measures.journalist.highest)}")
     return "; ".join(parts) + "."

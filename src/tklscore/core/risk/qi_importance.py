@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tklscore.core.errors import InputError
+from tklscore.core.errors import check_limit
 from tklscore.core.tables.codes import Codes, group_ids
 
-MAX_QUASI_IDENTIFIERS = 16  # 65,535 subsets
+MAX_QUASI_IDENTIFIERS = 16
+MAX_SUBSETS = 2 ** MAX_QUASI_IDENTIFIERS - 1  # 65,535
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,8 @@ class QiImportance:
 
 
 def check_size(names: list[str]) -> None:
-    if len(names) > MAX_QUASI_IDENTIFIERS:
-        raise InputError(f"QI importance over {len(names)} quasi-identifiers would evaluate "
-                         f"{2 ** len(names) - 1:,} subsets; at most {MAX_QUASI_IDENTIFIERS} are allowed",
-                         hint="choose fewer quasi-identifiers for this analysis")
+    check_limit(2 ** len(names) - 1, MAX_SUBSETS, what=f"QI importance over {len(names)} quasi-identifiers",
+                unit="subsets", hint=f"choose at most {MAX_QUASI_IDENTIFIERS} quasi-identifiers for this analysis")
 
 
 def qi_importance(qi: dict[str, Codes], n: int, progress=None) -> list[QiImportance]:

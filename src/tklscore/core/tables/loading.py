@@ -11,9 +11,13 @@ around the cells of a CSV/TSV file are stripped unless ``keep_spaces`` (see
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import os
+import re
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -21,9 +25,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from tklscore.core.errors import InputError, shorten
-from tklscore.core.files.text import (FIELD_LIMIT, check_cell_length, check_delimiter, csv_rows, decode_text,
-                                      refuse_binary, unicode_encoding)
+from tklscore.core.errors import InputError, existing_file, shorten
+from tklscore.core.files.text import (FIELD_LIMIT, InputNote, check_cell_length, check_delimiter, csv_rows,
+                                      decode_lines, decode_text, mixed_lines_note, refuse_binary, refuse_mixed_lines,
+                                      unicode_encoding)
 from tklscore.core.tables.spaces import SpacesStripped, check_keep, split_delimiter, strip_frame
 
 MISSING = ""
@@ -58,6 +63,7 @@ class Table:
         self.kind = kind  # csv | excel | parquet | memory
         self.delimiter = delimiter
         self.encoding = encoding
+        self.notes: list[str] = []                      # what the reader did that the user should know
         self.keep_spaces = False                        # read with the spaces around values kept
         self.spaces_stripped = SpacesStripped()         # where the spaces around values were stripped
         self._numeric: dict[str, np.ndarray] = {}
@@ -218,12 +224,7 @@ def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
     given with its spaces (``", "``) reads as the delimiter with the spaces stripped.
     ``progress(fraction)`` is called as a large CSV/TSV file is read in chunks; it may
     raise (e.g. on cancel) to stop reading."""
-    path = Path(path)
-    name = str(path)
-    if not path.exists():
-        raise InputError("file not found", file=name)
-    if path.is_dir():
-        raise InputError("is a folder, not a table file", file=name)
+    path = existing_file(path, "table file")
     suffix = path.suffix.lower()
     check_keep(delimiter, keep_spaces)
     delimiter = check_delimiter(split_delimiter(delimiter)[0])
@@ -232,14 +233,45 @@ def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
     elif suffix in _PARQUET:
         table = _load_parquet(path)
     else:
-        table = _load_text(path, delimiter, encoding, progress, keep_spaces)
+        table = _load_text_lines(path, delimiter, encoding, progress, keep_spaces)
     table.keep_spaces = bool(keep_spaces)
     return table
 
 
-def _load_excel(path: Path, sheet) -> Table:
+MAX_WORKBOOK_BYTES = 256 * 2**20
+"""The most an Excel workbook (.xlsx, .xlsm: a ZIP of XML parts) may inflate to: a small
+file whose sheet inflates to gigabytes would keep the XML parser busy for minutes."""
+
+
+def _check_inflated_size(path: Path) -> None:
+    """Refuse a workbook whose parts inflate beyond :data:`MAX_WORKBOOK_BYTES`, from the
+    sizes its ZIP directory declares (the ZIP reader never inflates a part beyond its
+    declared size), before any part is inflated."""
+    import zipfile
+
     try:
-        frame = pd.read_excel(path, sheet_name=0 if sheet is None else sheet, dtype=str)
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # not a ZIP (an .xls, or a damaged file): the reader says what is wrong
+    if inflated > MAX_WORKBOOK_BYTES:
+        raise InputError(f"the workbook inflates to {_size(inflated)} when unpacked (from {_size(path.stat().st_size)}); "
+                         f"at most {_size(MAX_WORKBOOK_BYTES)} are read from an Excel workbook", file=str(path),
+                         hint="save the sheet as CSV or Parquet, which are read without this limit")
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:,.1f} {unit}"
+    return f"{count:,} bytes"
+
+
+def _load_excel(path: Path, sheet) -> Table:
+    _check_inflated_size(path)
+    try:
+        # the header row is read as a row: pandas would rename a repeated name (Job, Job.1)
+        frame = pd.read_excel(path, sheet_name=0 if sheet is None else sheet, dtype=str, header=None)
     except ValueError as exc:  # e.g. unknown sheet
         if "format cannot be determined" in str(exc):
             raise InputError("is not an Excel workbook", file=str(path),
@@ -248,6 +280,11 @@ def _load_excel(path: Path, sheet) -> Table:
     except Exception as exc:  # openpyxl raises several unrelated types for damaged files
         raise InputError(f"not a readable Excel workbook ({exc.__class__.__name__}: {exc})",
                          file=str(path)) from None
+    if frame.empty:
+        raise InputError("has no columns (is the sheet empty?)", file=str(path))
+    header = ["" if pd.isna(name) else str(name) for name in frame.iloc[0]]
+    frame = frame.iloc[1:].reset_index(drop=True)
+    frame.columns = header
     table = Table(_as_text(frame, str(path)), name=str(path), kind="excel")
     return table
 
@@ -257,16 +294,39 @@ def _load_parquet(path: Path) -> Table:
 
     try:
         schema = pq.read_schema(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
+        raise InputError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})",
+                         file=str(path)) from None
+    columns = [str(c).strip() for c in schema.names]
+    _check_header(columns, str(path))  # before reading: Arrow cannot tell two columns of one name apart
+    refuse_nested(schema, str(path))
+    try:
         text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
         arrow = pq.read_table(path, read_dictionary=text)  # text as codes + distinct values
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
         raise InputError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})",
                          file=str(path)) from None
-    columns = [str(c).strip() for c in arrow.column_names]
-    _check_header(columns, str(path))
     typed = {column: _typed_column(arrow.column(i), column) for i, column in enumerate(columns)}
     return Table(None, name=str(path), kind="parquet",
                  typed=pd.DataFrame(typed, columns=columns, index=pd.RangeIndex(arrow.num_rows)))
+
+
+def refuse_nested(schema, path: str) -> None:
+    """An error naming the columns of an Arrow ``schema`` that hold nested values (struct,
+    list, map, union): a table of records holds one value per cell."""
+    def nested(kind) -> bool:
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        return pa.types.is_nested(kind) or pa.types.is_union(kind)
+
+    found = [field for field in schema if nested(field.type)]
+    if found:
+        shown = ", ".join(f"'{shorten(field.name)}' ({shorten(str(field.type), 40)})" for field in found[:5])
+        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+        raise InputError(f"column{'s' if len(found) > 1 else ''} {shown}{more} hold{'' if len(found) > 1 else 's'} "
+                         f"nested values (a struct, list or map in each cell); a table to score holds one value "
+                         f"per cell", file=str(path),
+                         hint="flatten the nested column into columns of text or numbers, or leave it out of the file")
 
 
 def _typed_column(column: "pa.ChunkedArray", name: str) -> pd.Series:
@@ -333,6 +393,9 @@ def detect_encoding(sample: bytes) -> str:
 # non-ASCII non-letters (e.g. '³', '¹', '¯': cp1250's 'ł', 'ą', 'Ż') point to another code page.
 _CP1252_SYMBOLS = set("\xa0€£¢¥°§©®«»‘’‚“”„–—…·•²±×÷¿¡½¼¾™µ†‡‰")
 _NOT_CP1252_LETTERS = set("ÐÝÞðýþ")  # cp1254's Ğ İ Ş ğ ı ş (rare in Western text)
+
+
+_NON_ASCII_LINE = re.compile(rb"[^\r\n]*[\x80-\xff][^\r\n]*")
 
 
 def _plausibly_cp1252(sample: bytes) -> bool:
@@ -453,6 +516,8 @@ def sniff_text_file(path: str | os.PathLike) -> tuple[str, str]:
     path = Path(path)
     with open(path, "rb") as handle:
         sample = handle.read(_SAMPLE_BYTES)
+    if unicode_encoding(sample) is None:
+        refuse_mixed_lines(sample, str(path), "an out-of-core engine")
     encoding = detect_encoding(sample)
     return detect_delimiter(sample.decode(encoding, errors="ignore"), path.suffix.lower()), encoding
 
@@ -467,6 +532,57 @@ def table_kind(path: str | os.PathLike) -> str:
     return "excel" if suffix in _EXCEL else "parquet" if suffix in _PARQUET else "text"
 
 
+class _MixedLines(Exception):
+    """The file's lines disagree on the encoding (UTF-8 and Windows-1252): read it line by line."""
+
+
+def _load_text_lines(path: Path, delimiter: str | None, encoding: str | None, progress=None,
+                     keep_spaces: bool = False) -> Table:
+    """:func:`_load_text`, or for a file whose lines disagree on the encoding (UTF-8 text with
+    some Windows-1252 lines, :func:`~tklscore.core.files.text.decode_lines`) the same read
+    of its text decoded line by line, with a note naming those lines."""
+    try:
+        return _load_text(path, delimiter, encoding, progress, keep_spaces)
+    except _MixedLines:
+        pass
+    name = str(path)
+    text, lines = decode_lines(path.read_bytes(), name)
+    delimiter = delimiter or detect_delimiter(text[:_SAMPLE_BYTES], path.suffix.lower())
+    with _memory_file(text.encode("utf-8"), path.name) as copy:  # never a copy of the data on disk
+        try:
+            table = _load_text(copy, delimiter, "utf-8", progress, keep_spaces)
+        except InputError as error:
+            raise InputError(error.message, file=name, row=error.row, column=error.column, hint=error.hint) from None
+    note = mixed_lines_note(name, lines)
+    table.name, table.notes = name, table.notes + [note]
+    warnings.warn(note, InputNote, stacklevel=3)
+    return table
+
+
+@contextlib.contextmanager
+def _memory_file(data: bytes, name: str):
+    """A path that reads ``data``: an anonymous file in memory (Linux), else a private
+    temporary file, removed on leaving."""
+    if hasattr(os, "memfd_create") and Path("/proc/self/fd").is_dir():
+        fd = os.memfd_create(f"tklscore-{name}")
+        try:
+            _write_all(fd, data)
+            yield Path(f"/proc/self/fd/{fd}")
+        finally:
+            os.close(fd)
+        return
+    with tempfile.TemporaryDirectory(prefix="tklscore-lines-") as folder:
+        copy = Path(folder) / name
+        copy.write_bytes(data)
+        yield copy
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress=None,
                keep_spaces: bool = False) -> Table:
     name = str(path)
@@ -474,8 +590,12 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
         sample = handle.read(_SAMPLE_BYTES)
     if not sample.strip():
         raise InputError("the file is empty", file=name)
+    given = encoding
     if encoding is None and unicode_encoding(sample) is None:
         refuse_binary(sample, name, "a CSV/TSV table")
+        whole = sample if len(sample) < _SAMPLE_BYTES else sample[:sample.rfind(b"\n") + 1] or sample
+        if decode_lines(whole, name) is not None:
+            raise _MixedLines()
     encoding = encoding or detect_encoding(sample)
     try:
         text = sample.decode(encoding, errors="ignore")
@@ -490,7 +610,14 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
         frame = _read_delimited(path, sample, progress, sep=delimiter, encoding=encoding, dtype=str,
                                 keep_default_na=False, na_filter=False, engine="c")
     except UnicodeDecodeError as exc:
-        decode_text(path.read_bytes(), name, encoding)  # names the line of the first bad byte
+        data = path.read_bytes()
+        if given is None and encoding == "utf-8":
+            if decode_lines(data, name) is not None:
+                raise _MixedLines() from None  # a line beyond the sample is not UTF-8
+            if _plausibly_cp1252(b"\n".join(_NON_ASCII_LINE.findall(data))):
+                # ASCII as far as the sample, Windows-1252 beyond: read as if the sample had shown it
+                return _load_text(path, delimiter, "cp1252", progress, keep_spaces)
+        decode_text(data, name, encoding)  # names the line of the first bad byte
         raise InputError(f"cannot be decoded as {encoding} ({exc.reason})",
                          file=name, hint="give the encoding explicitly") from None
     except pd.errors.ParserError as exc:

@@ -32,11 +32,7 @@ class Release:
     def conflict_warning(self) -> str | None:
         """A warning listing the published records whose sensitive values contradict the
         source record with the same id (they are scored with the source's values)."""
-        if not self.conflicts:
-            return None
-        shown = "; ".join(self.conflicts[:20]) + ("; ..." if len(self.conflicts) > 20 else "")
-        return (f"{len(self.conflicts)} published record(s) hold sensitive values that contradict the source "
-                f"record with the same id, and are scored with the source's values: {shown}")
+        return conflict_warning(len(self.conflicts), self.conflicts[:SHOWN_CONFLICTS])
 
     def require_consistent(self) -> None:
         if self.conflicts:
@@ -64,6 +60,27 @@ def unlocated_note(unlocated: list[str], selection: bool = False) -> str:
     what, left = ("record(s) of the row selection", "published") if selection else ("published record(s)", "scored")
     return (f"{len(unlocated)} {what} could not be located in the source and are not {left}: "
             + "; ".join(unlocated[:20]))
+
+
+SHOWN_CONFLICTS = 20
+
+
+def conflict_entry(record_id, row: int, differences) -> str:
+    """One published record that contradicts its source record: ``differences`` lists
+    (column, published text, source text)."""
+    parts = [f"{column} '{shorten(mine, 30)}' (source '{shorten(theirs, 30)}')" for column, mine, theirs in differences]
+    return f"id '{shorten(record_id, 30)}' (row {row}): " + ", ".join(parts)
+
+
+def conflict_warning(count: int, shown: list[str]) -> str | None:
+    """The warning on ``count`` published records whose sensitive values contradict the
+    source record with the same id, the first of them ``shown`` (:func:`conflict_entry`);
+    every engine says it in these words."""
+    if not count:
+        return None
+    listed = "; ".join(shown[:SHOWN_CONFLICTS]) + ("; ..." if count > SHOWN_CONFLICTS else "")
+    return (f"{count} published record(s) hold sensitive values that contradict the source "
+            f"record with the same id, and are scored with the source's values: {listed}")
 
 
 def source_ids(source: Table, id_column: str) -> pd.Index:
@@ -189,12 +206,9 @@ def _conflicts(source: Table, published: Table, release: Release, id_column: str
             bad = mine != theirs
         differs |= bad
         seen.append((column, bad, mine, theirs))
-    found = []
-    for k in np.flatnonzero(differs)[:50]:
-        parts = [f"{column} '{shorten(mine[k], 30)}' (source '{shorten(theirs[k], 30)}')"
-                 for column, bad, mine, theirs in seen if bad[k]]
-        found.append(f"id '{shorten(release.ids[k], 30)}' (row {published.row_number(int(rows[k]))}): "
-                     + ", ".join(parts))
+    found = [conflict_entry(release.ids[k], published.row_number(int(rows[k])),
+                            [(column, mine[k], theirs[k]) for column, bad, mine, theirs in seen if bad[k]])
+             for k in np.flatnonzero(differs)[:50]]
     found += [f"id '{shorten(release.ids[k], 30)}'" for k in np.flatnonzero(differs)[50:]]
     return found
 

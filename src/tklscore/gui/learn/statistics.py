@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 from tklscore.core.learn import tasks
 from tklscore.core.learn.scores import NORMALISED_MEANING, LearnScores
 from tklscore.core.learn.usefulness import Usefulness
+from tklscore.core.numbers import number, percent, score
 from tklscore.core.scoring.meaning import bands_text
 
 
@@ -22,15 +23,9 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _number(value: float, digits: int = 3) -> str:
-    if value is None or not np.isfinite(value):
-        return "—"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}f}"
-
-
-UTILITY_FORMAT = {"precision": lambda v: f"{v:.3f}", "discernibility": lambda v: f"{v:,.0f}",
-                  "average_class_size": lambda v: f"{v:.2f}", "non_uniform_entropy": lambda v: f"{v:,.1f}",
-                  "suppressed_share": lambda v: f"{v * 100:.1f} %"}
+UTILITY_FORMAT = {"precision": number, "discernibility": lambda v: number(v, 6),
+                  "average_class_size": number, "non_uniform_entropy": lambda v: number(v, 6),
+                  "suppressed_share": percent}
 
 
 def usefulness_html(useful: Usefulness) -> str:
@@ -57,9 +52,9 @@ def scores_html(scored: LearnScores | None) -> str:
     blocks = [f"<p>How much your table leaves to misuse, as a release of the original table. "
               f"<i>{e(scored.weights_source)}</i></p>"]
     for row in scored.rows:
-        ratio = "—" if row.normalised is None else f"{row.normalised * 100:.1f} %"
-        blocks.append(f"<p><b>{e(row.name)}</b>: original {_number(row.original, 4)} → yours "
-                      f"<b>{_number(row.raw, 4)}</b> = <b>{ratio}</b> of the original's ({e(row.verdict)})<br>"
+        ratio = "—" if row.normalised is None else percent(row.normalised)
+        blocks.append(f"<p><b>{e(row.name)}</b>: original {score(row.original)} → yours "
+                      f"<b>{score(row.raw)}</b> = <b>{ratio}</b> of the original's ({e(row.verdict)})<br>"
                       f"<span style='color:#555'>{e(row.meaning)}</span></p>")
     bands = bands_text(percent=True)
     blocks.append(f"<p style='color:#555'>{e(NORMALISED_MEANING)} {e(bands[0].upper() + bands[1:])}.</p>")
@@ -113,10 +108,10 @@ class Statistics(QWidget):
         if applied.recipe.suppress_below > 1:
             total = len(applied.table)
             lines.append(f"<h3>Suppression</h3><p>Rows left out: <b>{suppressed}</b> of {total} "
-                         f"({suppressed / total:.1%}), because their QID group had fewer than "
+                         f"({percent(suppressed / total)}), because their QID group had fewer than "
                          f"{applied.recipe.suppress_below} rows.")
             if applied.transformed.below_limit_left:
-                lines.append(f"<br><span style='color:#a11'>The limit of {applied.recipe.suppression_limit:.1%} "
+                lines.append(f"<br><span style='color:#a11'>The limit of {percent(applied.recipe.suppression_limit)} "
                              f"is too small: {applied.transformed.below_limit_left} row(s) in smaller groups are "
                              f"still published.</span>")
             lines.append("</p>")
@@ -141,18 +136,18 @@ class Statistics(QWidget):
             lines.append(f"<h3>l-diversity ({e(applied.recipe.sensitive)})</h3><p>Least diverse group: "
                          f"<b>{models.l_distinct}</b> distinct value(s); most diverse: "
                          f"{applied.most_distinct}<br>"
-                         f"Entropy l: <b>{models.l_entropy:.4f}</b> (the least mixed group is as mixed as "
-                         f"{models.l_entropy:.2f} equally common values)<br>{recursive}<br>"
+                         f"Entropy l: <b>{number(models.l_entropy)}</b> (the least mixed group is as mixed as "
+                         f"{number(models.l_entropy, 3)} equally common values)<br>{recursive}<br>"
                          + (f"<span style='color:#a11'>{single} group(s) hold a single value: anyone in them "
                             f"has it (their rows are shaded in the anonymised table).</span>"
                             if single else "No group holds a single value.") + "</p>")
             lines.append(f"<h3>t-closeness</h3><p>Largest distance of a group from the table (EMD): "
-                         f"<b>{models.t:.4f}</b>, so the table is {models.t:.4f}-close (0 = every group's values "
+                         f"<b>{number(models.t)}</b>, so the table is {number(models.t)}-close (0 = every group's values "
                          f"are spread as in the whole table, 1 = as far from it as can be).<br>"
                          f"<i>Teaching prototype's check (legacy):</i> {legacy_failures} of {m.classes.count} "
                          f"groups have a value whose share differs from the table's by more than "
                          f"{tasks.LEGACY_T_THRESHOLD:g}.<br>"
-                         f"In the whole table: " + ", ".join(f"{share:.1%} {e(value)}" for value, share
+                         f"In the whole table: " + ", ".join(f"{percent(share)} {e(value)}" for value, share
                                                              in applied.sensitive_shares().head(8).items())
                          + (" …" if len(applied.sensitive_shares()) > 8 else "") + "</p>")
         lines.append(f"<p>Rows published: {len(applied.published)} of {len(applied.table)}. "

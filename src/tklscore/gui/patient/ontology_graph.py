@@ -344,36 +344,51 @@ class OntologyGraph(QGraphicsView):
         self.tidy_labels()
         self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-300, -300, 300, 300))
 
-    LABEL_POSITIONS = (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75)
-    EXTRA_BENDS = (0.0, 36.0, -36.0, 72.0, -72.0)
+    LABEL_POSITIONS = (0.5, 0.4, 0.6, 0.32, 0.68, 0.25, 0.75, 0.2, 0.8)
+    EXTRA_BENDS = (0.0, 36.0, -36.0, 72.0, -72.0, 108.0, -108.0)
+    LABEL_GAP = (7.0, 4.0)     # px kept free around a label (x, y): two labels never touch
+    # what a label position costs: covering a label or a box is never accepted while a free place
+    # exists; lying on another arrow only makes it ambiguous
+    COVERS, CROSSES = 100, 1
 
     def tidy_labels(self) -> None:
-        """Place edge labels so that they cover neither each other nor boxes: slide each label
-        along its arrow, and where that is not enough, bow the arrow (the most important
-        arrows are placed first)."""
-        taken = [n.sceneBoundingRect().adjusted(4, 4, -4, -4) for n in self.nodes.values() if n.isVisible()]
-        edges = sorted((e for e in self.edges.values() if e.isVisible() and e.show_label()),
+        """Place edge labels so that they cover neither each other nor boxes, with a gap
+        between two labels, and preferably not on another arrow: slide each label along its
+        arrow, and where that is not enough, bow the arrow (the most important arrows are
+        placed first)."""
+        gap_x, gap_y = self.LABEL_GAP
+        boxes = [n.sceneBoundingRect().adjusted(4, 4, -4, -4) for n in self.nodes.values() if n.isVisible()]
+        visible = [e for e in self.edges.values() if e.isVisible()]
+        stroker = QPainterPathStroker()
+        stroker.setWidth(3)
+        lines = {e.key: stroker.createStroke(e._path) for e in visible}
+        labels: list[QRectF] = []
+        edges = sorted((e for e in visible if e.show_label()),
                        key=lambda e: (e.role is None, e.kind == "ontology", str(e.key)))
         for edge in edges:
             bends = [edge.base_bend] if edge.source is edge.target else \
                 [edge.base_bend + extra for extra in self.EXTRA_BENDS]
-            best, best_hits = (edge.base_bend, 0.5), None
+            best, best_cost = (edge.base_bend, 0.5), None
             for bend in bends:
                 edge.bend = bend
                 for t in self.LABEL_POSITIONS:
                     edge.label_t = t
                     edge.update_geometry()
-                    rect = edge._label_rect.adjusted(-3, -3, 3, 3)
-                    hits = sum(1 for r in taken if r.intersects(rect))
-                    if best_hits is None or hits < best_hits:
-                        best, best_hits = (bend, t), hits
-                    if hits == 0:
+                    rect = edge._label_rect.adjusted(-gap_x, -gap_y, gap_x, gap_y)
+                    cost = self.COVERS * (sum(1 for r in labels if r.intersects(rect))
+                                          + sum(1 for r in boxes if r.intersects(edge._label_rect)))
+                    cost += self.CROSSES * sum(1 for key, line in lines.items()
+                                               if key != edge.key and line.intersects(edge._label_rect))
+                    if best_cost is None or cost < best_cost:
+                        best, best_cost = (bend, t), cost
+                    if cost == 0:
                         break
-                if best_hits == 0:
+                if best_cost == 0:
                     break
             edge.bend, edge.label_t = best
             edge.update_geometry()
-            taken.append(edge._label_rect)
+            lines[edge.key] = stroker.createStroke(edge._path)
+            labels.append(edge._label_rect)
 
     def _depths(self) -> dict:
         """Depth of each node from the top of the ISA-like hierarchy (edge label 'is a')."""

@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
                                QVBoxLayout)
 
+from tklscore.core.numbers import number, percent
 from tklscore.core.pseudonymization.preferences import MAPPING
 from tklscore.core.pseudonymization.utility import LABELS, STATISTICS
 
@@ -44,7 +45,7 @@ class ReportPanel(QGroupBox):
         text = (f"<b>Releasing {', '.join(transition.qi_set)}</b>{maximum}: an actor who knows these could predict "
                 f"<b>{analysis.engine.sensitive}</b> above the owner's threshold for "
                 f"<span style='color:{colour}'><b>{transition.violations:,} of {records:,} people "
-                f"({100 * share:.1f}%)</b></span>.")
+                f"({percent(share)})</b></span>.")
         reason = analysis.blocked_reason(transition.qi_set)
         if reason:
             text += f"<br><span style='color:{REFUSED}'><b>✕ Refused by a limit:</b> {reason}</span>"
@@ -107,7 +108,7 @@ def report_rows(report, transition) -> tuple[list[tuple[str, str, str, str]], di
     stats = report.statistics
     for key in STATISTICS:
         cells = [stats[part][key] for part in ("original", "trimmed", "delta")]
-        rows.append((LABELS[key], *("n/a" if c is None else f"{c:.4g}" for c in cells)))
+        rows.append((LABELS[key], *(number(c) for c in cells)))
     return rows, tips
 
 

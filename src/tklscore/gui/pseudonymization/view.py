@@ -36,10 +36,11 @@ from tklscore.core.pseudonymization.thresholds import PeoplePolicy
 from tklscore.core.tables.loading import Table, load_table
 from tklscore.gui.pseudonymization.decision_panel import DecisionPanel
 from tklscore.gui.pseudonymization.dialogs import LimitsDialog, RemoveFieldsDialog
+from tklscore.gui.guard import run_guarded
 from tklscore.gui.pseudonymization.inputs_panel import InputsPanel, choose
 from tklscore.gui.pseudonymization.lts_graph import LtsGraph
 from tklscore.gui.pseudonymization.report_panel import ReportPanel
-from tklscore.gui.pseudonymization.report_section import PseudonymizationSummary
+from tklscore.core.report.sections.pseudonymization import PseudonymizationSummary
 
 SETTINGS_KEY = "pseudonymization"
 DESIGN_VIEW = "design"
@@ -116,12 +117,7 @@ class PseudonymizationView(QWidget):
         edit.setText(f"{Path(path).name} ({len(people.categories)} people)")
 
     def _guard(self, action) -> bool:
-        try:
-            action()
-            return True
-        except InputError as error:
-            self.workbench.failed.emit(str(error))
-            return False
+        return run_guarded(self.workbench.failed.emit, action)
 
     def load_tables(self, original: str | None = None, pseudonymised: str | None = None) -> None:
         def load(control):

@@ -9,12 +9,15 @@ import dataclasses
 import re
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QFrame, QGroupBox, QHBoxLayout, QHeaderView,
-                               QInputDialog, QLabel, QLineEdit, QListWidget, QMessageBox, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+                               QInputDialog, QLabel, QLineEdit, QListWidget, QMessageBox, QPushButton, QTableView,
+                               QVBoxLayout)
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import count
+from tklscore.core.numbers import score as tkl_text
 from tklscore.core.release.filters import FilterError
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.source import OpenedRelease
@@ -65,6 +68,61 @@ class WarningBox(QFrame):
         return [self.list.item(i).text() for i in range(self.list.count())]
 
 
+class ReleasesModel(QAbstractTableModel):
+    """The candidate releases as rows (name, definition, records, records not located,
+    tkl-Score), read from the workbench when a row is drawn: refreshing is one reset, so a
+    project with thousands of releases opens as fast as one with a few."""
+
+    HEADERS = ("Name", "Defined by", "Records", "Not located", "tkl-Score")
+
+    def __init__(self, panel: "ReleasesPanel"):
+        super().__init__(panel)
+        self.panel = panel
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.panel.workbench.project.releases)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        releases = self.panel.workbench.project.releases
+        if not index.isValid() or index.row() >= len(releases):
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter) if column >= 2 else None
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole):
+            return None
+        definition = releases[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole and column < 2:
+            return definition.name if column == 0 else _describe(definition)
+        resolved = self.panel._resolved(definition)
+        located = isinstance(resolved, (Release, OpenedRelease))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QColor(Qt.GlobalColor.darkRed) if column == 3 and located and resolved.unlocated else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return resolved if isinstance(resolved, str) else (
+                definition.name if column == 0 else _describe(definition) if column == 1 else None)
+        if column == 4:
+            report = self.panel.workbench.reports.get(definition.name)
+            return tkl_text(report.scores.tkl) if report is not None else ""
+        if located:
+            return count(len(resolved)) if column == 2 else count(len(resolved.unlocated))
+        if isinstance(resolved, str):
+            return ("refused" if self.panel._refused_filter(definition) else "error") if column == 2 else ""
+        return "…"
+
+
 class ReleasesPanel(QGroupBox):
     def __init__(self, workbench, guard, source: SourcePanel, parent=None):
         super().__init__("Candidate releases (published tables)", parent)
@@ -74,17 +132,22 @@ class ReleasesPanel(QGroupBox):
         self._fallback: dict = {}  # (definition, source id) -> the release located, or the error text
         self._refused: set = set()  # keys of _fallback whose error is a refused filter
         layout = QVBoxLayout(self)
-        self.releases_table = QTableWidget(0, 5)
-        self.releases_table.setHorizontalHeaderLabels(["Name", "Defined by", "Records", "Not located",
-                                                       "tkl-Score"])
+        self.releases_model = ReleasesModel(self)
+        self.releases_table = QTableView()
+        self.releases_table.setModel(self.releases_model)
         self.releases_table.verticalHeader().hide()
         self.releases_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.releases_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.releases_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.releases_table.horizontalHeader()
+        header.setResizeContentsPrecision(0)  # columns fit the rows on screen, not every release
+        # the counts and the score whole; the name and the definition share the rest, elided with a tooltip
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.releases_table.itemSelectionChanged.connect(self._on_release_selected)
+        self.releases_table.setWordWrap(False)
+        self.releases_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.releases_table.selectionModel().selectionChanged.connect(self._on_release_selected)
         layout.addWidget(self.releases_table, 1)
 
         row1, row2 = QHBoxLayout(), QHBoxLayout()
@@ -156,39 +219,17 @@ class ReleasesPanel(QGroupBox):
 
     def refresh(self) -> None:
         workbench = self.workbench
-        project = workbench.project
         table = self.releases_table
-        table.blockSignals(True)
-        table.setRowCount(len(project.releases))
-        current_row = -1
-        for row, definition in enumerate(project.releases):
-            resolved = self._resolved(definition)
-            report = workbench.reports.get(definition.name)
-            if isinstance(resolved, (Release, OpenedRelease)):
-                records, unlocated = f"{len(resolved):,}", f"{len(resolved.unlocated):,}"
-            elif isinstance(resolved, str):
-                records, unlocated = ("refused" if self._refused_filter(definition) else "error"), ""
-            else:
-                records, unlocated = "…", "…"
-            score = f"{report.scores.tkl:.5f}" if report is not None else ""
-            cells = [definition.name, _describe(definition), records, unlocated, score]
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if column >= 2:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if column == 1:
-                    item.setToolTip(text)
-                if column == 3 and isinstance(resolved, (Release, OpenedRelease)) and resolved.unlocated:
-                    item.setForeground(Qt.GlobalColor.darkRed)
-                if isinstance(resolved, str):
-                    item.setToolTip(resolved)
-                table.setItem(row, column, item)
-            if definition.name == project.current_release:
-                current_row = row
+        selection = table.selectionModel()
+        selection.blockSignals(True)
+        self.releases_model.refresh()
+        names = [r.name for r in workbench.project.releases]
+        current = workbench.project.current_release
+        current_row = names.index(current) if current in names else -1
         table.clearSelection()
         if current_row >= 0:
             table.selectRow(current_row)
-        table.blockSignals(False)
+        selection.blockSignals(False)
         has_current = current_row >= 0
         self.rename_button.setEnabled(has_current)
         self.remove_button.setEnabled(has_current)
@@ -207,6 +248,13 @@ class ReleasesPanel(QGroupBox):
             return
         if not name:
             self.release_info.setText("Choose a release in the list.")
+            return
+        if name in workbench.project.designed_names():   # saved from the Design view: transformed rows
+            report = workbench.reports.get(name)
+            scored = (f" {report.published_rows:,} of {report.source_rows:,} source records are published, "
+                      f"transformed; tkl-Score {tkl_text(report.scores.tkl)}.") if report is not None else ""
+            self.release_info.setText(f"<b>{_html(name)}</b>: a release designed in the Design view (open it there "
+                                      f"to change it).{scored}")
             return
         try:
             definition = workbench.project.release(name)
@@ -228,7 +276,7 @@ class ReleasesPanel(QGroupBox):
                      else "being resolved…")
         report = workbench.reports.get(name)
         if report is not None:
-            text += f" tkl-Score {report.scores.tkl:.5f}."
+            text += f" tkl-Score {tkl_text(report.scores.tkl)}."
         elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
         elif workbench.source is not None and not workbench.source.can_score():
@@ -238,11 +286,11 @@ class ReleasesPanel(QGroupBox):
             text += f" No scores: {_html(workbench.weights_problem)}."
         self.release_info.setText(text)
 
-    def _on_release_selected(self) -> None:
-        rows = {index.row() for index in self.releases_table.selectedIndexes()}
+    def _on_release_selected(self, *_args) -> None:
+        rows = {index.row() for index in self.releases_table.selectionModel().selectedIndexes()}
         if len(rows) != 1:
             return
-        name = self.releases_table.item(rows.pop(), 0).text()
+        name = self.releases_model.index(rows.pop(), 0).data()
         if name != self.workbench.project.current_release:
             self.guard(self.workbench.set_current_release, name)
 

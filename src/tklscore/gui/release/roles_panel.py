@@ -53,6 +53,7 @@ class RolesPanel(QGroupBox):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(3, 150)
         header.setStretchLastSection(True)
+        self.roles_table.setTextElideMode(Qt.TextElideMode.ElideRight)
         layout.addWidget(self.roles_table, 1)
         self.roles_hint = QLabel()
         self.roles_hint.setWordWrap(True)

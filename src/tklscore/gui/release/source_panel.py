@@ -172,9 +172,11 @@ class SourcePanel(QGroupBox):
         self.sheet_edit.setText("" if sheet is None or kind != "excel" else str(sheet))
         if kind == "text" and loaded:
             how = "as given" if options.get("delimiter") or options.get("encoding") else "detected"
+            notes = " ".join(f"Note: {note.split(': ', 1)[-1]}." for note in getattr(table, "notes", []))
             self.detected_label.setText(
                 f"Delimiter {_delimiter_name(table.delimiter)} and encoding {table.encoding} ({how}). "
-                "If the columns look wrong, choose others and click Reload." + _spaces_note(table, options))
+                "If the columns look wrong, choose others and click Reload." + _spaces_note(table, options)
+                + (f" {notes}" if notes else ""))
         elif kind == "text" and self.workbench.runner.current:
             self.detected_label.setText("Loading…")
         elif kind == "text":

@@ -33,6 +33,8 @@ class ReleaseView(QWidget):
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        # the roles and the releases (with their counts and scores) whole beside the source at 1600 px
+        splitter.setSizes([880, 700])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
 
+from tklscore.core.report.charts import ATTACKER_COLORS
 from tklscore.core.risk.lens import (DisclosureHistogram, disclosure_histogram, risk_band_labels,
                                     risk_band_shares)
-from tklscore.gui.scores.charts import ScoreChart
+from tklscore.gui.charts import PowerOfTenAxis, ScoreChart
 
-ATTACKER_COLORS = {"prosecutor": (31, 119, 180), "journalist": (255, 127, 14)}
 
 
 class RiskDistributionChart(ScoreChart):
@@ -34,29 +33,29 @@ class RiskDistributionChart(ScoreChart):
         self.clear_chart()
         self.shares = dict(shares)
         self.set_title("Records by re-identification risk")
-        self.plot_item.setLabel("left", "Share of records")
-        self.plot_item.setLabel("bottom", "Risk band (%)")
+        self.plot_item.setLabel("left", "Share of records (%)")
+        self.plot_item.setLabel("bottom", "Risk of re-identification (%)")
         labels = risk_band_labels()
         positions = np.arange(len(labels), dtype=np.float64)
         width = 0.8 / max(len(self.shares), 1)
         for i, (name, shares) in enumerate(self.shares.items()):
-            item = pg.BarGraphItem(x=positions - 0.4 + width * (i + 0.5), height=shares, width=width * 0.95,
+            item = pg.BarGraphItem(x=positions - 0.4 + width * (i + 0.5), height=100.0 * np.asarray(shares),
+                                   width=width * 0.95,
                                    brush=pg.mkBrush(ATTACKER_COLORS.get(name, (120, 120, 120))),
                                    pen=pg.mkPen("k", width=0.5), name=name.capitalize())
             self.plot_item.addItem(item)
         self.plot_item.getAxis("bottom").setTicks([[(float(p), l) for p, l in zip(positions, labels)]])
         self.plot_item.setXRange(-0.6, len(labels) - 0.4)
-        self.plot_item.setYRange(0, 1.05)
+        self.plot_item.setYRange(0, 105)
 
 
 class DisclosureRiskChart(ScoreChart):
     def __init__(self, parent=None):
-        super().__init__(parent)
+        super().__init__(parent, bottom_axis=PowerOfTenAxis("bottom"))
         self.legend.setOffset((-10, 10))  # top right, clear of the threshold's label
         self.counts = np.zeros(0)
         self.zero = 0
         self.threshold_line: pg.InfiniteLine | None = None
-        self._label_font = QFont()
         self.set_data(None, 0.01)
 
     def set_data(self, d: np.ndarray | None, threshold: float, bins: int = 40) -> None:
@@ -65,9 +64,9 @@ class DisclosureRiskChart(ScoreChart):
 
     def set_histogram(self, histogram: DisclosureHistogram | None, threshold: float | None = None) -> None:
         self.clear_chart()
-        self.set_title("Disclosure risk D(r) (logarithmic axis)")
+        self.set_title("Disclosure risk D(r)")
         self.plot_item.setLabel("left", "Records")
-        self.plot_item.setLabel("bottom", "log10 D(r)")
+        self.plot_item.setLabel("bottom", "D(r) (logarithmic axis)")
         self.threshold_line = None
         if histogram is None:
             self.counts = np.zeros(0)
@@ -85,11 +84,3 @@ class DisclosureRiskChart(ScoreChart):
                                                   labelOpts={"color": (214, 39, 40), "position": 0.6,
                                                              "fill": (255, 255, 255, 200)})
             self.plot_item.addItem(self.threshold_line)
-            self.threshold_line.label.setFont(self._label_font)
-
-    def use_report_style(self, points: int = 15) -> None:
-        super().use_report_style(points)
-        self._label_font = QFont()
-        self._label_font.setPointSize(points)
-        if self.threshold_line is not None:
-            self.threshold_line.label.setFont(self._label_font)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHeaderView, QLabel,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, DisclosureRisk,
                                                 parameter_value)
 from tklscore.gui.risk.charts import DisclosureRiskChart
@@ -102,7 +103,7 @@ class DisclosurePanel(QSplitter):
         """D(r)'s summary (``weighted``: value weights were chosen)."""
         no_weights = "" if weighted else " (no value weights: choose weights first)"
         self.disclosure_label.setText(
-            f"{len(dr.known_sets)} known sets of {dr.splits:,} splits kept (PK > ε); "
-            f"{dr.above_threshold:,} of {dr.n:,} records ({100 * dr.above_threshold_share:.2f} %) "
-            f"have D > {dr.threshold:g}; largest D = {dr.d_max:.4g}{no_weights}. "
+            f"{count(len(dr.known_sets))} known sets of {count(dr.splits)} splits kept (PK > ε); "
+            f"{count(dr.above_threshold)} of {count(dr.n)} records ({percent(dr.above_threshold_share)}) "
+            f"have D > {number(dr.threshold)}; largest D = {number(dr.d_max)}{no_weights}. "
             f"W(v) are the project's sensitive-value weights.")

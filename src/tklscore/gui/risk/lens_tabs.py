@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTabWidget
 
+from tklscore.core.numbers import number
 from tklscore.core.risk.lens import RiskLens, qi_importance_skipped
 from tklscore.gui.risk.charts import RiskDistributionChart
 from tklscore.gui.risk.disclosure_panel import DisclosurePanel
-from tklscore.gui.risk.tables import number_text, readonly, set_row
+from tklscore.gui.risk.tables import readonly, set_row
 
 
 class LensTabs(QTabWidget):
@@ -44,8 +45,8 @@ class LensTabs(QTabWidget):
         importance = lens.measures.qi_importance or []
         self.importance_table.setRowCount(max(len(importance), 1))
         for i, q in enumerate(importance):
-            set_row(self.importance_table, i, [", ".join(q.attributes), number_text(q.distinction),
-                                               number_text(q.separation)])
+            set_row(self.importance_table, i, [", ".join(q.attributes), number(q.distinction),
+                                               number(q.separation)])
         if not importance:
             set_row(self.importance_table, 0, [qi_importance_skipped(qi_count) or "", "", ""])
         self.stale = {"distribution", "disclosure"}

@@ -6,8 +6,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, \
     QWidget
 
-from tklscore.core.risk.measures import Measures, describe
-from tklscore.gui.risk.tables import number_text, readonly, set_row
+from tklscore.core.numbers import number, percent
+from tklscore.core.risk.measures import Measures, describe, t_by_attribute_rows
+from tklscore.gui.risk.tables import readonly, set_row
 
 
 class ModelsPanel(QWidget):
@@ -46,25 +47,20 @@ class ModelsPanel(QWidget):
                 self.attackers_table.setItem(row, column, QTableWidgetItem(""))
 
     def show_measures(self, measures: Measures) -> None:
-        rows = describe(measures)
-        self.models_table.setRowCount(len(rows) + len(measures.models.t_by_attribute))
+        rows = describe(measures) + t_by_attribute_rows(measures)
+        self.models_table.setRowCount(len(rows))
         for i, (name, value, meaning) in enumerate(rows):
-            set_row(self.models_table, i, [name, number_text(value), meaning])
-        for j, (attribute, t) in enumerate(measures.models.t_by_attribute.items()):
-            set_row(self.models_table, len(rows) + j, [f"  t of {attribute}", number_text(t),
-                                                       "distance of the classes' distribution of this "
-                                                       "attribute from the table's"])
+            set_row(self.models_table, i, [name, number(value), meaning])
         self.models_table.resizeColumnToContents(0)
         self.models_table.resizeRowsToContents()
         p, j = measures.prosecutor, measures.journalist
-        set_row(self.attackers_table, 0, [number_text(p.highest), number_text(p.average),
-                                          number_text(p.records_at_risk), number_text(p.success_rate)])
-        set_row(self.attackers_table, 1, [number_text(j.highest), number_text(j.average),
-                                          number_text(j.records_at_risk), number_text(j.success_rate)]
-                if j else ["n/a"] * 4)
-        set_row(self.attackers_table, 2, ["", number_text(measures.marketer), "", number_text(measures.marketer)])
+        set_row(self.attackers_table, 0, [percent(p.highest), percent(p.average), percent(p.records_at_risk),
+                                          percent(p.success_rate)])
+        set_row(self.attackers_table, 1, [percent(j.highest), percent(j.average), percent(j.records_at_risk),
+                                          percent(j.success_rate)] if j else ["n/a"] * 4)
+        set_row(self.attackers_table, 2, ["", percent(measures.marketer), "", percent(measures.marketer)])
         self.attackers_note.setText(
             "Prosecutor: knows the person is in the release. Journalist: links the release to the source table "
             "(the population). Marketer: tries to re-identify as many records as possible. Records at risk: share "
-            f"of records whose risk exceeds {100 * measures.risk_threshold:g} %. "
-            f"Sample uniques: {100 * measures.sample_uniques:.1f} %.")
+            f"of records whose risk exceeds {percent(measures.risk_threshold)}. "
+            f"Sample uniques: {percent(measures.sample_uniques)}.")

@@ -8,8 +8,9 @@ import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QVBoxLayout, QWidget
 
+from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.lens import RISKIEST, RiskLens
-from tklscore.gui.risk.tables import number_text, readonly, set_row
+from tklscore.gui.risk.tables import readonly, set_row
 
 COLUMNS = ["record", "class size", "prosecutor risk", "journalist risk", "D(r)"]
 
@@ -38,9 +39,9 @@ class RiskiestPanel(QWidget):
         riskiest = lens.riskiest(RISKIEST)
         self.riskiest_table.setRowCount(len(riskiest))
         for i, (record, row, size, prosecutor, journalist, d) in enumerate(riskiest.itertuples(index=False)):
-            set_row(self.riskiest_table, i, [record, f"{int(size):,}", number_text(float(prosecutor)),
-                                             number_text(None if np.isnan(journalist) else float(journalist)),
-                                             f"{float(d):.4g}"])
+            set_row(self.riskiest_table, i, [record, count(int(size)), percent(float(prosecutor)),
+                                             percent(None if np.isnan(journalist) else float(journalist)),
+                                             number(float(d))])
             self.riskiest_table.item(i, 0).setData(Qt.ItemDataRole.UserRole, int(row))
 
     def _activated(self, row: int, _column: int) -> None:

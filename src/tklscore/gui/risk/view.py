@@ -111,6 +111,11 @@ class RiskView(QWidget):
         generation = self._generation
         workbench = self.workbench
         self._fill_parameters()
+        name = workbench.project.current_release
+        if name in workbench.project.designed_names():   # its published records are transformed
+            self._show(None, None, None, f"{name} is a release designed in the Design view: its privacy models and "
+                                         f"risk are there, and in the Scores view's comparison.")
+            return
         project = workbench.project
         source, roles, name = workbench.source, project.roles, project.current_release
         if source is None or not roles.qi or not name:

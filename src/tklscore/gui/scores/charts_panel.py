@@ -12,6 +12,8 @@ from PySide6.QtCore import QTimer, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from tklscore.core.numbers import count, number, percent
+from tklscore.core.report.sections.scores import normalised
 from tklscore.core.scoring.scores import ScoreReport
 from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL, GrowthChart, PerRecordChart, ReleasesChart, \
     per_record_order
@@ -168,12 +170,11 @@ class ChartsPanel(QTabWidget):
         for row, (name, report) in enumerate(reports.items()):
             n = report.normalized_source
             m = measures.get(name)
-            cells = [name] + [("n/a" if v is None else f"{v:.4f}") for v in (n.tkl, n.m_score, n.l_severity)]
+            cells = [name] + [normalised(v) for v in (n.tkl, n.m_score, n.l_severity)]
             if m is None:
                 cells += ["n/a"] * 4
             else:
-                cells += [str(m.k), "n/a" if m.models.l_distinct is None else str(m.models.l_distinct),
-                          "n/a" if m.models.t is None else f"{m.models.t:.4f}", f"{m.prosecutor.average:.4f}"]
+                cells += [count(m.k), count(m.models.l_distinct), number(m.models.t), percent(m.prosecutor.average)]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column:

@@ -10,11 +10,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QSplitter, QTableView, QTextBrowser
 
 from tklscore.core.errors import InputError
+from tklscore.core.numbers import number, score
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
 from tklscore.core.scoring.scores import ScoreReport
 from tklscore.gui.frame_model import FrameModel
 
 MAX_EXPLAINED_VALUES = 50
+# the per-record columns by the report's names (W: the record's weight sum; RS: its record scores)
+RECORD_HEADERS = {"weight_sum": "W", "tkl": "RS tkl", "m_score": "RS M", "l_severity": "RS L"}
 SELECT_A_RECORD = "<p>Select a record to see why it scores what it scores.</p>"
 
 
@@ -24,7 +27,7 @@ class RecordsPanel(QSplitter):
         self.workbench = workbench
         self.report: ScoreReport | None = None
         self.explanation: RecordExplanation | None = None
-        self.records_model = FrameModel(parent=self)
+        self.records_model = FrameModel(parent=self, headers=RECORD_HEADERS)
         self.records_view = QTableView()
         self.records_view.horizontalHeader().setResizeContentsPrecision(100)  # sample rows: big tables
         self.records_view.setObjectName("recordsTable")
@@ -83,27 +86,28 @@ def explanation_html(e: RecordExplanation, scores=None) -> str:
     members = e.class_ids if len(e.class_ids) <= 30 else e.class_ids[:30] + [f"… {len(e.class_ids) - 30:,} more"]
     parts = [f"<h3>Record {esc(e.id)}</h3>"]
     if scores is not None:
-        parts.append(f"<p>RS_tkl = (t + W) / l = ({e.t:.5f} + {e.weight_sum:.5f}) / {e.l} = {scores['tkl']:.5f}; "
-                     f"RS_M = min(1, W) / k = {scores['m_score']:.5f}; RS_L = W / k = {scores['l_severity']:.5f}</p>")
+        parts.append(f"<p>RS_tkl = (t + W) / l = ({score(e.t)} + {score(e.weight_sum)}) / {e.l} = "
+                     f"{score(scores['tkl'])}; RS_M = min(1, W) / k = {score(scores['m_score'])}; "
+                     f"RS_L = W / k = {score(scores['l_severity'])}</p>")
     parts.append(f"<p><b>Equivalence class</b> (QIs {qi}): k = {e.k} record(s): "
                  f"{{{esc(', '.join(members))}}}</p>")
     rows = "".join(
         f"<tr><td>{esc(s.attribute)}</td><td>{esc(str(s.value))}</td>"
-        f"<td>{'n/a' if s.weight is None else f'{s.weight:.5f}'}</td><td>{s.distance:.5f} ({esc(s.measure)})</td>"
+        f"<td>{score(s.weight)}</td><td>{score(s.distance)} ({esc(s.measure)})</td>"
         f"<td>{s.l_distinct} / {s.l_group_size}</td></tr>" for s in e.sensitive)
     parts.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>sensitive attribute</th><th>value</th>"
                  "<th>weight</th><th>class vs table distance</th><th>l-group: distinct values / records</th></tr>"
-                 f"{rows}<tr><td><b>W(r)</b></td><td></td><td><b>{e.weight_sum:.5f}</b></td>"
-                 f"<td><b>t = {e.t:.5f}</b> ({esc(e.t_attribute or '')})</td>"
+                 f"{rows}<tr><td><b>W(r)</b></td><td></td><td><b>{score(e.weight_sum)}</b></td>"
+                 f"<td><b>t = {score(e.t)}</b> ({esc(e.t_attribute or '')})</td>"
                  f"<td><b>l = {e.l}</b> ({esc(e.l_attribute or '')})</td></tr></table>")
     for s in e.sensitive:
         shown = s.rows(only_present=not s.continuous and len(s.values) > MAX_EXPLAINED_VALUES)
         if len(shown) > MAX_EXPLAINED_VALUES:
             shown = shown[:MAX_EXPLAINED_VALUES]
-        body = "".join(f"<tr><td>{esc(str(v))}</td><td>{c} ({p:.4f})</td><td>{tc} ({q:.4f})</td></tr>"
+        body = "".join(f"<tr><td>{esc(str(v))}</td><td>{c} ({number(p)})</td><td>{tc} ({number(q)})</td></tr>"
                        for v, c, p, tc, q in shown)
         parts.append(f"<p><b>{esc(s.attribute)}</b>: distribution in the class vs the source table "
-                     f"({esc(s.measure)} = {s.distance:.5f})</p>"
+                     f"({esc(s.measure)} = {score(s.distance)})</p>"
                      "<table border='1' cellspacing='0' cellpadding='2'><tr><th>value</th><th>class</th>"
                      f"<th>table</th></tr>{body}</table>")
     for note in e.notes:

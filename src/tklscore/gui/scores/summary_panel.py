@@ -7,17 +7,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, \
     QWidget
 
-from tklscore.core.scoring.scores import ScoreReport, x_text
-from tklscore.gui.report import SCORE_ROWS, score_rows
+from tklscore.core.numbers import count
+from tklscore.core.report.sections.scores import score_rows
+from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport, score_label
 
 
 class SummaryPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.summary = QTableWidget(len(SCORE_ROWS), 3)
+        self.summary = QTableWidget(len(SCORE_NAMES), 3)
         self.summary.setObjectName("summaryTable")
         self.summary.setHorizontalHeaderLabels(["raw", "normalised by source", "normalised by theoretical max"])
-        self.summary.setVerticalHeaderLabels([label.format(x="x") for _, label in SCORE_ROWS])
+        self.summary.setVerticalHeaderLabels([score_label(key, "x") for key in SCORE_NAMES])
         self.summary.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.summary.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.summary.setMaximumHeight(190)
@@ -32,7 +33,7 @@ class SummaryPanel(QWidget):
     def show_report(self, report: ScoreReport | None, x: float, riskiest: int, problem: str | None) -> None:
         """The scores of ``report`` (None: none yet, for ``problem`` if there is one); ``riskiest``:
         how many records are highlighted."""
-        labels = [label.format(x=x_text(x)) for _, label in SCORE_ROWS]
+        labels = [score_label(key, x) for key in SCORE_NAMES]
         self.summary.setVerticalHeaderLabels(labels)
         rows = score_rows(report) if report is not None else [(l, "", "", "") for l in labels]
         for i, row in enumerate(rows):
@@ -45,9 +46,9 @@ class SummaryPanel(QWidget):
         if report is None:
             self.info_label.setText(problem or "No scores yet: load a source, choose roles, weights and a release.")
             return
-        text = (f"{report.published_rows:,} of {report.source_rows:,} source records published; "
+        text = (f"{count(report.published_rows)} of {count(report.source_rows)} source records published; "
                 + ("the riskiest record by tkl is highlighted." if riskiest == 1
-                   else f"the {riskiest:,} riskiest records by tkl are highlighted."))
+                   else f"the {count(riskiest)} riskiest records by tkl are highlighted."))
         if report.warnings:
             text += " ⚠ " + " ⚠ ".join(report.warnings)
         self.info_label.setText(text)

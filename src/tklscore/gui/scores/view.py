@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
 
 from tklscore.core.scoring.scores import RISKIEST_SHARE, ScoreReport, riskiest_mask
 from tklscore.gui.guard import run_guarded
-from tklscore.gui.report import REPORT_FORMATS, complete_risk, prepare_report, render_charts, report_input
+from tklscore.core.report import REPORT_FORMATS, complete_risk
+from tklscore.gui.report import prepare_report, report_input
 from tklscore.gui.scores.charts_panel import COMPARISON_COLUMNS, SORT_IN_BACKGROUND, ChartsPanel
 from tklscore.gui.scores.choices_panel import ChoicesPanel
 from tklscore.gui.scores.records_panel import MAX_EXPLAINED_VALUES, RecordsPanel, explanation_html
@@ -149,13 +150,11 @@ class ScoresView(QWidget):
             self.workbench.failed.emit(f"{path}: the report could not be written ({message})")
 
         def write(_measured=None) -> None:
-            if Path(path).suffix.lower() != ".csv":
-                data.charts = render_charts(data)
             runner.start("Exporting the report", lambda control: writer[0](),
                          lambda written: self.workbench.status.emit(f"Report written to {written}"), failed)
 
         if data.measure_risk is not None and data.risk is None and Path(path).suffix.lower() != ".csv":
-            # the risk charts are drawn here, so the risk is measured first, in the background
+            # the risk is measured first, in the background, with its own progress
             runner.start("Measuring risk for the report",
                          lambda control: complete_risk(data, lambda f: control.progress(
                              int(100 * f), "Measuring risk for the report")), write, failed)

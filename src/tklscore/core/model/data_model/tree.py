@@ -10,7 +10,6 @@ source table in :mod:`.table_sync`, Turtle in :mod:`.turtle`.
 
 from __future__ import annotations
 
-import math
 import os
 from collections import deque
 from dataclasses import replace
@@ -20,7 +19,7 @@ import numpy as np
 
 from tklscore.core.errors import InputError
 from tklscore.core.files.rdf import local_name
-from tklscore.core.model.ahp import reciprocal_matrix
+from tklscore.core.model.ahp import check_judgement, reciprocal_matrix
 from tklscore.core.model.data_model import derivation, realignment, table_sync, turtle
 from tklscore.core.model.data_model.nodes import (CRITERIA, DEFAULT_EXPERT, TABLE_PART, UPPER, Kind, Node,
                                                   NodeTable)
@@ -338,9 +337,8 @@ class TklDataModel:
                                  f"of the group under '{self.node(parent).label}'")
         if a == b:
             raise InputError("a criterion is not compared with itself")
-        if rating is not None and not (math.isfinite(rating) and rating > 0):
-            raise InputError(f"judgement {rating!r} of '{self.nodes[a].label}' over '{self.nodes[b].label}' "
-                             f"must be a positive number")
+        if rating is not None:
+            rating = check_judgement(rating, f"'{self.nodes[a].label}' over '{self.nodes[b].label}'")
         table = self.judgements.setdefault(parent, {}).setdefault(expert, {})
         table.pop((b, a), None)
         table.pop((a, b), None)
@@ -381,13 +379,11 @@ class TklDataModel:
         if values.shape != (len(group), len(group)):
             raise InputError(f"the matrix is {'×'.join(map(str, values.shape))}, but {where} has {len(group)} criteria")
         pairs = [(iris[i], iris[j], float(values[i, j])) for i in range(len(iris)) for j in range(i + 1, len(iris))
-                 if not math.isnan(values[i, j])]
+                 if not np.isnan(values[i, j])]
         if not pairs:
             raise InputError(f"the matrix holds no judgement for {where}")
         for a, b, rating in pairs:  # every judgement is checked before the expert's old ones are replaced
-            if not (math.isfinite(rating) and rating > 0):
-                raise InputError(f"judgement {rating!r} of '{self.nodes[a].label}' over '{self.nodes[b].label}' "
-                                 f"must be a positive number")
+            check_judgement(rating, f"'{self.nodes[a].label}' over '{self.nodes[b].label}'")
         order = {iri: k for k, iri in enumerate(group)}
         self.judgements.setdefault(parent, {})[expert] = {}
         for a, b, rating in pairs:  # stored in the group's order, as the views enter them

@@ -12,6 +12,7 @@ from rdflib import RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
 from tklscore.core.errors import InputError
 from tklscore.core.files.rdf import decimal_literal, parse_rdf_file, save_turtle
 from tklscore.core.model.data_model.derivation import Derivation, derive
+from tklscore.core.model.ahp import check_judgement
 from tklscore.core.model.data_model.nodes import Kind, Node
 from tklscore.core.model.labels import LabelScale
 
@@ -129,6 +130,12 @@ def from_graph(cls: type[TklDataModel], graph: Graph, name: str = "<model>") -> 
             raise InputError(f"node '{subject}' has no DSO or taxonomy type", file=name)
         if subject == root:
             kind = Kind.ROOT
+        parents = sorted(str(p) for p in graph.objects(subject, RDFS.subClassOf))
+        if len(parents) > 1:  # a model is a tree: a second parent would be dropped at random
+            label = graph.value(subject, RDFS.label) or subject
+            raise InputError(f"'{label}' has {len(parents)} parents (rdfs:subClassOf {', '.join(parents)}); "
+                             f"a node of a tkl-Data Model has one", file=name,
+                             hint="keep the one rdfs:subClassOf link to the node it belongs under")
         optional = {p: graph.value(subject, p) for p in (RDFS.subClassOf, TKLM.column, TKLM.tableValue,
                                                          TKLM.qualitativeLabel, TKLM.assignedPriority,
                                                          TKLM.provisional)}
@@ -158,8 +165,16 @@ def from_graph(cls: type[TklDataModel], graph: Graph, name: str = "<model>") -> 
         parent, a, b = (str(one(judgement, p, what="a judgement"))
                         for p in (TKLM.group, TKLM.criterionA, TKLM.criterionB))
         expert = str(one(judgement, TKLM.expert, what="a judgement"))
-        model.judgements.setdefault(parent, {}).setdefault(expert, {})[(a, b)] = \
-            float(one(judgement, TKLM.rating, what="a judgement"))
+        names = [model.nodes[i].label if i in model.nodes else i for i in (a, b)]
+        where = f"'{names[0]}' over '{names[1]}' by {expert}"
+        try:
+            rating = check_judgement(one(judgement, TKLM.rating, what="a judgement"), where)
+        except InputError as error:
+            raise InputError(error.message, file=name, hint=error.hint) from None
+        table = model.judgements.setdefault(parent, {}).setdefault(expert, {})
+        if (a, b) in table or (b, a) in table:
+            raise InputError(f"{where} is judged twice", file=name, hint="keep one judgement per pair and expert")
+        table[(a, b)] = rating
     return model
 
 

@@ -1,11 +1,9 @@
-"""The pseudonymisation section of the application's report (disclosure-risk.md A4–A6):
-the verdict on the maximum risk transition, the violations of every QI subset as a table
-and a chart (Fig. 6), the removal with the exact minimum, the utility deltas, and the
-blocking rules' verdicts. Every number is the core analysis's
-(:class:`tklscore.core.pseudonymization.analysis.Analysis`); the view leaves its latest
-analysis on the workbench as a :class:`PseudonymizationSummary`.
-
-The chart is painted on a ``QImage`` (safe off the UI thread, where reports are written).
+"""The pseudonymisation section of the report (disclosure-risk.md A4–A6): the verdict on
+the maximum risk transition, the violations of every QI subset as a table and a chart
+(Fig. 6), the removal with the exact minimum, the utility deltas, and the blocking rules'
+verdicts. Every number is the core analysis's
+(:class:`tklscore.core.pseudonymization.analysis.Analysis`); the Pseudonymization view
+leaves its latest analysis on the workbench as a :class:`PseudonymizationSummary`.
 """
 
 from __future__ import annotations
@@ -13,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QBuffer, QIODevice, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+import numpy as np
 
+from tklscore.core.numbers import number, percent
 from tklscore.core.pseudonymization.utility import LABELS, STATISTICS
-from tklscore.gui.report import ReportInput, Section, _esc, _image, _table, add_section_builder, model_section
+from tklscore.core.report import svg
+from tklscore.core.report.html import chart, esc, table
+from tklscore.core.report.model import ReportInput, Section
 
 CHART_KEY = "pseudonymization"
-ALLOWED, REFUSED, MAXIMUM = QColor("#c62828"), QColor("#6d4c41"), QColor("#7f0000")
+ALLOWED, REFUSED, MAXIMUM = (198, 40, 40), (109, 76, 65), (127, 0, 0)
 
 
 @dataclass
@@ -34,12 +34,8 @@ class PseudonymizationSummary:
     decision: str = ""
 
 
-def _number(value, digits: int = 4) -> str:
-    return "n/a" if value is None else f"{value:.{digits}g}"
-
-
 def _share(share: float | None) -> str:
-    return "—" if share is None else f"{100 * share:.1f}%"
+    return "—" if share is None else percent(share)
 
 
 def _minimum_text(removal) -> str:
@@ -51,46 +47,19 @@ def _minimum_text(removal) -> str:
     return f"{bounds['at_least']}–{bounds['at_most']}"
 
 
-def violations_chart_png(rows, blocked: dict, maximum: tuple) -> bytes:
-    """A bar per QI subset (the table's order), N_v high; brown = refused by a limit."""
-    width, height = 1280, 560
-    image = QImage(width, height, QImage.Format.Format_RGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    font = QFont("DejaVu Sans")
-    font.setPixelSize(20)
-    painter.setFont(font)
-    left, right, top, bottom = 90, 20, 30, 80
-    plot = QRectF(left, top, width - left - right, height - top - bottom)
-    top_value = max([t.violations for t in rows] + [1])
-    step = next(s * 10 ** e for e in range(12) for s in (1, 2, 5) if s * 10 ** e * 6 >= top_value)
-    scale = -(-top_value // step) * step
-    painter.setPen(QPen(QColor("#bbbbbb"), 1))
-    for tick in range(0, scale + step, step):
-        y = plot.bottom() - plot.height() * tick / scale
-        painter.drawLine(int(plot.left()), int(y), int(plot.right()), int(y))
-        painter.setPen(QColor("#333333"))
-        painter.drawText(QRectF(0, y - 12, left - 10, 24), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                         f"{tick:,}")
-        painter.setPen(QPen(QColor("#bbbbbb"), 1))
-    slot = plot.width() / max(len(rows), 1)
+def violations_chart(rows, blocked: dict, maximum: tuple) -> str:
+    """A bar per QI subset (the table's order), N_v high: dark red the maximum transition,
+    red allowed, brown refused by a limit."""
+    kinds = [("refused by a limit", REFUSED), ("all QIs (maximum risk)", MAXIMUM), ("allowed", ALLOWED)]
+    values = {name: np.full(len(rows), np.nan) for name, _ in kinds}
     for index, t in enumerate(rows):
-        bar = plot.height() * t.violations / scale
-        colour = REFUSED if blocked.get(t.qi_set, (False,))[0] else (MAXIMUM if t.qi_set == maximum else ALLOWED)
-        painter.fillRect(QRectF(plot.left() + slot * (index + 0.15), plot.bottom() - bar, slot * 0.7, bar), colour)
-        painter.setPen(QColor("#333333"))
-        painter.drawText(QRectF(plot.left() + slot * index, plot.bottom() + 4, slot, 26),
-                         Qt.AlignmentFlag.AlignCenter, str(index + 1))
-    painter.setPen(QPen(QColor("#333333"), 2))
-    painter.drawLine(int(plot.left()), int(plot.bottom()), int(plot.right()), int(plot.bottom()))
-    painter.drawText(QRectF(plot.left(), height - 40, plot.width(), 34), Qt.AlignmentFlag.AlignCenter,
-                     "row of the table above (QIs released); bar height = violations N_v")
-    painter.end()
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    return bytes(buffer.data())
+        kind = ("refused by a limit" if blocked.get(t.qi_set, (False,))[0]
+                else "all QIs (maximum risk)" if t.qi_set == maximum else "allowed")
+        values[kind][index] = t.violations
+    series = [svg.Series(name, color, values[name]) for name, color in kinds if not np.isnan(values[name]).all()]
+    return svg.stacked_bars([str(i + 1) for i in range(len(rows))], series,
+                            title="Violations per set of quasi-identifiers released",
+                            x_label="row of the table above (the QIs released)", y_label="violations N_v")
 
 
 def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
@@ -103,38 +72,38 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
     records = analysis.records
     maximum = analysis.maximum
     reason = analysis.blocked_reason(maximum.qi_set)
-    verdict = (f"An actor who learns all the quasi-identifiers ({_esc(', '.join(qi))}) could predict "
-               f"<b>{_esc(engine.sensitive)}</b> above its owner's own threshold for <b>{maximum.violations:,} of "
+    verdict = (f"An actor who learns all the quasi-identifiers ({esc(', '.join(qi))}) could predict "
+               f"<b>{esc(engine.sensitive)}</b> above its owner's own threshold for <b>{maximum.violations:,} of "
                f"{records:,} people ({_share(analysis.share(maximum))})</b>.")
     if reason:
-        verdict += f" <b>This release is refused by a limit:</b> {_esc(reason)}."
+        verdict += f" <b>This release is refused by a limit:</b> {esc(reason)}."
     settings = (f"Margin {engine.margin:g} (two values at most this far apart count as equal); a violation is a "
                 f"risk {'&gt;' if engine.operator == 'gt' else '≥'} the owner's threshold.")
-    notes = "".join(f"<p><i>{_esc(w)}</i></p>" for w in analysis.warnings)
-    decision = f"<p><b>Decision:</b> {_esc(summary.decision)}</p>" if summary.decision else ""
+    notes = "".join(f"<p><i>{esc(w)}</i></p>" for w in analysis.warnings)
+    decision = f"<p><b>Decision:</b> {esc(summary.decision)}</p>" if summary.decision else ""
     yield Section("Pseudonymisation risk: can the sensitive value be predicted?",
                   f"<p>{verdict}</p><p>{settings}</p>{notes}{decision}")
 
     rows = analysis.largest_first()
-    table = []
+    listed = []
     for index, t in enumerate(rows, start=1):
         report = analysis.reports.get(t.qi_set)
         refused = analysis.blocked_reason(t.qi_set) is not None
-        table.append([str(index), ", ".join(t.qi_set), ", ".join(q for q in qi if q not in t.qi_set) or "—",
+        listed.append([str(index), ", ".join(t.qi_set), ", ".join(q for q in qi if q not in t.qi_set) or "—",
                       f"{t.violations:,}", _share(analysis.share(t)),
                       "—" if report is None else f"{report.removal.removed:,}",
                       "—" if report is None else _minimum_text(report.removal),
                       "refused" if refused else "allowed"])
-    data.charts[CHART_KEY] = violations_chart_png(rows, analysis.blocked, maximum.qi_set)
+    data.charts[CHART_KEY] = violations_chart(rows, analysis.blocked, maximum.qi_set)
     yield Section("Violations per set of quasi-identifiers the actor knows (“try removing fields”)",
                   "<p>Each row is one risk transition: what an actor could predict if only these QIs were "
                   "released. N_v: people whose value could be predicted above their threshold; R_v: values "
                   "Algorithm 2 removed to clear them (seeded); minimum: the fewest values that clear them, "
                   "searched exactly per look-alike set (a range where a set was too large to search); rule: "
                   "whether a limit refuses the release (the reasons are under Limits).</p>"
-                  + _table(["#", "QIs released", "left out", "N_v", "share", "R_v", "minimum", "rule"], table,
+                  + table(["#", "QIs released", "left out", "N_v", "share", "R_v", "minimum", "rule"], listed,
                            align_left=3, text_columns=(7,))
-                  + _image(data, CHART_KEY)
+                  + chart(data, CHART_KEY)
                   + "<p>Dark red: all QIs (the maximum risk transition); red: allowed; brown: refused by a "
                     "limit.</p>", level=3)
 
@@ -142,7 +111,7 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
     report = analysis.reports.get(chosen)
     if report is not None:
         removal = report.removal
-        lines = [f"Risk transition <b>{_esc(', '.join(chosen))}</b>: {removal.violations_before:,} violation(s); "
+        lines = [f"Risk transition <b>{esc(', '.join(chosen))}</b>: {removal.violations_before:,} violation(s); "
                  f"Algorithm 2 (seed {removal.seed}) removed <b>{removal.removed:,}</b> value(s) in "
                  f"{removal.passes} pass(es), leaving {report.violations_after} violation(s). A removed value is "
                  f"emptied; the rest of its record is kept."]
@@ -156,13 +125,13 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
                 bounds = removal.minimum_json()
                 lines.append(f"The exact minimum lies between {bounds['at_least']:,} and {bounds['at_most']:,}: "
                              f"{bounds['searched']} of {bounds['sets']} look-alike sets were searched "
-                             f"({_esc(removal.unsearched[0].note)}).")
+                             f"({esc(removal.unsearched[0].note)}).")
         stats = report.statistics
-        rows = [[LABELS[k]] + [_number(stats[part][k]) for part in ("original", "trimmed", "delta")]
+        rows = [[LABELS[k]] + [number(stats[part][k]) for part in ("original", "trimmed", "delta")]
                 for k in STATISTICS]
         yield Section("Removing the violations: what it costs the data (utility report)",
                       "".join(f"<p>{line}</p>" for line in lines)
-                      + _table(["statistic", "original", "trimmed", "δ = trimmed − original"], rows)
+                      + table(["statistic", "original", "trimmed", "δ = trimmed − original"], rows)
                       + "<p>A negative δ means the statistic went down when the values were removed.</p>", level=3)
 
     if summary.rules:
@@ -170,11 +139,8 @@ def pseudonymization_section(data: ReportInput) -> Iterable[Section]:
         rule_rows = [[str(rule)] for rule in summary.rules]
         verdicts = [[", ".join(t.qi_set), analysis.blocked[t.qi_set][1]] for t in refused]
         body = ("<p>Limits imposed (a transition a rule matches is refused — the data is not sent):</p>"
-                + _table(["rule"], rule_rows)
+                + table(["rule"], rule_rows)
                 + (f"<p>{len(refused)} of {len(analysis.transitions)} risk transitions are refused:</p>"
-                   + _table(["QIs released", "why"], verdicts, align_left=2) if refused
+                   + table(["QIs released", "why"], verdicts, align_left=2) if refused
                    else "<p>No risk transition is refused by these limits.</p>"))
         yield Section("Limits (blocking rules)", body, level=3)
-
-
-add_section_builder(pseudonymization_section, before=model_section)

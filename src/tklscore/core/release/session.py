@@ -1,0 +1,320 @@
+"""A design session (issue 21 §2): the Qt-free half of the Design view.
+
+- :class:`DesignState` is what the officer sets: the hierarchies, each column's level, the
+  columns not published, the perturbed ones, the seed and record suppression; it reads and
+  writes the project's design settings and makes the :class:`ReleaseDesign` on screen.
+- :class:`DesignSession` owns the designer of the source — a
+  :class:`~tklscore.core.release.designer.ReleaseDesigner` in memory, or an
+  :class:`~tklscore.core.engines.design.EngineDesigner` over the file (DuckDB) — built on
+  first use and rebuilt (an engine closed) when the source, roles, hierarchies or model
+  change; it evaluates designs and searches for suggested releases with progress and
+  cancellation, and gives one :class:`Evaluation` for both engines.
+
+A session's work runs on one thread at a time (the application's task runner), which
+owns the engine: :meth:`DesignSession.close` runs there too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pandas as pd
+
+from tklscore.core.errors import Cancelled, InputError
+from tklscore.core.release.figures import DesignFigures, design_figures
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.suggest import Constraints, Suggestions, suggest
+from tklscore.core.release.transform import ReleaseDesign, export_published
+from tklscore.core.scoring.weights import Weights
+from tklscore.core.tables.roles import Roles
+
+PREVIEW_ROWS = 200        # the published table's first rows shown
+SUPPRESSED_SHOWN = 500    # the suppressed records listed by id
+DESIGNED = "designed release"   # the name of the design on screen until it is saved under another
+SUGGEST_OUT_OF_CORE = (
+    "Suggestions are not offered for this source. To suggest releases the workbench tries many combinations "
+    "of levels, and each one means reading the whole file again: for a source too large for memory that takes "
+    "far too long. Move the level sliders to design the release here (each change is evaluated on the whole "
+    "file), or open a sample of the source that fits in memory and ask for suggestions there.")
+PERTURBATIONS = ("mean", "median", "noise")
+
+
+# ---------------------------------------------------------------------------- the officer's settings
+
+@dataclass
+class DesignState:
+    """The design being built: hierarchies, levels, removed and perturbed columns (column →
+    (mean | median | noise, ε %)), the noise seed, and suppression below a class size
+    within a budget (a share of the rows)."""
+
+    hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
+    levels: dict[str, int] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    perturbed: dict[str, tuple[str, float]] = field(default_factory=dict)
+    seed: int = 0
+    suppress_below: int = 0
+    suppression_limit: float = 0.05
+
+    def load(self, settings: dict, builtin: str | None = None) -> None:
+        """The project's design settings (``{"hierarchies": [...], "current": design}``); the
+        thesis example opens with its own hierarchies."""
+        saved = settings.get("hierarchies")
+        if saved is not None:
+            self.hierarchies = {h["column"]: Hierarchy.from_dict(h) for h in saved}
+        elif builtin == "thesis":
+            from tklscore.core.examples import thesis_hierarchies
+
+            self.hierarchies = thesis_hierarchies()
+        if settings.get("current"):
+            self.apply(ReleaseDesign.from_dict(settings["current"]))
+
+    def apply(self, design: ReleaseDesign) -> None:
+        """Take a design's levels, removed and perturbed columns, seed and suppression."""
+        self.levels, self.removed = dict(design.levels), set(design.removed)
+        self.perturbed = {**{c: (m, 0.0) for c, m in design.microaggregate},
+                          **{c: ("noise", e) for c, e in design.noise}}
+        self.seed = design.seed
+        self.suppress_below, self.suppression_limit = design.suppress_below, design.suppression_limit
+
+    def save(self, settings: dict, selection=None) -> None:
+        settings["hierarchies"] = [h.to_dict() for h in self.hierarchies.values()]
+        settings["current"] = self.design(selection=selection).to_dict()
+
+    def restrict(self, columns: list[str], roles: Roles, out_of_core: bool) -> None:
+        """Drop what no longer applies to the source's columns and roles: hierarchies of
+        absent columns, perturbation of a QI, noise out of core (an engine cannot draw it)."""
+        self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in columns}
+        self.perturbed = {c: p for c, p in self.perturbed.items() if c in columns and c not in roles.qi
+                          and not (out_of_core and p[0] == "noise")}
+
+    def set_hierarchy(self, column: str, hierarchy: Hierarchy | None) -> None:
+        if hierarchy is None:
+            self.hierarchies.pop(column, None)
+        else:
+            self.hierarchies[column] = hierarchy
+        self.levels.pop(column, None)
+
+    def set_perturbed(self, column: str, how: str | None, epsilon: float = 10.0) -> None:
+        """Publish a numeric column as its class mean/median or with ± ε % noise (None: as it is)."""
+        if how is None:
+            self.perturbed.pop(column, None)
+        elif how not in PERTURBATIONS:
+            raise InputError(f"'{how}' is not one of {', '.join(PERTURBATIONS)}", column=column)
+        else:
+            self.perturbed[column] = (how, float(epsilon))
+
+    def set_published(self, column: str, published: bool) -> None:
+        (self.removed.discard if published else self.removed.add)(column)
+
+    def design(self, name: str = DESIGNED, selection=None) -> ReleaseDesign:
+        """The release on screen: ``selection``'s rows (every source record: None), transformed as set."""
+        levels = {c: v for c, v in self.levels.items() if c in self.hierarchies}
+        microaggregate = {c: how for c, (how, _) in self.perturbed.items() if how in ("mean", "median")}
+        noise = {c: epsilon for c, (how, epsilon) in self.perturbed.items() if how == "noise"}
+        return ReleaseDesign(name, levels, self.suppress_below, self.suppression_limit, self.removed,
+                             microaggregate, noise, self.seed, selection=selection)
+
+
+def named_as_saved(design: ReleaseDesign, saved: list[dict]) -> ReleaseDesign:
+    """``design`` under the name it was saved as, when a saved design is the very same
+    (a design is one release, named once); else as it is."""
+    unnamed = {k: v for k, v in design.to_dict().items() if k != "name"}
+    for data in saved:
+        if {k: v for k, v in data.items() if k != "name"} == unnamed:
+            return ReleaseDesign.from_dict({**unnamed, "name": data.get("name", design.name)})
+    return design
+
+
+def save_design(settings: dict, design: ReleaseDesign, defined: list[str]) -> None:
+    """Keep ``design`` among the project's designed releases (``settings``: its design
+    settings), replacing one of the same name; a release defined in the Release view keeps
+    its name (``defined``: their names)."""
+    if design.name in defined:
+        raise InputError(f"there is already a release named '{design.name}' (defined in the Release view); "
+                         f"choose another name")
+    if not design.name.strip():
+        raise InputError("a release needs a name")
+    saved = [d for d in settings.get("saved") or [] if d.get("name") != design.name]
+    settings["saved"] = saved + [design.to_dict()]
+
+
+# ---------------------------------------------------------------------------- the designer's life
+
+@dataclass(frozen=True, eq=False)
+class DesignSource:
+    """What a session designs over: a table in memory (``table``, its ``scorer``), or a file
+    an engine reads (``path``, its delimiter/encoding ``options``); the roles and hierarchies;
+    the tkl-Data Model whose elements weigh generalised sensitive values (None: the largest
+    weight of the values a group covers)."""
+
+    roles: Roles
+    hierarchies: dict[str, Hierarchy]
+    model: object | None = None
+    table: object | None = None
+    scorer: object | None = None
+    path: str | None = None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def out_of_core(self) -> bool:
+        return self.table is None
+
+    def key(self) -> tuple:
+        """What the designer is built from: another key, another designer."""
+        hierarchies = tuple(sorted((c, repr(h.to_dict())) for c, h in self.hierarchies.items()))
+        if not self.out_of_core:
+            return "memory", id(self.table), self.roles, hierarchies, id(self.model)
+        return "engine", self.path, repr(sorted(self.options.items())), self.roles, hierarchies, id(self.model)
+
+
+@dataclass
+class Evaluation:
+    """One evaluated design as the view shows it, from either engine: the result (its
+    scores, utility, measures, notes), its figures, the published table's first rows, the
+    first suppressed records' ids, and each hierarchy's height (or the error reading it)."""
+
+    result: object
+    figures: DesignFigures
+    preview: pd.DataFrame
+    suppressed_ids: list[str]
+    heights: dict[str, int | InputError]
+
+    @property
+    def design(self) -> ReleaseDesign:
+        transformed = getattr(self.result, "transformed", None)
+        return transformed.design if transformed is not None else self.result.design
+
+    def renamed(self, name: str) -> "Evaluation":
+        """The same evaluation of the design named ``name`` (saved under it since)."""
+        if name == self.design.name:
+            return self
+        design = ReleaseDesign.from_dict({**self.design.to_dict(), "name": name})
+        transformed = getattr(self.result, "transformed", None)
+        if transformed is not None:
+            result = dataclasses.replace(self.result, transformed=dataclasses.replace(transformed, design=design))
+        else:
+            result = dataclasses.replace(self.result, design=design)
+        return dataclasses.replace(self, result=result)
+
+
+class DesignSession:
+    """The designer of one source, built when first needed, and the work done with it."""
+
+    def __init__(self):
+        self.state = DesignState()
+        self.designer = None
+        self._key = None
+
+    def _designer_for(self, source: DesignSource, cancelled: Callable[[], bool] | None = None):
+        key = source.key()
+        if self._key == key:
+            return self.designer
+        self.close()
+        from tklscore.core.release.designer import ReleaseDesigner, element_weights
+
+        elements = element_weights(source.model) if source.model is not None else None
+        if source.out_of_core:
+            from tklscore.core.engines import open_backend
+            from tklscore.core.engines.design import EngineDesigner
+
+            # DuckDB's own limit (80 % of RAM), spilling beyond; spaces around values as the source says
+            backend = open_backend("duckdb", keep_spaces=bool(source.options.get("keep_spaces")))
+            try:
+                designer = EngineDesigner(backend, source.path, source.roles, source.hierarchies, elements,
+                                          source.options.get("delimiter"), source.options.get("encoding"))
+            except BaseException:
+                backend.close()
+                raise
+        else:
+            designer = ReleaseDesigner(source.table, source.roles, source.hierarchies, scorer=source.scorer,
+                                       elements=elements)
+        self.designer, self._key = designer, key
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        return designer
+
+    def evaluate(self, source: DesignSource, design: ReleaseDesign, weights: Weights, x: float = 1.0,
+                 progress: Callable[[float], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> Evaluation:
+        """The design evaluated on the session's designer; ``progress`` may raise
+        :class:`~tklscore.core.errors.Cancelled` to stop, ``cancelled()`` interrupts an engine's
+        running statement."""
+        designer = self._designer_for(source, cancelled)
+        if not source.out_of_core:
+            result = designer.evaluate(design, weights, x, record_ids=False, progress=progress)
+            figures = design_figures(result, designer)
+            preview = result.transformed.published_table(limit=PREVIEW_ROWS)
+            suppressed = [str(i) for i in designer.scorer.ids_of(result.transformed.suppressed[:SUPPRESSED_SHOWN])]
+        else:
+            result = interruptible(cancelled, designer.backend, lambda: designer.evaluate(
+                design, weights, x, progress=progress, preview=PREVIEW_ROWS))
+            figures = design_figures(result)
+            preview = result.preview if result.preview is not None else pd.DataFrame()
+            suppressed = designer.suppressed_ids(SUPPRESSED_SHOWN)
+        return Evaluation(result, figures, preview, suppressed, self._heights(designer, source.hierarchies))
+
+    @staticmethod
+    def _heights(designer, hierarchies) -> dict[str, int | InputError]:
+        heights: dict[str, int | InputError] = {}
+        for column in hierarchies:
+            try:
+                heights[column] = designer.height(column)
+            except InputError as error:
+                heights[column] = error
+        return heights
+
+    def suggest(self, source: DesignSource, weights: Weights, constraints: Constraints, base: ReleaseDesign,
+                x: float = 1.0, progress: Callable[[float], None] | None = None,
+                cancelled: Callable[[], bool] | None = None) -> Suggestions:
+        """The suggested releases (:func:`~tklscore.core.release.suggest.suggest`), in memory
+        only; cancelled, the front of the releases evaluated so far."""
+        if source.out_of_core:
+            raise InputError(SUGGEST_OUT_OF_CORE)
+        designer = self._designer_for(source)
+        return suggest(designer, weights, constraints, base, x, progress=progress, cancelled=cancelled)
+
+    def write_release(self, evaluation: Evaluation, path: str) -> int:
+        """The evaluated release's published table written to ``path`` (CSV or Parquet,
+        atomically; out of core by the engine, never loaded whole); returns its rows."""
+        transformed = getattr(evaluation.result, "transformed", None)
+        if transformed is not None:
+            return export_published(transformed, path)
+        self.designer.write_release(evaluation.result.design, path)
+        return evaluation.result.published_rows
+
+    def close(self) -> None:
+        """Close the engine (if the designer has one); the next evaluation builds another."""
+        designer, self.designer, self._key = self.designer, None, None
+        if designer is not None and hasattr(designer, "close"):
+            designer.close()
+
+
+def interruptible(cancelled: Callable[[], bool] | None, backend, work):
+    """``work()`` on the engine, its running statement interrupted as soon as ``cancelled()``
+    (a newer design supersedes it): a statement over a large file can take minutes.
+    Interrupted because cancelled, it raises :class:`~tklscore.core.errors.Cancelled`."""
+    if cancelled is None:
+        return work()
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            if cancelled():
+                backend.interrupt()
+                return
+
+    watcher = threading.Thread(target=watch, name="tklscore-design-interrupt", daemon=True)
+    watcher.start()
+    try:
+        return work()
+    except Exception:
+        if cancelled():
+            raise Cancelled() from None
+        raise
+    finally:
+        stop.set()
+        watcher.join()
+

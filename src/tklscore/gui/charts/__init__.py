@@ -1,0 +1,145 @@
+"""The views' chart base (pyqtgraph), shared by the Scores and Risk views.
+
+:class:`ScoreChart` is a plot with a legend (one row above the data, never over a line) and
+axis labels in the data's own units (no SI prefix or ×10ⁿ scaling), redrawn only by its
+subclass' ``set_data``, that exports itself as PNG or SVG (:meth:`ScoreChart.export`).
+:class:`PlainAxis` labels ticks in plain decimals (never ``5e-05``),
+:class:`WholeNumberAxis` ticks counted things at whole numbers only, :class:`PowerOfTenAxis`
+a log10 axis with the values themselves. Series longer than :data:`MAX_POINTS` are decimated evenly
+(:func:`decimate`, first and last point kept). The report draws its own charts as SVG
+without Qt (``core/report/charts.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+from tklscore.core.errors import InputError
+from tklscore.core.numbers import number, tick
+
+MAX_POINTS = 20_000
+LEGEND_COLUMNS = 5   # every chart has at most five series: the legend stays one row, above the data
+
+
+def decimate(n: int, limit: int = MAX_POINTS) -> np.ndarray:
+    """Indices of at most ``limit`` evenly spaced points of ``n`` (first and last kept)."""
+    if n <= limit:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+
+
+class PlainAxis(pg.AxisItem):
+    """An axis labelled in plain decimals (``0.00005``, ``2,500``), never ``5e-05``."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [tick(v * scale, spacing * scale) for v in values]
+
+
+class WholeNumberAxis(PlainAxis):
+    """An axis of counted things (records): ticks only at whole numbers, at least 1 apart."""
+
+    def tickValues(self, minVal, maxVal, size):
+        levels = super().tickValues(minVal, maxVal, size)
+        whole = []
+        for spacing, values in levels:
+            if spacing < 1:
+                continue
+            kept = [v for v in values if float(v).is_integer()]
+            if kept:
+                whole.append((spacing, kept))
+        if not whole and maxVal - minVal < 2:  # zoomed in below one record: the records in view
+            whole = [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
+        return whole
+
+
+class PowerOfTenAxis(pg.AxisItem):
+    """An axis of log10 values labelled with the values themselves (0.001, 0.01, …)."""
+
+    def tickStrings(self, values, scale, spacing):
+        return [number(10.0 ** v, 3) for v in values]
+
+
+class ScoreChart(pg.PlotWidget):
+    """A plot with a legend and axis labels that exports itself."""
+
+    title_text = ""
+    LEGEND_ROOM = 1.3   # the y range reaches this far above the highest value: the legend's row
+
+    def __init__(self, parent=None, whole_number_x: bool = False, bottom_axis: pg.AxisItem | None = None):
+        bottom = bottom_axis or (WholeNumberAxis("bottom") if whole_number_x else PlainAxis("bottom"))
+        axes = {"bottom": bottom, "left": PlainAxis("left")}
+        super().__init__(parent, background="w", axisItems=axes)
+        self.plot_item: pg.PlotItem = self.getPlotItem()
+        self.plot_item.showGrid(x=True, y=True, alpha=0.2)
+        self.legend = self.plot_item.addLegend(offset=(10, 5), colCount=LEGEND_COLUMNS)
+        for axis in ("left", "bottom"):
+            self.plot_item.getAxis(axis).setTextPen("k")
+            self.plot_item.getAxis(axis).setPen("k")
+            self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
+        self.legend.setLabelTextColor("k")
+        self.legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+
+    def clear_chart(self) -> None:
+        self.plot_item.clear()  # also empties the legend
+        self.plot_item.getAxis("bottom").setTicks(None)
+
+    def set_title(self, text: str) -> None:
+        self.title_text = text
+        self.plot_item.setTitle(text, color="k", size="11pt")
+
+    def set_ranges(self, x_low: float, x_high: float, y_high: float) -> None:
+        """Whole series in view (nothing cut off at the edges) and room above for the legend."""
+        self.plot_item.setXRange(x_low, x_high, padding=0)
+        top = y_high if math.isfinite(y_high) and y_high > 0 else 1.0
+        self.plot_item.setYRange(0, top * self.LEGEND_ROOM, padding=0)
+
+    def export(self, path: str | Path) -> Path:
+        """Write the chart as PNG or SVG, chosen by the file's extension."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".png":
+            exporter = pg.exporters.ImageExporter(self.plot_item)
+            exporter.parameters()["width"] = max(800, int(self.plot_item.sceneBoundingRect().width()))
+            exporter.export(str(path))
+        elif suffix == ".svg":
+            try:
+                pg.exporters.SVGExporter(self.plot_item).export(str(path))
+            except ValueError:
+                # pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6.12's SVG
+                # generator writes; render the scene through QSvgGenerator instead
+                self._export_svg_with_qt(path)
+        else:
+            raise InputError(f"a chart can be exported as .png or .svg, not '{path.suffix or path.name}'",
+                             file=str(path))
+        if not path.exists():
+            raise OSError(f"the chart could not be written to {path}")
+        return path
+
+    def _export_svg_with_qt(self, path: Path) -> None:
+        source = self.plot_item.sceneBoundingRect()
+        if source.isEmpty():
+            raise OSError(f"the chart has no size to export to {path}")
+        generator = QSvgGenerator()
+        generator.setFileName(str(path))
+        generator.setSize(source.size().toSize())
+        generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+        generator.setTitle(self.plot_item.titleLabel.text or "tkl-Score chart")
+        painter = QPainter(generator)
+        try:
+            self.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
+        finally:
+            painter.end()
+
+
+def highest(items) -> float:
+    values = [np.nanmax(item.yData) for item in items
+              if item.yData is not None and len(item.yData) and not np.isnan(item.yData).all()]
+    return float(max(values)) if values else 1.0
