@@ -28,6 +28,70 @@ def x_value(text: str) -> float:
         raise argparse.ArgumentTypeError(error.message) from None
 
 
+def add_engine_arguments(parser) -> None:
+    """``--engine``, ``--memory-limit`` and ``--spark-master``: where a command computes
+    (score, measures, disclosure-risk, release, suggest, report)."""
+    group = parser.add_argument_group("engines (tables larger than memory)")
+    group.add_argument("--engine", choices=["memory", "duckdb", "spark"], default="memory",
+                       help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
+                            "Parquet/CSV files, out of core; spark: the same on Spark (pip install "
+                            "'tklscore[spark]'), reading any path Spark reads (hdfs://, s3a://)")
+    group.add_argument("--memory-limit", metavar="SIZE",
+                       help="the engine's memory limit, e.g. 2GB (duckdb spills to disk beyond it; "
+                            "spark: the driver's and executors' memory)")
+    group.add_argument("--spark-master", metavar="URL",
+                       help="Spark's master (local[N], spark://HOST:7077, yarn; default: local mode, "
+                            "or the one spark-submit sets)")
+
+
+def source_of(args, path: str, roles=None, **options):
+    """The :class:`~tklscore.core.source.Source` a command works on: the file ``path`` under
+    ``roles`` (a callable: made once the file is read, so a file that cannot be read is
+    said first), loaded or read by the engine ``--engine`` names — ``auto``: the
+    application's rule, :mod:`tklscore.core.engines.choice` — (``options``: delimiter,
+    encoding, keep_spaces, sheet), the one place the commands choose their engine."""
+    from tklscore.core.source import open_source
+    from tklscore.core.tables.roles import Roles
+
+    engine = None if args.engine == "auto" else args.engine
+    memory_limit, master = getattr(args, "memory_limit", None), getattr(args, "spark_master", None)
+    if engine == "memory" and (memory_limit or master):
+        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
+    if engine not in (None, "memory") and options.get("sheet"):
+        raise InputError(f"--engine {engine} reads Parquet and CSV files; convert the workbook first")
+    source = open_source(path, Roles(), engine=engine, options=options, memory_limit=memory_limit, master=master)
+    return source.with_roles(roles() if callable(roles) else roles) if roles is not None else source
+
+
+def records_output(args, inputs) -> str | None:
+    """With an engine, a Parquet ``--output`` receives the per-record results, written by
+    the engine (returned; None otherwise); the output is checked first (:func:`check_engine_output`)."""
+    from pathlib import Path
+
+    output = getattr(args, "output", None)
+    if args.engine == "memory" or not output:
+        return None
+    check_engine_output(args, inputs)
+    return output if Path(output).suffix.lower() in (".parquet", ".pq") else None
+
+
+def check_engine_output(args, inputs) -> None:
+    """With an engine, ``--output`` is checked before any work (never an input; a folder
+    that exists, a file that can be written); Spark writes a Parquet output as a folder of
+    part files (:func:`~tklscore.core.files.atomic.check_output_folder`: local, or a URI
+    only Spark can write)."""
+    from pathlib import Path
+
+    from tklscore.core.files.atomic import check_output, check_output_folder
+
+    output = getattr(args, "output", None)
+    if args.engine == "memory" or not output:
+        return
+    parquet = Path(output).suffix.lower() in (".parquet", ".pq")
+    check = check_output_folder if args.engine == "spark" and parquet else check_output
+    check(output, [i for i in inputs if i])
+
+
 def number(text: str) -> float:
     """A finite number (``nan``, ``inf`` and text that is no number refused)."""
     value = number_or_inf(text)
