@@ -29,8 +29,9 @@ def x_value(text: str) -> float:
 
 
 def add_engine_arguments(parser) -> None:
-    """``--engine``, ``--memory-limit`` and ``--spark-master``: where a command computes
-    (score, measures, disclosure-risk, release, suggest, report)."""
+    """``--engine``, ``--memory-limit``, ``--spark-master``, ``--spark-conf`` and
+    ``--spark-timeout``: where a command computes (score, measures, disclosure-risk,
+    release, suggest, report)."""
     group = parser.add_argument_group("engines (tables larger than memory)")
     group.add_argument("--engine", choices=["memory", "duckdb", "spark"], default="memory",
                        help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
@@ -42,6 +43,12 @@ def add_engine_arguments(parser) -> None:
     group.add_argument("--spark-master", metavar="URL",
                        help="Spark's master (local[N], spark://HOST:7077, yarn; default: local mode, "
                             "or the one spark-submit sets)")
+    group.add_argument("--spark-conf", metavar="KEY=VALUE", type=spark_setting, action="append",
+                       help="a setting for the Spark session (repeatable), e.g. spark.driver.host=10.0.0.2, "
+                            "spark.executor.memory=4g, spark.hadoop.fs.s3a.endpoint=URL")
+    group.add_argument("--spark-timeout", metavar="SECONDS", type=seconds,
+                       help="seconds a cluster has to accept the application and start its first executor "
+                            "(default 60), then an error says what is missing")
 
 
 def source_of(args, path: str, roles=None, **options):
@@ -55,11 +62,11 @@ def source_of(args, path: str, roles=None, **options):
 
     engine = None if args.engine == "auto" else args.engine
     memory_limit, master = getattr(args, "memory_limit", None), getattr(args, "spark_master", None)
-    if engine == "memory" and (memory_limit or master):
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
+    spark_conf, spark_timeout = dict(getattr(args, "spark_conf", None) or ()), getattr(args, "spark_timeout", None)
     if engine not in (None, "memory") and options.get("sheet"):
         raise InputError(f"--engine {engine} reads Parquet and CSV files; convert the workbook first")
-    source = open_source(path, Roles(), engine=engine, options=options, memory_limit=memory_limit, master=master)
+    source = open_source(path, Roles(), engine=engine, options=options, memory_limit=memory_limit, master=master,
+                         spark_conf=spark_conf or None, spark_timeout=spark_timeout)
     return source.with_roles(roles() if callable(roles) else roles) if roles is not None else source
 
 
@@ -139,3 +146,25 @@ def output_path(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty name; give the file or folder to write to")
     return text
+
+
+def spark_setting(text: str) -> tuple[str, str]:
+    """``--spark-conf KEY=VALUE`` → (key, value), a key shaped like Spark's
+    (:func:`tklscore.core.engines.spark_engine.parse_spark_setting`)."""
+    from tklscore.core.engines.spark_engine import parse_spark_setting
+
+    try:
+        return parse_spark_setting(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+
+
+def seconds(text: str) -> float:
+    """A positive number of seconds (``--spark-timeout``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive number of seconds")
+    return value

@@ -13,20 +13,26 @@ ENGINES = ("memory", "duckdb", "spark")
 
 
 def open_backend(engine: str, memory_limit: str | None = None, master: str | None = None,
-                 keep_spaces: bool = False):
-    """A back-end for ``engine`` ('duckdb' or 'spark'; ``master``: Spark's master URL) that
-    strips the spaces around CSV values unless ``keep_spaces`` (core/tables/spaces.py)."""
-    backend = _open_backend(engine, memory_limit, master)
+                 keep_spaces: bool = False, spark_conf: dict[str, str] | None = None,
+                 spark_timeout: float | None = None):
+    """A back-end for ``engine`` ('duckdb' or 'spark'; ``master``: Spark's master URL,
+    ``spark_conf``: settings for its session, ``spark_timeout``: seconds a cluster has to
+    accept it) that strips the spaces around CSV values unless ``keep_spaces``
+    (core/tables/spaces.py)."""
+    backend = _open_backend(engine, memory_limit, master, spark_conf, spark_timeout)
     backend.keep_spaces = bool(keep_spaces)
     return backend
 
 
-def _open_backend(engine: str, memory_limit: str | None, master: str | None):
+def _open_backend(engine: str, memory_limit: str | None, master: str | None, spark_conf=None, spark_timeout=None):
     limit = parse_memory_limit(memory_limit) if memory_limit else None
-    if master is not None and engine != "spark":
-        from tklscore.core.errors import InputError
+    if engine != "spark":
+        given = [name for name, value in (("--spark-master", master), ("--spark-conf", spark_conf or None),
+                                          ("--spark-timeout", spark_timeout)) if value is not None]
+        if given:
+            from tklscore.core.errors import InputError
 
-        raise InputError("--spark-master applies to --engine spark")
+            raise InputError(f"{' and '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to --engine spark")
     if engine == "duckdb":
         from tklscore.core.engines.duckdb_engine import DuckDBBackend
 
@@ -34,7 +40,7 @@ def _open_backend(engine: str, memory_limit: str | None, master: str | None):
     if engine == "spark":
         from tklscore.core.engines.spark_engine import SparkBackend
 
-        return SparkBackend(limit, master)
+        return SparkBackend(limit, master, conf=spark_conf, timeout=spark_timeout)
     raise ValueError(f"unknown engine {engine!r}")
 
 

@@ -32,7 +32,8 @@ from tklscore.core.tables.roles import Roles
 
 def open_source(path, roles: Roles, *, engine: str | None = None, options: dict | None = None,
                 memory_limit: str | None = None, master: str | None = None,
-                memory_share: float = DEFAULT_MEMORY_SHARE, progress=None) -> Source:
+                memory_share: float = DEFAULT_MEMORY_SHARE, progress=None,
+                spark_conf: dict[str, str] | None = None, spark_timeout: float | None = None) -> Source:
     """The source file ``path`` under ``roles``: loaded (``engine`` 'memory'), or read by
     'duckdb' or 'spark'; without ``engine`` the application's rule chooses
     (:func:`~tklscore.core.engines.choice.choose_engine`: DuckDB when the file would take
@@ -44,10 +45,14 @@ def open_source(path, roles: Roles, *, engine: str | None = None, options: dict 
         choice = choose_engine(path, memory_share)
         engine = choice.engine
     if engine == "memory":
-        if memory_limit or master:
+        given = [name for name, value in (("--memory-limit", memory_limit), ("--spark-master", master),
+                                          ("--spark-conf", spark_conf), ("--spark-timeout", spark_timeout)) if value]
+        if given:
             from tklscore.core.errors import InputError
 
-            raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
+            only_spark = " (--spark-* to spark only)" if any(g.startswith("--spark") for g in given) else ""
+            raise InputError(f"the in-memory engine takes no {' or '.join(given)}: engine options apply to "
+                             f"--engine duckdb or spark{only_spark}")
         from tklscore.core.tables.loading import load_table
 
         return MemorySource(load_table(path, **options, progress=progress), roles, options=options)
@@ -56,7 +61,7 @@ def open_source(path, roles: Roles, *, engine: str | None = None, options: dict 
 
         raise InputError(f"--engine {engine} reads Parquet and CSV files; convert the workbook first")
     return EngineSource(path, roles, engine, options, memory_limit, master,
-                        choice.reason() if choice is not None else None)
+                        choice.reason() if choice is not None else None, spark_conf, spark_timeout)
 
 
 def chosen_engine(path, memory_share: float = DEFAULT_MEMORY_SHARE) -> EngineChoice:

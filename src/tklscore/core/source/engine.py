@@ -21,11 +21,12 @@ from tklscore.core.tables.roles import Roles
 
 class EngineSource(Source):
     """The file ``path`` (Parquet or CSV; ``options``: its delimiter, encoding and
-    ``keep_spaces``, core/tables/spaces.py) under ``roles``, read by ``engine`` ('duckdb' or 'spark'; ``memory_limit``, ``master``: the
-    engine's settings). ``measured``: each release's measures, kept (they need no weights)."""
+    ``keep_spaces``, core/tables/spaces.py) under ``roles``, read by ``engine`` ('duckdb' or 'spark'; ``memory_limit``, ``master``,
+    ``spark_conf``, ``spark_timeout``: the engine's settings). ``measured``: each release's measures, kept (they need no weights)."""
 
     def __init__(self, path, roles: Roles, engine: str = "duckdb", options: dict | None = None,
-                 memory_limit: str | None = None, master: str | None = None, reason: str | None = None):
+                 memory_limit: str | None = None, master: str | None = None, reason: str | None = None,
+                 spark_conf: dict[str, str] | None = None, spark_timeout: float | None = None):
         if engine not in ("duckdb", "spark"):
             raise ValueError(f"unknown engine {engine!r}")
         self.path, self.roles, self.engine = str(path), roles, engine
@@ -33,6 +34,7 @@ class EngineSource(Source):
         self.options = {k: v for k, v in dict(options or {}).items() if k in ("delimiter", "encoding", "keep_spaces")
                         and v}
         self.memory_limit, self.master = memory_limit, master
+        self.spark_conf, self.spark_timeout = dict(spark_conf or {}), spark_timeout
         self.reason = reason      # why the application reads it out of core (the engine choice's words)
         self.measured: dict[ReleaseDefinition, object] = {}
         self.releases: dict = {}  # the engine locates a release as it scores it
@@ -44,7 +46,13 @@ class EngineSource(Source):
             parse_filter(definition.expression).require_columns(summary.columns)
 
     def with_roles(self, roles: Roles) -> "EngineSource":
-        return EngineSource(self.path, roles, self.engine, self.options, self.memory_limit, self.master, self.reason)
+        return EngineSource(self.path, roles, self.engine, self.options, self.memory_limit, self.master, self.reason,
+                            self.spark_conf, self.spark_timeout)
+
+    def open_backend(self):
+        """A back-end for this source's engine with its settings (close it)."""
+        return open_backend(self.engine, self.memory_limit, self.master, self.keep_spaces,
+                            spark_conf=self.spark_conf or None, spark_timeout=self.spark_timeout)
 
     @property
     def delimiter(self) -> str | None:
@@ -61,7 +69,7 @@ class EngineSource(Source):
     @contextlib.contextmanager
     def session(self, backend=None):
         own = backend is None
-        backend = open_backend(self.engine, self.memory_limit, self.master, self.keep_spaces) if own else backend
+        backend = self.open_backend() if own else backend
         try:
             yield EngineSession(self, backend)
         finally:
@@ -92,7 +100,7 @@ class EngineSource(Source):
 
     def designer(self, hierarchies=None, elements=None, *, drop_absent_hierarchies: bool = False):
         """A designer with a back-end of its own (``close()`` it), kept between evaluations."""
-        backend = open_backend(self.engine, self.memory_limit, self.master, self.keep_spaces)
+        backend = self.open_backend()
         try:
             return EngineSession(self, backend).designer(hierarchies, elements,
                                                          drop_absent_hierarchies=drop_absent_hierarchies,
