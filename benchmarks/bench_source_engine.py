@@ -9,9 +9,10 @@ Writes (chunk by chunk) the seeded Parquet source of ``bench_engines.py`` (an in
 4 QIs, 3 categorical SAs, 1 continuous) with N rows, then, each in a fresh process so
 that the peak RSS is its own:
 
-* the engine on N rows: ``describe_source``, ``column_values`` of the 4 QIs (limit 20),
-  and the filter release ``workclass == '<first row's>' and amount >= 100`` scored out of
-  core (``open_source`` + ``open_release(filter=…)`` + ``score_in_engine``) under the limit;
+* the engine on N rows: an ``EngineSource``'s ``describe``, ``column_values`` of the 4 QIs
+  (limit 20), and the filter release ``workclass == '<first row's>' and amount >= 100``
+  scored out of core (``score``: the source and the release opened in DuckDB, then
+  ``score_in_engine``) under the limit;
 * the same three steps on M rows with the engine and in memory (the peer: ``load_table``
   and its first rows, ``Table.codes`` + counts of the QIs, ``filter_positions`` + the
   in-memory ``Scorer``), on the same file, with the ratio — and on N rows too when N ≤ M.
@@ -49,20 +50,14 @@ def child(kind: str, source: str, weights: str, expression: str, memory_limit: s
     weights = load_weights(weights)
     figures: dict = {}
     if kind == "engine":
-        from tklscore.core.engines import open_backend, open_release, score_in_engine
-        from tklscore.core.engines.source import column_values, describe_source
+        from tklscore.core.release.selection import ReleaseDefinition
+        from tklscore.core.source import EngineSource
 
-        with open_backend("duckdb", memory_limit) as backend:
-            summary = _timed(lambda: describe_source(source, backend=backend), figures, "describe")
-            counts = _timed(lambda: {c: column_values(source, c, limit=20, backend=backend) for c in QI},
-                            figures, "values")
-
-            def score():
-                backend.open_source(source, roles)
-                name = open_release(backend, roles, filter=expression)
-                return score_in_engine(backend, roles, weights, 1.0, source_name=source, published_name=name)
-
-            report = _timed(score, figures, "filter")
+        with EngineSource(source, roles, "duckdb", memory_limit=memory_limit).session() as files:
+            summary = _timed(files.describe, figures, "describe")
+            counts = _timed(lambda: {c: files.column_values(c, limit=20) for c in QI}, figures, "values")
+            release = ReleaseDefinition("filter", "filter", expression=expression)
+            report = _timed(lambda: files.score(release, weights, 1.0, skip_unlocated=False), figures, "filter")
         rows, distinct = summary.rows, {c: v.attrs["distinct"] for c, v in counts.items()}
     else:
         from tklscore.core.release.selection import filter_positions

@@ -259,3 +259,21 @@ def test_odd_files_into_score_and_example(ex, tmp_path, capsys):
     argv[1] = fake
     code, _, err = run_cli(capsys, argv)
     assert code == 2 and err.strip().startswith(f"tklscore: error: {fake}: is not an Excel workbook")
+
+
+# ----------------------------------------------------------------- numeric options
+
+def test_numeric_options_are_read_as_numbers_beside_the_number_formatter(ex, tmp_path, capsys):
+    """disclosure-risk and measures import the formatter ``core.numbers.number`` beside the
+    argument type ``cli.arguments.number``: the option must still be read as a number."""
+    params = tmp_path / "params.csv"
+    params.write_text("attribute,pk,weight\nCity,0.5,0.4\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, ["disclosure-risk", ex["table_3_1.csv"], "--attributes", params,
+                                    "--alpha", "0.5", "--epsilon", "0.1", "--threshold", "0.25"])
+    assert code == 0
+    assert "Known sets kept (PK > ε = 0.1): 2" in out and "α = 0.5; records with D > 0.25: 0 (0 %)" in out
+    code, out, _ = run_cli(capsys, ["measures", ex["table_3_1.csv"], "--qi", "City", "--risk-threshold", "0.25",
+                                    "--sampling-fraction", "0.5"])
+    assert code == 0
+    assert "(at risk: share of records whose risk exceeds 25 %)" in out
+    assert run_cli(capsys, ["measures", ex["table_3_1.csv"], "--qi", "City", "--risk-threshold", "nan"])[0] != 0

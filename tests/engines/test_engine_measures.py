@@ -22,18 +22,26 @@ from tklscore.core.risk import measure_table
 TOLERANCE = 1e-12
 
 
-def assert_same(engine: dict, memory: dict, path: str = "") -> None:
-    """Equal JSON, floats to 1e-12."""
-    assert type(engine) is type(memory) or (isinstance(engine, (int, float)) and isinstance(memory, (int, float))), path
+def assert_same(engine, memory, path: str = "") -> None:
+    """Equal, floats to 1e-12: JSON, dataclasses field by field, arrays element by element."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(memory):
+        for f in dataclasses.fields(memory):
+            assert_same(getattr(engine, f.name), getattr(memory, f.name), f"{path}.{f.name}")
+        return
+    numeric = (int, float, np.integer, np.floating)
+    assert type(engine) is type(memory) or (isinstance(engine, numeric) and isinstance(memory, numeric)) or \
+        (isinstance(engine, (list, tuple, np.ndarray)) and isinstance(memory, (list, tuple, np.ndarray))), path
     if isinstance(memory, dict):
         assert engine.keys() == memory.keys(), path
         for key in memory:
             assert_same(engine[key], memory[key], f"{path}.{key}")
-    elif isinstance(memory, list):
+    elif isinstance(memory, (list, tuple, np.ndarray)):
         assert len(engine) == len(memory), path
         for i, (a, b) in enumerate(zip(engine, memory)):
             assert_same(a, b, f"{path}[{i}]")
-    elif isinstance(memory, float):
+    elif isinstance(memory, (float, np.floating)):
         assert engine == pytest.approx(memory, rel=TOLERANCE, abs=TOLERANCE, nan_ok=True), path
     else:
         assert engine == memory, path
@@ -155,6 +163,100 @@ def test_pitman_solver_far_from_its_solution_returns_instead_of_looping():
     assert np.isnan(digamma(values)[:3]).all() and np.isnan(trigamma(values)[:3]).all()
     assert digamma(values)[3] == pytest.approx(0.7031566406452432, rel=1e-12)
     assert trigamma(values)[3] == pytest.approx(0.4903577561002349, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# every registered measure (core/risk/registry.py), on every engine: a new measure is
+# compared here by being registered
+
+from tklscore.core.risk.aggregates import CLASS_SIZES, MemoryAggregates  # noqa: E402
+from tklscore.core.risk.registry import MEASURES, MeasureRequest, compute  # noqa: E402
+
+
+def registry_cases(folder: Path) -> list[tuple[str, Path, Roles, dict, dict]]:
+    """Tables with every option a measure needs: a population, identifier columns, sampling
+    weights, a sampling fraction, QI importance, suppressed records."""
+    rng = np.random.default_rng(11)
+    cases = []
+    for i, n in enumerate((7, 40, 300)):
+        frame = pd.DataFrame({"q0": rng.choice(["x", "y", "*"], n), "q1": rng.choice(["1", "2", "*", ""], n),
+                              "s0": rng.choice(["a", "b", "c", ""], n), "s1": rng.choice(["0", "1.5", "2", "30"], n),
+                              "who": rng.choice(["ann", "bob", "cy"], n), "w": rng.choice(["1", "2.5", "10"], n)})
+        path, population = folder / f"t{i}.csv", folder / f"p{i}.csv"
+        frame.to_csv(path, index=False)
+        pd.concat([frame, frame.iloc[:3]]).to_csv(population, index=False)
+        roles = Roles(qi=["q0", "q1"], sa=["s0", "s1"], continuous=["s1"])
+        memory = {"population": load_table(population), "identifier_columns": ["who"], "sample_weight": "w",
+                  "sampling_fraction": 0.5, "qi_importance": True, "exclude_suppressed": bool(i % 2)}
+        engine = {"population": str(population), "identifying": ("who",), "sample_weight": "w",
+                  "sampling_fraction": 0.5, "qi_importance": True, "exclude_suppressed": bool(i % 2)}
+        cases.append((f"random{i}", path, roles, memory, engine))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory, data_dir):
+    """Each case measured once by each engine (DuckDB here; Spark in test_engine_spark.py)."""
+    folder = tmp_path_factory.mktemp("registry")
+    cases = registry_cases(folder)
+    thesis = data_dir / "thesis_table_3_1.csv"
+    cases.append(("thesis", thesis, Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Age"], continuous=["Age"]),
+                  {"population": load_table(thesis), "sampling_fraction": 0.5, "qi_importance": True},
+                  {"population": str(thesis), "sampling_fraction": 0.5, "qi_importance": True}))
+    out = []
+    for name, path, roles, memory_options, engine_options in cases:
+        memory = measure_table(load_table(path), roles, **memory_options)
+        engine = measure_files("duckdb", str(path), roles, **engine_options)
+        out.append((name, memory, engine))
+    return out
+
+
+@pytest.mark.parametrize("key", [m.key for m in MEASURES])
+def test_every_registered_measure_is_the_same_on_duckdb(measured, key):
+    # every measure has a value on some case (else the comparison would say nothing)
+    assert any(memory.value(key) is not None for _, memory, _ in measured), key
+    for name, memory, engine in measured:
+        if key == "records":   # per-record arrays: in memory; an engine keeps the records
+            arrays = memory.value(key)
+            assert len(arrays["record_rows"]) == len(arrays["prosecutor_records"]) == memory.classes.mean * \
+                memory.classes.count
+            assert len(engine.value(key)["record_rows"]) == 0
+            continue
+        assert_same(engine.value(key), memory.value(key), f"{name}: {key}")
+
+
+def test_a_measure_fetches_only_the_aggregates_it_needs(tmp_path):
+    """k needs the class sizes and nothing more: the plan runs no (class, value) group-by
+    for it, in memory or in the engine."""
+    from tklscore.core.engines import open_backend
+    from tklscore.core.engines.measures import EngineAggregates
+    from tklscore.core.tables.codes import factorize
+
+    frame = pd.DataFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"]})
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q"], sa=["s"])
+    request = MeasureRequest()
+    memory = MemoryAggregates({"q": factorize(frame["q"])}, {"s": factorize(frame["s"])}, set(), 3, marker="*",
+                              exclude_suppressed=False)
+    assert compute(memory, request, ["k"]).values == {"k": 1} and memory.fetched == [CLASS_SIZES]
+    with open_backend("duckdb") as backend:
+        backend.open_source(str(path), roles)
+        engine = EngineAggregates(backend, roles)
+        assert compute(engine, request, ["k"]).values == {"k": 1} and engine.fetched == [CLASS_SIZES]
+        computed = compute(engine, request, ["recursive_c"])   # reads l_distinct first
+        assert set(computed.values) == {"l_distinct", "recursive_c"}
+        assert computed.fetched == [CLASS_SIZES, "(class, value) pairs of s"]
+
+
+def test_the_registry_declares_what_each_measure_reads():
+    from tklscore.core.risk.aggregates import AGGREGATES
+    from tklscore.core.risk.registry import BY_KEY
+
+    assert len(BY_KEY) == len(MEASURES)
+    for measure in MEASURES:
+        assert measure.needs and measure.needs <= set(AGGREGATES), measure.key
+        assert all(key in BY_KEY for key in measure.after), measure.key
 
 
 @pytest.mark.parametrize("marker", ["'", "\\", "x\\", "')) OR 1=1 --", "a\\'b"])

@@ -23,6 +23,7 @@ from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_w
 from tklscore.core.engines import score_files
 from tklscore.core.engines import spark_engine
 from tklscore.core.engines.spark_engine import SparkBackend, check_master, require_spark, spark_session
+from tklscore.core.risk.registry import MEASURES
 
 
 @pytest.fixture(scope="module")
@@ -335,6 +336,30 @@ def test_source_described_counted_and_filtered_on_spark(spark, data_dir):
     from tklscore.core.release.selection import filter_positions
 
     assert ids == table.text("id").iloc[filter_positions(table, roles, expression)].tolist() == ["0", "1", "2", "3", "4"]
+
+
+@pytest.fixture(scope="module")
+def measured_on_spark(spark, tmp_path_factory):
+    """Two of the registry's cases (test_engine_measures.py) measured in memory and on Spark."""
+    from test_engine_measures import registry_cases
+    from tklscore.core.engines.measures import measure_files
+    from tklscore.core.risk import measure_table
+
+    out = []
+    for name, path, roles, memory_options, engine_options in registry_cases(tmp_path_factory.mktemp("spark"))[:2]:
+        memory = measure_table(load_table(path), roles, **memory_options)
+        with SparkBackend(session=spark) as backend:
+            engine = measure_files("spark", str(path), roles, backend=backend, **engine_options)
+        out.append((name, memory, engine))
+    return out
+
+
+@pytest.mark.parametrize("key", [m.key for m in MEASURES if m.key != "records"])   # records: kept by the engine
+def test_every_registered_measure_is_the_same_on_spark(measured_on_spark, key):
+    from test_engine_measures import assert_same
+
+    for name, memory, engine in measured_on_spark:
+        assert_same(engine.value(key), memory.value(key), f"{name}: {key}")
 
 
 # ---------------------------------------------------------------------------- filters on Spark

@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from tklscore.core import Roles
-from tklscore.core.engines.design import EngineDesignResult
 from tklscore.core.release.designer import DesignResult
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.gui.design.view import DesignView
@@ -36,8 +35,9 @@ def open_view(qtbot, data_dir, share: float):
     view.show()
     workbench.use_weights_file(str(data_dir / "thesis_table_4_2_weights.csv"))
     workbench.open_source(str(data_dir / "thesis_table_3_1.csv"), roles=ROLES)
-    kind = EngineDesignResult if share < 1 else DesignResult
-    qtbot.waitUntil(lambda: isinstance(view.result, kind) and view.sliders.get("City") is not None
+    out_of_core = share < 1   # one DesignResult for both engines; in memory it holds the transformed release
+    qtbot.waitUntil(lambda: isinstance(view.result, DesignResult) and (view.result.transformed is None) == out_of_core
+                    and view.sliders.get("City") is not None
                     and view.sliders["City"].isEnabled(), timeout=60000)
     return workbench, view
 
@@ -73,7 +73,7 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
             v.perturb_boxes["Medication"]  # a text column: offered, refused by name when chosen (below)
             v.set_perturbed("Age", "median")
             qtbot.waitUntil(lambda v=v, before=before: v.result is not before and v.result.design.level("Age") == 1
-                            if isinstance(v.result, EngineDesignResult) else
+                            if v.result.transformed is None else
                             v.result is not before and v.result.transformed.design.level("Age") == 1
                             and v.result.transformed.design.suppress_below == 2, timeout=60000)
         qtbot.waitUntil(lambda: view.result.design.suppress_below == 2 and view.result.design.level("City") == 1,

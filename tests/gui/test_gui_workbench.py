@@ -114,7 +114,7 @@ def test_a_source_that_fails_to_load_leaves_no_stale_table(qtbot, workbench, tmp
     missing = tmp_path / "missing.csv"
     with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
         workbench.open_source(str(missing))
-    assert failed.args[0] == f"{missing}: file not found"
+    assert failed.args[0] == f"{missing}: table file not found"
     assert workbench.table is None and workbench.scorer is None and workbench.reports == {}
     assert workbench.project.source_path == str(missing)  # named, so that the user can retry
 

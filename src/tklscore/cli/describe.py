@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from tklscore.cli.arguments import source_of
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, write_output
 from tklscore.core.tables.role_guesses import RoleGuess, guess_roles
 from tklscore.core.tables.roles import Role
@@ -32,38 +33,21 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def describe(path: str, *, delimiter: str | None = None, encoding: str | None = None, sheet=None,
              keep_spaces: bool = False, engine: str = "auto") -> dict:
-    """The description as ``--format json`` prints it."""
-    from tklscore.core.engines.choice import choose_engine
-
-    if engine == "auto":
-        engine = choose_engine(path).engine
-    if engine == "memory":
-        from tklscore.core.tables.loading import load_table
-        from tklscore.core.tables.role_guesses import profile_table
-
-        table = load_table(path, delimiter=delimiter, encoding=encoding, sheet=sheet, keep_spaces=keep_spaces)
-        info = (table.delimiter, table.encoding, len(table), table.spaces_stripped, table.kind)
-        profiles = profile_table(table)
-    else:
-        from tklscore.core.engines import open_backend
-        from tklscore.core.engines.source import describe_source, profile_source
-
-        with open_backend("duckdb", keep_spaces=keep_spaces) as backend:
-            summary = describe_source(path, delimiter=delimiter, encoding=encoding, preview_rows=0,
-                                      backend=backend, keep_spaces=keep_spaces)
-            profiles = profile_source(path, delimiter=delimiter, encoding=encoding, backend=backend,
-                                      keep_spaces=keep_spaces)
-        info = (summary.delimiter, summary.encoding, summary.rows, summary.spaces_stripped, summary.kind.lower())
-        engine = "duckdb"
-    delimiter_read, encoding_read, rows, stripped, kind = info
+    """The description as ``--format json`` prints it; the source loaded or read by DuckDB
+    as ``engine`` says (``auto``: the application's rule), through the one engine helper."""
+    source = source_of(argparse.Namespace(engine=engine), path, delimiter=delimiter, encoding=encoding, sheet=sheet,
+                       keep_spaces=keep_spaces)
+    with source.session() as session:
+        summary = session.describe(preview_rows=0)
+        profiles = session.profile()
     guesses = guess_roles(profiles)
-    text_file = kind == "csv"
-    return {"path": str(path), "delimiter": delimiter_read if text_file else None,
-            "encoding": encoding_read if text_file else None, "rows": rows,
+    text_file, stripped = summary.kind.lower() == "csv", summary.spaces_stripped
+    return {"path": str(path), "delimiter": summary.delimiter if text_file else None,
+            "encoding": summary.encoding if text_file else None, "rows": summary.rows,
             "spaces_stripped": list(stripped.columns),
             "spaces_kept": bool(keep_spaces),
             "spaces_message": stripped.message() if stripped else "",
-            "engine": engine,
+            "engine": source.engine,
             "columns": [g.to_json_dict() for g in guesses.values()],
             "suggested": suggested_arguments(list(guesses.values()))}
 

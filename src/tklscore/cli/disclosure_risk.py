@@ -6,14 +6,13 @@ import argparse
 import json
 import sys
 
-from tklscore.cli.arguments import number
+from tklscore.cli.arguments import add_engine_arguments, number as number_arg, records_output, source_of
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
-                                                disclosure_risk, load_attribute_parameters)
+                                                load_attribute_parameters)
 from tklscore.core.scoring.weights import load_weights
-from tklscore.core.tables.loading import load_table
-from tklscore.core.tables.published import source_ids
+from tklscore.core.tables.roles import Roles
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -25,65 +24,34 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="CSV attribute,pk,weight: the attributes considered, PK(A) and W(A) in [0, 1]")
     p.add_argument("--value-weights", metavar="VW.csv",
                    help="CSV attribute,value,weight: W(v) (intervals such as [0,40) for numbers; unlisted: 0)")
-    p.add_argument("--alpha", metavar="A", type=number, default=DEFAULT_ALPHA,
+    p.add_argument("--alpha", metavar="A", type=number_arg, default=DEFAULT_ALPHA,
                    help=f"consequence coefficient α > 0 (default {DEFAULT_ALPHA:g})")
-    p.add_argument("--epsilon", metavar="E", type=number, default=DEFAULT_EPSILON,
+    p.add_argument("--epsilon", metavar="E", type=number_arg, default=DEFAULT_EPSILON,
                    help=f"keep known sets with PK > ε (default {DEFAULT_EPSILON:g}; 0 keeps every set with PK > 0)")
-    p.add_argument("--threshold", metavar="T", type=number, default=DEFAULT_THRESHOLD,
+    p.add_argument("--threshold", metavar="T", type=number_arg, default=DEFAULT_THRESHOLD,
                    help=f"count records with D > T (default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--id-column", metavar="COL", help="identifier column naming the records")
     add_output_arguments(p, output_help="write to FILE (atomically) instead of stdout; with --engine, a .parquet "
                                         "FILE receives the per-record results and the summary is printed")
     add_text_input_arguments(p)
-    from tklscore.cli.score import add_engine_arguments
-
-    add_engine_arguments(p.add_argument_group("engines (tables larger than memory)"))
+    add_engine_arguments(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
-        return _run_engine(args)
-    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
-    note_spaces(table)
-    params = load_attribute_parameters(args.attributes)
-    value_weights = load_weights(args.value_weights) if args.value_weights else None
-    ids = source_ids(table, args.id_column).to_numpy(dtype=object) if args.id_column else None
-    risk = disclosure_risk(table, params, value_weights, alpha=args.alpha, epsilon=args.epsilon,
-                           threshold=args.threshold, parameters_name=args.attributes)
-    if args.format == "json":
-        text = json.dumps(risk.to_json_dict(ids), indent=2) + "\n"
-    else:
-        text = render_table(risk, ids, args.table)
-    write_output(text, args.output, [args.table, args.attributes, args.value_weights])
-    return 0
-
-
-def _run_engine(args) -> int:
-    """D(r) with an out-of-core engine: a Parquet --output receives the per-record results
-    (written by the engine) and the summary is printed; otherwise the records are fetched
-    and printed as the in-memory command prints them."""
-    from pathlib import Path
-
-    from tklscore.core.engines.disclosure_risk import disclosure_files
-    from tklscore.core.errors import InputError
-
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    params = load_attribute_parameters(args.attributes)
-    value_weights = load_weights(args.value_weights) if args.value_weights else None
+    """D(r) of every record; with an engine a Parquet --output receives the per-record
+    results (written by the engine) and the summary is printed."""
     inputs = [args.table, args.attributes, args.value_weights]
-    records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
-    if records_path:
-        from tklscore.core.files.atomic import check_output, check_output_folder
-
-        check = check_output_folder if args.engine == "spark" else check_output  # Spark writes a folder
-        check(records_path, [i for i in inputs if i])
-    risk = disclosure_files(args.engine, args.table, params, value_weights, id_column=args.id_column,
-                            alpha=args.alpha, epsilon=args.epsilon, threshold=args.threshold,
-                            parameters_name=args.attributes, records_path=records_path,
-                            memory_limit=args.memory_limit, master=args.spark_master, delimiter=args.delimiter,
-                            encoding=args.encoding, keep_spaces=args.keep_spaces)
+    records_path = records_output(args, inputs)
+    source = source_of(args, args.table, Roles(identifier=args.id_column), delimiter=args.delimiter,
+                       encoding=args.encoding, keep_spaces=args.keep_spaces)
+    params = load_attribute_parameters(args.attributes)
+    value_weights = load_weights(args.value_weights) if args.value_weights else None
+    with source.session() as session:
+        risk = session.disclosure_risk(params, value_weights, alpha=args.alpha, epsilon=args.epsilon,
+                                       threshold=args.threshold, parameters_name=args.attributes,
+                                       records_path=records_path)
+        note_spaces(session.spaces_stripped(), what=args.table)
     if records_path:
         if args.format == "json":
             text = json.dumps(risk.summary_dict() | {"records_file": str(records_path)}, indent=2) + "\n"
@@ -92,9 +60,8 @@ def _run_engine(args) -> int:
         sys.stdout.write(text)
         return 0
     ids = risk.ids if args.id_column else None
-    result = risk.in_memory()
-    text = (json.dumps(result.to_json_dict(ids), indent=2) + "\n" if args.format == "json"
-            else render_table(result, ids, args.table))
+    text = (json.dumps(risk.to_json_dict(ids), indent=2) + "\n" if args.format == "json"
+            else render_table(risk, ids, args.table))
     write_output(text, args.output, inputs)
     return 0
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from tklscore.cli.arguments import column_list, number
-from tklscore.core.errors import InputError
+from tklscore.cli.arguments import add_engine_arguments, column_list, number as number_arg, source_of
 from tklscore.cli.output import add_output_arguments, add_text_input_arguments, note_spaces, write_output
-from tklscore.core.risk import Measures, measure_table
 from tklscore.core.numbers import count, number, percent
-from tklscore.core.risk.measures import describe, t_by_attribute_rows
+from tklscore.core.risk import Measures
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
+from tklscore.core.errors import InputError
+from tklscore.core.risk.measures import check_identifier_columns, describe, t_by_attribute_rows
 from tklscore.core.risk.reidentification import DEFAULT_RISK_THRESHOLD
-from tklscore.core.tables.loading import load_table
+from tklscore.core.tables.roles import Roles
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -30,10 +30,10 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="Y of (X,Y)-anonymity: the columns identifying a person")
     p.add_argument("--population", metavar="SOURCE",
                    help="population table for journalist and marketer risk (e.g. the source table)")
-    p.add_argument("--sampling-fraction", metavar="F", type=number,
+    p.add_argument("--sampling-fraction", metavar="F", type=number_arg,
                    help="share of the population the table holds, in (0, 1]: population uniques")
     p.add_argument("--sample-weight", metavar="COL", help="sampling weight column: sdcMicro's individual risk")
-    p.add_argument("--risk-threshold", metavar="T", type=number, default=DEFAULT_RISK_THRESHOLD,
+    p.add_argument("--risk-threshold", metavar="T", type=number_arg, default=DEFAULT_RISK_THRESHOLD,
                    help=f"records at risk: risk above T (default {DEFAULT_RISK_THRESHOLD})")
     p.add_argument("--suppressed-marker", metavar="M", default=SUPPRESSION_MARKER,
                    help=f"value of a suppressed QI cell (default {SUPPRESSION_MARKER!r})")
@@ -43,65 +43,32 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="α-distinction and α-separation of every subset of the QIs")
     add_output_arguments(p)
     add_text_input_arguments(p)
-    from tklscore.cli.score import add_engine_arguments
-
-    add_engine_arguments(p.add_argument_group("engines (tables larger than memory)"))
+    add_engine_arguments(p)
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
-        return _run_engine(args)
-    table = load_table(args.table, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
-    note_spaces(table)
-    if args.id_column is not None:
-        table.require_columns([args.id_column])
-        named = set(args.qi) | set(args.sa) | set(args.identifier_columns)
-        if args.id_column in named:
-            raise InputError("is the --id-column and also a measured column; a column has one role",
-                             file=table.name, column=args.id_column)
-    population = (load_table(args.population, delimiter=args.delimiter, encoding=args.encoding,
-                             keep_spaces=args.keep_spaces)
-                  if args.population else None)
-    measures = measure_table(table, qi=args.qi, sa=args.sa, continuous=args.continuous,
-                             identifier_columns=args.identifier_columns, population=population,
-                             sampling_fraction=args.sampling_fraction, sample_weight=args.sample_weight,
-                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
-                             exclude_suppressed=args.exclude_suppressed, qi_importance=args.qi_importance)
-    return _write(args, measures)
+    def roles() -> Roles:   # once the table is read (a table that cannot be read is said first)
+        check_identifier_columns(args.identifier_columns, args.qi, args.sa, args.table, id_column=args.id_column,
+                                 sample_weight=args.sample_weight)
+        try:
+            return Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+        except InputError as error:
+            raise InputError(error.message, file=error.file or args.table, row=error.row, column=error.column,
+                             hint=error.hint) from None
 
-
-def _write(args, measures: Measures) -> int:
+    source = source_of(args, args.table, roles, delimiter=args.delimiter, encoding=args.encoding,
+                       keep_spaces=args.keep_spaces)
+    with source.session() as session:
+        measures = session.measure(identifying=args.identifier_columns, population=args.population,
+                                   sampling_fraction=args.sampling_fraction, risk_threshold=args.risk_threshold,
+                                   suppressed_marker=args.suppressed_marker, exclude_suppressed=args.exclude_suppressed,
+                                   sample_weight=args.sample_weight, qi_importance=args.qi_importance)
+        note_spaces(session.spaces_stripped(), what=args.table)
     text = (json.dumps(measures.to_json_dict(), indent=2) + "\n" if args.format == "json"
             else render_table(measures, args.table))
     write_output(text, args.output, [args.table, args.population])
     return 0
-
-
-def _run_engine(args) -> int:
-    """The measures with an out-of-core engine: the table's group-bys in DuckDB or Spark."""
-    from tklscore.core.engines.measures import measure_files
-    from tklscore.core.tables.roles import Roles
-
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    named = set(args.qi) | set(args.sa)
-    for column in args.identifier_columns:
-        if column in named:
-            raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
-                             "attribute; a column has one role", file=args.table, column=column)
-    if args.id_column is not None and args.id_column in named | set(args.identifier_columns):
-        raise InputError("is the --id-column and also a measured column; a column has one role",
-                         file=args.table, column=args.id_column)
-    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    measures = measure_files(args.engine, args.table, roles, identifying=args.identifier_columns,
-                             population=args.population, sampling_fraction=args.sampling_fraction,
-                             risk_threshold=args.risk_threshold, suppressed_marker=args.suppressed_marker,
-                             exclude_suppressed=args.exclude_suppressed, sample_weight=args.sample_weight,
-                             qi_importance=args.qi_importance, memory_limit=args.memory_limit,
-                             master=args.spark_master, delimiter=args.delimiter, encoding=args.encoding,
-                             keep_spaces=args.keep_spaces)
-    return _write(args, measures)
 
 
 def render_table(measures: Measures, name: str = "") -> str:

@@ -4,25 +4,23 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import sys
 
-from tklscore.cli.arguments import (column_list as _columns, number as _number, number_or_inf, output_path, seed,
-                                    whole_number, x_value as _x)
+from tklscore.cli.arguments import (add_engine_arguments, check_engine_output, column_list as _columns,
+                                    number as _number, number_or_inf, output_path, seed, source_of, whole_number,
+                                    x_value as _x)
 from tklscore.cli.output import add_csv_safe_argument, add_text_input_arguments, note_spaces
 from tklscore.core.errors import InputError
-from tklscore.core.files.records import csv_safe
-from tklscore.core.files.atomic import atomic_write
 from tklscore.core.numbers import count, number, percent
-from tklscore.core.release.designer import ReleaseDesigner, element_weights
+from tklscore.core.release.designer import element_weights
 from tklscore.core.release.hierarchy import load_arx_csv
+from tklscore.core.release.selection import definition_of
 from tklscore.core.release.suggest import Constraints, suggest
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.core.scoring.weights import load_weights
-from tklscore.core.tables.loading import load_table
 from tklscore.core.tables.roles import Roles
 
 def _pair(text: str) -> tuple[str, str]:
@@ -121,7 +119,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     release.add_argument("--output", metavar="RELEASE.csv|.parquet", type=output_path,
                          help="write the published table (CSV or Parquet, atomically; with an engine, streamed "
                               "by the engine)")
-    _engine_arguments(release)
+    add_engine_arguments(release)
     release.set_defaults(handler=run_release)
 
     found = commands.add_parser("suggest", help="suggest releases: the Pareto front of normalised tkl vs "
@@ -133,14 +131,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     found.add_argument("--max-tkl", type=number_or_inf, default=math.inf, help="normalised tkl-Score at most X")
     found.add_argument("--suppression-limit", metavar="S", type=_share, default=0.0,
                        help="share of rows that may be suppressed to reach k (default 0)")
-    _engine_arguments(found)
+    add_engine_arguments(found)
     found.set_defaults(handler=run_suggest)
-
-
-def _engine_arguments(parser: argparse.ArgumentParser) -> None:
-    from tklscore.cli.score import add_engine_arguments
-
-    add_engine_arguments(parser.add_argument_group("engines (tables larger than memory)"))
 
 
 def _hierarchies(args) -> dict:
@@ -208,16 +200,14 @@ def _design_file(args):
 
 
 def _selection(args):
-    from tklscore.core.release.selection import ReleaseDefinition
-
+    """The rows released: ``--rows``, ``--published`` or ``--filter`` (None: every record)."""
+    if not (args.rows or args.published or args.filter is not None):
+        return None
+    options = {"delimiter": args.delimiter, "encoding": args.encoding}
     if args.rows:
-        return ReleaseDefinition("--rows", "ids", ids=tuple(args.rows))
-    if args.published:
-        options = {k: v for k, v in (("delimiter", args.delimiter), ("encoding", args.encoding)) if v}
-        return ReleaseDefinition(args.published, "file", path=args.published, options=options)
-    if args.filter is not None:
-        return ReleaseDefinition("--filter", "filter", expression=args.filter)
-    return None
+        return definition_of(rows=args.rows)
+    return definition_of(published=args.published, filter=args.filter, options=options,
+                         name=None if args.published else "--filter")
 
 
 def _weights(args):
@@ -230,20 +220,15 @@ def _weights(args):
     return model.to_weights(args.model), element_weights(model)
 
 
-def _setup(args):
-    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
-    note_spaces(source)
-    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
+def _designer(args):
+    """The source (loaded, or read by ``--engine``), its designer and the weights."""
+    source = source_of(args, args.source, lambda: Roles(qi=args.qi, sa=args.sa, continuous=args.continuous,
+                                                       identifier=args.id_column),
+                       delimiter=args.delimiter, encoding=args.encoding, keep_spaces=args.keep_spaces)
+    note_spaces(source.spaces_stripped(), what=args.source)
     hierarchies = _hierarchies(args)
     weights, elements = _weights(args)
-    designer = ReleaseDesigner(source, roles, hierarchies, elements=elements)
-    return designer, weights
-
-
-def _engine_chosen(args) -> bool:
-    if args.engine == "memory" and (args.memory_limit or args.spark_master):
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    return args.engine != "memory"
+    return source.designer(hierarchies, elements), weights
 
 
 def _design(args) -> ReleaseDesign:
@@ -267,55 +252,21 @@ def _inputs(args) -> list:
 
 
 def run_release(args) -> int:
+    """The design evaluated on the source, in memory or in the engine; the published table
+    written to ``--output`` (by the engine, never loaded whole, out of core)."""
     if args.csv_safe and not (args.output and args.output.lower().endswith(".csv")):
         raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
-    if _engine_chosen(args):
-        return _run_release_in_engine(args)
-    designer, weights = _setup(args)
-    design = _design(args)
-    result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
-    for note in result.notes:
-        print(f"tklscore: warning: {note}", file=sys.stderr)
-    if args.output:
-        from pathlib import Path
-
-        if Path(args.output).suffix.lower() in (".parquet", ".pq"):
-            from tklscore.core.release.transform import export_published
-
-            export_published(result.transformed, args.output, [i for i in _inputs(args)[1:] if i])
-        else:
-            buffer = io.StringIO()
-            published = result.transformed.published_table()
-            (csv_safe(published) if args.csv_safe else published).to_csv(buffer, index=False, lineterminator="\n")
-            with atomic_write(args.output, inputs=_inputs(args)) as handle:
-                handle.write(buffer.getvalue())
-    return _print_release(args, result.to_json_dict())
-
-
-def _run_release_in_engine(args) -> int:
-    """``release --engine duckdb|spark``: the design evaluated in the engine; the published
-    table written by the engine to ``--output`` (never loaded whole)."""
-    from pathlib import Path
-
-    from tklscore.core.engines import open_backend
-    from tklscore.core.engines.design import EngineDesigner
-    from tklscore.core.files.atomic import check_output, check_output_folder
-
-    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    hierarchies = _hierarchies(args)
-    weights, elements = _weights(args)
-    design = _design(args)
-    if args.output:
-        spark_folder = args.engine == "spark" and Path(args.output).suffix.lower() in (".parquet", ".pq")
-        (check_output_folder if spark_folder else check_output)(args.output, _inputs(args))
-    with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
-        designer = EngineDesigner(backend, args.source, roles, hierarchies, elements, args.delimiter, args.encoding)
+    check_engine_output(args, _inputs(args))
+    designer, weights = _designer(args)
+    try:
+        design = _design(args)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
-        from tklscore.cli.score import note_spaces_in_engine
-
-        note_spaces_in_engine(backend, args.source)
         if args.output:
-            designer.write_release(design, args.output, csv_safe=args.csv_safe)
+            designer.write_release(result, args.output, [i for i in _inputs(args) if i], csv_safe=args.csv_safe)
+    finally:
+        close = getattr(designer, "close", None)
+        if close is not None:
+            close()
     for note in result.notes:
         print(f"tklscore: warning: {note}", file=sys.stderr)
     return _print_release(args, result.to_json_dict())
@@ -371,12 +322,12 @@ def _utility_of(data: dict):
 
 
 def run_suggest(args) -> int:
-    if _engine_chosen(args):
+    if args.engine != "memory":
         raise InputError(f"suggest evaluates the releases of the lattice of hierarchy levels, each a full pass over "
                          f"the file with --engine {args.engine} (minutes per release on a table larger than memory); "
                          f"run suggest in memory (--engine memory, on a sample that fits), or design the release "
                          f"level by level with 'tklscore release --engine {args.engine}' or the Design view")
-    designer, weights = _setup(args)
+    designer, weights = _designer(args)
     constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
     base = ReleaseDesign(selection=_selection(args))
     found = suggest(designer, weights, constraints, base, x=args.x, missing_weight_zero=args.missing_weight_zero)

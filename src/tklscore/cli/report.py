@@ -13,9 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from tklscore.cli.arguments import output_path
+from tklscore.cli.arguments import add_engine_arguments, output_path
 from tklscore.cli.score import add_release_arguments, score_release
-
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -29,6 +28,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_release_arguments(report)
     report.add_argument("--output", metavar="OUT.html|OUT.pdf|OUT.csv", type=output_path, required=True,
                         help="the report file; its extension chooses the format")
+    add_engine_arguments(report)
     report.set_defaults(handler=run)
 
 
@@ -38,7 +38,7 @@ def run(args) -> int:
 
     output = Path(args.output)
     suffix = check_format(output)
-    scored = score_release(args)
+    scored = score_release(args, lens=True)
     name = (Path(args.published).name if args.published else f"filter {args.filter}" if args.filter is not None
             else f"rows {','.join(args.rows)}")
     files = [InputFile("source table", str(Path(args.source)))]
@@ -51,14 +51,11 @@ def run(args) -> int:
         files.append(InputFile("weights file", str(Path(args.weights))))
         source = file_source(str(args.weights))
     data = ReportInput(release=name, report=scored.report, reports={name: scored.report}, roles=scored.roles,
-                       source_name=scored.source.name, source_rows=len(scored.source), weights=scored.weights,
+                       source_name=scored.source.name, source_rows=scored.report.source_rows, weights=scored.weights,
                        weights_source=source, model=scored.model, files=files)
-    if scored.roles.qi and len(scored.release.positions):
-        from tklscore.core.risk.lens import risk_lens
-
-        data.risk = risk_lens(scored.source, scored.roles, scored.release.positions, release=name,
-                              ids=scored.report.records["id"].to_numpy(dtype=object), scorer=scored.scorer,
-                              weights=scored.weights)
+    if scored.lens is not None:
+        scored.lens.release = name
+        data.risk = scored.lens
     if suffix == ".pdf":
         written = _write_pdf(output, data)
     else:

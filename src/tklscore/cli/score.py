@@ -9,24 +9,22 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tklscore.cli.arguments import column_list, x_value
+from tklscore.cli.arguments import add_engine_arguments, column_list, records_output, source_of, x_value
 from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
                                  write_output)
-from tklscore.core.files.atomic import check_output, check_output_folder
 from tklscore.core.numbers import count, number, score
-from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, Scorer, score_label, x_text
-from tklscore.core.scoring.weights import load_weights
 from tklscore.core.errors import InputError
-from tklscore.core.tables.loading import load_table
-from tklscore.core.release.selection import ReleaseDefinition, resolve_release
-from tklscore.core.tables.published import locate_by_ids, locate_table
+from tklscore.core.release.selection import ReleaseDefinition, definition_of
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, score_label, x_text
+from tklscore.core.scoring.weights import load_weights
 from tklscore.core.tables.roles import Roles
 
 if TYPE_CHECKING:
     from tklscore.core.model.data_model import TklDataModel
+    from tklscore.core.risk.lens import RiskLens
+    from tklscore.core.risk.measures import Measures
     from tklscore.core.scoring.weights import Weights
-    from tklscore.core.tables.loading import Table
-    from tklscore.core.tables.published import Release
+    from tklscore.core.source import Source
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -40,23 +38,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     score.add_argument("--measures", action="store_true",
                        help="add the privacy models and re-identification risk of the published table "
                             "(journalist/marketer against the source) to the JSON under 'measures'")
-    engines = score.add_argument_group("engines (tables larger than memory)")
-    add_engine_arguments(engines)
+    add_engine_arguments(score)
     score.set_defaults(handler=run)
-
-
-def add_engine_arguments(group) -> None:
-    """--engine, --memory-limit and --spark-master (score and measures)."""
-    group.add_argument("--engine", choices=["memory", "duckdb", "spark"], default="memory",
-                       help="memory (default): load the tables; duckdb: the group-bys as SQL over the "
-                            "Parquet/CSV files, out of core; spark: the same on Spark (pip install "
-                            "'tklscore[spark]'), reading any path Spark reads (hdfs://, s3a://)")
-    group.add_argument("--memory-limit", metavar="SIZE",
-                       help="the engine's memory limit, e.g. 2GB (duckdb spills to disk beyond it; "
-                            "spark: the driver's and executors' memory)")
-    group.add_argument("--spark-master", metavar="URL",
-                       help="Spark's master (local[N], spark://HOST:7077, yarn; default: local mode, "
-                            "or the one spark-submit sets)")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,77 +82,84 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass
 class ScoredRelease:
-    """What ``add_release_arguments`` asked for, loaded and scored."""
+    """What ``add_release_arguments`` asked for, scored on the source the engine reads."""
 
-    source: Table
+    source: Source
     roles: Roles
     weights: Weights
     model: TklDataModel | None     # the tkl-Data Model the weights come from (None: a weights file)
     report: ScoreReport
-    scorer: Scorer
-    release: Release
+    definition: ReleaseDefinition
+    measures: Measures | None = None
+    lens: RiskLens | None = None      # the release's risk lens, when asked for
 
 
-def score_release(args) -> ScoredRelease:
-    """Load the inputs named by ``args`` and score the release; warnings go to stderr."""
-    sheet = int(args.sheet) if args.sheet and args.sheet.isdigit() else args.sheet
-    source = load_table(args.source, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet,
-                        keep_spaces=args.keep_spaces)
-    note_spaces(source)
-    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    scorer = Scorer(source, roles)
-    weights, model = load_weights_of(args)
-    if args.published:
-        published = load_table(args.published, delimiter=args.delimiter, encoding=args.encoding, sheet=sheet,
-                               keep_spaces=args.keep_spaces)
-        release = locate_table(source, published, args.id_column, roles.continuous, roles.sa)
-        if args.strict:
-            release.require_consistent()
-    elif args.filter is not None:
-        release = resolve_release(ReleaseDefinition(release_name(args), "filter", expression=args.filter), source, roles)
-    else:
-        release = locate_by_ids(source, args.rows, args.id_column)
-    if not args.skip_unlocated:
-        release.require_all_located()
-    report = scorer.score(release, weights, args.x, args.missing_weight_zero)
+def release_definition(args) -> ReleaseDefinition:
+    """The release ``--published``, ``--rows`` or ``--filter`` names (a published file read
+    as the source is: delimiter, encoding, sheet)."""
+    options = {"delimiter": args.delimiter, "encoding": args.encoding, "sheet": _sheet(args)}
+    return definition_of(published=args.published, rows=args.rows, filter=args.filter, options=options)
+
+
+def _sheet(args):
+    sheet = getattr(args, "sheet", None)
+    return int(sheet) if sheet and sheet.isdigit() else sheet
+
+
+def score_release(args, records_path: str | None = None, measures: bool = False,
+                  lens: bool = False) -> ScoredRelease:
+    """Score the release named by ``args`` on its source (loaded, or read by ``--engine``);
+    with ``measures`` also its privacy models and risk, with ``lens`` its risk lens (with
+    quasi-identifiers and records to measure); warnings go to stderr."""
+    source = source_of(args, args.source, lambda: Roles(qi=args.qi, sa=args.sa, continuous=args.continuous,
+                                                       identifier=args.id_column),
+                       delimiter=args.delimiter, encoding=args.encoding, sheet=_sheet(args),
+                       keep_spaces=args.keep_spaces)
+    roles = source.roles
+    definition = release_definition(args)
+    with source.session() as session:
+        session.check_roles()     # the source and its roles before the weights
+        weights, model = load_weights_of(args)
+        if measures and not roles.qi:
+            raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
+                             "equivalence classes", column="--qi")
+        report = session.score(definition, weights, args.x, args.missing_weight_zero,
+                               skip_unlocated=args.skip_unlocated, strict=args.strict, records_path=records_path)
+        measured = session.measure(definition) if measures else None
+        risk = session.risk_lens(definition, weights=weights) if lens and roles.qi and report.published_rows else None
+        note_spaces(session.spaces_stripped(), what=args.source)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
-    return ScoredRelease(source, roles, weights, model, report, scorer, release)
+    return ScoredRelease(source, roles, weights, model, report, definition, measured, risk)
 
 
 def release_name(args) -> str:
     """How output names the release: the published file, the filter, or the ids."""
-    if args.published:
-        return args.published
-    return f"--filter {args.filter}" if args.filter is not None else "--rows"
+    return release_definition(args).name
 
 
 def run(args) -> int:
     if args.csv_safe and args.format != "csv":
         raise InputError("--csv-safe applies to the records written as CSV: add --format csv")
-    if args.engine != "memory" or args.memory_limit or args.spark_master:
-        return _run_engine(args)
-    scored = score_release(args)
-    measures = None
-    if args.measures:
-        if not scored.roles.qi:
-            raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
-                             "equivalence classes", column="--qi")
-        from tklscore.core.risk.measures import measure_release  # the risk lens only when asked for
+    records_path = records_output(args, _inputs(args))
+    scored = score_release(args, records_path, measures=args.measures)
+    report, measures, name = scored.report, scored.measures, release_name(args)
+    if records_path:
+        summary = report.summary_dict() | {"records_file": str(records_path)}
+        if measures is not None:
+            summary["measures"] = measures.to_json_dict()
+        text = (json.dumps(summary, indent=2) + "\n" if args.format == "json"
+                else render_table(report, args.source, name, records=False)
+                + f"Per-record results: {records_path} (Parquet)\n")
+        if measures is not None and args.format != "json":
+            from tklscore.cli.measures import render_table as render_measures
 
-        measures = measure_release(scored.source, scored.roles, scored.release.positions, scored.scorer)
-    report = scored.report
-    text = render(report, args.format, source=args.source, published=release_name(args),
-                  measures=measures, csv_safe=args.csv_safe)
-    write_output(text, args.output, _inputs(args))
+            text += "\n" + render_measures(measures, name)
+        sys.stdout.write(text)
+        return 0
+    write_output(render(report, args.format, source=args.source, published=name, measures=measures,
+                        csv_safe=args.csv_safe), args.output, _inputs(args))
     return 0
-
-
-def note_spaces_in_engine(backend, source: str) -> None:
-    """The engine's note on the spaces around the source's values (from its first records)."""
-    scan = getattr(backend, "source_scan", None)
-    if scan is not None:
-        note_spaces(backend.spaces_stripped(scan), what=source)
 
 
 def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:
@@ -184,61 +174,6 @@ def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:
 
 def _inputs(args) -> list[str | None]:
     return [args.source, args.published, args.weights, args.model]
-
-
-def _run_engine(args) -> int:
-    """Score with an out-of-core engine (duckdb, spark); a Parquet --output
-    receives the per-record results, written by the engine, and the scores are printed."""
-    from pathlib import Path
-
-    from tklscore.core.engines import open_backend, score_files
-
-    if args.engine == "memory":
-        raise InputError("--memory-limit and --spark-master apply to --engine duckdb or spark")
-    if args.sheet:
-        raise InputError(f"--engine {args.engine} reads Parquet and CSV files; convert the workbook first")
-    if args.strict:
-        raise InputError(f"--strict (the published file's sensitive values against the source's) is checked by "
-                         f"the in-memory engine; drop --engine {args.engine} or --strict")
-    roles = Roles(qi=args.qi, sa=args.sa, continuous=args.continuous, identifier=args.id_column)
-    inputs = _inputs(args)
-    records_path = args.output if args.output and Path(args.output).suffix.lower() in (".parquet", ".pq") else None
-    if records_path and args.engine == "spark":
-        check_output_folder(args.output, inputs)  # Spark writes a folder of part files
-    elif args.output:
-        check_output(args.output, inputs)
-    weights = load_weights_of(args)[0]
-    with open_backend(args.engine, args.memory_limit, args.spark_master, args.keep_spaces) as backend:
-        report = score_files(args.engine, args.source, roles, weights, published=args.published, rows=args.rows,
-                             filter=args.filter,
-                             x=args.x, missing_weight_zero=args.missing_weight_zero, records_path=records_path,
-                             delimiter=args.delimiter, encoding=args.encoding, skip_unlocated=args.skip_unlocated,
-                             backend=backend)
-        note_spaces_in_engine(backend, args.source)
-        measures = None
-        if args.measures:
-            from tklscore.core.engines.measures import measure_published
-
-            measures = measure_published(backend, roles, release_name(args))
-    for warning in report.warnings:
-        print(f"tklscore: warning: {warning}", file=sys.stderr)
-    if records_path:
-        summary = report.summary_dict() | {"records_file": str(records_path)}
-        if measures is not None:
-            summary["measures"] = measures.to_json_dict()
-        text = (json.dumps(summary, indent=2) + "\n" if args.format == "json"
-                else render_table(report, args.source, release_name(args), records=False)
-                + f"Per-record results: {records_path} (Parquet)\n")
-        if measures is not None and args.format != "json":
-            from tklscore.cli.measures import render_table as render_measures
-
-            text += "\n" + render_measures(measures, release_name(args))
-        sys.stdout.write(text)
-        return 0
-    text = render(report, args.format, source=args.source, published=release_name(args), measures=measures,
-                  csv_safe=args.csv_safe)
-    write_output(text, args.output, inputs)
-    return 0
 
 
 def render(report: ScoreReport, fmt: str, source: str = "", published: str = "", measures=None,

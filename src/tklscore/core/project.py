@@ -67,6 +67,14 @@ class Project:
         saved = (self.settings.get("design") or {}).get("saved") or []
         return next(d for d in saved if isinstance(d, dict) and str(d.get("name", "designed release")) == name)
 
+    def remove_designed(self, name: str) -> bool:
+        """Forget the saved design of the designed release ``name``; whether it was one."""
+        if name not in self.designed_names():
+            return False
+        design = self.settings["design"]
+        design["saved"] = [d for d in design.get("saved") or [] if d.get("name") != name]
+        return True
+
     def release(self, name: str) -> ReleaseDefinition:
         for definition in self.releases:
             if definition.name == name:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from tklscore.core.report import InputFile, ReportInput, check_format
 from tklscore.core.report import prepare_report as prepare_core_report
-from tklscore.core.risk.lens import risk_lens, risk_lens_of_files
 from tklscore.core.scoring.weights_source import MODEL, file_source, model_source
 
 
@@ -52,22 +51,11 @@ def report_input(workbench) -> ReportInput:
         data.risk = lens
     elif name in project.designed_names():   # a designed release: its rows are transformed, no lens of them
         pass
-    elif measured is not None and data.report is not None and getattr(workbench, "out_of_core", False):
-        definition, source, weights = project.release(name), project.source_path, workbench.weights
-        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding", "keep_spaces")}
-
-        def measure_out_of_core(progress):
-            return risk_lens_of_files(source, project.roles, definition, release_name=name, measures=measured,
-                                      weights=weights, progress=progress, **options)
-        data.measure_risk = measure_out_of_core
-    elif measured is not None and data.report is not None and workbench.current_release() is not None:
-        release, scorer, weights = workbench.current_release(), workbench.scorer, workbench.weights
-        records = data.report.records
+    elif measured is not None and data.report is not None and getattr(workbench, "source", None) is not None:
+        held, definition, weights = workbench.source, project.release(name), workbench.weights
 
         def measure(progress):
-            ids = records["id"].to_numpy(dtype=object)
-            return risk_lens(table, project.roles, release.positions, ids=ids, release=name, scorer=scorer,
-                             measures=measured, weights=weights, progress=progress)
+            return held.risk_lens(definition, measures=measured, weights=weights, progress=progress)
         data.measure_risk = measure
     return data
 

@@ -135,6 +135,10 @@ class Backend:
     def __exit__(self, *exc):
         self.close()
 
+    def count(self, relation: str) -> int:
+        """How many rows ``relation`` holds."""
+        return int(self.fetch(f"SELECT COUNT(*) AS n FROM {relation}")["n"].iloc[0])
+
     # ------------------------------------------------------------------ inputs
 
     def q(self, name: str) -> str:
@@ -190,6 +194,16 @@ class Backend:
             if len(empty):
                 raise InputError("identifier is empty", file=str(path),
                                  row=int(empty["rid"].iloc[0]) + scan.header_rows, column=roles.identifier)
+
+    def check_unique_ids(self, roles: Roles, name: str) -> None:
+        """An identifier column of ``src`` holds each id once (the in-memory rule)."""
+        if not roles.identifier:
+            return
+        duplicate = self.fetch("SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 "
+                               "ORDER BY id LIMIT 1")
+        if len(duplicate):
+            raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
+                             f"times", file=name, column=roles.identifier, hint="an identifier column must be unique")
 
     def _check_sample_weights(self, scan: Scan, raw: str, column: str) -> None:
         """Sampling weights are finite numbers ≥ 0 (as the in-memory engine reads them)."""
@@ -391,6 +405,14 @@ class Backend:
         self.run("cannot be read", path,
                  lambda: self.materialize("population", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
 
+    def open_release(self, definition, roles: Roles) -> str:
+        """``published(pos, id)`` of a release definition (ids, a published file or a filter)
+        on a back-end whose source is open; returns the name messages give it."""
+        OPENERS[definition.kind](self, definition, roles)
+        if definition.kind == "file":
+            return str(definition.path)
+        return f"--filter {definition.expression}" if definition.kind == "filter" else "--rows"
+
     def open_published_ids(self, ids: list[str]) -> None:
         self.unmatched_rows = []
         self.register("published", pd.DataFrame({"pos": pd.Series(range(len(ids)), dtype="int64"),
@@ -408,6 +430,24 @@ class Backend:
         frame = self.fetch("SELECT p.pos, p.id FROM published AS p LEFT JOIN src ON src.id = p.id "
                            "WHERE src.id IS NULL ORDER BY p.pos")
         return [f"id '{i}'" for i in frame["id"].tolist()] + [f"row {r}" for r in self.unmatched_rows]
+
+
+def _open_file(backend: Backend, definition, roles: Roles) -> None:
+    if not definition.path:
+        raise InputError(f"release '{definition.name}' has no file")
+    options = definition.options or {}
+    if options.get("sheet") is not None:
+        raise InputError("an engine reads Parquet and CSV files; convert the workbook first", file=definition.path)
+    backend.open_published_file(definition.path, roles.identifier, options.get("delimiter"), options.get("encoding"),
+                                roles.continuous)
+
+
+# each release kind: how an engine registers its records (the in-memory counterpart is
+# core/release/selection.py RESOLVERS)
+OPENERS = {"ids": lambda backend, definition, roles: backend.open_published_ids(list(definition.ids)),
+           "file": _open_file,
+           "filter": lambda backend, definition, roles: backend.open_published_filter(definition.expression or "",
+                                                                                       roles)}
 
 
 def _columns(scan: Scan, named: list[str]) -> dict[str, str]:

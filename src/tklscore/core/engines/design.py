@@ -25,59 +25,28 @@ the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import DesignPlan, Plan
-from tklscore.core.engines.scoring import RECORD_QUERY, EngineReport, score_records, score_set
+from tklscore.core.engines.scoring import finish_report, score_records
 from tklscore.core.errors import InputError
-from tklscore.core.release.designer import design_json, generalised_weights
+from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.release.transform import ColumnLevels, ReleaseDesign, suppressed_classes
+from tklscore.core.release.transform import (ColumnLevels, ReleaseDesign, perturbed_notes, suppressed_classes,
+                                             suppression_note)
 from tklscore.core.release.utility import Utility, ValueCounts, utility_of_values
-from tklscore.core.scoring.scores import RECORD_COLUMNS, check_x, normalise_by_source, normalise_by_theoretical_max
-from tklscore.core.scoring.weights import Weights
+from tklscore.core.scoring.scores import check_roles, check_x
+from tklscore.core.scoring.weights import Weights, weights_above_one_note
 from tklscore.core.tables.codes import Codes, group_ids_of_groups
+from tklscore.core.tables.published import unlocated_note
 from tklscore.core.tables.roles import Roles
 
 REFUSED = {
     "noise": "noise is drawn from numpy's seeded stream over the published rows in memory, which an engine "
              "that reads the file in parallel chunks cannot reproduce",
 }
-
-
-@dataclass
-class EngineDesignResult:
-    """What :class:`~tklscore.core.release.designer.DesignResult` shows, for a release an
-    engine evaluated (its rows stay in the engine: ``preview`` holds the first ones)."""
-
-    design: ReleaseDesign
-    roles: Roles
-    report: EngineReport
-    utility: Utility
-    measures: dict | None
-    risk: object | None
-    notes: list[str]
-    source_rows: int
-    selected_rows: int
-    published_rows: int
-    suppressed_rows: int
-    generalised_levels: dict[str, int]     # every column with a hierarchy or a QI → its level
-    unlocated: list[str] = field(default_factory=list)
-    below_limit_left: int = 0
-    preview: pd.DataFrame | None = None
-
-    @property
-    def levels(self) -> dict[str, int]:
-        return {c: self.generalised_levels[c] for c in self.roles.qi}
-
-    def to_json_dict(self) -> dict:
-        return design_json(self.design.name, self.roles, self.generalised_levels, self.published_rows,
-                           self.suppressed_rows, self.source_rows, self.report, self.measures, self.utility,
-                           self.notes)
 
 
 class _Column:
@@ -107,13 +76,10 @@ class EngineDesigner:
 
     def __init__(self, backend: Backend, source: str, roles: Roles, hierarchies: dict[str, Hierarchy] | None = None,
                  elements: dict[tuple[str, str], float] | None = None, delimiter: str | None = None,
-                 encoding: str | None = None, drop_absent_hierarchies: bool = False):
-        if not roles.qi:
-            raise InputError("the out-of-core engine needs at least one quasi-identifier "
-                             "(without one the factors depend on the published table: use --engine memory)")
-        if not roles.sa:
-            raise InputError("no sensitive attribute is chosen; scoring needs at least one")
+                 encoding: str | None = None, drop_absent_hierarchies: bool = False, own_backend: bool = True):
+        check_roles(roles, out_of_core=True)
         self.backend, self.source, self.roles = backend, str(source), roles
+        self.own_backend = own_backend     # close() closes the back-end (else its opener does)
         self.delimiter, self.encoding = delimiter, encoding
         self.hierarchies = dict(hierarchies or {})
         self.elements = {(c, e.replace("-", " ")): w for (c, e), w in (elements or {}).items()}
@@ -125,15 +91,10 @@ class EngineDesigner:
             if column not in self.columns:
                 raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
                                  file=self.source)
-        self.n = int(backend.fetch("SELECT COUNT(*) AS n FROM src")["n"].iloc[0])
+        self.n = backend.count("src")
         if self.n == 0:
             raise InputError("the source table has no records", file=self.source)
-        if roles.identifier:
-            duplicate = backend.fetch(Plan(len(roles.qi), ()).duplicate_ids())
-            if len(duplicate):
-                raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
-                                 f"times", file=self.source, column=roles.identifier,
-                                 hint="an identifier column must be unique")
+        backend.check_unique_ids(roles, self.source)
         self._columns: dict[str, _Column] = {}
         self._checked_numbers: set[str] = set()
         self._micro: dict[str, str] = {}
@@ -228,14 +189,19 @@ class EngineDesigner:
         key = (weights.fingerprint, missing_weight_zero)
         if key not in self._whole:
             plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa))
-            self._whole = {key: score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)}
+            totals, notes = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+            if int(totals["w_above"] or 0):
+                notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
+            self._whole = {key: (totals, notes)}
         return self._whole[key]
 
     def evaluate(self, design: ReleaseDesign, weights: Weights, x: float = 1.0, missing_weight_zero: bool = False,
                  measures: bool = True, progress=None, records_path: str | None = None,
-                 preview: int = 0) -> EngineDesignResult:
+                 preview: int = 0, suppressed: int = 0) -> DesignResult:
         """The design's release, its scores, measures and utility (``preview``: the release's
-        first rows to keep; ``records_path``: the per-record scores written as Parquet)."""
+        first rows to keep; ``suppressed``: how many suppressed records' ids to keep;
+        ``records_path``: the per-record scores written as Parquet)."""
+        keep_suppressed = suppressed
         x = check_x(x)
         step = _steps(progress, 8)
         self.check(design)
@@ -290,15 +256,10 @@ class EngineDesigner:
         suppressed = int(sizes[dropped].sum())
         published = selected - suppressed
         if left:
-            notes.append(f"the suppression budget ({design.suppression_limit:.1%} of the rows) is too small: "
-                         f"{left} row(s) remain in classes smaller than {design.suppress_below}")
+            notes.append(suppression_note(design, left))
         if unlocated:
-            notes.append(f"{len(unlocated)} record(s) of the row selection could not be located in the source and "
-                         f"are not published: " + "; ".join(unlocated[:20]))
-        for column, _ in design.microaggregate:
-            if column in roles.sa:
-                notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
-                             f"its source values (what the attacker can link to)")
+            notes.append(unlocated_note(unlocated, selection=True))
+        notes += perturbed_notes(design, roles)
         self._micro = dict(zip((c for c, _ in design.microaggregate), self._register_microaggregates(design)))
         step()
         # the scores
@@ -316,18 +277,8 @@ class EngineDesigner:
         score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
         step()
         backend.materialize("published_scored", DesignPlan.published_scored())
-        totals = backend.fetch(score_plan.totals("published_scored")).iloc[0]
-        scores, whole = score_set(totals, x), score_set(whole_totals, x)
-        by_source = normalise_by_source(scores, whole, published)
-        undefined = [k for k, v in by_source.as_dict().items() if v is None]
-        if undefined:
-            notes.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
-                         f"the whole source table scores 0")
-        if records_path is not None:
-            backend.write_parquet(RECORD_QUERY, records_path)
-        report = EngineReport(self.n, published, x, scores, by_source,
-                              normalise_by_theoretical_max(scores, published, x),
-                              pd.DataFrame(columns=list(RECORD_COLUMNS)), notes, whole, records_path=records_path)
+        report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
+        notes = report.warnings
         step()
         utility = self._utility(design, levels, selected, suppressed, sizes[~dropped & (sizes > 0)])
         step()
@@ -341,22 +292,16 @@ class EngineDesigner:
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
-        return EngineDesignResult(design, roles, report, utility, risk.to_json_dict() if risk is not None else None,
-                                  risk, notes, self.n, selected, published, suppressed, levels, unlocated, left, shown)
+        return DesignResult(design, roles, report, utility, risk.to_json_dict() if risk is not None else None,
+                            risk, notes, self.n, selected, published, suppressed, levels, unlocated, left, shown,
+                            self.suppressed_ids(keep_suppressed) if keep_suppressed else None)
 
     def _select(self, design: ReleaseDesign) -> list[str]:
         backend, selection = self.backend, design.selection
         if selection is None:
             backend.materialize("sel", DesignPlan.selected(False))
             return []
-        if selection.kind == "ids":
-            backend.open_published_ids(list(selection.ids))
-        elif selection.kind == "filter":
-            backend.open_published_filter(selection.expression or "", self.roles)
-        else:
-            options = dict(selection.options or {})
-            backend.open_published_file(selection.path, self.roles.identifier, options.get("delimiter"),
-                                        options.get("encoding"), self.roles.continuous)
+        backend.open_release(selection, self.roles)
         unlocated = backend.unlocated()
         backend.materialize("sel", DesignPlan.selected(True))
         return unlocated
@@ -415,7 +360,8 @@ class EngineDesigner:
             "id"].astype(str).tolist()
 
     def close(self) -> None:
-        self.backend.close()
+        if self.own_backend:
+            self.backend.close()
 
     def _number_of(self, column: str) -> str:
         """A column of ``__source`` AS s as a number (NULL where it holds none)."""
@@ -490,12 +436,15 @@ class EngineDesigner:
         frame = self.backend.fetch(self._release_sql(design, limit=limit))
         return frame.astype(object)
 
-    def write_release(self, design: ReleaseDesign, path: str, csv_safe: bool = False) -> None:
+    def write_release(self, design: "ReleaseDesign | DesignResult", path: str, inputs=(),
+                      csv_safe: bool = False) -> None:
         """The last evaluated release written by the engine (``.parquet``/``.pq`` or ``.csv``,
-        atomically), never loaded whole (``csv_safe``: a CSV for a spreadsheet, as
-        :func:`tklscore.core.files.records.csv_safe` writes it)."""
+        atomically), never loaded whole (``design``: its design, or its result; ``csv_safe``:
+        a CSV for a spreadsheet, as :func:`tklscore.core.files.records.csv_safe` writes it)."""
         from pathlib import Path
 
+        design = design.design if isinstance(design, DesignResult) else design
+        self.backend.inputs.extend(str(i) for i in inputs if i)   # never written over, as the files it read
         suffix = Path(path).suffix.lower()
         if Path(path).resolve() == Path(self.source).resolve():
             raise InputError("the output would overwrite the source; choose another file", file=str(path))
@@ -520,21 +469,3 @@ def _steps(progress, total: int):
         if progress is not None:
             progress(min(1.0, done[0] / total))
     return step
-
-
-def evaluate_saved_designs_in_engine(source: str, roles: Roles, settings: dict, weights: Weights, x: float = 1.0,
-                                     elements=None, options: dict | None = None, progress=None,
-                                     memory_limit: str | None = None):
-    """:func:`tklscore.core.release.designer.evaluate_saved_designs` for a source evaluated out
-    of core (DuckDB): the releases saved from the Design view, re-evaluated; a design that
-    no longer applies is reported in ``errors`` with the reason."""
-    from tklscore.core.engines import open_backend
-    from tklscore.core.release.designer import SavedDesigns, evaluate_designs
-
-    if not settings.get("saved"):
-        return SavedDesigns({}, {})
-    options = dict(options or {})
-    with open_backend("duckdb", memory_limit, keep_spaces=bool(options.get("keep_spaces"))) as backend:
-        return evaluate_designs(settings, lambda hierarchies: EngineDesigner(
-            backend, source, roles, hierarchies, elements, options.get("delimiter"), options.get("encoding"),
-            drop_absent_hierarchies=True), weights, x, progress)

@@ -9,7 +9,7 @@ fetched when asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -17,60 +17,12 @@ import pandas as pd
 from tklscore.core.engines.backend import Backend, Scan
 from tklscore.core.engines.plan import DisclosurePlan
 from tklscore.core.errors import InputError
-from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
-                                                AttributeParameters, DisclosureRisk, check_parameters,
-                                                is_numeric_attribute, known_sets, share_above,
+from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, HISTOGRAM_BINS,
+                                                AttributeParameters, DisclosureHistogram, DisclosureRisk,
+                                                DisclosureSummary, check_parameters, empty_histogram,
+                                                histogram_range, is_numeric_attribute, known_sets,
                                                 value_weights_of)
-from tklscore.core.risk.lens import DisclosureHistogram
 from tklscore.core.scoring.weights import Weights
-
-HISTOGRAM_BINS = 40
-
-
-@dataclass
-class EngineDisclosureRisk:
-    """D(r) computed in an engine: the summary, and the per-record arrays when fetched
-    (``l_sum``/``d``/``ids`` in record order; None when they were written to
-    ``records_path`` or left in the engine)."""
-
-    attributes: list[str]
-    known_sets: list[tuple[str, ...]]
-    alpha: float
-    epsilon: float
-    threshold: float
-    n: int
-    above_threshold: int
-    zero: int
-    d_max: float
-    histogram: DisclosureHistogram
-    l_sum: np.ndarray | None = None
-    d: np.ndarray | None = None
-    ids: np.ndarray | None = None
-    records_path: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def splits(self) -> int:
-        return 2 ** len(self.attributes)
-
-    @property
-    def above_threshold_share(self) -> float:
-        return share_above(self.above_threshold, self.n)
-
-    def in_memory(self) -> DisclosureRisk:
-        """The fetched records as the in-memory result (``l_sum`` and ``d`` in record order)."""
-        if self.d is None:
-            raise ValueError("the per-record results were not fetched")
-        return DisclosureRisk(self.attributes, self.known_sets, self.l_sum, self.d, self.alpha, self.epsilon,
-                              self.threshold)
-
-    def summary_dict(self) -> dict:
-        h = self.histogram
-        return {"records": self.n, "splits": self.splits, "known_sets": [list(s) for s in self.known_sets],
-                "alpha": self.alpha, "epsilon": self.epsilon, "threshold": self.threshold,
-                "above_threshold": self.above_threshold, "largest_d": self.d_max,
-                "histogram": {"log10_edges": [float(e) for e in h.edges], "counts": [int(c) for c in h.counts],
-                              "zero": h.zero}}
 
 
 def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str],
@@ -79,7 +31,7 @@ def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str
                          threshold: float = DEFAULT_THRESHOLD, name: str = "table",
                          parameters_name: str | None = None, records_path: str | None = None,
                          fetch: bool = True, header_rows: int = 1, record_column: str = "id",
-                         progress=None) -> EngineDisclosureRisk:
+                         progress=None) -> DisclosureRisk:
     """D(r) of the records of ``relation`` (with ``rid``, the record's position, and
     ``id``); ``columns`` maps each column a user names to its SQL expression there. The
     records are written to ``records_path`` (Parquet; the record named in ``record_column``:
@@ -123,9 +75,10 @@ def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str
     summary = backend.fetch(plan.summary(threshold)).iloc[0]
     zero = int(summary["zero"])
     histogram = _histogram(backend, plan, summary, threshold, zero)
-    result = EngineDisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], float(alpha), float(epsilon),
-                                  float(threshold), n, int(summary["above"]), zero, float(summary["d_max"]),
-                                  histogram, records_path=records_path)
+    result = DisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], None, None, float(alpha),
+                            float(epsilon), float(threshold),
+                            DisclosureSummary(n, int(summary["above"]), zero, float(summary["d_max"]), histogram),
+                            records_path=records_path)
     if records_path is not None:
         named = "rid AS row" if record_column == "row" else "id"
         backend.write_parquet(f"SELECT {named}, l_sum, d FROM dr_records ORDER BY rid", records_path)
@@ -165,15 +118,12 @@ def _register_weights(backend: Backend, plan: DisclosurePlan, j: int, attribute:
 
 def _histogram(backend: Backend, plan: DisclosurePlan, summary: pd.Series, threshold: float,
                zero: int) -> DisclosureHistogram:
-    """The lens's histogram of log10 D (:func:`tklscore.core.risk.lens.disclosure_histogram`)
+    """The histogram of log10 D (:func:`tklscore.core.risk.disclosure_risk.disclosure_histogram`)
     from the smallest positive and the largest D, the records binned in the engine."""
     if pd.isna(summary["d_min"]):
-        return DisclosureHistogram(np.zeros(0, dtype=np.int64), np.zeros(0), zero, threshold)
-    low, high = float(np.log10(float(summary["d_min"]))), float(np.log10(float(summary["d_max"])))
-    if threshold > 0:
-        low, high = min(low, float(np.log10(threshold))), max(high, float(np.log10(threshold)))
-    if high - low < 1e-9:
-        low, high = low - 0.5, high + 0.5
+        return empty_histogram(zero, threshold)
+    low, high = histogram_range(float(np.log10(float(summary["d_min"]))), float(np.log10(float(summary["d_max"]))),
+                                threshold)
     edges = np.linspace(low, high, HISTOGRAM_BINS + 1)
     backend.register("dr_edges", pd.DataFrame({"b": np.arange(len(edges), dtype=np.int64), "e": edges}))
     binned = backend.fetch(plan.histogram(low, high, HISTOGRAM_BINS))
@@ -213,7 +163,7 @@ def disclosure_files(engine: str, table: str, attributes: list[AttributeParamete
                      threshold: float = DEFAULT_THRESHOLD, parameters_name: str | None = None,
                      records_path: str | None = None, fetch: bool = True, memory_limit: str | None = None,
                      master: str | None = None, delimiter: str | None = None, encoding: str | None = None,
-                     backend: Backend | None = None, keep_spaces: bool = False) -> EngineDisclosureRisk:
+                     backend: Backend | None = None, keep_spaces: bool = False) -> DisclosureRisk:
     """``tklscore disclosure-risk TABLE --engine duckdb|spark``: D(r) of a table file."""
     from tklscore.core.engines import open_backend
 

@@ -37,10 +37,7 @@ class Plan:
     def sa(self) -> list[str]:
         return [f"s{i}" for i in range(len(self.continuous))]
 
-    # ------------------------------------------------------------------ checks
-
-    def duplicate_ids(self) -> str:
-        return "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"
+    # ------------------------------------------------------------------ codes
 
     def value_codes(self, i: int) -> str:
         """The distinct values of SA i, sorted (text, or numbers for a continuous one), with
@@ -105,10 +102,10 @@ class Plan:
                 f"GROUP BY {keys}) AS pop USING ({keys}) ORDER BY classes.cid")
 
     def distinct_identifiers(self, n_y: int) -> str:
-        """min over classes of the number of distinct identifier tuples ``y0..`` ((X,Y)-anonymity)."""
+        """Each class's number of distinct identifier tuples ``y0..`` ((X,Y)-anonymity), by class id."""
         ys = ", ".join(f"src.y{j}" for j in range(n_y))
-        return (f"SELECT MIN(d) AS xy FROM (SELECT cid, COUNT(*) AS d FROM (SELECT DISTINCT classes.cid, {ys} "
-                f"FROM {self.source} AS src JOIN classes USING ({', '.join(self.qi)})) AS pairs GROUP BY cid) AS per")
+        return (f"SELECT cid, COUNT(*) AS d FROM (SELECT DISTINCT classes.cid, {ys} FROM {self.source} AS src "
+                f"JOIN classes USING ({', '.join(self.qi)})) AS pairs GROUP BY cid ORDER BY cid")
 
     def subset_groups(self, subsets: list[tuple[int, ...]]) -> str:
         """For each subset A of the QIs (by its position in ``subsets``): the number of

@@ -8,91 +8,68 @@ A back-end (DuckDB, Spark) implements :class:`~.backend.Backend`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
-from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.errors import InputError
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_from_pairs
-from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_x, m_score_table,
-                                          normalise_by_source, normalise_by_theoretical_max)
-from tklscore.core.scoring.weights import Weights
-from tklscore.core.tables.published import conflict_warning
+from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
+                                          m_score_table, normalisation_notes, normalise_by_source,
+                                          normalise_by_theoretical_max, shown_value)
+from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
+from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
 
 RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM published_scored ORDER BY pos")
 
 
-@dataclass
-class EngineReport(ScoreReport):
-    """A :class:`ScoreReport` whose records may have been written to a file instead."""
-
-    records_path: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-
 def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float = 1.0,
                     missing_weight_zero: bool = False, records_path: str | None = None,
                     source_name: str = "source", published_name: str = "published",
-                    skip_unlocated: bool = False) -> EngineReport:
+                    skip_unlocated: bool = False) -> ScoreReport:
     """Score the release registered as ``published(pos, id)`` against ``src`` (published
-    records not in the source are an error, or with ``skip_unlocated`` a warning)."""
+    records not in the source are an error, or with ``skip_unlocated`` a warning); the
+    records are fetched, or written by the engine to ``records_path`` (Parquet)."""
     x = check_x(x)
-    if not roles.sa:
-        raise InputError("no sensitive attribute is chosen; scoring needs at least one")
-    if not roles.qi:
-        raise InputError("the out-of-core engine needs at least one quasi-identifier "
-                         "(without one the factors depend on the published table: use --engine memory)")
+    check_roles(roles, out_of_core=True)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa))
-    n = int(backend.fetch("SELECT COUNT(*) AS n FROM src")["n"].iloc[0])
+    n = backend.count("src")
     if n == 0:
         raise InputError("the source table has no records", file=source_name)
-    if roles.identifier:
-        duplicate = backend.fetch(plan.duplicate_ids())
-        if len(duplicate):
-            raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
-                             f"times", file=source_name, column=roles.identifier,
-                             hint="an identifier column must be unique")
+    backend.check_unique_ids(roles, source_name)
     missing = backend.unlocated()
     if missing and not skip_unlocated:
-        shown = "; ".join(missing[:20]) + ("; ..." if len(missing) > 20 else "")
-        raise InputError(f"{len(missing)} published record(s) cannot be located in the source: {shown}",
-                         file=published_name, hint="a published table must be a subset of the source table")
+        raise unlocated_error(missing, published_name)
     whole, warnings = score_records(backend, plan, roles, weights, missing_weight_zero, n)
     contradicting = conflict_warning(*backend.conflicts(roles))
     if contradicting:
         warnings.append(contradicting)
     if int(whole["w_above"] or 0):
-        warnings.append(f"the weights sum above 1 for {int(whole['w_above'])} source record(s) "
-                        f"(largest W(r) = {float(whole['w_max']):.5g}); tkl and L use W(r) as it is, M caps it "
-                        f"at 1, and normalisation against the theoretical maximum is no longer bounded by 1")
-
+        warnings.append(weights_above_one_note(int(whole["w_above"]), float(whole["w_max"])))
     backend.materialize("published_scored", plan.published())
+    return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing)
+
+
+def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: float, warnings: list[str],
+                  records_path: str | None, fetch: bool, unlocated: list[str] = ()) -> ScoreReport:
+    """The :class:`ScoreReport` of ``published_scored`` (a release's scored records in
+    release order) from its totals and the whole source's; its records fetched (``fetch``),
+    or written to ``records_path``, or left in the engine."""
     totals = backend.fetch(plan.totals("published_scored")).iloc[0]
-    scores = score_set(totals, x)
-    whole_scores = score_set(whole, x)
+    scores, whole_scores = score_set(totals, x), score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
-    undefined = [k for k, v in by_source.as_dict().items() if v is None]
-    if undefined:
-        warnings.append(f"normalisation against the source is undefined for {', '.join(undefined)}: "
-                        f"the whole source table scores 0")
-    if missing:
-        warnings.append(f"{len(missing)} published record(s) could not be located in the source and are not "
-                        f"scored: " + "; ".join(missing[:20]))
+    notes = list(warnings) + normalisation_notes(by_source) + ([unlocated_note(list(unlocated))] if unlocated else [])
+    records = pd.DataFrame(columns=list(RECORD_COLUMNS))
     if records_path is not None:
         backend.write_parquet(RECORD_QUERY, records_path)
-        records = pd.DataFrame(columns=list(RECORD_COLUMNS))
-    else:
+    elif fetch:
         records = backend.fetch(RECORD_QUERY)
         records["id"] = records["id"].astype(object)
-    report = EngineReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records,
-                          warnings, whole_scores, records_path=records_path)
-    report.unlocated = missing
-    return report
+    return ScoreReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records, notes,
+                       whole_scores, records_path=records_path, unlocated=list(unlocated))
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
@@ -120,15 +97,15 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
 def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, pairs=None,
                 table_counts=None) -> np.ndarray:
     """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from the
-    (class, value) pairs (``pairs``/``table_counts`` if fetched already), the variational
-    distance of a categorical one in the engine."""
+    (class, value code, count) ``pairs`` and ``table_counts`` (fetched unless given), the
+    variational distance of a categorical one in the engine."""
     if plan.continuous[i]:
         if pairs is None:
-            pairs = backend.fetch(plan.class_value_pairs(i))
+            frame = backend.fetch(plan.class_value_pairs(i))
+            pairs = tuple(frame[c].to_numpy(dtype=np.int64) for c in ("cid", "idx", "c"))
         if table_counts is None:
             table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
-        return ordered_emd_from_pairs(pairs["cid"].to_numpy(dtype=np.int64), pairs["idx"].to_numpy(dtype=np.int64),
-                                      pairs["c"].to_numpy(dtype=np.int64), len(sizes), sizes, table_counts, n)
+        return ordered_emd_from_pairs(*pairs, len(sizes), sizes, table_counts, n)
     return np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
 
 
@@ -153,16 +130,11 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
                      else weigh(i, name, uniques))
         absent = np.isnan(per_value)
         if absent.any():
-            missing += [(name, f"{v:g}" if isinstance(v, float) else str(v)) for v in uniques[absent]]
+            missing += [(name, shown_value(v)) for v in uniques[absent]]
             per_value = np.where(absent, 0.0, per_value)
         backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
                                                        "w": per_value}))
-    if missing and not missing_weight_zero:
-        raise MissingWeightsError(missing, file=weights.name)
-    if missing:
-        return [f"{len(missing)} sensitive value(s) have no weight and count as 0: "
-                + ", ".join(f"({a!r}, {v!r})" for a, v in missing[:20]) + (" ..." if len(missing) > 20 else "")]
-    return []
+    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous)
 
 
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,

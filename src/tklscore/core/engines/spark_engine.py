@@ -62,43 +62,232 @@ def spark_memory(limit: str) -> str:
     return f"{int(limit.removesuffix('MiB'))}m"
 
 
-def spark_session(master: str | None = None, memory_limit: str | None = None, partitions: int | None = None):
+def spark_session(master: str | None = None, memory_limit: str | None = None, partitions: int | None = None,
+                  conf: dict[str, str] | None = None, timeout: float | None = None):
     """The active Spark session, or a new one: on ``master``; without one, local mode on
-    every core (unless launched by ``spark-submit``, which sets the master)."""
+    every core (unless launched by ``spark-submit``, which sets the master). ``conf``:
+    settings given to the session's builder last (``--spark-conf``; :func:`check_spark_conf`).
+    On a cluster master the application must be accepted, and on a standalone master
+    (``spark://``) get its first executor, within ``timeout`` seconds (default
+    :data:`DEFAULT_TIMEOUT`), or an error names the master and what is missing."""
     SparkSession = require_spark()
+    from pyspark import SparkContext
+
+    settings = check_spark_conf(conf or {})
+    wait = check_timeout(DEFAULT_TIMEOUT if timeout is None else timeout)
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active, False
-    builder = SparkSession.builder.appName("tklscore")
+    # a context already running (made in another thread, where it is the active session) is
+    # the one getOrCreate returns: whoever made it stops it
+    running = active is not None or SparkContext._active_spark_context is not None
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ
     if master is not None:
-        builder = builder.master(check_master(master))
+        master = check_master(master)
     elif not submitted:
         master = "local[*]"
-        builder = builder.master(master)
-    if master is not None and master.startswith("local"):
+    options = {"spark.app.name": "tklscore"}
+    if master is not None:
+        options["spark.master"] = master
+    if master is not None and (master.startswith("local") or _on_loopback(master)):
         # read by the JVM as it starts: without them Spark asks the resolver for the machine's names
         os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
         os.environ["SPARK_LOCAL_HOSTNAME"] = "localhost"
-        builder = (builder.config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1")
-                   .config("spark.sql.shuffle.partitions", str(partitions or max(2, 2 * (os.cpu_count() or 1)))))
-    builder = (builder.config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.sql.session.timeZone", "UTC"))
+        options |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+    if master is not None and master.startswith("local"):
+        options["spark.sql.shuffle.partitions"] = str(partitions or max(2, 2 * (os.cpu_count() or 1)))
+    options |= {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.execution.arrow.pyspark.enabled": "true", "spark.sql.session.timeZone": "UTC"}
+    remote = master is not None and not master.startswith("local")
+    if remote:
+        # the executors run Spark SQL only, never Python: no table reaches them through pickled rows
+        options["spark.sql.execution.arrow.pyspark.fallback.enabled"] = "false"
     if memory_limit:
-        builder = (builder.config("spark.driver.memory", spark_memory(memory_limit))
-                   .config("spark.executor.memory", spark_memory(memory_limit)))
-    try:
-        session = builder.getOrCreate()
-    except Exception as exc:  # the JVM did not start, or the master refused
-        text = first_line(exc)
-        if "JAVA_HOME" in text or "Java gateway" in text:
-            raise InputError(f"--engine spark could not start Java ({text}): {INSTALL_JAVA}") from None
-        raise InputError(f"--engine spark could not start on master '{master or 'from spark-submit'}' "
-                         f"({text})") from None
+        options |= {"spark.driver.memory": spark_memory(memory_limit),
+                    "spark.executor.memory": spark_memory(memory_limit)}
+    options |= settings
+    builder = SparkSession.builder
+    for key, value in options.items():
+        builder = builder.config(key, value)
+    if remote:
+        session = _start_on_cluster(builder, options, master, wait)
+    else:
+        session = _start(builder, master)
     session.sparkContext.setLogLevel("ERROR")
-    return session, active is None
+    return session, not running
+
+
+def _start(builder, master: str | None):
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:  # the JVM did not start, or the master refused
+        raise _start_error(exc, master) from None
+
+
+def _start_error(exc: Exception, master: str | None) -> InputError:
+    text = first_line(exc)
+    if "JAVA_HOME" in text or "Java gateway" in text:
+        return InputError(f"--engine spark could not start Java ({text}): {INSTALL_JAVA}")
+    return InputError(f"--engine spark could not start on master '{master or 'from spark-submit'}' ({text})")
+
+
+# ------------------------------------------------------------------ on a cluster
+
+DEFAULT_TIMEOUT = 60.0     # seconds for a cluster to accept the application and start an executor
+_CONF_KEY = re.compile(r"spark\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+_LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|\[::1\]|::1")
+
+
+def parse_spark_setting(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` (``--spark-conf``) as (key, value), checked by :func:`check_spark_setting`."""
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise InputError(f"--spark-conf '{text}' is not KEY=VALUE, e.g. spark.executor.memory=4g")
+    return check_spark_setting(key.strip(), value.strip())
+
+
+def check_spark_setting(key: str, value: str) -> tuple[str, str]:
+    """A Spark setting the builder may be given: a key shaped like Spark's (``spark.`` and
+    dotted names of letters, digits, ``_`` and ``-``; Hadoop's as ``spark.hadoop.*``), a
+    value on one line; the master only through ``--spark-master``."""
+    if not _CONF_KEY.fullmatch(key):
+        raise InputError(f"--spark-conf '{key}' is not a Spark setting: a key starts with 'spark.' and has dotted "
+                         f"names of letters, digits, '_' and '-' (e.g. spark.executor.memory, "
+                         f"spark.hadoop.fs.s3a.endpoint)")
+    if key == "spark.master":
+        raise InputError("--spark-conf spark.master: give the master with --spark-master URL")
+    if not value or any(c in value for c in "\r\n\0"):
+        raise InputError(f"--spark-conf {key}: the value is {'empty' if not value else 'not on one line'}")
+    return key, value
+
+
+def check_spark_conf(conf: dict[str, str]) -> dict[str, str]:
+    """``conf`` with every setting checked (:func:`check_spark_setting`)."""
+    return dict(check_spark_setting(str(key).strip(), str(value).strip()) for key, value in conf.items())
+
+
+def check_timeout(seconds: float) -> float:
+    """A timeout in seconds: a positive, finite number."""
+    import math
+
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"--spark-timeout {seconds!r} is not a positive number of seconds")
+    return float(seconds)
+
+
+def _standalone(master: str) -> list[tuple[str, int]]:
+    """The (host, port) of each master of a ``spark://`` URL (port 7077 when not given)."""
+    if not master.startswith("spark://"):
+        return []
+    addresses = []
+    for part in master.removeprefix("spark://").split(","):
+        host, _, port = part.rpartition(":") if part.rpartition(":")[2].isdigit() else (part, "", "")
+        addresses.append((host.strip("[]"), int(port) if port else 7077))
+    return addresses
+
+
+def _on_loopback(master: str) -> bool:
+    """A standalone master on this machine's loopback: the driver is bound there too."""
+    addresses = _standalone(master)
+    return bool(addresses) and all(_LOOPBACK.fullmatch(host) for host, _ in addresses)
+
+
+def _reach(master: str, wait: float) -> None:
+    """A standalone master accepts connections (one of them, for a URL naming several), or
+    an error naming it and why not, before the JVM waits for it."""
+    import socket
+
+    reasons = []
+    for host, port in _standalone(master):
+        try:
+            with socket.create_connection((host, port), timeout=min(wait, 10.0)):
+                return
+        except TimeoutError:
+            reasons.append(f"{host}:{port}: no answer within {min(wait, 10.0):g} s")
+        except OSError as exc:   # refused, no route, an unknown host name
+            reasons.append(f"{host}:{port}: {exc.strerror or exc}")
+    if reasons:
+        raise InputError(f"--engine spark cannot reach the Spark master {master} ({'; '.join(reasons)}): check the "
+                         f"URL, that the master runs, and that no firewall stands between it and this machine")
+
+
+def _start_on_cluster(builder, options: dict[str, str], master: str, wait: float):
+    """The session on a cluster master: the JVM started first (its start is not the
+    cluster's time), then the application registered and, on a standalone master, its
+    first executor running, all within ``wait`` seconds."""
+    import threading
+    import time
+
+    from pyspark import SparkConf, SparkContext
+
+    _reach(master, wait)
+    try:
+        SparkContext._ensure_initialized(conf=SparkConf(loadDefaults=False).setAll(options.items()))
+    except Exception as exc:
+        raise _start_error(exc, master) from None
+    deadline = time.monotonic() + wait
+    started: dict[str, object] = {}
+    abandoned = threading.Event()
+
+    def start() -> None:
+        try:
+            session = builder.getOrCreate()
+        except Exception as exc:  # noqa: BLE001 - said below, in the caller's thread
+            started["error"] = exc
+            return
+        if abandoned.is_set():    # accepted after the caller gave up: no application left behind
+            session.stop()
+        started["session"] = session
+
+    # Spark waits for the master without a limit of its own: the session starts in a thread
+    # given up after the timeout (a command then ends, and its JVM with it)
+    thread = threading.Thread(target=start, name="tklscore-spark-start", daemon=True)
+    thread.start()
+    thread.join(wait)
+    if thread.is_alive():
+        abandoned.set()
+        raise InputError(f"--engine spark: the Spark master {master} did not accept the application within {wait:g} s "
+                         f"(is it a Spark {_version()} master, and can it reach this machine?)",
+                         hint="a longer --spark-timeout waits longer")
+    if "error" in started:
+        raise _start_error(started["error"], master)
+    session = started["session"]
+    session._jvm.SparkSession.setActiveSession(session._jsparkSession)   # active in this thread too
+    if _standalone(master) and options.get("spark.dynamicAllocation.enabled", "false") != "true":
+        _wait_for_executor(session, master, deadline, wait)
+    return session
+
+
+def _wait_for_executor(session, master: str, deadline: float, wait: float) -> None:
+    """Return once an executor of the application runs; otherwise stop it and say why
+    none could start (a job would wait for one for ever)."""
+    import time
+
+    context = session.sparkContext._jsc.sc()
+    while time.monotonic() < deadline and not context.isStopped():
+        if context.getExecutorMemoryStatus().size() > 1:   # the driver's block manager, and an executor's
+            return
+        time.sleep(0.1)
+    stopped = context.isStopped()
+    conf = session.sparkContext.getConf()
+    asked = (f"{conf.get('spark.executor.cores', '1')} core(s) and {conf.get('spark.executor.memory', '1g')} "
+             f"of memory per executor")
+    driver = conf.get("spark.driver.host", "this machine's name")
+    session.stop()
+    if stopped:
+        raise InputError(f"--engine spark: the Spark master {master} stopped the application before an executor "
+                         f"ran (no worker could start one: see the master's and the workers' logs)")
+    raise InputError(f"--engine spark: the Spark master {master} accepted the application, but no worker started an "
+                     f"executor for it within {wait:g} s: the workers are busy, or have less free than the "
+                     f"{asked} asked for (spark.executor.cores, spark.executor.memory), or cannot connect to the "
+                     f"driver at {driver} (spark.driver.host)",
+                     hint="see the master's web page; a longer --spark-timeout waits longer")
+
+
+def _version() -> str:
+    import pyspark
+
+    return pyspark.__version__
 
 
 def _is_local(path: str) -> bool:
@@ -111,9 +300,10 @@ class SparkBackend(Backend):
     quote_char = "`"
     float_text_exact = False    # Spark writes 1e20 as 1.0E20: a filter compares floats' text only in DuckDB
 
-    def __init__(self, memory_limit: str | None = None, master: str | None = None, session=None):
+    def __init__(self, memory_limit: str | None = None, master: str | None = None, session=None,
+                 conf: dict[str, str] | None = None, timeout: float | None = None):
         if session is None:
-            session, self._owned = spark_session(master, memory_limit)
+            session, self._owned = spark_session(master, memory_limit, conf=conf, timeout=timeout)
         else:
             self._owned = False
         self.spark = session

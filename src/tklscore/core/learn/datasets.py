@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -228,6 +229,12 @@ SPECS = (
 )
 
 _MAX_DRAWS = 10_000
+
+
+@lru_cache(maxsize=4)
+def bundled(seed: int = DEFAULT_SEED) -> dict[str, pd.DataFrame]:
+    """The teaching tables of ``seed`` (generated once per seed)."""
+    return generate(seed)
 
 
 def generate(seed: int = DEFAULT_SEED) -> dict[str, pd.DataFrame]:

@@ -75,9 +75,7 @@ class LearnScores:
 
 def teaching_weights(dataset_names, sensitive: str, continuous: bool, values) -> TeachingWeights:
     """The weights of ``sensitive`` for tables ``dataset_names`` (``values``: the column's values)."""
-    from tklscore.core.learn.tasks import bundled
-
-    shipped = bundled()
+    shipped = datasets.bundled()
     files = [name for name in dataset_names
              if sensitive in datasets.WEIGHTS and name in shipped and sensitive in shipped[name].columns]
     if files:

@@ -11,7 +11,6 @@ answers a task reports are read from those, so they are what ``tklscore release`
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -291,9 +290,7 @@ class Applied:
         return {int(s): int(c) for s, c in zip(sizes, counts)}
 
 
-@lru_cache(maxsize=4)
-def bundled(seed: int = datasets.DEFAULT_SEED) -> dict[str, pd.DataFrame]:
-    return datasets.generate(seed)
+bundled = datasets.bundled
 
 
 def source_table(task: Task, tables: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:

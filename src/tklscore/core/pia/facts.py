@@ -216,9 +216,8 @@ class IsaHierarchy:
 
 def property_terms(triples: Iterable[Triple], rules: Iterable = ()) -> set:
     """The terms used as relations: the predicates of the facts and of the rules' atoms
-    (``likelyHas``, ``diagnosedWith`` …), as opposed to the things they relate."""
-    from tklscore.core.pia.rules import Var
-
+    (``likelyHas``, ``diagnosedWith`` …), as opposed to the things they relate (a rule's
+    variable ``?p`` is no term)."""
     found = {t.p for t in triples}
-    found.update(atom.p for rule in rules for atom in (*rule.body, rule.head) if not isinstance(atom.p, Var))
+    found.update(atom.p for rule in rules for atom in (*rule.body, rule.head) if isinstance(atom.p, Node))
     return found

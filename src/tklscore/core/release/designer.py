@@ -27,7 +27,7 @@ import pandas as pd
 
 from tklscore.core.errors import InputError
 from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, transform
+from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, perturbed_notes, transform
 from tklscore.core.release.utility import Utility, ValueCounts, attribute_precision, utility_of_values
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
                                                           factors_without_quasi_identifiers, sa_groups)
@@ -36,6 +36,7 @@ from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.loading import Table
+from tklscore.core.tables.published import unlocated_note
 from tklscore.core.tables.roles import Roles
 
 
@@ -44,25 +45,48 @@ _BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-design"
 
 @dataclass
 class DesignResult:
-    """Everything a release design shows: the transformed release, its scores, its
-    privacy models and risk (``measures``), and its utility."""
+    """Everything a release design shows, in memory or out of core alike: the design, its
+    scores (``report``), utility, privacy models and risk (``measures`` as JSON, ``risk`` as
+    :class:`~tklscore.core.risk.measures.Measures`), the notes and the row counts. In
+    memory ``transformed`` holds the release itself; an engine keeps its rows (``preview``:
+    the first ones, when asked for)."""
 
-    transformed: Transformed
+    design: ReleaseDesign
+    roles: Roles
     report: ScoreReport
     utility: Utility
     measures: dict | None
-    notes: list[str] = field(default_factory=list)
-    risk: object | None = None     # the measures as core.risk.Measures (what the Scores view compares)
+    risk: object | None
+    notes: list[str]
+    source_rows: int
+    selected_rows: int
+    published_rows: int
+    suppressed_rows: int
+    generalised_levels: dict[str, int]     # every column with a hierarchy or a QI → its level
+    unlocated: list[str] = field(default_factory=list)
+    below_limit_left: int = 0
+    preview: pd.DataFrame | None = None
+    suppressed_ids: list[str] | None = None   # the first suppressed records' ids, when asked for
+    transformed: Transformed | None = None    # in memory: the transformed release
+
+    @classmethod
+    def of_transformed(cls, transformed: Transformed, report: ScoreReport, utility: Utility, risk,
+                       notes: list[str]) -> "DesignResult":
+        t = transformed
+        return cls(t.design, t.roles, report, utility, risk.to_json_dict() if risk is not None else None, risk,
+                   notes, len(t.source), len(t.selected), len(t.published), len(t.suppressed),
+                   {c: g.level for c, g in t.generalised.items()}, list(t.unlocated), t.below_limit_left,
+                   transformed=t)
 
     @property
     def levels(self) -> dict[str, int]:
-        return dict(self.transformed.qi_levels)
+        """Each QI's level (a removed QI: its top)."""
+        return {c: self.generalised_levels[c] for c in self.roles.qi if c in self.generalised_levels}
 
     def to_json_dict(self) -> dict:
-        t = self.transformed
-        return design_json(t.design.name, t.roles, {c: g.level for c, g in t.generalised.items()},
-                           len(t.published), len(t.suppressed), len(t.source), self.report, self.measures,
-                           self.utility, self.notes)
+        return design_json(self.design.name, self.roles, self.generalised_levels, self.published_rows,
+                           self.suppressed_rows, self.source_rows, self.report, self.measures, self.utility,
+                           self.notes)
 
 
 def design_json(name: str, roles: Roles, generalised_levels: dict[str, int], published_rows: int,
@@ -255,9 +279,11 @@ class ReleaseDesigner:
 
     def evaluate(self, design: ReleaseDesign, weights: Weights, x: float = 1.0, missing_weight_zero: bool = False,
                  measures: bool = True, progress=None, transformed: Transformed | None = None,
-                 record_ids: bool = True) -> DesignResult:
+                 record_ids: bool = True, preview: int = 0, suppressed: int = 0) -> DesignResult:
         """The design's release, scores, measures and utility. Without ``record_ids`` the
-        per-record table is keyed by source row positions (cheaper on a large source)."""
+        per-record table is keyed by source row positions (cheaper on a large source);
+        ``preview``: the release's first rows to keep, ``suppressed``: how many suppressed
+        records' ids to keep (as :class:`~tklscore.core.engines.design.EngineDesigner`)."""
         x = check_x(x)
         transformed = transformed if transformed is not None else self.transform(design)
         # the measures need only the transformed release: they run beside the factors (the
@@ -273,20 +299,46 @@ class ReleaseDesigner:
         positions = transformed.published
         notes = list(self.scorer.notes) + list(warnings) + list(transformed.notes)
         if transformed.unlocated:
-            notes.append(f"{len(transformed.unlocated)} record(s) of the row selection could not be located in "
-                         f"the source and are not published: " + "; ".join(transformed.unlocated[:20]))
-        for column, _ in design.microaggregate + design.noise:
-            if column in self.roles.sa:
-                notes.append(f"'{column}' is published perturbed; the distinguishing factors and weights use "
-                             f"its source values (what the attacker can link to)")
+            notes.append(unlocated_note(transformed.unlocated, selection=True))
+        notes += perturbed_notes(design, self.roles)
         ids = self.scorer.ids_of(positions) if record_ids else positions
         report = score_report(factors, weight_sum[positions], ids, x,
                               self.scorer.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
                               notes)
         result_utility = self.utility(transformed)
         risk = pending.result() if pending is not None else None
-        return DesignResult(transformed, report, result_utility, risk.to_json_dict() if risk is not None else None,
-                            report.warnings, risk)
+        result = DesignResult.of_transformed(transformed, report, result_utility, risk, report.warnings)
+        if preview:
+            result.preview = transformed.published_table(limit=preview)
+        if suppressed:
+            result.suppressed_ids = [str(i) for i in self.scorer.ids_of(transformed.suppressed[:suppressed])]
+        return result
+
+    def write_release(self, result: "DesignResult | ReleaseDesign", path: str, inputs=(),
+                      csv_safe: bool = False) -> None:
+        """The published table of an evaluated design (or of a design) written to ``path``:
+        Parquet (``.parquet``/``.pq``) or CSV, atomically, never over an input (``csv_safe``:
+        a CSV for a spreadsheet, :func:`tklscore.core.files.records.csv_safe`)."""
+        import io
+        from pathlib import Path
+
+        from tklscore.core.files.atomic import atomic_write
+        from tklscore.core.release.transform import export_published
+
+        transformed = (result.transformed if isinstance(result, DesignResult) and result.transformed is not None
+                       else self.transform(result.design if isinstance(result, DesignResult) else result))
+        if Path(path).suffix.lower() in (".parquet", ".pq"):
+            export_published(transformed, path, inputs)
+            return
+        buffer = io.StringIO()
+        published = transformed.published_table()
+        if csv_safe:
+            from tklscore.core.files.records import csv_safe as spreadsheet_safe
+
+            published = spreadsheet_safe(published)
+        published.to_csv(buffer, index=False, lineterminator="\n")
+        with atomic_write(path, inputs=[self.source.name, *inputs]) as handle:
+            handle.write(buffer.getvalue())
 
     def precision(self, transformed: Transformed) -> float:
         n, suppressed = len(transformed.selected), len(transformed.suppressed)

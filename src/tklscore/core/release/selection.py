@@ -70,23 +70,48 @@ class ReleaseDefinition:
 
 def resolve_release(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
     """The source records a definition publishes (unlocated records are kept in the Release)."""
-    if definition.kind == "ids":
-        release = locate_by_ids(source, definition.ids, roles.identifier, name=definition.name)
-    elif definition.kind == "file":
-        if not definition.path:
-            raise InputError(f"release '{definition.name}' has no file")
-        # a published file is read as its source is: the spaces around values stripped, or kept
-        published = load_table(definition.path, **{**definition.options, "keep_spaces": source.keep_spaces})
-        release = locate_table(source, published, roles.identifier, roles.continuous, roles.sa)
-    else:
-        positions = filter_positions(source, roles, definition.expression or "")
-        if not len(positions):
-            raise nothing_selected(definition.expression or "", len(source),
-                                   why_nothing(parse_filter(definition.expression), source))
-        ids = (source.text(roles.identifier).iloc[positions].to_numpy(dtype=object) if roles.identifier
-               else positions.astype(str).astype(object))
-        release = Release(positions, ids)
+    release = RESOLVERS[definition.kind](definition, source, roles)
     return Release(release.positions, release.ids, release.unlocated, definition.name, release.conflicts)
+
+
+def _by_ids(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
+    return locate_by_ids(source, definition.ids, roles.identifier, name=definition.name)
+
+
+def _by_file(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
+    if not definition.path:
+        raise InputError(f"release '{definition.name}' has no file")
+    # a published file is read as its source is: the spaces around values stripped, or kept
+    published = load_table(definition.path, **{**definition.options, "keep_spaces": source.keep_spaces})
+    return locate_table(source, published, roles.identifier, roles.continuous, roles.sa)
+
+
+def _by_filter(definition: ReleaseDefinition, source: Table, roles: Roles) -> Release:
+    positions = filter_positions(source, roles, definition.expression or "")
+    if not len(positions):
+        raise nothing_selected(definition.expression or "", len(source),
+                               why_nothing(parse_filter(definition.expression), source))
+    ids = (source.text(roles.identifier).iloc[positions].to_numpy(dtype=object) if roles.identifier
+           else positions.astype(str).astype(object))
+    return Release(positions, ids)
+
+
+# each release kind: how the in-memory engine finds its records (the engines' counterpart is
+# core/engines/backend.py OPENERS; tests/test_layers.py checks that both cover KINDS)
+RESOLVERS = {"ids": _by_ids, "file": _by_file, "filter": _by_filter}
+
+
+def definition_of(*, published: str | None = None, rows=None, filter: str | None = None,
+                  options: dict | None = None, name: str | None = None) -> ReleaseDefinition:
+    """The release a command line names (``--published FILE``, ``--rows IDS`` or ``--filter
+    EXPR``; ``options``: the published file's delimiter, encoding, sheet), named as the
+    commands' output names it: the file, ``--filter EXPR`` or ``--rows``."""
+    if published is not None:
+        kept = {k: v for k, v in (options or {}).items() if v is not None}
+        return ReleaseDefinition(name or str(published), "file", path=str(published), options=kept)
+    if filter is not None:
+        return ReleaseDefinition(name or f"--filter {filter}", "filter", expression=filter)
+    return ReleaseDefinition(name or "--rows", "ids", ids=tuple(rows or ()))
 
 
 def filter_positions(source: Table, roles: Roles, expression: str) -> np.ndarray:

@@ -353,6 +353,20 @@ class LevelCache:
         return self._selected_counts[key]
 
 
+def suppression_note(design: ReleaseDesign, left: int) -> str:
+    """The note of a suppression budget too small to reach the class size (every engine)."""
+    return (f"the suppression budget ({design.suppression_limit:.1%} of the rows) is too small: {left} row(s) "
+            f"remain in classes smaller than {design.suppress_below}")
+
+
+def perturbed_notes(design: ReleaseDesign, roles: Roles) -> list[str]:
+    """The notes of sensitive attributes published perturbed (microaggregated or with noise):
+    the factors and weights read their source values (every engine)."""
+    return [f"'{column}' is published perturbed; the distinguishing factors and weights use its source values "
+            f"(what the attacker can link to)" for column, _ in design.microaggregate + design.noise
+            if column in roles.sa]
+
+
 def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: dict[str, Hierarchy],
               cache: LevelCache | None = None) -> Transformed:
     """The release ``design`` makes of ``source``: rows selected, generalised, suppressed."""
@@ -377,10 +391,7 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
     dropped, left = suppress(classes, n_classes, design.suppress_below, design.suppression_limit)
     keep = np.ones(len(selected), dtype=bool)
     keep[dropped] = False
-    notes = []
-    if left:
-        notes.append(f"the suppression budget ({design.suppression_limit:.1%} of the rows) is too small: "
-                     f"{left} row(s) remain in classes smaller than {design.suppress_below}")
+    notes = [suppression_note(design, left)] if left else []
     return Transformed(source, roles, design, selected, selected[keep], selected[~keep], generalised,
                        qi_levels, unlocated, notes, left, ~keep, classes)
 

@@ -15,7 +15,7 @@ SVG written by ``svg.py``), the per-record scores, the risk lens and the model.
 
 from tklscore.core.report.charts import report_charts
 from tklscore.core.report.files import REPORT_FORMATS, check_format, prepare_report, write_atomic
-from tklscore.core.report.html import build_report_html
+from tklscore.core.report.document import build_report_html
 from tklscore.core.report.model import (CHART_DISCLOSURE, CHART_GROWTH, CHART_PER_RECORD, CHART_RELEASES,
                                         CHART_RISK_DISTRIBUTION, MAX_REPORT_ROWS, InputFile, ReportInput, Section,
                                         complete_risk, hash_files, report_title)

@@ -12,7 +12,7 @@ import pandas as pd
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_path
 from tklscore.core.files.records import csv_safe
-from tklscore.core.report.html import build_report_html
+from tklscore.core.report.document import build_report_html
 from tklscore.core.report.model import ReportInput, complete_risk, hash_files
 
 FORMATS = (".html", ".htm", ".pdf", ".csv")
@@ -58,7 +58,7 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
     def write_csv() -> Path:
         complete_risk(data)
         records = report.records
-        if data.risk is not None and not data.risk.out_of_core and len(data.risk.disclosure.d) == len(records):
+        if data.risk is not None and data.risk.disclosure.has_records and len(data.risk.disclosure.d) == len(records):
             records = pd.concat([records.reset_index(drop=True), data.risk.per_record()], axis=1)
         # a report's CSV goes to a spreadsheet: no cell of it is run as a formula
         return write_atomic(path, lambda temporary: csv_safe(records).to_csv(temporary, index=False), inputs_of(data))

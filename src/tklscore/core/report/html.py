@@ -1,13 +1,14 @@
-"""The report as HTML: the sections of :mod:`tklscore.core.report.sections` under one
-title, tables of plain-text cells and the charts inline as SVG (the file stands alone), or
-— for the PDF adapter — each chart an image named ``KEY.png`` it draws from the SVG."""
+"""The report's HTML building blocks, shared by every section: escaped text, headings,
+tables of plain-text cells, and a chart inline as SVG (the file stands alone) or — for the
+PDF adapter — an image named ``KEY.png`` it draws from the SVG. The page itself is
+:mod:`tklscore.core.report.document`'s."""
 
 from __future__ import annotations
 
 import html
 import re
 
-from tklscore.core.report.model import ReportInput, report_title
+from tklscore.core.report.model import ReportInput
 
 IMAGE_WIDTH = 640            # px on a 96 dpi page: the A4 text width is 680
 
@@ -58,21 +59,3 @@ def chart(data: ReportInput, key: str) -> str:
     if not data.inline_images:
         return f"<p align='center'><img src='{esc(key)}.png' width='{IMAGE_WIDTH}'></p>"
     return f"<p class='chart' align='center'>{svg}</p>"
-
-
-def build_report_html(data: ReportInput, inline_images: bool = True) -> str:
-    """The report as HTML; charts inline as SVG, or (``inline_images=False``, for the PDF)
-    referenced by name for the PDF adapter to add as images. Draws every chart the input has
-    data for and ``data.charts`` does not hold yet."""
-    from tklscore.core.report.charts import report_charts
-    from tklscore.core.report.sections import build_sections
-
-    data.charts = {**report_charts(data), **data.charts}
-    parts = [("<html><head><meta charset='utf-8'>"
-              f"<title>{esc(report_title(data))}</title><style>{STYLE}</style></head><body>"),
-             f"<h1>{esc(report_title(data))}</h1>"]
-    data.inline_images = inline_images
-    for section in build_sections(data):
-        parts.append(f"<h{section.level}>{esc(section.title)}</h{section.level}>{section.body}")
-    parts.append("</body></html>")
-    return "\n".join(parts)

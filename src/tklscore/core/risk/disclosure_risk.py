@@ -23,7 +23,7 @@ import csv
 import io
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -55,25 +55,89 @@ class AttributeParameters:
     row: int | None = None
 
 
+HISTOGRAM_BINS = 40
+
+
+@dataclass(frozen=True)
+class DisclosureHistogram:
+    """Records per bin of log10 D over the records with D > 0; ``zero`` records have D = 0.
+    The range covers the threshold, so its line falls on the axis."""
+
+    counts: np.ndarray
+    edges: np.ndarray        # log10 D, len(counts) + 1
+    zero: int
+    threshold: float
+
+
+def histogram_range(low: float, high: float, threshold: float) -> tuple[float, float]:
+    """The range of log10 D the histogram spans (every engine): ``low``..``high``, the log10
+    of the smallest positive and of the largest D, widened to the threshold, and by half a
+    decade each side when they meet."""
+    if threshold > 0:
+        low, high = min(low, float(np.log10(threshold))), max(high, float(np.log10(threshold)))
+    if high - low < 1e-9:
+        low, high = low - 0.5, high + 0.5
+    return low, high
+
+
+def empty_histogram(zero: int, threshold: float) -> DisclosureHistogram:
+    """The histogram when no record has D > 0."""
+    return DisclosureHistogram(np.zeros(0, dtype=np.int64), np.zeros(0), zero, threshold)
+
+
+def disclosure_histogram(d: np.ndarray, threshold: float, bins: int = HISTOGRAM_BINS) -> DisclosureHistogram:
+    d = np.asarray(d, dtype=np.float64)
+    positive = d[d > 0]
+    zero = int(len(d) - len(positive))
+    if len(positive) == 0:
+        return empty_histogram(zero, threshold)
+    logs = np.log10(positive)
+    counts, edges = np.histogram(logs, bins=bins,
+                                 range=histogram_range(float(logs.min()), float(logs.max()), threshold))
+    return DisclosureHistogram(counts, edges, zero, threshold)
+
+
+@dataclass(frozen=True)
+class DisclosureSummary:
+    """What an engine that keeps the records hands back: their number, how many lie above
+    the threshold and at 0, the largest D and the histogram."""
+
+    n: int
+    above_threshold: int
+    zero: int
+    d_max: float
+    histogram: DisclosureHistogram
+
+
 @dataclass
 class DisclosureRisk:
-    """Per-record Σ L (``l_sum``) and D (``d``, α included) in table order."""
+    """Per-record Σ L (``l_sum``) and D (``d``, α included) in table order — or, where an
+    engine kept the records (written to ``records_path`` or left in the engine), None and
+    the ``summary`` it computed. ``ids``: the records' ids when an engine fetched them."""
 
     attributes: list[str]
     known_sets: list[tuple[str, ...]]
-    l_sum: np.ndarray
-    d: np.ndarray
+    l_sum: np.ndarray | None
+    d: np.ndarray | None
     alpha: float
     epsilon: float
     threshold: float
+    summary: DisclosureSummary | None = None
+    ids: np.ndarray | None = None
+    records_path: str | None = None
+    _histogram: DisclosureHistogram | None = field(default=None, repr=False, compare=False)
 
     @property
     def splits(self) -> int:
         return 2 ** len(self.attributes)
 
     @property
+    def has_records(self) -> bool:
+        return self.d is not None
+
+    @property
     def above_threshold(self) -> int:
-        return int((self.d > self.threshold).sum())
+        return int((self.d > self.threshold).sum()) if self.d is not None else self.summary.above_threshold
 
     @property
     def above_threshold_share(self) -> float:
@@ -81,13 +145,31 @@ class DisclosureRisk:
 
     @property
     def n(self) -> int:
-        return len(self.d)
+        return len(self.d) if self.d is not None else self.summary.n
+
+    @property
+    def zero(self) -> int:
+        """How many records have D = 0."""
+        return int((self.d <= 0).sum()) if self.d is not None else self.summary.zero
 
     @property
     def d_max(self) -> float:
+        if self.d is None:
+            return self.summary.d_max
         return float(self.d.max()) if len(self.d) else 0.0
 
+    @property
+    def histogram(self) -> DisclosureHistogram:
+        """The histogram of log10 D the Risk view draws (:data:`HISTOGRAM_BINS` bins)."""
+        if self.summary is not None:
+            return self.summary.histogram
+        if self._histogram is None:
+            self._histogram = disclosure_histogram(self.d, self.threshold)
+        return self._histogram
+
     def to_json_dict(self, ids=None) -> dict:
+        if self.d is None:
+            raise ValueError("the per-record results were not fetched")
         if ids is None:
             records = [{"row": i, "l_sum": float(l), "d": float(d)}
                        for i, (l, d) in enumerate(zip(self.l_sum, self.d))]
@@ -95,6 +177,15 @@ class DisclosureRisk:
             records = [{"id": str(i), "l_sum": float(l), "d": float(d)} for i, l, d in zip(ids, self.l_sum, self.d)]
         return {"splits": self.splits, "known_sets": [list(s) for s in self.known_sets], "records": records,
                 "above_threshold": self.above_threshold}
+
+    def summary_dict(self) -> dict:
+        """The summary without the records (``disclosure-risk`` with an engine's Parquet output)."""
+        h = self.histogram
+        return {"records": self.n, "splits": self.splits, "known_sets": [list(s) for s in self.known_sets],
+                "alpha": self.alpha, "epsilon": self.epsilon, "threshold": self.threshold,
+                "above_threshold": self.above_threshold, "largest_d": self.d_max,
+                "histogram": {"log10_edges": [float(e) for e in h.edges], "counts": [int(c) for c in h.counts],
+                              "zero": h.zero}}
 
 
 def parameter_value(text: str) -> float:

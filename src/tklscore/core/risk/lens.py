@@ -17,8 +17,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
-                                                AttributeParameters, DisclosureRisk, disclosure_risk)
+from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,  # noqa: F401
+                                                HISTOGRAM_BINS, AttributeParameters, DisclosureHistogram,
+                                                DisclosureRisk, disclosure_histogram, disclosure_risk)
 from tklscore.core.risk.equivalence_classes import restrict, subset_codes
 from tklscore.core.risk.measures import Measures, measure_release
 from tklscore.core.risk.qi_importance import QiImportance, qi_importance
@@ -54,33 +55,6 @@ def risk_band_labels() -> list[str]:
     return [f"≤{RISK_BANDS[1]:g}"] + [f"{low:g}–{high:g}" for low, high in zip(RISK_BANDS[1:-1], RISK_BANDS[2:])]
 
 
-@dataclass(frozen=True)
-class DisclosureHistogram:
-    """Records per bin of log10 D over the records with D > 0; ``zero`` records have D = 0.
-    The range covers the threshold, so its line falls on the axis."""
-
-    counts: np.ndarray
-    edges: np.ndarray        # log10 D, len(counts) + 1
-    zero: int
-    threshold: float
-
-
-def disclosure_histogram(d: np.ndarray, threshold: float, bins: int = 40) -> DisclosureHistogram:
-    d = np.asarray(d, dtype=np.float64)
-    positive = d[d > 0]
-    zero = int(len(d) - len(positive))
-    if len(positive) == 0:
-        return DisclosureHistogram(np.zeros(0, dtype=np.int64), np.zeros(0), zero, threshold)
-    logs = np.log10(positive)
-    low, high = float(logs.min()), float(logs.max())
-    if threshold > 0:
-        low, high = min(low, float(np.log10(threshold))), max(high, float(np.log10(threshold)))
-    if high - low < 1e-9:
-        low, high = low - 0.5, high + 0.5
-    counts, edges = np.histogram(logs, bins=bins, range=(low, high))
-    return DisclosureHistogram(counts, edges, zero, threshold)
-
-
 def qi_importance_skipped(qi_count: int) -> str | None:
     """Why QI importance was not measured for ``qi_count`` quasi-identifiers (None when it is)."""
     if qi_count <= QI_IMPORTANCE_MAX:
@@ -105,9 +79,10 @@ def default_parameters(roles: Roles, chosen: dict[str, tuple[float, float]] | No
 @dataclass
 class RiskLens:
     """The measures and D(r) of one release. ``ids`` are the published records' ids in
-    published order (the rows of ``disclosure.d``). Out of core (``out_of_core``) the
-    per-record arrays stay in the engine: ``disclosure`` holds D's summary and histogram,
-    and what is drawn (the riskiest records, the distribution) was computed there."""
+    published order (the rows of ``disclosure.d``). Out of core (``out_of_core``;
+    :func:`tklscore.core.engines.lens.release_risk_lens`) the per-record arrays stay in the
+    engine: ``disclosure`` holds D's summary and histogram, and what is drawn (the riskiest
+    records, the distribution) was computed there."""
 
     release: str | None
     measures: Measures
@@ -157,7 +132,7 @@ class RiskLens:
             self._drawn["distribution"] = out
         return self._drawn["distribution"]
 
-    def disclosure_histogram(self, bins: int = 40) -> DisclosureHistogram:
+    def disclosure_histogram(self, bins: int = HISTOGRAM_BINS) -> DisclosureHistogram:
         key = ("histogram", bins)
         if key not in self._drawn:
             self._drawn[key] = disclosure_histogram(self.disclosure.d, self.disclosure.threshold, bins)
@@ -203,42 +178,6 @@ def risk_lens(source: Table, roles: Roles, positions, *, ids=None, release: str 
                          progress=lambda f: report(share + (1 - share) * f))
     ids = np.asarray(ids, dtype=object) if ids is not None else positions.astype(object)
     return RiskLens(release, measures, dr, parameters, ids, weights.name if weights is not None else None).prepare()
-
-
-def risk_lens_of_files(source: str, roles: Roles, release, *, release_name: str | None = None,
-                       measures: Measures | None = None, weights: Weights | None = None,
-                       parameters: list[AttributeParameters] | None = None, alpha: float = DEFAULT_ALPHA,
-                       epsilon: float = DEFAULT_EPSILON, threshold: float = DEFAULT_THRESHOLD,
-                       engine: str = "duckdb", memory_limit: str | None = None, delimiter: str | None = None,
-                       encoding: str | None = None, progress: Callable[[float], None] | None = None,
-                       keep_spaces: bool = False) -> RiskLens:
-    """The risk lens of a release of a source file too large for memory, computed by an
-    engine (:mod:`tklscore.core.engines.lens`): ``release`` is a release definition (by
-    ids, a published file or a filter). The same numbers as
-    :func:`risk_lens` on the loaded source; the per-record arrays stay in the engine."""
-    from tklscore.core.engines import open_backend, open_release
-    from tklscore.core.engines.lens import release_risk_in_engine
-
-    parameters = list(parameters) if parameters is not None else default_parameters(roles)
-    with open_backend(engine, memory_limit, keep_spaces=keep_spaces) as backend:
-        backend.open_source(source, roles, delimiter, encoding)
-        if release.kind == "ids":
-            open_release(backend, roles, rows=list(release.ids))
-        elif release.kind == "file":
-            open_release(backend, roles, published=release.path, delimiter=release.options.get("delimiter"),
-                         encoding=release.options.get("encoding"))
-        else:
-            open_release(backend, roles, filter=release.expression or "")
-        risk = release_risk_in_engine(backend, roles, parameters, weights, alpha=alpha, epsilon=epsilon,
-                                      threshold=threshold, riskiest=RISKIEST,
-                                      qi_importance=len(roles.qi) <= QI_IMPORTANCE_MAX, measures=measures,
-                                      name=release_name or "release", progress=progress)
-    shares = {"prosecutor": risk_band_shares(1.0 / risk.sizes, risk.sizes),
-              "journalist": risk_band_shares(1.0 / risk.population, risk.sizes)}
-    drawn = {("riskiest", RISKIEST): risk.riskiest, "distribution": shares,
-             ("histogram", 40): risk.disclosure.histogram}
-    return RiskLens(release_name, risk.measures, risk.disclosure, parameters, np.zeros(0, dtype=object),
-                    weights.name if weights is not None else None, drawn, out_of_core=True)
 
 
 def _qi_importance(source: Table, roles: Roles, positions: np.ndarray, scorer,

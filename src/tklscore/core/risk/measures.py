@@ -10,7 +10,6 @@ Everything rests on one set of equivalence classes from the shared group-by engi
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -19,16 +18,14 @@ import pandas as pd
 
 from tklscore.core.errors import InputError
 from tklscore.core.numbers import count, number, percent
-from tklscore.core.risk.equivalence_classes import (SUPPRESSION_MARKER, EquivalenceClasses, equivalence_classes,
-                                                    restrict, subset_codes)
-from tklscore.core.risk.population_uniqueness import PopulationUniques, population_uniques
-from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels, privacy_models
-from tklscore.core.risk.qi_importance import QiImportance, qi_importance as compute_qi_importance
+from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER, subset_codes
+from tklscore.core.risk.population_uniqueness import PopulationUniques
+from tklscore.core.risk.privacy_models import ClassSizes, PrivacyModels
+from tklscore.core.risk.qi_importance import QiImportance, check_size
+from tklscore.core.risk.aggregates import Aggregates, MemoryAggregates
+from tklscore.core.risk.registry import MODEL_KEYS, MeasureRequest, compute
 from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, AttackerRisk, IndividualRisk,
-                                                 average_rir, individual_risk, journalist_risk,
-                                                 population_class_sizes, population_class_sizes_from_codes,
-                                                 prosecutor_records, prosecutor_risk,
-                                                 sample_uniques)
+                                                 population_class_sizes, population_class_sizes_from_codes)
 from tklscore.core.tables.codes import Codes, factorize, group_ids
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
@@ -61,6 +58,14 @@ class Measures:
     @property
     def classes(self) -> ClassSizes:
         return self.models.class_sizes
+
+    def value(self, key: str):
+        """The value of the registered measure ``key`` (:data:`tklscore.core.risk.registry.MEASURES`)."""
+        if key == "records":
+            return {"record_rows": self.record_rows, "equivalence_class": self.equivalence_class,
+                    "class_size": self.class_size, "prosecutor_records": self.prosecutor_records,
+                    "journalist_records": self.journalist_records}
+        return getattr(self.models, key) if hasattr(self.models, key) else getattr(self, key)
 
     @property
     def k(self) -> int:
@@ -99,6 +104,26 @@ class Measures:
                 "average_rir": self.average_rir,
             },
         }
+
+
+def measure(aggregates: Aggregates, request: MeasureRequest, progress=None) -> Measures:
+    """Every registered measure (:mod:`.registry`) of the table the ``aggregates`` describe,
+    in memory or in an engine alike; the per-record arrays where the provider has them."""
+    v = compute(aggregates, request, progress=progress).values
+    models = PrivacyModels(**{key: v.get(key) for key in MODEL_KEYS},
+                           class_sizes=v["class_sizes"], t_by_attribute=v["t_by_attribute"] or {})
+    records = v["records"] or {}
+    empty = np.zeros(0, dtype=np.int64)
+    return Measures(rows=aggregates.rows, suppressed_rows=aggregates.suppressed_rows, models=models,
+                    prosecutor=v["prosecutor"], sample_uniques=v["sample_uniques"], average_rir=v["average_rir"],
+                    record_rows=records.get("record_rows", empty),
+                    equivalence_class=records.get("equivalence_class", empty),
+                    class_size=records.get("class_size", empty),
+                    prosecutor_records=records.get("prosecutor_records", np.zeros(0)),
+                    journalist=v.get("journalist"), marketer=v.get("marketer"),
+                    journalist_records=records.get("journalist_records"),
+                    population_uniques=v.get("population_uniques"), individual_risk=v.get("individual_risk"),
+                    qi_importance=v.get("qi_importance"), risk_threshold=request.risk_threshold)
 
 
 Generalisation = Mapping[str, Mapping | Callable]
@@ -140,10 +165,9 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
     if roles is not None:
         qi, sa, continuous = roles.qi, roles.sa, roles.continuous
     qi, sa, continuous, identifier_columns = list(qi), list(sa), set(continuous), list(identifier_columns)
-    _check_inputs(table, qi, sa, continuous, identifier_columns, sampling_fraction, sample_weight,
-                  risk_threshold, name)
+    _check_inputs(table, qi, sa, continuous, identifier_columns, sample_weight, name)
+    request = MeasureRequest.checked(risk_threshold, sampling_fraction, qi_importance)
     codes = dict(codes or {})
-    report = _Progress(progress, 4 + bool(qi_importance))
 
     def column_codes(column: str, ordered: bool = False) -> Codes:
         if column not in codes:
@@ -151,58 +175,34 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
                              else factorize(table.frame[column]))
         return codes[column]
 
-    qi_codes = [column_codes(c) for c in qi]
+    qi_codes = {c: column_codes(c) for c in qi}
     sa_codes = {c: column_codes(c, ordered=c in continuous) for c in sa}
     id_codes = [column_codes(c) for c in identifier_columns]
     n = len(table)
-    classes = equivalence_classes(qi_codes, n, marker=suppressed_marker, exclude_suppressed=exclude_suppressed)
-    if classes.n == 0:
-        raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
-                         f"{suppressed_marker!r}); nothing is left to measure", file=name,
-                         hint="measure without excluding suppressed records")
-    in_scope = None if classes.n == n else classes.rows
-    report.step()
-    models = privacy_models(classes, {c: restrict(v, in_scope) for c, v in sa_codes.items()}, continuous,
-                            [restrict(v, in_scope) for v in id_codes] or None)
-    report.step()
-    measures = Measures(
-        rows=n, suppressed_rows=classes.suppressed_rows, models=models,
-        prosecutor=prosecutor_risk(classes, risk_threshold), sample_uniques=sample_uniques(classes),
-        average_rir=average_rir(classes), record_rows=classes.rows, equivalence_class=classes.ids,
-        class_size=classes.record_sizes, prosecutor_records=prosecutor_records(classes),
-        risk_threshold=risk_threshold)
+    population_of = None
     if population_sizes is not None:
         F = np.asarray(population_sizes, dtype=np.int64)
         if len(F) != n:
             raise ValueError(f"population_sizes has {len(F)} values for {n} rows")
-        F = F if in_scope is None else F[in_scope]
-        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
-            classes, F, risk_threshold)
+        population_of = (lambda rows: F if rows is None else F[rows])
     elif population_codes is not None:
         missing = [c for c in qi if c not in population_codes or c not in codes]
         if missing:
             raise ValueError(f"population codes need the table's and the population's codes of {missing}")
-        scope = slice(None) if in_scope is None else in_scope
-        F = population_class_sizes_from_codes([Codes(codes[c].codes[scope], codes[c].uniques) for c in qi],
-                                              [population_codes[c] for c in qi], name)
-        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
-            classes, F, risk_threshold)
+        population_of = (lambda rows: population_class_sizes_from_codes(
+            [Codes(codes[c].codes[slice(None) if rows is None else rows], codes[c].uniques) for c in qi],
+            [population_codes[c] for c in qi], name))
     elif population is not None:
-        F = _population_sizes(table, classes, qi, population, population_generalisation)
-        measures.journalist, measures.marketer, measures.journalist_records = journalist_risk(
-            classes, F, risk_threshold)
-    report.step()
-    if sampling_fraction is not None:
-        measures.population_uniques = population_uniques(classes.sizes, sampling_fraction)
-    if sample_weight is not None:
-        weights = _sample_weights(table, sample_weight, name)
-        measures.individual_risk = individual_risk(classes, weights if in_scope is None else weights[in_scope])
-    report.step()
+        population_of = (lambda rows: _population_sizes(table, np.arange(n) if rows is None else rows, qi,
+                                                        population, population_generalisation))
+    aggregates = MemoryAggregates(qi_codes, sa_codes, continuous, n, marker=suppressed_marker,
+                                  exclude_suppressed=exclude_suppressed, identifiers=id_codes or None,
+                                  population=population_of,
+                                  sample_weights=_sample_weights(table, sample_weight, name) if sample_weight else None,
+                                  name=name)
     if qi_importance:
-        measures.qi_importance = compute_qi_importance(
-            {c: restrict(v, in_scope) for c, v in zip(qi, qi_codes)}, classes.n)
-        report.step()
-    return measures
+        check_size(qi)
+    return measure(aggregates, request, progress)
 
 
 def measure_release(source: Table, roles: Roles, positions, scorer=None, **options) -> Measures:
@@ -232,42 +232,40 @@ def measure_release(source: Table, roles: Roles, positions, scorer=None, **optio
     return measure_table(published, qi=roles.qi, sa=roles.sa, continuous=roles.continuous, codes=codes, **options)
 
 
-class _Progress:
-    def __init__(self, callback, steps: int):
-        self.callback, self.steps, self.done = callback, steps, 0
-
-    def step(self) -> None:
-        self.done += 1
-        if self.callback is not None:
-            self.callback(self.done / self.steps)
-
-
-def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sampling_fraction, sample_weight,
-                  risk_threshold, name) -> None:
+def require_quasi_identifiers(qi, name: str | None) -> None:
+    """The privacy models are over equivalence classes: at least one QI (every engine)."""
     if not qi:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
+
+
+def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sample_weight, name) -> None:
+    require_quasi_identifiers(qi, name)
     try:
         Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
     except InputError as error:
         raise InputError(error.message, file=error.file or name, row=error.row, column=error.column,
                          hint=error.hint) from None
-    for column in identifier_columns:
-        if column in qi or column in sa:
-            raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
-                             "attribute; a column has one role", file=name, column=column)
+    check_identifier_columns(identifier_columns, qi, sa, name, sample_weight=sample_weight)
     table.require_columns(list(dict.fromkeys(qi + sa + identifier_columns
                                              + ([sample_weight] if sample_weight else []))))
     if len(table) == 0:
         raise InputError("the table has no records", file=name)
-    if sampling_fraction is not None:
-        f = float(sampling_fraction)
-        if not (math.isfinite(f) and 0.0 < f <= 1.0):
-            raise InputError(f"sampling fraction {sampling_fraction!r} is outside (0, 1]",
-                             column="sampling fraction",
-                             hint="the share of the population the table holds, e.g. 0.1")
-    r = float(risk_threshold)
-    if not (math.isfinite(r) and 0.0 <= r <= 1.0):
-        raise InputError(f"risk threshold {risk_threshold!r} is outside [0, 1]", column="risk threshold")
+
+
+def check_identifier_columns(identifier_columns, qi, sa, name: str | None, *, id_column: str | None = None,
+                             sample_weight: str | None = None) -> None:
+    """A column measured has one role (every engine): Y of (X,Y)-anonymity, the identifier
+    column naming the records and the sampling weights are none of the QIs and SAs."""
+    for column in identifier_columns:
+        if column in qi or column in sa:
+            raise InputError("is named as an identifier column (Y) and as a quasi-identifier or sensitive "
+                             "attribute; a column has one role", file=name, column=column)
+    if id_column is not None and id_column in set(qi) | set(sa) | set(identifier_columns):
+        raise InputError("is the --id-column and also a measured column; a column has one role", file=name,
+                         column=id_column)
+    if sample_weight is not None and sample_weight in set(qi) | set(sa):
+        raise InputError("is the sample weight column and also a quasi-identifier or sensitive attribute; "
+                         "a column has one role", file=name, column=sample_weight)
 
 
 def _sample_weights(table: Table, column: str, name: str) -> np.ndarray:
@@ -289,13 +287,13 @@ def _sample_weights(table: Table, column: str, name: str) -> np.ndarray:
     return values
 
 
-def _population_sizes(table: Table, classes: EquivalenceClasses, qi: list[str],
+def _population_sizes(table: Table, rows: np.ndarray, qi: list[str],
                       population: Table | pd.DataFrame, generalisation: Generalisation | None) -> np.ndarray:
     population = population if isinstance(population, Table) else Table(population, name="<population>")
     population.require_columns(qi, "quasi-identifier")
     if len(population) == 0:
         raise InputError("the population table has no records", file=population.name)
-    sample_columns = [table.frame[c].to_numpy(dtype=object)[classes.rows] for c in qi]
+    sample_columns = [table.frame[c].to_numpy(dtype=object)[rows] for c in qi]
     population_columns = []
     for c in qi:
         values = population.frame[c]

@@ -2,7 +2,7 @@
 
 Every model is computed from the equivalence classes and, per sensitive attribute s, the
 distinct (class, value) pairs with their counts — one group-by of the shared engine per
-SA. With p(v) the share of value v of s in the table and q_E(v) its share in class E:
+SA (:mod:`.aggregates`); :mod:`.registry` applies the formulas below. With p(v) the share of value v of s in the table and q_E(v) its share in class E:
 
 | model                        | value                                                         |
 | k-anonymity                  | min |E|                                                       |
@@ -26,10 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tklscore.core.risk.equivalence_classes import EquivalenceClasses
-from tklscore.core.scoring.distinguishing_factors import (class_value_counts, ordered_emd_by_class,
-                                                          variational_distance_by_class)
-from tklscore.core.tables.codes import Codes, group_ids
 
 
 @dataclass(frozen=True)
@@ -42,23 +38,6 @@ class ClassSizes:
 
     def to_json_dict(self) -> dict:
         return {"count": self.count, "min": self.min, "max": self.max, "mean": self.mean, "median": self.median}
-
-
-@dataclass(frozen=True)
-class SensitiveMeasures:
-    """The models of one sensitive attribute."""
-
-    alpha: float
-    l_distinct: int
-    entropy: float            # min_E H_E (nats)
-    pycanon_entropy: float    # the same minimum, each H summed in pycanon's value order
-    recursive_c: int | None
-    pycanon_c: int | None
-    t: float
-    beta: float
-    beta_enhanced: float
-    delta: float
-    class_t: np.ndarray       # t of each class
 
 
 @dataclass(frozen=True)
@@ -77,70 +56,65 @@ class PrivacyModels:
     xy_anonymity: int | None
     pycanon_entropy_l: int | None
     pycanon_recursive_c: int | None
-    by_attribute: dict[str, SensitiveMeasures]
 
     @property
     def recursive_l(self) -> int | None:
         return self.l_distinct
 
 
-def class_size_statistics(classes: EquivalenceClasses) -> ClassSizes:
-    sizes = classes.sizes
+def class_size_statistics(sizes: np.ndarray) -> ClassSizes:
+    """Count, smallest, largest, mean and median of the class sizes."""
     if len(sizes) == 0:
         return ClassSizes(0, 0, 0, 0.0, 0.0)
     return ClassSizes(int(len(sizes)), int(sizes.min()), int(sizes.max()), float(sizes.mean()),
                       float(np.median(sizes)))
 
 
-def sensitive_measures(classes: EquivalenceClasses, values: Codes, continuous: bool,
-                       l_table: int | None = None, pairs=None) -> SensitiveMeasures:
-    """All per-SA models of one sensitive attribute (``values`` restricted to the rows in
-    scope; a continuous attribute's uniques are sorted numbers). ``l_table`` is the table's
-    distinct l (over every SA) that recursive (c,l)-diversity uses; by default this SA's.
-    ``pairs``: :func:`class_value_counts` of the classes and ``values``, if already known."""
-    ids, sizes = classes.ids, classes.sizes
-    if pairs is None:
-        pairs = class_value_counts(ids, classes.count, values)
-    if continuous:
-        class_t = ordered_emd_by_class(ids, classes.count, sizes, values)
-    else:
-        class_t = variational_distance_by_class(ids, classes.count, sizes, values, pairs=pairs)
-    return sensitive_measures_from_pairs(pairs, sizes, np.bincount(values.codes, minlength=values.cardinality),
-                                         classes.n, class_t, _value_ranks(values), l_table)
+# ---------------------------------------------------------------------- per sensitive attribute
+# each from what a group-by engine hands over: the distinct (class, value code, count)
+# ``pairs``, the class ``sizes``, the table's count of each value code and the ``n`` records
 
 
-def sensitive_measures_from_pairs(pairs, sizes: np.ndarray, table_counts: np.ndarray, n: int,
-                                  class_t: np.ndarray, rank: np.ndarray, l_table: int | None = None
-                                  ) -> SensitiveMeasures:
-    """The per-SA models from what a group-by engine hands over: the distinct (class,
-    value code, count) ``pairs``, the class ``sizes``, the table's count of each value code,
-    the ``n`` records, each class's t and each value code's rank in sorted value order."""
+def alpha(pairs, sizes: np.ndarray) -> float:
+    """max_E max_v q_E(v)."""
+    cls, _, counts = pairs
+    return float((counts / sizes[cls]).max())
+
+
+def distinct_l(pairs, n_classes: int) -> int:
+    """min_E #values in E."""
+    return int(np.bincount(pairs[0], minlength=n_classes).min())
+
+
+def entropies(pairs, sizes: np.ndarray, rank: np.ndarray) -> tuple[float, float]:
+    """min_E H_E in nats (not below 0), and the same minimum with each H summed in
+    pycanon's value order (``rank``: each value code's rank in sorted value order)."""
     cls, val, counts = pairs
-    size = sizes[cls]
-    total = table_counts[val]
-    n_classes = len(sizes)
+    q = counts / sizes[cls]
+    entropy_by_class = np.bincount(cls, weights=-q * np.log(q), minlength=len(sizes))
+    return max(float(entropy_by_class.min()), 0.0), _pycanon_entropy(cls, val, q, rank, entropy_by_class)
 
-    distinct = np.bincount(cls, minlength=n_classes)
-    l_distinct = int(distinct.min())
-    alpha = float((counts / size).max())
 
-    q = counts / size
-    entropy_by_class = np.bincount(cls, weights=-q * np.log(q), minlength=n_classes)
-    entropy = max(float(entropy_by_class.min()), 0.0)
-    pycanon_entropy = _pycanon_entropy(cls, val, q, rank, entropy_by_class)
-
+def beta_likeness(pairs, sizes: np.ndarray, table_counts: np.ndarray, n: int) -> tuple[float, float]:
+    """Basic β = max (q − p)/p, and enhanced min(β, −ln min_v p(v))."""
+    cls, val, counts = pairs
+    size, total = sizes[cls], table_counts[val]
     # (q − p)/p = (c·n − C·|E|) / (C·|E|), on integers until the division
     ratio = (counts * float(n) - total * size.astype(np.float64)) / (total * size.astype(np.float64))
     beta = float(ratio.max())
-    beta_enhanced = min(beta, -math.log(table_counts[table_counts > 0].min() / n))
-    delta = float(np.abs(np.log((counts * float(n)) / (total * size.astype(np.float64)))).max())
+    return beta, min(beta, -math.log(table_counts[table_counts > 0].min() / n))
 
-    l_for_c = l_distinct if l_table is None else l_table
-    recursive_c = pycanon_c = None
-    if l_for_c > 1:
-        recursive_c, pycanon_c = _recursive_c(cls, counts, size, l_for_c)
-    return SensitiveMeasures(alpha, l_distinct, entropy, pycanon_entropy, recursive_c, pycanon_c,
-                             float(class_t.max()), beta, beta_enhanced, delta, class_t)
+
+def delta_disclosure(pairs, sizes: np.ndarray, table_counts: np.ndarray, n: int) -> float:
+    """max |ln(q/p)| over q > 0."""
+    cls, val, counts = pairs
+    return float(np.abs(np.log((counts * float(n)) / (table_counts[val] * sizes[cls].astype(np.float64)))).max())
+
+
+def recursive_c(pairs, sizes: np.ndarray, l: int) -> tuple[int, int]:
+    """c of recursive (c,l)-diversity (textbook, ARX, sdcMicro), and pycanon's reading."""
+    cls, _, counts = pairs
+    return _recursive_c(cls, counts, sizes[cls], l)
 
 
 def _recursive_c(cls: np.ndarray, counts: np.ndarray, size: np.ndarray, l: int) -> tuple[int, int]:
@@ -186,67 +160,4 @@ def _pycanon_entropy(cls: np.ndarray, val: np.ndarray, q: np.ndarray, rank: np.n
         rows = starts[lengths == length]
         largest = max(largest, float(np.sum(terms[rows[:, None] + np.arange(length)], axis=1).max()))
     return -largest
-
-
-def _value_ranks(values: Codes) -> np.ndarray:
-    try:
-        order = np.argsort(values.uniques, kind="stable")
-    except TypeError:  # mixed types: order by text
-        order = np.argsort(values.uniques.astype(str), kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank
-
-
-def xy_anonymity(classes: EquivalenceClasses, identifiers: list[Codes]) -> int:
-    """min_E #distinct identifier tuples (Y) in E."""
-    y, n_y = group_ids(identifiers, classes.n)
-    pairs, n_pairs = group_ids([(classes.ids, classes.count), (y, n_y)], classes.n)
-    class_of_pair = np.empty(n_pairs, dtype=np.int64)
-    class_of_pair[pairs] = classes.ids
-    return int(np.bincount(class_of_pair, minlength=classes.count).min())
-
-
-def privacy_models(classes: EquivalenceClasses, sa: dict[str, Codes], continuous: set[str] | frozenset[str],
-                   identifiers: list[Codes] | None = None, progress=None) -> PrivacyModels:
-    """Every model of §2 (``sa``: name → codes restricted to the rows in scope)."""
-    k = int(classes.sizes.min())
-    sizes = class_size_statistics(classes)
-    xy = xy_anonymity(classes, identifiers) if identifiers else None
-    if not sa:
-        return PrivacyModels(k, sizes, None, None, None, None, None, {}, None, None, None, xy, None, None, {})
-    pairs = {name: class_value_counts(classes.ids, classes.count, codes) for name, codes in sa.items()}
-    l_table = min(int(np.bincount(p[0], minlength=classes.count).min()) for p in pairs.values())
-    by_attribute = {}
-    for i, (name, codes) in enumerate(sa.items()):
-        by_attribute[name] = sensitive_measures(classes, codes, name in continuous, l_table, pairs[name])
-        if progress is not None:
-            progress((i + 1) / len(sa))
-    return combine_models(k, sizes, by_attribute, l_table, xy)
-
-
-def combine_models(k: int, sizes: ClassSizes, by_attribute: dict[str, SensitiveMeasures], l_table: int,
-                   xy: int | None) -> PrivacyModels:
-    """The table's models from each sensitive attribute's (the worst over them)."""
-    measures = list(by_attribute.values())
-    entropy = min(m.entropy for m in measures)
-    pycanon_entropy = min(m.pycanon_entropy for m in measures)
-    recursive = None if l_table <= 1 else max(m.recursive_c for m in measures)
-    pycanon_c = None if l_table <= 1 else max(m.pycanon_c for m in measures)
-    return PrivacyModels(
-        k=k, class_sizes=sizes,
-        alpha=max(m.alpha for m in measures),
-        l_distinct=l_table,
-        l_entropy=math.exp(entropy),
-        recursive_c=recursive,
-        t=max(m.t for m in measures),
-        t_by_attribute={name: m.t for name, m in by_attribute.items()},
-        beta_basic=max(m.beta for m in measures),
-        beta_enhanced=max(m.beta_enhanced for m in measures),
-        delta=max(m.delta for m in measures),
-        xy_anonymity=xy,
-        pycanon_entropy_l=int(np.exp(1) ** pycanon_entropy),
-        pycanon_recursive_c=pycanon_c,
-        by_attribute=by_attribute,
-    )
 

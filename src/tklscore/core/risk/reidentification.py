@@ -59,24 +59,21 @@ class IndividualRisk:
                 "global_rate": self.global_rate}
 
 
-def prosecutor_records(classes: EquivalenceClasses) -> np.ndarray:
-    """1/|E| of each row in scope."""
-    return 1.0 / classes.record_sizes
-
-
-def prosecutor_risk(classes: EquivalenceClasses, threshold: float = DEFAULT_RISK_THRESHOLD) -> AttackerRisk:
-    n, count, sizes = classes.n, classes.count, classes.sizes
+def prosecutor_risk(sizes: np.ndarray, threshold: float = DEFAULT_RISK_THRESHOLD) -> AttackerRisk:
+    """Prosecutor risk from the class ``sizes``."""
+    n, count = int(sizes.sum()), len(sizes)
     at_risk = float(sizes[1.0 / sizes > threshold].sum()) / n
     return AttackerRisk(1.0 / int(sizes.min()), count / n, at_risk, count / n)
 
 
-def average_rir(classes: EquivalenceClasses) -> float:
+def average_rir(sizes: np.ndarray) -> float:
     """pycanon's average re-identification risk: the mean over classes of 1/|E|."""
-    return float(np.mean(1.0 / classes.sizes))
+    return float(np.mean(1.0 / sizes))
 
 
-def sample_uniques(classes: EquivalenceClasses) -> float:
-    return float((classes.sizes == 1).sum()) / classes.n
+def sample_uniques(sizes: np.ndarray) -> float:
+    """The share of records in classes of size 1."""
+    return float((sizes == 1).sum()) / int(sizes.sum())
 
 
 def population_class_sizes(sample_qi: list[np.ndarray], population_qi: list[np.ndarray],
@@ -126,17 +123,6 @@ def _check_found(F: np.ndarray, population_name: str) -> np.ndarray:
     return F
 
 
-def journalist_risk(classes: EquivalenceClasses, F: np.ndarray,
-                    threshold: float = DEFAULT_RISK_THRESHOLD) -> tuple[AttackerRisk, float, np.ndarray]:
-    """Journalist risk, marketer risk and each record's journalist risk 1/F (``F`` per row
-    in scope)."""
-    per_record = 1.0 / F
-    F_class = np.zeros(classes.count, dtype=np.int64)
-    F_class[classes.ids] = F
-    risk, marketer = journalist_risk_by_class(classes.sizes, F_class, threshold)
-    return risk, marketer, per_record
-
-
 def journalist_risk_by_class(sizes: np.ndarray, F_class: np.ndarray,
                              threshold: float = DEFAULT_RISK_THRESHOLD) -> tuple[AttackerRisk, float]:
     """Journalist and marketer risk from each class's size and population size F."""
@@ -149,17 +135,16 @@ def journalist_risk_by_class(sizes: np.ndarray, F_class: np.ndarray,
 
 def individual_risk(classes: EquivalenceClasses, weights: np.ndarray, method: str = "approx") -> IndividualRisk:
     """sdcMicro ``measure_risk``/``indivRisk``: r_k from f_k (class size) and F_k (sum of
-    the class's sampling weights). Where F_k ≤ f_k (p_k = 1, sdcMicro's formulas are 0/0)
-    the limit 1/f_k is used."""
-    fk_class = classes.sizes.astype(np.float64)
+    the class's sampling weights)."""
     Fk_class = np.bincount(classes.ids, weights=weights, minlength=classes.count)
-    return individual_risk_of_classes(classes.ids, fk_class, Fk_class, method)
+    return individual_risk_of_classes(classes.ids, classes.sizes.astype(np.float64), Fk_class, method)
 
 
 def individual_risk_of_classes(ids: np.ndarray, fk_class: np.ndarray, Fk_class: np.ndarray,
                                method: str = "approx") -> IndividualRisk:
-    """:func:`individual_risk` from each record's class (``ids``), each class's size f_k and
-    its sum of sampling weights F_k (what an engine's group-by gives)."""
+    """sdcMicro's individual risk from each record's class (``ids``), each class's size f_k
+    and its sum of sampling weights F_k (every engine). Where F_k ≤ f_k (p_k = 1, sdcMicro's
+    formulas are 0/0) the limit 1/f_k is used."""
     pk = np.minimum(fk_class / np.where(Fk_class > 0, Fk_class, np.inf), 1.0)
     risk = np.empty(len(fk_class))
     with np.errstate(divide="ignore", invalid="ignore"):

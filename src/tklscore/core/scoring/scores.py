@@ -24,11 +24,11 @@ import pandas as pd
 from tklscore.core.tables.codes import Codes, factorize
 from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
-from tklscore.core.errors import InputError, MissingWeightsError, shorten
-from tklscore.core.tables.published import Release, source_ids
+from tklscore.core.errors import InputError
+from tklscore.core.tables.published import Release, source_ids, unlocated_note
 from tklscore.core.tables.roles import Roles
 from tklscore.core.tables.loading import MISSING, Table
-from tklscore.core.scoring.weights import Weights, WeightsPerScore
+from tklscore.core.scoring.weights import Weights, WeightsPerScore, missing_weights_notes, weights_above_one_note
 
 _NOT_COMPUTED = object()
 _KEPT_WEIGHTS = 3  # W(r) of the last weights used: one per score when each score has its own
@@ -177,6 +177,8 @@ class ScoreReport:
     records: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
     source_scores: ScoreSet | None = None  # the source published whole: the denominators by source
+    records_path: str | None = None   # an engine streamed the records to this file: ``records`` is empty
+    unlocated: list[str] = field(default_factory=list)   # published records the source lacks (not scored)
 
     def summary_dict(self) -> dict:
         """Everything of :meth:`to_json_dict` but the records."""
@@ -220,8 +222,7 @@ class Scorer:
     """Scores releases of one source table under one assignment of roles."""
 
     def __init__(self, source: Table, roles: Roles):
-        if not roles.sa:
-            raise InputError("no sensitive attribute is chosen; scoring needs at least one")
+        check_roles(roles)
         roles.validate(source)
         if len(source) == 0:
             raise InputError("the source table has no records", file=source.name)
@@ -350,24 +351,13 @@ class Scorer:
             per_value = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
             absent = np.isnan(per_value)
             if absent.any():
-                missing += [(name, _shown(v)) for v in codes.uniques[absent]]
+                missing += [(name, shown_value(v)) for v in codes.uniques[absent]]
                 per_value = np.where(absent, 0.0, per_value)
             total += per_value[codes.codes]
-        if missing and not missing_weight_zero:
-            intervals = [a for a in dict.fromkeys(a for a, _ in missing)
-                         if a not in self.roles.continuous and weights.has_intervals(a)]
-            raise MissingWeightsError(missing, file=weights.name, interval_attributes=intervals)
-        warnings = []
-        if missing:
-            warnings.append(f"{len(missing)} sensitive value(s) have no weight and count as 0: "
-                            + ", ".join(f"({shorten(a, 40)!r}, {shorten(v, 40)!r})" for a, v in missing[:20])
-                            + (" ..." if len(missing) > 20 else ""))
+        warnings = missing_weights_notes(missing, weights, missing_weight_zero, self.roles.continuous)
         above = total > 1.0 + 1e-12
         if above.any():
-            warnings.append(f"the weights sum above 1 for {int(above.sum())} source record(s) "
-                            f"(largest W(r) = {total.max():.5g}); tkl and L use W(r) as it is, M caps it "
-                            f"at 1, and normalisation against the theoretical maximum is no longer "
-                            f"bounded by 1")
+            warnings.append(weights_above_one_note(int(above.sum()), float(total.max())))
         return total, warnings
 
     def whole_source_scores(self, weights: Weights, x: float, missing_weight_zero: bool = False) -> ScoreSet:
@@ -392,11 +382,12 @@ class Scorer:
         if release.conflict_warning():
             warnings.append(release.conflict_warning())
         if release.unlocated:
-            warnings.append(f"{len(release.unlocated)} published record(s) could not be located in the "
-                            f"source and are not scored: " + "; ".join(release.unlocated[:20]))
-        return score_report(self._factors_at(positions), weight_sum_all[positions], self._id_column(release), x,
-                            self.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
-                            warnings)
+            warnings.append(unlocated_note(release.unlocated))
+        report = score_report(self._factors_at(positions), weight_sum_all[positions], self._id_column(release), x,
+                              self.whole_source_scores(weights, x, missing_weight_zero), len(self.source),
+                              warnings)
+        report.unlocated = list(release.unlocated)
+        return report
 
     def score_with_own_weights(self, release: Release | np.ndarray, weights: WeightsPerScore, x: float = 1.0,
                                missing_weight_zero: bool = False) -> ScoreReport:
@@ -409,18 +400,25 @@ class Scorer:
             return tkl
         m = self.score(release, weights.m_score, x, missing_weight_zero)
         l_sev = self.score(release, weights.l_severity, x, missing_weight_zero)
+        return merge_reports(tkl, m, l_sev)
 
-        def merged(get) -> ScoreSet:
-            t_set, m_set, l_set = get(tkl), get(m), get(l_sev)
-            return ScoreSet(t_set.tkl, t_set.tkl_max, m_set.m_score, m_set.m_score_inf, l_set.l_severity)
 
-        records = tkl.records.copy()
-        records["m_score"] = m.records["m_score"].to_numpy()
-        records["l_severity"] = l_sev.records["l_severity"].to_numpy()
-        warnings = list(dict.fromkeys(tkl.warnings + m.warnings + l_sev.warnings))
-        return ScoreReport(tkl.source_rows, tkl.published_rows, tkl.x, merged(lambda r: r.scores),
-                           merged(lambda r: r.normalized_source), merged(lambda r: r.normalized_max),
-                           records, warnings, merged(lambda r: r.source_scores))
+def merge_reports(tkl: ScoreReport, m: ScoreReport, l_sev: ScoreReport) -> ScoreReport:
+    """One report of each score with its own weights (data-model.md §5): tkl-Score and
+    tkl-Score_max from ``tkl``, M-Score from ``m``, L-Severity from ``l_sev`` (the same
+    release scored three times; every engine)."""
+
+    def merged(get) -> ScoreSet:
+        t_set, m_set, l_set = get(tkl), get(m), get(l_sev)
+        return ScoreSet(t_set.tkl, t_set.tkl_max, m_set.m_score, m_set.m_score_inf, l_set.l_severity)
+
+    records = tkl.records.copy()
+    records["m_score"] = m.records["m_score"].to_numpy()
+    records["l_severity"] = l_sev.records["l_severity"].to_numpy()
+    warnings = list(dict.fromkeys(tkl.warnings + m.warnings + l_sev.warnings))
+    return ScoreReport(tkl.source_rows, tkl.published_rows, tkl.x, merged(lambda r: r.scores),
+                       merged(lambda r: r.normalized_source), merged(lambda r: r.normalized_max),
+                       records, warnings, merged(lambda r: r.source_scores), unlocated=tkl.unlocated)
 
 
 def score_report(factors: DistinguishingFactors, weight_sum: np.ndarray, ids, x: float, whole: ScoreSet,
@@ -431,11 +429,7 @@ def score_report(factors: DistinguishingFactors, weight_sum: np.ndarray, ids, x:
     scores = table_scores(rs, x)
     n = len(weight_sum)
     by_source = normalise_by_source(scores, whole, n)
-    warnings = list(warnings)
-    undefined = [k for k, v in by_source.as_dict().items() if v is None]
-    if undefined:
-        warnings.append(f"normalisation against the source is undefined for "
-                        f"{', '.join(undefined)}: the whole source table scores 0")
+    warnings = list(warnings) + normalisation_notes(by_source)
     records = pd.DataFrame({
         "id": ids, "k": factors.k, "l": factors.l, "t": factors.t,
         "weight_sum": weight_sum, "tkl": rs.tkl, "m_score": rs.m_score, "l_severity": rs.l_severity,
@@ -444,7 +438,27 @@ def score_report(factors: DistinguishingFactors, weight_sum: np.ndarray, ids, x:
                        normalise_by_theoretical_max(scores, n, x), records, warnings, whole)
 
 
-def _shown(value) -> str:
+def normalisation_notes(by_source: ScoreSet) -> list[str]:
+    """The note of the scores whose normalisation against the source is undefined (every engine)."""
+    undefined = [k for k, v in by_source.as_dict().items() if v is None]
+    if not undefined:
+        return []
+    return [f"normalisation against the source is undefined for {', '.join(undefined)}: the whole source table "
+            f"scores 0"]
+
+
+def check_roles(roles: Roles, out_of_core: bool = False) -> None:
+    """The roles scoring needs (every engine): a sensitive attribute; out of core also a
+    quasi-identifier (without one the factors depend on the published table)."""
+    if not roles.sa:
+        raise InputError("no sensitive attribute is chosen; scoring needs at least one")
+    if out_of_core and not roles.qi:
+        raise InputError("the out-of-core engine needs at least one quasi-identifier "
+                         "(without one the factors depend on the published table: use --engine memory)")
+
+
+def shown_value(value) -> str:
+    """A sensitive value as messages show it (a number as ``%g``)."""
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tklscore.core.tables.spaces import split_listed, strip_value
-from tklscore.core.errors import InputError, existing_file, shorten
+from tklscore.core.errors import InputError, MissingWeightsError, existing_file, shorten
 from tklscore.core.files.text import csv_rows, read_text
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
@@ -173,6 +173,28 @@ class Weights:
                 parsed.append((interval, entry))
             self._intervals[attribute] = parsed
         return self._intervals[attribute]
+
+
+def missing_weights_notes(missing: list[tuple[str, str]], weights: Weights, missing_weight_zero: bool,
+                          continuous=frozenset()) -> list[str]:
+    """What sensitive values without a weight mean (every engine): an error naming them, or
+    with ``missing_weight_zero`` a warning that they count as 0."""
+    if missing and not missing_weight_zero:
+        intervals = [a for a in dict.fromkeys(a for a, _ in missing)
+                     if a not in continuous and weights.has_intervals(a)]
+        raise MissingWeightsError(missing, file=weights.name, interval_attributes=intervals)
+    if not missing:
+        return []
+    return [f"{len(missing)} sensitive value(s) have no weight and count as 0: "
+            + ", ".join(f"({shorten(a, 40)!r}, {shorten(v, 40)!r})" for a, v in missing[:20])
+            + (" ..." if len(missing) > 20 else "")]
+
+
+def weights_above_one_note(records: int, largest: float) -> str:
+    """The warning of record weight sums W(r) above 1 (every engine)."""
+    return (f"the weights sum above 1 for {records} source record(s) (largest W(r) = {largest:.5g}); tkl and L "
+            f"use W(r) as it is, M caps it at 1, and normalisation against the theoretical maximum is no longer "
+            f"bounded by 1")
 
 
 def _check_weight(entry: WeightEntry, name: str) -> None:

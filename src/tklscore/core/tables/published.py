@@ -44,10 +44,22 @@ class Release:
 
     def require_all_located(self) -> None:
         if self.unlocated:
-            shown = "; ".join(self.unlocated[:20]) + ("; ..." if len(self.unlocated) > 20 else "")
-            raise InputError(
-                f"{len(self.unlocated)} published record(s) cannot be located in the source: {shown}",
-                file=self.name, hint="a published table must be a subset of the source table")
+            raise unlocated_error(self.unlocated, self.name)
+
+
+def unlocated_error(unlocated: list[str], name: str | None) -> InputError:
+    """The error of a release naming records the source lacks (every engine)."""
+    shown = "; ".join(unlocated[:20]) + ("; ..." if len(unlocated) > 20 else "")
+    return InputError(f"{len(unlocated)} published record(s) cannot be located in the source: {shown}",
+                      file=name, hint="a published table must be a subset of the source table")
+
+
+def unlocated_note(unlocated: list[str], selection: bool = False) -> str:
+    """The warning of records a release names that the source lacks, left out (every
+    engine): a scored release's (not scored), or a design's row selection (not published)."""
+    what, left = ("record(s) of the row selection", "published") if selection else ("published record(s)", "scored")
+    return (f"{len(unlocated)} {what} could not be located in the source and are not {left}: "
+            + "; ".join(unlocated[:20]))
 
 
 SHOWN_CONFLICTS = 20

@@ -19,7 +19,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.numbers import count
 from tklscore.core.numbers import score as tkl_text
 from tklscore.core.release.filters import FilterError
-from tklscore.core.release.selection import ReleaseDefinition, resolve_release
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.source import OpenedRelease
 from tklscore.core.tables.loading import is_text_table, sniff_text_file
 from tklscore.core.tables.published import Release
 from tklscore.gui.release.formats import DELIMITERS, TABLE_FILTER
@@ -106,7 +107,7 @@ class ReleasesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole and column < 2:
             return definition.name if column == 0 else _describe(definition)
         resolved = self.panel._resolved(definition)
-        located = isinstance(resolved, (Release, EngineCounts))
+        located = isinstance(resolved, (Release, OpenedRelease))
         if role == Qt.ItemDataRole.ForegroundRole:
             return QColor(Qt.GlobalColor.darkRed) if column == 3 and located and resolved.unlocated else None
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -128,7 +129,7 @@ class ReleasesPanel(QGroupBox):
         self.workbench = workbench
         self.guard = guard
         self.source = source
-        self._fallback: dict = {}  # (definition, table id, roles) -> Release or error text
+        self._fallback: dict = {}  # (definition, source id) -> the release located, or the error text
         self._refused: set = set()  # keys of _fallback whose error is a refused filter
         layout = QVBoxLayout(self)
         self.releases_model = ReleasesModel(self)
@@ -182,24 +183,29 @@ class ReleasesPanel(QGroupBox):
         self.unlocated_box.hide()
         layout.addWidget(self.unlocated_box)
 
-    def _resolved(self, definition: ReleaseDefinition) -> Release | str | None:
-        """The resolved release (or why it cannot be resolved); None while it is being scored.
+    def _resolved(self, definition: ReleaseDefinition) -> Release | OpenedRelease | str | None:
+        """The release's records (how many, and those not located), or why it cannot be
+        located; None while it is being scored.
 
-        The Workbench resolves releases while scoring; without scores (no sensitive attribute,
-        no weights) ids and filters are resolved here, and files once per table and roles."""
+        Scoring locates every release (its report counts them); without scores (no sensitive
+        attribute, no weights) a release is located here when the source does that at once
+        (loaded in memory), once per source and definition."""
         workbench = self.workbench
-        release = workbench.resolved.get(definition)
-        if workbench.out_of_core:
-            return _scored_out_of_core(workbench, definition)
-        if release is not None or workbench.table is None:
-            return release
-        scoring = bool(workbench.project.roles.sa) and workbench.weights is not None
-        if scoring:  # the Workbench resolves it in the background while scoring (or says why it cannot)
-            return workbench.release_errors.get(definition.name)
-        key = (definition, id(workbench.table), workbench.project.roles)
+        if definition.name in workbench.release_errors:
+            return workbench.release_errors[definition.name]
+        located = workbench.resolved.get(definition)
+        if located is not None:
+            return located
+        report = workbench.reports.get(definition.name)
+        if report is not None:
+            return OpenedRelease(definition, definition.name, report.published_rows, list(report.unlocated))
+        source = workbench.source
+        if source is None or (workbench.weights is not None and source.can_score()):
+            return None   # scored (and located) in the background
+        key = (definition, id(source))
         if key not in self._fallback:
             try:
-                self._fallback[key] = resolve_release(definition, workbench.table, workbench.project.roles)
+                self._fallback[key] = source.located(definition)
             except InputError as error:
                 self._fallback[key] = str(error)
                 if isinstance(error, FilterError):
@@ -209,8 +215,7 @@ class ReleasesPanel(QGroupBox):
     def _refused_filter(self, definition: ReleaseDefinition) -> bool:
         """Whether a release's error is its filter's refusal (core.release.filters), not its source's."""
         workbench = self.workbench
-        return definition.name in workbench.refused_releases or \
-            (definition, id(workbench.table), workbench.project.roles) in self._refused
+        return definition.name in workbench.refused_releases or (definition, id(workbench.source)) in self._refused
 
     def refresh(self) -> None:
         workbench = self.workbench
@@ -259,7 +264,7 @@ class ReleasesPanel(QGroupBox):
         resolved = self._resolved(definition)
         source_rows = workbench.source_rows()
         text = f"<b>{_html(name)}</b>: "
-        if isinstance(resolved, (Release, EngineCounts)):
+        if isinstance(resolved, (Release, OpenedRelease)):
             text += f"{len(resolved):,} of {source_rows:,} source records are published."
             if resolved.unlocated:
                 self.unlocated_box.show_records(name, resolved.unlocated)
@@ -274,7 +279,7 @@ class ReleasesPanel(QGroupBox):
             text += f" tkl-Score {tkl_text(report.scores.tkl)}."
         elif workbench.has_source and not workbench.project.roles.sa:
             text += " No scores yet: choose the roles (with a sensitive attribute) and click Apply roles."
-        elif workbench.out_of_core and not workbench.project.roles.qi:
+        elif workbench.source is not None and not workbench.source.can_score():
             text += (" No scores yet: out of core the engine needs at least one quasi-identifier; choose one and "
                      "click Apply roles.")
         elif workbench.weights is None and workbench.weights_problem:
@@ -443,28 +448,6 @@ class ReleasesPanel(QGroupBox):
 
 def _raise(message: str) -> None:
     raise InputError(message)
-
-
-def _scored_out_of_core(workbench, definition: ReleaseDefinition) -> "EngineCounts | str | None":
-    """Out of core the engine locates a release as it scores it: its published and
-    unlocated records come from the report (None while it is being scored)."""
-    if definition.name in workbench.release_errors:
-        return workbench.release_errors[definition.name]
-    report = workbench.reports.get(definition.name)
-    if report is None:
-        return None
-    return EngineCounts(report.published_rows, list(getattr(report, "unlocated", []) or []))
-
-
-@dataclasses.dataclass(frozen=True)
-class EngineCounts:
-    """A release scored out of core: how many records it publishes, and those not located."""
-
-    published: int
-    unlocated: list
-
-    def __len__(self) -> int:
-        return self.published
 
 
 def _quote_column(column: str) -> str:

@@ -146,18 +146,14 @@ class RolesPanel(QGroupBox):
         if self._values_for is summary:
             return
         self._values_for, self._values = summary, {}
-        workbench, path = self.workbench, summary.path
-        options = dict(summary.options)
+        workbench, source = self.workbench, self.workbench.source
 
         def count(control):
-            from tklscore.core.engines import open_backend
-            from tklscore.core.engines.source import column_values
-
             values = {}
-            with open_backend("duckdb") as backend:
+            with source.session() as held:
                 for i, column in enumerate(summary.columns):
                     control.progress(int(100 * i / max(1, len(summary.columns))), f"Counting the values of {column}")
-                    values[column] = column_values(path, column, limit=EXAMPLES, backend=backend, **options)
+                    values[column] = held.column_values(column, limit=EXAMPLES)
             return values
 
         def done(values) -> None:

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from tklscore.core.risk.disclosure_risk import AttributeParameters, DisclosureRisk
-from tklscore.core.risk.lens import RiskLens, default_parameters, risk_lens, risk_lens_of_files
+from tklscore.core.risk.lens import RiskLens, default_parameters
 from tklscore.core.risk.measures import Measures, verdict
 from tklscore.gui.risk.lens_tabs import LensTabs
 from tklscore.gui.risk.models_panel import ModelsPanel
@@ -105,7 +105,8 @@ class RiskView(QWidget):
     # ------------------------------------------------------------------ computation
 
     def recompute(self) -> None:
-        """Measure the current release in the background (a newer request supersedes an older one)."""
+        """Measure the current release in the background (a newer request supersedes an older
+        one), on the source as it is held: in memory, or by the engine reading it."""
         self._generation += 1
         generation = self._generation
         workbench = self.workbench
@@ -115,43 +116,10 @@ class RiskView(QWidget):
             self._show(None, None, None, f"{name} is a release designed in the Design view: its privacy models and "
                                          f"risk are there, and in the Scores view's comparison.")
             return
-        if workbench.out_of_core:
-            self._recompute_out_of_core(generation)
-            return
-        table, scorer, roles = workbench.table, workbench.scorer, workbench.project.roles
-        release = workbench.current_release()
-        report = workbench.current_report()
-        if table is None or scorer is None or release is None or report is None or not roles.qi:
-            self._show(None, None, None, "Choose a source, quasi-identifiers and a release to see its risk."
-                       if not (roles.qi if table is not None else True) or release is None
-                       else "Waiting for the scores…")
-            return
-        params = self.parameters()
-        weights = workbench.weights
-        alpha, epsilon, threshold = self.alpha_spin.value(), self.epsilon_spin.value(), self.threshold_spin.value()
-        positions = release.positions
-        records = report.records
-        name = workbench.project.current_release
-        measured = workbench.measures.get(name)  # the scoring run measured it already
-
-        def compute(control):
-            control.progress(0, "Measuring the release's risk")
-            ids = records["id"].to_numpy(dtype=object)  # a Python object per record: not on the UI thread
-            return risk_lens(table, roles, positions, ids=ids, release=name, scorer=scorer, measures=measured,
-                             weights=weights, parameters=params, alpha=alpha, epsilon=epsilon, threshold=threshold,
-                             progress=lambda f: control.progress(int(100 * f), "Measuring the release's risk"))
-
-        self._start(generation, "Measuring risk", compute)
-
-    def _recompute_out_of_core(self, generation: int) -> None:
-        """The risk lens of a release of a source too large for memory, computed by DuckDB
-        on the task runner (the per-record results stay in the engine; the riskiest records
-        are fetched from it)."""
-        workbench = self.workbench
         project = workbench.project
-        roles, name = project.roles, project.current_release
-        if not roles.qi or not name:
-            self._show(None, None, None, "Choose quasi-identifiers and a release to see its risk.")
+        source, roles, name = workbench.source, project.roles, project.current_release
+        if source is None or not roles.qi or not name:
+            self._show(None, None, None, "Choose a source, quasi-identifiers and a release to see its risk.")
             return
         if name in workbench.release_errors:
             self._show(None, None, None, f"The risk of {name} cannot be measured: {workbench.release_errors[name]}")
@@ -159,21 +127,19 @@ class RiskView(QWidget):
         if workbench.current_report() is None:
             self._show(None, None, None, "Waiting for the scores…")
             return
-        definition, source = project.release(name), project.source_path
-        options = {k: project.source_options.get(k) for k in ("delimiter", "encoding", "keep_spaces")}
+        definition = project.release(name)
         params, weights, measured = self.parameters(), workbench.weights, workbench.measures.get(name)
         alpha, epsilon, threshold = self.alpha_spin.value(), self.epsilon_spin.value(), self.threshold_spin.value()
-        text = "Measuring the release's risk out of core (DuckDB)"
+        text = "Measuring the release's risk" + (f" out of core ({source.engine_name})" if source.out_of_core else "")
 
         def compute(control):
             control.progress(0, text)
-            return risk_lens_of_files(source, roles, definition, release_name=name, measures=measured,
-                                      weights=weights, parameters=params, alpha=alpha, epsilon=epsilon,
-                                      threshold=threshold, progress=lambda f: control.progress(int(100 * f), text),
-                                      **options)
+            return source.risk_lens(definition, measures=measured, weights=weights, parameters=params, alpha=alpha,
+                                    epsilon=epsilon, threshold=threshold,
+                                    progress=lambda f: control.progress(int(100 * f), text))
 
         self.verdict_label.setText(f"{text}…")
-        self._start(generation, "Measuring risk out of core", compute)
+        self._start(generation, text, compute)
 
     def _start(self, generation: int, title: str, compute) -> None:
         """Run ``compute`` (→ a RiskLens) on the task runner; show it unless a newer one was asked for."""

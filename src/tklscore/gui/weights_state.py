@@ -1,0 +1,228 @@
+"""The workbench's weights and model state: where the scores' weights come from (a
+tkl-Data Model, a weights file, or each score its own model), the model's undoable edits
+and M-Score's x. A part of :class:`~tklscore.gui.workbench.Workbench` (it uses its
+project, undo stack and signals, and rescoring)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QUndoCommand
+
+from tklscore.core.errors import InputError, MissingWeightsError
+from tklscore.core.files.rdf import parse_rdf_file
+from tklscore.core.model.data_model import TklDataModel
+from tklscore.core.model.lseverity_model import thesis_lseverity_model
+from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
+from tklscore.core.model.weight_models import LSEVERITY_MODEL, MSCORE_MODEL, load_weight_model
+from tklscore.core.scoring.scores import parse_x
+from tklscore.core.scoring.weights import Weights, WeightsPerScore, load_weights
+from tklscore.gui.tasks import TaskControl
+from tklscore.core.scoring.weights_source import (FILE, KINDS, MODEL, SCORE_MODELS, WeightsSource, file_source,
+                                                  model_source, score_models_source)
+
+
+class ModelEdit(QUndoCommand):
+    """One edit of the tkl-Data Model, undone and redone by swapping whole model copies (a new
+    or opened model replaces the one before it, or none, and says where it came from)."""
+
+    def __init__(self, workbench: "WeightsState", text: str, before: TklDataModel | None, after: TklDataModel,
+                 origins: tuple[str, str] | None = None):
+        super().__init__(text)
+        self.workbench = workbench
+        self.before = before
+        self.after = after
+        self.origins = origins
+
+    def redo(self) -> None:
+        if self.origins is not None:
+            self.workbench.model_origin = self.origins[1]
+        self.workbench._set_model(self.after.copy())
+
+    def undo(self) -> None:
+        if self.origins is not None:
+            self.workbench.model_origin = self.origins[0]
+        self.workbench._set_model(self.before.copy() if self.before is not None else None)
+
+
+
+class WeightsState:
+    """The weights and model verbs of the workbench (mixed into it): ``model``,
+    ``weights`` (tkl-Score's, and every score's but with score models),
+    ``weights_per_score`` (each score's own model) and ``weights_problem`` (why there are
+    none)."""
+
+    model: TklDataModel | None = None
+    model_origin = ""   # where the model came from, in words (the AHP view says it)
+    weights: Weights | None = None
+    weights_per_score: WeightsPerScore | None = None
+    weights_problem: str | None = None
+
+    def set_x(self, x: float) -> None:
+        self.project.x = parse_x(x)
+        self._mark(True)
+        self.rescore()
+
+    def set_model(self, model: TklDataModel | None) -> None:
+        self._model_pending = None
+        self.undo_stack.clear()
+        self._set_model(model)
+        self._mark(True)
+
+    def use_weights_file(self, path: str) -> None:
+        """Score with a weights file (the model, if any, stays in the project to switch back to)."""
+        load_weights(path)
+        self.project.weights_path = str(path)
+        self.set_weights_use(FILE)
+
+    def use_score_models(self, paths: list[str]) -> None:
+        """Score M-Score and L-Severity with their own models (two files, in either order)."""
+        kinds = sorted(load_weight_model(p).kind for p in paths)
+        if kinds != sorted([MSCORE_MODEL, LSEVERITY_MODEL]):
+            raise InputError(f"choose one M-Score model and one L-Severity model (these files hold: "
+                             f"{', '.join(kinds) or 'nothing'})")
+        self.project.score_model_paths = [str(p) for p in paths]
+        self.set_weights_use(SCORE_MODELS)
+
+    def weights_choices(self) -> list[str]:
+        """The sources of weights this project can score with (weights_source.KINDS)."""
+        choices = []
+        if self.model is not None:
+            choices.append(MODEL)
+        if self.project.weights_path:
+            choices.append(FILE)
+        if self.project.score_model_paths or self.project.builtin == "thesis":
+            choices.append(SCORE_MODELS)
+        return choices
+
+    def weights_model(self) -> TklDataModel | None:
+        """The tkl-Data Model when it gives the tkl weights: its elements then weigh the
+        generalised values of a designed release (with a weights file, the largest weight of
+        the values a group covers does)."""
+        if self.model is None or (self.weights_use() == FILE and self.project.weights_path):
+            return None
+        return self.model
+
+    def weights_use(self) -> str:
+        use = self.project.weights_use
+        if use in self.weights_choices():
+            return use
+        return MODEL if self.model is not None else FILE
+
+    def set_weights_use(self, use: str) -> None:
+        if use not in KINDS:
+            raise InputError(f"weights come from {', '.join(KINDS)}, not '{use}'")
+        self.project.weights_use = use
+        self._mark(True)
+        self._refresh_weights()
+        self.modelChanged.emit()
+        self.rescore()
+
+    def weights_source(self) -> WeightsSource | None:
+        """Where the current scores' weights come from (None: no weights yet)."""
+        if self.weights is None:
+            return None
+        use = self.weights_use()
+        if use == SCORE_MODELS:
+            tkl = "the tkl-Data Model" if self.model is not None else f"the weights file {self.project.weights_path}"
+            models = (" and ".join(self.project.score_model_paths) if self.project.score_model_paths
+                      else "the thesis' Figure 3.1 and Table 3.7")
+            return score_models_source(f"tkl-Score from {tkl}; M-Score and L-Severity from {models}")
+        if use == MODEL and self.model is not None:
+            name = Path(self.project_path).name if self.project_path else "of the project"
+            return model_source(self.model, name)
+        return file_source(self.project.weights_path or self.weights.name)
+
+    def open_model(self, path: str) -> None:
+        """Read a tkl-Data Model file off the UI thread; it replaces the current model as one
+        undoable edit (a model built for another table is checked, not refused)."""
+        def read(control: TaskControl) -> TklDataModel:
+            control.progress(10, f"Reading the tkl-Data Model {Path(path).name}")
+            return TklDataModel.from_graph(parse_rdf_file(path, what="model file"), str(path))
+
+        def done(model: TklDataModel) -> None:
+            self.replace_model(f"Open model {Path(path).name}", model, f"opened from {path}")
+
+        self.runner.start("Reading the tkl-Data Model", read, done, self._fail)
+
+    def replace_model(self, text: str, model: TklDataModel, origin: str) -> None:
+        """A new or opened model in place of the current one (or of none): one undoable edit."""
+        self._model_pending = None
+        self.follower.changes = None
+        before = self.model.copy() if self.model is not None else None
+        self.undo_stack.push(ModelEdit(self, text, before, model.copy(), (self.model_origin, origin)))
+        self.status.emit(f"{text}: {len(model.columns)} sensitive column(s), {origin}")
+
+    def save_model(self, path: str) -> str:
+        """Write the model as Turtle (atomically); the project keeps its own copy on save."""
+        if self.model is None:
+            raise InputError("there is no tkl-Data Model to save")
+        inputs = [self.project.source_path] if self.project.source_path else []
+        self.model.save(path, inputs=inputs)
+        self.model_origin = f"saved as {path}"
+        self.status.emit(f"Saved the tkl-Data Model as {path}")
+        self.modelChanged.emit()
+        return str(path)
+
+    def edit_model(self, text: str, change, keep=None):
+        """Apply ``change(model)`` as one undoable edit; a bad edit changes nothing. With
+        ``keep``, the edit is made only when ``keep(result of change)`` holds. Returns that result."""
+        if self.model is None:
+            raise InputError("there is no tkl-Data Model to edit")
+        before = self.model.copy()
+        after = self.model.copy()
+        result = change(after)
+        if keep is None or keep(result):
+            self.undo_stack.push(ModelEdit(self, text, before, after))
+        return result
+
+    def _set_model(self, model: TklDataModel | None) -> None:
+        self.model = model
+        self._refresh_weights()
+        self.modelChanged.emit()
+        self.rescore()
+
+    def _refresh_weights(self) -> None:
+        self.weights, self.weights_per_score, self.weights_problem = None, None, None
+        use = self.weights_use()
+        try:
+            if use == FILE and self.project.weights_path:
+                self.weights = load_weights(self.project.weights_path)
+            elif self.model is not None:
+                self.weights = self.model.to_weights()
+            elif self.project.weights_path:
+                self.weights = load_weights(self.project.weights_path)
+            else:
+                self.weights_problem = "Choose weights: a tkl-Data Model or a weights file"
+            if use == SCORE_MODELS and self.weights is not None:
+                self.weights_per_score = self._score_models(self.weights)
+        except InputError as error:
+            self.weights, self.weights_per_score = None, None
+            self.weights_problem = str(error)
+        if self.weights_problem:
+            self.status.emit(self.weights_problem)
+
+    def _refuse_weights(self, error: MissingWeightsError) -> None:
+        """Weights that leave sensitive values without a weight are not in use: the scores
+        they replaced go, the header and the Scores view say so, and the message names the
+        application's remedy (not a command-line flag)."""
+        if error.interval_attributes:
+            names = ", ".join(f"'{a}'" for a in error.interval_attributes)
+            remedy = (f"the weights file gives intervals for {names}: make the column continuous in the Release "
+                      f"view's roles and apply them")
+        else:
+            remedy = ("add them to the weights file and choose it again with Weights file… in the Scores view, "
+                      "or choose the tkl-Data Model under Weights from")
+        self.weights = self.weights_per_score = None
+        self.weights_problem = f"These weights are not used: {error.with_hint(remedy)}"
+        self.reports, self.measures, self.designed_reports = {}, {}, {}
+        self.modelChanged.emit()
+        self.scoresChanged.emit()
+        self._fail(self.weights_problem)
+
+    def _score_models(self, tkl: Weights) -> WeightsPerScore:
+        if self.project.score_model_paths:
+            models = {m.kind: m.to_weights() for m in map(load_weight_model, self.project.score_model_paths)}
+            return WeightsPerScore(tkl, models[MSCORE_MODEL], models[LSEVERITY_MODEL])
+        return WeightsPerScore(tkl, Weights(thesis_mscore_model().weights(), name="thesis Figure 3.1"),
+                               thesis_lseverity_model().to_weights("thesis Table 3.7"))
