@@ -199,7 +199,7 @@ class ScoreReport:
         head = json.dumps({**self.summary_dict(), **(extra or {}), "records": None}, indent=2)
         tail = '"records": null\n}'
         assert head.endswith(tail)
-        records = self.records.astype({"k": np.int64, "l": np.int64}, copy=False)
+        records = self.records.astype({"k": np.int64, "l": np.int64})
         return head[:-len(tail)] + '"records": ' + records_json(records, list(RECORD_COLUMNS)) + "\n}\n"
 
     def to_json_dict(self) -> dict:
