@@ -2,7 +2,28 @@ from pathlib import Path
 
 import pytest
 
-from paths import DATA
+from paths import DATA, TESTS
+
+# The longest modules first, longest of all at the head (as --durations measured them). With
+# ``--dist loadfile --no-loadscope-reorder`` (scripts/test.sh) xdist hands modules to its workers
+# in collection order, so the two Spark modules start at once, one per worker with a session of
+# its own, and the short modules fill in behind them; by default xdist would order modules by
+# their number of tests and start the Spark ones late, leaving them as the run's tail.
+LONGEST_FIRST = ("engines/test_engine_spark_lenses.py", "engines/test_engine_spark.py", "test_offline.py",
+                 "test_properties.py", "engines/test_engine_filter.py", "engines/test_engine_measures.py",
+                 "engines/test_engine_design.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def place(item) -> int:
+        try:
+            return rank.get(item.path.relative_to(TESTS).as_posix(), len(rank))
+        except ValueError:  # a test outside tests/ (a run of pytester's)
+            return len(rank)
+
+    items.sort(key=place)  # stable: the others keep their order
 
 
 @pytest.fixture(scope="session")
