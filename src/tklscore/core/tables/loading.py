@@ -302,13 +302,41 @@ def _load_parquet(path: Path) -> Table:
     refuse_nested(schema, str(path))
     try:
         text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-        arrow = pq.read_table(path, read_dictionary=text)  # text as codes + distinct values
+        wide = _wide_dictionaries(pq.ParquetFile(path).metadata)
+        # text as codes + distinct values, but for columns of (mostly) distinct values
+        arrow = pq.read_table(path, read_dictionary=[c for c in text if c not in wide])
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
         raise InputError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})",
                          file=str(path)) from None
     typed = {column: _typed_column(arrow.column(i), column) for i, column in enumerate(columns)}
     return Table(None, name=str(path), kind="parquet",
                  typed=pd.DataFrame(typed, columns=columns, index=pd.RangeIndex(arrow.num_rows)))
+
+
+_WIDE_DICTIONARY_BYTES = 64 * 1024
+
+
+def _wide_dictionaries(metadata) -> set[str]:
+    """The columns whose first row group stores a dictionary page over 64 KiB: many distinct
+    values (ids; a writer's dictionary gives up at a limit, 1 MiB for Arrow's), which read
+    faster as plain text than as a dictionary rebuilt while reading. Speed only: any column
+    reads to the same values either way."""
+    if metadata.num_row_groups == 0:
+        return set()
+    group, wide = metadata.row_group(0), set()
+    for j in range(group.num_columns):
+        chunk = group.column(j)
+        if chunk.has_dictionary_page and chunk.dictionary_page_offset is not None \
+                and chunk.data_page_offset - chunk.dictionary_page_offset > _WIDE_DICTIONARY_BYTES:
+            wide.add(chunk.path_in_schema)
+    return wide
+
+
+def _mostly_distinct(column: "pa.ChunkedArray") -> bool:
+    """Whether a dictionary-encoded column's dictionaries hold more entries than half its
+    cells (an identifier, free text), read from the dictionaries' lengths alone."""
+    entries = sum(len(chunk.dictionary) for chunk in column.chunks)
+    return entries > max(len(column) // 2, 1 << 16)
 
 
 def refuse_nested(schema, path: str) -> None:
@@ -335,8 +363,11 @@ def _typed_column(column: "pa.ChunkedArray", name: str) -> pd.Series:
     (dates, booleans, ...) becomes the text pandas writes for it, as before."""
     kind = column.type
     if pa.types.is_dictionary(kind):
-        if pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type):
+        text = pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
+        if text and not _mostly_distinct(column):
             return pd.Series(column.to_pandas(), name=name)  # a Categorical: factorised for free
+        # ids, free text: a dictionary as long as the column is no help, and a Categorical of a
+        # million categories costs a second to build and check; such text stays Arrow text
         column, kind = column.cast(kind.value_type), kind.value_type
     if (pa.types.is_integer(kind) and column.null_count == 0) or pa.types.is_floating(kind):
         return pd.Series(column.to_numpy(), name=name)
