@@ -121,6 +121,24 @@ def test_repeated_and_empty_text_ids_of_a_large_parquet_file_are_refused(tmp_pat
     assert error.value.row == 501
 
 
+def test_the_riskiest_records_are_found_once_per_report(data_dir):
+    """The Scores view highlights a report's riskiest records at every refresh: found once
+    (in the background) and kept with the records; new records are looked at again."""
+    import dataclasses
+
+    from tklscore.core.scoring.scores import riskiest_mask
+
+    table = load_table(data_dir / "thesis_table_3_1.csv")
+    report = Scorer(table, ROLES).score(locate_by_ids(table, ["0", "1", "3", "4", "5", "6"], "id"),
+                                        load_weights(data_dir / "thesis_table_4_2_weights.csv"))
+    mask = report.riskiest()
+    assert mask.tolist() == riskiest_mask(report.records["tkl"].to_numpy()).tolist() and mask.sum() == 1
+    assert report.riskiest() is mask
+    other = dataclasses.replace(report, records=report.records.iloc[::-1].reset_index(drop=True))
+    assert other.riskiest().tolist() == mask[::-1].tolist()
+    assert report.riskiest(0.5).sum() == 3
+
+
 def _weights_csv(folder: Path) -> Path:
     rows = ["attribute,value,weight"] + [f"disease,{v},0.{i + 1}" for i, v in enumerate(["flu", "hiv", "cold", "asthma"])]
     rows += ["amount,\"(-inf,20000)\",0.1", "amount,\"[20000,inf)\",0.3"]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +28,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, perturbed_notes, transform
 from tklscore.core.release.utility import Utility, ValueCounts, attribute_precision, utility_of_values
-from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
+from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                           factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
                                          score_report, table_scores)
@@ -38,9 +37,6 @@ from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.published import unlocated_note
 from tklscore.core.tables.roles import Roles
-
-
-_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-design")
 
 
 @dataclass
@@ -210,7 +206,7 @@ class ReleaseDesigner:
             groups = sa_groups(list(sa.values()), len(self.source))
             self._sa_groups = {sa_key: groups}
         factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups,
-                                                 beside=_BESIDE if self.parallel else None, classes=classes)
+                                                 beside=BESIDE if self.parallel else None, classes=classes)
         with self._lock:
             self._factors[key] = factors
             while len(self._factors) > 4:
@@ -303,7 +299,7 @@ class ReleaseDesigner:
         transformed = transformed if transformed is not None else self.transform(design)
         # the measures need only the transformed release: they run beside the factors (the
         # group-bys release the interpreter lock, so a second core shares the work)
-        pending = _BESIDE.submit(release_measure_set, self, transformed) if measures else None
+        pending = BESIDE.submit(release_measure_set, self, transformed) if measures else None
         try:
             factors = self.published_factors(transformed, progress)
         except BaseException:

@@ -22,6 +22,7 @@ same group-bys are hashed. Nothing is quadratic in the rows or in the distinct v
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,11 @@ import pandas as pd
 
 from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, partition,
                                         run_lengths, run_starts, sorted_groups)
+
+
+BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-beside")
+"""Where the t-DF runs while the l-DF runs on the caller's thread (their group-bys release
+the interpreter lock, so a second core shares the work); its tasks submit nothing."""
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,9 @@ class Table:
         self._numeric: dict[str, np.ndarray] = {}
         self._text: dict[str, pd.Series] = {}
         self._codes: dict = {}
+        self._numeric_counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.id_index: dict[str, pd.Index] = {}  # identifier column -> its validated ids (tables.published)
+        self._columns: tuple[pd.Index | None, list[str]] = (None, [])
 
     def __repr__(self) -> str:
         return f"Table(name={self.name!r}, kind={self.kind!r}, rows={len(self)}, columns={self.columns!r})"
@@ -87,7 +89,10 @@ class Table:
 
     @property
     def columns(self) -> list[str]:
-        return list((self._frame if self._frame is not None else self.typed).columns)
+        index = (self._frame if self._frame is not None else self.typed).columns
+        if self._columns[0] is not index:   # an Index of Arrow text yields its names one by one, slowly
+            self._columns = (index, list(index))
+        return list(self._columns[1])
 
     def __len__(self) -> int:
         return len(self._frame if self._frame is not None else self.typed)
@@ -177,6 +182,31 @@ class Table:
                     hint="fix the value, or treat the column as categorical")
             self._numeric[column] = values
         return self._numeric[column]
+
+
+    def numeric_counts(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct numbers of a continuous column in increasing order and how many rows
+        hold each (kept: a model's bins are checked against them at every edit)."""
+        if column not in self._numeric_counts:
+            self._numeric_counts[column] = np.unique(self.numeric(column), return_counts=True)
+        return self._numeric_counts[column]
+
+
+def warm_columns(table: Table, categorical=(), continuous=()) -> None:
+    """Compute now (on a worker) what is read of these columns later: the codes of the
+    ``categorical`` ones, the numbers and distinct numbers of the ``continuous`` ones — so
+    that a reader on the UI thread (a model following its table) finds them kept. A column
+    the table lacks, or one that is not numbers, is left for the scorer to report."""
+    present = set(table.columns)
+    for column in categorical:
+        if column in present:
+            table.codes(column)
+    for column in continuous:
+        if column in present:
+            try:
+                table.numeric_counts(column)
+            except InputError:
+                pass
 
 
 def _with_text_uniques(codes: "Codes") -> "Codes":
