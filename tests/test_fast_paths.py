@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 from helpers import run_cli
 from tklscore.core.errors import InputError
-from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids, locate_table
+from tklscore.core import Roles, Scorer, Table, load_table, load_weights, locate_by_ids, locate_table
 from tklscore.core.tables.loading import _holds_quotes
 from tklscore.core.files.records import float_text, records_csv, records_json
 from tklscore.core.scoring.scores import RECORD_COLUMNS
@@ -137,6 +137,23 @@ def test_the_riskiest_records_are_found_once_per_report(data_dir):
     other = dataclasses.replace(report, records=report.records.iloc[::-1].reset_index(drop=True))
     assert other.riskiest().tolist() == mask[::-1].tolist()
     assert report.riskiest(0.5).sum() == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["1", "1.0", "01", "-0", "0", "0.0", "2.5", "2.50", "1e3", "1000", "-7", " 3 "]),
+                min_size=1, max_size=40))
+def test_a_continuous_columns_ordered_codes_from_its_distinct_texts(values):
+    """The ordered codes of a continuous column read as text come from its distinct texts
+    parsed once: the very codes of factorising its numbers (texts of one number merged)."""
+    from tklscore.core.tables.codes import factorize
+
+    table = Table.from_frame(pd.DataFrame({"v": values}))
+    expected = factorize(table.numeric("v"), ordered=True)
+    fresh = Table.from_frame(pd.DataFrame({"v": values}))
+    got = fresh.numeric_codes("v")
+    assert got.codes.tolist() == expected.codes.tolist() and got.uniques.tolist() == expected.uniques.tolist()
+    numbers, counts = fresh.numeric_counts("v")
+    assert numbers.tolist() == expected.uniques.tolist() and counts.sum() == len(values)
 
 
 def _weights_csv(folder: Path) -> Path:

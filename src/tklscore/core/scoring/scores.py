@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import Codes, factorize
+from tklscore.core.tables.codes import Codes
 from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
 from tklscore.core.errors import InputError
@@ -240,7 +240,7 @@ class Scorer:
         self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         self._qi = [source.codes(c) for c in roles.qi]
         self._sa: dict[str, Codes] = {
-            c: factorize(source.numeric(c), ordered=True) if c in roles.continuous else source.codes(c)
+            c: source.numeric_codes(c) if c in roles.continuous else source.codes(c)
             for c in roles.sa
         }
         self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED

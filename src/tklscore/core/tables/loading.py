@@ -70,6 +70,8 @@ class Table:
         self._text: dict[str, pd.Series] = {}
         self._codes: dict = {}
         self._numeric_counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._numeric_codes: dict = {}
+        self._numeric_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # text codes, parsed distinct texts
         self.id_index: dict[str, pd.Index] = {}  # identifier column -> its validated ids (tables.published)
         self._columns: tuple[pd.Index | None, list[str]] = (None, [])
 
@@ -169,7 +171,9 @@ class Table:
                 # parse each distinct text once: O(n) hashing plus O(distinct) parsing
                 codes, uniques = pd.factorize(stored, use_na_sentinel=False)
                 parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-                values = parsed.to_numpy(dtype="float64", na_value=np.nan)[codes]
+                parsed = parsed.to_numpy(dtype="float64", na_value=np.nan)
+                values = parsed[codes]
+                self._numeric_parts[column] = (codes, parsed)
             bad = ~np.isfinite(values)
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
@@ -183,12 +187,29 @@ class Table:
             self._numeric[column] = values
         return self._numeric[column]
 
+    def numeric_codes(self, column: str) -> "Codes":
+        """A continuous column's distinct numbers in increasing order (``uniques``) and each
+        row's index into them: from the distinct texts parsed once when the column was text
+        (no second pass hashing a million numbers), else by factorising the numbers."""
+        from tklscore.core.tables.codes import Codes, factorize
+
+        if column not in self._numeric_codes:
+            values = self.numeric(column)
+            parts = self._numeric_parts.pop(column, None)
+            if parts is None:
+                self._numeric_codes[column] = factorize(values, ordered=True)
+            else:
+                codes, parsed = parts
+                numbers, rank = np.unique(parsed, return_inverse=True)
+                self._numeric_codes[column] = Codes(rank.reshape(-1).astype(np.int64)[codes], numbers)
+        return self._numeric_codes[column]
 
     def numeric_counts(self, column: str) -> tuple[np.ndarray, np.ndarray]:
         """The distinct numbers of a continuous column in increasing order and how many rows
         hold each (kept: a model's bins are checked against them at every edit)."""
         if column not in self._numeric_counts:
-            self._numeric_counts[column] = np.unique(self.numeric(column), return_counts=True)
+            codes = self.numeric_codes(column)
+            self._numeric_counts[column] = (codes.uniques, np.bincount(codes.codes, minlength=codes.cardinality))
         return self._numeric_counts[column]
 
 
