@@ -6,10 +6,11 @@ from paths import DATA, TESTS
 
 # The longest modules first, longest of all at the head (as --durations measured them). With
 # ``--dist loadfile --no-loadscope-reorder`` (scripts/test.sh) xdist hands modules to its workers
-# in collection order, so the two Spark modules start at once, one per worker with a session of
-# its own, and the short modules fill in behind them; by default xdist would order modules by
-# their number of tests and start the Spark ones late, leaving them as the run's tail.
-LONGEST_FIRST = ("engines/test_engine_spark_lenses.py", "engines/test_engine_spark.py", "test_offline.py",
+# in collection order, so the Spark module (one session, a third of the suite's time) starts at
+# once on one worker while the other takes the rest; by default xdist orders modules by their
+# number of tests and started it late, leaving it as the run's tail. (Split in two, one session
+# per worker, it took longer: two JVMs warming up on two shared cores.)
+LONGEST_FIRST = ("engines/test_engine_spark.py", "test_offline.py",
                  "test_properties.py", "engines/test_engine_filter.py", "engines/test_engine_measures.py",
                  "engines/test_engine_design.py")
 
