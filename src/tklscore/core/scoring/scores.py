@@ -136,14 +136,21 @@ def cumulative_table_scores(records: pd.DataFrame, x: float) -> dict[str, np.nda
 RISKIEST_SHARE = 0.10  # the Scores view highlights the riskiest tenth of the published records
 
 
+def riskiest_count(n: int, share: float = RISKIEST_SHARE) -> int:
+    """How many of ``n`` published records are the riskiest: ceil(share · n), at least one
+    when there are records."""
+    return max(1, math.ceil(share * n)) if n else 0
+
+
 def riskiest_mask(tkl, share: float = RISKIEST_SHARE) -> np.ndarray:
-    """True for the ceil(share · n) records with the highest tkl record score (at least one
-    when there are records; ties at the border broken by position, as ``argpartition``)."""
+    """True for the :func:`riskiest_count` records with the highest tkl record score (ties
+    at the border broken by position, as ``argpartition``; records kept on disk:
+    :meth:`~tklscore.core.engines.record_store.RecordStore.riskiest`)."""
     tkl = np.asarray(tkl)
     n = len(tkl)
     mask = np.zeros(n, dtype=bool)
     if n:
-        count = max(1, math.ceil(share * n))
+        count = riskiest_count(n, share)
         mask[np.argpartition(-tkl, count - 1)[:count]] = True
     return mask
 
@@ -179,6 +186,12 @@ class ScoreReport:
     source_scores: ScoreSet | None = None  # the source published whole: the denominators by source
     records_path: str | None = None   # an engine streamed the records to this file: ``records`` is empty
     unlocated: list[str] = field(default_factory=list)   # published records the source lacks (not scored)
+    stored: object | None = None   # the records on disk (core.engines.record_store.RecordStore): ``records`` is empty
+
+    def all_records(self) -> pd.DataFrame:
+        """Every published record as one frame: ``records``, or read from ``stored`` (only
+        for releases small enough to hold)."""
+        return self.records if self.stored is None else self.stored.read_all()
 
     def summary_dict(self) -> dict:
         """Everything of :meth:`to_json_dict` but the records."""
