@@ -141,13 +141,13 @@ class RecordStore:
 
     # ------------------------------------------------------------------ published order
 
-    def batches(self, columns: list[str] | None = None, batch_rows: int = BATCH_ROWS) -> Iterator[pd.DataFrame]:
-        """Every record in published order, ``batch_rows`` at a time, as frames."""
+    def batches(self, columns: list[str] | None = None, batch_rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """Every record in published order, ``batch_rows`` (:data:`BATCH_ROWS`) at a time, as frames."""
         import pyarrow.parquet as pq
 
         columns = list(columns or self.columns)
         for file in self.files:
-            for batch in pq.ParquetFile(file).iter_batches(batch_size=batch_rows, columns=columns):
+            for batch in pq.ParquetFile(file).iter_batches(batch_size=batch_rows or BATCH_ROWS, columns=columns):
                 yield _frame(batch)
 
     def page(self, offset: int, limit: int, order: str | None = None, descending: bool = False) -> pd.DataFrame:

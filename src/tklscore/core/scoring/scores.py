@@ -209,11 +209,27 @@ class ScoreReport:
         column: fast for many records; ``extra`` keys go before the records."""
         from tklscore.core.files.records import records_json
 
+        records = self.records.astype({"k": np.int64, "l": np.int64})
+        return self._json_head(extra) + records_json(records, list(RECORD_COLUMNS)) + "\n}\n"
+
+    def write_json(self, handle, extra: dict | None = None) -> None:
+        """:meth:`to_json` written to ``handle``; records kept on disk (``stored``) are read
+        and written batch by batch."""
+        if self.stored is None:
+            handle.write(self.to_json(extra))
+            return
+        from tklscore.core.files.records import write_records_json
+
+        handle.write(self._json_head(extra))
+        write_records_json(handle, (b.astype({"k": np.int64, "l": np.int64})
+                                    for b in self.stored.batches(list(RECORD_COLUMNS))), list(RECORD_COLUMNS))
+        handle.write("\n}\n")
+
+    def _json_head(self, extra: dict | None) -> str:
         head = json.dumps({**self.summary_dict(), **(extra or {}), "records": None}, indent=2)
         tail = '"records": null\n}'
         assert head.endswith(tail)
-        records = self.records.astype({"k": np.int64, "l": np.int64})
-        return head[:-len(tail)] + '"records": ' + records_json(records, list(RECORD_COLUMNS)) + "\n}\n"
+        return head[:-len(tail)] + '"records": '
 
     def to_json_dict(self) -> dict:
         return {
