@@ -32,6 +32,12 @@ def series_label(score: str, x: float | None) -> str:
     return SCORE_LABELS[score] + (f" (x = {x_text(x)})" if score == "m_score" and x is not None else "")
 
 
+PER_RECORD_KEYS = {SORT_THESIS: (("l_severity", False), ("tkl", False)), SORT_TKL: (("tkl", True),)}
+"""Each per-record order as (column, descending) sort keys, ties by published position: the
+order :func:`per_record_order` sorts in memory, for records kept on disk
+(:meth:`~tklscore.core.engines.record_store.RecordStore.at_ranks`)."""
+
+
 def per_record_order(records: pd.DataFrame, order: str = SORT_THESIS) -> np.ndarray:
     """The records' positions in the per-record chart's order (a sort: run it off the UI
     thread for a large release)."""
