@@ -204,28 +204,32 @@ RECORD_TITLES = {"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M", "l_sever
 
 
 def write_records_table(handle, batches, again) -> None:
-    """The records as ``render_table`` prints them, from ``batches`` of frames: the column
-    widths read in a first pass (``again()`` gives the batches once more), then each batch
-    printed to them."""
+    """The records as ``render_table`` prints them (``DataFrame.to_string``: a number
+    column's header takes a space more), from ``batches`` of frames: the column widths read
+    in a first pass (``again()`` gives the batches once more), then each batch printed to them."""
     widths: dict[str, int] = {}
     for batch in batches:
-        for column, cells in _table_cells(batch).items():
-            widths[column] = max(widths.get(column, len(column)), max((len(c) for c in cells), default=0))
+        for column, (number_column, cells) in _table_cells(batch).items():
+            least = widths.get(column, len(column) + number_column)
+            widths[column] = max(least, max((len(c) for c in cells), default=0))
     first = True
     for batch in again():
-        cells = _table_cells(batch)
+        cells = {c: values for c, (_number, values) in _table_cells(batch).items()}
         if first:
             handle.write(" ".join(c.rjust(widths[c]) for c in cells) + "\n")
             first = False
-        rows = zip(*(cells[c] for c in cells))
+        rows = zip(*cells.values())
         handle.write("".join(" ".join(v.rjust(widths[c]) for c, v in zip(cells, row)) + "\n" for row in rows))
 
 
-def _table_cells(batch) -> dict[str, list[str]]:
-    """Each column's cells as ``DataFrame.to_string`` writes them (integers with a sign's room)."""
+def _table_cells(batch) -> dict[str, tuple[bool, list[str]]]:
+    """Each column: whether it holds numbers, and its cells as ``DataFrame.to_string`` writes them."""
     frame = batch.rename(columns=RECORD_TITLES)
-    kinds = {"f": lambda v: score(v), "i": lambda v: f"{v: d}", "u": lambda v: f"{v: d}"}
-    return {c: [kinds.get(frame[c].dtype.kind, str)(v) for v in frame[c]] for c in frame.columns}
+    out = {}
+    for c in frame.columns:
+        kind = frame[c].dtype.kind
+        out[c] = (kind in "fiu", [score(v) for v in frame[c]] if kind == "f" else [str(v) for v in frame[c]])
+    return out
 
 
 def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:

@@ -94,12 +94,18 @@ class RecordStore:
         ``write_parquet``); the folder is removed if that fails."""
         from tklscore.core.engines.duckdb_engine import _make_work_folder
 
+        from tklscore.core.files.atomic import is_disk_full
+
         folder = _make_work_folder()
         try:
             write(str(folder / name))
             return cls(folder / name, folder)
-        except BaseException:
+        except BaseException as error:
             shutil.rmtree(folder, ignore_errors=True)
+            if is_disk_full(error) or (isinstance(error, InputError) and error.message.startswith("disk full")):
+                raise InputError(f"disk full keeping the per-record results in the temporary folder {folder.parent} "
+                                 f"(no space left on the device); the source and the earlier outputs are untouched",
+                                 hint="free some space there, or point TMPDIR to a larger disk") from None
             raise
 
     @classmethod
