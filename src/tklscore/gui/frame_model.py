@@ -90,6 +90,11 @@ class FrameModel(QAbstractTableModel):
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if not len(self._frame):
             return
+        if column < 0:   # no sort column (the indicator cleared): the frame's own order
+            self.layoutAboutToBeChanged.emit()
+            self._order = np.arange(len(self._frame))
+            self.layoutChanged.emit()
+            return
         self.layoutAboutToBeChanged.emit()
         values = self._frame.iloc[:, column]
         if not pd.api.types.is_numeric_dtype(values):

@@ -137,7 +137,8 @@ class PagedRecordsModel(QAbstractTableModel):
         if self.store is None:
             return
         self.beginResetModel()
-        self.order = (RECORD_COLUMNS[column], order == Qt.SortOrder.DescendingOrder)
+        self.order = (None if column < 0 else
+                      (RECORD_COLUMNS[column], order == Qt.SortOrder.DescendingOrder))
         border = self.border
         self._clear()
         self.border = border

@@ -61,14 +61,17 @@ class RecordsPanel(QSplitter):
         explained. Records kept on disk (``report.stored``) are paged in as the view scrolls."""
         self.report = report
         stored = None if report is None else report.stored
-        self.paged_model.set_store(stored)
-        self._use(self.paged_model if stored is not None else self.records_model)
-        if stored is not None:
-            self.records_model.set_frame(FrameModel().frame)
+        if stored is not None:   # published order first (the view sorts a model it is given by its indicator)
             self.records_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
-        elif report is None:
+            self._use(self.paged_model)
+            self.paged_model.set_store(stored)
             self.records_model.set_frame(FrameModel().frame)
         else:
+            self.paged_model.set_store(None)
+            self._use(self.records_model)
+        if stored is None and report is None:
+            self.records_model.set_frame(FrameModel().frame)
+        elif stored is None:
             self.records_model.set_frame(report.records, riskiest)
             header = self.records_view.horizontalHeader()
             header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
