@@ -14,7 +14,7 @@ from tklscore.core.numbers import number, score
 from tklscore.core.scoring.explain import RecordExplanation, explain_record
 from tklscore.core.scoring.scores import ScoreReport
 from tklscore.gui.frame_model import FrameModel
-from tklscore.gui.scores.paged_model import PagedRecordsModel
+from tklscore.gui.scores.paged_model import PAGE_ROWS, PagedRecordsModel
 
 MAX_EXPLAINED_VALUES = 50
 # the per-record columns by the report's names (W: the record's weight sum; RS: its record scores)
@@ -37,6 +37,8 @@ class RecordsPanel(QSplitter):
         self.records_view.setObjectName("recordsTable")
         self.paged_model = PagedRecordsModel(workbench.runner, parent=self, headers=RECORD_HEADERS,
                                              failed=workbench.failed.emit)
+        # the columns fit the first page of records read from disk
+        self.paged_model.pageLoaded.connect(lambda rows: rows <= PAGE_ROWS and self.records_view.resizeColumnsToContents())
         self.records_view.setSortingEnabled(True)
         self.records_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.records_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
