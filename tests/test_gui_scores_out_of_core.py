@@ -126,3 +126,26 @@ def test_the_charts_of_records_kept_on_disk_are_memory_s(qtbot, windows):
         np.testing.assert_array_equal(g.xData, h.xData)
         np.testing.assert_allclose(g.yData, h.yData, rtol=1e-12)
     assert ours.per_record_chart.ids == theirs.per_record_chart.ids
+
+
+def test_the_report_of_records_kept_on_disk(qtbot, windows, tmp_path):
+    memory, out_of_core = windows
+    written = {}
+    for name, window in (("memory", memory), ("duckdb", out_of_core)):
+        view = window.views["scores"]
+        for suffix in ("csv", "html"):
+            path = tmp_path / f"{name}.{suffix}"
+            assert view.export_report(str(path))
+            qtbot.waitUntil(lambda: path.exists() and not window.workbench.runner.current, timeout=60000)
+            written[name, suffix] = path.read_text(encoding="utf-8")
+    ours = pd.read_csv(tmp_path / "duckdb.csv", dtype={"id": str})
+    theirs = pd.read_csv(tmp_path / "memory.csv", dtype={"id": str})
+    assert list(ours.columns[:8]) == list(theirs.columns[:8]) and len(ours) == len(theirs)
+    pd.testing.assert_frame_equal(ours[ours.columns[:8]], theirs[theirs.columns[:8]], rtol=1e-12)
+    # the per-record section: the riskiest records by tkl, as in memory
+    section = [w.split("Per-record scores (riskiest by tkl first)")[1] for w in (written["duckdb", "html"],
+                                                                               written["memory", "html"])]
+    assert section[0].split("</table>")[0] == section[1].split("</table>")[0]
+    # the charts, drawn from points read at evenly spaced ranks (all of them: the release is small)
+    for title in ("Per-record scores ÷ the whole source table", "How the scores grow as records are added"):
+        assert written["duckdb", "html"].count(title) == written["memory", "html"].count(title) >= 1
