@@ -34,8 +34,9 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, load_average, machine, megabytes, peak_rss_mb,  # noqa: E402
-                     run_measured, tklscore_command, verdict, work_folder, write_typed_source)
+from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, add_source_arguments, load_average, machine,  # noqa: E402
+                     megabytes, peak_rss_mb, run_measured, tklscore_command, verdict, work_folder,
+                     write_typed_source)
 
 TARGET_RSS_MB = 3072.0
 RELEASE = "age >= 0"      # every record: the largest release the source allows
@@ -109,10 +110,7 @@ def gui_child(source: str, weights: str, memory_limit: str) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=20_000_000)
-    parser.add_argument("--seed", type=int, default=20240611)
-    parser.add_argument("--memory-limit", default="2GB")
-    parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+    add_source_arguments(parser)
     parser.add_argument("--skip-cli", action="store_true", help="measure the GUI path only")
     parser.add_argument("--child", nargs=3, metavar=("SOURCE", "WEIGHTS", "LIMIT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

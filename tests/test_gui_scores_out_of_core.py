@@ -12,10 +12,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import QSettings, QStandardPaths, Qt
+from PySide6.QtCore import Qt
 
 from tklscore.core import Roles
 from tklscore.core.release.selection import ReleaseDefinition
+from helpers import close_window, window_with_memory_share
 from tklscore.gui.main_window import MainWindow
 from tklscore.gui.scores import paged_model
 
@@ -24,14 +25,8 @@ N = 1500
 
 
 def open_window(qtbot, tmp_path, share: float, name: str) -> MainWindow:
-    QStandardPaths.setTestModeEnabled(True)
-    settings = QSettings(str(tmp_path / f"{name}.ini"), QSettings.Format.IniFormat)
-    settings.setValue("engines/memory_share", share)
-    window = MainWindow(settings=settings)
+    window = window_with_memory_share(tmp_path, share, name)
     workbench = window.workbench
-    workbench.autosave_timer.stop()
-    window.resize(1400, 900)
-    window.show()
     workbench.use_weights_file(str(tmp_path / "w.csv"))
     workbench.open_source(str(tmp_path / "s.parquet"), roles=ROLES)
     workbench.add_release(ReleaseDefinition("Most", "filter", expression="q0 != '1'"))
@@ -42,13 +37,7 @@ def open_window(qtbot, tmp_path, share: float, name: str) -> MainWindow:
     return window
 
 
-def close(window: MainWindow) -> None:
-    workbench = window.workbench
-    workbench.runner.cancel_all()
-    workbench.runner.wait()
-    workbench.undo_stack.setClean()
-    workbench._mark(False)
-    window.close()
+close = close_window
 
 
 @pytest.fixture
