@@ -10,9 +10,10 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.session import SUGGEST_OUT_OF_CORE
 from tklscore.core.release.suggest import Constraints, Suggestions
@@ -43,14 +44,14 @@ class SuggestionsPanel(QObject):
             row.addWidget(QLabel(label))
             row.addWidget(box)
         self.k_min.setValue(2)
-        self.t_max = QDoubleSpinBox()
+        self.t_max = NumberSpinBox()
         self.t_max.setRange(0.0, 1.0)
         self.t_max.setSingleStep(0.05)
         self.t_max.setValue(1.0)
         self.tkl_limited = QCheckBox("tkl / source ≤")
         self.tkl_limited.setToolTip("the largest tkl-Score of a suggested release, divided by the whole "
                                     "source's (unticked: no limit)")
-        self.tkl_max = QDoubleSpinBox()
+        self.tkl_max = NumberSpinBox()
         self.tkl_max.setRange(0.0, 100.0)
         self.tkl_max.setDecimals(3)
         self.tkl_max.setSingleStep(0.05)
