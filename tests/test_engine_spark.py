@@ -436,3 +436,32 @@ def test_spark_names_a_line_that_is_not_utf8_past_the_sample(spark, tmp_path):
     with SparkBackend(session=spark) as backend, \
             pytest.raises(InputError, match=r"late.csv, row 40002: the line is not UTF-8"):
         backend.scan(str(path))
+
+
+def test_records_kept_on_disk_by_spark_page_as_in_memory(spark, data_dir):
+    """A release scored with ``stream``: Spark writes its records as part files into the
+    store's folder; pages, the top-N and every record equal memory's."""
+    from tklscore.core.engines.record_store import POSITION
+    from tklscore.core.engines.scoring import score_in_engine
+
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    table = load_table(source)
+    ids = ["6", "1", "3", "4", "0"]
+    memory = Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights)
+    with SparkBackend(session=spark) as backend:
+        backend.open_source(str(source), ROLES)
+        backend.open_published_ids(ids)
+        report = score_in_engine(backend, ROLES, weights, stream=True)
+    store = report.stored
+    try:
+        assert report.records.empty and store.path.is_dir() and len(store) == 5
+        everything = store.read_all()
+        report.records = everything
+        assert_same_report(report, memory)
+        assert store.page(2, 2)[POSITION].tolist() == [2, 3]
+        assert store.page(2, 2)["id"].tolist() == ["3", "4"]
+        top = store.top(2)
+        assert top["id"].tolist() == memory.records.sort_values("tkl", ascending=False, kind="stable")["id"][:2].tolist()
+    finally:
+        store.close()
