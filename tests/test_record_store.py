@@ -263,3 +263,25 @@ def os_pid() -> int:
     import os
 
     return os.getpid()
+
+
+def test_cli_report_out_of_core_reads_the_store(capsys, cli_source):
+    """``tklscore report --engine duckdb``: the per-record CSV written from the store, the HTML's
+    riskiest records and charts as in memory."""
+    def report_args(out, engine):
+        return ["report", cli_source, "--filter", "q0 != '2'", "--id-column", "id", "--qi", "q0,q1", "--sa", "s0,s1",
+                "--continuous", "s1", "--weights", cli_source.parent / "w.csv", "--engine", engine, "--output", out]
+    texts = {}
+    for engine in ("memory", "duckdb"):
+        for suffix in ("csv", "html"):
+            out = cli_source.parent / f"{engine}.{suffix}"
+            code, _, err = run_cli(capsys, report_args(out, engine))
+            assert code == 0, err
+            texts[engine, suffix] = out
+    ours = pd.read_csv(texts["duckdb", "csv"], dtype={"id": str})
+    theirs = pd.read_csv(texts["memory", "csv"], dtype={"id": str})[list(ours.columns)]
+    pd.testing.assert_frame_equal(ours, theirs, rtol=TOLERANCE)
+    html = {e: texts[e, "html"].read_text(encoding="utf-8") for e in ("memory", "duckdb")}
+    riskiest = {e: h.split("Per-record scores (riskiest by tkl first)")[1].split("</table>")[0] for e, h in html.items()}
+    assert riskiest["duckdb"] == riskiest["memory"]
+    assert html["duckdb"].count("How the scores grow as records are added") >= 1
