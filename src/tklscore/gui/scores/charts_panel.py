@@ -112,7 +112,7 @@ class ChartsPanel(QTabWidget):
         if self.sorting is not None and self.draw_per_record not in steps:
             steps.insert(0, self.draw_per_record)
         for step in steps:
-            if step == self.draw_per_record:
+            if step in (self.draw_per_record, self.draw_growth):
                 step(background=False)
             else:
                 step()
@@ -185,7 +185,8 @@ class ChartsPanel(QTabWidget):
         task = self.sorting = self.workbench.runner.start("Sorting the records for the chart", read, done, failed,
                                                           owner=self, lane=SIDE)
 
-    def draw_growth(self) -> None:
+    def draw_growth(self, background: bool = True) -> None:
+        """The growth chart; records on disk are added up off the UI thread (``background``)."""
         report = self.report
         if report is None:
             return
@@ -198,6 +199,9 @@ class ChartsPanel(QTabWidget):
             if self.report is report:
                 self.growth_chart.set_running(positions, grown, n, report.source_scores, report.x)
 
+        if not background:   # a chart about to be exported
+            done(store.cumulative_at(positions, report.x))
+            return
         self.workbench.runner.start("Adding up the records for the growth chart",
                                     lambda control: store.cumulative_at(positions, report.x), done,
                                     self.workbench.failed.emit, owner=self, lane=SIDE)
