@@ -30,7 +30,7 @@ from tklscore.core.scoring.scores import RECORD_COLUMNS, m_score_table, riskiest
 
 POSITION = "position"   # the record's 0-based place in the published order, beside every row read
 BATCH_ROWS = 65_536     # rows per batch when a store is written out or streamed
-QUERY_MEMORY = "512MiB"  # DuckDB's limit for a sorted query over the file (it spills beyond it)
+QUERY_MEMORY = "256MiB"  # DuckDB's limit for a sorted query over the file (it spills beyond it)
 
 
 @dataclass(frozen=True)
@@ -206,12 +206,15 @@ class RecordStore:
 
     def at_ranks(self, keys, ranks, columns: list[str] | None = None) -> pd.DataFrame:
         """The records at 0-based ``ranks`` of the order of ``keys`` (a chart's evenly spaced
-        points), in rank order, with their ``rank``."""
+        points), in rank order, with their ``rank``. Only the sort keys and positions are
+        ranked (a narrow sort that spills under the limit); the rows are joined back."""
         ranks = pd.DataFrame({"rank": np.asarray(ranks, dtype=np.int64)})
         order = self._order_sql(keys)
-        names = self._names(columns)
-        sql = (f"SELECT r.* FROM (SELECT {names}, {POSITION}, ROW_NUMBER() OVER (ORDER BY {order}) - 1 AS rank "
-               f"FROM __records) AS r JOIN __ranks USING (rank) ORDER BY rank")
+        sort_columns = ", ".join(dict.fromkeys([_column(c) for c, _descending in keys] + [POSITION]))
+        names = ", ".join(f"r.{_column(c)}" for c in (columns or self.columns))
+        sql = (f"SELECT {names}, r.{POSITION}, k.rank FROM (SELECT {POSITION}, ROW_NUMBER() OVER (ORDER BY {order}) "
+               f"- 1 AS rank FROM (SELECT {sort_columns} FROM __records) AS s) AS k JOIN __ranks USING (rank) "
+               f"JOIN __records AS r USING ({POSITION}) ORDER BY k.rank")
         return self._query(sql, [], {"__ranks": ranks})
 
     def cumulative_at(self, positions, x: float) -> dict[str, np.ndarray]:
