@@ -89,8 +89,9 @@ class ColumnsPanel(QWidget):
             box.setValue(value)
             box.blockSignals(False)
 
-    def fill(self, names: list[str] | None, roles: Roles, out_of_core: bool) -> None:
-        """One row per column of the source (none: no source yet)."""
+    def fill(self, names: list[str] | None, roles: Roles, noise: bool = True) -> None:
+        """One row per column of the source (none: no source yet); ``noise``: offered as a
+        perturbation (core's ``DesignOffer``)."""
         for cells in (self.sliders, self._slider_labels, self.perturb_boxes):   # cleared in place: the view
             cells.clear()                                                       # shows the same dicts
         self.columns.setRowCount(0)
@@ -111,7 +112,7 @@ class ColumnsPanel(QWidget):
             publish.toggled.connect(lambda on, c=column: self._published(c, on))
             self.columns.setCellWidget(r, PUBLISH, publish)
             if column not in roles.qi and column != roles.identifier:
-                self.columns.setCellWidget(r, PERTURB, self._perturb_cell(column, noise=not out_of_core))
+                self.columns.setCellWidget(r, PERTURB, self._perturb_cell(column, noise=noise))
 
     def _published(self, column: str, published: bool) -> None:
         self.state.set_published(column, published)

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushB
 
 from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.numbers import count, number, percent
-from tklscore.core.release.session import SUGGEST_OUT_OF_CORE
 from tklscore.core.release.suggest import Constraints, Suggestions
 from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.gui.charts import PlainAxis
@@ -36,6 +35,7 @@ class SuggestionsPanel(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.suggestions: Suggestions | None = None
+        self.offered = True   # a search is offered for the source (core's DesignOffer)
         self.constraints_box = QGroupBox("Suggest releases (constraints)")
         row = QHBoxLayout(self.constraints_box)
         self.k_min, self.l_min = QSpinBox(), QSpinBox()
@@ -99,14 +99,16 @@ class SuggestionsPanel(QObject):
         return Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(),
                            self.tkl_max.value() if self.tkl_limited.isChecked() else math.inf, suppression_limit)
 
-    def set_out_of_core(self, out_of_core: bool) -> None:
-        """Out of core suggestions are not offered: the button is off and the tab says why."""
-        self.suggest_button.setEnabled(not out_of_core)
-        self.chart.setVisible(not out_of_core)
-        self.front_table.setVisible(not out_of_core)
-        if out_of_core:
+    def offer(self, refused: str | None) -> None:
+        """Suggestions offered, or not (``refused``: why, core's ``DesignOffer.suggest_refused``):
+        then the button is off and the tab says why."""
+        self.offered = refused is None
+        self.suggest_button.setEnabled(self.offered)
+        self.chart.setVisible(self.offered)
+        self.front_table.setVisible(self.offered)
+        if refused is not None:
             self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
-            self._say(SUGGEST_OUT_OF_CORE)
+            self._say(refused)
         else:
             self.suggest_button.setToolTip("")
 
