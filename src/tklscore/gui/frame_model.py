@@ -77,6 +77,8 @@ class FrameModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and section >= len(self._frame.columns):
+            return None   # a header still sized for the model shown before
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             column = str(self._frame.columns[section])
             return column if column in self.headers else None

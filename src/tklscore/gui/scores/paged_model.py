@@ -172,6 +172,8 @@ class PagedRecordsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal:
+            if section >= len(RECORD_COLUMNS):
+                return None
             column = RECORD_COLUMNS[section]
             if role == Qt.ItemDataRole.ToolTipRole:
                 return column if column in self.headers else None

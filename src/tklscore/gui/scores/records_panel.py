@@ -64,21 +64,19 @@ class RecordsPanel(QSplitter):
         self.report = report
         stored = None if report is None else report.stored
         if stored is not None:   # published order first (the view sorts a model it is given by its indicator)
+            self.records_model.set_frame(FrameModel().frame)
             self.records_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
             self._use(self.paged_model)
             self.paged_model.set_store(stored)
-            self.records_model.set_frame(FrameModel().frame)
-        else:
+        else:   # the frame first, then the view switched to it: its header never asks for a column it lacks
             self.paged_model.set_store(None)
+            self.records_model.set_frame(FrameModel().frame if report is None else report.records,
+                                         None if report is None else riskiest)
             self._use(self.records_model)
-        if stored is None and report is None:
-            self.records_model.set_frame(FrameModel().frame)
-        elif stored is None:
-            self.records_model.set_frame(report.records, riskiest)
-            header = self.records_view.horizontalHeader()
-            header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
-            if len(report.records) <= 50_000:  # a big release keeps default widths
-                self.records_view.resizeColumnsToContents()
+            if report is not None:
+                self.records_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
+                if len(report.records) <= 50_000:  # a big release keeps default widths
+                    self.records_view.resizeColumnsToContents()
         self.explanation = None
         self.explain_browser.setHtml(SELECT_A_RECORD if stored is None else OUT_OF_CORE_NOTE)
 
