@@ -231,6 +231,14 @@ def _designer(args):
     return source.designer(hierarchies, elements), weights
 
 
+def note_aggregate(designer) -> None:
+    """Says on stderr when an engine's designer reused the source's cached aggregate, or
+    could not keep it (core/engines/finest.py)."""
+    finest = getattr(designer, "finest", None)
+    if finest is not None and (finest.reused or "not cached:" in finest.note):
+        print(f"tklscore: note: {finest.note}", file=sys.stderr)
+
+
 def _design(args) -> ReleaseDesign:
     design = _design_file(args)[0]
     if design is not None:
@@ -258,6 +266,7 @@ def run_release(args) -> int:
         raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
     check_engine_output(args, _inputs(args))
     designer, weights = _designer(args)
+    note_aggregate(designer)
     try:
         design = _design(args)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
