@@ -181,7 +181,7 @@ def _why(error: BaseException, folder: Path) -> str:
 
     if isinstance(error, _Changed):
         return "the source file changed while it was read"
-    if is_disk_full(error):
+    if is_disk_full(error) or (isinstance(error, InputError) and str(error).startswith("disk full")):
         return f"disk full in {folder} (no space left on the device); the source and earlier outputs are untouched"
     reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error).splitlines()[0]
     return f"cannot write in {folder} ({reason})"
