@@ -276,8 +276,8 @@ def test_cli_engine_refusals_exit_2_with_the_reason(capsys, tmp_path, data_dir):
 
     base = [data_dir / "thesis_table_3_1.csv", "--qi", ",".join(QI), "--sa", "Disease",
             "--weights", data_dir / "thesis_table_4_2_weights.csv"]
-    code, _, err = run_cli(capsys, ["suggest", *base, "--engine", "duckdb", "--k", "2"])
-    assert code == 2 and "run suggest in memory" in err and "Design view" in err
+    code, _, err = run_cli(capsys, ["suggest", *base, "--engine", "duckdb", "--k", "2", "--filter", "Job == 'Lawyer'"])
+    assert code == 2 and "a row selection needs the records" in err and "search in memory" in err
     code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--noise", "Disease=5"])
     assert code == 2 and "noise" in err and "--engine memory" in err
     code, _, err = run_cli(capsys, ["release", *base, "--memory-limit", "1GB"])

@@ -331,15 +331,23 @@ def _utility_of(data: dict):
 
 
 def run_suggest(args) -> int:
-    if args.engine != "memory":
-        raise InputError(f"suggest evaluates the releases of the lattice of hierarchy levels, each a full pass over "
-                         f"the file with --engine {args.engine} (minutes per release on a table larger than memory); "
-                         f"run suggest in memory (--engine memory, on a sample that fits), or design the release "
-                         f"level by level with 'tklscore release --engine {args.engine}' or the Design view")
     designer, weights = _designer(args)
-    constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
-    base = ReleaseDesign(selection=_selection(args))
-    found = suggest(designer, weights, constraints, base, x=args.x, missing_weight_zero=args.missing_weight_zero)
+    try:
+        constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
+        base = ReleaseDesign(selection=_selection(args))
+        lattice = getattr(designer, "lattice", None)   # out of core: the nodes roll up the source's aggregate
+        if lattice is not None:
+            note_aggregate(designer)
+            if base.selection is not None:
+                from tklscore.core.engines.lattice import SELECTION_REFUSED
+
+                raise InputError(SELECTION_REFUSED)
+        found = suggest(lattice() if lattice is not None else designer, weights, constraints, base, x=args.x,
+                        missing_weight_zero=args.missing_weight_zero)
+    finally:
+        close = getattr(designer, "close", None)
+        if close is not None:
+            close()
     if not found.met:
         print(f"tklscore: warning: {found.message}", file=sys.stderr)
     data = {"lattice_size": found.lattice_size, "evaluated": found.evaluated,

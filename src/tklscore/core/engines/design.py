@@ -115,6 +115,13 @@ class EngineDesigner:
         self._whole: dict = {}
         self._released = False
 
+    def lattice(self):
+        """The suggestion search's designer over this source's finest aggregate
+        (:class:`~.lattice.AggregateLattice`)."""
+        from tklscore.core.engines.lattice import AggregateLattice
+
+        return AggregateLattice(self)
+
     def _open_records(self) -> None:
         """``src``: the records (the first read of the file, or a design that needs them),
         with the checks of every record."""
