@@ -35,10 +35,10 @@ PREVIEW_ROWS = 200        # the published table's first rows shown
 SUPPRESSED_SHOWN = 500    # the suppressed records listed by id
 DESIGNED = "designed release"   # the name of the design on screen until it is saved under another
 SUGGEST_OUT_OF_CORE = (
-    "Suggestions are not offered for this source. To suggest releases the workbench tries many combinations "
-    "of levels, and each one means reading the whole file again: for a source too large for memory that takes "
-    "far too long. Move the level sliders to design the release here (each change is evaluated on the whole "
-    "file), or open a sample of the source that fits in memory and ask for suggestions there.")
+    "Out of core, the suggestions are worked out from the source's aggregate: each distinct combination of its "
+    "values, counted once from the file and kept for the next time. Each combination of levels is then a "
+    "roll-up of it, not another reading of the file. A row selection is not searched out of core: search "
+    "without it, then select the rows of the release you choose.")
 PERTURBATIONS = ("mean", "median", "noise")
 
 
@@ -269,11 +269,15 @@ class DesignSession:
     def suggest(self, source: DesignSource, weights: Weights, constraints: Constraints, base: ReleaseDesign,
                 x: float = 1.0, progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> Suggestions:
-        """The suggested releases (:func:`~tklscore.core.release.suggest.suggest`), in memory
-        only; cancelled, the front of the releases evaluated so far."""
-        if source.out_of_core:
-            raise InputError(SUGGEST_OUT_OF_CORE)
+        """The suggested releases (:func:`~tklscore.core.release.suggest.suggest`), in memory or,
+        out of core, over the source's aggregate (:mod:`tklscore.core.engines.lattice`);
+        cancelled, the front of the releases evaluated so far."""
         designer = self._designer_for(source)
+        if source.out_of_core:
+            lattice = getattr(self, "_lattice", None)
+            if lattice is None or lattice.designer is not designer:
+                self._lattice = lattice = designer.lattice()
+            designer = lattice
         return suggest(designer, weights, constraints, base, x, progress=progress, cancelled=cancelled)
 
     def write_release(self, evaluation: Evaluation, path: str) -> int:
@@ -288,6 +292,7 @@ class DesignSession:
     def close(self) -> None:
         """Close the engine (if the designer has one); the next evaluation builds another."""
         designer, self.designer, self._key = self.designer, None, None
+        self._lattice = None    # the aggregate fetched for suggestions out of core
         if designer is not None and hasattr(designer, "close"):
             designer.close()
 

@@ -1,7 +1,7 @@
 """The Design view's suggestions: the officer's constraints (k, l, t, the largest tkl) and
 the Suggest button (``constraints_box``, on the left), and the suggested releases
 (``tab``, among the results' tabs): what the search found — or that it was cancelled,
-failed, or is not offered out of core — as a Pareto chart to click and a table to
+failed; out of core, worked out from the source's aggregate — as a Pareto chart to click and a table to
 double-click, each loading the release's levels."""
 
 from __future__ import annotations
@@ -99,15 +99,11 @@ class SuggestionsPanel(QObject):
                            self.tkl_max.value() if self.tkl_limited.isChecked() else math.inf, suppression_limit)
 
     def set_out_of_core(self, out_of_core: bool) -> None:
-        """Out of core suggestions are not offered: the button is off and the tab says why."""
-        self.suggest_button.setEnabled(not out_of_core)
-        self.chart.setVisible(not out_of_core)
-        self.front_table.setVisible(not out_of_core)
+        """Out of core the tab says where the suggestions come from (the source's aggregate)."""
+        self.suggest_button.setToolTip("worked out from the source's aggregate, read once from the file"
+                                       if out_of_core else "")
         if out_of_core:
-            self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
             self._say(SUGGEST_OUT_OF_CORE)
-        else:
-            self.suggest_button.setToolTip("")
 
     def _say(self, text: str, error: bool = False) -> None:
         self.suggest_message.setText(text)

@@ -323,10 +323,9 @@ class DesignView(QWidget):
     # ------------------------------------------------------------------ suggested releases
     def run_suggest(self) -> None:
         source = self._source()
-        if self._out_of_core() or isinstance(source, str):
+        if isinstance(source, str):
             self.results.tabs.setCurrentIndex(SUGGESTIONS_TAB)
-            if isinstance(source, str) and not self._out_of_core():
-                self.results.say(source)
+            self.results.say(source)
             return
         try:
             constraints = self.constraints()
