@@ -69,7 +69,9 @@ def test_the_aggregate_is_built_once_and_reused(source, weights, cache):
     first, result, ids = evaluate(source, weights)
     assert not first.reused and first.path is not None and first.path.parent == cache
     assert first.records == 7 and 0 < first.rows <= 7
-    assert [p.suffix for p in sorted(cache.iterdir())] == [".json", ".parquet"]
+    assert sorted(p.name.split(".", 1)[1] for p in cache.iterdir()) == ["json", "parquet", "totals.json"]
+    totals = json.loads(next(cache.glob("*.totals.json")).read_text())    # the whole source's, per weights
+    assert [t["totals"]["n"] for t in totals.values()] == [7]
     assert "computed and cached" in first.note
     second, again, ids_again = evaluate(source, weights)
     assert second.reused and second.path == first.path and "reused from the cache" in second.note
@@ -107,14 +109,18 @@ def test_a_cache_that_no_longer_matches_its_file_is_rebuilt_never_used(source, w
     same(result, in_memory(source, weights))
     assert second.records == (8 if change == "appended" else 7) == first.records + (change == "appended")
     # the stale aggregate is gone, the new one kept: one per (file, roles)
-    assert len(list(cache.glob("*.parquet"))) == 1 and len(list(cache.glob("*.json"))) == 1
-    assert json.loads(next(cache.glob("*.json")).read_text())["source"]["size"] == source.stat().st_size
+    assert len(list(cache.glob("*.parquet"))) == 1 and len(list(cache.glob("*.totals.json"))) == 1
+    totals = json.loads(next(cache.glob("*.totals.json")).read_text())
+    assert [t["totals"]["n"] for t in totals.values()] == [second.records]
+    assert json.loads(next(p for p in cache.glob("*.json") if ".totals" not in p.name).read_text())[
+        "source"]["size"] == source.stat().st_size
 
 
 @pytest.mark.parametrize("damage", ["parquet garbage", "parquet missing", "record missing", "record of another file"])
 def test_a_damaged_cache_is_rebuilt(source, weights, cache, damage):
     first, _, _ = evaluate(source, weights)
     meta = first.path.with_suffix(".json")
+    assert meta.exists()
     if damage == "parquet garbage":
         first.path.write_bytes(b"PAR1 not parquet at all")
     elif damage == "parquet missing":

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, _columns
-from tklscore.core.engines.finest import RELATION, open_finest
+from tklscore.core.engines.finest import RELATION, keep_totals, kept_totals, open_finest, weights_digest
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import finish_report, score_records
 from tklscore.core.errors import InputError
@@ -217,11 +217,18 @@ class EngineDesigner:
         """Totals of the untransformed whole source (normalisation by source), kept per weights."""
         key = (weights.fingerprint, missing_weight_zero)
         if key not in self._whole:
-            plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
-                        weighted=True)
-            totals, notes = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
-            if int(totals["w_above"] or 0):
-                notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
+            digest = weights_digest(weights, missing_weight_zero)
+            kept = kept_totals(self.finest, digest)    # kept beside the cached aggregate
+            if kept is not None:
+                totals, notes = pd.Series(kept[0]), kept[1]
+            else:
+                plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
+                            weighted=True)
+                totals, notes = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                if int(totals["w_above"] or 0):
+                    notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
+                keep_totals(self.finest, digest, {k: (int(v) if k in ("n", "w_above") else float(v))
+                                                  for k, v in totals.items()}, notes)
             self._whole = {key: (totals, notes)}
         return self._whole[key]
 

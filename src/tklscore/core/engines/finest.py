@@ -95,11 +95,16 @@ def cache_name(fingerprint: Fingerprint, roles: Roles, engine: str, options: dic
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def finest_sql(roles: Roles) -> str:
-    """The finest aggregate of ``src`` (opened with ``raw_continuous``)."""
+def _keys(roles: Roles) -> list[str]:
     keys = [f"q{i}" for i in range(len(roles.qi))] + [f"s{i}" for i in range(len(roles.sa))]
-    keys += [f"r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
-    return (f"SELECT {', '.join(keys)}, CAST(COUNT(*) AS BIGINT) AS cnt, MIN(rid) AS rid FROM src "
+    return keys + [f"r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
+
+
+def finest_sql(roles: Roles) -> str:
+    """The finest aggregate of ``src`` (opened with ``raw_continuous``), with an empty ``id``
+    (the plans select one; the records' ids are read from the file when asked for)."""
+    keys = _keys(roles)
+    return (f"SELECT {', '.join(keys)}, CAST(COUNT(*) AS BIGINT) AS cnt, MIN(rid) AS rid, '' AS id FROM src "
             f"GROUP BY {', '.join(keys)}")
 
 
@@ -141,17 +146,17 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
         # a cache that no longer matches its file (or half-written) is rebuilt, never used
         _remove(meta)
         _remove(target)
+        _remove(_totals_path(target))
     open_records()
-    backend.materialize("fin_records", finest_sql(roles))
-    records = int(backend.fetch("SELECT CAST(COALESCE(SUM(cnt), 0) AS BIGINT) AS n FROM fin_records")["n"].iloc[0])
+    backend.materialize(RELATION, finest_sql(roles))
+    records = int(backend.fetch(f"SELECT CAST(COALESCE(SUM(cnt), 0) AS BIGINT) AS n FROM {RELATION}")["n"].iloc[0])
+    rows = backend.count(RELATION)
     if target is None:
-        backend.materialize(RELATION, "SELECT *, '' AS id FROM fin_records")
-        rows = backend.count(RELATION)
         return FinestAggregate(rows, records, False, None, f"aggregate of the source computed ({rows:,} "
                                                             f"combinations of {records:,} records; not cached)")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        backend.write_parquet("SELECT * FROM fin_records", str(target))
+        backend.write_parquet(f"SELECT {', '.join(_keys(roles))}, cnt, rid FROM {RELATION}", str(target))
         if Fingerprint.of(local) != fingerprint:      # the file changed while it was read: keep nothing
             raise _Changed()
         text = json.dumps({"source": asdict(fingerprint), "records": records, "version": VERSION})
@@ -162,12 +167,8 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
         _remove(target)
         with contextlib.suppress(NameError):
             _remove(temporary)
-        backend.materialize(RELATION, "SELECT *, '' AS id FROM fin_records")
-        rows = backend.count(RELATION)
         return FinestAggregate(rows, records, False, None, f"aggregate of the source computed ({rows:,} "
                                f"combinations of {records:,} records) but not cached: {_why(error, folder)}")
-    backend.materialize(RELATION, "SELECT *, '' AS id FROM fin_records")
-    rows = backend.count(RELATION)
     return FinestAggregate(rows, records, False, target, f"aggregate of the source computed and cached "
                                                          f"({rows:,} combinations of {records:,} records; {target})")
 
@@ -206,3 +207,45 @@ def _register(backend: Backend, target: Path) -> int | None:
     backend.materialize(RELATION, f"SELECT {', '.join(backend.q(c) for c in scan.columns)}, '' AS id "
                                   f"FROM {scan.relation}")
     return int(backend.fetch(f"SELECT CAST(COALESCE(SUM(cnt), 0) AS BIGINT) AS n FROM {RELATION}")["n"].iloc[0])
+
+
+def _totals_path(target: Path) -> Path:
+    return target.with_name(target.name.replace(".parquet", ".totals.json"))
+
+
+def weights_digest(weights, missing_weight_zero: bool) -> str:
+    """A key of a weights file's entries that holds across processes (``Weights.fingerprint``
+    is Python's hash, salted per process)."""
+    entries = tuple((str(e.attribute), str(e.value), float(e.weight)) for e in weights.entries)
+    return hashlib.sha256(repr((entries, bool(missing_weight_zero))).encode()).hexdigest()[:32]
+
+
+def kept_totals(finest: FinestAggregate, key: str) -> tuple[dict, list[str]] | None:
+    """The whole source's score totals under the weights ``key``, kept beside a cached aggregate."""
+    if finest.path is None:
+        return None
+    try:
+        kept = json.loads(_totals_path(finest.path).read_text(encoding="utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (kept["totals"], list(kept["notes"])) if isinstance(kept, dict) else None
+
+
+def keep_totals(finest: FinestAggregate, key: str, totals: dict, notes: list[str]) -> None:
+    """Keep the whole source's totals beside the aggregate (a cache: a failure keeps nothing)."""
+    if finest.path is None:
+        return
+    path = _totals_path(finest.path)
+    with contextlib.suppress(OSError, ValueError):
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            kept = {}
+        kept = kept if isinstance(kept, dict) and len(kept) < 64 else {}
+        kept[key] = {"totals": totals, "notes": list(notes)}
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(json.dumps(kept), encoding="utf-8")
+            os.replace(temporary, path)
+        finally:
+            _remove(temporary)
