@@ -154,3 +154,38 @@ def test_bad_input(capsys, tmp_path):
         disclosure_files("duckdb", str(odd), [AttributeParameters("Income", 0.5, 1.0)],
                          Weights([("Income", "[0,40)", 1.0)]))
     assert error.value.row == 3 and error.value.column == "Income" and "'ten'" in str(error.value)
+
+
+def test_histogram_bins_every_d_by_one_rule_in_sql_and_in_memory():
+    """The bug hypothesis found: three records with D = 0.06 binned 19 on one side, 20 on the
+    other, because DuckDB's LOG10 and numpy's differ by an ulp (0.6, 0.75, …) and 0.06 lies on
+    the middle edge of [0.01, 0.36]. Bins are now decided on D against the edges as values of D
+    (``bin_bounds``), the same comparisons in SQL and numpy: D on an edge, an ulp either side,
+    and the values whose logarithms differ land in the same bin everywhere."""
+    from tklscore.core.engines import open_backend
+    from tklscore.core.engines.plan import DisclosurePlan
+    from tklscore.core.risk.disclosure_risk import bin_bounds, bin_counts, histogram_edges
+
+    edges = histogram_edges(0.01, 0.36, 0.01)
+    bounds = bin_bounds(edges)
+    assert len(edges) == 41 and len(bounds) == 39
+    assert np.log10(0.06) == pytest.approx(edges[20], rel=1e-15)   # 0.06 on the middle edge
+    on_edges = np.concatenate([bounds, np.nextafter(bounds, 0), np.nextafter(bounds, 1)])
+    d = np.concatenate([[0.01, 0.06, 0.06, 0.06, 0.36, 0.6, 0.75, 0.0], on_edges,
+                        np.random.default_rng(7).uniform(0.01, 0.36, 500)])
+    d = d[(d == 0) | ((d >= 0.01) & (d <= 0.36))]
+    memory = bin_counts(d[d > 0], bounds)
+    backend = open_backend("duckdb")
+    try:
+        backend.register("dr_records", pd.DataFrame({"d": d}))
+        binned = backend.fetch(DisclosurePlan.histogram(bounds))
+    finally:
+        backend.close()
+    engine = np.zeros(40, dtype=np.int64)
+    engine[binned["b"].to_numpy(dtype=np.int64)] = binned["c"].to_numpy(dtype=np.int64)
+    assert engine.tolist() == memory.tolist() and memory.sum() == (d > 0).sum()
+    assert memory[np.searchsorted(bounds, 0.06, side="right")] >= 3
+    # away from the edges the bins are numpy.histogram's over log10 D
+    inside = d[(d > 0) & (np.abs(np.log10(np.maximum(d, 1e-300))[:, None] - edges[None, :]).min(axis=1) > 1e-9)]
+    assert bin_counts(inside, bounds).tolist() == np.histogram(np.log10(inside), bins=40,
+                                                              range=(edges[0], edges[-1]))[0].tolist()

@@ -457,3 +457,22 @@ def test_spark_names_a_line_that_is_not_utf8_past_the_sample(spark, tmp_path):
     with SparkBackend(session=spark) as backend, \
             pytest.raises(InputError, match=r"late.csv, row 40002: the line is not UTF-8"):
         backend.scan(str(path))
+
+
+def test_spark_detects_the_delimiter_as_the_loader_does(spark, data_dir):
+    """Adult as the ARX project ships it is ';'-separated: Spark reads it without
+    --delimiter, as memory and DuckDB do (Spark's reader alone would take ',')."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    path = data_dir / "adult" / "adult_subset.csv"
+    table = load_table(path)
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(path, backend=backend, preview_rows=5)
+        values = column_values(path, "sex", backend=backend)
+        scan = backend.scan(str(path))    # the back-end itself, given no delimiter
+    assert scan.columns == table.columns
+    assert summary.columns == table.columns and len(table.columns) == 9
+    assert summary.rows == len(table.frame)
+    assert summary.preview.values.tolist() == table.frame.iloc[:5].values.tolist()
+    codes = table.codes("sex")
+    assert sorted(values["value"].tolist()) == sorted(codes.uniques)

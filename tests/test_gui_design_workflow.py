@@ -251,11 +251,12 @@ def test_copy_as_command_on_the_thesis_example_writes_what_it_reads(window, qtbo
 
 
 def test_a_cancelled_evaluation_says_the_figures_are_the_last_designs(qtbot):
+    from tklscore.core.release.session import engine_note
     from tklscore.gui.design.results_panel import ResultsPanel
 
     panel = ResultsPanel()
     qtbot.addWidget(panel)
-    panel.show_engine_mode(True, 1_000_000)
+    panel.show_engine_note(engine_note("DuckDB", 1_000_000))
     panel.evaluating()
     assert "Evaluating the new design" in panel.engine_note.text()
     panel.stopped()

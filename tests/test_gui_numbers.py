@@ -113,3 +113,23 @@ def test_chart_legends_keep_to_one_row_above_the_data(window, qtbot):
     for chart in (view.per_record_chart, view.releases_chart, view.growth_chart):
         assert chart.legend.layout.rowCount() == 1, chart.title_text
     assert len(view.releases_chart.legend.items) == 5
+
+
+def test_number_boxes_show_no_trailing_zeros(qtbot):
+    """A number box reads like the rest of the window: 0.01, not 0.010000 (issue 22 §4)."""
+    from tklscore.gui.number_spin import NumberSpinBox
+    from tklscore.gui.risk.disclosure_panel import DisclosurePanel
+
+    box = NumberSpinBox()
+    qtbot.addWidget(box)
+    box.setDecimals(6)
+    box.setRange(0, 1e9)
+    for value, text in [(0.01, "0.01"), (3.0, "3"), (0.123456, "0.123456"), (0.0, "0"), (1500.5, "1500.5")]:
+        box.setValue(value)
+        assert box.text() == text
+    box.lineEdit().setText("0.000125")
+    box.interpretText()
+    assert box.value() == 0.000125
+    panel = DisclosurePanel()
+    qtbot.addWidget(panel)
+    assert panel.epsilon_spin.text() == "0.01" and panel.threshold_spin.text() != "0.010000"

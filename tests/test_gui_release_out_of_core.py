@@ -104,7 +104,7 @@ def test_release_view_out_of_core_scores_as_in_memory(qtbot, out_of_core, tmp_pa
     qtbot.waitUntil(lambda: workbench.source_summary is not None, timeout=TIMEOUT)
     assert workbench.table is None and workbench.out_of_core
     # the source panel: why it is out of core, and the first rows of how many
-    banner = view.source.out_of_core_label
+    banner = view.source.engine_banner
     assert banner.isVisible() and "DuckDB reads it out of core" in banner.text() and "more than" in banner.text()
     assert "Showing the first 7 of 7 records" in banner.text()
     assert view.frame_model.rowCount() == 7 and view.frame_model.frame["id"].tolist()[:2] == ["0", "1"]

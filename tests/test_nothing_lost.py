@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -544,13 +545,20 @@ def test_stale_work_folders_are_swept_and_live_ones_kept(tmp_path, monkeypatch):
         reused = tmp_path / f"{WORK_PREFIX}{sleeper.pid}-ijkl9012"   # its pid now belongs to a later process
         reused.mkdir()
         (reused / "owner").write_text(f"{sleeper.pid} 1\n")
-        unrelated = tmp_path / "tklscore-duckdb-olderstyle"            # no pid: not ours to judge
+        unrelated = tmp_path / "tklscore-duckdb-olderstyle"            # no pid, recently used: kept
         unrelated.mkdir()
+        (unrelated / "work.duckdb").write_bytes(b"z")
+        abandoned = tmp_path / "tklscore-duckdb-abandoned"             # no pid, untouched for two days
+        abandoned.mkdir()
+        (abandoned / "work.duckdb").write_bytes(b"z")
+        two_days_ago = time.time() - 2 * 24 * 3600
+        for path in (abandoned / "work.duckdb", abandoned):
+            os.utime(path, (two_days_ago, two_days_ago))
         with DuckDBBackend() as backend:
             mine = backend.folder
             assert mine.parent == tmp_path and mine.name.startswith(f"{WORK_PREFIX}{os.getpid()}-")
         assert not dead.exists() and not reused.exists() and not mine.exists()
-        assert live.is_dir() and unrelated.is_dir()
+        assert live.is_dir() and unrelated.is_dir() and not abandoned.exists()
     finally:
         sleeper.kill()
         sleeper.wait()

@@ -372,3 +372,23 @@ def test_the_interpreted_join_equals_the_generated_one(rules, facts):
         reasoner_module.MAX_GENERATED_ATOMS = limit
     assert interpreted.triples() == generated.triples()
     assert interpreted.justification_map() == generated.justification_map()
+
+
+def test_rule_file_text_never_reaches_the_generated_joins(tmp_path, monkeypatch):
+    """The joins are generated Python (issue 19 §1): a rule file whose names, IRIs and
+    literals are Python code still gives only integer ids and fixed names in the source."""
+    payload = '__import__("os").system("touch PWNED")'
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "PWNED"
+    rules = parse_jena_rules(PREFIX + f"""
+        [x__import__os : (?a ex:p ?b), (?b ex:p '{payload}') -> (?a <http://e.org/import_os_system_PWNED> '{payload}')]
+    """)
+    reasoner = Reasoner(rules)
+    sources = [fn.source for fns in reasoner._by_pred.values() for fn in fns]
+    sources += [fn.source for fn in reasoner._var_pred]
+    assert sources and all(s is not None for s in sources)
+    for source in sources:
+        assert "import" not in source and "system" not in source and "PWNED" not in source
+    closure = reasoner.materialize([T("A", "p", "B"), Triple(ex("B"), ex("p"), Literal(payload))])
+    assert len(closure.inferred()) == 1
+    assert not marker.exists()

@@ -168,6 +168,83 @@ def test_a_design_is_named_once_and_a_defined_release_keeps_its_name():
     assert project.designed("Scenario 1") is None and project.designed(None) is None
 
 
+def test_what_the_design_view_offers_is_the_cores_by_source(tmp_path, data_dir):
+    """Suggestions, noise, the report, the engine's note and the copied command's engine
+    depend on where the source is evaluated: core says (the view asks ``DesignOffer``)."""
+    from tklscore.core.release.session import REPORT_IN_MEMORY, SUGGEST_OUT_OF_CORE, DesignOffer
+    from tklscore.core.source import EngineSource, MemorySource
+
+    example = thesis_example()
+    memory = MemorySource(example.source, example.roles)
+    engine = EngineSource(data_dir / "thesis_table_3_1.csv", example.roles, "duckdb")
+    assert DesignOffer.of(None) == DesignOffer.of(memory) == DesignOffer(None, None, True, None, None)
+    offer = DesignOffer.of(engine, 1_000_000)
+    assert offer.suggest_refused == SUGGEST_OUT_OF_CORE and offer.report_refused == REPORT_IN_MEMORY
+    assert offer.engine == "duckdb" and not offer.noise
+    assert "This source (1,000,000 records) is larger than the memory share" in offer.note
+    assert "evaluated by DuckDB reading the file" in offer.note
+    assert "a source too large for memory" in DesignOffer.of(engine).note
+
+
+def test_what_a_design_session_designs_over_or_what_is_missing():
+    from tklscore.core.release.session import DesignSession, DesignSource, DesignState, design_source
+    from tklscore.core.source import EngineSource, MemorySource
+    from tklscore.core.tables.roles import Roles
+
+    example = thesis_example()
+    memory = MemorySource(example.source, example.roles)
+    assert design_source(None, False, {}) == "Open a source table and choose its quasi-identifiers and " \
+                                             "sensitive attributes."
+    assert design_source(memory.with_roles(Roles(qi=["City"])), True, {}).startswith("Open a source table")
+    engine = EngineSource("any.csv", example.roles, "duckdb")
+    assert design_source(engine, False, {}) == "Reading the source out of core…"
+    assert design_source(engine.with_roles(Roles(sa=["Disease"])), True, {}).startswith("Choose the quasi-identifiers")
+    chosen = design_source(memory, True, {})
+    assert isinstance(chosen, DesignSource) and chosen.source is memory and chosen.roles == example.roles
+    assert chosen.title == "Designing the release" and not chosen.reports_progress
+    outside = design_source(engine, True, {})
+    assert outside.title == "Designing the release out of core" and outside.reports_progress
+    # the session's designer is the source's (a stand-in source counts the asks)
+    asked = []
+
+    class Counted(MemorySource):
+        def designer(self, hierarchies=None, elements=None, **options):
+            asked.append(dict(hierarchies or {}))
+            return super().designer(hierarchies, elements, **options)
+
+    _, designer, design = _thesis_design({"City": 1})
+    source = Counted(example.source, example.roles)
+    session = DesignSession()
+    first = session.evaluate(DesignSource(source, dict(designer.hierarchies)), design, example.weights)
+    again = session.evaluate(DesignSource(source, dict(designer.hierarchies)), design, example.weights)
+    assert len(asked) == 1 and first.result.report.scores == again.result.report.scores
+    assert first.figures.k == 2
+    # where noise is not offered (an engine), a noised column is published as it is
+    state = DesignState(perturbed={"Age": ("noise", 10.0), "Disease": ("mean", 0.0), "City": ("mean", 0.0)})
+    state.restrict(list(example.source.columns), example.roles, noise=False)
+    assert state.perturbed == {"Disease": ("mean", 0.0)}   # and a QI is never perturbed
+    state = DesignState(perturbed={"Age": ("noise", 10.0)})
+    state.restrict(list(example.source.columns), example.roles)
+    assert state.perturbed == {"Age": ("noise", 10.0)}
+
+
+def test_the_histogram_of_d_bins_by_one_rule():
+    """A record's bin is how many inner edges, as values of D, are ≤ its D (never through a
+    logarithm: an engine's LOG10 differs from numpy's by an ulp); the edges are
+    numpy.histogram's over log10 D, the range widened to the threshold."""
+    from tklscore.core.risk.disclosure_risk import bin_bounds, bin_counts, disclosure_histogram, histogram_edges
+
+    edges = histogram_edges(0.01, 0.36, 0.01)
+    assert edges[0] == -2.0 and edges[-1] == pytest.approx(np.log10(0.36)) and len(edges) == 41
+    bounds = bin_bounds(edges)
+    assert bounds[19] == pytest.approx(0.06, rel=1e-15)   # the middle edge: 10 ** ((−2 + log10 0.36) / 2)
+    assert bin_counts(np.array([bounds[19], np.nextafter(bounds[19], 0)]), bounds)[19:21].tolist() == [1, 1]
+    drawn = disclosure_histogram(np.array([0.0, 0.01, 0.06, 0.36]), 0.01)
+    assert drawn.zero == 1 and drawn.counts.sum() == 3 and drawn.counts[0] == 1 and drawn.counts[-1] == 1
+    assert histogram_edges(0.5, 0.5, 0.0, 4).tolist() == pytest.approx(np.linspace(np.log10(0.5) - 0.5,
+                                                                                   np.log10(0.5) + 0.5, 5).tolist())
+
+
 def test_the_searched_sentence_says_how_much_of_the_lattice_was_seen():
     from tklscore.core.release.suggest import Suggestions
 

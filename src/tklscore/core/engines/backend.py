@@ -477,13 +477,15 @@ def _local_file(path: str) -> Path | None:
 
 
 def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str | None, engine: str,
-                      late_lines_checked: bool = False) -> None:
+                      late_lines_checked: bool = False) -> str | None:
     """What the in-memory loader refuses, refused before an engine reads a file (``kind``:
     CSV or Parquet), which would otherwise rename a repeated column name, cast a nested
     column to text, or read a file whose lines disagree on the encoding in one of them.
     Checked on the file itself when it is local (a file, or the first part file of a folder);
     every back-end's ``scan`` calls it. ``late_lines_checked``: also every line past the
-    sample, for an engine that would decode a line that is not UTF-8 silently (Spark)."""
+    sample, for an engine that would decode a line that is not UTF-8 silently (Spark).
+    Returns a local CSV's delimiter (the one given, or the one the in-memory loader would
+    detect), for an engine that does not detect it itself (Spark)."""
     from tklscore.core.files.text import csv_rows, refuse_mixed_lines, unicode_encoding
     from tklscore.core.tables.loading import (_SAMPLE_BYTES, _check_header, detect_delimiter, detect_encoding,
                                               refuse_nested)
@@ -514,9 +516,11 @@ def check_engine_file(path: str, kind: str, delimiter: str | None, encoding: str
     text = text.lstrip("\ufeff")
     if encoding is None and late_lines_checked and detect_encoding(sample) == "utf-8":
         _refuse_late_non_utf8(path, engine)
-    first = next(csv_rows(text, path, delimiter or detect_delimiter(text, file.suffix.lower())), None)
+    delimiter = delimiter or detect_delimiter(text, file.suffix.lower())
+    first = next(csv_rows(text, path, delimiter), None)
     if first:
         _check_header([field.strip() for field in first[1]], path)
+    return delimiter
 
 
 def _refuse_late_non_utf8(path: str, engine: str) -> None:

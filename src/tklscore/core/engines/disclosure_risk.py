@@ -1,15 +1,13 @@
 """Orooji–Knapp D(r) with an out-of-core or cluster engine (``tklscore disclosure-risk
---engine duckdb|spark``; the Risk view of a source scored out of core): the grouped count
-of every known set and the per-record sums are the :class:`~.plan.DisclosurePlan`'s SQL;
-Python receives only the distinct values of the weighted attributes (to look up W(v), as
-the in-memory engine does), the summary and the histogram. The per-record results stay in
-the engine (``dr_records(rid, id, l_sum, d)``) and are written from there as Parquet, or
-fetched when asked for.
+--engine duckdb|spark``; the Risk view of a source scored out of core): the aggregates of
+the one orchestration (:func:`tklscore.core.risk.disclosure_risk.disclosure_over`) from the
+:class:`~.plan.DisclosurePlan`'s SQL. Python receives only the distinct values of the
+weighted attributes (to look up W(v), as in memory), the summary and the records per bin.
+The per-record results stay in the engine (``dr_records(rid, id, l_sum, d)``) and are
+written from there as Parquet, or fetched when asked for.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -17,12 +15,84 @@ import pandas as pd
 from tklscore.core.engines.backend import Backend, Scan
 from tklscore.core.engines.plan import DisclosurePlan
 from tklscore.core.errors import InputError
-from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, HISTOGRAM_BINS,
-                                                AttributeParameters, DisclosureHistogram, DisclosureRisk,
-                                                DisclosureSummary, check_parameters, empty_histogram,
-                                                histogram_range, is_numeric_attribute, known_sets,
-                                                value_weights_of)
+from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
+                                                AttributeParameters, DisclosureAggregates, DisclosureRisk,
+                                                disclosure_over)
 from tklscore.core.scoring.weights import Weights
+
+
+class EngineDisclosureAggregates(DisclosureAggregates):
+    """D(r)'s aggregates of ``relation`` (with ``rid``, the record's position, and ``id``)
+    in ``backend``; ``columns`` maps each column a user names to its SQL expression there."""
+
+    def __init__(self, backend: Backend, relation: str, columns: dict[str, str], *, name: str = "table",
+                 header_rows: int = 1):
+        self.backend, self.relation, self.sql_of = backend, relation, columns
+        self.name, self.columns, self.header_rows = name, list(columns), header_rows
+        self._n: int | None = None
+
+    def _text(self, attribute: str) -> str:
+        return f"COALESCE(CAST({self.sql_of[attribute]} AS STRING), '')"
+
+    def values(self, attribute: str) -> np.ndarray:
+        query = f"SELECT DISTINCT {self._text(attribute)} AS v FROM {self.relation}"
+        return self.backend.run("cannot be read", self.name,
+                                lambda: self.backend.fetch(query))["v"].to_numpy(dtype=object)
+
+    def numbers(self, attribute: str, values: np.ndarray) -> np.ndarray:
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(numbers)
+        if bad.any():
+            shown = values[bad][0]
+            listed = [str(v) for v in values[bad][:1000]]
+            first = self.backend.fetch(f"SELECT MIN(rid) AS rid, COUNT(*) AS many FROM {self.relation} WHERE "
+                                       f"{self._text(attribute)} IN (" + ", ".join("?" for _ in listed) + ")",
+                                       listed).iloc[0]
+            raise InputError(f"holds {'an empty cell' if shown == '' else repr(shown)}, which is not a number "
+                             f"({int(first['many'])} such cell(s) in all), but its value weights are intervals",
+                             file=self.name, row=int(first["rid"]) + self.header_rows, column=attribute,
+                             hint="fix the value, or give the attribute's weights value by value")
+        return numbers
+
+    def count(self) -> int:
+        if self._n is None:
+            query = f"SELECT COUNT(*) AS n FROM {self.relation}"
+            self._n = int(self.backend.run("cannot be read", self.name,
+                                           lambda: self.backend.fetch(query))["n"].iloc[0])
+        return self._n
+
+    def sums(self, attributes, sets, pk, weighted, alpha, progress) -> None:
+        backend = self.backend
+        counted = sorted({j for s in sets for j in s})
+        needed = sorted(set(counted) | set(weighted))
+        text = ", ".join(f"{self._text(attributes[j])} AS a{j}" for j in needed)
+        plan = DisclosurePlan(tuple(sets), tuple(pk), tuple(sorted(weighted)), (), self.count(), alpha,
+                              f"(SELECT rid, id{', ' + text if text else ''} FROM {self.relation})")
+        for j, (values, per_value) in weighted.items():
+            backend.register(f"dr_w{j}", pd.DataFrame({"v": pd.Series(values, dtype=object), "w": per_value}))
+        cardinality = []
+        for j in counted:
+            backend.run("cannot be read", self.name, lambda: backend.materialize(f"dr_c{j}", plan.dictionary(j)))
+            cardinality.append((j, int(backend.fetch(f"SELECT COUNT(*) AS n FROM dr_c{j}")["n"].iloc[0])))
+        plan = DisclosurePlan(plan.sets, plan.pk, plan.contributing, tuple(cardinality), plan.n, alpha, plan.text)
+        backend.run("cannot be read", self.name, lambda: backend.materialize_joined("dr_src", plan.coded()))
+        progress(0.1)
+        for step, i in enumerate(range(len(sets) - 1, 0, -1)):
+            backend.materialize(f"dr_ks{i}", plan.set_counts(i))
+            progress(0.1 + 0.7 * (step + 1) / max(len(sets) - 1, 1))
+        backend.materialize_joined("dr_records", plan.records())
+        progress(1.0)
+
+    def summary(self, threshold: float) -> tuple[int, int, float | None, float]:
+        row = self.backend.fetch(DisclosurePlan.summary(threshold)).iloc[0]
+        d_min = None if pd.isna(row["d_min"]) else float(row["d_min"])
+        return int(row["above"]), int(row["zero"]), d_min, float(row["d_max"])
+
+    def bin_counts(self, bounds: np.ndarray) -> np.ndarray:
+        binned = self.backend.fetch(DisclosurePlan.histogram(bounds))
+        counts = np.zeros(len(bounds) + 1, dtype=np.int64)
+        counts[binned["b"].to_numpy(dtype=np.int64)] = binned["c"].to_numpy(dtype=np.int64)
+        return counts
 
 
 def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str],
@@ -32,104 +102,24 @@ def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str
                          parameters_name: str | None = None, records_path: str | None = None,
                          fetch: bool = True, header_rows: int = 1, record_column: str = "id",
                          progress=None) -> DisclosureRisk:
-    """D(r) of the records of ``relation`` (with ``rid``, the record's position, and
-    ``id``); ``columns`` maps each column a user names to its SQL expression there. The
-    records are written to ``records_path`` (Parquet; the record named in ``record_column``:
-    ``id``, or ``row`` for its position), or fetched with ``fetch``, or left in
-    ``dr_records``. ``progress(fraction)`` may raise to stop."""
-    report = progress or (lambda _fraction: None)
-    check_parameters(attributes, alpha, epsilon, parameters_name, threshold)
-    unknown = [a for a in attributes if a.attribute not in columns]
-    if unknown:
-        raise InputError(f"attribute '{unknown[0].attribute}' is not a column of {name} (its columns: "
-                         f"{', '.join(repr(c) for c in columns)})", file=parameters_name, row=unknown[0].row,
-                         column="attribute")
-    names = [a.attribute for a in attributes]
-    pk = [a.pk for a in attributes]
-    sets = known_sets(pk, epsilon)
-    counted = sorted({j for s in sets for j in s})
-    weighted = [j for j, a in enumerate(attributes)
-                if a.weight and value_weights is not None and a.attribute in value_weights.attributes]
-    needed = sorted(set(counted) | set(weighted))
-    text = ", ".join(f"COALESCE(CAST({columns[names[j]]} AS STRING), '') AS a{j}" for j in needed)
-    plan = DisclosurePlan(tuple(sets), tuple(pk), (), (), 1, float(alpha),
-                          f"(SELECT rid, id{', ' + text if text else ''} FROM {relation})")
-    contributing = [j for j in weighted
-                    if _register_weights(backend, plan, j, attributes[j], value_weights, name, header_rows)]
-    cardinality = []
-    for j in counted:
-        backend.run("cannot be read", name, lambda: backend.materialize(f"dr_c{j}", plan.dictionary(j)))
-        cardinality.append((j, int(backend.fetch(f"SELECT COUNT(*) AS n FROM dr_c{j}")["n"].iloc[0])))
-    plan = replace(plan, contributing=tuple(contributing), cardinality=tuple(cardinality))
-    backend.run("cannot be read", name, lambda: backend.materialize_joined("dr_src", plan.coded()))
-    n = int(backend.fetch("SELECT COUNT(*) AS n FROM dr_src")["n"].iloc[0])
-    if n == 0:
-        raise InputError("the table has no records", file=name)
-    plan = replace(plan, n=n)
-    report(0.1)
-    for step, i in enumerate(range(len(sets) - 1, 0, -1)):
-        backend.materialize(f"dr_ks{i}", plan.set_counts(i))
-        report(0.1 + 0.5 * (step + 1) / max(len(sets) - 1, 1))
-    backend.materialize_joined("dr_records", plan.records())
-    report(0.85)
-    summary = backend.fetch(plan.summary(threshold)).iloc[0]
-    zero = int(summary["zero"])
-    histogram = _histogram(backend, plan, summary, threshold, zero)
-    result = DisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], None, None, float(alpha),
-                            float(epsilon), float(threshold),
-                            DisclosureSummary(n, int(summary["above"]), zero, float(summary["d_max"]), histogram),
-                            records_path=records_path)
+    """D(r) of the records of ``relation`` (:func:`disclosure_over` on
+    :class:`EngineDisclosureAggregates`). The records are written to ``records_path``
+    (Parquet; the record named in ``record_column``: ``id``, or ``row`` for its position),
+    or fetched with ``fetch``, or left in ``dr_records``. ``progress(fraction)`` may raise
+    to stop."""
+    aggregates = EngineDisclosureAggregates(backend, relation, columns, name=name, header_rows=header_rows)
+    result = disclosure_over(aggregates, attributes, value_weights, alpha=alpha, epsilon=epsilon, threshold=threshold,
+                             parameters_name=parameters_name, progress=progress)
     if records_path is not None:
         named = "rid AS row" if record_column == "row" else "id"
         backend.write_parquet(f"SELECT {named}, l_sum, d FROM dr_records ORDER BY rid", records_path)
+        result.records_path = records_path
     elif fetch:
         records = backend.fetch("SELECT id, l_sum, d FROM dr_records ORDER BY rid")
         result.ids = records["id"].to_numpy(dtype=object)
         result.l_sum = records["l_sum"].to_numpy(dtype=np.float64)
         result.d = records["d"].to_numpy(dtype=np.float64)
-    report(1.0)
     return result
-
-
-def _register_weights(backend: Backend, plan: DisclosurePlan, j: int, attribute: AttributeParameters,
-                      value_weights: Weights, name: str, header_rows: int) -> bool:
-    """``dr_w{j}(v, w)``: W(A)·W(v) of each distinct value of attribute j; False (and no
-    table) when every value weighs 0."""
-    values = backend.run("cannot be read", name, lambda: backend.fetch(plan.distinct(j)))["v"].to_numpy(dtype=object)
-    numbers = None
-    if is_numeric_attribute(value_weights, attribute.attribute):
-        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(numbers)
-        if bad.any():
-            shown = values[bad][0]
-            listed = [str(v) for v in values[bad][:1000]]
-            first = backend.fetch(f"SELECT MIN(rid) AS rid, COUNT(*) AS many FROM {plan.text} AS t WHERE a{j} IN ("
-                                  + ", ".join("?" for _ in listed) + ")", listed).iloc[0]
-            raise InputError(f"holds {'an empty cell' if shown == '' else repr(shown)}, which is not a number "
-                             f"({int(first['many'])} such cell(s) in all), but its value weights are intervals",
-                             file=name, row=int(first["rid"]) + header_rows, column=attribute.attribute,
-                             hint="fix the value, or give the attribute's weights value by value")
-    per_value = attribute.weight * value_weights_of(attribute.attribute, values, numbers, value_weights)
-    if not per_value.any():
-        return False
-    backend.register(f"dr_w{j}", pd.DataFrame({"v": pd.Series(values, dtype=object), "w": per_value}))
-    return True
-
-
-def _histogram(backend: Backend, plan: DisclosurePlan, summary: pd.Series, threshold: float,
-               zero: int) -> DisclosureHistogram:
-    """The histogram of log10 D (:func:`tklscore.core.risk.disclosure_risk.disclosure_histogram`)
-    from the smallest positive and the largest D, the records binned in the engine."""
-    if pd.isna(summary["d_min"]):
-        return empty_histogram(zero, threshold)
-    low, high = histogram_range(float(np.log10(float(summary["d_min"]))), float(np.log10(float(summary["d_max"]))),
-                                threshold)
-    edges = np.linspace(low, high, HISTOGRAM_BINS + 1)
-    backend.register("dr_edges", pd.DataFrame({"b": np.arange(len(edges), dtype=np.int64), "e": edges}))
-    binned = backend.fetch(plan.histogram(low, high, HISTOGRAM_BINS))
-    counts = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
-    counts[binned["b"].to_numpy(dtype=np.int64)] = binned["c"].to_numpy(dtype=np.int64)
-    return DisclosureHistogram(counts, edges, zero, threshold)
 
 
 def source_relation(backend: Backend, scan: Scan, id_column: str | None) -> tuple[str, dict[str, str]]:

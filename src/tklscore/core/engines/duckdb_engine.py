@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import weakref
 from pathlib import Path
 
@@ -55,10 +56,26 @@ def _started(pid: int) -> str | None:
         return None
 
 
+STALE_UNOWNED_SECONDS = 24 * 3600
+
+
+def _unowned_and_stale(folder: Path) -> bool:
+    """A folder an older release made, before folders carried their process id: removed
+    once nothing in it has changed for a day (a session that old has ended)."""
+    if (folder / _OWNER).exists():
+        return False
+    try:
+        newest = max([folder.stat().st_mtime] + [e.stat(follow_symlinks=False).st_mtime
+                                                  for e in os.scandir(folder)])
+    except OSError:
+        return False
+    return time.time() - newest > STALE_UNOWNED_SECONDS
+
+
 def _owner_gone(folder: Path) -> bool:
     match = re.match(rf"{re.escape(WORK_PREFIX)}(\d+)-", folder.name)
     if match is None:
-        return False
+        return _unowned_and_stale(folder)
     pid = int(match.group(1))
     if pid == os.getpid():
         return False

@@ -432,17 +432,13 @@ class DisclosurePlan:
                 f"MAX(d) AS d_max FROM dr_records")
 
     @staticmethod
-    def histogram(low: float, high: float, bins: int) -> str:
-        """Records per bin of log10 D over the records with D > 0, binned as
-        ``numpy.histogram`` bins (needs ``dr_edges(b, e)``, its ``bins + 1`` edges)."""
-        # every D > 0 lies in [low, high]; the engine's LOG10 may differ from numpy's by an ulp at the ends
-        first = (f"GREATEST(LEAST(CAST(FLOOR((x - {double(low)}) / {double(high - low)} * {double(bins)}) AS BIGINT), "
-                 f"{bins - 1}), 0)")
-        located = (f"SELECT CASE WHEN i > 0 AND x < lo.e THEN i - 1 WHEN i < {bins - 1} AND x >= hi.e THEN i + 1 "
-                   f"ELSE i END "
-                   f"AS b FROM (SELECT x, {first} AS i FROM (SELECT LOG10(d) AS x FROM dr_records WHERE d > 0) AS logs"
-                   f") AS first JOIN dr_edges AS lo ON lo.b = first.i JOIN dr_edges AS hi ON hi.b = first.i + 1")
-        return f"SELECT b, COUNT(*) AS c FROM ({located}) AS located GROUP BY b ORDER BY b"
+    def histogram(bounds) -> str:
+        """Records per bin over the records with D > 0 (needs ``dr_records``): a record's bin
+        is how many of the inner ``bounds`` (values of D, ascending) are ≤ its D — the rule of
+        :func:`tklscore.core.risk.disclosure_risk.bin_bounds`, D compared as it is."""
+        counted = " + ".join(f"CASE WHEN d >= {double(b)} THEN 1 ELSE 0 END" for b in bounds) or "0"
+        return (f"SELECT b, COUNT(*) AS c FROM (SELECT CAST({counted} AS BIGINT) AS b FROM dr_records "
+                f"WHERE d > 0) AS binned GROUP BY b ORDER BY b")
 
     @staticmethod
     def riskiest(count: int, order: str = "d DESC, rid") -> str:

@@ -443,7 +443,7 @@ class SparkBackend(Backend):
         self.inputs.append(str(path))
         suffix = Path(urlparse(path).path).suffix.lower()
         kind = "Parquet" if suffix in _PARQUET or (suffix == "" and not _is_csv_folder(path)) else "CSV"
-        check_engine_file(path, kind, delimiter, encoding, self.name, late_lines_checked=True)
+        delimiter = check_engine_file(path, kind, delimiter, encoding, self.name, late_lines_checked=True) or delimiter
         reader = self.spark.read
         try:
             if kind == "Parquet":

@@ -516,6 +516,11 @@ def _generate_join(ri: int, cr: _CompiledRule, seed: int):
     appending ``(rule index, head, body)`` for every grounding.
     """
     atoms = cr.atoms
+    # only Python ints (interned term ids, variables as negative ints) are written into the
+    # generated source: a rule file's text, names included, never reaches it
+    if not all(type(t) is int for atom in (*atoms, cr.head) for t in atom) or not all(
+            type(i) is int for i in (ri, seed, *cr.plans[seed])):
+        raise TypeError("a PIA rule's compiled terms must be integer ids")
     names: dict[int, str] = {}
     lines = ["def join(f, facts, ps, po, pp, ss, oo, out):", "    a0, a1, a2 = f"]
     indent = "    "
@@ -574,8 +579,7 @@ def _generate_join(ri: int, cr: _CompiledRule, seed: int):
     lines.append(f"{indent}out.append(({ri}, {head}, {body_expr}))")
     source = "\n".join(lines)
     namespace: dict = {}
-    # the source is built above from integers and fixed identifiers only (no user text)
-    exec(compile(source, f"<pia rule {cr.rule.name} seed {seed}>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, f"<pia rule {ri} seed {seed}>", "exec"), namespace)  # noqa: S102
     fn = namespace["join"]
     fn.source = source
     return fn

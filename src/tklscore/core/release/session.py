@@ -3,12 +3,16 @@
 - :class:`DesignState` is what the officer sets: the hierarchies, each column's level, the
   columns not published, the perturbed ones, the seed and record suppression; it reads and
   writes the project's design settings and makes the :class:`ReleaseDesign` on screen.
-- :class:`DesignSession` owns the designer of the source — a
+- :class:`DesignSession` owns the designer the source gives
+  (:meth:`tklscore.core.source.Source.designer`: a
   :class:`~tklscore.core.release.designer.ReleaseDesigner` in memory, or an
-  :class:`~tklscore.core.engines.design.EngineDesigner` over the file (DuckDB) — built on
-  first use and rebuilt (an engine closed) when the source, roles, hierarchies or model
-  change; it evaluates designs and searches for suggested releases with progress and
-  cancellation, and gives one :class:`Evaluation` for both engines.
+  :class:`~tklscore.core.engines.design.EngineDesigner` over the file) — built on first use
+  and rebuilt (an engine closed) when the source, roles, hierarchies or model change; it
+  evaluates designs and searches for suggested releases with progress and cancellation, and
+  gives one :class:`Evaluation` for both engines.
+- :func:`design_source` says what a session designs over, or what is missing;
+  :class:`DesignOffer` what the view offers for a source (suggestions, noise, the report,
+  the engine's note and the copied command's engine) — the view asks, never the engine.
 
 A session's work runs on one thread at a time (the application's task runner), which
 owns the engine: :meth:`DesignSession.close` runs there too.
@@ -40,6 +44,7 @@ SUGGEST_OUT_OF_CORE = (
     "roll-up of it, not another reading of the file. A row selection is not searched out of core: search "
     "without it, then select the rows of the release you choose.")
 PERTURBATIONS = ("mean", "median", "noise")
+REPORT_IN_MEMORY = "the report of a designed release needs the table in memory"
 
 
 # ---------------------------------------------------------------------------- the officer's settings
@@ -83,12 +88,13 @@ class DesignState:
         settings["hierarchies"] = [h.to_dict() for h in self.hierarchies.values()]
         settings["current"] = self.design(selection=selection).to_dict()
 
-    def restrict(self, columns: list[str], roles: Roles, out_of_core: bool) -> None:
+    def restrict(self, columns: list[str], roles: Roles, noise: bool = True) -> None:
         """Drop what no longer applies to the source's columns and roles: hierarchies of
-        absent columns, perturbation of a QI, noise out of core (an engine cannot draw it)."""
+        absent columns, perturbation of a QI, noise where it is not offered (an engine cannot
+        draw it: :class:`DesignOffer`)."""
         self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in columns}
         self.perturbed = {c: p for c, p in self.perturbed.items() if c in columns and c not in roles.qi
-                          and not (out_of_core and p[0] == "noise")}
+                          and (noise or p[0] != "noise")}
 
     def set_hierarchy(self, column: str, hierarchy: Hierarchy | None) -> None:
         if hierarchy is None:
@@ -145,29 +151,86 @@ def save_design(settings: dict, design: ReleaseDesign, defined: list[str]) -> No
 
 @dataclass(frozen=True, eq=False)
 class DesignSource:
-    """What a session designs over: a table in memory (``table``, its ``scorer``), or a file
-    an engine reads (``path``, its delimiter/encoding ``options``); the roles and hierarchies;
-    the tkl-Data Model whose elements weigh generalised sensitive values (None: the largest
-    weight of the values a group covers)."""
+    """What a session designs over: a :class:`~tklscore.core.source.Source` (in memory or an
+    engine over the file, the session never asks which to build its designer), the
+    hierarchies, and the tkl-Data Model whose elements weigh generalised sensitive values
+    (None: the largest weight of the values a group covers)."""
 
-    roles: Roles
+    source: object
     hierarchies: dict[str, Hierarchy]
     model: object | None = None
-    table: object | None = None
-    scorer: object | None = None
-    path: str | None = None
-    options: dict = field(default_factory=dict)
+
+    @property
+    def roles(self) -> Roles:
+        return self.source.roles
 
     @property
     def out_of_core(self) -> bool:
-        return self.table is None
+        return self.source.out_of_core
+
+    @property
+    def title(self) -> str:
+        """The evaluation's task, as the status bar says it."""
+        return "Designing the release out of core" if self.out_of_core else "Designing the release"
+
+    @property
+    def reports_progress(self) -> bool:
+        """Whether an evaluation reports its progress (an engine's takes seconds to minutes; in
+        memory it takes a moment and only a cancel is checked)."""
+        return self.out_of_core
 
     def key(self) -> tuple:
-        """What the designer is built from: another key, another designer."""
+        """What the designer is built from: another key, another designer (the source is held,
+        so its identity is never reused)."""
         hierarchies = tuple(sorted((c, repr(h.to_dict())) for c, h in self.hierarchies.items()))
-        if not self.out_of_core:
-            return "memory", id(self.table), self.roles, hierarchies, id(self.model)
-        return "engine", self.path, repr(sorted(self.options.items())), self.roles, hierarchies, id(self.model)
+        return self.source, self.roles, hierarchies, id(self.model)
+
+
+def design_source(source, columns_known: bool, hierarchies: dict[str, Hierarchy],
+                  model=None) -> DesignSource | str:
+    """What a session designs over (``source``: the workbench's, None before one is open;
+    ``columns_known``: an engine's source has been described), or what is missing, in words."""
+    if source is not None and source.out_of_core:
+        if not columns_known:
+            return "Reading the source out of core…"
+        if not source.roles.sa or not source.roles.qi:
+            return ("Choose the quasi-identifiers and sensitive attributes (Release view) to design a release "
+                    "of this source.")
+    elif source is None or not source.roles.sa:
+        return "Open a source table and choose its quasi-identifiers and sensitive attributes."
+    return DesignSource(source, dict(hierarchies), model)
+
+
+@dataclass(frozen=True)
+class DesignOffer:
+    """What the Design view offers for a source: ``note``, the engine's note (None in
+    memory); ``suggest_refused``, why suggestions are not offered (None: offered), and
+    ``suggest_note``, where they come from (out of core: the source's aggregate); ``noise``
+    offered as a perturbation; ``report_refused``, why the report is not offered; ``engine``,
+    the copied command's ``--engine`` (None: in memory)."""
+
+    note: str | None = None
+    suggest_refused: str | None = None
+    noise: bool = True
+    report_refused: str | None = None
+    engine: str | None = None
+    suggest_note: str | None = None
+
+    @staticmethod
+    def of(source, rows: int | None = None) -> "DesignOffer":
+        """The offer for ``source`` (None: no source yet) of ``rows`` records (None: not yet counted)."""
+        if source is None or not source.out_of_core:
+            return DesignOffer()
+        return DesignOffer(engine_note(source.engine_name, rows), None, False, REPORT_IN_MEMORY, source.engine,
+                           SUGGEST_OUT_OF_CORE)
+
+
+def engine_note(engine_name: str, rows: int | None) -> str:
+    """The note that each change is evaluated by an engine reading the file."""
+    shown = f"{rows:,} records" if rows is not None else "a source too large for memory"
+    return (f"<b>Out of core.</b> This source ({shown}) is larger than the memory share, so each change is "
+            f"evaluated by {engine_name} reading the file: that takes seconds to minutes. The figures below stay "
+            f"those of the last evaluation until the new one arrives; the progress is in the status bar.")
 
 
 @dataclass
@@ -213,24 +276,10 @@ class DesignSession:
         if self._key == key:
             return self.designer
         self.close()
-        from tklscore.core.release.designer import ReleaseDesigner, element_weights
+        from tklscore.core.release.designer import element_weights
 
         elements = element_weights(source.model) if source.model is not None else None
-        if source.out_of_core:
-            from tklscore.core.engines import open_backend
-            from tklscore.core.engines.design import EngineDesigner
-
-            # DuckDB's own limit (80 % of RAM), spilling beyond; spaces around values as the source says
-            backend = open_backend("duckdb", keep_spaces=bool(source.options.get("keep_spaces")))
-            try:
-                designer = EngineDesigner(backend, source.path, source.roles, source.hierarchies, elements,
-                                          source.options.get("delimiter"), source.options.get("encoding"))
-            except BaseException:
-                backend.close()
-                raise
-        else:
-            designer = ReleaseDesigner(source.table, source.roles, source.hierarchies, scorer=source.scorer,
-                                       elements=elements)
+        designer = source.source.designer(source.hierarchies, elements)
         self.designer, self._key = designer, key
         if cancelled is not None and cancelled():
             raise Cancelled()

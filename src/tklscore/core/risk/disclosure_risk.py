@@ -85,16 +85,37 @@ def empty_histogram(zero: int, threshold: float) -> DisclosureHistogram:
     return DisclosureHistogram(np.zeros(0, dtype=np.int64), np.zeros(0), zero, threshold)
 
 
+def histogram_edges(d_min: float, d_max: float, threshold: float, bins: int = HISTOGRAM_BINS) -> np.ndarray:
+    """The ``bins + 1`` edges (log10 D) of the histogram of the positive D from ``d_min`` to
+    ``d_max`` (:func:`histogram_range`), evenly spaced as ``numpy.histogram`` spaces them."""
+    low, high = histogram_range(float(np.log10(d_min)), float(np.log10(d_max)), threshold)
+    return np.linspace(low, high, bins + 1)
+
+
+def bin_bounds(edges: np.ndarray) -> np.ndarray:
+    """The inner edges as values of D (10 ** edge): **the one binning rule** of every engine.
+    A record's bin is how many of them are ≤ its D; D is compared as it is, never through a
+    logarithm (an engine's LOG10 and numpy's differ by an ulp, which moves a D lying on an
+    edge to the next bin)."""
+    return np.power(10.0, np.asarray(edges, dtype=np.float64)[1:-1])
+
+
+def bin_counts(positive: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Records per bin of the positive D (the rule of :func:`bin_bounds`; an engine counts the
+    same in SQL, :meth:`tklscore.core.engines.plan.DisclosurePlan.histogram`)."""
+    bins = np.searchsorted(bounds, np.asarray(positive, dtype=np.float64), side="right")
+    return np.bincount(bins, minlength=len(bounds) + 1).astype(np.int64)
+
+
 def disclosure_histogram(d: np.ndarray, threshold: float, bins: int = HISTOGRAM_BINS) -> DisclosureHistogram:
+    """The histogram of log10 D of per-record D (records at 0 counted apart)."""
     d = np.asarray(d, dtype=np.float64)
     positive = d[d > 0]
     zero = int(len(d) - len(positive))
     if len(positive) == 0:
         return empty_histogram(zero, threshold)
-    logs = np.log10(positive)
-    counts, edges = np.histogram(logs, bins=bins,
-                                 range=histogram_range(float(logs.min()), float(logs.max()), threshold))
-    return DisclosureHistogram(counts, edges, zero, threshold)
+    edges = histogram_edges(float(positive.min()), float(positive.max()), threshold, bins)
+    return DisclosureHistogram(bin_counts(positive, bin_bounds(edges)), edges, zero, threshold)
 
 
 @dataclass(frozen=True)
@@ -111,9 +132,10 @@ class DisclosureSummary:
 
 @dataclass
 class DisclosureRisk:
-    """Per-record Σ L (``l_sum``) and D (``d``, α included) in table order — or, where an
-    engine kept the records (written to ``records_path`` or left in the engine), None and
-    the ``summary`` it computed. ``ids``: the records' ids when an engine fetched them."""
+    """Per-record Σ L (``l_sum``) and D (``d``, α included) in table order — None where an
+    engine kept the records (written to ``records_path`` or left in the engine) — and the
+    ``summary`` (above the threshold, at 0, the largest D, the histogram) every engine
+    computes alike. ``ids``: the records' ids when a source names them.""" 
 
     attributes: list[str]
     known_sets: list[tuple[str, ...]]
@@ -259,82 +281,196 @@ class _TooMany(Exception):
     pass
 
 
+class DisclosureAggregates:
+    """What D(r) is computed from, in memory or in an engine — the provider the one
+    orchestration (:func:`disclosure_over`) asks, as the measures ask theirs
+    (:mod:`tklscore.core.risk.aggregates`):
+
+    - ``name``, ``columns``: the table's name and the columns a user may name;
+    - :meth:`values` of an attribute (its distinct values as written) and, for an attribute
+      weighed by intervals, :meth:`numbers` (those values parsed, or an error naming the
+      first cell that is not a number);
+    - :meth:`count`, the records;
+    - :meth:`sums`: per record Σ_KS L and D = α (C_total · Σ L − Σ L·C_KS) over the known
+      sets, each set's records counted by the set's values (:class:`MemoryDisclosureAggregates`
+      on the shared group-by engine; the engines' ``EngineDisclosureAggregates`` in SQL from
+      :class:`~tklscore.core.engines.plan.DisclosurePlan`, the same floating-point operations in
+      the same order);
+    - :meth:`summary` and :meth:`bin_counts`: what is left where the records stay (above
+      the threshold, at 0, the smallest positive and the largest D; the records per bin
+      under :func:`bin_bounds`' rule);
+    - :meth:`records`: the per-record arrays, or None where the engine keeps them.
+
+    ``weighted`` maps an attribute's index to the distinct values that weigh and W(A)·W(v)
+    of each (the values :meth:`values` gave)."""
+
+    name: str = "table"
+    columns: list[str]
+
+    def values(self, attribute: str) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def numbers(self, attribute: str, values: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def count(self) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def sums(self, attributes: list[str], sets: list[tuple[int, ...]], pk: list[float],
+             weighted: dict[int, tuple[np.ndarray, np.ndarray]], alpha: float, progress) -> None:
+        raise NotImplementedError  # pragma: no cover - interface
+
+    def summary(self, threshold: float) -> tuple[int, int, float | None, float]:  # pragma: no cover
+        """(above the threshold, at 0, the smallest positive D or None, the largest D)."""
+        raise NotImplementedError
+
+    def bin_counts(self, bounds: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def records(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(Σ L, D) per record in table order, where they are at hand."""
+        return None
+
+
+def disclosure_over(aggregates: DisclosureAggregates, attributes: list[AttributeParameters],
+                    value_weights: Weights | None = None, *, alpha: float = DEFAULT_ALPHA,
+                    epsilon: float = DEFAULT_EPSILON, threshold: float = DEFAULT_THRESHOLD,
+                    parameters_name: str | None = None, progress=None) -> DisclosureRisk:
+    """D(r) of every record a provider holds, over the listed attributes — **the one
+    orchestration** of every engine: the parameters and the attributes checked, the known
+    sets enumerated, W(A)·W(v) looked up per distinct value, the sums asked for, and the
+    summary and histogram binned by one rule. ``progress(fraction)`` may raise to stop."""
+    report = progress or (lambda _fraction: None)
+    check_parameters(attributes, alpha, epsilon, parameters_name, threshold)
+    unknown = [a for a in attributes if a.attribute not in aggregates.columns]
+    if unknown:
+        raise InputError(f"attribute '{unknown[0].attribute}' is not a column of {aggregates.name} (its columns: "
+                         f"{', '.join(repr(c) for c in aggregates.columns)})", file=parameters_name,
+                         row=unknown[0].row, column="attribute")
+    names = [a.attribute for a in attributes]
+    pk = [a.pk for a in attributes]
+    sets = known_sets(pk, epsilon)
+    weighted: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for j, a in enumerate(attributes):
+        if not a.weight or value_weights is None or a.attribute not in value_weights.attributes:
+            continue
+        values = aggregates.values(a.attribute)
+        numbers = aggregates.numbers(a.attribute, values) if is_numeric_attribute(value_weights, a.attribute) \
+            else None
+        per_value = a.weight * value_weights_of(a.attribute, values, numbers, value_weights)
+        if per_value.any():
+            weighted[j] = (values, per_value)
+    n = aggregates.count()
+    if n == 0:
+        raise InputError("the table has no records", file=aggregates.name)
+    report(0.05)
+    aggregates.sums(names, sets, pk, weighted, float(alpha), lambda f: report(0.05 + 0.85 * f))
+    above, zero, d_min, d_max = aggregates.summary(threshold)
+    if d_min is None:
+        histogram = empty_histogram(zero, threshold)
+    else:
+        edges = histogram_edges(d_min, d_max, threshold)
+        histogram = DisclosureHistogram(aggregates.bin_counts(bin_bounds(edges)), edges, zero, threshold)
+    records = aggregates.records()
+    l_sum, d = records if records is not None else (None, None)
+    report(1.0)
+    return DisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], l_sum, d, float(alpha), float(epsilon),
+                          float(threshold), DisclosureSummary(n, above, zero, d_max, histogram))
+
+
+class MemoryDisclosureAggregates(DisclosureAggregates):
+    """D(r)'s aggregates of a table in memory, on the shared group-by engine: each known
+    set costs one pass over the rows, its group ids its parent's extended by the codes of
+    the one attribute it adds (compacted by hashing only when the id space would outgrow
+    the rows); the subset tree is walked depth-first, so a pruned set's subtree is never
+    visited."""
+
+    def __init__(self, table: Table | pd.DataFrame):
+        self.table = table if isinstance(table, Table) else Table(table)
+        self.name, self.columns = self.table.name, list(self.table.frame.columns)
+        self._codes: dict[str, object] = {}
+        self.l_sum = self.d = None
+
+    def _codes_of(self, attribute: str):
+        if attribute not in self._codes:
+            self._codes[attribute] = factorize(self.table.frame[attribute])
+        return self._codes[attribute]
+
+    def values(self, attribute: str) -> np.ndarray:
+        return np.asarray(self._codes_of(attribute).uniques, dtype=object)
+
+    def numbers(self, attribute: str, values: np.ndarray) -> np.ndarray:
+        self.table.numeric(attribute)   # every cell a number, or the first that is not named
+        return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+
+    def count(self) -> int:
+        return len(self.table)
+
+    def sums(self, attributes, sets, pk, weighted, alpha, progress) -> None:
+        n = len(self.table)
+        codes = [self._codes_of(c) if any(j in s for s in sets) else None for j, c in enumerate(attributes)]
+        # W(A)·W(r(A)) of each attribute that weighs
+        contribution = {j: per_value[self._codes_of(attributes[j]).codes] for j, (_, per_value) in weighted.items()}
+        c_total = np.zeros(n)
+        for j in sorted(contribution):
+            c_total += contribution[j]
+        # D = α Σ_KS L·(C_total − C_KS) = α (C_total · Σ L − Σ L·C_KS): two sums per record
+        l_sum = np.full(n, 1.0 / n)  # KS = ∅: PK 1, count n, C_KS 0
+        lc_sum = np.zeros(n)
+        done = 1
+        children: dict[tuple[int, ...], list[int]] = {}
+        for s in sets[1:]:
+            children.setdefault(s[:-1], []).append(s[-1])
+
+        def visit(subset: tuple[int, ...], ids: np.ndarray, space: int, pk_set: float, c_known) -> None:
+            nonlocal done
+            for j in children.get(subset, ()):
+                card = max(codes[j].cardinality, 1)
+                if space * card > max(4 * n, 1 << 16):
+                    ids, space = compact(ids, space)
+                key = ids * card
+                key += codes[j].codes
+                child_space = space * card
+                L = np.divide(pk_set * pk[j], np.bincount(key, minlength=child_space)[key])
+                np.add(l_sum, L, out=l_sum)
+                added = contribution.get(j)
+                child_known = c_known if added is None else (added if c_known is None else c_known + added)
+                if child_known is not None:
+                    L *= child_known
+                    np.add(lc_sum, L, out=lc_sum)
+                del L
+                done += 1
+                progress(done / len(sets))
+                if (subset + (j,)) in children:
+                    visit(subset + (j,), key, child_space, pk_set * pk[j], child_known)
+
+        visit((), np.zeros(n, dtype=np.int64), 1, 1.0, None)
+        d = l_sum * c_total
+        d -= lc_sum
+        d *= alpha
+        self.l_sum, self.d = l_sum, d
+
+    def summary(self, threshold: float) -> tuple[int, int, float | None, float]:
+        d = self.d
+        positive = d[d > 0]
+        return (int((d > threshold).sum()), int(len(d) - len(positive)),
+                float(positive.min()) if len(positive) else None, float(d.max()) if len(d) else 0.0)
+
+    def bin_counts(self, bounds: np.ndarray) -> np.ndarray:
+        return bin_counts(self.d[self.d > 0], bounds)
+
+    def records(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.l_sum, self.d
+
+
 def disclosure_risk(table: Table | pd.DataFrame, attributes: list[AttributeParameters],
                     value_weights: Weights | None = None, *, alpha: float = DEFAULT_ALPHA,
                     epsilon: float = DEFAULT_EPSILON, threshold: float = DEFAULT_THRESHOLD,
                     parameters_name: str | None = None, progress=None) -> DisclosureRisk:
-    """D(r) of every record of ``table`` over the listed attributes."""
-    table = table if isinstance(table, Table) else Table(table)
-    check_parameters(attributes, alpha, epsilon, parameters_name, threshold)
-    unknown = [a for a in attributes if a.attribute not in table.frame.columns]
-    if unknown:
-        raise InputError(f"attribute '{unknown[0].attribute}' is not a column of {table.name} (its columns: "
-                         f"{', '.join(repr(c) for c in table.columns)})", file=parameters_name, row=unknown[0].row,
-                         column="attribute")
-    if len(table) == 0:
-        raise InputError("the table has no records", file=table.name)
-    names = [a.attribute for a in attributes]
-    pk = [a.pk for a in attributes]
-    sets = known_sets(pk, epsilon)
-    n = len(table)
-    codes = [factorize(table.frame[c]) for c in names]
-    # W(A)·W(r(A)) of each attribute (None where it is 0 for every record)
-    contribution = [a.weight * _value_weights(table, a.attribute, value_weights, c) if a.weight else None
-                    for a, c in zip(attributes, codes)]
-    contribution = [c if c is not None and c.any() else None for c in contribution]
-    c_total = np.zeros(n)
-    for c in contribution:
-        if c is not None:
-            c_total += c
-    # D = α Σ_KS L·(C_total − C_KS) = α (C_total · Σ L − Σ L·C_KS): two sums per record
-    l_sum = np.full(n, 1.0 / n)  # KS = ∅: PK 1, count n, C_KS 0
-    lc_sum = np.zeros(n)
-    done = 1
-    children: dict[tuple[int, ...], list[int]] = {}
-    for s in sets[1:]:
-        children.setdefault(s[:-1], []).append(s[-1])
-
-    def visit(subset: tuple[int, ...], ids: np.ndarray, space: int, pk_set: float, c_known) -> None:
-        nonlocal done
-        for j in children.get(subset, ()):
-            card = max(codes[j].cardinality, 1)
-            if space * card > max(4 * n, 1 << 16):
-                ids, space = compact(ids, space)
-            key = ids * card
-            key += codes[j].codes
-            child_space = space * card
-            L = np.divide(pk_set * pk[j], np.bincount(key, minlength=child_space)[key])
-            np.add(l_sum, L, out=l_sum)
-            child_known = c_known if contribution[j] is None else (
-                contribution[j] if c_known is None else c_known + contribution[j])
-            if child_known is not None:
-                L *= child_known
-                np.add(lc_sum, L, out=lc_sum)
-            del L
-            done += 1
-            if progress is not None:
-                progress(done / len(sets))
-            if (subset + (j,)) in children:
-                visit(subset + (j,), key, child_space, pk_set * pk[j], child_known)
-
-    visit((), np.zeros(n, dtype=np.int64), 1, 1.0, None)
-    d = l_sum * c_total
-    d -= lc_sum
-    d *= alpha
-    return DisclosureRisk(names, [tuple(names[i] for i in s) for s in sets], l_sum, d, alpha, epsilon, threshold)
-
-
-def _value_weights(table: Table, attribute: str, weights: Weights | None, codes) -> np.ndarray:
-    """W(r(A)) of every row; 0 where no weight is given."""
-    n = len(table)
-    if weights is None or attribute not in weights.attributes:
-        return np.zeros(n)
-    if is_numeric_attribute(weights, attribute):
-        codes = factorize(table.numeric(attribute), ordered=True)
-        per_value = weights.weights_of(attribute, codes.uniques, True)
-    else:
-        per_value = weights.weights_of(attribute, codes.uniques, False)
-    return np.nan_to_num(per_value, nan=0.0)[codes.codes]
+    """D(r) of every record of ``table`` in memory (:func:`disclosure_over` on
+    :class:`MemoryDisclosureAggregates`)."""
+    return disclosure_over(MemoryDisclosureAggregates(table), attributes, value_weights, alpha=alpha,
+                           epsilon=epsilon, threshold=threshold, parameters_name=parameters_name, progress=progress)
 
 
 def is_numeric_attribute(weights: Weights, attribute: str) -> bool:
@@ -399,5 +535,6 @@ def parameters_from_codes(names: list[str], pk: list[float], weight: list[float]
     return [AttributeParameters(a, float(p), float(w)) for a, p, w in zip(names, pk, weight)]
 
 
-__all__ = ["AttributeParameters", "DisclosureRisk", "disclosure_risk", "known_sets", "load_attribute_parameters",
+__all__ = ["AttributeParameters", "DisclosureAggregates", "DisclosureRisk", "MemoryDisclosureAggregates",
+           "disclosure_over", "disclosure_risk", "known_sets", "load_attribute_parameters",
            "parameters_from_codes"]

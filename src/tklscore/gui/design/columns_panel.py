@@ -7,9 +7,10 @@ and says when the design changed."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.errors import InputError
 from tklscore.core.numbers import number
 from tklscore.core.release.session import DesignState
@@ -51,7 +52,7 @@ class ColumnsPanel(QWidget):
         self.state = state
         self.sliders: dict[str, QSlider] = {}
         self._slider_labels: dict[str, QLabel] = {}
-        self.perturb_boxes: dict[str, tuple[QComboBox, QDoubleSpinBox]] = {}
+        self.perturb_boxes: dict[str, tuple[QComboBox, NumberSpinBox]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         box = QGroupBox("Columns: role, hierarchy, level, published")
@@ -64,7 +65,7 @@ class ColumnsPanel(QWidget):
         row = QHBoxLayout(suppression)
         self.suppress_below = QSpinBox()
         self.suppress_below.setRange(0, 1_000_000)
-        self.budget = QDoubleSpinBox()
+        self.budget = NumberSpinBox()
         self.budget.setRange(0.0, 100.0)
         self.budget.setSuffix(" %")
         self.budget.setValue(100.0 * state.suppression_limit)
@@ -88,8 +89,9 @@ class ColumnsPanel(QWidget):
             box.setValue(value)
             box.blockSignals(False)
 
-    def fill(self, names: list[str] | None, roles: Roles, out_of_core: bool) -> None:
-        """One row per column of the source (none: no source yet)."""
+    def fill(self, names: list[str] | None, roles: Roles, noise: bool = True) -> None:
+        """One row per column of the source (none: no source yet); ``noise``: offered as a
+        perturbation (core's ``DesignOffer``)."""
         for cells in (self.sliders, self._slider_labels, self.perturb_boxes):   # cleared in place: the view
             cells.clear()                                                       # shows the same dicts
         self.columns.setRowCount(0)
@@ -110,7 +112,7 @@ class ColumnsPanel(QWidget):
             publish.toggled.connect(lambda on, c=column: self._published(c, on))
             self.columns.setCellWidget(r, PUBLISH, publish)
             if column not in roles.qi and column != roles.identifier:
-                self.columns.setCellWidget(r, PERTURB, self._perturb_cell(column, noise=not out_of_core))
+                self.columns.setCellWidget(r, PERTURB, self._perturb_cell(column, noise=noise))
 
     def _published(self, column: str, published: bool) -> None:
         self.state.set_published(column, published)
@@ -183,7 +185,7 @@ class ColumnsPanel(QWidget):
                 how.addItem(text, key)
         if not noise:
             how.setToolTip(NOISE_OUT_OF_CORE)
-        epsilon = QDoubleSpinBox()
+        epsilon = NumberSpinBox()
         epsilon.setRange(0.0, 1000.0)
         epsilon.setSuffix(" %")
         kind, value = self.state.perturbed.get(column, (None, 10.0))

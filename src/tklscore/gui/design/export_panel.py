@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QInputDialog, QPushButto
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.release.command import DesignRecipe, RecipeInputs, design_recipe
-from tklscore.core.release.session import DesignSession, Evaluation, save_design
+from tklscore.core.release.session import DesignOffer, DesignSession, Evaluation, save_design
 
 REPORT_TIP = ("the report of the designed release: how it was made, its scores, privacy models, risk and utility, "
               "and the command that evaluates it again (HTML or PDF)")
@@ -34,7 +34,7 @@ class ExportPanel(QWidget):
         self.workbench, self.session, self.current, self.design = workbench, session, current, design
         self.selected_column: Callable[[], str | None] = lambda: None
         self.command_dialog = None
-        self.out_of_core = False
+        self.offer = DesignOffer()   # what is offered for the source (core's rule)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         self.save_button = QPushButton("Save as release")
@@ -55,11 +55,11 @@ class ExportPanel(QWidget):
                        self.report_button):
             row.addWidget(button)
 
-    def set_out_of_core(self, out_of_core: bool) -> None:
-        self.out_of_core = out_of_core   # the copied command evaluates with DuckDB too
-        self.report_button.setEnabled(not out_of_core)
-        self.report_button.setToolTip("the report of a designed release needs the table in memory" if out_of_core
-                                      else REPORT_TIP)
+    def set_offer(self, offer: DesignOffer) -> None:
+        """The report offered or not; the copied command evaluates with the view's engine."""
+        self.offer = offer
+        self.report_button.setEnabled(offer.report_refused is None)
+        self.report_button.setToolTip(offer.report_refused or REPORT_TIP)
 
     def _fail(self, message: str) -> None:
         self.workbench._fail(message)
@@ -115,7 +115,7 @@ class ExportPanel(QWidget):
             None if project.builtin else project.source_path, dict(project.source_options or {}), project.builtin,
             weights=None if model is not None else project.weights_path,
             model=model.to_graph().serialize(format="turtle") if model is not None else None,
-            engine="duckdb" if self.out_of_core else None)
+            engine=self.offer.engine)
         return design_recipe(inputs, folder)
 
     def copy_as_command(self, folder: str | None = None) -> str | None:

@@ -96,18 +96,16 @@ class ResultsPanel(QWidget):
     def fail(self, message: str) -> None:
         self.headline.setText(ERROR.format(message))
 
-    def show_engine_mode(self, out_of_core: bool, rows: int | None) -> None:
-        """The note that each change is evaluated by DuckDB reading the file (out of core)."""
-        shown = f"{rows:,} records" if rows is not None else "a source too large for memory"
-        self.engine_note.setVisible(out_of_core)
-        self.engine_note.setText(
-            f"<b>Out of core.</b> This source ({shown}) is larger than the memory share, so each change is "
-            f"evaluated by DuckDB reading the file: that takes seconds to minutes. The figures below stay those "
-            f"of the last evaluation until the new one arrives; the progress is in the status bar.")
+    def show_engine_note(self, note: str | None) -> None:
+        """The engine's note (core's ``DesignOffer.note``: each change evaluated by an engine
+        reading the file), or none."""
+        self.engine_note.setVisible(note is not None)
+        self.engine_note.setText(note or "")
 
     def evaluating(self) -> None:
-        """Out of core: say that a new evaluation is on its way (the last figures stay)."""
-        self.engine_note.setText(self._note() + EVALUATING)
+        """With an engine's note: say that a new evaluation is on its way (the last figures stay)."""
+        if not self.engine_note.isHidden():
+            self.engine_note.setText(self._note() + EVALUATING)
 
     def _note(self) -> str:
         """The engine note without what it says about the evaluation under way or cancelled."""

@@ -10,11 +10,11 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.numbers import count, number, percent
-from tklscore.core.release.session import SUGGEST_OUT_OF_CORE
 from tklscore.core.release.suggest import Constraints, Suggestions
 from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.gui.charts import PlainAxis
@@ -35,6 +35,7 @@ class SuggestionsPanel(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.suggestions: Suggestions | None = None
+        self.offered = True   # a search is offered for the source (core's DesignOffer)
         self.constraints_box = QGroupBox("Suggest releases (constraints)")
         row = QHBoxLayout(self.constraints_box)
         self.k_min, self.l_min = QSpinBox(), QSpinBox()
@@ -43,14 +44,14 @@ class SuggestionsPanel(QObject):
             row.addWidget(QLabel(label))
             row.addWidget(box)
         self.k_min.setValue(2)
-        self.t_max = QDoubleSpinBox()
+        self.t_max = NumberSpinBox()
         self.t_max.setRange(0.0, 1.0)
         self.t_max.setSingleStep(0.05)
         self.t_max.setValue(1.0)
         self.tkl_limited = QCheckBox("tkl / source ≤")
         self.tkl_limited.setToolTip("the largest tkl-Score of a suggested release, divided by the whole "
                                     "source's (unticked: no limit)")
-        self.tkl_max = QDoubleSpinBox()
+        self.tkl_max = NumberSpinBox()
         self.tkl_max.setRange(0.0, 100.0)
         self.tkl_max.setDecimals(3)
         self.tkl_max.setSingleStep(0.05)
@@ -98,12 +99,22 @@ class SuggestionsPanel(QObject):
         return Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(),
                            self.tkl_max.value() if self.tkl_limited.isChecked() else math.inf, suppression_limit)
 
-    def set_out_of_core(self, out_of_core: bool) -> None:
-        """Out of core the tab says where the suggestions come from (the source's aggregate)."""
-        self.suggest_button.setToolTip("worked out from the source's aggregate, read once from the file"
-                                       if out_of_core else "")
-        if out_of_core:
-            self._say(SUGGEST_OUT_OF_CORE)
+    def offer(self, refused: str | None, note: str | None = None) -> None:
+        """Suggestions offered, or not (``refused``: why, core's ``DesignOffer.suggest_refused``):
+        then the button is off and the tab says why; ``note``: where offered suggestions come
+        from (out of core: the source's aggregate)."""
+        self.offered = refused is None
+        self.suggest_button.setEnabled(self.offered)
+        self.chart.setVisible(self.offered)
+        self.front_table.setVisible(self.offered)
+        if refused is not None:
+            self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
+            self._say(refused)
+        else:
+            self.suggest_button.setToolTip("worked out from the source's aggregate, read once from the file"
+                                           if note else "")
+            if note:
+                self._say(note)
 
     def _say(self, text: str, error: bool = False) -> None:
         self.suggest_message.setText(text)

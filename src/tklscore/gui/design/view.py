@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from tklscore.core.errors import Cancelled, InputError
 from tklscore.core.release.hierarchy import Hierarchy
-from tklscore.core.release.session import DESIGNED, DesignSession, DesignSource, Evaluation, named_as_saved
+from tklscore.core.release.session import (DESIGNED, DesignOffer, DesignSession, DesignSource, Evaluation,
+                                           design_source, named_as_saved)
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.gui.design.columns_panel import ColumnsPanel
 from tklscore.gui.design.export_panel import ExportPanel
@@ -118,23 +119,28 @@ class DesignView(QWidget):
     def _settings(self) -> dict:
         return self.workbench.project.settings.setdefault("design", {})
 
-    def _out_of_core(self) -> bool:
-        return self.workbench.table is None and bool(getattr(self.workbench, "out_of_core", False))
+    def _columns(self) -> list[str] | None:
+        """The source's columns: the loaded table's, or those an engine read (None: not yet)."""
+        wb = self.workbench
+        if wb.table is not None:
+            return list(wb.table.columns)
+        summary = wb.source_summary if wb.source is not None else None
+        return list(summary.columns) if summary is not None else None
 
     def reload(self) -> None:
-        """Columns and hierarchies of the workbench's table and roles."""
+        """Columns and hierarchies of the workbench's source and roles, and what the view
+        offers for it (core's :class:`DesignOffer`)."""
         wb, state = self.workbench, self.session.state
         state.load(self._settings(), wb.project.builtin)
-        out_of_core = self._out_of_core()
-        summary = wb.source_summary if out_of_core else None
-        self.results.show_engine_mode(out_of_core, summary.rows if summary is not None else None)
-        self.suggestions_panel.set_out_of_core(out_of_core)
-        self.export.set_out_of_core(out_of_core)
-        names = list(wb.table.columns) if wb.table is not None else \
-            list(summary.columns) if summary is not None else None
+        summary = wb.source_summary
+        offer = DesignOffer.of(wb.source, summary.rows if summary is not None else None)
+        self.results.show_engine_note(offer.note)
+        self.suggestions_panel.offer(offer.suggest_refused, offer.suggest_note)
+        self.export.set_offer(offer)
+        names = self._columns()
         if names is not None:
-            state.restrict(names, wb.project.roles, out_of_core)
-        self.columns_panel.fill(names, wb.project.roles, out_of_core)
+            state.restrict(names, wb.project.roles, offer.noise)
+        self.columns_panel.fill(names, wb.project.roles, offer.noise)
         if names is not None:
             self.schedule()
 
@@ -198,28 +204,18 @@ class DesignView(QWidget):
             self.columns_panel.show_suppression()
         self.load_levels(release["levels"])
 
-    def edit_hierarchy(self, column: str) -> None:
-        if self.workbench.table is None and self._out_of_core():
-            self._edit_hierarchy_out_of_core(column)
-            return
-        dialog = HierarchyDialog(column, self.workbench.table.frame[column], self.hierarchies.get(column), self)
-        if dialog.exec() and dialog.hierarchy is not None:
-            self.set_hierarchy(column, dialog.hierarchy)
-
-    def _edit_hierarchy_out_of_core(self, column: str, open_dialog: bool = True) -> None:
-        """The hierarchy builder over the column's distinct values and their counts, read out
-        of core on the task runner (the builder opens when they arrive)."""
+    def edit_hierarchy(self, column: str, open_dialog: bool = True) -> None:
+        """The hierarchy builder over the column's distinct values and their counts, asked of
+        the source on the task runner (an engine reads the file); it opens when they arrive."""
         import pandas as pd
 
-        from tklscore.core.engines.source import column_values
-
-        summary = self.workbench.source_summary
-        path, options = summary.path, dict(summary.options)
+        source = self.workbench.source
+        if source is None:
+            return
 
         def work(control):
-            control.progress(10, f"Reading the values of '{column}' out of core")
-            return column_values(path, column, delimiter=options.get("delimiter"), encoding=options.get("encoding"),
-                                 keep_spaces=bool(options.get("keep_spaces")))
+            control.progress(10, f"Reading the values of '{column}'")
+            return source.column_values(column)
 
         def done(frame) -> None:
             counts = pd.Series(frame["count"].to_numpy(), index=pd.Index(frame["value"].astype(str), dtype=object))
@@ -229,7 +225,7 @@ class DesignView(QWidget):
                 if dialog.exec() and dialog.hierarchy is not None:
                     self.set_hierarchy(column, dialog.hierarchy)
 
-        self.workbench.status.emit(f"Reading the distinct values of '{column}' out of core…")
+        self.workbench.status.emit(f"Reading the distinct values of '{column}'…")
         self.workbench.runner.start(f"Reading the values of '{column}'", work, done, self.workbench._fail,
                                     owner=self)
 
@@ -248,21 +244,8 @@ class DesignView(QWidget):
     def _source(self) -> DesignSource | str:
         """What the session designs over, or what is missing, in words."""
         wb = self.workbench
-        roles, hierarchies = wb.project.roles, dict(self.hierarchies)
-        if self._out_of_core():
-            summary = wb.source_summary
-            if summary is None:
-                return "Reading the source out of core…"
-            if not roles.sa or not roles.qi:
-                return ("Choose the quasi-identifiers and sensitive attributes (Release view) to design a release "
-                        "of this source.")
-            source = DesignSource(roles, hierarchies, wb.weights_model(), path=summary.path,
-                                  options=dict(summary.options))
-        elif wb.table is None or not roles.sa:
-            return "Open a source table and choose its quasi-identifiers and sensitive attributes."
-        else:
-            source = DesignSource(roles, hierarchies, wb.weights_model(), table=wb.table, scorer=wb.scorer)
-        if wb.weights is None:
+        source = design_source(wb.source, self._columns() is not None, self.hierarchies, wb.weights_model())
+        if not isinstance(source, str) and wb.weights is None:
             return wb.weights_problem or "Choose weights: a tkl-Data Model or a weights file."
         return source
 
@@ -273,22 +256,21 @@ class DesignView(QWidget):
             return
         self.session.state.save(self._settings(), self.design().selection)
         session, design, weights, x = self.session, self.design(), self.workbench.weights, self.workbench.project.x
-        title = "Designing the release out of core" if source.out_of_core else "Designing the release"
+        title = source.title
 
         def progress(control, fraction: float) -> None:
-            if source.out_of_core:
+            if source.reports_progress:
                 control.progress(int(5 + 90 * fraction), title)
             else:   # in memory an evaluation takes a moment: only a cancel is checked
                 control.check()
 
         def work(control):
-            if source.out_of_core:
+            if source.reports_progress:
                 control.progress(2, title)
             return session.evaluate(source, design, weights, x, lambda f: progress(control, f),
                                     lambda: control.cancelled)
 
-        if source.out_of_core:
-            self.results.evaluating()
+        self.results.evaluating()
         self._run(title, work, self.show_evaluation)
 
     def _run(self, title: str, work, show) -> None:
@@ -323,9 +305,10 @@ class DesignView(QWidget):
     # ------------------------------------------------------------------ suggested releases
     def run_suggest(self) -> None:
         source = self._source()
-        if isinstance(source, str):
+        if isinstance(source, str) or not self.suggestions_panel.offered:
             self.results.tabs.setCurrentIndex(SUGGESTIONS_TAB)
-            self.results.say(source)
+            if isinstance(source, str):
+                self.results.say(source)
             return
         try:
             constraints = self.constraints()

@@ -4,9 +4,10 @@ the tables to work on (the teaching tables or a CSV the student imports)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QPushButton, QSpinBox, QWidget)
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.learn import tasks
 
 
@@ -19,7 +20,7 @@ class SuppressionControl(QWidget):
         self.below = QSpinBox()
         self.below.setRange(2, 1000)
         self.below.setValue(2)
-        self.limit = QDoubleSpinBox()
+        self.limit = NumberSpinBox()
         self.limit.setRange(0.0, 100.0)
         self.limit.setDecimals(1)
         self.limit.setSuffix(" %")

@@ -5,10 +5,11 @@ actor may know, and where each person's threshold comes from."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSpinBox, QStackedWidget,
                                QVBoxLayout, QWidget)
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.errors import InputError
 from tklscore.core.pseudonymization.analysis import ThresholdChoice
 from tklscore.core.pseudonymization.preferences import MAPPING
@@ -83,7 +84,7 @@ class InputsPanel(QGroupBox):
         fields = QFormLayout()
         self.sensitive_combo = QComboBox()
         self.id_combo = QComboBox()
-        self.margin_spin = QDoubleSpinBox()
+        self.margin_spin = NumberSpinBox()
         self.margin_spin.setRange(0, 1e9)
         self.margin_spin.setDecimals(3)
         self.margin_spin.setValue(5)
@@ -114,7 +115,7 @@ class InputsPanel(QGroupBox):
         for key, text in MODES:
             self.mode_combo.addItem(text, key)
         self.mode_stack = QStackedWidget()
-        self.uniform_spin = QDoubleSpinBox()
+        self.uniform_spin = NumberSpinBox()
         self.uniform_spin.setRange(0, 1)
         self.uniform_spin.setSingleStep(0.05)
         self.uniform_spin.setValue(0.9)

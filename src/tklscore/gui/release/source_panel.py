@@ -72,13 +72,13 @@ class SourcePanel(QGroupBox):
         self.detected_label = QLabel()
         self.detected_label.setWordWrap(True)
         layout.addWidget(self.detected_label)
-        self.out_of_core_label = QLabel()  # why the source is not loaded, and what is shown of it
-        self.out_of_core_label.setObjectName("outOfCore")
-        self.out_of_core_label.setWordWrap(True)
-        self.out_of_core_label.setStyleSheet("#outOfCore { background: rgba(70, 130, 220, 40); "
+        self.engine_banner = QLabel()  # why the source is not loaded, and what is shown of it
+        self.engine_banner.setObjectName("outOfCore")
+        self.engine_banner.setWordWrap(True)
+        self.engine_banner.setStyleSheet("#outOfCore { background: rgba(70, 130, 220, 40); "
                                              "border: 1px solid rgb(70, 110, 190); border-radius: 4px; padding: 4px; }")
-        self.out_of_core_label.hide()
-        layout.addWidget(self.out_of_core_label)
+        self.engine_banner.hide()
+        layout.addWidget(self.engine_banner)
 
         self.frame_model = FrameModel(parent=self)
         self.table_view = QTableView()
@@ -186,16 +186,16 @@ class SourcePanel(QGroupBox):
             self.detected_label.setText("Excel workbook: choose the sheet (name or number) and click Reload.")
         else:
             self.detected_label.setText("")
-        self._show_out_of_core()
+        self._show_engine_banner()
         if table is None:
             self.selection_label.setText("")
         else:
             self._update_selection_label()
 
-    def _show_out_of_core(self) -> None:
+    def _show_engine_banner(self) -> None:
         workbench = self.workbench
         if not workbench.out_of_core:
-            self.out_of_core_label.hide()
+            self.engine_banner.hide()
             return
         summary = workbench.source_summary
         if summary is None:
@@ -203,9 +203,9 @@ class SourcePanel(QGroupBox):
         else:
             shown = (f"<b>Showing the first {summary.preview_rows:,} of {summary.rows:,} records</b> "
                      f"({len(summary.columns)} columns); the scores use every record.")
-        self.out_of_core_label.setText(f"Not loaded — it would take {workbench.engine_choice.reason()} — "
+        self.engine_banner.setText(f"Not loaded — it would take {workbench.engine_choice.reason()} — "
                                        f"so DuckDB reads it out of core.<br>{shown}")
-        self.out_of_core_label.show()
+        self.engine_banner.show()
 
     def _set_delimiter(self, delimiter: str | None) -> None:
         if delimiter is None:

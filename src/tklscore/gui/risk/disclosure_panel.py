@@ -4,9 +4,10 @@ threshold, the summary of D(r) and its log-scale histogram with the threshold li
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
+from PySide6.QtWidgets import (QFormLayout, QHeaderView, QLabel, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.errors import InputError
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD, DisclosureRisk,
@@ -54,8 +55,8 @@ class DisclosurePanel(QSplitter):
         self.addWidget(self.disclosure_chart)
         self.setSizes([380, 620])
 
-    def _spin(self, value: float, low: float, high: float, decimals: int, tip: str) -> QDoubleSpinBox:
-        spin = QDoubleSpinBox()
+    def _spin(self, value: float, low: float, high: float, decimals: int, tip: str) -> NumberSpinBox:
+        spin = NumberSpinBox()
         spin.setRange(low, high)
         spin.setDecimals(decimals)
         spin.setValue(value)

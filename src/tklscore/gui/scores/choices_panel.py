@@ -7,9 +7,10 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, \
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, \
     QVBoxLayout, QWidget
 
+from tklscore.gui.number_spin import NumberSpinBox
 from tklscore.core.scoring.weights_source import FILE, MODEL, SCORE_MODELS
 
 
@@ -27,7 +28,7 @@ class ChoicesPanel(QWidget):
         self.release_combo.setObjectName("releaseCombo")
         self.release_combo.setMinimumWidth(160)
         self.release_combo.currentTextChanged.connect(self._release_chosen)
-        self.x_spin = QDoubleSpinBox()
+        self.x_spin = NumberSpinBox()
         self.x_spin.setObjectName("xSpin")
         self.x_spin.setRange(1.0, 1e6)
         self.x_spin.setDecimals(2)
