@@ -73,7 +73,7 @@ class AggregateLattice:
             parts.append(f"CAST(n{i}.c{i} AS INTEGER) AS s{i}")
             joins.append(f"JOIN lattice_s{i} AS n{i} ON n{i}.s{i} = f.s{i}")
         rows = backend.fetch_arrow(f"SELECT {', '.join(parts)}, CAST(f.cnt AS BIGINT) AS cnt, "
-                                   f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)}")
+                                   f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)} ORDER BY f.rid")
         column = (lambda name: rows.column(name).to_numpy())
         self.q = [column(f"q{j}") for j in range(len(roles.qi))]
         self.s = [column(f"s{i}") for i in range(len(roles.sa))]
@@ -109,12 +109,10 @@ class AggregateLattice:
             group_of_value, groups = self.designer.column(name).groups(self.designer._level(design, name))
             keys.append((np.asarray(group_of_value, dtype=np.int64)[self.q[j]], len(groups)))
         groups, n_groups = group_ids(keys, self.rows)
-        first = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(first, groups, self.rid)
-        representative = np.empty(n_groups, dtype=np.int64)
-        representative[groups] = np.arange(self.rows, dtype=np.int64)
-        ids = group_ids_of_groups([(codes[representative], cardinality) for codes, cardinality in keys], first,
-                                  self.n)
+        # the rows come in record order: a class's first row is its first record
+        _, representative = np.unique(groups, return_index=True)
+        ids = group_ids_of_groups([(codes[representative], cardinality) for codes, cardinality in keys],
+                                  self.rid[representative], self.n)
         row_class = ids[groups]
         sizes = np.bincount(row_class, weights=self.cnt, minlength=n_groups).astype(np.int64)
         return row_class, sizes
