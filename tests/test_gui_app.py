@@ -107,3 +107,27 @@ def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp
     assert again.views["scores"].order_combo.currentData() == SORT_TKL
     assert again.views["scores"].per_record_chart.order == SORT_TKL
     again.workbench.runner.wait()
+
+
+def test_the_cycle_collector_runs_on_the_ui_thread_only(qapp, monkeypatch):
+    """A cycle holding a Qt object, collected on a task's thread, deadlocked a window (seen in
+    CI: a lane thread in ~QObject waiting for the GIL the UI thread held while it waited for that
+    object's lock): while the application runs, Python collects cycles on the UI thread's timer only."""
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+
+    from tklscore.gui import app as app_module
+
+    seen = {}
+
+    def exec_(self):
+        seen["enabled"] = gc.isenabled()
+        for window in QApplication.topLevelWidgets():
+            window.close()
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", exec_)
+    assert gc.isenabled()
+    assert app_module.run(example="thesis") == 0
+    assert seen == {"enabled": False} and gc.isenabled()
