@@ -155,8 +155,9 @@ def main(argv=None) -> int:
             first, second = runs
             ratio = (first[0].wall / (n / 1e6)) / per_million_memory
             print(f"   {n:,} rows: first {first[0].wall / (n / 1e6):.2f} s per million rows = {ratio:.2f}× in memory "
-                  f"(target ≤ 2: {verdict(ratio <= 2)}); second {second[0].wall:.1f} s"
-                  + (f" (target ≤ 30 s on 10M rows: {verdict(second[0].wall <= 30)})" if n >= 10_000_000 else ""))
+                  f"(target ≤ 2: {verdict(ratio <= 2)}); second evaluation {second[1]['wall']:.1f} s (its process "
+                  f"{second[0].wall:.1f} s with the other design)"
+                  + (f" (target ≤ 30 s on 10M rows: {verdict(second[1]['wall'] <= 30)})" if n >= 10_000_000 else ""))
         evaluation = runs[0][0]
         big = inputs[args.rows]
         output = folder / "release.parquet"
