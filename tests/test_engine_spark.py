@@ -292,6 +292,27 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
     written = pd.read_parquet(tmp_path / "release.parquet")
     pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
                                   check_dtype=False)
+    # without a selection the design and the suggestions roll up the aggregate (core/engines/finest.py),
+    # cached by Spark as a folder by the designer above and reused by the next ones
+    from tklscore.core.release.suggest import Constraints, suggest
+
+    whole = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+    in_memory = ReleaseDesigner(load_table(source), ROLES, hierarchies)
+    memory = in_memory.evaluate(whole, weights)
+    expected = suggest(in_memory, weights, Constraints(k=2, suppression_limit=0.3))
+    for _ in range(2):
+        with SparkBackend(session=spark) as backend:
+            designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+            assert designer.finest.reused and designer.finest.path.is_dir(), designer.finest.note
+            engine = designer.evaluate(whole, weights, preview=10)
+            a, b = engine.to_json_dict(), memory.to_json_dict()
+            a.pop("notes"), b.pop("notes")
+            assert_same(a, b)
+            assert designer.published_ids() == [str(i) for i in memory.transformed.published]
+            found = suggest(designer.lattice(), weights, Constraints(k=2, suppression_limit=0.3))
+            assert [c.levels for c in found.front] == [c.levels for c in expected.front]
+            for a, b in zip(found.front, expected.front):
+                assert_same(a.as_dict(), b.as_dict())
 
 
 def test_disclosure_risk_on_spark(spark, tmp_path):
