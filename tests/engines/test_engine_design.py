@@ -50,11 +50,11 @@ def assert_same(engine, memory, path=""):
         assert engine == memory, path
 
 
-def compare(engine_result, memory_result, backend):
+def compare(engine_result, memory_result, designer):
     a, b = engine_result.to_json_dict(), memory_result.to_json_dict()
     a.pop("notes"), b.pop("notes")
     assert_same(a, b)
-    ids = backend.fetch("SELECT id FROM published ORDER BY pos")["id"].tolist()
+    ids = designer.published_ids()
     memory_ids = memory_result.transformed.source.frame[ROLES_ID].iloc[memory_result.transformed.published].tolist() \
         if ROLES_ID in memory_result.transformed.source.columns else \
         [str(p) for p in memory_result.transformed.published]
@@ -151,7 +151,7 @@ def test_random_designs_evaluate_alike(case, x, parquet):
         with open_backend("duckdb") as backend:
             designer = EngineDesigner(backend, str(path), roles, hierarchies)
             engine = designer.evaluate(design, WEIGHTS, x, preview=100)
-            compare(engine, memory, backend)
+            compare(engine, memory, designer)
             expected = memory.transformed.published_table()
             pd.testing.assert_frame_equal(engine.preview.reset_index(drop=True), expected.reset_index(drop=True),
                                           check_dtype=False)
@@ -186,7 +186,7 @@ def test_suppression_budget_cuts_inside_a_size_as_in_memory(tmp_path):
             design = ReleaseDesign("d", {}, 3, limit)
             memory = memory_designer.evaluate(design, WEIGHTS)
             assert 0 < len(memory.transformed.suppressed) < 16
-            compare(designer.evaluate(design, WEIGHTS), memory, backend)
+            compare(designer.evaluate(design, WEIGHTS), memory, designer)
 
 
 def test_thesis_oracles_out_of_core(data_dir):
@@ -205,13 +205,13 @@ def test_thesis_oracles_out_of_core(data_dir):
         assert whole.report.scores.tkl == pytest.approx(8.76302, abs=5e-6)
         design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
         result = designer.evaluate(design, weights)
-        compare(result, memory_designer.evaluate(design, weights), backend)
+        compare(result, memory_designer.evaluate(design, weights), designer)
         assert result.utility.precision == pytest.approx(
             memory_designer.evaluate(design, weights).utility.precision, rel=1e-12)
         some = ReleaseDesign("d", {"City": 1}, 2, 0.5, selection=ReleaseDefinition(
             "Some", "filter", expression="Gender == 'Female' or Age >= 60"))
         result, memory = designer.evaluate(some, weights), memory_designer.evaluate(some, weights)
-        compare(result, memory, backend)
+        compare(result, memory, designer)
         assert result.selected_rows == len(memory.transformed.selected) and 0 < result.selected_rows < 7
 
 
@@ -276,8 +276,8 @@ def test_cli_engine_refusals_exit_2_with_the_reason(capsys, tmp_path, data_dir):
 
     base = [data_dir / "thesis_table_3_1.csv", "--qi", ",".join(QI), "--sa", "Disease",
             "--weights", data_dir / "thesis_table_4_2_weights.csv"]
-    code, _, err = run_cli(capsys, ["suggest", *base, "--engine", "duckdb", "--k", "2"])
-    assert code == 2 and "run suggest in memory" in err and "Design view" in err
+    code, _, err = run_cli(capsys, ["suggest", *base, "--engine", "duckdb", "--k", "2", "--filter", "Job == 'Lawyer'"])
+    assert code == 2 and "a row selection needs the records" in err and "search in memory" in err
     code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--noise", "Disease=5"])
     assert code == 2 and "noise" in err and "--engine memory" in err
     code, _, err = run_cli(capsys, ["release", *base, "--memory-limit", "1GB"])

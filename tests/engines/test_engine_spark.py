@@ -292,6 +292,27 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
     written = pd.read_parquet(tmp_path / "release.parquet")
     pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
                                   check_dtype=False)
+    # without a selection the design and the suggestions roll up the aggregate (core/engines/finest.py),
+    # cached by Spark as a folder by the designer above and reused by the next ones
+    from tklscore.core.release.suggest import Constraints, suggest
+
+    whole = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+    in_memory = ReleaseDesigner(load_table(source), ROLES, hierarchies)
+    memory = in_memory.evaluate(whole, weights)
+    expected = suggest(in_memory, weights, Constraints(k=2, suppression_limit=0.3))
+    for _ in range(2):
+        with SparkBackend(session=spark) as backend:
+            designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+            assert designer.finest.reused and designer.finest.path.is_dir(), designer.finest.note
+            engine = designer.evaluate(whole, weights, preview=10)
+            a, b = engine.to_json_dict(), memory.to_json_dict()
+            a.pop("notes"), b.pop("notes")
+            assert_same(a, b)
+            assert designer.published_ids() == [str(i) for i in memory.transformed.published]
+            found = suggest(designer.lattice(), weights, Constraints(k=2, suppression_limit=0.3))
+            assert [c.levels for c in found.front] == [c.levels for c in expected.front]
+            for a, b in zip(found.front, expected.front):
+                assert_same(a.as_dict(), b.as_dict())
 
 
 def test_disclosure_risk_on_spark(spark, tmp_path):
@@ -436,6 +457,35 @@ def test_spark_names_a_line_that_is_not_utf8_past_the_sample(spark, tmp_path):
     with SparkBackend(session=spark) as backend, \
             pytest.raises(InputError, match=r"late.csv, row 40002: the line is not UTF-8"):
         backend.scan(str(path))
+
+
+def test_records_kept_on_disk_by_spark_page_as_in_memory(spark, data_dir):
+    """A release scored with ``stream``: Spark writes its records as part files into the
+    store's folder; pages, the top-N and every record equal memory's."""
+    from tklscore.core.engines.record_store import POSITION
+    from tklscore.core.engines.scoring import score_in_engine
+
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    table = load_table(source)
+    ids = ["6", "1", "3", "4", "0"]
+    memory = Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights)
+    with SparkBackend(session=spark) as backend:
+        backend.open_source(str(source), ROLES)
+        backend.open_published_ids(ids)
+        report = score_in_engine(backend, ROLES, weights, stream=True)
+    store = report.stored
+    try:
+        assert report.records.empty and store.path.is_dir() and len(store) == 5
+        everything = store.read_all()
+        report.records = everything
+        assert_same_report(report, memory)
+        assert store.page(2, 2)[POSITION].tolist() == [2, 3]
+        assert store.page(2, 2)["id"].tolist() == ["3", "4"]
+        top = store.top(2)
+        assert top["id"].tolist() == memory.records.sort_values("tkl", ascending=False, kind="stable")["id"][:2].tolist()
+    finally:
+        store.close()
 
 
 def test_spark_detects_the_delimiter_as_the_loader_does(spark, data_dir):

@@ -10,10 +10,10 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
 
 from tklscore.core import Roles, load_table
 from tklscore.core.release.selection import ReleaseDefinition
+from helpers import close_window, window_with_memory_share
 from tklscore.gui.main_window import MainWindow
 
 ROLES = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Medication", "Age", "Initial Diagnosis"],
@@ -21,13 +21,8 @@ ROLES = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Medication", "Age", 
 
 
 def open_window(qtbot, tmp_path, data_dir, share: float, name: str) -> MainWindow:
-    settings = QSettings(str(tmp_path / f"{name}.ini"), QSettings.Format.IniFormat)
-    settings.setValue("engines/memory_share", share)
-    window = MainWindow(settings=settings)
+    window = window_with_memory_share(tmp_path, share, name)
     workbench = window.workbench
-    workbench.autosave_timer.stop()
-    window.resize(1400, 900)
-    window.show()
     source = data_dir / "thesis_table_3_1.csv"
     workbench.use_weights_file(str(data_dir / "thesis_table_4_2_weights.csv"))
     workbench.open_source(str(source), roles=ROLES)
@@ -42,13 +37,7 @@ def open_window(qtbot, tmp_path, data_dir, share: float, name: str) -> MainWindo
     return window
 
 
-def close(window: MainWindow) -> None:
-    workbench = window.workbench
-    workbench.runner.cancel_all()
-    workbench.runner.wait()
-    workbench.undo_stack.setClean()
-    workbench._mark(False)
-    window.close()
+close = close_window
 
 
 def texts(table) -> list[list[str]]:

@@ -319,7 +319,8 @@ class Workbench(WeightsState, Recovery, QObject):
         if self.engine_choice is not None:
             key = ("file", project.source_path, repr(project.source_options), project.roles)
             make = (lambda: EngineSource(project.source_path, project.roles, self.engine_choice.engine,
-                                         project.source_options, reason=self.engine_choice.reason()))
+                                         project.source_options, memory_limit=self.engine_choice.memory_limit(),
+                                         reason=self.engine_choice.reason()))
         elif self.table is not None:
             key = ("table", id(self.table), project.roles)
             make = (lambda: MemorySource(self.table, project.roles, options=project.source_options))
