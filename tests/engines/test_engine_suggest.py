@@ -124,7 +124,7 @@ def test_a_row_selection_is_refused_out_of_core_with_the_remedy():
 
 def test_cli_suggest_with_an_engine_gives_the_in_memory_json(capsys, tmp_path):
     from helpers import run_cli
-    from test_release_design import adult_args
+    from adult_support import adult_args
 
     args = ["suggest", *adult_args(tmp_path), "--k", "5", "--suppression-limit", "0.05", "--format", "json"]
     code, memory, err = run_cli(capsys, args)

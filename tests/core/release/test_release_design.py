@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adult_support import ADULT, ADULT_QI, adult_args
 from helpers import run_cli
-from paths import DATA
 from test_properties import scenarios
 
 from tklscore.core import Roles, Scorer, Table, Weights
@@ -27,8 +27,6 @@ from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.release.suggest import Constraints, pareto_front, suggest
 from tklscore.core.release.transform import ReleaseDesign
 
-ADULT = DATA / "adult"
-ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -487,18 +485,6 @@ def test_bad_designs_are_refused_with_the_column_named():
 
 
 # ----------------------------------------------------------------------------- command line
-
-def adult_args(tmp_path):
-    frame = pd.read_csv(ADULT / "adult_subset.csv", sep=";", dtype=str)
-    values = sorted(frame["occupation"].unique())
-    weights = tmp_path / "w.csv"
-    pd.DataFrame({"attribute": "occupation", "value": values,
-                  "weight": [0.1 + 0.05 * i for i in range(len(values))]}).to_csv(weights, index=False)
-    args = [ADULT / "adult_subset.csv", "--qi", ",".join(ADULT_QI), "--sa", "occupation", "--weights", weights]
-    for c in ADULT_QI:
-        args += ["--hierarchy", f"{c}={ADULT / f'adult_hierarchy_{c}.csv'}"]
-    return args
-
 
 def test_cli_release_json_keys_and_output(capsys, tmp_path):
     out_file = tmp_path / "release.csv"
