@@ -93,25 +93,33 @@ def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp
     again.workbench.runner.wait()
 
 
-def test_the_cycle_collector_runs_on_the_ui_thread_only(qapp, monkeypatch):
+def test_the_cycle_collector_runs_on_the_ui_thread_only():
     """A cycle holding a Qt object, collected on a task's thread, deadlocked a window (seen in
     CI: a lane thread in ~QObject waiting for the GIL the UI thread held while it waited for that
-    object's lock): while the application runs, Python collects cycles on the UI thread's timer only."""
-    import gc
+    object's lock): while the application runs, Python collects cycles on the UI thread's timer
+    only, and the collector is as it was once it returns. In its own process, as a user starts it."""
+    import subprocess
+    import sys
+    import textwrap
 
-    from PySide6.QtWidgets import QApplication
+    script = textwrap.dedent("""
+        import gc
+        from PySide6.QtWidgets import QApplication
+        from tklscore.gui import app as app_module
 
-    from tklscore.gui import app as app_module
-
-    seen = {}
-
-    def exec_(self):
-        seen["enabled"] = gc.isenabled()
-        for window in QApplication.topLevelWidgets():
-            window.close()
-        return 0
-
-    monkeypatch.setattr(QApplication, "exec", exec_)
-    assert gc.isenabled()
-    assert app_module.run(example="thesis") == 0
-    assert seen == {"enabled": False} and gc.isenabled()
+        seen = []
+        def exec_(self):
+            seen.append(gc.isenabled())
+            for window in QApplication.topLevelWidgets():
+                window.close()
+            return 0
+        QApplication.exec = exec_
+        assert app_module.run(example="thesis") == 0 and gc.isenabled()
+        gc.disable()
+        assert app_module.run(example="thesis") == 0 and not gc.isenabled()
+        print(seen)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[False, False]"

@@ -6,7 +6,6 @@ parameter, the riskiest records; the report's risk section too."""
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -80,9 +79,9 @@ def test_the_risk_view_out_of_core_shows_the_in_memory_numbers(qtbot, windows):
     for window in (memory, out_of_core):
         view = window.views["risk"]
         before = view.lens
-        started = time.perf_counter()
         view.set_parameter("Job", pk=0.9, weight=0.3)
-        assert time.perf_counter() - started < 0.1
+        # returned at once with the work queued on a task (its result arrives through the event loop)
+        assert view.lens is before and window.workbench.runner.current
         qtbot.waitUntil(lambda: view.lens is not before and not window.workbench.runner.current, timeout=60000)
     assert shown(b) == shown(a)
     assert b.lens.disclosure.d_max == pytest.approx(float(np.max(a.lens.disclosure.d)), rel=1e-12)

@@ -31,6 +31,7 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
     # Python's cycle collector runs in whichever thread allocates; a cycle holding a Qt object
     # collected on a task's thread destroys it there and can deadlock or crash the window, so
     # the collector runs on this thread only, on a timer
+    collecting = gc.isenabled()
     collector = GarbageCollector(interval=0.5)
     window = MainWindow(patient_mode=patient)
     if not (example or project or screenshot or patient):
@@ -76,7 +77,8 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
     finally:
         sys.excepthook = previous
         collector.timer.stop()
-        gc.enable()
+        if collecting:
+            gc.enable()
 
 
 def _save_image(pixmap, path: str) -> bool:
