@@ -13,7 +13,7 @@ is seeded on its own), so the sizes differ only in their length. Columns: an int
 ``amount``: 500 values with two decimals per chunk, so ~50,000 distinct at 100M); and
 ``sex`` (2) and ``region`` (9), so that D(r) reads 10 attributes. A 10 % release of each
 (``release_N.parquet``, its ids), the weights of the 4 SAs, and D(r)'s parameters are
-written beside it. ~15 bytes a row in all (100M rows: ~1.5 GB).
+written beside it. ~10 bytes a row (100M rows: ~1 GB).
 
 Why Parquet: it is what a registry of this size is kept in, and what the engines read
 fastest — columnar and compressed (DuckDB reads only the columns a query names, in
@@ -268,7 +268,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=20231123)
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--dir", help="folder for the sources and outputs (default: a temporary folder; "
-                                      "~15 bytes a row of the largest size)")
+                                      "~11 bytes a row of each size)")
     parser.add_argument("--keep-source", action="store_true",
                         help="keep the sources at the end (with --dir, the next run reuses them)")
     parser.add_argument("--target-rows", type=int, default=TARGET_ROWS,
