@@ -6,10 +6,14 @@ Writes a seeded synthetic source of N rows (default 1,000,000) and a 10 % releas
 Parquet with typed columns (an integer id, an integer QI ``age``, an integer SA
 ``diagnosis``, a float continuous SA ``amount``, the rest text) and as CSV, plus a
 weights file covering every sensitive value (the data of ``bench_scoring.py``: 4 QIs,
-3 categorical SAs and 1 continuous one). Then it times, wall clock of the whole process
+3 categorical SAs and 1 continuous one). Beside it the common shape of a real registry's
+Parquet file (issue 23 §4): the same table with text ids (``P0000001``), every category as
+text (``diagnosis`` too), an integer QI ``age`` and an integer continuous SA ``amount`` (in
+cents), with its 10 % release and weights. Then it times, wall clock of the whole process
 (interpreter start, imports, loading, scoring, writing), the best of ``--repeats`` runs:
 
 - ``tklscore score SOURCE.parquet --published RELEASE.parquet ... --format json --output F``  (target ≤ 2.5 s)
+- the same on the text-id Parquet shape                                                      (target ≤ 2.5 s)
 - the same from the CSV files                                                                 (target ≤ 4 s)
 - ``tklscore --version``                                                                        (no target)
 
@@ -31,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, best_of, machine, make_weights, megabytes, overall,  # noqa: E402
+from _common import (CONTINUOUS_SA, QI, SA, TEXT, Stopwatch, best_of, machine, make_weights, megabytes, overall,  # noqa: E402
                      sample, tklscore_command, typed_source, verdict, work_folder, write_typed_weights)
 
 TARGET_PARQUET_S = 2.5
@@ -49,7 +53,39 @@ def write_inputs(folder: Path, n: int, seed: int) -> dict[str, Path]:
     typed.to_csv(paths["source.csv"], index=False)
     release.to_csv(paths["release.csv"], index=False)
     write_typed_weights(make_weights(pool, seed), paths["weights.csv"])
+    text, text_release = text_shape(typed, published)
+    paths["text.parquet"], paths["text_release.parquet"] = folder / "text.parquet", folder / "text_release.parquet"
+    paths["text_weights.csv"] = folder / "text_weights.csv"
+    text.to_parquet(paths["text.parquet"], index=False)
+    text_release.to_parquet(paths["text_release.parquet"], index=False)
+    write_text_weights(make_weights(pool, seed), paths["text_weights.csv"])
     return paths
+
+
+def text_shape(typed: pd.DataFrame, published: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The typed source as a registry writes it: text ids ``P0000001``, ``diagnosis`` as its
+    text, ``amount`` in whole cents (an integer continuous SA); and the release's rows."""
+    text = typed.copy()
+    text["id"] = pd.Series(np.char.add("P", np.char.zfill(typed["id"].to_numpy().astype(str), 7)), dtype=TEXT)
+    text["diagnosis"] = pd.Series(np.char.add("diagnosis-", typed["diagnosis"].to_numpy().astype(str)), dtype=TEXT)
+    text["amount"] = np.rint(typed["amount"].to_numpy() * 100).astype(np.int64)
+    return text, text.iloc[published].reset_index(drop=True)
+
+
+def write_text_weights(weights, path: Path) -> Path:
+    """The weights for :func:`text_shape`: ``amount``'s interval ends in cents."""
+    def cents(bound: str) -> str:
+        return bound if "inf" in bound else f"{float(bound) * 100:.1f}"
+
+    rows = []
+    for e in weights.entries:
+        value = e.value
+        if e.attribute == CONTINUOUS_SA:
+            low, high = value[1:-1].split(",")
+            value = f"{value[0]}{cents(low)},{cents(high)}{value[-1]}"
+        rows.append((e.attribute, value, e.weight))
+    pd.DataFrame(rows, columns=["attribute", "value", "weight"]).to_csv(path, index=False)
+    return path
 
 
 def score_command(source: Path, release: Path, weights: Path, output: Path) -> list[str]:
@@ -113,14 +149,17 @@ def main(argv=None) -> int:
               f"CSV {megabytes(paths['source.csv'])} MB); {machine()}")
         results = {}
         ok = True
-        for kind, target in (("parquet", TARGET_PARQUET_S), ("csv", TARGET_CSV_S)):
-            output = folder / f"scores_{kind}.json"
-            command = score_command(paths[f"source.{kind}"], paths[f"release.{kind}"], paths["weights.csv"], output)
+        shapes = (("parquet", "source.parquet", "release.parquet", "weights.csv", TARGET_PARQUET_S),
+                  ("text-id parquet", "text.parquet", "text_release.parquet", "text_weights.csv", TARGET_PARQUET_S),
+                  ("csv", "source.csv", "release.csv", "weights.csv", TARGET_CSV_S))
+        for kind, source, release, weights, target in shapes:
+            output = folder / f"scores_{kind.replace(' ', '_')}.json"
+            command = score_command(paths[source], paths[release], paths[weights], output)
             best, runs = best_of(command, args.repeats)
             results[kind] = json.loads(output.read_text())
             passed = best.wall <= target
             ok &= passed
-            print(f"tklscore score, {kind:<7} → json: {best.wall:6.2f} s wall (CPU {best.cpu:5.2f} s, peak RSS "
+            print(f"tklscore score, {kind:<15} → json: {best.wall:6.2f} s wall (CPU {best.cpu:5.2f} s, peak RSS "
                   f"{best.rss_mb:5.0f} MB)   target ≤ {target:g} s   {verdict(passed)}   "
                   f"[runs: {', '.join(f'{r:.2f}' for r in runs)}]")
         csv_output = folder / "scores_parquet.csv"
@@ -135,6 +174,11 @@ def main(argv=None) -> int:
         ok &= same
         print(f"Parquet and CSV give the same scores and records: {same}; tkl = {results['parquet']['scores']['tkl']:.10g}, "
               f"{len(results['parquet']['records']):,} records")
+        as_text = [{**r, "id": "P" + r["id"].zfill(7)} for r in results["parquet"]["records"]]
+        same_text = results["text-id parquet"]["scores"] == results["parquet"]["scores"] and \
+            results["text-id parquet"]["records"] == as_text
+        ok &= same_text
+        print(f"the text-id shape gives the same scores (and the same records, ids as text): {same_text}")
         if not args.no_pycanon:
             pycanon_side_by_side(paths["source.parquet"], args.pycanon_rows)
     return overall(ok)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import adult_model
 from tklscore.core.errors import InputError
@@ -161,6 +162,20 @@ def test_bad_edges():
 
 def test_values_outside_the_bins_are_counted(adult):
     assert uncovered(check_bins(["[20,40)", "[40,inf)"], "age"), adult.numeric("age")) == (1369, 17.0, 19.0)
+    # from the column's distinct numbers and their counts (kept by the table): the same
+    assert uncovered(check_bins(["[20,40)", "[40,inf)"], "age"), *adult.numeric_counts("age")) == (1369, 17.0, 19.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-50, 50) | st.floats(-60, 60, allow_nan=False), min_size=1, max_size=60),
+       edges=st.lists(st.integers(-40, 40), min_size=1, max_size=5, unique=True),
+       closed_right=st.booleans())
+def test_uncovered_from_distinct_numbers_equals_uncovered_from_every_value(values, edges, closed_right):
+    edges = sorted(edges)
+    bins = [f"[{low},{high})" for low, high in zip(edges, edges[1:])] + [f"[{edges[-1]},60{']' if closed_right else ')'}"]
+    intervals = check_bins(bins, "v")
+    numbers = np.asarray(values, dtype=np.float64)
+    assert uncovered(intervals, *np.unique(numbers, return_counts=True)) == uncovered(intervals, numbers)
 
 
 # ---------------------------------------------------------------------- a new model from the source

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import run_cli
-from tklscore.core import Roles, Scorer, load_table, load_weights, locate_by_ids, locate_table
+from tklscore.core.errors import InputError
+from tklscore.core import Roles, Scorer, Table, load_table, load_weights, locate_by_ids, locate_table
 from tklscore.core.tables.loading import _holds_quotes
 from tklscore.core.files.records import float_text, records_csv, records_json
 from tklscore.core.scoring.scores import RECORD_COLUMNS
@@ -62,6 +63,105 @@ def test_integer_ids_match_as_written(tmp_path, thesis_frame):
     typed.iloc[[5, 2]].to_parquet(tmp_path / "p.parquet", index=False)
     by_file = locate_table(table, load_table(tmp_path / "p.parquet"), "id")
     assert by_file.positions.tolist() == [5, 2] and by_file.ids.tolist() == ["50", "20"]
+
+
+def _text_id_source(rows: int, ordered: bool) -> pd.DataFrame:
+    """A registry's Parquet shape: text ids (increasing, or shuffled), text categories, an
+    integer QI and an integer continuous SA."""
+    rng = np.random.default_rng(7)
+    ids = np.array([f"P{i:07d}" for i in range(rows)], dtype=object)
+    if not ordered:
+        ids = ids[rng.permutation(rows)]
+    return pd.DataFrame({"id": ids, "age": rng.integers(17, 90, rows),
+                         "job": rng.choice(["clerk", "nurse", "lawyer", ""], rows),
+                         "disease": rng.choice(["flu", "hiv", "cold", "asthma"], rows),
+                         "amount": rng.integers(0, 500, rows) * 100})
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_text_ids_of_a_large_parquet_file_stay_text_and_score_like_csv(tmp_path, ordered):
+    rows = 80_000   # a dictionary of the ids over 64 KiB: read as plain Arrow text
+    frame = _text_id_source(rows, ordered)
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    frame.to_csv(tmp_path / "s.csv", index=False)
+    picked = np.random.default_rng(3).choice(rows, 5_000, replace=False)
+    published = frame.iloc[picked]
+    published.to_parquet(tmp_path / "p.parquet", index=False)
+    published.to_csv(tmp_path / "p.csv", index=False)
+    table = load_table(tmp_path / "s.parquet")
+    assert not isinstance(table.typed["id"].dtype, pd.CategoricalDtype)    # text, not a million categories
+    assert isinstance(table.typed["job"].dtype, pd.CategoricalDtype)       # few values: codes for free
+    assert table.typed["amount"].dtype == np.int64
+    roles = Roles(qi=["age", "job"], sa=["disease", "amount"], continuous=["amount"], identifier="id")
+    weights = load_weights(_weights_csv(tmp_path))
+    located = locate_table(table, load_table(tmp_path / "p.parquet"), "id", sensitive=roles.sa,
+                           continuous=roles.continuous)
+    assert located.positions.tolist() == picked.tolist() and located.ids.tolist() == published["id"].tolist()
+    report = Scorer(table, roles).score(located, weights)
+    csv = load_table(tmp_path / "s.csv")
+    expected = Scorer(csv, roles).score(locate_table(csv, load_table(tmp_path / "p.csv"), "id"), weights)
+    assert report.to_json_dict() == expected.to_json_dict()
+    # ids looked up as text: written otherwise, or absent, they are not found
+    release = locate_by_ids(table, [frame["id"][10], " " + frame["id"][20], "P9999999", "p0000001", "P1"], "id")
+    assert release.positions.tolist() == [10, 20]
+    assert release.unlocated == ["id 'P9999999'", "id 'p0000001'", "id 'P1'"]
+
+
+def test_repeated_and_empty_text_ids_of_a_large_parquet_file_are_refused(tmp_path):
+    frame = _text_id_source(80_000, ordered=True)
+    frame.loc[70_000, "id"] = frame["id"][12]
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    with pytest.raises(InputError, match=r"identifier 'P0000012' appears 2 times \(rows 13, 70001\)"):
+        Scorer(load_table(tmp_path / "d.parquet"), Roles(qi=["age"], sa=["disease"], identifier="id"))
+    frame = _text_id_source(80_000, ordered=False)
+    frame.loc[500, "id"] = None
+    frame.to_parquet(tmp_path / "e.parquet", index=False)
+    with pytest.raises(InputError, match="identifier is empty") as error:
+        Scorer(load_table(tmp_path / "e.parquet"), Roles(qi=["age"], sa=["disease"], identifier="id"))
+    assert error.value.row == 501
+
+
+def test_the_riskiest_records_are_found_once_per_report(data_dir):
+    """The Scores view highlights a report's riskiest records at every refresh: found once
+    (in the background) and kept with the records; new records are looked at again."""
+    import dataclasses
+
+    from tklscore.core.scoring.scores import riskiest_mask
+
+    table = load_table(data_dir / "thesis_table_3_1.csv")
+    report = Scorer(table, ROLES).score(locate_by_ids(table, ["0", "1", "3", "4", "5", "6"], "id"),
+                                        load_weights(data_dir / "thesis_table_4_2_weights.csv"))
+    mask = report.riskiest()
+    assert mask.tolist() == riskiest_mask(report.records["tkl"].to_numpy()).tolist() and mask.sum() == 1
+    assert report.riskiest() is mask
+    other = dataclasses.replace(report, records=report.records.iloc[::-1].reset_index(drop=True))
+    assert other.riskiest().tolist() == mask[::-1].tolist()
+    assert report.riskiest(0.5).sum() == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["1", "1.0", "01", "-0", "0", "0.0", "2.5", "2.50", "1e3", "1000", "-7", " 3 "]),
+                min_size=1, max_size=40))
+def test_a_continuous_columns_ordered_codes_from_its_distinct_texts(values):
+    """The ordered codes of a continuous column read as text come from its distinct texts
+    parsed once: the very codes of factorising its numbers (texts of one number merged)."""
+    from tklscore.core.tables.codes import factorize
+
+    table = Table.from_frame(pd.DataFrame({"v": values}))
+    expected = factorize(table.numeric("v"), ordered=True)
+    fresh = Table.from_frame(pd.DataFrame({"v": values}))
+    got = fresh.numeric_codes("v")
+    assert got.codes.tolist() == expected.codes.tolist() and got.uniques.tolist() == expected.uniques.tolist()
+    numbers, counts = fresh.numeric_counts("v")
+    assert numbers.tolist() == expected.uniques.tolist() and counts.sum() == len(values)
+
+
+def _weights_csv(folder: Path) -> Path:
+    rows = ["attribute,value,weight"] + [f"disease,{v},0.{i + 1}" for i, v in enumerate(["flu", "hiv", "cold", "asthma"])]
+    rows += ["amount,\"(-inf,20000)\",0.1", "amount,\"[20000,inf)\",0.3"]
+    path = folder / "w.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
 
 
 def test_parquet_null_and_empty_text_are_one_value(tmp_path):

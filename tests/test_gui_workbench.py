@@ -335,3 +335,35 @@ def test_a_project_whose_model_cannot_be_read_says_so_and_keeps_the_rest(qtbot, 
     assert other.model is None and not other.model_pending() and other.project.releases == project.releases
     other.runner.cancel_all()
     other.runner.wait()
+
+
+def test_what_the_ui_thread_reads_of_a_large_source_is_computed_off_it(qtbot, workbench, monkeypatch):
+    """Issue 23 §4: the sensitive columns' codes and distinct numbers (read by the model
+    following its table, on the UI thread) are computed while the table loads, and the
+    riskiest records the Scores view highlights while the releases are scored."""
+    import threading
+
+    from tklscore.core.tables.loading import Table
+
+    computed = []
+    codes, counts = Table.codes, Table.numeric_counts
+
+    def spy_codes(self, column):
+        if column not in self._codes:
+            computed.append((column, threading.current_thread() is threading.main_thread()))
+        return codes(self, column)
+
+    def spy_counts(self, column):
+        if column not in self._numeric_counts:
+            computed.append((column, threading.current_thread() is threading.main_thread()))
+        return counts(self, column)
+
+    monkeypatch.setattr(Table, "codes", spy_codes)
+    monkeypatch.setattr(Table, "numeric_counts", spy_counts)
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    sensitive = set(workbench.project.roles.sa)
+    assert sensitive <= {column for column, _ in computed}
+    assert [column for column, on_ui in computed if on_ui and column in sensitive] == []
+    for report in workbench.reports.values():
+        assert "_riskiest" in report.__dict__ and report.riskiest() is report.__dict__["_riskiest"][2]

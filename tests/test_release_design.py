@@ -362,6 +362,79 @@ def test_a_row_selection_is_resolved_once_per_search_with_the_same_figures(monke
         assert cached.utility == fresh.utility and cached.report.scores == fresh.report.scores
 
 
+def _row_by_row(monkeypatch):
+    """The search as it ran before the lattice shortcuts: every node's classes grouped again
+    over the rows, and the l-DF's groups numbered by hashing (issue 23 §4's reference)."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+    from tklscore.core.tables.codes import group_ids
+
+    monkeypatch.setattr(ReleaseDesigner, "_source_classes", lambda self, transformed: None)
+    monkeypatch.setattr(factors_module, "partition", group_ids)
+
+
+def _front(found) -> list:
+    return [(c.levels, c.tkl_normalized, c.utility_loss, c.k, c.l, c.t, c.suppressed_share) for c in found.front]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_search_shortcuts_keep_every_factor_and_the_front(monkeypatch, data):
+    """Random tables with a categorical and a continuous SA, every node: the factors the
+    designer computes with the shortcuts equal the plain computation over the rows, and the
+    front of a search with them is exactly the front without them."""
+    from tklscore.core.scoring.distinguishing_factors import compute_distinguishing_factors
+
+    n = data.draw(st.integers(20, 400))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    frame = pd.DataFrame({"a": rng.integers(0, 30, n).astype(str), "b": rng.choice(list("xyzw"), n),
+                          "s": rng.choice(list("pqrst"), n), "v": rng.integers(0, 25, n).astype(str)})
+    hierarchies = {"a": Hierarchy.intervals("a", [2, 4, 8]),
+                   "b": Hierarchy.groups("b", [{"xy": ["x", "y"], "zw": ["z", "w"]}])}
+    roles = Roles(qi=["a", "b"], sa=["s", "v"], continuous=["v"])
+    weights = Weights([("s", v, 0.1 * (i + 1)) for i, v in enumerate("pqrst")] + [("v", "(-inf,12)", 0.2),
+                                                                                  ("v", "[12,inf)", 0.4)])
+    table = Table.from_frame(frame)
+    constraints = Constraints(k=data.draw(st.integers(1, 6)), suppression_limit=data.draw(st.sampled_from([0, 0.1])))
+    designer = ReleaseDesigner(table, roles, hierarchies)
+    for la, lb in itertools.product(range(4), range(3)):
+        design = ReleaseDesign(levels={"a": la, "b": lb}, suppress_below=constraints.k,
+                               suppression_limit=constraints.suppression_limit)
+        transformed = designer.transform(design)
+        got = designer.published_factors(transformed)
+        qi = [designer.levels.column(c).at(level).as_codes for c, level in (("a", la), ("b", lb))]
+        plain = compute_distinguishing_factors(qi, designer.scorer.sa_codes, {"v"}).take(transformed.published)
+        assert got.k.tolist() == plain.k.tolist() and got.l.tolist() == plain.l.tolist()
+        assert got.t.tolist() == plain.t.tolist()
+    fast = suggest(ReleaseDesigner(table, roles, hierarchies), weights, constraints)
+    with monkeypatch.context() as patched:
+        _row_by_row(patched)
+        slow = suggest(ReleaseDesigner(table, roles, hierarchies), weights, constraints)
+    assert _front(fast) == _front(slow) and fast.evaluated == slow.evaluated
+
+
+def test_the_search_shortcuts_keep_adults_front(monkeypatch):
+    """UCI Adult (30,162 records), its ARX hierarchies, the release being every record named
+    by its file (as the Design view searches it): the same front, number for number."""
+    from tklscore.core.tables.loading import load_table
+
+    qi = ["sex", "age", "race", "marital-status", "education"]
+    table = load_table(ADULT / "adult.csv", delimiter=";")
+    roles = Roles(qi=qi, sa=["occupation", "salary-class"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in qi}
+    weights = Weights([(a, v, round(0.45 * (i + 1) / len(values), 5)) for a in roles.sa
+                       for values in [sorted(set(table.frame[a]))] for i, v in enumerate(values)])
+    selection = ReleaseDefinition("all records", "file", path=str(ADULT / "adult.csv"), options={"delimiter": ";"})
+    constraints = Constraints(k=5, suppression_limit=0.02)
+    fast = suggest(ReleaseDesigner(table, roles, hierarchies), weights, constraints, ReleaseDesign(selection=selection))
+    with monkeypatch.context() as patched:
+        _row_by_row(patched)
+        slow = suggest(ReleaseDesigner(table, roles, hierarchies), weights, constraints,
+                       ReleaseDesign(selection=selection))
+    assert fast.lattice_size == 2 * 5 * 2 * 3 * 4 and fast.met and len(fast.front) > 3
+    assert _front(fast) == _front(slow) and fast.evaluated == slow.evaluated
+
+
 def test_suggest_on_adult_with_its_hierarchies():
     from tklscore.core.tables.loading import load_table
 

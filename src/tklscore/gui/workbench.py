@@ -27,7 +27,7 @@ from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.risk.measures import Measures
 from tklscore.core.scoring.scores import ScoreReport, Scorer
 from tklscore.core.source import EngineSource, MemorySource, ProjectScores, Source, score_project
-from tklscore.core.tables.loading import Table, load_table
+from tklscore.core.tables.loading import Table, load_table, warm_columns
 from tklscore.core.tables.published import Release
 from tklscore.core.tables.roles import Roles
 from tklscore.gui.recovery import AUTOSAVE_MS, Recovery
@@ -277,12 +277,15 @@ class Workbench(WeightsState, Recovery, QObject):
             self._prepare_source()
             return
 
+        roles = project.roles
+
         def load(control: TaskControl):
             control.progress(5, "Loading the source table")
-            if builtin == "thesis":
-                return thesis_example().source
-            return load_table(path, **options,
-                              progress=lambda f: control.progress(int(5 + 90 * f), "Loading the source table"))
+            table = thesis_example().source if builtin == "thesis" else load_table(
+                path, **options, progress=lambda f: control.progress(int(5 + 90 * f), "Loading the source table"))
+            # the sensitive columns' values, read on the UI thread when the model follows the table
+            warm_columns(table, [c for c in roles.sa if c not in roles.continuous], roles.continuous)
+            return table
 
         def failed(message: str) -> None:
             if generation == self._generation["source"]:
@@ -493,10 +496,13 @@ class Workbench(WeightsState, Recovery, QObject):
 
             elements = element_weights(model) if model is not None and design_settings.get("saved") else None
             try:
-                return score_project(source, definitions, weights, x, per_score=per_score,
-                                     design_settings=design_settings, elements=elements, progress=control.progress)
+                scores = score_project(source, definitions, weights, x, per_score=per_score,
+                                       design_settings=design_settings, elements=elements, progress=control.progress)
             except MissingWeightsError as error:   # weights that leave sensitive values without a weight
                 return error
+            for report in scores.reports.values():
+                report.riskiest()   # what the Scores view highlights, found here rather than on the UI thread
+            return scores
 
         def done(scores: ProjectScores | MissingWeightsError) -> None:
             if generation != self._generation["scores"]:

@@ -177,10 +177,17 @@ def _with_low(second: Interval, first: Interval) -> str:
     return str(Interval(first.high, second.high, not first.high_closed, second.high_closed))
 
 
-def uncovered(bins: Sequence[Interval], values) -> tuple[int, float, float] | None:
+def uncovered(bins: Sequence[Interval], values, counts=None) -> tuple[int, float, float] | None:
     """How many of ``values`` fall in none of ``bins`` (which :func:`check_bins` accepted),
-    and the smallest and largest of them; None when every value falls in a bin."""
-    numbers = np.sort(_finite(values))
+    and the smallest and largest of them; None when every value falls in a bin. With
+    ``counts``, ``values`` are distinct numbers in increasing order, each held ``counts``
+    times (``Table.numeric_counts``: a column checked without sorting its rows again)."""
+    if counts is None:
+        numbers, counts = np.sort(_finite(values)), None
+    else:
+        numbers, counts = np.asarray(values, dtype=np.float64), np.asarray(counts, dtype=np.int64)
+        finite = np.isfinite(numbers)
+        numbers, counts = numbers[finite], counts[finite]
     if not len(numbers):
         return None
     inside = np.zeros(len(numbers), dtype=bool)
@@ -189,7 +196,8 @@ def uncovered(bins: Sequence[Interval], values) -> tuple[int, float, float] | No
     if inside.all():
         return None
     outside = numbers[~inside]
-    return int(len(outside)), float(outside[0]), float(outside[-1])
+    count = len(outside) if counts is None else int(counts[~inside].sum())
+    return int(count), float(outside[0]), float(outside[-1])
 
 
 def overlap_length(a: Interval, b: Interval) -> float:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +28,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, perturbed_notes, transform
 from tklscore.core.release.utility import Utility, ValueCounts, attribute_precision, utility_of_values
-from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
+from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                           factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
                                          score_report, table_scores)
@@ -38,9 +37,6 @@ from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.published import unlocated_note
 from tklscore.core.tables.roles import Roles
-
-
-_BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-design")
 
 
 @dataclass
@@ -185,9 +181,11 @@ class ReleaseDesigner:
     def _sa_level(self, design: ReleaseDesign, name: str) -> int:
         return design.level(name) if name in self.hierarchies else 0
 
-    def factors(self, design: ReleaseDesign, progress=None) -> DistinguishingFactors | None:
+    def factors(self, design: ReleaseDesign, progress=None,
+                classes: tuple[np.ndarray, int] | None = None) -> DistinguishingFactors | None:
         """Distinguishing factors of every source record for the design's levels (None
-        without QIs: they then depend on the published records)."""
+        without QIs: they then depend on the published records); ``classes``: the source
+        rows' classes on the generalised QIs, when known."""
         if not self.roles.qi:
             return None
         kept_sa = [s for s in self.roles.sa if s not in design.removed]
@@ -208,12 +206,25 @@ class ReleaseDesigner:
             groups = sa_groups(list(sa.values()), len(self.source))
             self._sa_groups = {sa_key: groups}
         factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups,
-                                                 beside=_BESIDE if self.parallel else None)
+                                                 beside=BESIDE if self.parallel else None, classes=classes)
         with self._lock:
             self._factors[key] = factors
             while len(self._factors) > 4:
                 self._factors.popitem(last=False)
         return factors
+
+    def _source_classes(self, transformed: Transformed) -> tuple[np.ndarray, int] | None:
+        """The classes of every source row on the release's QIs as :meth:`factors` forms them,
+        when the transformation grouped them already: its selection holds every row in order,
+        and each QI left at level 0 keeps its values apart. Else None."""
+        classes = transformed.selected_classes
+        if classes is None or not len(classes) or not self.levels.whole(transformed.design.selection):
+            return None
+        for column, original in zip(self.roles.qi, self.scorer.qi_codes):
+            g = transformed.generalised[column]
+            if column not in transformed.design.removed and g.level == 0 and len(g.labels) != original.cardinality:
+                return None
+        return classes, int(classes.max()) + 1
 
     def _generalised(self, column: str, design: ReleaseDesign):
         levels = self.levels.column(column)
@@ -259,7 +270,7 @@ class ReleaseDesigner:
     # ------------------------------------------------------------------ evaluation
     def published_factors(self, transformed: Transformed, progress=None) -> DistinguishingFactors:
         design, positions = transformed.design, transformed.published
-        factors_all = self.factors(design, progress)
+        factors_all = self.factors(design, progress, self._source_classes(transformed))
         if factors_all is not None:
             return factors_all.take(positions)
         kept = [s for s in self.roles.sa if s not in design.removed]
@@ -288,7 +299,7 @@ class ReleaseDesigner:
         transformed = transformed if transformed is not None else self.transform(design)
         # the measures need only the transformed release: they run beside the factors (the
         # group-bys release the interpreter lock, so a second core shares the work)
-        pending = _BESIDE.submit(release_measure_set, self, transformed) if measures else None
+        pending = BESIDE.submit(release_measure_set, self, transformed) if measures else None
         try:
             factors = self.published_factors(transformed, progress)
         except BaseException:

@@ -320,6 +320,7 @@ class LevelCache:
         self._columns: dict[str, ColumnLevels] = {}
         self._selections: dict[ReleaseDefinition, tuple[np.ndarray, list[str]]] = {}
         self._selected_counts: dict[tuple[ReleaseDefinition, str], np.ndarray] = {}
+        self._whole: dict[ReleaseDefinition, bool] = {}
 
     def column(self, name: str) -> ColumnLevels:
         if name not in self._columns:
@@ -339,6 +340,17 @@ class LevelCache:
             self._selections = {**self._selections, selection: (positions, list(release.unlocated))}
         positions, unlocated = self._selections[selection]
         return positions, list(unlocated)
+
+    def whole(self, selection: ReleaseDefinition | None) -> bool:
+        """Whether the selection holds every source row in the source's order (no selection,
+        or one naming every record): a column's codes are then its selected rows' codes."""
+        if selection is None:
+            return True
+        if selection not in self._whole:
+            positions = self.selected(selection)[0]
+            self._whole = {**self._whole, selection: len(positions) == len(self.source) and bool(
+                np.array_equal(positions, np.arange(len(positions))))}
+        return self._whole[selection]
 
     def selected_value_counts(self, selection: ReleaseDefinition | None, name: str) -> np.ndarray:
         """How many of the selected rows hold each distinct value of column ``name``."""
@@ -386,7 +398,9 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
         generalised[column] = g
         if column in roles.qi:
             qi_levels[column] = g.level
-    qi = [(generalised[c].codes[selected], len(generalised[c].labels)) for c in roles.qi]
+    whole = cache.whole(design.selection)   # a search transforms it at every node: no copy of each column
+    qi = [(generalised[c].codes if whole else generalised[c].codes[selected], len(generalised[c].labels))
+          for c in roles.qi]
     classes, n_classes = group_ids(qi, len(selected))
     dropped, left = suppress(classes, n_classes, design.suppress_below, design.suppression_limit)
     keep = np.ones(len(selected), dtype=bool)

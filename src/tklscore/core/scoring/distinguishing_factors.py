@@ -22,13 +22,19 @@ same group-bys are hashed. Nothing is quadratic in the rows or in the distinct v
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, run_lengths,
-                                        run_starts, sorted_groups)
+from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, partition,
+                                        run_lengths, run_starts, sorted_groups)
+
+
+BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-beside")
+"""Where the t-DF runs while the l-DF runs on the caller's thread (their group-bys release
+the interpreter lock, so a second core shares the work); its tasks submit nothing."""
 
 
 @dataclass(frozen=True)
@@ -50,12 +56,13 @@ class DistinguishingFactors:
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
                                    progress=None, groups: SaGroups | None = None,
-                                   beside=None) -> DistinguishingFactors:
+                                   beside=None, classes: tuple[np.ndarray, int] | None = None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
     ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
     :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs.
-    ``beside``: an executor on which the t-DF runs while the l-DF runs here."""
+    ``beside``: an executor on which the t-DF runs while the l-DF runs here. ``classes``:
+    ``group_ids(qi, n)`` when the caller has them already."""
     steps, done = 2 * len(sa) + 1, 0
 
     def step() -> None:
@@ -65,7 +72,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             progress(done / steps)
 
     n = len(next(iter(sa.values())).codes)
-    classes, n_classes = group_ids(qi, n)
+    classes, n_classes = classes if classes is not None else group_ids(qi, n)
     class_sizes = np.bincount(classes, minlength=n_classes)
     k = class_sizes[classes]
     step()
@@ -145,7 +152,7 @@ def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: 
     later SAs count only the groups that hold a (class, full) group still above 1."""
     ids, count = classes
     n = len(ids)
-    full, n_full = group_ids([classes, groups.full], n)
+    full, n_full = partition([classes, groups.full], n)
     first = np.empty(n_full, dtype=np.int64)
     first[full] = np.arange(n, dtype=np.int64)  # a row of each (class, full) group
     class_of_full = ids[first]
@@ -164,7 +171,7 @@ def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: 
                 counts = np.bincount(members[members >= 0], minlength=len(wanted))
                 l[live] = np.minimum(l[live], counts[wanted.get_indexer(key[live])])
             else:
-                group_of_full, n_groups = group_ids([(class_of_full, count), (others[0][first], cardinality)],
+                group_of_full, n_groups = partition([(class_of_full, count), (others[0][first], cardinality)],
                                                     n_full)
                 np.minimum(l, np.bincount(group_of_full, minlength=n_groups)[group_of_full], out=l)
         if step is not None:

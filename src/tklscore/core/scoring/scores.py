@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import Codes, factorize
-from tklscore.core.scoring.distinguishing_factors import (DistinguishingFactors, compute_distinguishing_factors,
+from tklscore.core.tables.codes import Codes
+from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
 from tklscore.core.errors import InputError
 from tklscore.core.tables.published import Release, source_ids, unlocated_note
@@ -180,6 +180,15 @@ class ScoreReport:
     records_path: str | None = None   # an engine streamed the records to this file: ``records`` is empty
     unlocated: list[str] = field(default_factory=list)   # published records the source lacks (not scored)
 
+    def riskiest(self, share: float = RISKIEST_SHARE) -> np.ndarray:
+        """:func:`riskiest_mask` of the records' tkl record scores, kept with the records (the
+        Scores view asks at every refresh; a background task can ask first)."""
+        kept = self.__dict__.get("_riskiest")
+        if kept is None or kept[0] is not self.records or kept[1] != share:
+            kept = (self.records, share, riskiest_mask(self.records["tkl"].to_numpy(), share))
+            self.__dict__["_riskiest"] = kept
+        return kept[2]
+
     def summary_dict(self) -> dict:
         """Everything of :meth:`to_json_dict` but the records."""
         return {
@@ -231,7 +240,7 @@ class Scorer:
         self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         self._qi = [source.codes(c) for c in roles.qi]
         self._sa: dict[str, Codes] = {
-            c: factorize(source.numeric(c), ordered=True) if c in roles.continuous else source.codes(c)
+            c: source.numeric_codes(c) if c in roles.continuous else source.codes(c)
             for c in roles.sa
         }
         self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED
@@ -285,7 +294,7 @@ class Scorer:
         it may raise to stop, and then nothing is kept)."""
         if self._factors is _NOT_COMPUTED:
             self._factors = (None if not self._qi else compute_distinguishing_factors(
-                self._qi, self._sa, self.roles.continuous, progress))
+                self._qi, self._sa, self.roles.continuous, progress, beside=BESIDE))
         return self._factors
 
     def invalidate(self) -> None:

@@ -55,6 +55,23 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     return compact(key, size)
 
 
+def partition(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
+    """Dense ids 0..G-1 of the groups of rows sharing the values of all ``columns``, as
+    :func:`group_ids` but numbered in whatever order is cheapest — a presence table, or one
+    sort of the combined key (faster than hashing a million distinct keys) — for callers
+    that read only which rows share a group (counts per group), never the ids' order."""
+    pairs = [(c.codes, c.cardinality) if isinstance(c, Codes) else c for c in columns]
+    radix = mixed_radix(pairs) if pairs else None
+    if radix is None:
+        return group_ids(pairs, n)
+    key, places = radix
+    size = places[0] * max(int(pairs[0][1]), 1)
+    if size <= dense_limit(n):
+        return compact(key, size)
+    groups = sorted_groups(key)
+    return groups.inverse, len(groups)
+
+
 def group_ids_of_groups(columns: list[tuple[np.ndarray, int]], first: np.ndarray, n: int) -> np.ndarray:
     """The ids :func:`group_ids` gives the groups of ``n`` rows, from one entry per group:
     each column's code of the group (with the column's cardinality) and ``first``, the

@@ -69,7 +69,11 @@ class Table:
         self._numeric: dict[str, np.ndarray] = {}
         self._text: dict[str, pd.Series] = {}
         self._codes: dict = {}
+        self._numeric_counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._numeric_codes: dict = {}
+        self._numeric_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # text codes, parsed distinct texts
         self.id_index: dict[str, pd.Index] = {}  # identifier column -> its validated ids (tables.published)
+        self._columns: tuple[pd.Index | None, list[str]] = (None, [])
 
     def __repr__(self) -> str:
         return f"Table(name={self.name!r}, kind={self.kind!r}, rows={len(self)}, columns={self.columns!r})"
@@ -87,7 +91,10 @@ class Table:
 
     @property
     def columns(self) -> list[str]:
-        return list((self._frame if self._frame is not None else self.typed).columns)
+        index = (self._frame if self._frame is not None else self.typed).columns
+        if self._columns[0] is not index:   # an Index of Arrow text yields its names one by one, slowly
+            self._columns = (index, list(index))
+        return list(self._columns[1])
 
     def __len__(self) -> int:
         return len(self._frame if self._frame is not None else self.typed)
@@ -164,7 +171,9 @@ class Table:
                 # parse each distinct text once: O(n) hashing plus O(distinct) parsing
                 codes, uniques = pd.factorize(stored, use_na_sentinel=False)
                 parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-                values = parsed.to_numpy(dtype="float64", na_value=np.nan)[codes]
+                parsed = parsed.to_numpy(dtype="float64", na_value=np.nan)
+                values = parsed[codes]
+                self._numeric_parts[column] = (codes, parsed)
             bad = ~np.isfinite(values)
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
@@ -177,6 +186,48 @@ class Table:
                     hint="fix the value, or treat the column as categorical")
             self._numeric[column] = values
         return self._numeric[column]
+
+    def numeric_codes(self, column: str) -> "Codes":
+        """A continuous column's distinct numbers in increasing order (``uniques``) and each
+        row's index into them: from the distinct texts parsed once when the column was text
+        (no second pass hashing a million numbers), else by factorising the numbers."""
+        from tklscore.core.tables.codes import Codes, factorize
+
+        if column not in self._numeric_codes:
+            values = self.numeric(column)
+            parts = self._numeric_parts.pop(column, None)
+            if parts is None:
+                self._numeric_codes[column] = factorize(values, ordered=True)
+            else:
+                codes, parsed = parts
+                numbers, rank = np.unique(parsed, return_inverse=True)
+                self._numeric_codes[column] = Codes(rank.reshape(-1).astype(np.int64)[codes], numbers)
+        return self._numeric_codes[column]
+
+    def numeric_counts(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct numbers of a continuous column in increasing order and how many rows
+        hold each (kept: a model's bins are checked against them at every edit)."""
+        if column not in self._numeric_counts:
+            codes = self.numeric_codes(column)
+            self._numeric_counts[column] = (codes.uniques, np.bincount(codes.codes, minlength=codes.cardinality))
+        return self._numeric_counts[column]
+
+
+def warm_columns(table: Table, categorical=(), continuous=()) -> None:
+    """Compute now (on a worker) what is read of these columns later: the codes of the
+    ``categorical`` ones, the numbers and distinct numbers of the ``continuous`` ones — so
+    that a reader on the UI thread (a model following its table) finds them kept. A column
+    the table lacks, or one that is not numbers, is left for the scorer to report."""
+    present = set(table.columns)
+    for column in categorical:
+        if column in present:
+            table.codes(column)
+    for column in continuous:
+        if column in present:
+            try:
+                table.numeric_counts(column)
+            except InputError:
+                pass
 
 
 def _with_text_uniques(codes: "Codes") -> "Codes":
@@ -302,13 +353,41 @@ def _load_parquet(path: Path) -> Table:
     refuse_nested(schema, str(path))
     try:
         text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-        arrow = pq.read_table(path, read_dictionary=text)  # text as codes + distinct values
+        wide = _wide_dictionaries(pq.ParquetFile(path).metadata)
+        # text as codes + distinct values, but for columns of (mostly) distinct values
+        arrow = pq.read_table(path, read_dictionary=[c for c in text if c not in wide])
     except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
         raise InputError(f"not a readable Parquet file ({exc.__class__.__name__}: {exc})",
                          file=str(path)) from None
     typed = {column: _typed_column(arrow.column(i), column) for i, column in enumerate(columns)}
     return Table(None, name=str(path), kind="parquet",
                  typed=pd.DataFrame(typed, columns=columns, index=pd.RangeIndex(arrow.num_rows)))
+
+
+_WIDE_DICTIONARY_BYTES = 64 * 1024
+
+
+def _wide_dictionaries(metadata) -> set[str]:
+    """The columns whose first row group stores a dictionary page over 64 KiB: many distinct
+    values (ids; a writer's dictionary gives up at a limit, 1 MiB for Arrow's), which read
+    faster as plain text than as a dictionary rebuilt while reading. Speed only: any column
+    reads to the same values either way."""
+    if metadata.num_row_groups == 0:
+        return set()
+    group, wide = metadata.row_group(0), set()
+    for j in range(group.num_columns):
+        chunk = group.column(j)
+        if chunk.has_dictionary_page and chunk.dictionary_page_offset is not None \
+                and chunk.data_page_offset - chunk.dictionary_page_offset > _WIDE_DICTIONARY_BYTES:
+            wide.add(chunk.path_in_schema)
+    return wide
+
+
+def _mostly_distinct(column: "pa.ChunkedArray") -> bool:
+    """Whether a dictionary-encoded column's dictionaries hold more entries than half its
+    cells (an identifier, free text), read from the dictionaries' lengths alone."""
+    entries = sum(len(chunk.dictionary) for chunk in column.chunks)
+    return entries > max(len(column) // 2, 1 << 16)
 
 
 def refuse_nested(schema, path: str) -> None:
@@ -335,8 +414,11 @@ def _typed_column(column: "pa.ChunkedArray", name: str) -> pd.Series:
     (dates, booleans, ...) becomes the text pandas writes for it, as before."""
     kind = column.type
     if pa.types.is_dictionary(kind):
-        if pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type):
+        text = pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
+        if text and not _mostly_distinct(column):
             return pd.Series(column.to_pandas(), name=name)  # a Categorical: factorised for free
+        # ids, free text: a dictionary as long as the column is no help, and a Categorical of a
+        # million categories costs a second to build and check; such text stays Arrow text
         column, kind = column.cast(kind.value_type), kind.value_type
     if (pa.types.is_integer(kind) and column.null_count == 0) or pa.types.is_floating(kind):
         return pd.Series(column.to_numpy(), name=name)

@@ -95,7 +95,9 @@ def source_ids(source: Table, id_column: str) -> pd.Index:
     if _is_integer(stored):
         ids = pd.Index(stored)
     else:
-        ids = pd.Index(source.text(id_column))
+        # as Python strings once: the index's hash table, built by the uniqueness check, is
+        # then the one every look-up uses (an Index of Arrow text converts on each look-up)
+        ids = pd.Index(source.text(id_column).to_numpy(dtype=object), dtype=object)
         empty = np.flatnonzero(np.asarray(ids == ""))
         if len(empty):
             raise InputError("identifier is empty", file=source.name, row=source.row_number(int(empty[0])),
@@ -121,6 +123,12 @@ def _positions_of(index: pd.Index, wanted: pd.Index) -> np.ndarray:
     """Positions of the ``wanted`` ids (text) in ``index`` (-1: not there). An integer index
     matches the ids written as integers are written (``7``, not ``07`` or ``7.0``)."""
     if not _is_integer(pd.Series(index[:0])):
+        if index.is_monotonic_increasing and len(index):
+            # ids in increasing order (as registries number them): found by binary search
+            # rather than by hashing every source id; the uniqueness check saw the order
+            wanted = np.asarray(wanted, dtype=object)
+            at = np.minimum(index.searchsorted(wanted), len(index) - 1)
+            return np.where(index.to_numpy()[at] == wanted, at, -1)
         return index.get_indexer(wanted)
     text = pd.Series(wanted, dtype=object)
     canonical = text.str.fullmatch(r"0|-?[1-9][0-9]{0,17}").fillna(False).to_numpy(dtype=bool)
@@ -192,7 +200,10 @@ def locate_table(source: Table, published: Table, id_column: str | None = None,
 
 def _conflicts(source: Table, published: Table, release: Release, id_column: str, sensitive,
                continuous) -> list[str]:
-    rows = pd.Index(published.text(id_column).str.strip().to_numpy(dtype=object)).get_indexer(release.ids)
+    if len(release.ids) == len(published):   # every published row located: in its own order
+        rows = np.arange(len(published))
+    else:
+        rows = pd.Index(published.text(id_column).str.strip().to_numpy(dtype=object)).get_indexer(release.ids)
     columns = [c for c in sensitive if c in published.columns and c in source.columns]
     differs = np.zeros(len(rows), dtype=bool)
     seen: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []

@@ -89,7 +89,7 @@ class ScoresView(QWidget):
         self.choices.refresh()
         report = self.workbench.current_report()
         self._report = report
-        self._riskiest = None if report is None else riskiest_mask(report.records["tkl"].to_numpy())
+        self._riskiest = None if report is None else report.riskiest()
         x = self.workbench.project.x if report is None else report.x
         self.summary_panel.show_report(report, x, 0 if report is None else int(self._riskiest.sum()),
                                        self.workbench.weights_problem)

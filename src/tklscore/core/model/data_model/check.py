@@ -85,11 +85,11 @@ def _values(model: TklDataModel, table, column: str, continuous: bool) -> list[M
         except InputError as error:
             return [Mismatch(column, "bins", f"the model's bins do not fit: {error.message}", blocking=True)]
         try:
-            numbers = table.numeric(column)
+            numbers, counts = table.numeric_counts(column)
         except InputError as error:
             return [Mismatch(column, "categorical", f"the model bins it as numbers, but {error.message}",
                              blocking=True)]
-        outside = uncovered(intervals, numbers)
+        outside = uncovered(intervals, numbers, counts)
         if outside is None:
             return []
         count, low, high = outside

@@ -301,7 +301,7 @@ def follow_table(model: TklDataModel, table, roles, vocabulary=None, bins: dict[
                 if change.added or change.removed:
                     changes.rebinned.append(change)
             intervals = check_bins([v.value for v in model.values_of(column)], column)
-            outside = uncovered(intervals, numbers)
+            outside = uncovered(intervals, *table.numeric_counts(column))
             if outside is not None:
                 changes.uncovered.append((column, *outside))
             continue
