@@ -456,6 +456,15 @@ def write_typed_source(folder: Path, n: int, seed: int, chunk: int = CHUNK) -> d
     return paths
 
 
+def add_source_arguments(parser, rows: int = 20_000_000) -> None:
+    """``--rows``, ``--seed``, ``--memory-limit`` and ``--dir``: the generated Parquet source
+    of the engines' benchmarks and the engine's limit."""
+    parser.add_argument("--rows", type=int, default=rows)
+    parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+
+
 @contextmanager
 def work_folder(chosen: str | None = None, prefix: str = "tklscore-bench-"):
     """The folder for a benchmark's inputs: ``chosen`` (``--dir``, kept), else a temporary

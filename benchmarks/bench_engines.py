@@ -26,8 +26,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, machine, megabytes, run_measured, tklscore_command,  # noqa: E402
-                     verdict, work_folder, write_typed_source)
+from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, add_source_arguments, machine, megabytes,  # noqa: E402
+                     run_measured, tklscore_command, verdict, work_folder, write_typed_source)
 
 TARGET_S = 90.0
 TARGET_RSS_MB = 3072.0
@@ -46,10 +46,7 @@ def run(paths: dict[str, Path], memory_limit: str, output: Path, engine: str = "
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=20_000_000)
-    parser.add_argument("--seed", type=int, default=20240611)
-    parser.add_argument("--memory-limit", default="2GB")
-    parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+    add_source_arguments(parser)
     parser.add_argument("--spark-rows", type=int, default=0,
                         help="also time --engine spark --spark-master local[2] on this many rows (for information; "
                              "CPU time is the driver's, the JVM's is in the wall time)")

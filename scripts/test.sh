@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Set up and run the whole test suite (in parallel: one worker per core, a test file per worker).
+# Set up and run the whole test suite (in parallel: one worker per core, a test file at a time per
+# worker, the longest files first: tests/conftest.py orders them, --no-loadscope-reorder keeps it).
 # The Spark standalone-cluster test (marker spark_cluster, about 5-10 minutes: it starts a master
 # and two workers) runs apart, as CI runs it: bash scripts/test.sh -m spark_cluster
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 export QT_QPA_PLATFORM=offscreen
-exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadfile -m "not spark_cluster" "$@"
+exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadfile --no-loadscope-reorder -m "not spark_cluster" "$@"

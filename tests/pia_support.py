@@ -5,10 +5,12 @@ from pathlib import Path
 from hypothesis import strategies as st
 from rdflib import URIRef
 
+from paths import RESOURCES
+
 from tklscore.core.pia import (ISA, Atom, Reasoner, Rule, TermResolver, Triple, Var, assess, load_patterns,
                                load_rules, load_triples)
 
-RES = Path(__file__).resolve().parents[1] / "resources" / "pia"
+RES = RESOURCES / "pia"
 EX = "http://example.org/pia#"
 
 

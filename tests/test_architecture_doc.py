@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "src" / "tklscore"
+from paths import ROOT, SRC as PACKAGE
+
 DOC = ROOT / "docs" / "architecture.md"
 
 

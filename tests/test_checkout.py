@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data"
+from paths import DATA, ROOT
 
 # ways a path has escaped the checkout before: the sibling ../shared folder, or climbing above
 # the repository's root from a file inside it

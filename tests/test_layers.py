@@ -14,10 +14,11 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from paths import SRC
 from tklscore.core.engines.backend import OPENERS
 from tklscore.core.release.selection import KINDS, RESOLVERS
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "tklscore"
+PACKAGE = SRC
 QT = ("PySide6", "shiboken6", "pyqtgraph")
 # the GUI shell: the window and what every view shares (a view is a package under gui/)
 SHELL = {"tklscore.gui", "tklscore.gui.app", "tklscore.gui.main_window", "tklscore.gui.navigation",

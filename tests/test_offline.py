@@ -18,10 +18,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import paths
 from helpers import run_cli
 from tklscore.core.errors import InputError
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "tklscore"
+SRC = paths.SRC
 QI, SA = "Job,City,Gender", "Disease,Medication,Age"
 
 

@@ -179,7 +179,8 @@ def test_what_the_design_view_offers_is_the_cores_by_source(tmp_path, data_dir):
     engine = EngineSource(data_dir / "thesis_table_3_1.csv", example.roles, "duckdb")
     assert DesignOffer.of(None) == DesignOffer.of(memory) == DesignOffer(None, None, True, None, None)
     offer = DesignOffer.of(engine, 1_000_000)
-    assert offer.suggest_refused == SUGGEST_OUT_OF_CORE and offer.report_refused == REPORT_IN_MEMORY
+    assert offer.suggest_refused is None and offer.report_refused == REPORT_IN_MEMORY   # suggested over the aggregate
+    assert offer.suggest_note == SUGGEST_OUT_OF_CORE and DesignOffer.of(memory).suggest_note is None
     assert offer.engine == "duckdb" and not offer.noise
     assert "This source (1,000,000 records) is larger than the memory share" in offer.note
     assert "evaluated by DuckDB reading the file" in offer.note

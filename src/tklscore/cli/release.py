@@ -231,6 +231,14 @@ def _designer(args):
     return source.designer(hierarchies, elements), weights
 
 
+def note_aggregate(designer) -> None:
+    """Says on stderr when an engine's designer reused the source's cached aggregate, or
+    could not keep it (core/engines/finest.py)."""
+    finest = getattr(designer, "finest", None)
+    if finest is not None and (finest.reused or "not cached:" in finest.note):
+        print(f"tklscore: note: {finest.note}", file=sys.stderr)
+
+
 def _design(args) -> ReleaseDesign:
     design = _design_file(args)[0]
     if design is not None:
@@ -258,6 +266,7 @@ def run_release(args) -> int:
         raise InputError("--csv-safe applies to a release written as CSV: give --output RELEASE.csv")
     check_engine_output(args, _inputs(args))
     designer, weights = _designer(args)
+    note_aggregate(designer)
     try:
         design = _design(args)
         result = designer.evaluate(design, weights, args.x, args.missing_weight_zero)
@@ -322,15 +331,23 @@ def _utility_of(data: dict):
 
 
 def run_suggest(args) -> int:
-    if args.engine != "memory":
-        raise InputError(f"suggest evaluates the releases of the lattice of hierarchy levels, each a full pass over "
-                         f"the file with --engine {args.engine} (minutes per release on a table larger than memory); "
-                         f"run suggest in memory (--engine memory, on a sample that fits), or design the release "
-                         f"level by level with 'tklscore release --engine {args.engine}' or the Design view")
     designer, weights = _designer(args)
-    constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
-    base = ReleaseDesign(selection=_selection(args))
-    found = suggest(designer, weights, constraints, base, x=args.x, missing_weight_zero=args.missing_weight_zero)
+    try:
+        constraints = Constraints(args.k, args.l, args.t, args.max_tkl, args.suppression_limit)
+        base = ReleaseDesign(selection=_selection(args))
+        lattice = getattr(designer, "lattice", None)   # out of core: the nodes roll up the source's aggregate
+        if lattice is not None:
+            note_aggregate(designer)
+            if base.selection is not None:
+                from tklscore.core.engines.lattice import SELECTION_REFUSED
+
+                raise InputError(SELECTION_REFUSED)
+        found = suggest(lattice() if lattice is not None else designer, weights, constraints, base, x=args.x,
+                        missing_weight_zero=args.missing_weight_zero)
+    finally:
+        close = getattr(designer, "close", None)
+        if close is not None:
+            close()
     if not found.met:
         print(f"tklscore: warning: {found.message}", file=sys.stderr)
     data = {"lattice_size": found.lattice_size, "evaluated": found.evaluated,

@@ -33,12 +33,23 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args) -> int:
-    from tklscore.core.report import InputFile, ReportInput, check_format, prepare_report
-    from tklscore.core.scoring.weights_source import file_source, model_source
+    from tklscore.core.report import check_format
 
     output = Path(args.output)
     suffix = check_format(output)
-    scored = score_release(args, lens=True)
+    # out of core the records stay on disk: the report reads its riskiest, its charts' points, its CSV from them
+    scored = score_release(args, lens=True, stream=args.engine != "memory")
+    try:
+        return _write(args, output, suffix, scored)
+    finally:
+        if scored.report.stored is not None:
+            scored.report.stored.close()
+
+
+def _write(args, output: Path, suffix: str, scored) -> int:
+    from tklscore.core.report import InputFile, ReportInput, prepare_report
+    from tklscore.core.scoring.weights_source import file_source, model_source
+
     name = (Path(args.published).name if args.published else f"filter {args.filter}" if args.filter is not None
             else f"rows {','.join(args.rows)}")
     files = [InputFile("source table", str(Path(args.source)))]

@@ -107,10 +107,11 @@ def _sheet(args):
 
 
 def score_release(args, records_path: str | None = None, measures: bool = False,
-                  lens: bool = False) -> ScoredRelease:
+                  lens: bool = False, stream: bool = False) -> ScoredRelease:
     """Score the release named by ``args`` on its source (loaded, or read by ``--engine``);
     with ``measures`` also its privacy models and risk, with ``lens`` its risk lens (with
-    quasi-identifiers and records to measure); warnings go to stderr."""
+    quasi-identifiers and records to measure); ``stream``: an engine keeps the records on
+    disk (``report.stored``); warnings go to stderr."""
     source = source_of(args, args.source, lambda: Roles(qi=args.qi, sa=args.sa, continuous=args.continuous,
                                                        identifier=args.id_column),
                        delimiter=args.delimiter, encoding=args.encoding, sheet=_sheet(args),
@@ -124,7 +125,8 @@ def score_release(args, records_path: str | None = None, measures: bool = False,
             raise InputError("--measures needs quasi-identifiers (--qi): the privacy models are over "
                              "equivalence classes", column="--qi")
         report = session.score(definition, weights, args.x, args.missing_weight_zero,
-                               skip_unlocated=args.skip_unlocated, strict=args.strict, records_path=records_path)
+                               skip_unlocated=args.skip_unlocated, strict=args.strict, records_path=records_path,
+                               stream=stream)
         measured = session.measure(definition) if measures else None
         risk = session.risk_lens(definition, weights=weights) if lens and roles.qi and report.published_rows else None
         note_spaces(session.spaces_stripped(), what=args.source)
@@ -142,8 +144,16 @@ def run(args) -> int:
     if args.csv_safe and args.format != "csv":
         raise InputError("--csv-safe applies to the records written as CSV: add --format csv")
     records_path = records_output(args, _inputs(args))
-    scored = score_release(args, records_path, measures=args.measures)
+    # out of core the records stay on disk and are written out batch by batch
+    scored = score_release(args, records_path, measures=args.measures,
+                           stream=args.engine != "memory" and records_path is None)
     report, measures, name = scored.report, scored.measures, release_name(args)
+    if report.stored is not None:
+        try:
+            write_stored(report, args, name, measures)
+        finally:
+            report.stored.close()
+        return 0
     if records_path:
         summary = report.summary_dict() | {"records_file": str(records_path)}
         if measures is not None:
@@ -160,6 +170,66 @@ def run(args) -> int:
     write_output(render(report, args.format, source=args.source, published=name, measures=measures,
                         csv_safe=args.csv_safe), args.output, _inputs(args))
     return 0
+
+
+def write_stored(report: ScoreReport, args, name: str, measures=None) -> None:
+    """``render``'s output of a report whose records are on disk, written batch by batch
+    to ``--output`` (atomically) or stdout: the same text, never the whole table in memory."""
+    import contextlib
+
+    from tklscore.core.files.atomic import atomic_write
+    from tklscore.core.files.records import write_records_csv
+
+    target = (atomic_write(args.output, inputs=[i for i in _inputs(args) if i]) if args.output
+              else contextlib.nullcontext(sys.stdout))
+    with target as handle:
+        if args.format == "json":
+            report.write_json(handle, {"measures": measures.to_json_dict()} if measures is not None else None)
+        elif args.format == "csv":
+            write_records_csv(handle, report.stored.batches(list(RECORD_COLUMNS)), list(RECORD_COLUMNS),
+                              safe=args.csv_safe)
+        else:
+            handle.write(render_table(report, args.source, name, records=False))
+            handle.write("\n" + RECORDS_TITLE + "\n")
+            write_records_table(handle, report.stored.batches(list(RECORD_COLUMNS)),
+                                lambda: report.stored.batches(list(RECORD_COLUMNS)))
+            if measures is not None:
+                from tklscore.cli.measures import render_table as render_measures
+
+                handle.write("\n" + render_measures(measures, name))
+
+
+RECORDS_TITLE = "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"
+RECORD_TITLES = {"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M", "l_severity": "RS_L"}
+
+
+def write_records_table(handle, batches, again) -> None:
+    """The records as ``render_table`` prints them (``DataFrame.to_string``: a number
+    column's header takes a space more), from ``batches`` of frames: the column widths read
+    in a first pass (``again()`` gives the batches once more), then each batch printed to them."""
+    widths: dict[str, int] = {}
+    for batch in batches:
+        for column, (number_column, cells) in _table_cells(batch).items():
+            least = widths.get(column, len(column) + number_column)
+            widths[column] = max(least, max((len(c) for c in cells), default=0))
+    first = True
+    for batch in again():
+        cells = {c: values for c, (_number, values) in _table_cells(batch).items()}
+        if first:
+            handle.write(" ".join(c.rjust(widths[c]) for c in cells) + "\n")
+            first = False
+        rows = zip(*cells.values())
+        handle.write("".join(" ".join(v.rjust(widths[c]) for c, v in zip(cells, row)) + "\n" for row in rows))
+
+
+def _table_cells(batch) -> dict[str, tuple[bool, list[str]]]:
+    """Each column: whether it holds numbers, and its cells as ``DataFrame.to_string`` writes them."""
+    frame = batch.rename(columns=RECORD_TITLES)
+    out = {}
+    for c in frame.columns:
+        kind = frame[c].dtype.kind
+        out[c] = (kind in "fiu", [score(v) for v in frame[c]] if kind == "f" else [str(v) for v in frame[c]])
+    return out
 
 
 def load_weights_of(args) -> tuple[Weights, TklDataModel | None]:
@@ -212,8 +282,7 @@ def render_table(report: ScoreReport, source: str = "", published: str = "", rec
                          report.normalized_max.as_dict(), report.x)
     if not records:
         return "\n".join(lines) + "\n"
-    lines += ["", "Per record (k, l, t: distinguishing factors; W: weight sum; RS: record scores)"]
-    frame = report.records.rename(columns={"weight_sum": "W", "tkl": "RS_tkl", "m_score": "RS_M",
-                                           "l_severity": "RS_L"})
+    lines += ["", RECORDS_TITLE]
+    frame = report.records.rename(columns=RECORD_TITLES)
     lines.append(frame.to_string(index=False, float_format=score))
     return "\n".join(lines) + "\n"

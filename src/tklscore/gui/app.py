@@ -3,10 +3,12 @@ optionally render one view to a PNG and exit (for tests and documentation)."""
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
+from pyqtgraph.util.garbage_collector import GarbageCollector
 
 from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import check_output
@@ -26,6 +28,10 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
         app = QApplication(sys.argv[:1])
     app.setApplicationName("tkl-Score Workbench")
     app.setOrganizationName("tklscore")
+    # Python's cycle collector runs in whichever thread allocates; a cycle holding a Qt object
+    # collected on a task's thread destroys it there and can deadlock or crash the window, so
+    # the collector runs on this thread only, on a timer
+    collector = GarbageCollector(interval=0.5)
     window = MainWindow(patient_mode=patient)
     if not (example or project or screenshot or patient):
         QTimer.singleShot(0, lambda: window.offer_recovery(at_start=True))
@@ -69,6 +75,8 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
         return app.exec()
     finally:
         sys.excepthook = previous
+        collector.timer.stop()
+        gc.enable()
 
 
 def _save_image(pixmap, path: str) -> bool:

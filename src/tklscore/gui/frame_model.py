@@ -77,6 +77,8 @@ class FrameModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and section >= len(self._frame.columns):
+            return None   # a header still sized for the model shown before
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             column = str(self._frame.columns[section])
             return column if column in self.headers else None
@@ -89,6 +91,11 @@ class FrameModel(QAbstractTableModel):
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         if not len(self._frame):
+            return
+        if column < 0:   # no sort column (the indicator cleared): the frame's own order
+            self.layoutAboutToBeChanged.emit()
+            self._order = np.arange(len(self._frame))
+            self.layoutChanged.emit()
             return
         self.layoutAboutToBeChanged.emit()
         values = self._frame.iloc[:, column]

@@ -26,7 +26,7 @@ from tklscore.core.project import Project, check_paths
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.risk.measures import Measures
 from tklscore.core.scoring.scores import ScoreReport, Scorer
-from tklscore.core.source import EngineSource, MemorySource, ProjectScores, Source, score_project
+from tklscore.core.source import KeptSource, ProjectScores, Source, score_project
 from tklscore.core.tables.loading import Table, load_table, warm_columns
 from tklscore.core.tables.published import Release
 from tklscore.core.tables.roles import Roles
@@ -60,7 +60,7 @@ class Workbench(WeightsState, Recovery, QObject):
         self.designed_reports: dict[str, ScoreReport] = {}  # releases saved from the Design view
         self.release_errors: dict[str, str] = {}  # releases that could not be resolved, and why
         self.refused_releases: set[str] = set()   # of those, the filters refused (core.release.filters)
-        self._source: tuple | None = None   # (what it is of, the Source)
+        self._sources = KeptSource()
         self._prepared: Source | None = None  # the source once prepared for its roles (scores follow)
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
@@ -90,7 +90,8 @@ class Workbench(WeightsState, Recovery, QObject):
         self.weights_problem = None
         self.reports, self.measures, self.designed_reports = {}, {}, {}
         self.release_errors, self.refused_releases = {}, set()
-        self._source = self._prepared = None
+        self._prepared = None
+        self._sources.clear()
         if self.engine_choice is not None:
             self.engine_choice = None
             self.engineChanged.emit("")
@@ -316,18 +317,8 @@ class Workbench(WeightsState, Recovery, QObject):
         """The open source under the project's roles, as the core answers about it — the
         loaded table, or the file an engine reads (None before either)."""
         project = self.project
-        if self.engine_choice is not None:
-            key = ("file", project.source_path, repr(project.source_options), project.roles)
-            make = (lambda: EngineSource(project.source_path, project.roles, self.engine_choice.engine,
-                                         project.source_options, reason=self.engine_choice.reason()))
-        elif self.table is not None:
-            key = ("table", id(self.table), project.roles)
-            make = (lambda: MemorySource(self.table, project.roles, options=project.source_options))
-        else:
-            return None
-        if self._source is None or self._source[0] != key:
-            self._source = (key, make())
-        return self._source[1]
+        return self._sources.get(project.source_path, project.source_options, project.roles, self.table,
+                                 self.engine_choice)
 
     @property
     def resolved(self) -> dict[ReleaseDefinition, Release]:

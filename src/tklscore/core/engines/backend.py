@@ -317,11 +317,12 @@ class Backend:
         self.unmatched_rows = [int(p) + scan.header_rows for p in
                                self.fetch("SELECT pos FROM matched WHERE rid IS NULL ORDER BY pos")["pos"]]
 
-    def _id_sql(self, roles: Roles, stripped: dict[str, str]) -> str:
-        """A source record's id in ``src``: the identifier's text, or its position."""
+    def _id_sql(self, roles: Roles, stripped: dict[str, str], alias: str = "") -> str:
+        """A source record's id in ``src``: the identifier's text, or its position (``alias``:
+        the scan's, with its dot)."""
         if roles.identifier:
-            return f"COALESCE(CAST({self.q(stripped[roles.identifier])} AS STRING), '')"
-        return "CAST(__rid AS STRING)"
+            return f"COALESCE(CAST({alias}{self.q(stripped[roles.identifier])} AS STRING), '')"
+        return f"CAST({alias}__rid AS STRING)"
 
     def open_published_filter(self, expression: str, roles: Roles) -> None:
         """``published(pos, id)``: the source records where a filter holds, in source order

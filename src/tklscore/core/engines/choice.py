@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_MEMORY_SHARE = 0.5
+ENGINE_MEMORY = (512 * 1024 ** 2, 1536 * 1024 ** 2)   # the engine's memory limit: half the available, within these
 # bytes in memory per byte on disk once loaded as text columns (measured on bench_cli's
 # tables: Parquet is compressed and typed, CSV is already text)
 EXPANSION = {"parquet": 8.0, "csv": 3.0}
@@ -32,6 +33,14 @@ class EngineChoice:
             return f"{name} is scored in memory"
         return (f"{name} would take {self.reason()}: it is scored out of core by DuckDB (its first rows are "
                 f"shown; the releases are scored by the engine)")
+
+    def memory_limit(self) -> str:
+        """DuckDB's memory limit when the application reads the source out of core: half
+        the memory available when it was chosen, at least 512 MiB and at most 1.5 GiB (it
+        spills to disk beyond it): the window stays within 3 GB at any size (DuckDB's own
+        memory, the process' and Qt's come on top: 2 GiB reached 3.05 GB on 20M rows)."""
+        low, high = ENGINE_MEMORY
+        return f"{min(high, max(low, self.available // 2)) // 1024 ** 2}MiB"
 
     def reason(self) -> str:
         """Why the source is not loaded: its size in memory against the share of memory."""

@@ -21,6 +21,13 @@ the in-memory functions, so the numbers are :meth:`ReleaseDesigner.evaluate`'s.
   aggregate per class in the engine, written as the in-memory table writes it (``.10g``).
 - Noise (numpy's seeded stream drawn over the published rows in memory) is refused:
   :data:`REFUSED`.
+
+Aggregate once (:mod:`.finest`): the designer reads the file once into the source's finest
+aggregate (kept on disk, reused by the next designer of the same file and roles), and a
+design without a row selection, microaggregation or per-record output is evaluated over it
+— the plan's ``weighted`` statements, each row standing for ``cnt`` records — never over the
+records. The release's rows (its first rows, the written table, the suppressed ids) are
+read from the file by the generalised classes kept; the other designs open the records.
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.backend import Backend, _columns
+from tklscore.core.engines.finest import RELATION, keep_totals, kept_totals, open_finest, weights_digest
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import finish_report, score_records
 from tklscore.core.errors import InputError
@@ -76,30 +84,51 @@ class EngineDesigner:
 
     def __init__(self, backend: Backend, source: str, roles: Roles, hierarchies: dict[str, Hierarchy] | None = None,
                  elements: dict[tuple[str, str], float] | None = None, delimiter: str | None = None,
-                 encoding: str | None = None, drop_absent_hierarchies: bool = False, own_backend: bool = True):
+                 encoding: str | None = None, drop_absent_hierarchies: bool = False, own_backend: bool = True,
+                 cache: bool = True):
         check_roles(roles, out_of_core=True)
         self.backend, self.source, self.roles = backend, str(source), roles
         self.own_backend = own_backend     # close() closes the back-end (else its opener does)
         self.delimiter, self.encoding = delimiter, encoding
         self.hierarchies = dict(hierarchies or {})
         self.elements = {(c, e.replace("-", " ")): w for (c, e), w in (elements or {}).items()}
-        backend.open_source(self.source, roles, delimiter, encoding, raw_continuous=True)
+        self._records_open = False
+        backend.source_scan = backend.scan(self.source, delimiter, encoding, "__source")
         self.columns = [c.strip() for c in backend.source_scan.columns]
+        _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
+                 + ([roles.identifier] if roles.identifier else []))
+        options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
+        self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
         if drop_absent_hierarchies:
             self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
         for column in self.hierarchies:
             if column not in self.columns:
                 raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
                                  file=self.source)
-        self.n = backend.count("src")
+        self.n = self.finest.records
         if self.n == 0:
             raise InputError("the source table has no records", file=self.source)
-        backend.check_unique_ids(roles, self.source)
+        self._last = None      # the last evaluation's (QI maps, any class dropped, over the aggregate)
         self._columns: dict[str, _Column] = {}
         self._checked_numbers: set[str] = set()
         self._micro: dict[str, str] = {}
         self._whole: dict = {}
         self._released = False
+
+    def lattice(self):
+        """The suggestion search's designer over this source's finest aggregate
+        (:class:`~.lattice.AggregateLattice`)."""
+        from tklscore.core.engines.lattice import AggregateLattice
+
+        return AggregateLattice(self)
+
+    def _open_records(self) -> None:
+        """``src``: the records (the first read of the file, or a design that needs them),
+        with the checks of every record."""
+        if not self._records_open:
+            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True)
+            self.backend.check_unique_ids(self.roles, self.source)
+            self._records_open = True
 
     # ------------------------------------------------------------------ columns
 
@@ -113,7 +142,7 @@ class EngineDesigner:
         """The distinct values of a column, in the order they first appear, and its labels."""
         if name not in self._columns:
             if name in self.roles.qi or name in self.roles.sa:
-                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name)))
+                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name), RELATION))
                 values = frame.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
             else:
                 text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
@@ -188,10 +217,18 @@ class EngineDesigner:
         """Totals of the untransformed whole source (normalisation by source), kept per weights."""
         key = (weights.fingerprint, missing_weight_zero)
         if key not in self._whole:
-            plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa))
-            totals, notes = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
-            if int(totals["w_above"] or 0):
-                notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
+            digest = weights_digest(weights, missing_weight_zero)
+            kept = kept_totals(self.finest, digest)    # kept beside the cached aggregate
+            if kept is not None:
+                totals, notes = pd.Series(kept[0]), kept[1]
+            else:
+                plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
+                            weighted=True)
+                totals, notes = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                if int(totals["w_above"] or 0):
+                    notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
+                keep_totals(self.finest, digest, {k: (int(v) if k in ("n", "w_above") else float(v))
+                                                  for k, v in totals.items()}, notes)
             self._whole = {key: (totals, notes)}
         return self._whole[key]
 
@@ -233,12 +270,16 @@ class EngineDesigner:
         for name in self.hierarchies:
             if name not in roles.qi:
                 levels[name] = self._level(design, name)
-        plan = DesignPlan(tuple(qi_maps), tuple(sa_parts))
+        weighted = design.selection is None and not design.microaggregate and records_path is None
+        if not weighted:
+            self._open_records()
+        plan = DesignPlan(tuple(qi_maps), tuple(sa_parts), RELATION if weighted else "src", weighted)
         backend.materialize("gsrc", plan.generalised())
         step()
         # the rows selected, their classes, suppression
-        unlocated = self._select(design)
-        selected = int(backend.fetch("SELECT COUNT(*) AS n FROM sel")["n"].iloc[0])
+        unlocated = self._select(design, plan)
+        count = "CAST(COALESCE(SUM(cnt), 0) AS BIGINT)" if weighted else "COUNT(*)"
+        selected = int(backend.fetch(f"SELECT {count} AS n FROM sel")["n"].iloc[0])
         classes = backend.fetch(plan.selection_classes())
         cardinalities = [len(self.column(c).groups(levels[c])[1]) for c in roles.qi]
         keys = [classes[k].to_numpy(dtype=np.int64) for k in plan.keys]
@@ -253,6 +294,7 @@ class EngineDesigner:
         backend.materialize("marked", plan.marked(bool(dropped_rows.any())))
         backend.materialize("published", plan.published())
         self._released = True
+        self._last = (plan, bool(dropped_rows.any()))
         suppressed = int(sizes[dropped].sum())
         published = selected - suppressed
         if left:
@@ -265,7 +307,7 @@ class EngineDesigner:
         # the scores
         kept_roles = Roles(qi=roles.qi, sa=kept, continuous=[c for c in kept if c in roles.continuous],
                            identifier=roles.identifier)
-        score_plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in kept), "gsrc")
+        score_plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in kept), "gsrc", weighted)
 
         def weigh(i, name, uniques):
             if name in group_weights:
@@ -276,11 +318,11 @@ class EngineDesigner:
 
         score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
         step()
-        backend.materialize("published_scored", DesignPlan.published_scored())
+        backend.materialize("published_scored", plan.published_scored())
         report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
         notes = report.warnings
         step()
-        utility = self._utility(design, levels, selected, suppressed, sizes[~dropped & (sizes > 0)])
+        utility = self._utility(design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)])
         step()
         risk = None
         if measures and published:
@@ -288,7 +330,7 @@ class EngineDesigner:
 
             risk = measure_in_engine(backend, kept_roles, source=f"({plan.published_generalised()}) AS published_g",
                                      population="gsrc", name=self.source,
-                                     population_name="source")
+                                     population_name="source", weighted=weighted)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
@@ -296,14 +338,14 @@ class EngineDesigner:
                             risk, notes, self.n, selected, published, suppressed, levels, unlocated, left, shown,
                             self.suppressed_ids(keep_suppressed) if keep_suppressed else None)
 
-    def _select(self, design: ReleaseDesign) -> list[str]:
+    def _select(self, design: ReleaseDesign, plan: DesignPlan) -> list[str]:
         backend, selection = self.backend, design.selection
         if selection is None:
-            backend.materialize("sel", DesignPlan.selected(False))
+            backend.materialize("sel", plan.selected(False))
             return []
         backend.open_release(selection, self.roles)
         unlocated = backend.unlocated()
-        backend.materialize("sel", DesignPlan.selected(True))
+        backend.materialize("sel", plan.selected(True))
         return unlocated
 
     def _group_weights(self, name: str, i: int, level: int, weights: Weights,
@@ -315,7 +357,7 @@ class EngineDesigner:
         group_of_value, groups = column.groups(level)
         if continuous:
             # weights of a continuous SA are read over its sorted numbers
-            pairs = self.backend.fetch(DesignPlan.distinct_numbers(i)).sort_values("x", kind="stable")
+            pairs = self.backend.fetch(DesignPlan.distinct_numbers(i, RELATION)).sort_values("x", kind="stable")
             index = {v: g for v, g in zip(column.values, group_of_value)}
             group = np.array([index[v] for v in pairs["v"].tolist()], dtype=np.int64)
             per_value = weights.weights_of(name, pairs["x"].to_numpy(dtype=np.float64), True)
@@ -330,12 +372,12 @@ class EngineDesigner:
             return {float(g): largest[g] for g in range(len(groups))}, note
         return {str(label): largest[g] for g, label in enumerate(groups)}, note
 
-    def _utility(self, design: ReleaseDesign, levels: dict[str, int], selected: int, suppressed: int,
-                 class_sizes: np.ndarray) -> Utility:
+    def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
+                 suppressed: int, class_sizes: np.ndarray) -> Utility:
         qi = []
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
-            use = self.backend.fetch(DesignPlan.value_use(j))
+            use = self.backend.fetch(plan.value_use(j))
             index = {v: k for k, v in enumerate(column.values)}
             where = np.array([index[v] for v in use["v"].tolist()], dtype=np.int64)
             counts = np.zeros(len(column.values), dtype=np.int64)
@@ -356,8 +398,37 @@ class EngineDesigner:
         """The ids of the first ``limit`` rows the last evaluated release suppressed."""
         if not self._released:
             return []
+        if self._last[0].weighted:
+            return self.backend.fetch(self._records_sql(True, limit))["id"].astype(str).tolist()
         return self.backend.fetch(f"SELECT id FROM marked WHERE dropped = 1 ORDER BY pos LIMIT {int(limit)}")[
             "id"].astype(str).tolist()
+
+    def published_ids(self, limit: int | None = None) -> list[str]:
+        """The ids of the rows the last evaluated release publishes, in release order."""
+        if not self._released:
+            return []
+        self._published_records(limit)
+        return self.backend.fetch("SELECT id FROM published ORDER BY pos" + (
+            f" LIMIT {int(limit)}" if limit is not None else ""))["id"].astype(str).tolist()
+
+    def _records_sql(self, dropped: bool, limit: int | None = None) -> str:
+        """The records of the last release evaluated over the aggregate, read from the file
+        (``__source``) in record order: those published, or (``dropped``) those suppressed,
+        ``(pos, rid, id)``. A record's class is its QI values mapped to the level's codes."""
+        plan, any_dropped = self._last
+        stripped = _columns(self.backend.source_scan, list(self.roles.qi)
+                            + ([self.roles.identifier] if self.roles.identifier else []))
+        joins = [f"JOIN {relation} AS m{j} ON m{j}.v = COALESCE(CAST(s.{self.backend.q(stripped[name])} AS STRING), '')"
+                 for j, (name, relation) in enumerate(zip(self.roles.qi, plan.qi_maps))]
+        where = ""
+        if any_dropped:
+            joins.append("LEFT JOIN dropped AS d ON " + " AND ".join(f"d.k{j} = m{j}.c" for j in range(len(joins))))
+            where = f" WHERE d.k0 IS {'NOT ' if dropped else ''}NULL"
+        elif dropped:
+            where = " WHERE 1 = 0"
+        id_sql = self.backend._id_sql(self.roles, stripped, "s.")
+        return (f"SELECT s.__rid AS pos, s.__rid AS rid, {id_sql} AS id FROM __source AS s {' '.join(joins)}{where} "
+                f"ORDER BY s.__rid" + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
     def close(self) -> None:
         if self.own_backend:
@@ -430,9 +501,15 @@ class EngineDesigner:
             columns.append(f"{text} AS {self.backend.q(name)}")
         return DesignPlan.release(columns, joins, limit)
 
+    def _published_records(self, limit: int | None = None) -> None:
+        """``published(pos, rid)`` as records, for a release evaluated over the aggregate."""
+        if self._released and self._last[0].weighted:
+            self.backend.materialize("published", self._records_sql(False, limit))
+
     def release_rows(self, design: ReleaseDesign, limit: int) -> pd.DataFrame:
         """The first ``limit`` rows of the last evaluated release, as the in-memory
         ``Transformed.published_table`` gives them."""
+        self._published_records(limit)
         frame = self.backend.fetch(self._release_sql(design, limit=limit))
         return frame.astype(object)
 
@@ -448,6 +525,7 @@ class EngineDesigner:
         suffix = Path(path).suffix.lower()
         if Path(path).resolve() == Path(self.source).resolve():
             raise InputError("the output would overwrite the source; choose another file", file=str(path))
+        self._published_records()
         if suffix in (".parquet", ".pq"):
             self.backend.write_parquet(self._release_sql(design), path)
         elif suffix == ".csv":

@@ -46,20 +46,24 @@ class EngineAggregates(Aggregates):
 
     def __init__(self, backend: Backend, roles: Roles, *, source: str = "src", population: str | None = None,
                  n_identifying: int = 0, sample_weight: bool = False, suppressed_marker: str = SUPPRESSION_MARKER,
-                 exclude_suppressed: bool = False, name: str = "table", population_name: str = "population"):
+                 exclude_suppressed: bool = False, name: str = "table", population_name: str = "population",
+                 weighted: bool = False):
         super().__init__()
         self.backend, self.name, self.population_name = backend, name, population_name
         self.qi, self.sa, self.continuous = list(roles.qi), list(roles.sa), set(roles.continuous)
         self.population, self.n_identifying = population, n_identifying
         self.has_population, self.has_identifiers = population is not None, bool(n_identifying)
         self.has_sample_weights = sample_weight
-        plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope")
+        if weighted and (n_identifying or sample_weight):
+            raise ValueError("identifiers and sampling weights are measured over the records")
+        # weighted: ``source`` and ``population`` hold the finest aggregate's rows (.finest), with ``cnt``
+        plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope", weighted)
         markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
-        self.rows = backend.count(source)
+        self.rows = int(backend.fetch(f"SELECT {plan.count} AS n FROM {source}")["n"].iloc[0])
         if self.rows == 0:
             raise InputError("the table has no records", file=name)
-        self.suppressed_rows = int(backend.fetch(f"SELECT COUNT(*) AS n FROM {source} WHERE {plan.suppressed('?')}",
-                                                 markers)["n"].iloc[0])
+        self.suppressed_rows = int(backend.fetch(f"SELECT {plan.count} AS n FROM {source} WHERE "
+                                                 f"{plan.suppressed('?')}", markers)["n"].iloc[0])
         where = f" WHERE NOT ({plan.suppressed('?')})" if exclude_suppressed and self.suppressed_rows else ""
         if where and self.suppressed_rows == self.rows:
             raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
@@ -114,7 +118,7 @@ class EngineAggregates(Aggregates):
         missing = np.flatnonzero(np.isnan(F))
         if len(missing):
             first = self.backend.fetch(
-                f"SELECT COUNT(*) AS before FROM coded WHERE rid <= (SELECT MIN(rid) FROM coded WHERE cid IN "
+                f"SELECT {self.plan.count} AS before FROM coded WHERE rid <= (SELECT MIN(rid) FROM coded WHERE cid IN "
                 f"({', '.join(str(int(c)) for c in missing[:1000])}))")["before"].iloc[0]
             rows = int(self.get(CLASS_SIZES)[missing].sum())
             raise InputError(f"{rows} published record(s) have quasi-identifier values that no record of "
@@ -128,7 +132,8 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                       risk_threshold: float = DEFAULT_RISK_THRESHOLD, suppressed_marker: str = SUPPRESSION_MARKER,
                       exclude_suppressed: bool = False, name: str = "table",
                       population_name: str = "population",
-                      sample_weight: bool = False, qi_importance: bool = False, progress=None) -> Measures:
+                      sample_weight: bool = False, qi_importance: bool = False, progress=None,
+                      weighted: bool = False) -> Measures:
     """The measures of the records of ``source`` (``q0.., s0.., y0..``; ``src`` or a
     subset of it), journalist/marketer risk against ``population`` (a relation with
     ``q0..``) when given, sdcMicro's individual risk from the sampling weights ``sw`` of
@@ -143,7 +148,8 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     request = MeasureRequest.checked(risk_threshold, sampling_fraction, qi_importance)
     aggregates = EngineAggregates(backend, roles, source=source, population=population, n_identifying=n_identifying,
                                   sample_weight=sample_weight, suppressed_marker=suppressed_marker,
-                                  exclude_suppressed=exclude_suppressed, name=name, population_name=population_name)
+                                  exclude_suppressed=exclude_suppressed, name=name, population_name=population_name,
+                                  weighted=weighted)
     return measure(aggregates, request, progress)
 
 

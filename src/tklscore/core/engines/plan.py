@@ -28,6 +28,17 @@ class Plan:
     n_qi: int
     continuous: tuple[bool, ...]
     source: str = "src"    # the relation of the records measured (the measures: a subset of ``src``)
+    weighted: bool = False  # ``source`` holds distinct rows with ``cnt``, the records each stands for
+                            # (the finest aggregate, :mod:`.finest`): counts are sums of ``cnt``
+
+    @property
+    def count(self) -> str:
+        """How many records a group holds."""
+        return "CAST(COALESCE(SUM(cnt), 0) AS BIGINT)" if self.weighted else "COUNT(*)"
+
+    def times(self, value: str) -> str:
+        """``value`` once for each record a row stands for (in a sum)."""
+        return f"{value} * cnt" if self.weighted else value
 
     @property
     def qi(self) -> list[str]:
@@ -55,14 +66,15 @@ class Plan:
         """One row per equivalence class: its QI values, size k and a dense id ``cid``."""
         keys = ", ".join(self.qi)
         return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
-                f"FROM (SELECT {keys}, COUNT(*) AS k FROM {self.source} GROUP BY {keys}) AS grouped")
+                f"FROM (SELECT {keys}, {self.count} AS k FROM {self.source} GROUP BY {keys}) AS grouped")
 
     def coded(self) -> str:
         """Every record as integers: its class id and the code of each SA value (needs
         ``classes`` and ``codes_{i}``)."""
         codes = ", ".join(f"codes_{i}.c{i}" for i in range(len(self.sa)))
         joins = " ".join(f"JOIN codes_{i} USING (s{i})" for i in range(len(self.sa)))
-        selected = ", ".join(["src.rid", "src.id", "classes.cid"] + ([codes] if codes else []))
+        selected = ", ".join(["src.rid", "src.id", "classes.cid"] + ([codes] if codes else [])
+                             + (["src.cnt"] if self.weighted else []))
         return (f"SELECT {selected} FROM {self.source} AS src "
                 f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
 
@@ -74,19 +86,19 @@ class Plan:
             f"/ (2.0 * classes.k * {n}) AS t "
             f"FROM (SELECT pairs.cid, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
             f"SUM(totals.c) AS covered "
-            f"FROM (SELECT cid, c{i}, COUNT(*) AS c FROM coded GROUP BY cid, c{i}) AS pairs "
-            f"JOIN (SELECT c{i}, COUNT(*) AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
+            f"FROM (SELECT cid, c{i}, {self.count} AS c FROM coded GROUP BY cid, c{i}) AS pairs "
+            f"JOIN (SELECT c{i}, {self.count} AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
             f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
             f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")
 
     def class_value_pairs(self, i: int) -> str:
         """The distinct (class, value code) pairs of continuous SA i with their counts,
         sorted by class then value (the input of the ordered EMD; codes are value ranks)."""
-        return f"SELECT cid, c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY cid, c{i} ORDER BY cid, idx"
+        return f"SELECT cid, c{i} AS idx, {self.count} AS c FROM coded GROUP BY cid, c{i} ORDER BY cid, idx"
 
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""
-        return f"SELECT c{i} AS idx, COUNT(*) AS c FROM coded GROUP BY c{i} ORDER BY idx"
+        return f"SELECT c{i} AS idx, {self.count} AS c FROM coded GROUP BY c{i} ORDER BY idx"
 
     # ------------------------------------------------------------------ the measures (privacy models, risk)
 
@@ -98,7 +110,7 @@ class Plan:
         """F of each class: the records of ``population`` (its ``q0..``) with the class's QI
         values (NULL: none), by class id."""
         keys = ", ".join(self.qi)
-        return (f"SELECT classes.cid, pop.f FROM classes LEFT JOIN (SELECT {keys}, COUNT(*) AS f FROM {population} "
+        return (f"SELECT classes.cid, pop.f FROM classes LEFT JOIN (SELECT {keys}, {self.count} AS f FROM {population} "
                 f"GROUP BY {keys}) AS pop USING ({keys}) ORDER BY classes.cid")
 
     def distinct_identifiers(self, n_y: int) -> str:
@@ -155,8 +167,8 @@ class Plan:
             weight_sum = f"({weight_sum} + w{i}.w)"
             joins.append(f"JOIN weights_{i} AS w{i} USING (c{i})")
         least = distinct[0] if len(distinct) == 1 else f"LEAST({', '.join(distinct)})"
-        per_record = (f"SELECT coded.rid, coded.id, classes.k, CAST({least} AS BIGINT) AS l, class_t.t, "
-                      f"CAST({weight_sum} AS DOUBLE) AS w "
+        per_record = (f"SELECT coded.rid, coded.id, {'coded.cnt, ' if self.weighted else ''}classes.k, "
+                      f"CAST({least} AS BIGINT) AS l, class_t.t, CAST({weight_sum} AS DOUBLE) AS w "
                       f"FROM coded JOIN classes USING (cid) JOIN class_t USING (cid) " + " ".join(joins))
         return f"SELECT records.*, {self.record_scores()} FROM ({per_record}) AS records"
 
@@ -172,9 +184,10 @@ class Plan:
 
     def totals(self, relation: str) -> str:
         """Σ RS_tkl, max RS_tkl, max RS_M, Σ RS_L, |relation|, and how many W(r) exceed 1."""
-        return (f"SELECT COUNT(*) AS n, SUM(tkl) AS tkl, MAX(tkl) AS tkl_max, MAX(m_score) AS m_inf, "
-                f"SUM(l_severity) AS l_severity, MAX(w) AS w_max, "
-                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN 1 ELSE 0 END) AS w_above FROM {relation}")
+        return (f"SELECT {self.count} AS n, SUM({self.times('tkl')}) AS tkl, MAX(tkl) AS tkl_max, "
+                f"MAX(m_score) AS m_inf, SUM({self.times('l_severity')}) AS l_severity, MAX(w) AS w_max, "
+                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if self.weighted else 1} ELSE 0 END) AS w_above "
+                f"FROM {relation}")
 
     @staticmethod
     def published() -> str:
@@ -197,24 +210,30 @@ class DesignPlan:
 
     qi_maps: tuple[str, ...]
     sa: tuple[tuple[int, str, str | None], ...]    # (index in src, value | label | code, map relation)
+    source: str = "src"      # the records, or the finest aggregate (``weighted``: rows with ``cnt``, :mod:`.finest`)
+    weighted: bool = False
 
     @property
     def keys(self) -> list[str]:
         return [f"k{j}" for j in range(len(self.qi_maps))]
 
     @staticmethod
-    def first_appearance(column: str) -> str:
+    def first_appearance(column: str, source: str = "src") -> str:
         """Each distinct value of a ``src`` column with its first record (the in-memory codes'
         order: values as they first appear)."""
-        return f"SELECT {column} AS v, MIN(rid) AS first FROM src GROUP BY {column}"
+        return f"SELECT {column} AS v, MIN(rid) AS first FROM {source} GROUP BY {column}"
 
     @staticmethod
-    def distinct_numbers(i: int) -> str:
+    def distinct_numbers(i: int, source: str = "src") -> str:
         """The distinct (as written, as a number) pairs of continuous SA i."""
-        return f"SELECT DISTINCT r{i} AS v, s{i} AS x FROM src"
+        return f"SELECT DISTINCT r{i} AS v, s{i} AS x FROM {source}"
+
+    @property
+    def _cnt(self) -> str:
+        return ", cnt" if self.weighted else ""
 
     def generalised(self) -> str:
-        parts, joins = ["src.rid", "src.id"], []
+        parts, joins = ["src.rid", "src.id"] + (["src.cnt"] if self.weighted else []), []
         for j, relation in enumerate(self.qi_maps):
             parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
             joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
@@ -227,47 +246,51 @@ class DesignPlan:
             else:
                 parts.append(f"CAST(n{new}.c AS DOUBLE) AS s{new}")
                 joins.append(f"JOIN {relation} AS n{new} ON n{new}.v = src.r{i}")
-        return f"SELECT {', '.join(parts)} FROM src {' '.join(joins)}"
+        return f"SELECT {', '.join(parts)} FROM {self.source} AS src {' '.join(joins)}"
 
-    @staticmethod
-    def selected(by_ids: bool) -> str:
+    def selected(self, by_ids: bool) -> str:
         """``sel(pos, rid)``: the rows a release selects, ``pos`` their order (``published``
-        holds the selection by id), or every record in record order."""
+        holds the selection by id), or every record in record order (the finest aggregate:
+        every row, with ``cnt``; a selection by id needs the records)."""
         if by_ids:
+            assert not self.weighted, "a selection by id is made over the records"
             return "SELECT p.pos, src.rid FROM published AS p JOIN src ON src.id = p.id"
-        return "SELECT rid AS pos, rid FROM src"
+        return f"SELECT rid AS pos, rid{self._cnt} FROM {self.source}"
 
     def selection_classes(self) -> str:
         """The classes of the selected rows on the generalised QIs: codes, size and first row."""
         keys = ", ".join(f"g.{k}" for k in self.keys)
-        return (f"SELECT {keys}, COUNT(*) AS size, MIN(sel.pos) AS first FROM sel JOIN gsrc AS g "
+        size = "CAST(SUM(sel.cnt) AS BIGINT)" if self.weighted else "COUNT(*)"
+        return (f"SELECT {keys}, {size} AS size, MIN(sel.pos) AS first FROM sel JOIN gsrc AS g "
                 f"ON g.rid = sel.rid GROUP BY {keys}")
 
     def marked(self, any_dropped: bool) -> str:
         """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
         (``dropped`` lists the suppressed classes' codes)."""
+        cnt = ", sel.cnt" if self.weighted else ""
         if not any_dropped:
-            return "SELECT sel.pos, sel.rid, g.id, 0 AS dropped FROM sel JOIN gsrc AS g ON g.rid = sel.rid"
+            return f"SELECT sel.pos, sel.rid, g.id, 0 AS dropped{cnt} FROM sel JOIN gsrc AS g ON g.rid = sel.rid"
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
-        return (f"SELECT sel.pos, sel.rid, g.id, CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped "
-                f"FROM sel JOIN gsrc AS g ON g.rid = sel.rid LEFT JOIN dropped AS d ON {on}")
+        return (f"SELECT sel.pos, sel.rid, g.id, CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
+                f"{cnt} FROM sel JOIN gsrc AS g ON g.rid = sel.rid LEFT JOIN dropped AS d ON {on}")
 
-    @staticmethod
-    def published() -> str:
+    def published(self) -> str:
         """``published(pos, id, rid)``: the rows released, in selection order."""
-        return "SELECT pos, id, rid FROM marked WHERE dropped = 0"
+        return f"SELECT pos, id, rid{self._cnt} FROM marked WHERE dropped = 0"
 
-    @staticmethod
-    def published_scored() -> str:
+    def published_scored(self) -> str:
         """The released records' factors and scores in release order (``Plan.published``,
         joined on the record position)."""
-        return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
-                "FROM published AS p JOIN scored AS s ON s.rid = p.rid")
+        return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity"
+                f"{', s.cnt' if self.weighted else ''} FROM published AS p JOIN scored AS s ON s.rid = p.rid")
 
-    @staticmethod
-    def value_use(j: int) -> str:
+    def value_use(self, j: int) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts)."""
+        if self.weighted:
+            return (f"SELECT src.q{j} AS v, CAST(SUM(marked.cnt) AS BIGINT) AS c, "
+                    f"CAST(SUM(marked.dropped * marked.cnt) AS BIGINT) AS s FROM marked "
+                    f"JOIN {self.source} AS src ON src.rid = marked.rid GROUP BY src.q{j}")
         return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
                 f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
 

@@ -28,10 +28,11 @@ RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM p
 def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float = 1.0,
                     missing_weight_zero: bool = False, records_path: str | None = None,
                     source_name: str = "source", published_name: str = "published",
-                    skip_unlocated: bool = False) -> ScoreReport:
+                    skip_unlocated: bool = False, stream: bool = False) -> ScoreReport:
     """Score the release registered as ``published(pos, id)`` against ``src`` (published
     records not in the source are an error, or with ``skip_unlocated`` a warning); the
-    records are fetched, or written by the engine to ``records_path`` (Parquet)."""
+    records are fetched, or written by the engine to ``records_path`` (Parquet), or with
+    ``stream`` to a :class:`~.record_store.RecordStore` in a work folder (``report.stored``)."""
     x = check_x(x)
     check_roles(roles, out_of_core=True)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa))
@@ -49,27 +50,34 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     if int(whole["w_above"] or 0):
         warnings.append(weights_above_one_note(int(whole["w_above"]), float(whole["w_max"])))
     backend.materialize("published_scored", plan.published())
-    return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing)
+    return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing,
+                         stream=stream)
 
 
 def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: float, warnings: list[str],
-                  records_path: str | None, fetch: bool, unlocated: list[str] = ()) -> ScoreReport:
+                  records_path: str | None, fetch: bool, unlocated: list[str] = (),
+                  stream: bool = False) -> ScoreReport:
     """The :class:`ScoreReport` of ``published_scored`` (a release's scored records in
-    release order) from its totals and the whole source's; its records fetched (``fetch``),
-    or written to ``records_path``, or left in the engine."""
+    release order) from its totals and the whole source's; its records written to
+    ``records_path``, or kept on disk (``stream``: ``report.stored``), or fetched
+    (``fetch``), or left in the engine."""
     totals = backend.fetch(plan.totals("published_scored")).iloc[0]
     scores, whole_scores = score_set(totals, x), score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
     notes = list(warnings) + normalisation_notes(by_source) + ([unlocated_note(list(unlocated))] if unlocated else [])
-    records = pd.DataFrame(columns=list(RECORD_COLUMNS))
+    records, stored = pd.DataFrame(columns=list(RECORD_COLUMNS)), None
     if records_path is not None:
         backend.write_parquet(RECORD_QUERY, records_path)
+    elif stream:
+        from tklscore.core.engines.record_store import RecordStore
+
+        stored = RecordStore.in_work_folder(lambda path: backend.write_parquet(RECORD_QUERY, path))
     elif fetch:
         records = backend.fetch(RECORD_QUERY)
         records["id"] = records["id"].astype(object)
     return ScoreReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records, notes,
-                       whole_scores, records_path=records_path, unlocated=list(unlocated))
+                       whole_scores, records_path=records_path, unlocated=list(unlocated), stored=stored)
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,

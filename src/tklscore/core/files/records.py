@@ -85,6 +85,37 @@ def records_json(records: pd.DataFrame, columns: list[str], indent: str = "    "
     """``[{...}, {...}]`` with one record per line (``indent`` before each)."""
     if len(records) == 0:
         return "[]"
+    return "[\n" + indent + _json_lines(records, columns, indent) + "\n" + indent[:-2] + "]"
+
+
+def write_records_json(handle, batches, columns: list[str], indent: str = "    ") -> None:
+    """:func:`records_json` of the records that ``batches`` (frames) hold, written batch by
+    batch to ``handle``: the same text, never the whole table in memory."""
+    started = False
+    for batch in batches:
+        if not len(batch):
+            continue
+        handle.write((",\n" + indent if started else "[\n" + indent) + _json_lines(batch, columns, indent))
+        started = True
+    handle.write("\n" + indent[:-2] + "]" if started else "[]")
+
+
+def write_records_csv(handle, batches, columns: list[str], safe: bool = False) -> None:
+    """:func:`records_csv` of the records that ``batches`` (frames) hold, written batch by
+    batch to ``handle`` (the header once)."""
+    header = True
+    for batch in batches:
+        if not len(batch):
+            continue
+        text = records_csv(batch, columns, safe)
+        handle.write(text if header else text.split("\n", 1)[1])
+        header = False
+    if header:
+        handle.write(records_csv(pd.DataFrame(columns=columns), columns, safe))
+
+
+def _json_lines(records: pd.DataFrame, columns: list[str], indent: str) -> str:
+    """The records' JSON objects, one a line, joined by ``,`` and a line break and ``indent``."""
     parts: list = []
     for i, column in enumerate(columns):
         parts.append(_text(("{" if i == 0 else ", ") + json.dumps(column) + ": "))
@@ -92,8 +123,7 @@ def records_json(records: pd.DataFrame, columns: list[str], indent: str = "    "
     parts.append(_text("}"))
     lines = pc.binary_join_element_wise(*parts, _text(""))
     listed = pa.LargeListArray.from_arrays(pa.array([0, len(lines)], type=pa.int64()), lines)
-    body = pc.binary_join(listed, _text(",\n" + indent))[0].as_py()
-    return "[\n" + indent + body + "\n" + indent[:-2] + "]"
+    return pc.binary_join(listed, _text(",\n" + indent))[0].as_py()
 
 
 FORMULA_STARTS = "=+-@\t\r"

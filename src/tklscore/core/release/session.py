@@ -39,10 +39,10 @@ PREVIEW_ROWS = 200        # the published table's first rows shown
 SUPPRESSED_SHOWN = 500    # the suppressed records listed by id
 DESIGNED = "designed release"   # the name of the design on screen until it is saved under another
 SUGGEST_OUT_OF_CORE = (
-    "Suggestions are not offered for this source. To suggest releases the workbench tries many combinations "
-    "of levels, and each one means reading the whole file again: for a source too large for memory that takes "
-    "far too long. Move the level sliders to design the release here (each change is evaluated on the whole "
-    "file), or open a sample of the source that fits in memory and ask for suggestions there.")
+    "Out of core, the suggestions are worked out from the source's aggregate: each distinct combination of its "
+    "values, counted once from the file and kept for the next time. Each combination of levels is then a "
+    "roll-up of it, not another reading of the file. A row selection is not searched out of core: search "
+    "without it, then select the rows of the release you choose.")
 PERTURBATIONS = ("mean", "median", "noise")
 REPORT_IN_MEMORY = "the report of a designed release needs the table in memory"
 
@@ -204,7 +204,8 @@ def design_source(source, columns_known: bool, hierarchies: dict[str, Hierarchy]
 @dataclass(frozen=True)
 class DesignOffer:
     """What the Design view offers for a source: ``note``, the engine's note (None in
-    memory); ``suggest_refused``, why suggestions are not offered (None: offered); ``noise``
+    memory); ``suggest_refused``, why suggestions are not offered (None: offered), and
+    ``suggest_note``, where they come from (out of core: the source's aggregate); ``noise``
     offered as a perturbation; ``report_refused``, why the report is not offered; ``engine``,
     the copied command's ``--engine`` (None: in memory)."""
 
@@ -213,14 +214,15 @@ class DesignOffer:
     noise: bool = True
     report_refused: str | None = None
     engine: str | None = None
+    suggest_note: str | None = None
 
     @staticmethod
     def of(source, rows: int | None = None) -> "DesignOffer":
         """The offer for ``source`` (None: no source yet) of ``rows`` records (None: not yet counted)."""
         if source is None or not source.out_of_core:
             return DesignOffer()
-        return DesignOffer(engine_note(source.engine_name, rows), SUGGEST_OUT_OF_CORE, False, REPORT_IN_MEMORY,
-                           source.engine)
+        return DesignOffer(engine_note(source.engine_name, rows), None, False, REPORT_IN_MEMORY, source.engine,
+                           SUGGEST_OUT_OF_CORE)
 
 
 def engine_note(engine_name: str, rows: int | None) -> str:
@@ -316,11 +318,15 @@ class DesignSession:
     def suggest(self, source: DesignSource, weights: Weights, constraints: Constraints, base: ReleaseDesign,
                 x: float = 1.0, progress: Callable[[float], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> Suggestions:
-        """The suggested releases (:func:`~tklscore.core.release.suggest.suggest`), in memory
-        only; cancelled, the front of the releases evaluated so far."""
-        if source.out_of_core:
-            raise InputError(SUGGEST_OUT_OF_CORE)
+        """The suggested releases (:func:`~tklscore.core.release.suggest.suggest`), in memory or,
+        out of core, over the source's aggregate (:mod:`tklscore.core.engines.lattice`);
+        cancelled, the front of the releases evaluated so far."""
         designer = self._designer_for(source)
+        if source.out_of_core:
+            lattice = getattr(self, "_lattice", None)
+            if lattice is None or lattice.designer is not designer:
+                self._lattice = lattice = designer.lattice()
+            designer = lattice
         return suggest(designer, weights, constraints, base, x, progress=progress, cancelled=cancelled)
 
     def write_release(self, evaluation: Evaluation, path: str) -> int:
@@ -335,6 +341,7 @@ class DesignSession:
     def close(self) -> None:
         """Close the engine (if the designer has one); the next evaluation builds another."""
         designer, self.designer, self._key = self.designer, None, None
+        self._lattice = None    # the aggregate fetched for suggestions out of core
         if designer is not None and hasattr(designer, "close"):
             designer.close()
 

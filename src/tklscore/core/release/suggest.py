@@ -124,7 +124,9 @@ def lattice(designer: ReleaseDesigner, base: ReleaseDesign) -> tuple[list[str], 
 def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraints,
             base: ReleaseDesign | None = None, x: float = 1.0, missing_weight_zero: bool = False,
             progress=None, cancelled=None, closest: int = 5) -> Suggestions:
-    """The Pareto front of the lattice under ``constraints``; ``progress(fraction)`` and
+    """The Pareto front of the lattice under ``constraints`` (``designer``: in memory, or out of
+    core :class:`tklscore.core.engines.lattice.AggregateLattice`, which makes its own nodes);
+    ``progress(fraction)`` and
     ``cancelled() -> bool`` are called between nodes. Once ``cancelled()`` is true (or
     ``progress`` raises :class:`~tklscore.core.errors.Cancelled`) the search stops and
     returns the front of the nodes evaluated so far, marked ``cancelled``."""
@@ -145,7 +147,12 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     # l ≥ 1 and t ≤ 1 hold for every published table: l and t are then computed only for
     # the releases shown, not to filter
     filter_models = constraints.l > 1 or constraints.t < 1.0
-    designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
+    prepare = getattr(designer, "prepare_search", None)    # a designer of its own nodes (out of core)
+    if prepare is not None:
+        prepare(weights, x, missing_weight_zero)
+    else:
+        designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
+    node_of = getattr(designer, "lattice_node", None) or (lambda levels, design: _Node(levels, design, designer))
     failed_k: set[tuple[int, ...]] = set()
     evaluated: list[_Node] = []
     pending: deque = deque()
@@ -169,7 +176,7 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
                     failed_k.add(node)
                     continue
                 levels = dict(zip(columns, node))
-                entry = _Node(levels, base.with_levels(levels), designer)
+                entry = node_of(levels, base.with_levels(levels))
                 evaluated.append(entry)
                 if not entry.meets_k(constraints):
                     failed_k.add(node)

@@ -32,6 +32,12 @@ def series_label(score: str, x: float | None) -> str:
     return SCORE_LABELS[score] + (f" (x = {x_text(x)})" if score == "m_score" and x is not None else "")
 
 
+PER_RECORD_KEYS = {SORT_THESIS: (("l_severity", False), ("tkl", False)), SORT_TKL: (("tkl", True),)}
+"""Each per-record order as (column, descending) sort keys, ties by published position: the
+order :func:`per_record_order` sorts in memory, for records kept on disk
+(:meth:`~tklscore.core.engines.record_store.RecordStore.at_ranks`)."""
+
+
 def per_record_order(records: pd.DataFrame, order: str = SORT_THESIS) -> np.ndarray:
     """The records' positions in the per-record chart's order (a sort: run it off the UI
     thread for a large release)."""
@@ -57,13 +63,26 @@ def releases_chart(normalized: dict[str, ScoreSet], x: float | None) -> str:
                             x_label="Candidate release", y_label="Score ÷ source table score", y_max=highest)
 
 
-def per_record_chart(records: pd.DataFrame, whole: ScoreSet, x: float) -> str:
-    order = per_record_order(records)
+def evenly_spaced(n: int, limit: int) -> np.ndarray:
+    """Indices of at most ``limit`` evenly spaced points of ``n`` (first and last kept): the
+    points a chart of many records draws."""
+    if n <= limit:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+
+
+STORED_POINTS = 2_000   # points of a report chart of records kept on disk (read at evenly spaced ranks)
+
+
+def per_record_chart(records: pd.DataFrame, whole: ScoreSet, x: float, ranks: np.ndarray | None = None) -> str:
+    """``records`` in the thesis' order; ``ranks``: the records are those at these ranks of
+    that order (a release kept on disk, read at evenly spaced points)."""
+    order = per_record_order(records) if ranks is None else np.arange(len(records))
     series = [svg.Series(series_label(name, x), SCORE_COLORS[name],
                          ratio(records[name].to_numpy()[order], getattr(whole, name))) for name in RECORD_SERIES]
-    xs = np.arange(len(order), dtype=np.float64)
+    xs = np.arange(len(order), dtype=np.float64) if ranks is None else np.asarray(ranks, dtype=np.float64)
     ticks = None
-    if len(order) <= NAMED_RECORDS:
+    if len(order) <= NAMED_RECORDS and ranks is None:
         ticks = [(float(i), str(record)) for i, record in enumerate(records["id"].to_numpy(dtype=object)[order])]
     return svg.lines(xs, series, title="Per-record scores ÷ the whole source table's scores",
                      x_label=("Published record, by id (ascending L-Severity, as the thesis' Figures 5.1/5.2)"
@@ -71,11 +90,17 @@ def per_record_chart(records: pd.DataFrame, whole: ScoreSet, x: float) -> str:
                      y_label="Record score ÷ source table score", x_ticks=ticks)
 
 
-def growth_chart(records: pd.DataFrame, whole: ScoreSet, x: float) -> str:
-    grown = cumulative_table_scores(records, x)
+def growth_chart(records: pd.DataFrame | None, whole: ScoreSet, x: float, stored=None) -> str:
+    """The running scores of ``records``, or of a ``stored`` release's records at evenly
+    spaced positions (:meth:`~tklscore.core.engines.record_store.RecordStore.cumulative_at`)."""
+    if stored is None:
+        grown, xs = cumulative_table_scores(records, x), np.arange(1, len(records) + 1, dtype=np.float64)
+    else:
+        positions = evenly_spaced(len(stored), STORED_POINTS)
+        grown, xs = stored.cumulative_at(positions, x), (positions + 1).astype(np.float64)
     series = [svg.Series(series_label(name, x), SCORE_COLORS[name], ratio(grown[name], getattr(whole, name)))
               for name in RECORD_SERIES]
-    return svg.lines(np.arange(1, len(records) + 1, dtype=np.float64), series,
+    return svg.lines(xs, series,
                      title="How the scores grow as records are added",
                      x_label="Records published (in published order)", y_label="Score so far ÷ source table score")
 
@@ -115,9 +140,15 @@ def report_charts(data: ReportInput) -> dict[str, str]:
     if data.reports:
         charts[CHART_RELEASES] = releases_chart({name: r.normalized_source for name, r in data.reports.items()},
                                                 data.x)
-    if data.report is not None and len(data.report.records):
-        charts[CHART_PER_RECORD] = per_record_chart(data.report.records, data.report.source_scores, data.report.x)
-        charts[CHART_GROWTH] = growth_chart(data.report.records, data.report.source_scores, data.report.x)
+    report = data.report
+    if report is not None and report.stored is not None and report.published_rows:
+        ranks = evenly_spaced(report.published_rows, STORED_POINTS)
+        points = report.stored.at_ranks(PER_RECORD_KEYS[SORT_THESIS], ranks, ["id", *RECORD_SERIES])
+        charts[CHART_PER_RECORD] = per_record_chart(points, report.source_scores, report.x, ranks=ranks)
+        charts[CHART_GROWTH] = growth_chart(None, report.source_scores, report.x, stored=report.stored)
+    elif report is not None and len(report.records):
+        charts[CHART_PER_RECORD] = per_record_chart(report.records, report.source_scores, report.x)
+        charts[CHART_GROWTH] = growth_chart(report.records, report.source_scores, report.x)
     if data.risk is not None:
         charts[CHART_RISK_DISTRIBUTION] = risk_distribution_chart(data.risk.risk_distribution())
         charts[CHART_DISCLOSURE] = disclosure_chart(data.risk.disclosure_histogram())

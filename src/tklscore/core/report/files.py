@@ -57,6 +57,15 @@ def prepare_report(path: str | Path, data: ReportInput) -> Callable[[], Path]:
 
     def write_csv() -> Path:
         complete_risk(data)
+        if report.stored is not None:   # records on disk: written batch by batch
+            from tklscore.core.files.records import write_records_csv
+            from tklscore.core.scoring.scores import RECORD_COLUMNS
+
+            def stream(temporary: Path) -> None:
+                with open(temporary, "w", encoding="utf-8", newline="") as handle:
+                    write_records_csv(handle, report.stored.batches(list(RECORD_COLUMNS)), list(RECORD_COLUMNS),
+                                      safe=True)
+            return write_atomic(path, stream, inputs_of(data))
         records = report.records
         if data.risk is not None and data.risk.disclosure.has_records and len(data.risk.disclosure.d) == len(records):
             records = pd.concat([records.reset_index(drop=True), data.risk.per_record()], axis=1)

@@ -136,14 +136,21 @@ def cumulative_table_scores(records: pd.DataFrame, x: float) -> dict[str, np.nda
 RISKIEST_SHARE = 0.10  # the Scores view highlights the riskiest tenth of the published records
 
 
+def riskiest_count(n: int, share: float = RISKIEST_SHARE) -> int:
+    """How many of ``n`` published records are the riskiest: ceil(share · n), at least one
+    when there are records."""
+    return max(1, math.ceil(share * n)) if n else 0
+
+
 def riskiest_mask(tkl, share: float = RISKIEST_SHARE) -> np.ndarray:
-    """True for the ceil(share · n) records with the highest tkl record score (at least one
-    when there are records; ties at the border broken by position, as ``argpartition``)."""
+    """True for the :func:`riskiest_count` records with the highest tkl record score (ties
+    at the border broken by position, as ``argpartition``; records kept on disk:
+    :meth:`~tklscore.core.engines.record_store.RecordStore.riskiest`)."""
     tkl = np.asarray(tkl)
     n = len(tkl)
     mask = np.zeros(n, dtype=bool)
     if n:
-        count = max(1, math.ceil(share * n))
+        count = riskiest_count(n, share)
         mask[np.argpartition(-tkl, count - 1)[:count]] = True
     return mask
 
@@ -179,6 +186,12 @@ class ScoreReport:
     source_scores: ScoreSet | None = None  # the source published whole: the denominators by source
     records_path: str | None = None   # an engine streamed the records to this file: ``records`` is empty
     unlocated: list[str] = field(default_factory=list)   # published records the source lacks (not scored)
+    stored: object | None = None   # the records on disk (core.engines.record_store.RecordStore): ``records`` is empty
+
+    def all_records(self) -> pd.DataFrame:
+        """Every published record as one frame: ``records``, or read from ``stored`` (only
+        for releases small enough to hold)."""
+        return self.records if self.stored is None else self.stored.read_all()
 
     def riskiest(self, share: float = RISKIEST_SHARE) -> np.ndarray:
         """:func:`riskiest_mask` of the records' tkl record scores, kept with the records (the
@@ -205,11 +218,27 @@ class ScoreReport:
         column: fast for many records; ``extra`` keys go before the records."""
         from tklscore.core.files.records import records_json
 
+        records = self.records.astype({"k": np.int64, "l": np.int64})
+        return self._json_head(extra) + records_json(records, list(RECORD_COLUMNS)) + "\n}\n"
+
+    def write_json(self, handle, extra: dict | None = None) -> None:
+        """:meth:`to_json` written to ``handle``; records kept on disk (``stored``) are read
+        and written batch by batch."""
+        if self.stored is None:
+            handle.write(self.to_json(extra))
+            return
+        from tklscore.core.files.records import write_records_json
+
+        handle.write(self._json_head(extra))
+        write_records_json(handle, (b.astype({"k": np.int64, "l": np.int64})
+                                    for b in self.stored.batches(list(RECORD_COLUMNS))), list(RECORD_COLUMNS))
+        handle.write("\n}\n")
+
+    def _json_head(self, extra: dict | None) -> str:
         head = json.dumps({**self.summary_dict(), **(extra or {}), "records": None}, indent=2)
         tail = '"records": null\n}'
         assert head.endswith(tail)
-        records = self.records.astype({"k": np.int64, "l": np.int64})
-        return head[:-len(tail)] + '"records": ' + records_json(records, list(RECORD_COLUMNS)) + "\n}\n"
+        return head[:-len(tail)] + '"records": '
 
     def to_json_dict(self) -> dict:
         return {

@@ -64,10 +64,37 @@ def open_source(path, roles: Roles, *, engine: str | None = None, options: dict 
                         choice.reason() if choice is not None else None, spark_conf, spark_timeout)
 
 
+class KeptSource:
+    """The one :class:`Source` of an open project, kept while what it is of stays the same:
+    the file, its reading options, the roles and the engine chosen (out of core), or the
+    loaded table and the roles (in memory)."""
+
+    def __init__(self):
+        self._kept: tuple | None = None   # (what it is of, the Source)
+
+    def clear(self) -> None:
+        self._kept = None
+
+    def get(self, path, options: dict, roles: Roles, table=None, choice: EngineChoice | None = None) -> Source | None:
+        """The source the project reads (None before a table is loaded or a file chosen)."""
+        if choice is not None:
+            key = ("file", path, repr(options), roles, choice.engine)
+            make = (lambda: EngineSource(path, roles, choice.engine, options, memory_limit=choice.memory_limit(),
+                                         reason=choice.reason()))
+        elif table is not None:
+            key = ("table", id(table), roles)
+            make = (lambda: MemorySource(table, roles, options=options))
+        else:
+            return None
+        if self._kept is None or self._kept[0] != key:
+            self._kept = (key, make())
+        return self._kept[1]
+
+
 def chosen_engine(path, memory_share: float = DEFAULT_MEMORY_SHARE) -> EngineChoice:
     """Where the application scores the file ``path`` (the rule of :mod:`~tklscore.core.engines.choice`)."""
     return choose_engine(Path(path), memory_share)
 
 
-__all__ = ["EngineSource", "MemorySource", "OpenedRelease", "ProjectScores", "Source", "chosen_engine",
+__all__ = ["EngineSource", "KeptSource", "MemorySource", "OpenedRelease", "ProjectScores", "Source", "chosen_engine",
            "open_source", "score_project"]

@@ -97,13 +97,16 @@ class Source:
         raise NotImplementedError
 
     def score(self, release, weights, x: float = 1.0, missing_weight_zero: bool = False, *,
-              skip_unlocated: bool = True, strict: bool = False, records_path: str | None = None):
+              skip_unlocated: bool = True, strict: bool = False, records_path: str | None = None,
+              stream: bool = False):
         """The :class:`~tklscore.core.scoring.scores.ScoreReport` of a release (a definition
         or an opened release); ``weights`` are a ``Weights``, or a ``WeightsPerScore`` (each
         score its own). Unlocated records are left out with a warning, or with
         ``skip_unlocated=False`` an error; ``strict`` refuses published values that
         contradict the source; ``records_path``: the records written there (Parquet) by an
-        engine instead of fetched."""
+        engine instead of fetched; ``stream``: an engine keeps them on disk in a
+        :class:`~tklscore.core.engines.record_store.RecordStore` (``report.stored``) and the
+        report holds the totals (in memory the records stay in the report)."""
         raise NotImplementedError  # pragma: no cover - interface
 
     def measure(self, release=None, *, qi_importance: bool = False, progress=None, risk_threshold=None,

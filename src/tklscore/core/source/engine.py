@@ -177,7 +177,8 @@ class EngineSession(EngineSource):
         return definition
 
     def score(self, release, weights, x: float = 1.0, missing_weight_zero: bool = False, *,
-              skip_unlocated: bool = True, strict: bool = False, records_path: str | None = None):
+              skip_unlocated: bool = True, strict: bool = False, records_path: str | None = None,
+              stream: bool = False):
         if strict:
             raise InputError(f"--strict (the published file's sensitive values against the source's) is checked by "
                              f"the in-memory engine; drop --engine {self.engine} or --strict")
@@ -185,12 +186,21 @@ class EngineSession(EngineSource):
 
         def score(w, path=records_path):
             return score_in_engine(self.backend, self.roles, w, x, missing_weight_zero, path, source_name=self.path,
-                                   published_name=self._name, skip_unlocated=skip_unlocated)
+                                   published_name=self._name, skip_unlocated=skip_unlocated, stream=stream)
         if isinstance(weights, WeightsPerScore):
             if weights.m_score is weights.tkl and weights.l_severity is weights.tkl:
                 return score(weights.tkl)
-            if records_path is not None:
-                raise InputError("each score with its own weights is written as JSON, not as a records file")
+            if records_path is not None or stream:
+                if records_path is not None:
+                    raise InputError("each score with its own weights is written as JSON, not as a records file")
+                from tklscore.core.engines.record_store import RecordStore
+
+                parts = (score(weights.tkl, None), score(weights.m_score, None), score(weights.l_severity, None))
+                merged = merge_reports(*parts)
+                merged.stored = RecordStore.merged(*(part.stored for part in parts))
+                for part in parts:
+                    part.stored.close()
+                return merged
             return merge_reports(score(weights.tkl), score(weights.m_score), score(weights.l_severity))
         return score(weights)
 

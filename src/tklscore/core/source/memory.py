@@ -85,8 +85,9 @@ class MemorySource(Source):
         return self.open_release(release)
 
     def score(self, release, weights, x: float = 1.0, missing_weight_zero: bool = False, *,
-              skip_unlocated: bool = True, strict: bool = False, records_path: str | None = None):
-        scorer = self.scorer      # the source and roles are checked before the release is located
+              skip_unlocated: bool = True, strict: bool = False, records_path: str | None = None,
+              stream: bool = False):
+        scorer = self.scorer      # the source and roles are checked first; ``stream`` is an engine's
         located = self._release(release).release
         if strict:
             located.require_consistent()

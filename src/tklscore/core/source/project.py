@@ -29,13 +29,14 @@ class ProjectScores:
 
 def score_project(source: Source, definitions: list[ReleaseDefinition], weights: Weights, x: float = 1.0, *,
                   per_score: WeightsPerScore | None = None, design_settings: dict | None = None, elements=None,
-                  progress: Callable[[int, str], None] | None = None) -> ProjectScores:
+                  progress: Callable[[int, str], None] | None = None, stream: bool = True) -> ProjectScores:
     """Score each release of ``definitions`` with ``weights`` (or each score with its own
     model, ``per_score``: the values another score's model lacks count 0) and x; measure it (privacy models and risk against the source, when there are
     quasi-identifiers; kept by the source across weights); evaluate the designs saved in
     ``design_settings``. A release that cannot be located is reported in ``errors``; a
     source, roles or weights that cannot be scored raise (every release fails alike).
-    ``progress(percent, text)`` is called before each release."""
+    ``progress(percent, text)`` is called before each release. Out of core each release's
+    records stay on disk (``stream``: ``report.stored``, what the views page through)."""
     report = progress or (lambda _percent, _text: None)
     out = ProjectScores()
     roles = source.roles
@@ -52,8 +53,9 @@ def score_project(source: Source, definitions: list[ReleaseDefinition], weights:
                 if isinstance(error, FilterError):
                     out.refused.add(definition.name)
                 continue
-            scored = (session.score(opened, weights, x, skip_unlocated=True) if per_score is None else
-                      session.score(opened, per_score, x, missing_weight_zero=True, skip_unlocated=True))
+            scored = (session.score(opened, weights, x, skip_unlocated=True, stream=stream) if per_score is None else
+                      session.score(opened, per_score, x, missing_weight_zero=True, skip_unlocated=True,
+                                    stream=stream))
             out.reports[definition.name] = scored
             if roles.qi and scored.published_rows:
                 out.measures[definition.name] = session.measure(opened)

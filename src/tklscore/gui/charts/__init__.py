@@ -24,6 +24,7 @@ from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
 from tklscore.core.numbers import number, tick
+from tklscore.core.report.charts import evenly_spaced
 
 MAX_POINTS = 20_000
 LEGEND_COLUMNS = 5   # every chart has at most five series: the legend stays one row, above the data
@@ -31,9 +32,7 @@ LEGEND_COLUMNS = 5   # every chart has at most five series: the legend stays one
 
 def decimate(n: int, limit: int = MAX_POINTS) -> np.ndarray:
     """Indices of at most ``limit`` evenly spaced points of ``n`` (first and last kept)."""
-    if n <= limit:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+    return evenly_spaced(n, limit)
 
 
 class PlainAxis(pg.AxisItem):

@@ -1,7 +1,7 @@
 """The Design view's suggestions: the officer's constraints (k, l, t, the largest tkl) and
 the Suggest button (``constraints_box``, on the left), and the suggested releases
 (``tab``, among the results' tabs): what the search found — or that it was cancelled,
-failed, or is not offered out of core — as a Pareto chart to click and a table to
+failed; out of core, worked out from the source's aggregate — as a Pareto chart to click and a table to
 double-click, each loading the release's levels."""
 
 from __future__ import annotations
@@ -99,9 +99,10 @@ class SuggestionsPanel(QObject):
         return Constraints(self.k_min.value(), self.l_min.value(), self.t_max.value(),
                            self.tkl_max.value() if self.tkl_limited.isChecked() else math.inf, suppression_limit)
 
-    def offer(self, refused: str | None) -> None:
+    def offer(self, refused: str | None, note: str | None = None) -> None:
         """Suggestions offered, or not (``refused``: why, core's ``DesignOffer.suggest_refused``):
-        then the button is off and the tab says why."""
+        then the button is off and the tab says why; ``note``: where offered suggestions come
+        from (out of core: the source's aggregate)."""
         self.offered = refused is None
         self.suggest_button.setEnabled(self.offered)
         self.chart.setVisible(self.offered)
@@ -110,7 +111,10 @@ class SuggestionsPanel(QObject):
             self.suggest_button.setToolTip("not offered out of core: see the Suggested releases tab")
             self._say(refused)
         else:
-            self.suggest_button.setToolTip("")
+            self.suggest_button.setToolTip("worked out from the source's aggregate, read once from the file"
+                                           if note else "")
+            if note:
+                self._say(note)
 
     def _say(self, text: str, error: bool = False) -> None:
         self.suggest_message.setText(text)

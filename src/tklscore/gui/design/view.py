@@ -135,7 +135,7 @@ class DesignView(QWidget):
         summary = wb.source_summary
         offer = DesignOffer.of(wb.source, summary.rows if summary is not None else None)
         self.results.show_engine_note(offer.note)
-        self.suggestions_panel.offer(offer.suggest_refused)
+        self.suggestions_panel.offer(offer.suggest_refused, offer.suggest_note)
         self.export.set_offer(offer)
         names = self._columns()
         if names is not None:

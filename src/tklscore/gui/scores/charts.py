@@ -61,17 +61,33 @@ class PerRecordChart(ScoreChart):
             order = per_record_order(records, self.order)
         keep = order[decimate(len(order))]
         xs = np.arange(len(order))[decimate(len(order))]
+        self._plot(xs, records.iloc[keep], len(order), whole, x)
+
+    def set_ranked(self, points: pd.DataFrame, n: int, whole: ScoreSet | None, x: float) -> None:
+        """The chart of a release of ``n`` records kept on disk from its records at evenly
+        spaced ranks of this chart's order (``points``: their ``rank`` and record scores,
+        :meth:`~tklscore.core.engines.record_store.RecordStore.at_ranks`)."""
+        self._last = None
+        self.clear_chart()
+        self.series = {}
+        self.ids = []
+        if whole is None or not n:
+            return
+        self._plot(points["rank"].to_numpy(), points, n, whole, x)
+
+    def _plot(self, xs: np.ndarray, records: pd.DataFrame, n: int, whole: ScoreSet, x: float) -> None:
+        """The series at ``xs`` from ``records`` (one a point) of a release of ``n`` records."""
         for name in self.SERIES:
-            ys = ratio(records[name].to_numpy()[keep], getattr(whole, name))
+            ys = ratio(records[name].to_numpy(), getattr(whole, name))
             label = LABELS[name] + (f" (x = {x_label(x)})" if name == "m_score" else "")
             many = len(xs) > 200
             self.series[name] = self.plot_item.plot(
                 xs, ys, name=label, pen=pg.mkPen(COLORS[name], width=2), connect="finite",
                 symbol=None if many else "o", symbolSize=7, symbolBrush=COLORS[name], symbolPen=None)
-        self.ids = [str(i) for i in records["id"].iloc[keep].tolist()]  # only the drawn records' ids
+        self.ids = [str(i) for i in records["id"].tolist()]  # only the drawn records' ids
         if len(xs) <= 40:
             self.plot_item.getAxis("bottom").setTicks([[(int(x), i) for x, i in zip(xs, self.ids)]])
-        self.set_ranges(-0.5, len(order) - 0.5, highest(self.series.values()))
+        self.set_ranges(-0.5, n - 0.5, highest(self.series.values()))
 
     def point_count(self) -> int:
         item = self.series.get("tkl")
@@ -139,16 +155,28 @@ class GrowthChart(ScoreChart):
         self.set_title("Score growth as records are added")
         if records is None or whole is None or not len(records):
             return
-        grown = self.cumulative(records, x)
         keep = decimate(len(records))
-        xs = (keep + 1).astype(np.float64)
+        grown = {name: values[keep] for name, values in self.cumulative(records, x).items()}
+        self.set_running(keep, grown, len(records), whole, x)
+
+    def set_running(self, positions: np.ndarray, grown: dict, n: int, whole: ScoreSet | None, x: float) -> None:
+        """The chart from the scores of the first p+1 records at each ``positions`` p
+        (``grown``: score → values) of a release of ``n`` records."""
+        self.clear_chart()
+        self.series = {}
+        self.plot_item.setLabel("left", "Score so far / source table score")
+        self.plot_item.setLabel("bottom", "Records published (in published order)")
+        self.set_title("Score growth as records are added")
+        if whole is None or not n:
+            return
+        xs = (np.asarray(positions) + 1).astype(np.float64)
         for name in self.SERIES:
-            ys = ratio(grown[name][keep], getattr(whole, name))
+            ys = ratio(grown[name], getattr(whole, name))
             label = LABELS[name] + (f" (x = {x_label(x)})" if name == "m_score" else "")
             self.series[name] = self.plot_item.plot(
                 xs, ys, name=label, pen=pg.mkPen(COLORS[name], width=2), connect="finite",
                 symbol=None if len(xs) > 200 else "o", symbolSize=6, symbolBrush=COLORS[name], symbolPen=None)
-        self.set_ranges(0.5, len(records) + 0.5, highest(self.series.values()))
+        self.set_ranges(0.5, n + 0.5, highest(self.series.values()))
 
     def point_count(self) -> int:
         item = self.series.get("tkl")

@@ -13,10 +13,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplit
                                QTabWidget, QVBoxLayout, QWidget)
 
 from tklscore.core.numbers import count, number, percent
+from tklscore.core.report.charts import PER_RECORD_KEYS
 from tklscore.core.report.sections.scores import normalised
 from tklscore.core.scoring.scores import ScoreReport
 from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL, GrowthChart, PerRecordChart, ReleasesChart, \
     per_record_order
+from tklscore.gui.charts import decimate
 from tklscore.gui.tasks import SIDE
 
 SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
@@ -110,7 +112,7 @@ class ChartsPanel(QTabWidget):
         if self.sorting is not None and self.draw_per_record not in steps:
             steps.insert(0, self.draw_per_record)
         for step in steps:
-            if step == self.draw_per_record:
+            if step in (self.draw_per_record, self.draw_growth):
                 step(background=False)
             else:
                 step()
@@ -133,6 +135,9 @@ class ChartsPanel(QTabWidget):
             self.sorting = None
         if report is None:
             return
+        if report.stored is not None:
+            self._draw_stored(chart, report, background)
+            return
         if not background or len(report.records) <= SORT_IN_BACKGROUND:
             chart.set_data(report.records, report.source_scores, report.x)
             return
@@ -154,10 +159,52 @@ class ChartsPanel(QTabWidget):
             "Sorting the records for the chart", lambda control: per_record_order(report.records, kind), done,
             failed, owner=self, lane=SIDE)
 
-    def draw_growth(self) -> None:
+    def _draw_stored(self, chart, report: ScoreReport, background: bool) -> None:
+        """The per-record chart of a release whose records are on disk: its records at evenly
+        spaced ranks of the chart's order, found by a query over the file (off the UI thread)."""
+        kind, store, n = chart.order, report.stored, report.published_rows
+
+        def read(_control=None):
+            return store.at_ranks(PER_RECORD_KEYS[kind], decimate(n), ["id", "tkl", "m_score", "l_severity"])
+
+        def done(points) -> None:
+            if task is not None and task is self.sorting:
+                self.sorting = None
+            if self.report is report and chart.order == kind:
+                chart.set_ranked(points, n, report.source_scores, report.x)
+
+        def failed(message: str) -> None:
+            if task is self.sorting:
+                self.sorting = None
+            self.workbench.failed.emit(message)
+
+        task = None
+        if not background:
+            done(read())
+            return
+        task = self.sorting = self.workbench.runner.start("Sorting the records for the chart", read, done, failed,
+                                                          owner=self, lane=SIDE)
+
+    def draw_growth(self, background: bool = True) -> None:
+        """The growth chart; records on disk are added up off the UI thread (``background``)."""
         report = self.report
-        if report is not None:
+        if report is None:
+            return
+        if report.stored is None:
             self.growth_chart.set_data(report.records, report.source_scores, report.x)
+            return
+        store, n, positions = report.stored, report.published_rows, decimate(report.published_rows)
+
+        def done(grown) -> None:
+            if self.report is report:
+                self.growth_chart.set_running(positions, grown, n, report.source_scores, report.x)
+
+        if not background:   # a chart about to be exported
+            done(store.cumulative_at(positions, report.x))
+            return
+        self.workbench.runner.start("Adding up the records for the growth chart",
+                                    lambda control: store.cumulative_at(positions, report.x), done,
+                                    self.workbench.failed.emit, owner=self, lane=SIDE)
 
     def draw_releases(self) -> None:
         self.releases_chart.set_data({name: r.normalized_source for name, r in self.workbench.reports.items()},

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
 
-from tklscore.core.scoring.scores import RISKIEST_SHARE, ScoreReport, riskiest_mask
+from tklscore.core.scoring.scores import RISKIEST_SHARE, ScoreReport, riskiest_count, riskiest_mask
 from tklscore.gui.guard import run_guarded
 from tklscore.core.report import REPORT_FORMATS, complete_risk
 from tklscore.gui.report import prepare_report, report_input
@@ -58,7 +58,7 @@ class ScoresView(QWidget):
             setattr(self, name, getattr(self.choices, name))
         for name in ("summary", "info_label"):
             setattr(self, name, getattr(self.summary_panel, name))
-        for name in ("records_model", "records_view", "explain_browser", "select_record"):
+        for name in ("records_model", "paged_model", "records_view", "explain_browser", "select_record"):
             setattr(self, name, getattr(self.records, name))
         for name in ("per_record_chart", "releases_chart", "growth_chart", "order_combo", "comparison", "charts",
                      "current_chart", "comparison_rows"):
@@ -91,8 +91,9 @@ class ScoresView(QWidget):
         self._report = report
         self._riskiest = None if report is None else report.riskiest()
         x = self.workbench.project.x if report is None else report.x
-        self.summary_panel.show_report(report, x, 0 if report is None else int(self._riskiest.sum()),
-                                       self.workbench.weights_problem)
+        riskiest = (0 if report is None else riskiest_count(report.published_rows) if report.stored is not None
+                    else int(self._riskiest.sum()))
+        self.summary_panel.show_report(report, x, riskiest, self.workbench.weights_problem)
         self.charts_panel.show_report(report, self.workbench.project.x)
         self.records.show_report(report, self._riskiest)
         self._charts.request()

@@ -12,7 +12,7 @@ from tklscore.core.report.html import chart, esc, table
 from tklscore.core.report.model import (CHART_GROWTH, CHART_PER_RECORD, CHART_RELEASES, MAX_REPORT_ROWS, ReportInput,
                                         Section)
 from tklscore.core.scoring.meaning import BANDS_NOTE, MEANINGS, verdict
-from tklscore.core.scoring.scores import SCORE_NAMES, ScoreReport, score_label, x_text
+from tklscore.core.scoring.scores import RECORD_COLUMNS, SCORE_NAMES, ScoreReport, score_label, x_text
 from tklscore.core.scoring.weights_source import MODEL
 
 
@@ -142,13 +142,17 @@ def records_section(data: ReportInput) -> Iterable[Section]:
     report = data.report
     if report is None:
         return
-    records = report.records.sort_values("tkl", ascending=False, kind="stable")
-    shown = records.head(MAX_REPORT_ROWS)
+    if report.stored is not None:   # records on disk: the riskiest read by a query, never all of them
+        records_count = report.published_rows
+        shown = report.stored.top(MAX_REPORT_ROWS)[list(RECORD_COLUMNS)]
+    else:
+        records = report.records.sort_values("tkl", ascending=False, kind="stable")
+        records_count, shown = len(records), records.head(MAX_REPORT_ROWS)
     body = ("<p>k: records in the source that share the record's quasi-identifiers; l: distinct sensitive "
             "values among them; t: how far their sensitive values stand out from the whole table; W: the "
             "record's weight; RS: its record scores.</p>")
-    if len(records) > len(shown):
-        body += (f"<p>The {count(len(shown))} riskiest of {count(len(records))} records; the CSV export holds all "
+    if records_count > len(shown):
+        body += (f"<p>The {count(len(shown))} riskiest of {count(records_count)} records; the CSV export holds all "
                  f"of them.</p>")
     body += table(["id", "k", "l", "t", "W", "RS tkl", "RS M", "RS L"],
                   [[str(r[0]), count(r[1]), count(r[2])] + [score(v) for v in r[3:]]

@@ -1,0 +1,102 @@
+"""Suggested releases out of core (issue 23 §1): ``tklscore suggest --engine duckdb`` over the
+source's finest aggregate, against the in-memory ``tklscore suggest`` in the same run.
+
+    .venv/bin/python benchmarks/bench_suggest_engine.py [--rows 20000000] [--memory-rows 1000000]
+                                                        [--memory-limit 2GB] [--k 5] [--dir DIR]
+
+Writes (chunk by chunk, ``_common.write_typed_source``) seeded Parquet sources of
+``--memory-rows`` and ``--rows`` rows — QIs age, workclass, occupation, education with the
+hierarchies of ``bench_release.py`` (a lattice of 162 nodes), SAs disease, medication,
+diagnosis and the continuous amount — and runs, each in a process of its own (its peak RSS
+its own):
+
+1. the peer: ``tklscore suggest`` in memory on ``--memory-rows`` rows;
+2. ``tklscore suggest --engine duckdb --memory-limit LIMIT`` on the same rows, twice: the
+   first reads the file into the aggregate and caches it, the second reuses it; the fronts
+   must equal the peer's (levels and numbers to 1e-12);
+3. the same on ``--rows`` rows (target: ≤ 5 minutes for 20M rows under a 2 GB limit).
+
+Every figure: wall and CPU time, peak RSS and the load average (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (CONTINUOUS_SA, QI, SA, load_average, machine, megabytes, run_measured,  # noqa: E402
+                     tklscore_command, verdict, work_folder, write_typed_source)
+from bench_release_engine import hierarchy_files  # noqa: E402
+
+TARGET_SECONDS = 300.0     # 20M rows
+
+
+def same_front(a: dict, b: dict) -> bool:
+    if [c["levels"] for c in a["front"]] != [c["levels"] for c in b["front"]]:
+        return False
+    for x, y in zip(a["front"], b["front"]):
+        for key in ("tkl_normalized", "utility_loss", "t", "suppressed_share"):
+            if not math.isclose(x[key], y[key], rel_tol=1e-12, abs_tol=1e-12):
+                return False
+        if (x["k"], x["l"]) != (y["k"], y["l"]):
+            return False
+    return a["lattice_size"] == b["lattice_size"] and a["evaluated"] == b["evaluated"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=20_000_000)
+    parser.add_argument("--memory-rows", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--memory-limit", default="2GB")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--suppression", type=float, default=0.02)
+    parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+    args = parser.parse_args(argv)
+    ok = True
+    with work_folder(args.dir) as folder:
+        os.environ["TKLSCORE_CACHE_DIR"] = str(folder / "aggregate-cache")    # the children's cache
+        print(f"{machine()}; memory limit {args.memory_limit}; k ≥ {args.k}, suppression ≤ {args.suppression:.0%}")
+        inputs = {}
+        for n in sorted({args.memory_rows, args.rows}):
+            (folder / str(n)).mkdir(exist_ok=True)
+            inputs[n] = write_typed_source(folder / str(n), n, args.seed)
+            print(f"{n:,} rows: source {megabytes(inputs[n]['source'])} MB Parquet")
+        hierarchies = hierarchy_files(folder)
+
+        def command(n: int, *engine: str) -> list[str]:
+            return tklscore_command("suggest", inputs[n]["source"], "--id-column", "id", "--qi", ",".join(QI),
+                                    "--sa", ",".join(SA), "--continuous", CONTINUOUS_SA, "--weights",
+                                    inputs[n]["weights"], *hierarchies, "--k", args.k, "--suppression-limit",
+                                    args.suppression, "--format", "json", *engine)
+
+        peer = run_measured(command(args.memory_rows))
+        expected = json.loads(peer.out)
+        print(f"1. in memory, {args.memory_rows:,} rows: {peer.wall:.1f} s wall, CPU {peer.cpu:.1f} s, peak RSS "
+              f"{peer.rss_mb:.0f} MB; lattice {expected['lattice_size']}, {expected['evaluated']} evaluated, front "
+              f"{len(expected['front'])} (load {load_average():.1f})")
+        for n in sorted(inputs):
+            for which in ("first", "second"):
+                run = run_measured(command(n, "--engine", "duckdb", "--memory-limit", args.memory_limit))
+                found = json.loads(run.out)
+                reused = "reused from the cache" in run.err
+                line = (f"2. --engine duckdb, {n:,} rows, {which} ({'aggregate reused' if reused else 'file read'}):"
+                        f" {run.wall:.1f} s wall, CPU {run.cpu:.1f} s, peak RSS {run.rss_mb:.0f} MB; "
+                        f"{found['evaluated']} evaluated, front {len(found['front'])}")
+                if n == args.memory_rows:
+                    same = same_front(found, expected)
+                    ok &= same
+                    line += f"; the in-memory front: {verdict(same)}"
+                if n >= 20_000_000:
+                    line += f"; target ≤ {TARGET_SECONDS:.0f} s: {verdict(run.wall <= TARGET_SECONDS)}"
+                print(line + f" (load {load_average():.1f})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+"""A release design evaluated out of core (DuckDB) gives ReleaseDesigner.evaluate's numbers
+and rows: random tables and designs (hypothesis: levels of QIs and SAs, removed columns,
+suppression within a budget, row selections), the class order behind suppression's tie
+rule, the thesis oracles, a Parquet source; and what it refuses."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+
+from tklscore.core import InputError, Roles, Weights, load_table, load_weights
+from tklscore.core.engines import open_backend
+from tklscore.core.engines.design import EngineDesigner
+from tklscore.core.release.designer import ReleaseDesigner
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.release.transform import ReleaseDesign
+from tklscore.core.tables.codes import group_ids, group_ids_of_groups
+
+import duckdb  # noqa: E402,F401  (a hard dependency: its tests fail, never skip, without it)
+
+TOLERANCE = 1e-12
+QI = ["Job", "City", "Gender"]
+SA = ["Disease", "Medication", "Age", "Initial Diagnosis"]
+ROLES = Roles(qi=QI, sa=SA, continuous=["Age"], identifier="id")
+
+
+def assert_same(engine, memory, path=""):
+    """Equal JSON trees; numbers to 1e-12."""
+    if isinstance(memory, dict):
+        assert isinstance(engine, dict) and set(engine) == set(memory), (path, set(engine) ^ set(memory))
+        for key in memory:
+            assert_same(engine[key], memory[key], f"{path}.{key}")
+    elif isinstance(memory, (list, tuple)):
+        assert len(engine) == len(memory), path
+        for i, (a, b) in enumerate(zip(engine, memory)):
+            assert_same(a, b, f"{path}[{i}]")
+    elif isinstance(memory, float) and not isinstance(memory, bool):
+        if math.isnan(memory):
+            assert engine is not None and math.isnan(engine), path
+        else:
+            assert engine == pytest.approx(memory, rel=TOLERANCE, abs=TOLERANCE), path
+    else:
+        assert engine == memory, path
+
+
+def compare(engine_result, memory_result, designer):
+    a, b = engine_result.to_json_dict(), memory_result.to_json_dict()
+    a.pop("notes"), b.pop("notes")
+    assert_same(a, b)
+    ids = designer.published_ids()
+    memory_ids = memory_result.transformed.source.frame[ROLES_ID].iloc[memory_result.transformed.published].tolist() \
+        if ROLES_ID in memory_result.transformed.source.columns else \
+        [str(p) for p in memory_result.transformed.published]
+    assert ids == memory_ids
+
+
+ROLES_ID = "id"
+
+
+# ------------------------------------------------------------------ the class order behind the tie rule
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_groups_numbered_as_group_ids_numbers_rows(data):
+    n = data.draw(st.integers(1, 60))
+    columns = []
+    for _ in range(data.draw(st.integers(1, 4))):
+        cardinality = data.draw(st.sampled_from([1, 2, 3, 50, 300, 5000]))
+        codes = np.array(data.draw(st.lists(st.integers(0, cardinality - 1), min_size=n, max_size=n)))
+        columns.append((codes, cardinality))
+    ids, count = group_ids(columns, n)
+    key = np.stack([c for c, _ in columns], axis=1)
+    groups, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    ours = group_ids_of_groups([(groups[:, j], card) for j, (_, card) in enumerate(columns)], first, n)
+    np.testing.assert_array_equal(ours[inverse.reshape(-1)], ids)
+    assert len(set(ours)) == count
+
+
+# ------------------------------------------------------------------ random tables and designs
+
+@st.composite
+def designs(draw):
+    n = draw(st.integers(1, 40))
+    n_qi = draw(st.integers(1, 3))
+    columns = {"id": [f"r{i}" for i in range(n)]}
+    hierarchies = {}
+    for j in range(n_qi):
+        values = [f"v{j}{x}" for x in range(draw(st.integers(1, 6)))]
+        columns[f"q{j}"] = draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
+        if draw(st.booleans()):
+            groups = {}
+            for v in values:
+                groups.setdefault(f"G{draw(st.integers(0, 2))}", []).append(v)
+            hierarchies[f"q{j}"] = Hierarchy.groups(f"q{j}", [groups])
+    columns["age"] = [str(x) for x in draw(st.lists(st.sampled_from([3, 7, 12, 15, 28, 41.5]), min_size=n,
+                                                     max_size=n))]
+    columns["disease"] = draw(st.lists(st.sampled_from(["flu", "hiv", "cold", ""]), min_size=n, max_size=n))
+    columns["note"] = draw(st.lists(st.sampled_from(["a", "b,c", 'say "x"', ""]), min_size=n, max_size=n))
+    columns["amount"] = [str(x) for x in draw(st.lists(st.sampled_from([0, 1.5, 2, 10, 1e6 / 3, -4]), min_size=n,
+                                                        max_size=n))]
+    if draw(st.booleans()):
+        hierarchies["age"] = Hierarchy.intervals("age", [10, 20])
+    if draw(st.booleans()):
+        hierarchies["disease"] = Hierarchy.groups("disease", [{"infection": ["flu", "hiv", "cold"], "none": [""]}])
+    if draw(st.booleans()):
+        hierarchies["note"] = Hierarchy.masking("note")
+    levels = {c: draw(st.integers(0, 2 if c in ("age", "note") else 1)) for c in hierarchies}
+    removed = set(draw(st.lists(st.sampled_from([f"q{j}" for j in range(n_qi)] + ["age", "disease", "note"]),
+                                max_size=2)))
+    if {"age", "disease"} <= removed:
+        removed.discard("age")
+    below = draw(st.sampled_from([0, 2, 3, 4]))
+    limit = draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]))
+    selection = None
+    if draw(st.booleans()):
+        chosen = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+        selection = ReleaseDefinition("P", "ids", ids=tuple(f"r{i}" for i in chosen))
+    roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=["disease", "age"], continuous=["age"], identifier="id")
+    microaggregate = {c: draw(st.sampled_from(["mean", "median"]))
+                      for c in draw(st.lists(st.sampled_from(["amount", "age"]), max_size=2, unique=True))}
+    design = ReleaseDesign("d", levels, below, limit, removed, microaggregate, selection=selection)
+    return pd.DataFrame(columns), roles, hierarchies, design
+
+
+WEIGHTS = Weights([("disease", "flu", 0.1), ("disease", "hiv", 0.6), ("disease", "cold", 0.05),
+                   ("disease", "", 0.0), ("age", "[0,10)", 0.2), ("age", "[10,inf)", 0.35)])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(designs(), st.sampled_from([1.0, 3.0, math.inf]), st.booleans())
+def test_random_designs_evaluate_alike(case, x, parquet):
+    frame, roles, hierarchies, design = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / ("s.parquet" if parquet else "s.csv")
+        frame.to_parquet(path, index=False) if parquet else frame.to_csv(path, index=False)
+        try:
+            memory = ReleaseDesigner(load_table(path), roles, hierarchies).evaluate(design, WEIGHTS, x)
+        except InputError as error:
+            with open_backend("duckdb") as backend, pytest.raises(InputError) as refused:
+                EngineDesigner(backend, str(path), roles, hierarchies).evaluate(design, WEIGHTS, x)
+            assert str(refused.value) == str(error)
+            return
+        with open_backend("duckdb") as backend:
+            designer = EngineDesigner(backend, str(path), roles, hierarchies)
+            engine = designer.evaluate(design, WEIGHTS, x, preview=100)
+            compare(engine, memory, designer)
+            expected = memory.transformed.published_table()
+            pd.testing.assert_frame_equal(engine.preview.reset_index(drop=True), expected.reset_index(drop=True),
+                                          check_dtype=False)
+            out = Path(folder) / "release.csv"
+            designer.write_release(design, str(out))
+            assert out.read_text(encoding="utf-8") == expected.to_csv(index=False, lineterminator="\n")
+            designer.write_release(design, str(Path(folder) / "release.parquet"))
+            written = pd.read_parquet(Path(folder) / "release.parquet")
+            pd.testing.assert_frame_equal(written, expected, check_dtype=False)
+
+
+def test_suppression_budget_cuts_inside_a_size_as_in_memory(tmp_path):
+    """Eight classes of size 1 and four of size 2 (k < 3 for all), interleaved; a budget
+    that suppresses some classes of one size but not all keeps the in-memory choice."""
+    rows = []
+    for c in range(8):
+        rows.append((f"a{(c * 5) % 8}", f"b{c % 3}"))
+    for c in range(4):
+        rows += [(f"x{c}", "y")] * 2
+    rows += [("big", "z")] * 12
+    order = np.random.default_rng(3).permutation(len(rows))
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(len(rows))],
+                          "qa": [rows[i][0] for i in order], "qb": [rows[i][1] for i in order],
+                          "disease": ["flu", "hiv"] * (len(rows) // 2), "age": ["3"] * len(rows)})
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["qa", "qb"], sa=["disease", "age"], continuous=["age"], identifier="id")
+    memory_designer = ReleaseDesigner(load_table(path), roles)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles)
+        for limit in (3 / 32, 5 / 32, 10 / 32, 13 / 32):
+            design = ReleaseDesign("d", {}, 3, limit)
+            memory = memory_designer.evaluate(design, WEIGHTS)
+            assert 0 < len(memory.transformed.suppressed) < 16
+            compare(designer.evaluate(design, WEIGHTS), memory, designer)
+
+
+def test_thesis_oracles_out_of_core(data_dir):
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Age": Hierarchy.intervals("Age", [10, 20])}
+    memory_designer = ReleaseDesigner(load_table(source), ROLES, hierarchies)
+    with open_backend("duckdb", "256MB") as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        scenario = ReleaseDesign(selection=ReleaseDefinition("P", "ids", ids=("3", "4", "5", "6")))
+        result = designer.evaluate(scenario, weights)
+        assert result.report.scores.tkl == pytest.approx(4.98258, abs=5e-6)
+        assert result.report.normalized_source.tkl == pytest.approx(0.5686, abs=5e-5)
+        whole = designer.evaluate(ReleaseDesign(), weights)
+        assert whole.report.scores.tkl == pytest.approx(8.76302, abs=5e-6)
+        design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+        result = designer.evaluate(design, weights)
+        compare(result, memory_designer.evaluate(design, weights), designer)
+        assert result.utility.precision == pytest.approx(
+            memory_designer.evaluate(design, weights).utility.precision, rel=1e-12)
+        some = ReleaseDesign("d", {"City": 1}, 2, 0.5, selection=ReleaseDefinition(
+            "Some", "filter", expression="Gender == 'Female' or Age >= 60"))
+        result, memory = designer.evaluate(some, weights), memory_designer.evaluate(some, weights)
+        compare(result, memory, designer)
+        assert result.selected_rows == len(memory.transformed.selected) and 0 < result.selected_rows < 7
+
+
+def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, {"City": Hierarchy.masking("City")})
+        with pytest.raises(InputError, match="noise is drawn from numpy's seeded stream") as error:
+            designer.evaluate(ReleaseDesign(noise={"Age": 5.0}), weights)
+        assert error.value.column == "Age"
+        with pytest.raises(InputError, match="microaggregation of a quasi-identifier") as error:
+            designer.evaluate(ReleaseDesign(microaggregate={"Job": "mean"}), weights)
+        assert error.value.column == "Job"
+        with pytest.raises(InputError, match="microaggregation needs numbers, but the column holds text such as "
+                                             "'H1N1'") as error:
+            designer.evaluate(ReleaseDesign(microaggregate={"Disease": "median"}), weights)
+        assert error.value.column == "Disease" and error.value.row == 2
+        with pytest.raises(InputError, match="no hierarchy") as error:
+            designer.evaluate(ReleaseDesign(levels={"Job": 1}), weights)
+        assert error.value.column == "Job"
+        with pytest.raises(InputError, match="out of range"):
+            designer.evaluate(ReleaseDesign(levels={"City": 99}), weights)
+        with pytest.raises(InputError, match="not found"):
+            designer.evaluate(ReleaseDesign(removed=["Nope"]), weights)
+        with pytest.raises(InputError, match="every sensitive attribute is removed"):
+            designer.evaluate(ReleaseDesign(removed=SA), weights)
+        with pytest.raises(InputError, match="overwrite the source"):
+            designer.evaluate(ReleaseDesign(), weights)
+            designer.write_release(ReleaseDesign(), str(source))
+    with open_backend("duckdb") as backend, pytest.raises(InputError, match="at least one quasi-identifier"):
+        EngineDesigner(backend, str(source), Roles(qi=[], sa=["Disease"]))
+
+
+# ------------------------------------------------------------------ the command line
+
+def test_cli_release_engine_duckdb_prints_and_writes_what_memory_does(capsys, tmp_path, data_dir):
+    import json
+
+    from helpers import run_cli
+
+    argv = ["release", data_dir / "thesis_table_3_1.csv", "--id-column", "id", "--qi", ",".join(QI),
+            "--sa", ",".join(SA), "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+            "--groups", "City=Calgary,Edmonton->Alberta", "--keep-ungrouped", "--interval", "Age=10,20",
+            "--levels", "City=1,Age=1", "--suppress-below", "2", "--suppression-limit", "0.5", "--remove", "Gender"]
+    code, memory, err = run_cli(capsys, argv + ["--format", "json", "--output", tmp_path / "m.csv"])
+    assert code == 0, err
+    code, engine, err = run_cli(capsys, argv + ["--format", "json", "--engine", "duckdb", "--memory-limit", "1GB",
+                                                "--output", tmp_path / "e.csv"])
+    assert code == 0, err
+    assert_same(json.loads(engine), json.loads(memory))
+    assert (tmp_path / "e.csv").read_text() == (tmp_path / "m.csv").read_text()
+    code, table, err = run_cli(capsys, argv + ["--engine", "duckdb", "--output", tmp_path / "e.parquet"])
+    assert code == 0, err
+    assert "records published" in table and "tkl-Score" in table
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "e.parquet"),
+                                  pd.read_csv(tmp_path / "m.csv", dtype=str, keep_default_na=False))
+
+
+def test_cli_engine_refusals_exit_2_with_the_reason(capsys, tmp_path, data_dir):
+    from helpers import run_cli
+
+    base = [data_dir / "thesis_table_3_1.csv", "--qi", ",".join(QI), "--sa", "Disease",
+            "--weights", data_dir / "thesis_table_4_2_weights.csv"]
+    code, _, err = run_cli(capsys, ["suggest", *base, "--engine", "duckdb", "--k", "2", "--filter", "Job == 'Lawyer'"])
+    assert code == 2 and "a row selection needs the records" in err and "search in memory" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--noise", "Disease=5"])
+    assert code == 2 and "noise" in err and "--engine memory" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--memory-limit", "1GB"])
+    assert code == 2 and "--engine duckdb or spark" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--memory-limit", "lots"])
+    assert code == 2 and "not a size" in err
+    code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--output", tmp_path / "x.json"])
+    assert code == 2 and "choose .csv or .parquet" in err

@@ -1,0 +1,230 @@
+"""The source's finest aggregate, cached on disk (core/engines/finest.py; issue 23 §1): read
+once, reused by the next designer of the same file and roles, rebuilt — never used — when it
+no longer matches its file, and a full disk while writing it leaves the source and earlier
+outputs untouched and says what ran out. Every evaluation over it gives the in-memory
+designer's numbers."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tklscore.cli.main import main
+from tklscore.core import Roles, load_table, load_weights
+from tklscore.core.engines import open_backend
+from tklscore.core.engines.design import EngineDesigner
+from tklscore.core.engines.finest import Fingerprint, cache_folder
+from tklscore.core.files import atomic
+from tklscore.core.release.designer import ReleaseDesigner
+from tklscore.core.release.hierarchy import Hierarchy
+from tklscore.core.release.transform import ReleaseDesign
+from test_engine_design import assert_same
+
+ROLES = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Medication", "Age", "Initial Diagnosis"],
+              continuous=["Age"], identifier="id")
+HIERARCHIES = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+               "Age": Hierarchy.intervals("Age", [10, 20])}
+DESIGN = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+
+
+@pytest.fixture
+def source(tmp_path, data_dir):
+    path = tmp_path / "source.csv"
+    path.write_bytes((data_dir / "thesis_table_3_1.csv").read_bytes())
+    return path
+
+
+@pytest.fixture
+def weights(data_dir):
+    return load_weights(data_dir / "thesis_table_4_2_weights.csv")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TKLSCORE_CACHE_DIR", str(folder))
+    return folder
+
+
+def evaluate(path, weights, design=DESIGN, **options):
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES, **options)
+        result = designer.evaluate(design, weights, preview=20)
+        return designer.finest, result, designer.published_ids()
+
+
+def in_memory(path, weights, design=DESIGN):
+    return ReleaseDesigner(load_table(path), ROLES, HIERARCHIES).evaluate(design, weights)
+
+
+def same(result, memory):
+    a, b = result.to_json_dict(), memory.to_json_dict()
+    a.pop("notes"), b.pop("notes")
+    assert_same(a, b)
+
+
+def test_the_aggregate_is_built_once_and_reused(source, weights, cache):
+    first, result, ids = evaluate(source, weights)
+    assert not first.reused and first.path is not None and first.path.parent == cache
+    assert first.records == 7 and 0 < first.rows <= 7
+    assert sorted(p.name.split(".", 1)[1] for p in cache.iterdir()) == ["json", "parquet", "totals.json"]
+    totals = json.loads(next(cache.glob("*.totals.json")).read_text())    # the whole source's, per weights
+    assert [t["totals"]["n"] for t in totals.values()] == [7]
+    assert "computed and cached" in first.note
+    second, again, ids_again = evaluate(source, weights)
+    assert second.reused and second.path == first.path and "reused from the cache" in second.note
+    memory = in_memory(source, weights)
+    same(result, memory), same(again, memory)
+    assert ids == ids_again == [str(i) for i in memory.transformed.source.frame["id"].iloc[
+        memory.transformed.published]]
+    assert again.preview.equals(result.preview)
+
+
+def test_other_roles_or_reading_options_have_their_own_aggregate(source, weights, cache):
+    evaluate(source, weights)
+    with open_backend("duckdb") as backend:
+        roles = Roles(qi=["Job", "City"], sa=ROLES.sa, continuous=["Age"], identifier="id")
+        other = EngineDesigner(backend, str(source), roles, HIERARCHIES).finest
+    assert not other.reused and len(list(cache.glob("*.parquet"))) == 2
+
+
+@pytest.mark.parametrize("change", ["content", "same size and time", "appended"])
+def test_a_cache_that_no_longer_matches_its_file_is_rebuilt_never_used(source, weights, cache, change):
+    first, _, _ = evaluate(source, weights)
+    text = source.read_text(encoding="utf-8")
+    stat = source.stat()
+    if change == "appended":
+        source.write_text(text + "7,Lawyer,Calgary,Female,H1N1,Tamiflu,65,Flu\n", encoding="utf-8")
+    else:
+        changed = text.replace(",27,", ",72,", 1)
+        assert len(changed) == len(text)
+        source.write_text(changed, encoding="utf-8")
+        if change == "same size and time":    # the hash of the first block tells it
+            os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            assert source.stat().st_size == stat.st_size and source.stat().st_mtime_ns == stat.st_mtime_ns
+    second, result, _ = evaluate(source, weights)
+    assert not second.reused and "computed and cached" in second.note
+    same(result, in_memory(source, weights))
+    assert second.records == (8 if change == "appended" else 7) == first.records + (change == "appended")
+    # the stale aggregate is gone, the new one kept: one per (file, roles)
+    assert len(list(cache.glob("*.parquet"))) == 1 and len(list(cache.glob("*.totals.json"))) == 1
+    totals = json.loads(next(cache.glob("*.totals.json")).read_text())
+    assert [t["totals"]["n"] for t in totals.values()] == [second.records]
+    assert json.loads(next(p for p in cache.glob("*.json") if ".totals" not in p.name).read_text())[
+        "source"]["size"] == source.stat().st_size
+
+
+@pytest.mark.parametrize("damage", ["parquet garbage", "parquet missing", "record missing", "record of another file"])
+def test_a_damaged_cache_is_rebuilt(source, weights, cache, damage):
+    first, _, _ = evaluate(source, weights)
+    meta = first.path.with_suffix(".json")
+    assert meta.exists()
+    if damage == "parquet garbage":
+        first.path.write_bytes(b"PAR1 not parquet at all")
+    elif damage == "parquet missing":
+        first.path.unlink()
+    elif damage == "record missing":
+        meta.unlink()
+    else:
+        kept = json.loads(meta.read_text())
+        kept["records"] = 8
+        meta.write_text(json.dumps(kept))
+    second, result, _ = evaluate(source, weights)
+    assert not second.reused and "computed and cached" in second.note
+    same(result, in_memory(source, weights))
+    third, _, _ = evaluate(source, weights)
+    assert third.reused
+
+
+def test_a_full_disk_while_caching_says_what_ran_out_and_loses_nothing(source, weights, cache, tmp_path,
+                                                                       monkeypatch):
+    earlier = tmp_path / "release.csv"
+    earlier.write_text("an earlier output\n", encoding="utf-8")
+    before = source.read_bytes()
+
+    def full(*_args):
+        raise OSError(28, os.strerror(28))
+    monkeypatch.setattr(atomic, "_fsync", full)
+    finest, result, _ = evaluate(source, weights)
+    assert not finest.reused and finest.path is None
+    assert f"not cached: disk full in {cache} (no space left on the device)" in finest.note
+    assert "source and earlier outputs are untouched" in finest.note
+    same(result, in_memory(source, weights))
+    assert source.read_bytes() == before and earlier.read_text(encoding="utf-8") == "an earlier output\n"
+    assert [p for p in cache.iterdir() if not p.name.startswith(".")] == []
+    assert [p.name for p in cache.iterdir()] == []     # no temporary file left either
+    monkeypatch.undo()
+    monkeypatch.setenv("TKLSCORE_CACHE_DIR", str(cache))
+    again, _, _ = evaluate(source, weights)
+    assert not again.reused and again.path is not None
+
+
+def test_a_cache_folder_that_cannot_be_written_is_said(source, weights, tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("TKLSCORE_CACHE_DIR", str(blocked / "cache"))
+    finest, result, _ = evaluate(source, weights)
+    assert "not cached: cannot write in" in finest.note
+    same(result, in_memory(source, weights))
+
+
+def test_without_the_cache_nothing_is_written(source, weights, cache):
+    finest, result, _ = evaluate(source, weights, cache=False)
+    assert not cache.exists() and finest.path is None and "not cached" in finest.note
+    same(result, in_memory(source, weights))
+
+
+def test_designs_that_need_the_records_still_read_them(source, weights, cache):
+    from tklscore.core.release.selection import ReleaseDefinition
+
+    evaluate(source, weights)
+    some = ReleaseDesign("d", {"City": 1}, 2, 0.5, selection=ReleaseDefinition(
+        "Some", "filter", expression="Gender == 'Female' or Age >= 60"))
+    finest, result, ids = evaluate(source, weights, some)
+    assert finest.reused
+    memory = in_memory(source, weights, some)
+    same(result, memory)
+    assert ids == [str(i) for i in memory.transformed.source.frame["id"].iloc[memory.transformed.published]]
+
+
+def test_the_fingerprint_reads_only_the_ends(tmp_path):
+    big = tmp_path / "big.bin"
+    big.write_bytes(b"a" * (3 << 20))
+    first = Fingerprint.of(big)
+    with open(big, "r+b") as handle:     # the middle changes, size and time kept: not seen (documented)
+        handle.seek(3 << 19)
+        handle.write(b"b")
+    os.utime(big, ns=(first.mtime_ns, first.mtime_ns))
+    assert Fingerprint.of(big) == first
+    with open(big, "r+b") as handle:
+        handle.seek((3 << 20) - 1)
+        handle.write(b"b")
+    os.utime(big, ns=(first.mtime_ns, first.mtime_ns))
+    assert Fingerprint.of(big) != first
+
+
+def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("TKLSCORE_CACHE_DIR", str(tmp_path / "x"))
+    assert cache_folder() == tmp_path / "x"
+    monkeypatch.delenv("TKLSCORE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_folder() == tmp_path / "xdg" / "tklscore" / "aggregates"
+
+
+def test_the_cli_says_when_the_cache_is_reused(source, data_dir, cache, tmp_path, capsys):
+    hierarchy = tmp_path / "city.json"
+    hierarchy.write_text(json.dumps(HIERARCHIES["City"].to_dict()))
+    args = ["release", str(source), "--id-column", "id", "--qi", "Job,City,Gender",
+            "--sa", "Disease,Medication,Age,Initial Diagnosis", "--continuous", "Age",
+            "--weights", str(data_dir / "thesis_table_4_2_weights.csv"), "--hierarchy", f"City={hierarchy}",
+            "--levels", "City=1", "--engine", "duckdb", "--format", "json"]
+    assert main(args) == 0
+    first = capsys.readouterr()
+    assert "aggregate" not in first.err
+    assert main(args) == 0
+    second = capsys.readouterr()
+    assert "tklscore: note: aggregate of the source reused from the cache (" in second.err
+    assert " of 7 records; " in second.err
+    assert json.loads(second.out) == json.loads(first.out)

@@ -1,0 +1,507 @@
+"""The Spark back-end (local[2], one session for the module, bound to 127.0.0.1, no UI)
+gives the in-memory engine's numbers: the thesis oracles, random tables (hypothesis, a
+few: Spark is slow to start), a Parquet source with the records written by Spark; and
+its bad input (no PySpark, no Java, a master that is not a URL)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from helpers import run_cli
+from test_engine_filter import (assert_odd_names_are_identifiers, assert_quotes_select_as_in_memory,
+                                check_against_reference, engine_ids, memory_ids, sources, trees)
+from test_engines import QI, ROLES, SA, assert_same_report, tables
+from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
+from tklscore.core.engines import score_files
+from tklscore.core.engines import spark_engine
+from tklscore.core.engines.spark_engine import SparkBackend, check_master, require_spark, spark_session
+from tklscore.core.risk.registry import MEASURES
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session, _ = spark_session("local[2]", partitions=2)
+    # tiny tables: compiling whole-stage code and re-planning adaptively cost more than they save
+    session.conf.set("spark.sql.codegen.wholeStage", "false")
+    session.conf.set("spark.sql.adaptive.enabled", "false")
+    yield session
+    session.stop()
+
+
+def spark_score(session, *args, **kwargs):
+    with SparkBackend(session=session) as backend:
+        return score_files("spark", *args, backend=backend, **kwargs)
+
+
+def test_session_is_local_and_quiet(spark):
+    conf = spark.sparkContext.getConf()
+    assert spark.sparkContext.master == "local[2]"
+    assert conf.get("spark.driver.host") == "127.0.0.1" and conf.get("spark.driver.bindAddress") == "127.0.0.1"
+    assert conf.get("spark.ui.enabled") == "false"
+    # the JVM started with the local address and host name set: it resolves no name of the machine
+    utils = spark.sparkContext._jvm.org.apache.spark.util.Utils
+    assert utils.localHostName() == "localhost" and utils.localCanonicalHostName() == "localhost"
+    assert spark_engine.os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
+
+
+def test_thesis_oracles_on_spark(spark, data_dir):
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    table = load_table(source)
+    ids = ["3", "4", "5", "6"]
+    engine = spark_score(spark, str(source), ROLES, weights, rows=ids)
+    assert_same_report(engine, Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights))
+    # Scenario 1 by position: the published file's rows matched in the source without --id-column
+    by_position = Roles(qi=QI, sa=SA, continuous=["Age"])
+    scenario_1 = spark_score(spark, str(source), by_position, weights,
+                             published=str(data_dir / "thesis_table_3_6_published.csv"))
+    assert scenario_1.scores.tkl == pytest.approx(4.98258, abs=5e-6)
+    assert scenario_1.normalized_source.tkl == pytest.approx(0.5686, abs=5e-5)
+    assert scenario_1.records["id"].tolist() == ["3", "4", "5", "6"]
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(case=tables(), x=st.sampled_from([1.0, math.inf]))
+def test_random_tables_score_as_in_memory(spark, case, x):
+    frame, n_qi, n_sa, continuous, published = case
+    roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=[f"s{j}" for j in range(n_sa)], continuous=continuous,
+                  identifier="id")
+    entries = []
+    for j in range(n_sa):
+        if f"s{j}" in continuous:
+            entries += [(f"s{j}", "[0,2)", 0.125), (f"s{j}", "[2,inf)", 0.3)]
+        else:
+            entries += [(f"s{j}", v, w) for v, w in (("a", 0.1), ("b", 0.45), ("", 0.2), ("c", 0.05))]
+    weights = Weights(entries)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.csv"
+        frame.to_csv(path, index=False)
+        table = load_table(path)
+        ids = [f"r{i}" for i in published]
+        memory = Scorer(table, roles).score(locate_by_ids(table, ids, "id"), weights, x)
+        engine = spark_score(spark, str(path), roles, weights, rows=ids, x=x)
+    assert_same_report(engine, memory)
+
+
+def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.assign(id=frame["id"].astype("int64"), Age=frame["Age"].astype("int64")).to_parquet(
+        tmp_path / "s.parquet", index=False)
+    argv = ["score", tmp_path / "s.parquet", "--rows", "6,3,4", "--id-column", "id", "--qi", ",".join(QI),
+            "--sa", ",".join(SA), "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+            "--format", "json"]
+    code, memory, err = run_cli(capsys, argv)
+    assert code == 0, err
+    out = tmp_path / "records.parquet"
+    code, engine, err = run_cli(capsys, argv + ["--engine", "spark", "--output", out])
+    assert code == 0, err
+    expected, summary = json.loads(memory), json.loads(engine)
+    assert summary["records_file"] == str(out)
+    for key, value in expected["scores"].items():
+        assert summary["scores"][key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    written = pd.read_parquet(out)  # Spark's folder of part files, in published order
+    assert written["id"].tolist() == ["6", "3", "4"]
+    assert written["tkl"].tolist() == pytest.approx([r["tkl"] for r in expected["records"]], rel=1e-12)
+    assert spark.sparkContext._jsc is not None  # the CLI reused the test's session and left it running
+
+
+def test_cli_spark_reads_and_writes_uris(spark, capsys, tmp_path, data_dir):
+    """Paths go to Spark as URIs untouched (file:// here; hdfs:// and s3a:// take the same road)."""
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.to_parquet(tmp_path / "s.parquet", index=False)
+    common = ["--rows", "3,4,5,6", "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
+              "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv", "--format", "json"]
+    out = tmp_path / "records.parquet"
+    code, engine, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *common, "--engine", "spark",
+                                         "--output", out.as_uri()])
+    assert code == 0, err
+    summary = json.loads(engine)
+    assert summary["scores"]["tkl"] == pytest.approx(4.98258, abs=5e-6)
+    assert pd.read_parquet(out)["id"].tolist() == ["3", "4", "5", "6"]
+    missing = (tmp_path / "absent.parquet").as_uri()
+    code, _, err = run_cli(capsys, ["score", missing, *common, "--engine", "spark"])
+    assert code == 2 and "absent.parquet" in err and "not found" in err
+    code, _, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *common, "--engine", "spark",
+                                    "--output", (tmp_path / "summary.json").as_uri()])
+    assert code == 2 and "is a URI" in err and "local file" in err
+
+
+def test_cli_spark_output_folders_replace_only_ours(spark, capsys, tmp_path, data_dir):
+    """``--engine spark --output DIR`` never deletes a source nor a folder it did not write,
+    and replaces its own previous output whole (issue 19 §2)."""
+    from tklscore.core.files.atomic import FOLDER_MARKER
+
+    source = tmp_path / "source.parquet"            # a source that is a folder of part files
+    source.mkdir()
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    frame.to_parquet(source / "part-00000.parquet", index=False)
+    common = ["--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA), "--continuous", "Age",
+              "--weights", data_dir / "thesis_table_4_2_weights.csv", "--format", "json", "--engine", "spark"]
+    before = (source / "part-00000.parquet").read_bytes()
+    code, _, err = run_cli(capsys, ["score", source, "--rows", "3,4", *common, "--output", source])
+    assert code == 2 and f"{source}: is also an input" in err, err
+    assert sorted(p.name for p in source.iterdir()) == ["part-00000.parquet"]
+    assert (source / "part-00000.parquet").read_bytes() == before
+    theirs = tmp_path / "theirs.parquet"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("not Spark's")
+    code, _, err = run_cli(capsys, ["score", source, "--rows", "3,4", *common, "--output", theirs])
+    assert code == 2 and "is a folder that tkl-Score Workbench did not write (1 file(s) in it)" in err, err
+    assert [p.name for p in theirs.iterdir()] == ["notes.txt"]
+    ours = tmp_path / "records.parquet"
+    for rows in ("3,4", "5,6,0"):
+        code, _, err = run_cli(capsys, ["score", source, "--rows", rows, *common, "--output", ours])
+        assert code == 0, err
+        assert pd.read_parquet(ours)["id"].tolist() == rows.split(",")
+    assert (ours / FOLDER_MARKER).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.parquet", "source.parquet", "theirs.parquet"]
+    code, _, err = run_cli(capsys, ["release", source, "--qi", ",".join(QI), "--sa", ",".join(SA),
+                                    "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
+                                    "--engine", "spark", "--output", theirs])
+    assert code == 2 and "did not write" in err and [p.name for p in theirs.iterdir()] == ["notes.txt"]
+
+
+def test_spark_back_end_refuses_to_write_over_what_it_read(spark, tmp_path, data_dir):
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    source = tmp_path / "s.parquet"
+    frame.to_parquet(source, index=False)
+    with SparkBackend(session=spark) as backend:
+        backend.scan(str(source))
+        with pytest.raises(InputError, match="is also an input"):
+            backend.write_parquet("SELECT 1 AS a", str(source))
+    assert pd.read_parquet(source).equals(frame)
+
+
+def test_remote_output_folders_follow_the_same_rules(spark, tmp_path, data_dir, monkeypatch):
+    """hdfs:// and s3a:// outputs go through Hadoop's file system API; here file:// URIs take
+    that road (as a remote store would) on the local disk."""
+    from tklscore.core.files.atomic import FOLDER_MARKER
+
+    monkeypatch.setattr(spark_engine, "is_remote", lambda path: str(path).startswith("file:"))
+    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
+    source = tmp_path / "source.parquet"
+    source.mkdir()
+    frame.to_parquet(source / "part-0.parquet", index=False)
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "keep.txt").write_text("keep")
+    ours = tmp_path / "records.parquet"
+    with SparkBackend(session=spark) as backend:
+        backend.scan(source.as_uri())
+        with pytest.raises(InputError, match="is also an input"):
+            backend.write_parquet("SELECT 1 AS a", source.as_uri())
+        with pytest.raises(InputError, match="is a folder that tkl-Score Workbench did not write"):
+            backend.write_parquet("SELECT 1 AS a", theirs.as_uri())
+        for rows in (3, 5):
+            backend.write_parquet(f"SELECT id AS a FROM range({rows})", ours.as_uri())
+            assert len(pd.read_parquet(ours)) == rows and (ours / FOLDER_MARKER).is_file()
+    assert sorted(p.name for p in source.iterdir()) == ["part-0.parquet"]
+    assert [p.name for p in theirs.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.parquet", "source.parquet", "theirs"]
+
+
+# ------------------------------------------------------------------ bad input (no session needed)
+
+@pytest.mark.parametrize("url", ["localhost", "spark:/host:7077", "local[two]", "http://host:7077", ""])
+def test_master_that_is_not_a_url(url):
+    with pytest.raises(InputError, match="is not a Spark master URL; give local\\[N\\], spark://HOST:7077"):
+        check_master(url)
+
+
+@pytest.mark.parametrize("url", ["local", "local[2]", "local[*]", "spark://10.0.0.5:7077", "yarn",
+                                 "k8s://https://cluster:6443", "spark://a:7077,b:7077"])
+def test_master_urls(url):
+    assert check_master(url) == url
+
+
+def test_without_pyspark_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(InputError, match=r"--engine spark needs PySpark: pip install 'tklscore\[spark\]'"):
+        require_spark()
+
+
+def test_without_java_says_how_to_install_it(monkeypatch):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(spark_engine.shutil, "which", lambda name: None)
+    with pytest.raises(InputError, match="needs Java, and no 'java' was found: install a Java runtime .* "
+                                         "apt-get install default-jre-headless"):
+        require_spark()
+
+
+def test_cli_bad_master_and_misplaced_option(capsys, data_dir):
+    base = ["score", data_dir / "thesis_table_3_1.csv", "--rows", "0", "--id-column", "id", "--qi", "Job",
+            "--sa", "Disease", "--weights", data_dir / "thesis_table_4_2_weights.csv"]
+    code, _, err = run_cli(capsys, base + ["--engine", "spark", "--spark-master", "nowhere"])
+    assert code == 2 and "--spark-master 'nowhere' is not a Spark master URL" in err and "Traceback" not in err
+    code, _, err = run_cli(capsys, base + ["--engine", "duckdb", "--spark-master", "local[2]"])
+    assert code == 2 and "--spark-master applies to --engine spark" in err
+
+
+def test_measures_on_spark(spark, data_dir):
+    """``measures --engine spark``: the thesis table's privacy models and risks as in memory."""
+    from test_engine_measures import assert_same
+    from tklscore.core.engines.measures import measure_files
+    from tklscore.core.risk import measure_table
+
+    path = data_dir / "thesis_table_3_1.csv"
+    roles = Roles(qi=QI, sa=SA, continuous=["Age"], identifier="id")
+    table = load_table(path)
+    memory = measure_table(table, roles, population=table, sampling_fraction=0.5)
+    with SparkBackend(session=spark) as backend:
+        engine = measure_files("spark", str(path), roles, population=str(path), sampling_fraction=0.5,
+                               backend=backend)
+    assert engine.k == 1 and engine.models.t == pytest.approx(0.8571428571428571, abs=1e-15)
+    assert_same(engine.to_json_dict(), memory.to_json_dict())
+
+
+def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
+    """The design's SQL (core/engines/design.py) runs on Spark as on DuckDB: scores, measures,
+    utility and the published table written by Spark as the in-memory designer's."""
+    from test_engine_design import assert_same
+
+    from tklscore.core.engines.design import EngineDesigner
+    from tklscore.core.release.designer import ReleaseDesigner
+    from tklscore.core.release.hierarchy import Hierarchy
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.release.transform import ReleaseDesign
+
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Age": Hierarchy.intervals("Age", [10, 20])}
+    design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"],
+                           selection=ReleaseDefinition("P", "ids", ids=("0", "1", "2", "3", "4", "5")))
+    memory = ReleaseDesigner(load_table(source), ROLES, hierarchies).evaluate(design, weights)
+    with SparkBackend(session=spark) as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        engine = designer.evaluate(design, weights, preview=10)
+        a, b = engine.to_json_dict(), memory.to_json_dict()
+        a.pop("notes"), b.pop("notes")
+        assert_same(a, b)
+        designer.write_release(design, str(tmp_path / "release.parquet"))
+    written = pd.read_parquet(tmp_path / "release.parquet")
+    pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
+                                  check_dtype=False)
+    # without a selection the design and the suggestions roll up the aggregate (core/engines/finest.py),
+    # cached by Spark as a folder by the designer above and reused by the next ones
+    from tklscore.core.release.suggest import Constraints, suggest
+
+    whole = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+    in_memory = ReleaseDesigner(load_table(source), ROLES, hierarchies)
+    memory = in_memory.evaluate(whole, weights)
+    expected = suggest(in_memory, weights, Constraints(k=2, suppression_limit=0.3))
+    for _ in range(2):
+        with SparkBackend(session=spark) as backend:
+            designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+            assert designer.finest.reused and designer.finest.path.is_dir(), designer.finest.note
+            engine = designer.evaluate(whole, weights, preview=10)
+            a, b = engine.to_json_dict(), memory.to_json_dict()
+            a.pop("notes"), b.pop("notes")
+            assert_same(a, b)
+            assert designer.published_ids() == [str(i) for i in memory.transformed.published]
+            found = suggest(designer.lattice(), weights, Constraints(k=2, suppression_limit=0.3))
+            assert [c.levels for c in found.front] == [c.levels for c in expected.front]
+            for a, b in zip(found.front, expected.front):
+                assert_same(a.as_dict(), b.as_dict())
+
+
+def test_disclosure_risk_on_spark(spark, tmp_path):
+    """``disclosure-risk --engine spark``: Table 1 of Orooji & Knapp as in memory (the B2 oracle)."""
+    from disclosure_support import PARAMS, VALUE_WEIGHTS, table_1
+    from tklscore.core.engines.disclosure_risk import disclosure_files
+    from tklscore.core.risk.disclosure_risk import disclosure_risk
+    from tklscore.core.risk.lens import disclosure_histogram
+
+    path = tmp_path / "table_1.csv"
+    table_1().to_csv(path, index=False)
+    memory = disclosure_risk(table_1(), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250)
+    with SparkBackend(session=spark) as backend:
+        engine = disclosure_files("spark", str(path), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250,
+                                  backend=backend)
+    assert [round(float(d) / 100, 6) for d in engine.d] == [1.199909, 3.062323, 2.200833, 2.367966, 1.923946]
+    assert engine.d == pytest.approx(memory.d, rel=1e-12) and engine.l_sum == pytest.approx(memory.l_sum, rel=1e-12)
+    assert engine.above_threshold == 1
+    assert engine.histogram.counts.tolist() == disclosure_histogram(memory.d, 250).counts.tolist()
+
+
+def test_source_described_counted_and_filtered_on_spark(spark, data_dir):
+    """core/engines/source.py and the filter's SQL through Spark's scan, as with DuckDB."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    source = data_dir / "thesis_table_3_1.csv"
+    table = load_table(source)
+    roles = Roles(qi=["Job", "City", "Gender"], sa=["Disease", "Age", "Initial Diagnosis"], continuous=["Age"],
+                  identifier="id")
+    expression = "Age >= 30 and `Initial Diagnosis` != 'Flu' or City in ['Calgary']"
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(source, backend=backend, preview_rows=3)
+        values = column_values(source, "City", backend=backend)
+        backend.open_source(str(source), roles)
+        backend.open_published_filter(expression, roles)
+        ids = backend.fetch("SELECT id FROM published ORDER BY pos")["id"].tolist()
+    assert summary.rows == 7 and summary.columns == table.columns
+    assert summary.preview.values.tolist() == table.frame.iloc[:3].values.tolist()
+    codes = table.codes("City")
+    assert values["value"].tolist() == list(codes.uniques) == ["Calgary", "Edmonton"]
+    assert values["count"].tolist() == [3, 4]
+    from tklscore.core.release.selection import filter_positions
+
+    assert ids == table.text("id").iloc[filter_positions(table, roles, expression)].tolist() == ["0", "1", "2", "3", "4"]
+
+
+@pytest.fixture(scope="module")
+def measured_on_spark(spark, tmp_path_factory):
+    """Two of the registry's cases (test_engine_measures.py) measured in memory and on Spark."""
+    from test_engine_measures import registry_cases
+    from tklscore.core.engines.measures import measure_files
+    from tklscore.core.risk import measure_table
+
+    out = []
+    for name, path, roles, memory_options, engine_options in registry_cases(tmp_path_factory.mktemp("spark"))[:2]:
+        memory = measure_table(load_table(path), roles, **memory_options)
+        with SparkBackend(session=spark) as backend:
+            engine = measure_files("spark", str(path), roles, backend=backend, **engine_options)
+        out.append((name, memory, engine))
+    return out
+
+
+@pytest.mark.parametrize("key", [m.key for m in MEASURES if m.key != "records"])   # records: kept by the engine
+def test_every_registered_measure_is_the_same_on_spark(measured_on_spark, key):
+    from test_engine_measures import assert_same
+
+    for name, memory, engine in measured_on_spark:
+        assert_same(engine.value(key), memory.value(key), f"{name}: {key}")
+
+
+# ---------------------------------------------------------------------------- filters on Spark
+
+def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
+    """Values reach Spark as parameters: Spark's backslash escapes never apply
+    (``Job in ['x\\', ')) OR 1=1 --']`` selects those two records, ``a\\b`` its own)."""
+
+    with SparkBackend(session=spark) as backend:
+        assert_quotes_select_as_in_memory(backend, tmp_path)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_filters_on_spark_select_what_the_reference_selects(spark, data):
+    """A few random filters (Spark is slow): the reference = memory = DuckDB = Spark."""
+    from tklscore.core.engines.duckdb_engine import DuckDBBackend
+
+    frame, tree = data.draw(sources()), data.draw(trees)
+    with tempfile.TemporaryDirectory() as folder, SparkBackend(session=spark) as on_spark, \
+            DuckDBBackend() as on_duckdb:
+        check_against_reference(frame, tree, Path(folder) / "source.csv", [on_duckdb, on_spark])
+
+
+def test_filter_numbers_of_typed_parquet_on_spark(spark, tmp_path):
+    """Spark writes floats as 1.0E20, not as the loader does: their numbers compare, their text is refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tklscore.core.release.filters import FilterError
+
+    path = tmp_path / "typed.parquet"
+    pq.write_table(pa.table({"f": pa.array([0.5, None, 1e20, float("nan")]), "k": pa.array([1, 2, 3, 10])}), path)
+    roles = Roles(qi=["k"], sa=["f"])
+    with SparkBackend(session=spark) as backend:
+        for expression in ("f > 1", "f != 0.5", "k >= 3 or f == 0.5", "k == '10'"):
+            assert engine_ids(backend, path, roles, expression) == memory_ids(path, roles, expression), expression
+        with pytest.raises(FilterError, match="'f' holds floating-point numbers that this engine does not write "
+                                              "as the loader does"):
+            engine_ids(backend, path, roles, "f == '1e+20'")
+
+
+def test_filter_column_names_are_quoted_identifiers_on_spark(spark, tmp_path):
+    """Quotes, a backslash and a backtick in column names: Spark's scan and the filter quote them."""
+
+    with SparkBackend(session=spark) as backend:
+        assert_odd_names_are_identifiers(backend, tmp_path)
+
+
+def test_spaces_around_values_stripped_on_spark_as_in_memory(spark, tmp_path):
+    """core/tables/spaces.py on Spark: a ', '-separated file reads as the loader reads it,
+    the spaces kept with keep_spaces, and where they were is said alike."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    path = tmp_path / "spaced.csv"
+    path.write_text("age, sex, salary\n39, Male, <=50K\n50, Female, >50K\n38, Male, <=50K\n", encoding="utf-8")
+    table = load_table(path)
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(path, backend=backend)
+        values = column_values(path, "sex", backend=backend)
+        kept = column_values(path, "sex", backend=backend, keep_spaces=True)
+    assert summary.preview.values.tolist() == table.frame.values.tolist()
+    assert summary.spaces_stripped == table.spaces_stripped
+    assert summary.spaces_stripped.columns == ("sex", "salary")
+    assert values["value"].tolist() == ["Male", "Female"] and values["count"].tolist() == [2, 1]
+    assert kept["value"].tolist() == [" Male", " Female"]
+
+
+def test_spark_names_a_line_that_is_not_utf8_past_the_sample(spark, tmp_path):
+    """Spark's scan checks every line of a local CSV first (Spark would read 'Montr\ufffdal')."""
+    path = tmp_path / "late.csv"
+    rows = "".join(f"{i},Edmonton\n" for i in range(40_000))
+    path.write_bytes(("id,City\n" + rows).encode("utf-8") + "40000,Montréal\n".encode("cp1252"))
+    with SparkBackend(session=spark) as backend, \
+            pytest.raises(InputError, match=r"late.csv, row 40002: the line is not UTF-8"):
+        backend.scan(str(path))
+
+
+def test_records_kept_on_disk_by_spark_page_as_in_memory(spark, data_dir):
+    """A release scored with ``stream``: Spark writes its records as part files into the
+    store's folder; pages, the top-N and every record equal memory's."""
+    from tklscore.core.engines.record_store import POSITION
+    from tklscore.core.engines.scoring import score_in_engine
+
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    table = load_table(source)
+    ids = ["6", "1", "3", "4", "0"]
+    memory = Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights)
+    with SparkBackend(session=spark) as backend:
+        backend.open_source(str(source), ROLES)
+        backend.open_published_ids(ids)
+        report = score_in_engine(backend, ROLES, weights, stream=True)
+    store = report.stored
+    try:
+        assert report.records.empty and store.path.is_dir() and len(store) == 5
+        everything = store.read_all()
+        report.records = everything
+        assert_same_report(report, memory)
+        assert store.page(2, 2)[POSITION].tolist() == [2, 3]
+        assert store.page(2, 2)["id"].tolist() == ["3", "4"]
+        top = store.top(2)
+        assert top["id"].tolist() == memory.records.sort_values("tkl", ascending=False, kind="stable")["id"][:2].tolist()
+    finally:
+        store.close()
+
+
+def test_spark_detects_the_delimiter_as_the_loader_does(spark, data_dir):
+    """Adult as the ARX project ships it is ';'-separated: Spark reads it without
+    --delimiter, as memory and DuckDB do (Spark's reader alone would take ',')."""
+    from tklscore.core.engines.source import column_values, describe_source
+
+    path = data_dir / "adult" / "adult_subset.csv"
+    table = load_table(path)
+    with SparkBackend(session=spark) as backend:
+        summary = describe_source(path, backend=backend, preview_rows=5)
+        values = column_values(path, "sex", backend=backend)
+        scan = backend.scan(str(path))    # the back-end itself, given no delimiter
+    assert scan.columns == table.columns
+    assert summary.columns == table.columns and len(table.columns) == 9
+    assert summary.rows == len(table.frame)
+    assert summary.preview.values.tolist() == table.frame.iloc[:5].values.tolist()
+    codes = table.codes("sex")
+    assert sorted(values["value"].tolist()) == sorted(codes.uniques)

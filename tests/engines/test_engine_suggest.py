@@ -1,0 +1,144 @@
+"""Suggested releases out of core (core/engines/lattice.py; issue 23 §1): the lattice nodes
+rolled up from the source's finest aggregate give the in-memory search's front — the same
+releases with the same numbers — on random tables (hypothesis) and on Adult, from the core,
+the command line and with a cached aggregate."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from paths import DATA
+
+from tklscore.core import InputError, Roles, Weights, load_table
+from tklscore.core.engines import open_backend
+from tklscore.core.engines.design import EngineDesigner
+from tklscore.core.release.designer import ReleaseDesigner
+from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.release.suggest import Constraints, suggest
+from tklscore.core.release.transform import ReleaseDesign
+
+ADULT = DATA / "adult"
+ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
+TOLERANCE = 1e-12
+
+
+def same_number(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=TOLERANCE, abs=TOLERANCE)
+
+
+def assert_same_suggestions(engine, memory):
+    assert (engine.lattice_size, engine.evaluated, engine.met, engine.message) == \
+           (memory.lattice_size, memory.evaluated, memory.met, memory.message)
+    assert [c.levels for c in engine.front] == [c.levels for c in memory.front]
+    for a, b in zip(engine.front, memory.front):
+        assert (a.k, a.l) == (b.k, b.l), a.levels
+        for field in ("tkl_normalized", "utility_loss", "t", "suppressed_share", "shortfall"):
+            assert same_number(getattr(a, field), getattr(b, field)), (a.levels, field, a, b)
+    assert [c.levels for c in engine.all_evaluated] == [c.levels for c in memory.all_evaluated]
+    for a, b in zip(engine.all_evaluated, memory.all_evaluated):
+        assert (a.k, a.l) == (b.k, b.l) and same_number(a.suppressed_share, b.suppressed_share), a.levels
+        assert same_number(a.utility_loss, b.utility_loss) and same_number(a.tkl_normalized, b.tkl_normalized)
+
+
+def suggest_both(path, roles, hierarchies, weights, constraints, base=None, **reading):
+    memory = suggest(ReleaseDesigner(load_table(path, **reading), roles, hierarchies), weights, constraints, base)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles, hierarchies, delimiter=reading.get("delimiter"))
+        engine = suggest(designer.lattice(), weights, constraints, base)
+    return engine, memory
+
+
+@st.composite
+def tables(draw):
+    n = draw(st.integers(4, 40))
+    frame = pd.DataFrame({
+        "a": [str(draw(st.integers(0, 9))) for _ in range(n)],
+        "b": [draw(st.sampled_from(["x", "y", "z", "w"])) for _ in range(n)],
+        "c": [draw(st.sampled_from(["u", "v"])) for _ in range(n)],
+        "s": [draw(st.sampled_from(["p", "q", "r"])) for _ in range(n)],
+        "m": [draw(st.sampled_from(["1", "2.5", "4", "10"])) for _ in range(n)],
+    })
+    hierarchies = {"a": Hierarchy.intervals("a", [2, 4]),
+                   "b": Hierarchy.groups("b", [{"xy": ["x", "y"], "zw": ["z", "w"]}])}
+    sa = draw(st.sampled_from([["s"], ["s", "m"], ["m"]]))
+    roles = Roles(qi=["a", "b", "c"], sa=sa, continuous=[c for c in sa if c == "m"])
+    weights = Weights([("s", "p", 0.2), ("s", "q", 0.5), ("s", "r", 0.9), ("m", "1", 0.1), ("m", "2.5", 0.3),
+                       ("m", "4", 0.6), ("m", "10", 0.8)])
+    constraints = Constraints(k=draw(st.integers(1, 5)), l=draw(st.integers(1, 2)),
+                              t=draw(st.sampled_from([0.3, 0.6, 1.0])),
+                              max_tkl=draw(st.sampled_from([math.inf, 0.9])),
+                              suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.3])))
+    removed = draw(st.sampled_from([(), ("c",)]))
+    return frame, roles, hierarchies, weights, constraints, ReleaseDesign(removed=removed)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=tables())
+def test_random_tables_give_the_in_memory_front(case):
+    frame, roles, hierarchies, weights, constraints, base = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.csv"
+        frame.to_csv(path, index=False)
+        engine, memory = suggest_both(path, roles, hierarchies, weights, constraints, base)
+    assert_same_suggestions(engine, memory)
+
+
+def adult_case():
+    roles = Roles(qi=ADULT_QI, sa=["occupation", "salary-class"])
+    hierarchies = {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in ADULT_QI}
+    table = load_table(ADULT / "adult_subset.csv", delimiter=";")
+    weights = Weights([("occupation", v, 0.1 + 0.05 * i) for i, v in enumerate(sorted(set(table.frame["occupation"])))]
+                      + [("salary-class", "<=50K", 0.2), ("salary-class", ">50K", 0.7)])
+    return roles, hierarchies, weights
+
+
+@pytest.mark.parametrize("constraints", [Constraints(k=5, suppression_limit=0.05),
+                                         Constraints(k=3, l=2, t=0.4, suppression_limit=0.02),
+                                         Constraints(k=100000)])
+def test_adult_gives_the_in_memory_front(constraints):
+    roles, hierarchies, weights = adult_case()
+    engine, memory = suggest_both(ADULT / "adult_subset.csv", roles, hierarchies, weights, constraints,
+                                  delimiter=";")
+    assert engine.lattice_size == 5 * 2 * 2 * 3 * 4 * 3
+    assert_same_suggestions(engine, memory)
+    assert engine.front
+
+
+def test_a_row_selection_is_refused_out_of_core_with_the_remedy():
+    roles, hierarchies, weights = adult_case()
+    base = ReleaseDesign(selection=ReleaseDefinition("women", "filter", expression="sex == 'Female'"))
+    with open_backend("duckdb") as backend:
+        lattice = EngineDesigner(backend, str(ADULT / "adult_subset.csv"), roles, hierarchies,
+                                 delimiter=";").lattice()
+        with pytest.raises(InputError, match="a row selection needs the records"):
+            suggest(lattice, weights, Constraints(k=2), base)
+
+
+def test_cli_suggest_with_an_engine_gives_the_in_memory_json(capsys, tmp_path):
+    from helpers import run_cli
+    from adult_support import adult_args
+
+    args = ["suggest", *adult_args(tmp_path), "--k", "5", "--suppression-limit", "0.05", "--format", "json"]
+    code, memory, err = run_cli(capsys, args)
+    assert code == 0, err
+    code, engine, err = run_cli(capsys, args + ["--engine", "duckdb", "--memory-limit", "1GB"])
+    assert code == 0, err
+    engine, memory = json.loads(engine), json.loads(memory)
+    assert engine["lattice_size"] == memory["lattice_size"] and engine["evaluated"] == memory["evaluated"]
+    assert [c["levels"] for c in engine["front"]] == [c["levels"] for c in memory["front"]]
+    for a, b in zip(engine["front"], memory["front"]):
+        for key in ("tkl_normalized", "utility_loss", "t", "suppressed_share"):
+            assert same_number(a[key], b[key]), key
+    code, again, err = run_cli(capsys, args + ["--engine", "duckdb"])
+    assert code == 0 and "aggregate of the source reused from the cache" in err
+    assert json.loads(again) == engine
+    code, _, err = run_cli(capsys, args + ["--engine", "duckdb", "--filter", "sex == 'Female'"])
+    assert code == 2 and "a row selection needs the records" in err

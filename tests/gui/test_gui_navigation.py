@@ -1,0 +1,188 @@
+"""The main window's navigation (gui.md §5): a sidebar of views grouped by person and in
+working order, built from one registry; a purpose line atop each view; Ctrl+1… shortcuts;
+the current release and its weights named once; a first-run welcome; the patient mode."""
+
+import os
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from paths import DATA
+from tklscore import cli
+from tklscore.core.errors import InputError
+from tklscore.gui.main_window import MainWindow
+from tklscore.gui.navigation import EXPERT, GROUPS, LEARN, OFFICER, PATIENT, VIEWS, WELCOME, ViewEntry, ordered
+
+
+def make_window(qtbot, tmp_path, monkeypatch, **kwargs):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings, **kwargs)
+    qtbot.addWidget(win, before_close_func=discard)
+    return win
+
+
+def discard(win):
+    """Close without the unsaved-changes question."""
+    win.workbench.undo_stack.setClean()
+    win.workbench._mark(False)
+    win.workbench.runner.cancel_all()
+    win.workbench.runner.wait()
+
+
+def scored(qtbot, win):
+    qtbot.waitUntil(lambda: bool(win.workbench.reports) and not win.workbench.runner.current, timeout=15000)
+
+
+def sidebar_rows(win):
+    return [(win.sidebar.item(i).text().strip(), win.sidebar.item(i).data(Qt.ItemDataRole.UserRole))
+            for i in range(win.sidebar.count())]
+
+
+def test_the_sidebar_groups_views_by_person_in_working_order(window):
+    rows = sidebar_rows(window)
+    headers = [text for text, key in rows if key is None]
+    assert headers == [g for g in GROUPS if any(e.group == g for e in VIEWS)]
+    assert headers[:3] == [OFFICER, EXPERT, PATIENT]
+    keys = window.sidebar_keys()
+    assert keys == [e.key for e in ordered()] == list(window.views)
+    working_order = ["release", "design", "scores", "risk", "pseudonymization", "model", "ahp", "patient", "learn"]
+    assert [k for k in working_order if k in keys] == [k for k in keys if k in working_order]
+    group_of = {}
+    for text, key in rows:
+        if key is None:
+            group = text
+        else:
+            group_of[key] = group
+    assert group_of["release"] == group_of["scores"] == OFFICER
+    assert group_of["model"] == group_of["ahp"] == EXPERT and group_of["patient"] == PATIENT
+    assert [text for text, key in rows if key in ("release", "model", "ahp")] == ["Release", "tkl-Data Model", "AHP"]
+
+
+def test_a_new_view_is_one_entry_placed_in_its_group():
+    entries = (ViewEntry("learn", "Learn", LEARN, "p", "m:C"), ViewEntry("release", "Release", OFFICER, "p", "m:C"),
+               ViewEntry("ahp", "AHP", EXPERT, "p", "m:C"), ViewEntry("design", "Design", OFFICER, "p", "m:C"),
+               ViewEntry("patient", "Patient", PATIENT, "p", "m:C"))
+    assert [e.key for e in ordered(entries)] == ["release", "design", "ahp", "patient", "learn"]
+    with pytest.raises(ValueError, match="unknown group 'Officer'"):
+        ordered(entries + (ViewEntry("x", "X", "Officer", "p", "m:C"),))
+    with pytest.raises(ValueError, match="unique"):
+        ordered(entries + (ViewEntry("ahp", "AHP 2", EXPERT, "p", "m:C"),))
+    with pytest.raises(ValueError, match=WELCOME):
+        ordered(entries + (ViewEntry(WELCOME, "W", LEARN, "p", "m:C"),))
+
+
+def test_each_view_starts_with_its_purpose(window):
+    for entry in VIEWS:
+        window.show_view(entry.key)
+        page = window.stack.currentWidget()
+        assert page.layout().itemAt(0).widget().text() == entry.purpose
+        assert page.layout().itemAt(1).widget() is window.views[entry.key] is window.current_view()
+        assert window.sidebar.currentItem().data(Qt.ItemDataRole.UserRole) == entry.key
+
+
+def test_ctrl_number_opens_the_views_in_sidebar_order(qtbot, window):
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    for number, key in enumerate(window.sidebar_keys()[:9], start=1):
+        assert window.view_actions[key].shortcut().toString() == f"Ctrl+{number}"
+    last = window.sidebar_keys()[-1]
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_key() == window.sidebar_keys()[1]
+    window.view_actions[last].trigger()
+    assert window.current_key() == last
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_key() == "release"
+
+
+def test_the_current_release_and_its_weights_are_named_once(qtbot, window):
+    header, chooser, status = window.release_header, window.release_chooser, window.release_info
+    assert status.text() == "No release yet · no weights yet"
+    window.workbench.load_example("thesis")
+    scored(qtbot, window)
+    window.show()
+    window.show_view("release")
+    assert header.isVisible() and chooser.currentText() == "Scenario 1"
+    assert [chooser.itemText(i) for i in range(chooser.count())] == ["Scenario 1", "Scenario 2"]
+    assert window.release_details.text() == "(4 of 7 records) · weights from the tkl-Data Model"
+    assert status.text() == "Release: Scenario 1 (4 of 7 records) · weights from the tkl-Data Model"
+    window.show_view("scores")
+    assert not window.views["scores"].release_combo.isVisible()     # named once: in the header
+    window.show_view("model")
+    assert not header.isVisible() and status.isVisible()
+    window.show_view("release")
+    chooser.activated.emit(1)                      # the officer switches the release at the top
+    scored(qtbot, window)
+    assert window.workbench.project.current_release == "Scenario 2"
+    assert window.views["release"].selected_release() == "Scenario 2"
+    window.workbench.use_weights_file(str(DATA / "thesis_table_4_2_weights.csv"))
+    scored(qtbot, window)
+    assert window.release_details.text() == "(7 of 7 records) · weights from thesis_table_4_2_weights.csv"
+    assert status.text() == "Release: Scenario 2 (7 of 7 records) · weights from thesis_table_4_2_weights.csv"
+
+
+def test_first_run_welcome_then_straight_to_work(qtbot, tmp_path, monkeypatch):
+    first = make_window(qtbot, tmp_path, monkeypatch)
+    assert not first.welcome_seen()
+    assert first.start(None, opened=False) == WELCOME and first.current_view() is first.welcome
+    assert first.welcome_seen()
+    assert set(first.welcome.buttons) == {"example", "open"} | ({"learn"} & set(first.views))
+    again = make_window(qtbot, tmp_path, monkeypatch)
+    assert again.start(None, opened=False) == "release"
+    assert again.start("ahp", opened=False) == "ahp"
+    help_menu = next(a.menu() for a in again.menuBar().actions() if a.text() == "&Help")
+    next(a for a in help_menu.actions() if a.text() == "&Welcome page").trigger()
+    assert again.current_key() == WELCOME
+    fresh = make_window(qtbot, tmp_path / "other", monkeypatch)
+    assert fresh.start(None, opened=True) == "release"
+
+
+def test_welcome_entry_points(qtbot, window, monkeypatch):
+    asked = []
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getOpenFileName",
+                        lambda *a, **k: asked.append(a) or ("", ""))
+    window.show_welcome()
+    qtbot.mouseClick(window.welcome.buttons["open"], Qt.MouseButton.LeftButton)
+    assert window.current_key() == "release" and len(asked) == 1
+    window.show_welcome()
+    qtbot.mouseClick(window.welcome.buttons["example"], Qt.MouseButton.LeftButton)
+    scored(qtbot, window)
+    assert window.current_key() == "scores" and window.workbench.project.builtin == "thesis"
+
+
+def test_patient_mode_shows_only_the_patient_view(qtbot, tmp_path, monkeypatch):
+    win = make_window(qtbot, tmp_path, monkeypatch, patient_mode=True)
+    win.show()
+    assert list(win.views) == ["patient"] and win.current_key() == "patient"
+    assert not win.sidebar.isVisible() and not win.statusBar().isVisible() and not win.release_header.isVisible()
+    assert [a.text() for a in win.menuBar().actions()] == ["&File", "&Help"]
+    assert win.start(None, opened=False) == "patient"
+    with pytest.raises(InputError, match="there is no view 'scores' here"):
+        win.show_view("scores")
+
+
+def test_the_command_line_offers_every_registered_view():
+    parser = cli.build_parser()
+    for entry in VIEWS:
+        assert parser.parse_args(["gui", "--view", entry.key]).view == entry.key
+    assert parser.parse_args(["gui", "--view", WELCOME]).view == WELCOME
+    assert parser.parse_args(["gui"]).view is None
+
+
+def test_patient_mode_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_DATA_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
+    out = tmp_path / "patient.png"
+    done = subprocess.run([sys.executable, "-m", "tklscore", "gui", "--patient", "--screenshot", str(out)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1600, 1000)
+    refused = subprocess.run([sys.executable, "-m", "tklscore", "gui", "--patient", "--view", "scores"],
+                             env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("tklscore: error: there is no view 'scores' here (views: patient)")

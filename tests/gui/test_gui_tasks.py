@@ -1,0 +1,141 @@
+"""The task runner: a result that arrives after the runner's owner has closed is dropped quietly."""
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication
+
+from tklscore.gui.tasks import TaskRunner
+
+
+def test_a_result_queued_for_a_deleted_runner_is_dropped(qtbot):
+    runner = TaskRunner()
+    done = []
+    runner.start("work", lambda control: 42, done.append, done.append)
+    assert runner.pool.waitForDone(5000)      # the result is now queued for the UI thread
+    task = runner.current[0]
+    shiboken6.delete(runner)                  # the owner closes before the event loop delivers it
+    with qtbot.captureExceptions() as exceptions:
+        for _ in range(5):
+            QCoreApplication.processEvents()
+    assert exceptions == [] and done == []
+    del task
+
+
+def test_a_result_is_delivered_to_a_live_runner(qtbot):
+    runner = TaskRunner()
+    done = []
+    runner.start("work", lambda control: 42, done.append, done.append)
+    qtbot.waitUntil(lambda: done == [42], timeout=5000)
+    assert not runner.current
+
+
+def test_a_task_whose_owner_is_deleted_while_it_runs_is_cancelled_and_calls_nothing(qtbot):
+    import threading
+
+    from PySide6.QtWidgets import QLabel
+
+    runner = TaskRunner()
+    owner = QLabel("view")
+    started, release, calls, seen = threading.Event(), threading.Event(), [], []
+
+    def work(control):
+        started.set()
+        release.wait(5)
+        seen.append(control.cancelled)
+        control.progress(50, "half")  # raises Cancelled once the owner is gone
+        return 42
+
+    runner.start("work", work, lambda r: calls.append(("done", owner.text())),
+                 lambda m: calls.append(("failed", owner.text())), owner=owner)
+    progress = []
+    runner.progress.connect(lambda p, t: progress.append(p))
+    assert started.wait(5)
+    shiboken6.delete(owner)                   # the view closes while its task runs
+    release.set()
+    qtbot.waitUntil(lambda: not runner.current, timeout=5000)
+    assert seen == [True] and calls == [] and progress == []
+
+
+def test_a_result_queued_for_a_deleted_owner_is_dropped_but_others_arrive(qtbot):
+    from PySide6.QtCore import SIGNAL, QObject
+
+    runner = TaskRunner()
+    gone, kept = QObject(), QObject()
+    calls = []
+    runner.start("a", lambda control: 1, calls.append, calls.append, owner=gone)
+    runner.start("b", lambda control: 2, calls.append, calls.append, owner=kept)
+    assert runner.wait(5000)                  # both results are queued for the UI thread
+    shiboken6.delete(gone)
+    qtbot.waitUntil(lambda: not runner.current, timeout=5000)
+    assert calls == [2]
+    connected = kept.receivers(SIGNAL("destroyed(QObject*)"))
+    for i in range(5):
+        runner.start("more", lambda control, i=i: i, calls.append, calls.append, owner=kept)
+    qtbot.waitUntil(lambda: not runner.current, timeout=5000)
+    assert calls == [2, 0, 1, 2, 3, 4]
+    assert kept.receivers(SIGNAL("destroyed(QObject*)")) == connected  # settled tasks let go of their owner
+
+
+def test_the_side_lane_never_makes_the_main_lane_wait(qtbot):
+    import threading
+
+    from tklscore.gui.tasks import SIDE
+
+    runner = TaskRunner()
+    side_may_finish = threading.Event()
+    order = []
+    runner.start("sweep", lambda control: side_may_finish.wait(10) and "side", order.append, order.append,
+                 lane=SIDE)
+    runner.start("scores", lambda control: "main", order.append, order.append)
+    qtbot.waitUntil(lambda: order == ["main"], timeout=5000)  # while the side task still runs
+    assert len(runner.current) == 1
+    side_may_finish.set()
+    qtbot.waitUntil(lambda: order == ["main", "side"], timeout=5000)
+    assert not runner.current
+
+
+def test_the_main_lane_runs_its_tasks_one_at_a_time_in_order(qtbot):
+    import threading
+    import time
+
+    runner = TaskRunner()
+    active, most, order = [0], [0], []
+    lock = threading.Lock()
+
+    def work(i):
+        def run(control):
+            with lock:
+                active[0] += 1
+                most[0] = max(most[0], active[0])
+            time.sleep(0.01)
+            with lock:
+                active[0] -= 1
+            return i
+        return run
+
+    for i in range(5):
+        runner.start(f"task {i}", work(i), order.append, order.append)
+    qtbot.waitUntil(lambda: len(order) == 5, timeout=5000)
+    assert order == [0, 1, 2, 3, 4] and most[0] == 1
+
+
+def test_progress_is_passed_on_only_when_it_changes(qtbot, monkeypatch):
+    import tklscore.gui.tasks as tasks
+
+    clock = [0.0]
+    monkeypatch.setattr(tasks.time, "monotonic", lambda: clock[0])
+    runner = TaskRunner()
+    shown = []
+    runner.progress.connect(lambda percent, text: shown.append((percent, text)))
+
+    def work(control):
+        for percent, at in ((10, 0.0), (10, 0.5), (10, 0.6), (20, 0.65), (30, 0.7), (40, 0.8)):
+            clock[0] = at
+            control.progress(percent, "Working")
+        control.progress(40, "Almost")
+        return None
+
+    done = []
+    runner.start("work", work, done.append, done.append)
+    qtbot.waitUntil(lambda: done == [None], timeout=5000)
+    # the same: never; another percentage: 0.1 s after the last one shown; another text: at once
+    assert shown == [(10, "Working"), (20, "Working"), (40, "Working"), (40, "Almost")]

@@ -1,0 +1,354 @@
+"""The application state (Workbench): example, background scoring, undo/redo, project
+save/reopen, recovery copy, bad input — driven with pytest-qt, offscreen."""
+
+import pytest
+
+from tklscore.core.errors import InputError
+from tklscore.core.examples import thesis_example, thesis_model
+from tklscore.core.release.selection import ReleaseDefinition
+from tklscore.core.scoring.scores import Scorer
+from tklscore.gui.workbench import Workbench
+
+
+def wait_scored(qtbot, bench, names=("Scenario 1", "Scenario 2")):
+    qtbot.waitUntil(lambda: all(n in bench.reports for n in names) and not bench.runner.current, timeout=10000)
+
+
+def test_example_is_scored_in_the_background(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    assert round(workbench.reports["Scenario 1"].scores.tkl, 5) == round(
+        Scorer(thesis_example().source, thesis_example().roles).score([3, 4, 5, 6], thesis_model().to_weights()).scores.tkl, 5)
+    assert workbench.reports["Scenario 2"].normalized_source.tkl == pytest.approx(1.0)
+    assert workbench.current_report() is workbench.reports["Scenario 1"]
+
+
+def test_model_edits_undo_and_redo(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    before = workbench.reports["Scenario 1"].scores.tkl
+    arv = workbench.model.find("V.ARV").iri
+    with qtbot.waitSignal(workbench.scoresChanged, timeout=10000):
+        workbench.edit_model("Label ARV", lambda m: m.set_label(arv, "very restricted"))
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    after = workbench.reports["Scenario 1"].scores.tkl
+    assert after > before and workbench.is_dirty()
+    expected = thesis_model()
+    expected.set_label(expected.find("V.ARV").iri, "very restricted")
+    assert workbench.weights.fingerprint == expected.to_weights().fingerprint
+    workbench.undo_stack.undo()
+    qtbot.waitUntil(lambda: not workbench.runner.current and
+                    workbench.reports["Scenario 1"].scores.tkl == pytest.approx(before), timeout=10000)
+    assert workbench.model.find("V.ARV").qualitative == "restricted"
+    workbench.undo_stack.redo()
+    assert workbench.model.find("V.ARV").qualitative == "very restricted"
+    with pytest.raises(InputError, match="not a label of the scale"):
+        workbench.edit_model("bad", lambda m: m.set_label(arv, "secret"))
+    assert workbench.undo_stack.count() == 1  # the bad edit left nothing behind
+
+
+def test_incomplete_model_shows_the_problem_instead_of_scores(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    arv = workbench.model.find("V.ARV").iri
+    workbench.edit_model("Unlabel ARV", lambda m: m.set_label(arv, None))
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    assert workbench.weights is None and "V.ARV of A.Medication has no label" in workbench.weights_problem
+    assert workbench.reports == {}
+
+
+def test_project_save_and_reopen_gives_the_same_state(qtbot, workbench, tmp_path):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.add_release(ReleaseDefinition("Edmonton", "filter", expression="City == 'Edmonton'"))
+    workbench.set_x(float("inf"))
+    medical = workbench.model.find("MedicalHealth").iri
+    health, record = workbench.model.find("Health").iri, workbench.model.find("HealthRecord").iri
+    workbench.edit_model("judge", lambda m: m.set_judgement(medical, health, record, 5))
+    wait_scored(qtbot, workbench, ("Scenario 1", "Scenario 2", "Edmonton"))
+    path = tmp_path / "release.tklproj"
+    workbench.save_project(str(path))
+    assert not workbench.is_dirty()
+    scores = {name: report.scores for name, report in workbench.reports.items()}
+    state = workbench.model.state()
+    other = Workbench()
+    other.open_project(str(path))
+    wait_scored(qtbot, other, ("Scenario 1", "Scenario 2", "Edmonton"))
+    assert other.model.state() == state
+    assert other.project.current_release == "Edmonton" and other.project.x == float("inf")
+    assert {name: report.scores for name, report in other.reports.items()} == scores
+    assert not other.is_dirty()
+
+
+def test_recovery_copy_is_written_while_unsaved(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    assert workbench.autosave() is None  # nothing to recover yet
+    workbench.set_x(2.0)
+    path = workbench.autosave()
+    assert path is not None
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert path.exists()
+    from tklscore.core.project import Project
+
+    assert Project.load(path).x == 2.0
+
+
+def test_bad_input_is_reported_specifically(qtbot, workbench, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("")
+    with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
+        workbench.open_source(str(bad))
+    assert failed.args[0] == f"{bad}: the file is empty"
+    broken = tmp_path / "broken.tklproj"
+    broken.write_text("{")
+    with pytest.raises(InputError, match="not JSON"):
+        workbench.open_project(str(broken))
+    with pytest.raises(InputError, match="x must be at least 1"):
+        workbench.set_x(0.5)
+
+
+def test_a_source_that_fails_to_load_leaves_no_stale_table(qtbot, workbench, tmp_path):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    missing = tmp_path / "missing.csv"
+    with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
+        workbench.open_source(str(missing))
+    assert failed.args[0] == f"{missing}: table file not found"
+    assert workbench.table is None and workbench.scorer is None and workbench.reports == {}
+    assert workbench.project.source_path == str(missing)  # named, so that the user can retry
+
+
+def test_one_bad_release_does_not_hide_the_others(qtbot, workbench):
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    # as a large table's release is only resolved while scoring (add_release checks small ones)
+    workbench.project.releases.append(ReleaseDefinition("Bad filter", "filter", expression="Nope == 1"))
+    with qtbot.waitSignal(workbench.failed, timeout=10000) as failed:
+        workbench.rescore()
+    assert failed.args[0].startswith("Release 'Bad filter': filter \"Nope == 1\": 'Nope' is not a column of the "
+                                     "source")
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    assert set(workbench.reports) == {"Scenario 1", "Scenario 2"}
+    assert "Bad filter" in workbench.release_errors
+
+
+def test_a_recovery_copy_reopens_as_unsaved_work(qtbot, workbench):
+    workbench.autosave_timer.stop()  # on a slow machine its 30 s tick would write the copy again
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    arv = workbench.model.find("V.ARV").iri
+    workbench.edit_model("label", lambda m: m.set_label(arv, "low"))
+    path = workbench.autosave()
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert workbench.recovery_copies() == [path]
+    other = Workbench()
+    other.autosave_timer.stop()
+    other.open_recovery(str(path))
+    wait_scored(qtbot, other)
+    assert other.model.find("V.ARV").qualitative == "low"
+    assert other.is_dirty() and other.project_path is None and not path.exists()
+    other.undo_stack.setClean()
+    other._mark(False)
+
+
+def slow_project_saves(monkeypatch, threads):
+    """Project.save that takes a while and notes the thread it runs on."""
+    import threading
+    import time
+
+    from tklscore.core.project import Project
+
+    real_save = Project.save
+
+    def save(project, path):
+        threads.append(threading.current_thread())
+        time.sleep(0.3)
+        real_save(project, path)
+
+    monkeypatch.setattr(Project, "save", save)
+
+
+def test_the_recovery_copy_is_written_off_the_ui_thread_from_a_snapshot(qtbot, workbench, monkeypatch):
+    import threading
+
+    from tklscore.core.project import Project
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    arv = workbench.model.find("V.ARV").iri
+    workbench.set_x(2.0)
+    workbench.edit_model("label", lambda m: m.set_label(arv, "low"))
+    threads = []
+    slow_project_saves(monkeypatch, threads)
+    path = workbench.autosave()
+    assert workbench.saving() and workbench.autosave() is None  # one copy at a time
+    workbench.set_x(3.0)                                         # edits go on meanwhile
+    workbench.edit_model("label", lambda m: m.set_label(arv, "restricted"))
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert threads and threads[0] is not threading.main_thread()
+    monkeypatch.undo()
+    saved = Project.load(path)                                   # the project as it was when the copy began
+    assert saved.x == 2.0 and saved.releases == workbench.project.releases
+    other = Workbench()
+    other.autosave_timer.stop()
+    other.open_recovery(str(path))
+    qtbot.waitUntil(lambda: other.model is not None, timeout=10000)
+    assert other.model.find("V.ARV").qualitative == "low"
+    other.runner.cancel_all()
+    other.runner.wait()
+    other.undo_stack.setClean()
+    other._mark(False)
+    workbench.undo_stack.setClean()
+    workbench._mark(False)
+
+
+def test_a_failed_recovery_copy_says_so(qtbot, workbench, tmp_path, monkeypatch):
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.set_x(2.0)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the recovery folder should be")
+    monkeypatch.setattr(workbench, "_recovery_path", lambda: blocker / "recovery-untitled.tklproj")
+    messages = []
+    workbench.status.connect(messages.append)
+    workbench.autosave()
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    failures = [m for m in messages if m.startswith("Could not write the recovery copy: ")]
+    assert len(failures) == 1 and str(blocker) in failures[0]
+    assert workbench.is_dirty()                                  # the work is still unsaved, and says so
+    workbench.undo_stack.setClean()
+    workbench._mark(False)
+
+
+def test_a_project_saved_while_its_recovery_copy_was_written_leaves_no_copy(qtbot, workbench, tmp_path,
+                                                                             monkeypatch):
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.set_x(2.0)
+    threads = []
+    slow_project_saves(monkeypatch, threads)
+    path = workbench.autosave()
+    workbench.save_project(str(tmp_path / "saved.tklproj"))     # the user saves meanwhile
+    qtbot.waitUntil(lambda: not workbench.saving(), timeout=10000)
+    assert len(threads) == 2 and not path.exists()               # nothing stale is offered next time
+    assert (tmp_path / "saved.tklproj").exists() and not workbench.is_dirty()
+
+
+def test_closing_the_window_completes_a_recovery_copy_being_written(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from tklscore.core.project import Project
+    from tklscore.gui.main_window import MainWindow
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    window = MainWindow(settings=QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    workbench = window.workbench
+    workbench.autosave_timer.stop()
+    window.show()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    workbench.set_x(2.0)
+    threads = []
+    slow_project_saves(monkeypatch, threads)
+    path = workbench.autosave()
+    path.unlink(missing_ok=True)
+    assert workbench.saving()
+    workbench.undo_stack.setClean()
+    workbench._mark(False)                                       # closing asks nothing
+    window.close()                                               # while the copy is being written
+    assert path.exists() and Project.load(path).x == 2.0
+    path.unlink()
+
+
+def test_a_projects_model_is_read_off_the_ui_thread_and_saving_meanwhile_keeps_it(qtbot, workbench, tmp_path,
+                                                                                  monkeypatch):
+    import threading
+
+    from tklscore.core.model.data_model import TklDataModel
+    from tklscore.core.project import Project
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "thesis.tklproj"
+    workbench.save_project(str(path))
+    state = workbench.model.state()
+    threads = []
+    real = TklDataModel.from_graph.__func__
+
+    def from_graph(cls, graph, name="<model>"):
+        threads.append(threading.current_thread())
+        return real(cls, graph, name)
+
+    monkeypatch.setattr(TklDataModel, "from_graph", classmethod(from_graph))
+    other = Workbench()
+    other.autosave_timer.stop()
+    other.open_project(str(path))
+    assert other.model_pending() and other.model is None
+    other.save_project(str(tmp_path / "copy.tklproj"))   # saved before the model arrived: nothing lost
+    assert Project.load(tmp_path / "copy.tklproj").model_turtle == Project.load(path).model_turtle
+    wait_scored(qtbot, other)
+    assert threads and threads[0] is not threading.main_thread()
+    assert not other.model_pending() and other.model.state() == state
+    assert other.reports["Scenario 1"].scores == workbench.reports["Scenario 1"].scores
+    other.runner.cancel_all()
+    other.runner.wait()
+
+
+def test_a_project_whose_model_cannot_be_read_says_so_and_keeps_the_rest(qtbot, workbench, tmp_path):
+    from tklscore.core.project import Project
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "broken-model.tklproj"
+    workbench.save_project(str(path))
+    project = Project.load(path)
+    project.model_turtle = "@prefix : <http://example.org/> .\n:a :b"   # cut short
+    project.save(path)
+    other = Workbench()
+    other.autosave_timer.stop()
+    with qtbot.waitSignal(other.failed, timeout=10000) as failed:
+        other.open_project(str(path))
+    assert failed.args[0].startswith(f"{path}: the tkl-Data Model inside the project cannot be read")
+    qtbot.waitUntil(lambda: other.table is not None and not other.runner.current, timeout=10000)
+    assert other.model is None and not other.model_pending() and other.project.releases == project.releases
+    other.runner.cancel_all()
+    other.runner.wait()
+
+
+def test_what_the_ui_thread_reads_of_a_large_source_is_computed_off_it(qtbot, workbench, monkeypatch):
+    """Issue 23 §4: the sensitive columns' codes and distinct numbers (read by the model
+    following its table, on the UI thread) are computed while the table loads, and the
+    riskiest records the Scores view highlights while the releases are scored."""
+    import threading
+
+    from tklscore.core.tables.loading import Table
+
+    computed = []
+    codes, counts = Table.codes, Table.numeric_counts
+
+    def spy_codes(self, column):
+        if column not in self._codes:
+            computed.append((column, threading.current_thread() is threading.main_thread()))
+        return codes(self, column)
+
+    def spy_counts(self, column):
+        if column not in self._numeric_counts:
+            computed.append((column, threading.current_thread() is threading.main_thread()))
+        return counts(self, column)
+
+    monkeypatch.setattr(Table, "codes", spy_codes)
+    monkeypatch.setattr(Table, "numeric_counts", spy_counts)
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    sensitive = set(workbench.project.roles.sa)
+    assert sensitive <= {column for column, _ in computed}
+    assert [column for column, on_ui in computed if on_ui and column in sensitive] == []
+    for report in workbench.reports.values():
+        assert "_riskiest" in report.__dict__ and report.riskiest() is report.__dict__["_riskiest"][2]
