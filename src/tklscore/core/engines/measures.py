@@ -18,6 +18,8 @@ record) and QI importance (one grouped count of the classes per subset of the QI
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tklscore.core.engines.backend import Backend
@@ -55,7 +57,7 @@ class EngineAggregates(Aggregates):
         if weighted and (n_identifying or sample_weight):
             raise ValueError("identifiers and sampling weights are measured over the records")
         # weighted: ``source`` and ``population`` hold the finest aggregate's rows (.finest), with ``cnt``
-        self.plan = plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope", weighted)
+        plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope", weighted)
         markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
         self.rows = int(backend.fetch(f"SELECT {plan.count} AS n FROM {source}")["n"].iloc[0])
         if self.rows == 0:
@@ -67,7 +69,12 @@ class EngineAggregates(Aggregates):
             raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
                              f"{suppressed_marker!r}); nothing is left to measure", file=name,
                              hint="measure without excluding suppressed records")
-        backend.materialize("scope", f"SELECT * FROM {source}{where}", markers if where else None)
+        # the records in scope; when all are and ``source`` is a relation's name, that relation
+        # itself (a copy of a 100M-row source was ~1/5 of the measures' time)
+        copied = bool(where) or not source.isidentifier()
+        if copied:
+            backend.materialize("scope", f"SELECT * FROM {source}{where}", markers if where else None)
+        self.plan = plan = replace(plan, source="scope" if copied else source)
         for i in range(len(roles.sa)):
             backend.materialize(f"codes_{i}", plan.value_codes(i))
         backend.materialize("classes", plan.classes())
@@ -98,7 +105,7 @@ class EngineAggregates(Aggregates):
         if aggregate == SUBSETS:
             return _subset_counts(backend, plan, self.qi, lambda _f: None)
         if aggregate == SAMPLE_WEIGHTS:
-            records = backend.fetch("SELECT c.cid, s.sw FROM coded AS c JOIN scope AS s ON s.rid = c.rid "
+            records = backend.fetch(f"SELECT c.cid, s.sw FROM coded AS c JOIN {plan.source} AS s ON s.rid = c.rid "
                                     "ORDER BY c.rid")
             ids = records["cid"].to_numpy(dtype=np.int64)
             sizes = self.get(CLASS_SIZES)
