@@ -92,3 +92,18 @@ def test_a_scorer_s_k_is_the_population_class_size_of_the_journalist():
     scorer.compute_factors()
     assert measure_release(source, roles, positions, scorer).to_json_dict() == linked  # its k-DF
     assert linked["risk"]["journalist"]["highest"] == 1.0 and linked["risk"]["marketer"] == (1 / 3 + 1 / 2 + 1 + 2 / 2) / 5
+
+
+
+def test_qi_importance_of_no_records_in_scope_is_unknown_not_a_crash():
+    """Measures whose records in scope are none (every published record suppressed or out of
+    scope) gave the Risk view a ZeroDivisionError: distinction is unknown (n/a), separation 0."""
+    from tklscore.core.numbers import number
+    from tklscore.core.risk.qi_importance import qi_importance
+    from tklscore.core.tables.codes import factorize
+
+    empty = pd.Series([], dtype=object)
+    importance = qi_importance({"zip": factorize(empty), "sex": factorize(empty)}, 0)
+    assert [q.attributes for q in importance] == [("zip",), ("sex",), ("zip", "sex")]
+    assert all(np.isnan(q.distinction) and q.separation == 0.0 for q in importance)
+    assert number(importance[0].distinction) == "n/a"

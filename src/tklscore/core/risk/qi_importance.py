@@ -32,10 +32,11 @@ class QiImportance:
 
     @classmethod
     def of_counts(cls, attributes: tuple[str, ...], groups: int, same: int, n: int) -> "QiImportance":
-        """From a subset's number of groups and Σ_G |G|(|G|−1) over its ``n`` records (every engine)."""
+        """From a subset's number of groups and Σ_G |G|(|G|−1) over its ``n`` records (every engine).
+        A release of no records distinguishes nobody: its distinction is unknown (NaN, said n/a)."""
         pairs_total = n * (n - 1) / 2.0
         separation = 1.0 - (same / 2.0) / pairs_total if pairs_total else 0.0
-        return cls(tuple(attributes), groups / n, separation)
+        return cls(tuple(attributes), groups / n if n else float("nan"), separation)
 
 
 def check_size(names: list[str]) -> None:
