@@ -450,19 +450,11 @@ class DisclosurePlan:
         carried = ", ".join(["r.rid", "r.id", "r.c_total"] + [f"r.c{j}" for j in self.counted]
                             + [f"r.w{j}" for j in self.counted if j in contributing])
         level = (f"SELECT {carried}, {double(1.0 / self.n)} AS l_sum, {double(0.0)} AS lc_sum FROM dr_src AS r")
-        pk_of: dict[tuple[int, ...], float] = {(): 1.0}
-        known_of: dict[tuple[int, ...], str | None] = {(): None}
         first_lc = True
-        for i, s in enumerate(self.sets[1:], start=1):
-            parent, j = s[:-1], s[-1]
-            pk_of[s] = pk_of[parent] * self.pk[j]
-            known = known_of[parent]
-            if j in contributing:
-                known = f"r.w{j}" if known is None else f"({known} + r.w{j})"
-            known_of[s] = known
+        for i, pk, s, known in self._known_sets():
             key = self._key(s, "r.")
             on = (f"k.key = {key}" if key is not None else " AND ".join(f"k.c{a} = r.c{a}" for a in s))
-            L = f"({double(pk_of[s])} / CAST(k.cnt AS DOUBLE))"
+            L = f"({double(pk)} / CAST(k.cnt AS DOUBLE))"
             lc = "r.lc_sum"
             if known is not None:
                 # the in-memory engine starts Σ L·C_KS at 0 and adds: 0 + x = x exactly
