@@ -325,13 +325,41 @@ def test_disclosure_risk_on_spark(spark, tmp_path):
     path = tmp_path / "table_1.csv"
     table_1().to_csv(path, index=False)
     memory = disclosure_risk(table_1(), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250)
+    tracker = spark.sparkContext.statusTracker()
+    before = len(tracker.getJobIdsForGroup(None))
     with SparkBackend(session=spark) as backend:
         engine = disclosure_files("spark", str(path), PARAMS, VALUE_WEIGHTS, epsilon=0.0, alpha=100, threshold=250,
                                   backend=backend)
+    # 31 known sets counted in one job and summed in one more (a job per set and 31 nested joins: 92 jobs)
+    assert len(engine.known_sets) == 32 and len(tracker.getJobIdsForGroup(None)) - before <= 30
     assert [round(float(d) / 100, 6) for d in engine.d] == [1.199909, 3.062323, 2.200833, 2.367966, 1.923946]
     assert engine.d == pytest.approx(memory.d, rel=1e-12) and engine.l_sum == pytest.approx(memory.l_sum, rel=1e-12)
     assert engine.above_threshold == 1
     assert engine.histogram.counts.tolist() == disclosure_histogram(memory.d, 250).counts.tolist()
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_disclosure_risk_random_tables_on_spark_as_in_memory(spark, data):
+    """The known sets' terms summed per record in Spark SQL (``records_in_order``) in the
+    in-memory engine's order: the same floats, not merely close ones."""
+    import numpy as np
+
+    from disclosure_support import cases
+    from tklscore.core.engines.disclosure_risk import disclosure_files
+    from tklscore.core.risk.disclosure_risk import disclosure_risk
+
+    frame, params, weights, alpha = data.draw(cases())
+    epsilon = data.draw(st.sampled_from([0.0, 0.01]))
+    value_weights = Weights([(a, v, w) for (a, v), w in weights.items()])
+    memory = disclosure_risk(frame, params, value_weights, alpha=alpha, epsilon=epsilon)
+    with tempfile.TemporaryDirectory() as folder, SparkBackend(session=spark) as backend:
+        path = Path(folder) / "table.csv"
+        frame.to_csv(path, index=False)
+        engine = disclosure_files("spark", str(path), params, value_weights, alpha=alpha, epsilon=epsilon,
+                                  backend=backend)
+    assert engine.known_sets == memory.known_sets
+    assert np.array_equal(engine.l_sum, memory.l_sum) and np.array_equal(engine.d, memory.d)
 
 
 def test_source_described_counted_and_filtered_on_spark(spark, data_dir):

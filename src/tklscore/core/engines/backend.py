@@ -50,6 +50,7 @@ class Backend:
     quote_char = '"'            # how the engine quotes a column name
     float_text_exact = True     # CAST(DOUBLE AS STRING) writes a float as Python does (the loader's text)
     unmatched_rows: list[int] = []
+    few_statements = False      # each statement costs a job (Spark): a plan asks for fewer, larger ones
     keep_spaces = False         # a CSV's spaces around values kept (core/tables/spaces.py: stripped by default)
 
     # ------------------------------------------------------------------ primitives

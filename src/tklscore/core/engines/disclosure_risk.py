@@ -70,13 +70,22 @@ class EngineDisclosureAggregates(DisclosureAggregates):
                               f"(SELECT rid, id{', ' + text if text else ''} FROM {self.relation})")
         for j, (values, per_value) in weighted.items():
             backend.register(f"dr_w{j}", pd.DataFrame({"v": pd.Series(values, dtype=object), "w": per_value}))
-        cardinality = []
         for j in counted:
             backend.run("cannot be read", self.name, lambda: backend.materialize(f"dr_c{j}", plan.dictionary(j)))
-            cardinality.append((j, int(backend.fetch(f"SELECT COUNT(*) AS n FROM dr_c{j}")["n"].iloc[0])))
+        cardinality = []
+        if counted:   # every dictionary's size in one statement
+            sizes = backend.fetch(" UNION ALL ".join(f"SELECT {j} AS j, COUNT(*) AS n FROM dr_c{j}" for j in counted))
+            size_of = dict(zip(sizes["j"].astype(int), sizes["n"].astype(int)))
+            cardinality = [(j, size_of[j]) for j in counted]
         plan = DisclosurePlan(plan.sets, plan.pk, plan.contributing, tuple(cardinality), plan.n, alpha, plan.text)
         backend.run("cannot be read", self.name, lambda: backend.materialize_joined("dr_src", plan.coded()))
         progress(0.1)
+        if backend.few_statements and len(sets) > 1 and plan.keys_fit():
+            backend.materialize("dr_ks", plan.all_set_counts())
+            progress(0.8)
+            backend.materialize("dr_records", plan.records_in_order())
+            progress(1.0)
+            return
         for step, i in enumerate(range(len(sets) - 1, 0, -1)):
             backend.materialize(f"dr_ks{i}", plan.set_counts(i))
             progress(0.1 + 0.7 * (step + 1) / max(len(sets) - 1, 1))

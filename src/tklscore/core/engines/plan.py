@@ -392,6 +392,56 @@ class DisclosurePlan:
             return f"SELECT {keyed}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM dr_ks{i + 1} GROUP BY {codes}"
         return f"SELECT {keyed}, COUNT(*) AS cnt FROM dr_src GROUP BY {codes}"
 
+    def keys_fit(self) -> bool:
+        """Every known set's codes fit one BIGINT key (:meth:`all_set_counts` needs them)."""
+        return all(self._key(s, "") is not None for s in self.sets[1:])
+
+    def all_set_counts(self) -> str:
+        """``dr_ks(ks, key, cnt)``: the counts of every known set but ∅ in one grouping of each
+        record's (set, key) pairs from ``dr_src`` (Spark SQL's ``STACK``; needs :meth:`keys_fit`:
+        a key is its set's codes in mixed radix, one-to-one). For an engine whose statements
+        cost a job each (Spark): one job instead of one per set."""
+        pairs = ", ".join(f"{i}, {self._key(s, 'r.')}" for i, s in enumerate(self.sets[1:], start=1))
+        return (f"SELECT t.ks, t.key, COUNT(*) AS cnt FROM dr_src AS r "
+                f"LATERAL VIEW STACK({len(self.sets) - 1}, {pairs}) t AS ks, key GROUP BY t.ks, t.key")
+
+    def _known_sets(self):
+        """(i, PK(KS_i), KS_i's key over ``r.``, C_KS as SQL or None) of every set but ∅."""
+        contributing = set(self.contributing)
+        pk_of: dict[tuple[int, ...], float] = {(): 1.0}
+        known_of: dict[tuple[int, ...], str | None] = {(): None}
+        for i, s in enumerate(self.sets[1:], start=1):
+            parent, j = s[:-1], s[-1]
+            pk_of[s] = pk_of[parent] * self.pk[j]
+            known = known_of[parent]
+            if j in contributing:
+                known = f"r.w{j}" if known is None else f"({known} + r.w{j})"
+            known_of[s] = known
+            yield i, pk_of[s], s, known
+
+    def records_in_order(self) -> str:
+        """``rid, id, l_sum, d`` of every record (needs ``dr_src`` and ``dr_ks`` of
+        :meth:`all_set_counts`) in one join of the records' (set, key) pairs to the counts,
+        the terms then summed per record in the sets' order with the same operations as
+        :meth:`records` (Spark SQL's ``aggregate`` over the terms sorted by set), so every
+        number is the same. For Spark, whose optimiser takes minutes over :meth:`records`'
+        nested levels."""
+        pairs = []
+        for i, pk, s, known in self._known_sets():
+            pairs.append(f"{i}, {self._key(s, 'r.')}, {double(pk)}, "
+                         f"{known if known is not None else 'CAST(NULL AS DOUBLE)'}")
+        terms = (f"SELECT r.rid, r.id, r.c_total, t.ks, t.key, t.pk, t.known FROM dr_src AS r "
+                 f"LATERAL VIEW STACK({len(pairs)}, {', '.join(pairs)}) t AS ks, key, pk, known")
+        summed = (f"SELECT p.rid, p.id, p.c_total, AGGREGATE(ARRAY_SORT(COLLECT_LIST(STRUCT(p.ks AS ks, "
+                  f"p.pk / CAST(k.cnt AS DOUBLE) AS l, p.known AS known))), "
+                  f"NAMED_STRUCT('l', {double(1.0 / self.n)}, 'lc', {double(0.0)}), "
+                  f"(acc, x) -> NAMED_STRUCT('l', acc.l + x.l, 'lc', "
+                  f"CASE WHEN x.known IS NULL THEN acc.lc ELSE acc.lc + (x.l * x.known) END)) AS s "
+                  f"FROM ({terms}) AS p JOIN dr_ks AS k ON k.ks = p.ks AND k.key = p.key "
+                  f"GROUP BY p.rid, p.id, p.c_total")
+        return (f"SELECT rid, id, s.l AS l_sum, (s.l * c_total - s.lc) * {double(self.alpha)} AS d "
+                f"FROM ({summed}) AS sums")
+
     def records(self) -> str:
         """``rid, id, l_sum, d`` of every record (needs ``dr_src`` and ``dr_ks{i}``). Each
         known set's count is joined in a level of its own that adds its term to the
@@ -400,19 +450,11 @@ class DisclosurePlan:
         carried = ", ".join(["r.rid", "r.id", "r.c_total"] + [f"r.c{j}" for j in self.counted]
                             + [f"r.w{j}" for j in self.counted if j in contributing])
         level = (f"SELECT {carried}, {double(1.0 / self.n)} AS l_sum, {double(0.0)} AS lc_sum FROM dr_src AS r")
-        pk_of: dict[tuple[int, ...], float] = {(): 1.0}
-        known_of: dict[tuple[int, ...], str | None] = {(): None}
         first_lc = True
-        for i, s in enumerate(self.sets[1:], start=1):
-            parent, j = s[:-1], s[-1]
-            pk_of[s] = pk_of[parent] * self.pk[j]
-            known = known_of[parent]
-            if j in contributing:
-                known = f"r.w{j}" if known is None else f"({known} + r.w{j})"
-            known_of[s] = known
+        for i, pk, s, known in self._known_sets():
             key = self._key(s, "r.")
             on = (f"k.key = {key}" if key is not None else " AND ".join(f"k.c{a} = r.c{a}" for a in s))
-            L = f"({double(pk_of[s])} / CAST(k.cnt AS DOUBLE))"
+            L = f"({double(pk)} / CAST(k.cnt AS DOUBLE))"
             lc = "r.lc_sum"
             if known is not None:
                 # the in-memory engine starts Σ L·C_KS at 0 and adds: 0 + x = x exactly

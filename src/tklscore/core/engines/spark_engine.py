@@ -299,6 +299,7 @@ class SparkBackend(Backend):
     name = "spark"
     quote_char = "`"
     float_text_exact = False    # Spark writes 1e20 as 1.0E20: a filter compares floats' text only in DuckDB
+    few_statements = True       # a job per statement, and nested levels the optimiser takes minutes over
 
     def __init__(self, memory_limit: str | None = None, master: str | None = None, session=None,
                  conf: dict[str, str] | None = None, timeout: float | None = None):
