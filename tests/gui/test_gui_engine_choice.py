@@ -100,3 +100,22 @@ def test_the_share_is_chosen_in_the_window_and_applies_to_the_open_source(qtbot,
     workbench.runner.cancel_all()
     workbench.runner.wait()
     workbench._mark(False)
+
+
+def test_a_memory_share_moves_a_source_where_the_rule_says(tmp_path):
+    """core/engines/choice.py: whether a new share moves a file between memory and out of
+    core, and which shares are refused — the rule the window's setting follows."""
+    from tklscore.core.engines.choice import check_share, choose_engine, moves_source
+    from tklscore.core.errors import InputError
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,2\n" * 1000)
+    tiny, whole = 1e-12, 1.0
+    assert moves_source(path, tiny, None) and not moves_source(path, whole, None)
+    out = choose_engine(path, tiny)
+    assert out.out_of_core and moves_source(path, whole, out) and not moves_source(path, tiny, out)
+    assert not moves_source(tmp_path / "gone.csv", tiny, None)
+    assert check_share("0.25") == 0.25
+    for bad in (-0.1, 1.5):
+        with pytest.raises(InputError, match="between 0 % and 100 %"):
+            check_share(bad)

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, choose_engine
+from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, check_share, choose_engine, moves_source
 from tklscore.core.engines.source import SourceSummary
 from tklscore.core.errors import InputError, MissingWeightsError
 from tklscore.core.examples import thesis_example, thesis_model
@@ -247,14 +247,10 @@ class Workbench(WeightsState, Recovery, QObject):
     def set_memory_share(self, share: float) -> None:
         """The share of free memory a source may take before it is scored out of core; the
         open file source is read again when the new share changes where it is scored."""
-        share = float(share)
-        if not 0.0 <= share <= 1.0:
-            raise InputError(f"a share of memory is between 0 % and 100 % (not {share:.0%})")
-        self.memory_share = share
+        self.memory_share = check_share(share)
         path = self.project.source_path
-        if self.project.builtin is None and path and Path(path).is_file():
-            if choose_engine(path, share).out_of_core != self.out_of_core:
-                self._load_source()
+        if self.project.builtin is None and path and moves_source(path, self.memory_share, self.engine_choice):
+            self._load_source()
 
     def _load_source(self) -> None:
         """Open the project's source where the rule says (:mod:`tklscore.core.engines.choice`):

@@ -89,3 +89,22 @@ def choose_engine(path: str | Path, share: float = DEFAULT_MEMORY_SHARE, availab
     estimated = estimated_memory(file)
     engine = "duckdb" if available > 0 and estimated > share * available else "memory"
     return EngineChoice(engine, estimated, available, share)
+
+
+def check_share(share: float) -> float:
+    """The memory share a user chose, as a fraction (refused outside 0 %–100 %)."""
+    from tklscore.core.errors import InputError
+
+    share = float(share)
+    if not 0.0 <= share <= 1.0:
+        raise InputError(f"a share of memory is between 0 % and 100 % (not {share:.0%})")
+    return share
+
+
+def moves_source(path: str | Path, share: float, current: EngineChoice | None) -> bool:
+    """Whether a new memory ``share`` moves the file source ``path`` between memory and out
+    of core (``current``: the out-of-core choice it is read under, None when loaded)."""
+    file = Path(path)
+    if not file.is_file():
+        return False
+    return choose_engine(file, share).out_of_core != (current is not None and current.out_of_core)
