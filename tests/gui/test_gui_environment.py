@@ -8,7 +8,10 @@ import sys
 
 
 def test_void_qt_calls_keep_references_to_none(qapp):
+    # a leak is one reference per call (5,000 here); other work in the process (queued events,
+    # threads) moves the count by tens, so the bound is a fifth of the calls
+    calls = 5000
     before = sys.getrefcount(None)
-    for _ in range(2000):
+    for _ in range(calls):
         qapp.processEvents()
-    assert abs(sys.getrefcount(None) - before) < 100
+    assert abs(sys.getrefcount(None) - before) < calls // 5
