@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from helpers import run_cli
 from test_engine_filter import (assert_odd_names_are_identifiers, assert_quotes_select_as_in_memory,
                                 check_against_reference, engine_ids, memory_ids, sources, trees)
-from test_engines import QI, ROLES, SA, assert_same_report, tables
+from test_engines import QI, ROLES, SA, assert_random_case_scores_alike, assert_same_report, tables
 from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids
 from tklscore.core.engines import score_files
 from tklscore.core.engines import spark_engine
@@ -72,24 +72,8 @@ def test_thesis_oracles_on_spark(spark, data_dir):
                                                                 HealthCheck.function_scoped_fixture])
 @given(case=tables(), x=st.sampled_from([1.0, math.inf]))
 def test_random_tables_score_as_in_memory(spark, case, x):
-    frame, n_qi, n_sa, continuous, published = case
-    roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=[f"s{j}" for j in range(n_sa)], continuous=continuous,
-                  identifier="id")
-    entries = []
-    for j in range(n_sa):
-        if f"s{j}" in continuous:
-            entries += [(f"s{j}", "[0,2)", 0.125), (f"s{j}", "[2,inf)", 0.3)]
-        else:
-            entries += [(f"s{j}", v, w) for v, w in (("a", 0.1), ("b", 0.45), ("", 0.2), ("c", 0.05))]
-    weights = Weights(entries)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "s.csv"
-        frame.to_csv(path, index=False)
-        table = load_table(path)
-        ids = [f"r{i}" for i in published]
-        memory = Scorer(table, roles).score(locate_by_ids(table, ids, "id"), weights, x)
-        engine = spark_score(spark, str(path), roles, weights, rows=ids, x=x)
-    assert_same_report(engine, memory)
+    assert_random_case_scores_alike(case, x, lambda path, roles, weights, ids: spark_score(
+        spark, path, roles, weights, rows=ids, x=x))
 
 
 def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):

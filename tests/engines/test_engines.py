@@ -116,6 +116,13 @@ def tables(draw):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.sampled_from([1.0, 2.0, math.inf]))
 def test_random_tables_score_alike(case, x):
+    assert_random_case_scores_alike(case, x, lambda path, roles, weights, ids: score_files(
+        "duckdb", path, roles, weights, rows=ids, x=x))
+
+
+def assert_random_case_scores_alike(case, x, score_in_engine) -> None:
+    """A drawn :func:`tables` case written as CSV, scored in memory and by
+    ``score_in_engine(path, roles, weights, ids)``: the same report."""
     frame, n_qi, n_sa, continuous, published = case
     roles = Roles(qi=[f"q{j}" for j in range(n_qi)], sa=[f"s{j}" for j in range(n_sa)], continuous=continuous,
                   identifier="id")
@@ -132,7 +139,7 @@ def test_random_tables_score_alike(case, x):
         table = load_table(path)
         ids = [f"r{i}" for i in published]
         memory = Scorer(table, roles).score(locate_by_ids(table, ids, "id"), weights, x)
-        engine = score_files("duckdb", str(path), roles, weights, rows=ids, x=x)
+        engine = score_in_engine(str(path), roles, weights, ids)
     assert_same_report(engine, memory)
 
 
