@@ -285,3 +285,20 @@ def test_cli_report_out_of_core_reads_the_store(capsys, cli_source):
     riskiest = {e: h.split("Per-record scores (riskiest by tkl first)")[1].split("</table>")[0] for e, h in html.items()}
     assert riskiest["duckdb"] == riskiest["memory"]
     assert html["duckdb"].count("How the scores grow as records are added") >= 1
+
+
+def test_a_few_records_kept_on_disk_are_charted_by_id_as_in_memory(capsys, tmp_path, data_dir):
+    """The report's per-record chart of the thesis' release: out of core, every record is read,
+    so the axis names each record by its id, as in memory (the text above it says so)."""
+    args = ["report", data_dir / "thesis_table_3_1.csv", "--published", data_dir / "thesis_table_3_6_published.csv",
+            "--id-column", "id", "--qi", "Job,City,Gender", "--sa", "Disease,Medication,Age,Initial Diagnosis",
+            "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv"]
+    charts = {}
+    for engine in ("memory", "duckdb"):
+        out = tmp_path / f"{engine}.html"
+        code, _, err = run_cli(capsys, [*args, "--engine", engine, "--output", out])
+        assert code == 0, err
+        html = out.read_text(encoding="utf-8")
+        charts[engine] = html.split("Per-record scores ÷ the whole source table", 1)[1].split("</svg>")[0]
+    assert "Published record, by id" in charts["duckdb"]
+    assert charts["duckdb"] == charts["memory"]

@@ -82,7 +82,8 @@ def per_record_chart(records: pd.DataFrame, whole: ScoreSet, x: float, ranks: np
                          ratio(records[name].to_numpy()[order], getattr(whole, name))) for name in RECORD_SERIES]
     xs = np.arange(len(order), dtype=np.float64) if ranks is None else np.asarray(ranks, dtype=np.float64)
     ticks = None
-    if len(order) <= NAMED_RECORDS and ranks is None:
+    every_record = ranks is None or np.array_equal(ranks, np.arange(len(ranks)))   # a few kept on disk: all read
+    if len(order) <= NAMED_RECORDS and every_record:
         ticks = [(float(i), str(record)) for i, record in enumerate(records["id"].to_numpy(dtype=object)[order])]
     return svg.lines(xs, series, title="Per-record scores ÷ the whole source table's scores",
                      x_label=("Published record, by id (ascending L-Severity, as the thesis' Figures 5.1/5.2)"
