@@ -166,7 +166,8 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     value, so its l is 1 — and must hold whole groups (a coarser set of classes' masks do:
     each of its groups is a union of these). Once a row's l is 1 it cannot fall further:
     when the groups of A_i can be marked in a table, only those holding a row whose l is
-    still above 1 are counted (the others' masks stay set: not known to be single)."""
+    still above 1 are counted (the others' masks stay set: not known to be single). A mask
+    of None: every row may."""
     ids, count = classes
     n = len(ids)
     full, n_full = groups.full
@@ -213,7 +214,7 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
         else:
             l[entries] = np.minimum(l[entries], d)
             open_[entries] = d > 1
-        masks[i] = open_[pair]
+        masks[i] = None if open_.all() else open_[pair]    # None: every row may
         if step is not None:
             step()
     return l[pair], masks
@@ -254,9 +255,10 @@ class LatticeL:
             return None
         known = []
         for i in range(s):
-            mask = found[0][i].copy()
-            for masks in found[1:]:
-                mask &= masks[i]
+            given = [masks[i] for masks in found if masks[i] is not None]
+            mask = given[0].copy() if given else None
+            for other in given[1:]:
+                mask &= other
             known.append(mask)
         return known
 
