@@ -76,7 +76,7 @@ class AggregateLattice:
                                    f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)} ORDER BY f.rid")
         column = (lambda name: rows.column(name).to_numpy())
         self.q = [column(f"q{j}") for j in range(len(roles.qi))]
-        self.s = [column(f"s{i}") for i in range(len(roles.sa))]
+        self.s = [column(f"s{i}").astype(np.int64) for i in range(len(roles.sa))]   # as codes index
         self.cnt, self.rid = column("cnt"), column("rid")
         del rows
         self.rows, self.n = len(self.cnt), int(self.cnt.sum())
@@ -120,7 +120,8 @@ class AggregateLattice:
             keys.append((np.asarray(group_of_value, dtype=np.int64)[self.finest_q[j]], len(groups)))
         groups, n_groups = group_ids(keys, len(self.finest_rid))
         # the finest classes come in record order: a class's first one holds its first record
-        representative = _first_rows(groups, n_groups, stable=True)
+        representative = np.full(n_groups, len(groups), dtype=np.int64)
+        np.minimum.at(representative, groups, np.arange(len(groups), dtype=np.int64))
         ids = group_ids_of_groups([(codes[representative], cardinality) for codes, cardinality in keys],
                                   self.finest_rid[representative], self.n)
         class_of_finest = ids[groups]
@@ -154,7 +155,7 @@ class AggregateLattice:
         key = tuple(kept)
         groups = self._sa_groups.get(key)
         if groups is None:
-            groups = sa_groups([Codes(self.s[i].astype(np.int64), self.uniques[i]) for i in kept], self.rows)
+            groups = sa_groups([Codes(self.s[i], self.uniques[i]) for i in kept], self.rows)
             self._sa_groups = {key: groups}
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
         return self._lattice_l.l(classes, groups, levels, key)
@@ -180,18 +181,13 @@ def _first_appearance(columns: list[tuple[np.ndarray, int]], n: int) -> tuple[np
     return codes.astype(np.int64, copy=False), len(uniques)
 
 
-def _first_rows(groups: np.ndarray, n_groups: int, stable: bool = False) -> np.ndarray:
-    """The first row of each group: of ids numbered in order of first appearance (the
-    running maximum rises at each first row), else (``stable``) by one stable sort."""
-    if not stable:
-        rises = np.empty(len(groups), dtype=np.bool_)
-        rises[:1] = True
-        np.greater(groups[1:], np.maximum.accumulate(groups)[:-1], out=rises[1:])
-        return np.flatnonzero(rises)
-    order = np.argsort(groups, kind="stable")
-    starts = np.ones(len(order), dtype=np.bool_)
-    starts[1:] = groups[order[1:]] != groups[order[:-1]]
-    return order[starts]
+def _first_rows(groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """The first row of each group of ids numbered in order of first appearance (the
+    running maximum rises at each first row)."""
+    rises = np.empty(len(groups), dtype=np.bool_)
+    rises[:1] = True
+    np.greater(groups[1:], np.maximum.accumulate(groups)[:-1], out=rises[1:])
+    return np.flatnonzero(rises)
 
 
 def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, counts: np.ndarray):
@@ -295,7 +291,7 @@ class AggregateNode(_Node):
         t = np.zeros(n_classes, dtype=np.float64)
         for i in kept:
             name = lattice.roles.sa[i]
-            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i].astype(np.int64),
+            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i],
                                   len(lattice.uniques[i]), lattice.cnt, name in lattice.roles.continuous), out=t)
         l = lattice.l_factor(self.design, (row_class, n_classes), kept)
         w = lattice.weight_sum(weights, kept)
