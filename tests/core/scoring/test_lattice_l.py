@@ -10,8 +10,8 @@ import itertools
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tklscore.core.scoring.distinguishing_factors import (LatticeL, l_distinguishing_factor, l_of_classes,
-                                                          sa_groups)
+from tklscore.core.scoring.distinguishing_factors import (LatticeL, _l_over_pairs, _l_per_attribute,
+                                                          l_distinguishing_factor, l_of_classes, sa_groups)
 from tklscore.core.tables.codes import Codes, group_ids
 
 
@@ -48,6 +48,10 @@ def test_every_node_equals_the_plain_l(seed, n, sas, order, removed):
         plain = l_distinguishing_factor([], sa, n, classes=classes)
         assert got.tolist() == plain.tolist(), (node, order)
         assert l_of_classes(classes, groups)[0].tolist() == plain.tolist()
+        known = lattice._known(key, "sa", len(sa))
+        if known is not None:   # both ways of counting, whichever the rows left open choose
+            assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist()
+            assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist()
 
 
 def test_masks_say_which_groups_may_hold_more_than_one_value():

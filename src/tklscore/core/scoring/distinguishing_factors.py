@@ -168,6 +168,30 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     when the groups of A_i can be marked in a table, only those holding a row whose l is
     still above 1 are counted (the others' masks stay set: not known to be single). A mask
     of None: every row may."""
+    if known is not None and _narrow(classes, groups, known):
+        return _l_per_attribute(classes, groups, known, step)
+    return _l_over_pairs(classes, groups, known, step)
+
+
+def _narrow(classes: tuple[np.ndarray, int], groups: SaGroups, known: list) -> bool:
+    """Whether the rows left open are few enough to count each SA's groups over its own
+    rows (few of them) rather than over every row's (class, full) pair once."""
+    ids, count = classes
+    n = max(len(ids), 1)
+    share = 0.0
+    for i, mask in enumerate(known):
+        others = groups.others[i]
+        if count * (1 if others is None else max(int(others[1]), 1)) <= dense_limit(n):
+            continue         # a table of its groups leaves out those whose rows are all at 1 already
+        if mask is None:
+            return False     # every row counted
+        share += np.count_nonzero(mask) / n
+    return share < 1.0
+
+
+def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
+                  step=None) -> tuple[np.ndarray, list]:
+    """:func:`l_of_classes` over the distinct (class, full) pairs of every row, found once."""
     ids, count = classes
     n = len(ids)
     full, n_full = groups.full
@@ -218,6 +242,72 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
         if step is not None:
             step()
     return l[pair], masks
+
+
+def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: list,
+                     step=None) -> tuple[np.ndarray, list]:
+    """:func:`l_of_classes` counting each SA's groups over its open rows only (the SAs with
+    a mask first; then those every row may be open in, over the groups holding a row whose
+    l is still above 1)."""
+    ids, count = classes
+    n = len(ids)
+    full, n_full = groups.full
+    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    for mask in known:
+        if mask is not None:
+            l[~mask] = 1
+    masks: list = [None] * len(groups.others)
+    order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
+    for i in order:
+        others = groups.others[i]
+        mask = known[i]
+        rows = None if mask is None else np.flatnonzero(mask)
+        c = ids if rows is None else ids[rows]
+        o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
+            else (None, 1)
+        size = count * n_o
+        if size <= dense_limit(n) and len(c):
+            key = c * np.int64(n_o) + o if o is not None else c
+            touched = np.zeros(size, dtype=np.bool_)
+            touched[key[(l if rows is None else l[rows]) > 1]] = True
+            selected = touched[key]
+            if not selected.all():
+                sub = np.flatnonzero(selected)
+                rows = sub if rows is None else rows[sub]
+                c, key = c[sub], key[sub]
+            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
+        else:
+            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
+        open_ = np.ones(n, dtype=np.bool_) if mask is None else mask.copy()
+        if rows is None:
+            np.minimum(l, d, out=l)
+            open_ = d > 1
+        else:
+            l[rows] = np.minimum(l[rows], d)
+            open_[rows] = d > 1
+        masks[i] = None if open_.all() else open_
+        if step is not None:
+            step()
+    return l, masks
+
+
+def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_full: int, key=None,
+                        o=None) -> np.ndarray:
+    """For each row, the distinct full groups in its group: ``key`` (the group's key in a
+    space small enough for a table) or (class, ``o``)."""
+    m = len(classes)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    pair, n_pairs = partition([(classes, count), (full, n_full)], m)
+    first = np.empty(n_pairs, dtype=np.int64)
+    first[pair] = np.arange(m, dtype=np.int64)
+    if key is not None:
+        group, n_groups = compact(key[0][first], key[1])
+    elif o[0] is None:
+        group, n_groups = classes[first], count
+    else:
+        group, n_groups = partition([(classes[first], count), (o[0][first], o[1])], n_pairs)
+    return np.bincount(group, minlength=n_groups)[group][pair]
 
 
 class LatticeL:
