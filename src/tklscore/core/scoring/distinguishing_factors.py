@@ -218,27 +218,14 @@ def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list
         if size <= dense_limit(n_pairs) and len(c):
             # only the groups holding a pair whose l is still above 1 are counted
             key = c if o is None else c * np.int64(n_o) + o
-            touched = np.zeros(size, dtype=np.bool_)
-            touched[key[(l if entries is None else l[entries]) > 1]] = True
-            selected = touched[key]
-            if not selected.all():
-                sub = np.flatnonzero(selected)
-                entries = sub if entries is None else entries[sub]
-                key = key[sub]
-            group, n_groups = compact(key, size)
+            entries, sub = _touched(key, size, l, entries)
+            group, n_groups = compact(key if sub is None else key[sub], size)
         elif o is None:
             group, n_groups = c, count
         else:
             group, n_groups = partition([(c, count), (o, n_o)], len(c))
-        d = np.bincount(group, minlength=n_groups)[group]
-        open_ = np.ones(n_pairs, dtype=np.bool_) if mask is None else mask.copy()
-        if entries is None:
-            np.minimum(l, d, out=l)
-            open_ = d > 1
-        else:
-            l[entries] = np.minimum(l[entries], d)
-            open_[entries] = d > 1
-        masks[i] = None if open_.all() else open_[pair]    # None: every row may
+        open_ = _counted(l, np.bincount(group, minlength=n_groups)[group], entries, mask)
+        masks[i] = None if open_ is None else open_[pair]
         if step is not None:
             step()
     return l[pair], masks
@@ -268,27 +255,42 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         size = count * n_o
         if size <= dense_limit(n) and len(c):
             key = c * np.int64(n_o) + o if o is not None else c
-            touched = np.zeros(size, dtype=np.bool_)
-            touched[key[(l if rows is None else l[rows]) > 1]] = True
-            selected = touched[key]
-            if not selected.all():
-                sub = np.flatnonzero(selected)
-                rows = sub if rows is None else rows[sub]
+            rows, sub = _touched(key, size, l, rows)
+            if sub is not None:
                 c, key = c[sub], key[sub]
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
         else:
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
-        open_ = np.ones(n, dtype=np.bool_) if mask is None else mask.copy()
-        if rows is None:
-            np.minimum(l, d, out=l)
-            open_ = d > 1
-        else:
-            l[rows] = np.minimum(l[rows], d)
-            open_[rows] = d > 1
-        masks[i] = None if open_.all() else open_
+        masks[i] = _counted(l, d, rows, mask)
         if step is not None:
             step()
     return l, masks
+
+
+def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None):
+    """The entries (None: all) of the groups (``key`` < ``size``, a table's worth) holding
+    an entry whose l is still above 1, and their positions among ``entries`` (None: all)."""
+    touched = np.zeros(size, dtype=np.bool_)
+    touched[key[(l if entries is None else l[entries]) > 1]] = True
+    selected = touched[key]
+    if selected.all():
+        return entries, None
+    sub = np.flatnonzero(selected)
+    return (sub if entries is None else entries[sub]), sub
+
+
+def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.ndarray | None):
+    """``l`` lowered to the distinct counts ``d`` of the ``counted`` entries (None: all), and
+    the entries whose group may hold more than one value — those counted above 1 and those
+    open but not counted — or None when every entry may."""
+    open_ = np.ones(len(l), dtype=np.bool_) if mask is None else mask.copy()
+    if counted is None:
+        np.minimum(l, d, out=l)
+        open_ = d > 1
+    else:
+        l[counted] = np.minimum(l[counted], d)
+        open_[counted] = d > 1
+    return None if open_.all() else open_
 
 
 def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_full: int, key=None,
