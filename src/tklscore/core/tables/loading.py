@@ -137,9 +137,10 @@ class Table:
         return codes
 
     def empty_count(self, column: str) -> int:
-        """How many cells of the column hold the empty value."""
+        """How many cells of the column hold the empty value (from its codes when they are
+        at hand: no pass over the cells when no value is empty)."""
         values = self.values(column)
-        if _is_text(values):
+        if _is_text(values) and column not in self._codes:
             return int((values == MISSING).sum())
         codes = self.codes(column)
         empty = np.flatnonzero(codes.uniques == MISSING)
