@@ -107,6 +107,6 @@ def test_identifier_index_is_validated_once_per_table(data_dir):
     source = load_table(data_dir / "thesis_table_3_1.csv")
     scorer = Scorer(source, thesis_example().roles)  # validates the ids
     index = source.id_index["id"]
-    assert source_ids(source, "id") is index and list(index) == [str(i) for i in range(len(source))]
+    assert source_ids(source, "id") is index and list(index.to_numpy()) == [str(i) for i in range(len(source))]
     release = locate_table(source, load_table(data_dir / "thesis_table_3_1.csv"), "id")
     assert release.positions.tolist() == list(range(len(source))) and scorer.source is source

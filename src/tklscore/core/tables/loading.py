@@ -72,7 +72,7 @@ class Table:
         self._numeric_counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._numeric_codes: dict = {}
         self._numeric_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # text codes, parsed distinct texts
-        self.id_index: dict[str, pd.Index] = {}  # identifier column -> its validated ids (tables.published)
+        self.id_index: dict[str, object] = {}  # identifier column -> its validated ids (tables.published.source_ids)
         self._columns: tuple[pd.Index | None, list[str]] = (None, [])
 
     def __repr__(self) -> str:
@@ -111,10 +111,14 @@ class Table:
 
     def text_at(self, column: str, positions: np.ndarray) -> np.ndarray:
         """The text of the column at the given rows (an array of str)."""
+        return self.text_series_at(column, positions).to_numpy(dtype=object)
+
+    def text_series_at(self, column: str, positions: np.ndarray) -> pd.Series:
+        """:meth:`text_at` as text of the loader's type (Arrow-backed: no Python string per cell)."""
         if self._frame is not None or column in self._text:
-            return self.text(column).iloc[positions].to_numpy(dtype=object)
+            return self.text(column).iloc[positions]
         values = self.values(column).iloc[positions]
-        return (values if _is_text(values) else _column_text(values)).to_numpy(dtype=object)
+        return values if _is_text(values) else _column_text(values)
 
     def values(self, column: str) -> pd.Series:
         """The column as stored: typed for a Parquet number column, else text."""
