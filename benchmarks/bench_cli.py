@@ -36,7 +36,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (CONTINUOUS_SA, QI, SA, TEXT, Stopwatch, best_of, load_average, machine,  # noqa: E402
-                     make_weights, megabytes, overall, sample, tklscore_command, typed_source, verdict, work_folder, write_typed_weights)
+                     make_weights, megabytes, overall, sample, tklscore_command, typed_source, verdict, work_folder,
+                     write_typed_weights)
 
 TARGET_PARQUET_S = 2.5
 TARGET_CSV_S = 4.0
