@@ -731,7 +731,14 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
 
 def _check_cell_lengths(frame: pd.DataFrame, name: str) -> None:
     """The first cell longer than :data:`FIELD_LIMIT` characters, as an error."""
+    import pyarrow.compute as pc
+
     for column in frame.columns:
+        arrow = getattr(frame[column].array, "__arrow_array__", None)
+        if arrow is not None:   # no cell has more bytes than the limit: none has more characters
+            longest = pc.max(pc.binary_length(arrow())).as_py()
+            if longest is None or longest <= FIELD_LIMIT:
+                continue
         lengths = frame[column].str.len().to_numpy(dtype="float64", na_value=0.0)
         if len(lengths) and lengths.max() > FIELD_LIMIT:
             first = int(np.flatnonzero(lengths > FIELD_LIMIT)[0])
