@@ -48,3 +48,20 @@ def test_a_release_located_by_text_ids_with_its_conflicts():
                                  "id 'P099' (row 3): amount 'x' (source '99')"]
     missing = locate_by_ids(source, ["P001", "Q1", " P002 "], "id")
     assert missing.positions.tolist() == [1, 2] and missing.unlocated == ["id 'Q1'"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.text("0123456789", min_size=1, max_size=3), max_size=30, unique=True))
+def test_row_numbers_as_a_project_keeps_them_are_read_as_before(rows):
+    """Text of plain digits takes Arrow's path; the same ids as ints (the general path) give
+    the same release, unless two name one row ("7" and "07"), which the general path reads."""
+    source = _table([f"r{i}" for i in range(120)])
+    release = locate_by_ids(source, rows)
+    expected = [(r, int(r)) for r in rows if int(r) < 120]
+    assert list(zip(release.ids.tolist(), release.positions.tolist())) == expected
+    assert release.unlocated == [f"id '{r}'" for r in rows if int(r) >= 120]
+    if len({int(r) for r in rows}) == len(rows) and all(r == str(int(r)) for r in rows):
+        plain = locate_by_ids(source, [int(r) for r in rows])
+        assert plain.positions.tolist() == release.positions.tolist() and plain.ids.tolist() == release.ids.tolist()
+    with pytest.raises(InputError, match="listed more than once"):
+        locate_by_ids(source, ["3", "4", "3"])

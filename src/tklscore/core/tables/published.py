@@ -177,6 +177,10 @@ def _positions_of(index: "pd.Index | TextIds", wanted: pd.Index) -> np.ndarray:
 
 def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = "--rows") -> Release:
     """Publish the source records with the given ids (0-based row numbers without ``id_column``)."""
+    if id_column is None:
+        located = _row_numbers(source, ids, name)
+        if located is not None:
+            return located
     wanted = pd.Index(pd.Series(np.asarray(ids, dtype=object), dtype=object).astype(str).str.strip(), dtype=object)
     if not wanted.is_unique:
         raise InputError(f"id '{shorten(wanted[wanted.duplicated()][0])}' is listed more than once", file=name)
@@ -190,6 +194,25 @@ def locate_by_ids(source: Table, ids, id_column: str | None = None, name: str = 
     found = positions >= 0
     missing = [f"id '{shorten(i)}'" for i in wanted[~found]]
     return Release(positions[found].astype(np.int64), wanted[found].to_numpy(dtype=object), missing, name)
+
+
+def _row_numbers(source: Table, ids, name: str) -> Release | None:
+    """:func:`locate_by_ids` of row numbers when every id is text of plain digits (as a
+    project keeps them), read by Arrow; None when one is not, or two name one row (the
+    general path then says which)."""
+    try:
+        text = pa.array(ids if isinstance(ids, (list, tuple)) else list(ids), type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if len(text) == 0 or text.null_count or not pc.all(pc.match_substring_regex(text, "^[0-9]{1,18}$")).as_py():
+        return None
+    numbers = pc.cast(text, pa.int64()).to_numpy()
+    if len(np.unique(numbers)) < len(numbers):
+        return None
+    found = numbers < len(source)
+    written = text.to_numpy(zero_copy_only=False)
+    missing = [f"id '{shorten(i)}'" for i in written[~found]]
+    return Release(numbers[found], written[found].astype(object), missing, name)
 
 
 def locate_table(source: Table, published: Table, id_column: str | None = None,
