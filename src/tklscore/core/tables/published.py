@@ -92,7 +92,8 @@ class TextIds:
     def __init__(self, values):
         values = values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values)
         values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-        self.values = values.cast(pa.string()) if values.type != pa.string() else values
+        text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+        self.values = values if text else values.cast(pa.large_string())
 
     def __len__(self) -> int:
         return len(self.values)
@@ -104,7 +105,7 @@ class TextIds:
         """The position of each of the ``wanted`` ids (text, distinct) in the source; -1
         where none. Arrow hashes the smaller side: a release's ids, probed by every source
         id, or the source's ids, probed by the wanted ones."""
-        wanted = pa.array(np.asarray(wanted, dtype=object), pa.string())
+        wanted = pa.array(np.asarray(wanted, dtype=object), self.values.type)
         if 2 * len(wanted) > len(self.values):
             found = pc.index_in(wanted, value_set=self.values)
             return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
