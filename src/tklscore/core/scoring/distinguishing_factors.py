@@ -104,13 +104,13 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             future.cancel()
         raise
     class_t = {}
-    t = np.zeros(n, dtype=np.float64)
+    highest = np.zeros(n_classes, dtype=np.float64)   # each class's t over the SAs: one gather for the rows
     for name in sa:
         per_class = pending[name].result() if pending is not None else t_of_class(name)
         class_t[name] = per_class
-        np.maximum(t, per_class[classes], out=t)
+        np.maximum(highest, per_class, out=highest)
         step()
-    return DistinguishingFactors(k, l, t, classes, class_t)
+    return DistinguishingFactors(k, l, highest[classes], classes, class_t)
 
 
 def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> DistinguishingFactors:

@@ -314,8 +314,10 @@ class Scorer:
 
     def ids_of(self, positions: np.ndarray) -> np.ndarray:
         """Ids of source records: the identifier column's values, else row positions."""
-        if self._ids is None:
-            return np.asarray(positions).astype(str).astype(object)
+        if self._ids is None:   # the row numbers as text, written by Arrow
+            import pyarrow as pa
+
+            return pa.array(np.asarray(positions, dtype=np.int64)).cast(pa.string()).to_numpy(zero_copy_only=False)
         return self.source.text_at(self.roles.identifier, np.asarray(positions))
 
     def _missing_value_notes(self) -> list[str]:
