@@ -294,8 +294,13 @@ def test_suggested_front_meets_constraints_and_is_the_brute_force_pareto_front(d
         return
     assert found.met
     points = {node: (tkl, loss) for node, tkl, loss in meeting}
+    def at_most(a, b):   # a <= b, where a figure within 1e-12 of another is the same figure
+        return a <= b or math.isclose(a, b, rel_tol=1e-12)
+
     expected = {node for node, (tkl, loss) in points.items()
-                if not any(o[0] <= tkl and o[1] <= loss and o != (tkl, loss) for o in points.values())}
+                if not any(at_most(o[0], tkl) and at_most(o[1], loss)
+                           and not (math.isclose(o[0], tkl, rel_tol=1e-12) and math.isclose(o[1], loss, rel_tol=1e-12))
+                           for o in points.values())}
     got = {(c.levels["a"], c.levels["b"]) for c in found.front}
     assert got == expected
     for c in found.front:
@@ -323,6 +328,19 @@ def test_pareto_front_keeps_ties_and_drops_dominated():
     c = [Candidate({"a": i}, tkl, loss, 1, 1, 0.0, 0.0) for i, (tkl, loss) in
          enumerate([(0.1, 0.9), (0.2, 0.5), (0.2, 0.5), (0.3, 0.6), (0.5, 0.1)])]
     assert [x.levels["a"] for x in pareto_front(c)] == [0, 1, 2, 4]
+
+
+def test_pareto_front_takes_figures_a_sum_order_apart_as_ties():
+    """The same tkl summed in another order (memory, an engine) differs in its last bits; the
+    front must not: the lower-loss release dominates the one whose tkl is a bit 'lower'."""
+    from tklscore.core.release.suggest import Candidate
+
+    low, high = 0.2870633893919793, 0.2870633893919794
+    c = [Candidate({"a": 0}, low, 0.5, 1, 1, 0.0, 0.0), Candidate({"a": 1}, high, 0.4, 1, 1, 0.0, 0.0),
+         Candidate({"a": 2}, 0.2870634, 0.3, 1, 1, 0.0, 0.0)]
+    assert [x.levels["a"] for x in pareto_front(c)] == [1, 2]
+    same = [Candidate({"a": 0}, high, 0.4, 1, 1, 0.0, 0.0), Candidate({"a": 1}, low, 0.4, 1, 1, 0.0, 0.0)]
+    assert [x.levels["a"] for x in pareto_front(same)] == [1, 0]
 
 
 def test_a_row_selection_is_resolved_once_per_search_with_the_same_figures(monkeypatch):

@@ -356,16 +356,35 @@ def _dense(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank[codes], present
 
 
+TIE = 1e-12   # relative: two figures this close are the same figure summed in another order
+
+
+def tie_keys(values) -> dict[float, float]:
+    """Each value mapped to the smallest value of its run of values within TIE of the run's
+    first: figures equal in exact arithmetic but summed in another order (in memory, in an
+    engine) compare equal, so a front does not depend on the order of a sum."""
+    keys: dict[float, float] = {}
+    start = None
+    for v in sorted(set(values)):
+        if start is None or not math.isclose(v, start, rel_tol=TIE, abs_tol=TIE * 1e-3):
+            start = v
+        keys[v] = start
+    return keys
+
+
 def pareto_front(candidates: list[Candidate]) -> list[Candidate]:
     """The candidates no other candidate dominates on (tkl_normalized, utility_loss), both
-    minimised, ordered by tkl_normalized."""
-    ordered = sorted(candidates, key=lambda c: (c.tkl_normalized, c.utility_loss, sorted(c.levels.items())))
+    minimised (figures within TIE of each other are ties), ordered by tkl_normalized."""
+    tkl = tie_keys(c.tkl_normalized for c in candidates)
+    loss = tie_keys(c.utility_loss for c in candidates)
+    ordered = sorted(candidates, key=lambda c: (tkl[c.tkl_normalized], loss[c.utility_loss],
+                                                c.tkl_normalized, sorted(c.levels.items())))
     front: list[Candidate] = []
     best = math.inf
     for c in ordered:
-        if c.utility_loss < best:
+        if loss[c.utility_loss] < best:
             front.append(c)
-            best = c.utility_loss
-        elif front and c.utility_loss == best and c.tkl_normalized == front[-1].tkl_normalized:
+            best = loss[c.utility_loss]
+        elif front and loss[c.utility_loss] == best and tkl[c.tkl_normalized] == tkl[front[-1].tkl_normalized]:
             front.append(c)
     return front
