@@ -91,10 +91,11 @@ class Plan:
             f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
             f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")
 
-    def class_value_pairs(self, i: int) -> str:
-        """The distinct (class, value code) pairs of continuous SA i with their counts,
-        sorted by class then value (the input of the ordered EMD; codes are value ranks)."""
-        return f"SELECT cid, c{i} AS idx, {self.count} AS c FROM coded GROUP BY cid, c{i} ORDER BY cid, idx"
+    def class_value_pairs(self, i: int, ordered: bool = True) -> str:
+        """The distinct (class, value code) pairs of SA i with their counts, sorted by class
+        then value unless not ``ordered`` (the input of the ordered EMD; codes are value ranks)."""
+        return (f"SELECT cid, c{i} AS idx, {self.count} AS c FROM coded GROUP BY cid, c{i}"
+                + (" ORDER BY cid, idx" if ordered else ""))
 
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""
