@@ -329,8 +329,8 @@ class DisclosurePlan:
     ``contributing``. Each attribute of a known set gets dense integer codes
     (``dr_c{j}(v, c)``, ``cardinality[j]`` of them) and ``dr_src(rid, id, c{j}.., w{j}..,
     c_total)`` holds the records as codes and weights. Per known set KS (``sets``: Fig. 1's
-    pre-order; the first is ∅) a grouped count ``dr_ks{i}(c.., key, cnt)`` (a set with a
-    child is counted from the child's counts, so only the leaves of the subset tree read
+    pre-order; the first is ∅) a grouped count ``dr_ks{i}(c.., key, cnt)`` (a set inside
+    another known set is summed from that set's counts, so only the largest sets read
     every record); ``key`` is the set's codes in mixed radix, extended by one attribute from
     the parent's, as the in-memory engine's group keys. The records then join each count
     once and sum Σ L = Σ PK(KS)/count and Σ L·C_KS, from which
@@ -381,16 +381,39 @@ class DisclosurePlan:
             key = f"{alias}c{j}" if key is None else f"({key} * {max(cards[j], 1)} + {alias}c{j})"
         return key
 
+    def _groups_at_most(self, s: tuple[int, ...]) -> int:
+        """The most groups set ``s`` can have: its records, or the product of its cardinalities."""
+        cards, space = dict(self.cardinality), 1
+        for j in s:
+            space *= max(cards[j], 1)
+            if space >= self.n:
+                return self.n
+        return space
+
+    def count_order(self) -> list[int]:
+        """The known sets but ∅ (by index) in the order their counts are made: larger sets
+        first, so that each set's superset is made before it (:meth:`set_counts`)."""
+        return sorted(range(1, len(self.sets)), key=lambda i: (-len(self.sets[i]), i))
+
+    def rolled_up_from(self, i: int) -> int | None:
+        """The known set whose counts set i is summed from: of its strict supersets (made
+        before it in :meth:`count_order`; known sets are closed under subsets), the one with
+        the fewest possible groups; None: counted from the records."""
+        s = set(self.sets[i])
+        supersets = [t for t in range(1, len(self.sets)) if len(self.sets[t]) > len(s) and s <= set(self.sets[t])]
+        return min(supersets, key=lambda t: (self._groups_at_most(self.sets[t]), t)) if supersets else None
+
     def set_counts(self, i: int) -> str:
-        """How many records share each value combination of known set i (needs the counts
-        of its first child, which pre-order puts right after it: materialise from the last
-        set to the first)."""
+        """How many records share each value combination of known set i: the counts of a
+        superset summed (:meth:`rolled_up_from`; materialise in :meth:`count_order`), or the
+        records counted — one pass over every record only for the sets no other contains."""
         s = self.sets[i]
         codes = ", ".join(f"c{j}" for j in s)
         key = self._key(s, "")
         keyed = f"{codes}, {key} AS key" if key is not None else codes
-        if i + 1 < len(self.sets) and self.sets[i + 1][:-1] == s:
-            return f"SELECT {keyed}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM dr_ks{i + 1} GROUP BY {codes}"
+        superset = self.rolled_up_from(i)
+        if superset is not None:
+            return f"SELECT {keyed}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM dr_ks{superset} GROUP BY {codes}"
         return f"SELECT {keyed}, COUNT(*) AS cnt FROM dr_src GROUP BY {codes}"
 
     def keys_fit(self) -> bool:
