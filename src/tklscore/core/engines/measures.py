@@ -95,7 +95,8 @@ class EngineAggregates(Aggregates):
             if plan.continuous[i]:
                 return attribute_t(backend, plan, i, int(sizes.sum()), sizes, self.pair_batches(attribute),
                                    self.get(VALUE_COUNTS, attribute)[0])
-            return attribute_t(backend, plan, i, int(sizes.sum()), sizes)
+            return attribute_t(backend, plan, i, int(sizes.sum()), sizes,
+                               pairs=f"pairs_{i}" if i in self._grouped else None)
         if aggregate == IDENTIFIERS:
             return backend.fetch(plan.distinct_identifiers(self.n_identifying))["d"].to_numpy(dtype=np.int64)
         if aggregate == POPULATION:

@@ -78,15 +78,18 @@ class Plan:
         return (f"SELECT {selected} FROM {self.source} AS src "
                 f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
 
-    def variational_distance(self, i: int, n: int) -> str:
+    def variational_distance(self, i: int, n: int, pairs: str | None = None) -> str:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) per class, absent values adding C_v/n, on exact
-        integers (as ``variational_distance_by_class``), ordered by class id."""
+        integers (as ``variational_distance_by_class``), ordered by class id; ``pairs``: a
+        relation of :meth:`class_value_pairs` already made (else grouped here)."""
+        pairs = (f"(SELECT cid, idx AS c{i}, c FROM {pairs})" if pairs is not None
+                 else f"(SELECT cid, c{i}, {self.count} AS c FROM coded GROUP BY cid, c{i})")
         return (
             f"SELECT classes.cid, (CAST(v.inside AS DOUBLE) + CAST(({n} - v.covered) * classes.k AS DOUBLE)) "
             f"/ (2.0 * classes.k * {n}) AS t "
             f"FROM (SELECT pairs.cid, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
             f"SUM(totals.c) AS covered "
-            f"FROM (SELECT cid, c{i}, {self.count} AS c FROM coded GROUP BY cid, c{i}) AS pairs "
+            f"FROM {pairs} AS pairs "
             f"JOIN (SELECT c{i}, {self.count} AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
             f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
             f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")

@@ -106,18 +106,18 @@ PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integ
 
 
 def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, batches=None,
-                table_counts=None) -> np.ndarray:
+                table_counts=None, pairs: str | None = None) -> np.ndarray:
     """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from its
     (class, value code, count) pairs, read in ``batches`` of whole classes (streamed from
     the engine unless given), and ``table_counts`` (fetched unless given); the variational
-    distance of a categorical one in the engine."""
+    distance of a categorical one in the engine (from the relation ``pairs`` when made)."""
     if plan.continuous[i]:
         if batches is None:
             batches = whole_class_batches(backend, plan.class_value_pairs(i))
         if table_counts is None:
             table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
         return ordered_emd_of_batches(batches, len(sizes), sizes, table_counts, n)
-    return np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
+    return np.clip(backend.fetch(plan.variational_distance(i, n, pairs))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
 
 
 def whole_class_batches(backend: Backend, sql: str, rows: int | None = None):
