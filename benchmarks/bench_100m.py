@@ -41,7 +41,8 @@ the command and its descendants, polled twice a second, beside the largest proce
 high-water mark), and the load average at its start, its end and at most while it ran —
 the machine is shared, so a figure is read beside its load. Then the time ratio between
 consecutive sizes (linear ≈ their row ratio) and, at 100M rows (or ``--target-rows``), the
-targets: score ≤ 10 min, measures ≤ 10 min, disclosure-risk ≤ 20 min; below that size the
+targets: score ≤ 10 min, measures ≤ 10 min, disclosure-risk ≤ 20 min, and each peak RSS ≤ 3 GB
+(near the 2 GB limit: a continuous SA's pairs are streamed, never all in Python); below that size the
 time projected linearly to it is printed for information. The exit status is 1 when a
 target fails. Outputs are removed after each run; the sources at the end unless
 ``--keep-source`` (with ``--dir``, a kept source is reused by the next run).
@@ -71,6 +72,7 @@ from tklscore.core.engines.scoring import parse_memory_limit  # noqa: E402
 PARTS = ("score", "measures", "disclosure")
 TARGETS_S = {"score": 600.0, "measures": 600.0, "disclosure": 1200.0}
 TARGET_ROWS = 100_000_000
+TARGET_RSS_MB = 3072.0   # peak RSS of each command at the target size, near the 2 GB --memory-limit
 BASELINE_MB = 512   # the command's Python and libraries beside DuckDB's buffers
 REGIONS = 9
 # D(r)'s 10 attributes: PK(A) (how likely an attacker knows A) and W(A) ∈ {0, 1} as in the paper
@@ -316,10 +318,13 @@ def main(argv=None) -> int:
                 limit = TARGETS_S[part]
                 if n == args.target_rows:
                     passed = run.wall <= limit
-                    ok &= passed
+                    small = run.rss_mb <= TARGET_RSS_MB
+                    ok &= passed and small
                     note = "" if passed or run.cpu > limit else \
                         f" (CPU time {run.cpu:.0f} s would pass; load {run.load_text} on {os.cpu_count()} CPUs)"
                     print(f"{'':12s}target at {n:,} rows ≤ {limit / 60:g} min: {verdict(passed)}{note}")
+                    print(f"{'':12s}target at {n:,} rows peak RSS ≤ {TARGET_RSS_MB:.0f} MB: {run.rss_mb:.0f} MB "
+                          f"{verdict(small)}")
                 elif n >= 1_000_000:   # below, the start-up of the command is most of the time
                     print(f"{'':12s}projected linearly to {args.target_rows:,} rows: "
                           f"{run.wall * args.target_rows / n / 60:.1f} min (target ≤ {limit / 60:g} min)")

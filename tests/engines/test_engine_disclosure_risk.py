@@ -189,3 +189,28 @@ def test_histogram_bins_every_d_by_one_rule_in_sql_and_in_memory():
     inside = d[(d > 0) & (np.abs(np.log10(np.maximum(d, 1e-300))[:, None] - edges[None, :]).min(axis=1) > 1e-9)]
     assert bin_counts(inside, bounds).tolist() == np.histogram(np.log10(inside), bins=40,
                                                               range=(edges[0], edges[-1]))[0].tolist()
+
+
+@given(st.lists(st.sampled_from([0.9, 0.6, 0.3, 0.05]), min_size=1, max_size=6), st.sampled_from([0.0, 0.01, 0.1]),
+       st.lists(st.integers(1, 40), min_size=6, max_size=6), st.integers(1, 10 ** 6))
+def test_each_known_set_is_counted_once_from_a_superset_made_before_it(pk, epsilon, cards, n):
+    """Only the sets no other known set contains read the records; every other set sums the
+    counts of a strict superset made before it, the one with the fewest possible groups."""
+    from tklscore.core.engines.plan import DisclosurePlan
+    from tklscore.core.risk.disclosure_risk import known_sets
+
+    sets = tuple(known_sets(pk, epsilon))
+    plan = DisclosurePlan(sets, tuple(pk), (), tuple((j, cards[j]) for j in range(len(pk))), n, 1.0)
+    order = plan.count_order()
+    assert sorted(order) == list(range(1, len(sets)))
+    made: set[int] = set()
+    for i in order:
+        source = plan.rolled_up_from(i)
+        inside_another = any(set(sets[i]) < set(t) for t in sets)
+        assert (source is None) == (not inside_another)
+        if source is not None:
+            assert source in made and set(sets[i]) < set(sets[source])
+            assert f"FROM dr_ks{source} " in plan.set_counts(i)
+        else:
+            assert "FROM dr_src " in plan.set_counts(i)
+        made.add(i)

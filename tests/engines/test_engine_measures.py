@@ -246,7 +246,7 @@ def test_a_measure_fetches_only_the_aggregates_it_needs(tmp_path):
         assert compute(engine, request, ["k"]).values == {"k": 1} and engine.fetched == [CLASS_SIZES]
         computed = compute(engine, request, ["recursive_c"])   # reads l_distinct first
         assert set(computed.values) == {"l_distinct", "recursive_c"}
-        assert computed.fetched == [CLASS_SIZES, "(class, value) pairs of s"]
+        assert computed.fetched == [CLASS_SIZES, "value counts of s", "(class, value) pairs of s"]
 
 
 def test_the_registry_declares_what_each_measure_reads():
@@ -271,3 +271,28 @@ def test_a_suppressed_marker_with_quotes_and_backslashes_is_a_value(tmp_path, ma
     engine = measure_files("duckdb", str(path), roles, suppressed_marker=marker, exclude_suppressed=True)
     assert memory.record_rows.tolist() == [1, 3]           # rows 0 and 2 hold the marker in every QI
     assert_same(engine.to_json_dict(), memory.to_json_dict())
+
+
+@pytest.mark.parametrize("rows", [1, 3, 8])
+def test_measures_read_the_pairs_in_batches_to_the_same_numbers(tmp_path, rows):
+    """The (class, value) pairs streamed a few at a time (every class whole in one batch):
+    every measure is the very number read from one batch, and the in-memory engine's."""
+    from tklscore.core.engines import scoring
+
+    rng = np.random.default_rng(rows)
+    n = 400
+    frame = pd.DataFrame({"q0": rng.choice(["x", "y", "z"], n), "q1": rng.choice(["1", "2", "3", "4"], n),
+                          "s0": rng.choice(["a", "b", "c", "d"], n),
+                          "s1": rng.choice(["0", "1.5", "2", "30", "7.25", "8"], n)})
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s0", "s1"], continuous=["s1"])
+    whole = measure_files("duckdb", str(path), roles)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scoring, "PAIR_BATCH_ROWS", rows)
+        batched = measure_files("duckdb", str(path), roles)
+    memory = measure_table(load_table(path), roles)
+    assert batched.models.l_distinct > 1 and batched.models.recursive_c is not None
+    for key in [m.key for m in MEASURES if m.key != "records"]:
+        assert batched.value(key) == whole.value(key), key
+        assert_same(batched.value(key), memory.value(key), key)

@@ -120,6 +120,45 @@ def test_random_tables_score_alike(case, x):
         "duckdb", path, roles, weights, rows=ids, x=x))
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.integers(1, 4))
+def test_random_tables_score_alike_with_pairs_streamed_in_small_batches(case, rows):
+    """A continuous SA's (class, value) pairs are read a batch at a time (a class split
+    between two fetched batches is joined): the same t, so the same report."""
+    from tklscore.core.engines import scoring
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scoring, "PAIR_BATCH_ROWS", rows)
+        assert_random_case_scores_alike(case, 1.0, lambda path, roles, weights, ids: score_files(
+            "duckdb", path, roles, weights, rows=ids))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=12), st.integers(1, 7))
+def test_pairs_come_in_batches_of_whole_classes(class_sizes, rows):
+    """Every row once, in order, and a class never split between two batches, whatever the
+    size of the batches the engine hands over (here exactly ``rows``: Arrow's batches)."""
+    from tklscore.core.engines.backend import Backend
+    from tklscore.core.engines.scoring import whole_class_batches
+
+    cid = np.repeat(np.arange(len(class_sizes)), class_sizes)
+    frame = pd.DataFrame({"cid": cid, "idx": np.arange(len(cid)), "c": np.arange(len(cid)) % 5 + 1})
+
+    class Rows(Backend):
+        def fetch(self, sql, params=None):
+            return frame
+
+    batches = list(whole_class_batches(Rows(), "pairs", rows))
+    for j, column in enumerate(("cid", "idx", "c")):
+        assert np.concatenate([b[j] for b in batches]).tolist() == frame[column].tolist()
+    seen = [set(b[0].tolist()) for b in batches]
+    assert all(not (a & b) for i, a in enumerate(seen) for b in seen[i + 1:])
+    # a batch is what was handed over up to its last whole class, and the class before it
+    assert all(len(b[0]) < rows + 2 * max(class_sizes) for b in batches)
+    if rows < len(class_sizes) and max(class_sizes) < rows:
+        assert len(batches) > 1
+
+
 def assert_random_case_scores_alike(case, x, score_in_engine) -> None:
     """A drawn :func:`tables` case written as CSV, scored in memory and by
     ``score_in_engine(path, roles, weights, ids)``: the same report."""

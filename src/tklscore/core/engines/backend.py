@@ -65,6 +65,11 @@ class Backend:
 
         return pa.Table.from_pandas(self.fetch(sql), preserve_index=False)
 
+    def fetch_batches(self, sql: str, rows: int):
+        """The rows of ``sql`` as Arrow record batches of about ``rows`` rows, in its order:
+        a back-end that can stream them never holds the whole result in Python."""
+        yield from self.fetch_arrow(sql).to_batches(max_chunksize=max(1, int(rows)))
+
     def materialize(self, name: str, sql: str, params=None) -> None:  # pragma: no cover - interface
         """Keep the rows of ``sql`` as the relation ``name``; ``params`` are the values of
         its ``?`` markers, in order (values never enter the SQL text)."""

@@ -86,7 +86,7 @@ class EngineDisclosureAggregates(DisclosureAggregates):
             backend.materialize("dr_records", plan.records_in_order())
             progress(1.0)
             return
-        for step, i in enumerate(range(len(sets) - 1, 0, -1)):
+        for step, i in enumerate(plan.count_order()):
             backend.materialize(f"dr_ks{i}", plan.set_counts(i))
             progress(0.1 + 0.7 * (step + 1) / max(len(sets) - 1, 1))
         backend.materialize_joined("dr_records", plan.records())

@@ -165,6 +165,13 @@ class DuckDBBackend(Backend):
         relation = self.con.sql(sql)
         return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
 
+    def fetch_batches(self, sql: str, rows: int):
+        reader = self.con.sql(sql).to_arrow_reader(max(1, int(rows)))
+        try:
+            yield from reader
+        finally:
+            reader.close()
+
     def materialize(self, name: str, sql: str, params=None) -> None:
         self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}", list(params) if params else None)
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
-from tklscore.core.engines.scoring import attribute_t
+from tklscore.core.engines.scoring import attribute_t, whole_class_batches
 from tklscore.core.errors import InputError, check_limit
 from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, PAIRS, POPULATION, RECORDS,
                                            SAMPLE_WEIGHTS, SUBSETS, VALUE_COUNTS, Aggregates)
@@ -49,6 +49,7 @@ class EngineAggregates(Aggregates):
                  exclude_suppressed: bool = False, name: str = "table", population_name: str = "population",
                  weighted: bool = False):
         super().__init__()
+        self._grouped: set[int] = set()   # the SAs whose pairs are grouped in the engine (``pairs_{i}``)
         self.backend, self.name, self.population_name = backend, name, population_name
         self.qi, self.sa, self.continuous = list(roles.qi), list(roles.sa), set(roles.continuous)
         self.population, self.n_identifying = population, n_identifying
@@ -85,9 +86,6 @@ class EngineAggregates(Aggregates):
         i = self.sa.index(attribute) if attribute is not None else None
         if aggregate == CLASS_SIZES:
             return backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
-        if aggregate == PAIRS:
-            pairs = backend.fetch(plan.class_value_pairs(i))
-            return tuple(pairs[c].to_numpy(dtype=np.int64) for c in ("cid", "idx", "c"))
         if aggregate == VALUE_COUNTS:
             counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
             # value codes are ranks in sorted value order (text, or numbers for a continuous SA)
@@ -95,9 +93,10 @@ class EngineAggregates(Aggregates):
         if aggregate == CLASS_T:
             sizes = self.get(CLASS_SIZES)
             if plan.continuous[i]:
-                return attribute_t(backend, plan, i, int(sizes.sum()), sizes, self.get(PAIRS, attribute),
+                return attribute_t(backend, plan, i, int(sizes.sum()), sizes, self.pair_batches(attribute),
                                    self.get(VALUE_COUNTS, attribute)[0])
-            return attribute_t(backend, plan, i, int(sizes.sum()), sizes)
+            return attribute_t(backend, plan, i, int(sizes.sum()), sizes,
+                               pairs=f"pairs_{i}" if i in self._grouped else None)
         if aggregate == IDENTIFIERS:
             return backend.fetch(plan.distinct_identifiers(self.n_identifying))["d"].to_numpy(dtype=np.int64)
         if aggregate == POPULATION:
@@ -113,6 +112,17 @@ class EngineAggregates(Aggregates):
         if aggregate == RECORDS:
             return None
         raise ValueError(f"unknown aggregate {aggregate!r}")
+
+    def pair_batches(self, attribute: str):
+        """The (class, value code, count) pairs of ``attribute``, grouped once in the engine
+        (``pairs_{i}``) and streamed in batches of whole classes, sorted by class then value
+        (the ordered EMD's order): a continuous SA has nearly as many pairs as records."""
+        i = self.sa.index(attribute)
+        if i not in self._grouped:
+            self.backend.materialize(f"pairs_{i}", self.plan.class_value_pairs(i, ordered=False))
+            self._grouped.add(i)
+            self.fetched.append(f"{PAIRS} of {attribute}")
+        yield from whole_class_batches(self.backend, f"SELECT cid, idx, c FROM pairs_{i} ORDER BY cid, idx")
 
     def _population_sizes(self) -> np.ndarray:
         """F of each class: the population's records with its QI values (an error names the

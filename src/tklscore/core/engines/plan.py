@@ -78,23 +78,27 @@ class Plan:
         return (f"SELECT {selected} FROM {self.source} AS src "
                 f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
 
-    def variational_distance(self, i: int, n: int) -> str:
+    def variational_distance(self, i: int, n: int, pairs: str | None = None) -> str:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) per class, absent values adding C_v/n, on exact
-        integers (as ``variational_distance_by_class``), ordered by class id."""
+        integers (as ``variational_distance_by_class``), ordered by class id; ``pairs``: a
+        relation of :meth:`class_value_pairs` already made (else grouped here)."""
+        pairs = (f"(SELECT cid, idx AS c{i}, c FROM {pairs})" if pairs is not None
+                 else f"(SELECT cid, c{i}, {self.count} AS c FROM coded GROUP BY cid, c{i})")
         return (
             f"SELECT classes.cid, (CAST(v.inside AS DOUBLE) + CAST(({n} - v.covered) * classes.k AS DOUBLE)) "
             f"/ (2.0 * classes.k * {n}) AS t "
             f"FROM (SELECT pairs.cid, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
             f"SUM(totals.c) AS covered "
-            f"FROM (SELECT cid, c{i}, {self.count} AS c FROM coded GROUP BY cid, c{i}) AS pairs "
+            f"FROM {pairs} AS pairs "
             f"JOIN (SELECT c{i}, {self.count} AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
             f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
             f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")
 
-    def class_value_pairs(self, i: int) -> str:
-        """The distinct (class, value code) pairs of continuous SA i with their counts,
-        sorted by class then value (the input of the ordered EMD; codes are value ranks)."""
-        return f"SELECT cid, c{i} AS idx, {self.count} AS c FROM coded GROUP BY cid, c{i} ORDER BY cid, idx"
+    def class_value_pairs(self, i: int, ordered: bool = True) -> str:
+        """The distinct (class, value code) pairs of SA i with their counts, sorted by class
+        then value unless not ``ordered`` (the input of the ordered EMD; codes are value ranks)."""
+        return (f"SELECT cid, c{i} AS idx, {self.count} AS c FROM coded GROUP BY cid, c{i}"
+                + (" ORDER BY cid, idx" if ordered else ""))
 
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""
@@ -328,8 +332,8 @@ class DisclosurePlan:
     ``contributing``. Each attribute of a known set gets dense integer codes
     (``dr_c{j}(v, c)``, ``cardinality[j]`` of them) and ``dr_src(rid, id, c{j}.., w{j}..,
     c_total)`` holds the records as codes and weights. Per known set KS (``sets``: Fig. 1's
-    pre-order; the first is ∅) a grouped count ``dr_ks{i}(c.., key, cnt)`` (a set with a
-    child is counted from the child's counts, so only the leaves of the subset tree read
+    pre-order; the first is ∅) a grouped count ``dr_ks{i}(c.., key, cnt)`` (a set inside
+    another known set is summed from that set's counts, so only the largest sets read
     every record); ``key`` is the set's codes in mixed radix, extended by one attribute from
     the parent's, as the in-memory engine's group keys. The records then join each count
     once and sum Σ L = Σ PK(KS)/count and Σ L·C_KS, from which
@@ -380,16 +384,39 @@ class DisclosurePlan:
             key = f"{alias}c{j}" if key is None else f"({key} * {max(cards[j], 1)} + {alias}c{j})"
         return key
 
+    def _groups_at_most(self, s: tuple[int, ...]) -> int:
+        """The most groups set ``s`` can have: its records, or the product of its cardinalities."""
+        cards, space = dict(self.cardinality), 1
+        for j in s:
+            space *= max(cards[j], 1)
+            if space >= self.n:
+                return self.n
+        return space
+
+    def count_order(self) -> list[int]:
+        """The known sets but ∅ (by index) in the order their counts are made: larger sets
+        first, so that each set's superset is made before it (:meth:`set_counts`)."""
+        return sorted(range(1, len(self.sets)), key=lambda i: (-len(self.sets[i]), i))
+
+    def rolled_up_from(self, i: int) -> int | None:
+        """The known set whose counts set i is summed from: of its strict supersets (made
+        before it in :meth:`count_order`; known sets are closed under subsets), the one with
+        the fewest possible groups; None: counted from the records."""
+        s = set(self.sets[i])
+        supersets = [t for t in range(1, len(self.sets)) if len(self.sets[t]) > len(s) and s <= set(self.sets[t])]
+        return min(supersets, key=lambda t: (self._groups_at_most(self.sets[t]), t)) if supersets else None
+
     def set_counts(self, i: int) -> str:
-        """How many records share each value combination of known set i (needs the counts
-        of its first child, which pre-order puts right after it: materialise from the last
-        set to the first)."""
+        """How many records share each value combination of known set i: the counts of a
+        superset summed (:meth:`rolled_up_from`; materialise in :meth:`count_order`), or the
+        records counted — one pass over every record only for the sets no other contains."""
         s = self.sets[i]
         codes = ", ".join(f"c{j}" for j in s)
         key = self._key(s, "")
         keyed = f"{codes}, {key} AS key" if key is not None else codes
-        if i + 1 < len(self.sets) and self.sets[i + 1][:-1] == s:
-            return f"SELECT {keyed}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM dr_ks{i + 1} GROUP BY {codes}"
+        superset = self.rolled_up_from(i)
+        if superset is not None:
+            return f"SELECT {keyed}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM dr_ks{superset} GROUP BY {codes}"
         return f"SELECT {keyed}, COUNT(*) AS cnt FROM dr_src GROUP BY {codes}"
 
     def keys_fit(self) -> bool:

@@ -14,7 +14,7 @@ import pandas as pd
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import ordered_emd_from_pairs
+from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, shown_value)
@@ -102,19 +102,51 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     return backend.fetch(plan.totals("scored")).iloc[0], warnings
 
 
-def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, pairs=None,
-                table_counts=None) -> np.ndarray:
-    """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from the
-    (class, value code, count) ``pairs`` and ``table_counts`` (fetched unless given), the
-    variational distance of a categorical one in the engine."""
+PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers
+
+
+def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, batches=None,
+                table_counts=None, pairs: str | None = None) -> np.ndarray:
+    """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from its
+    (class, value code, count) pairs, read in ``batches`` of whole classes (streamed from
+    the engine unless given), and ``table_counts`` (fetched unless given); the variational
+    distance of a categorical one in the engine (from the relation ``pairs`` when made)."""
     if plan.continuous[i]:
-        if pairs is None:
-            frame = backend.fetch(plan.class_value_pairs(i))
-            pairs = tuple(frame[c].to_numpy(dtype=np.int64) for c in ("cid", "idx", "c"))
+        if batches is None:
+            batches = whole_class_batches(backend, plan.class_value_pairs(i))
         if table_counts is None:
             table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
-        return ordered_emd_from_pairs(*pairs, len(sizes), sizes, table_counts, n)
-    return np.clip(backend.fetch(plan.variational_distance(i, n))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
+        return ordered_emd_of_batches(batches, len(sizes), sizes, table_counts, n)
+    return np.clip(backend.fetch(plan.variational_distance(i, n, pairs))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
+
+
+def whole_class_batches(backend: Backend, sql: str, rows: int | None = None):
+    """The rows ``(cid, idx, c)`` of ``sql`` (sorted by ``cid``) as int64 arrays in batches
+    of about ``rows``, each holding every row of its classes (a class's rows are never split
+    between two batches), streamed from the engine: Python never holds all of them. Consume
+    each before the back-end runs another statement."""
+    pending: list[list[np.ndarray]] = []   # the rows of the last class seen, not yet known to be whole
+    for batch in backend.fetch_batches(sql, rows or PAIR_BATCH_ROWS):
+        if batch.num_rows == 0:
+            continue
+        columns = [batch.column(j).to_numpy(zero_copy_only=False).astype(np.int64, copy=False) for j in range(3)]
+        last = columns[0][-1]
+        cut = int(np.searchsorted(columns[0], last, side="left"))   # where the batch's last class starts
+        if not cut and pending and pending[-1][0][-1] == last:     # the class goes on
+            pending.append(columns)
+            continue
+        whole = pending + ([[c[:cut] for c in columns]] if cut else [])
+        if whole:
+            yield _joined(whole)
+        pending = [[c[cut:] for c in columns]]
+    if pending:
+        yield _joined(pending)
+
+
+def _joined(parts: list[list[np.ndarray]]) -> tuple[np.ndarray, ...]:
+    if len(parts) == 1:
+        return tuple(parts[0])
+    return tuple(np.concatenate([part[j] for part in parts]) for j in range(3))
 
 
 def score_set(totals: pd.Series, x: float) -> ScoreSet:

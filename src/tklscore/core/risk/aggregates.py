@@ -5,7 +5,7 @@ risk models from class-level counts: a provider hands them over on demand, once 
 | aggregate           | what it is                                                            |
 |---------------------|-----------------------------------------------------------------------|
 | ``CLASS_SIZES``     | the size of each equivalence class (by class id)                      |
-| ``PAIRS``           | per sensitive attribute, the distinct (class, value code) pairs and their counts |
+| ``PAIRS``           | per sensitive attribute, the distinct (class, value code) pairs and their counts, read in batches of whole classes (``pair_batches``) |
 | ``VALUE_COUNTS``    | per sensitive attribute, the table's count of each value code and its rank in sorted value order |
 | ``CLASS_T``         | per sensitive attribute, each class's t (ordered EMD or variational distance, as the t-DF) |
 | ``POPULATION``      | each class's population size F (journalist and marketer risk)         |
@@ -82,6 +82,12 @@ class Aggregates:
 
     def _compute(self, aggregate: str, attribute: str | None):  # pragma: no cover - interface
         raise NotImplementedError
+
+    def pair_batches(self, attribute: str):
+        """``PAIRS`` of ``attribute`` in batches, each holding every pair of its classes: a
+        provider that fetches them streams them, so that no more than a batch is held; here
+        one batch."""
+        yield self.get(PAIRS, attribute)
 
     @property
     def n(self) -> int:

@@ -75,46 +75,71 @@ def class_size_statistics(sizes: np.ndarray) -> ClassSizes:
 # ``pairs``, the class ``sizes``, the table's count of each value code and the ``n`` records
 
 
-def alpha(pairs, sizes: np.ndarray) -> float:
-    """max_E max_v q_E(v)."""
-    cls, _, counts = pairs
-    return float((counts / sizes[cls]).max())
+@dataclass(frozen=True)
+class PairFigures:
+    """What one sensitive attribute's (class, value) pairs give, read in one pass: α, distinct
+    l, the smallest class entropy (ours and pycanon's sum), basic and enhanced β, δ."""
+
+    alpha: float
+    l_distinct: int
+    entropies: tuple[float, float]
+    beta: tuple[float, float]
+    delta: float
 
 
-def distinct_l(pairs, n_classes: int) -> int:
-    """min_E #values in E."""
-    return int(np.bincount(pairs[0], minlength=n_classes).min())
+def class_range(cls: np.ndarray) -> tuple[int, int]:
+    """The classes ``lo … hi−1`` a batch of pairs holds (every one of them: class ids are
+    dense and a batch holds whole classes)."""
+    return int(cls.min()), int(cls.max()) + 1
 
 
-def entropies(pairs, sizes: np.ndarray, rank: np.ndarray) -> tuple[float, float]:
-    """min_E H_E in nats (not below 0), and the same minimum with each H summed in
-    pycanon's value order (``rank``: each value code's rank in sorted value order)."""
-    cls, val, counts = pairs
-    q = counts / sizes[cls]
-    entropy_by_class = np.bincount(cls, weights=-q * np.log(q), minlength=len(sizes))
-    return max(float(entropy_by_class.min()), 0.0), _pycanon_entropy(cls, val, q, rank, entropy_by_class)
+def pair_figures(batches, sizes: np.ndarray, table_counts: np.ndarray, rank: np.ndarray, n: int) -> PairFigures:
+    """:class:`PairFigures` from ``batches`` of pairs (``(class, value code, count)`` arrays),
+    each holding every pair of its classes (an engine streams them; in memory, one batch), so
+    that no more than a batch is held: per batch a maximum or minimum, or each class's value,
+    which its batch alone decides (``rank``: each value code's rank in sorted value order)."""
+    alpha, l, beta, delta = -math.inf, None, -math.inf, -math.inf
+    entropy_by_class = np.zeros(len(sizes))
+    near: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []   # pairs of classes near the least entropy
+    smallest = math.inf
+    for cls, val, counts in batches:
+        if not len(cls):
+            continue
+        lo, hi = class_range(cls)
+        size = sizes[cls].astype(np.float64)
+        q = counts / sizes[cls]
+        alpha = max(alpha, float(q.max()))
+        distinct = int(np.bincount(cls - lo, minlength=hi - lo).min())
+        l = distinct if l is None else min(l, distinct)
+        entropy_by_class[lo:hi] = np.bincount(cls - lo, weights=-q * np.log(q), minlength=hi - lo)
+        smallest = min(smallest, float(entropy_by_class[lo:hi].min()))
+        near = [_near(part, entropy_by_class, smallest) for part in near + [(cls, val, q)]]
+        total = table_counts[val]
+        # (q − p)/p = (c·n − C·|E|) / (C·|E|), on integers until the division
+        beta = max(beta, float(((counts * float(n) - total * size) / (total * size)).max()))
+        delta = max(delta, float(np.abs(np.log((counts * float(n)) / (total * size))).max()))
+    cls, val, q = (np.concatenate([part[j] for part in near]) for j in range(3))
+    entropy = max(float(entropy_by_class.min()), 0.0), _pycanon_entropy(cls, val, q, rank, entropy_by_class)
+    return PairFigures(alpha, int(l), entropy, (beta, min(beta, -math.log(table_counts[table_counts > 0].min() / n))),
+                       delta)
 
 
-def beta_likeness(pairs, sizes: np.ndarray, table_counts: np.ndarray, n: int) -> tuple[float, float]:
-    """Basic β = max (q − p)/p, and enhanced min(β, −ln min_v p(v))."""
-    cls, val, counts = pairs
-    size, total = sizes[cls], table_counts[val]
-    # (q − p)/p = (c·n − C·|E|) / (C·|E|), on integers until the division
-    ratio = (counts * float(n) - total * size.astype(np.float64)) / (total * size.astype(np.float64))
-    beta = float(ratio.max())
-    return beta, min(beta, -math.log(table_counts[table_counts > 0].min() / n))
+def _near(pairs, entropy_by_class: np.ndarray, smallest: float):
+    """The pairs of the classes whose entropy is within rounding of ``smallest`` (a superset
+    of those :func:`_pycanon_entropy` sums again, since the least entropy can only fall)."""
+    keep = entropy_by_class[pairs[0]] <= smallest + 1e-9
+    return tuple(a[keep] for a in pairs)
 
 
-def delta_disclosure(pairs, sizes: np.ndarray, table_counts: np.ndarray, n: int) -> float:
-    """max |ln(q/p)| over q > 0."""
-    cls, val, counts = pairs
-    return float(np.abs(np.log((counts * float(n)) / (table_counts[val] * sizes[cls].astype(np.float64)))).max())
-
-
-def recursive_c(pairs, sizes: np.ndarray, l: int) -> tuple[int, int]:
-    """c of recursive (c,l)-diversity (textbook, ARX, sdcMicro), and pycanon's reading."""
-    cls, _, counts = pairs
-    return _recursive_c(cls, counts, sizes[cls], l)
+def recursive_c(batches, sizes: np.ndarray, l: int) -> tuple[int, int]:
+    """c of recursive (c,l)-diversity (textbook, ARX, sdcMicro), and pycanon's reading, over
+    ``batches`` of pairs as :func:`pair_figures` reads them."""
+    c, c_pycanon = None, None
+    for cls, _, counts in batches:
+        if len(cls):
+            got = _recursive_c(cls, counts, sizes[cls], l)
+            c, c_pycanon = (got if c is None else (max(c, got[0]), max(c_pycanon, got[1])))
+    return c, c_pycanon
 
 
 def _recursive_c(cls: np.ndarray, counts: np.ndarray, size: np.ndarray, l: int) -> tuple[int, int]:

@@ -22,8 +22,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, PAIRS, POPULATION, RECORDS,
                                            SAMPLE_WEIGHTS, SUBSETS, VALUE_COUNTS, Aggregates)
 from tklscore.core.risk.population_uniqueness import population_uniques
-from tklscore.core.risk.privacy_models import (PrivacyModels, alpha, beta_likeness, class_size_statistics,
-                                               delta_disclosure, distinct_l, entropies, recursive_c)
+from tklscore.core.risk.privacy_models import PrivacyModels, class_size_statistics, pair_figures, recursive_c
 from tklscore.core.risk.qi_importance import QiImportance
 from tklscore.core.risk.reidentification import (DEFAULT_RISK_THRESHOLD, AttackerRisk, average_rir,
                                                  individual_risk_of_classes, journalist_risk_by_class,
@@ -118,17 +117,19 @@ def _per_sa(key: str, needs, formula, combine, after=()) -> Measure:
 
 def _recursive(inputs: Inputs, sa: str, which: int):
     l_table = inputs.values["l_distinct"]
-    return None if l_table <= 1 else recursive_c(inputs(PAIRS, sa), inputs.sizes, l_table)[which]
+    if l_table <= 1:
+        return None
+    return inputs.once("recursive", sa, lambda: recursive_c(inputs.aggregates.pair_batches(sa), inputs.sizes,
+                                                            l_table))[which]
 
 
-def _entropy(inputs: Inputs, sa: str, which: int) -> float:
-    return inputs.once("entropies", sa, lambda: entropies(inputs(PAIRS, sa), inputs.sizes,
-                                                          inputs(VALUE_COUNTS, sa)[1]))[which]
+def _pairs(inputs: Inputs, sa: str):
+    """α, l, the entropies, β and δ of ``sa``: one pass over its (class, value) pairs."""
+    def figures():
+        table_counts, rank = inputs(VALUE_COUNTS, sa)
+        return pair_figures(inputs.aggregates.pair_batches(sa), inputs.sizes, table_counts, rank, inputs.n)
 
-
-def _beta(inputs: Inputs, sa: str, which: int) -> float:
-    return inputs.once("beta", sa, lambda: beta_likeness(inputs(PAIRS, sa), inputs.sizes, inputs(VALUE_COUNTS, sa)[0],
-                                                         inputs.n))[which]
+    return inputs.once("pairs", sa, figures)
 
 
 def _max_or_none(values: list):
@@ -159,10 +160,10 @@ def _records(inputs: Inputs) -> dict | None:
 MEASURES: list[Measure] = [
     Measure("class_sizes", frozenset({CLASS_SIZES}), lambda i: class_size_statistics(i.sizes)),
     Measure("k", frozenset({CLASS_SIZES}), lambda i: int(i.sizes.min())),
-    _per_sa("alpha", {PAIRS}, lambda i, sa: alpha(i(PAIRS, sa), i.sizes), max),
-    _per_sa("l_distinct", {PAIRS}, lambda i, sa: distinct_l(i(PAIRS, sa), len(i.sizes)), min),
-    _per_sa("l_entropy", {PAIRS, VALUE_COUNTS}, lambda i, sa: _entropy(i, sa, 0), lambda v: math.exp(min(v))),
-    _per_sa("pycanon_entropy_l", {PAIRS, VALUE_COUNTS}, lambda i, sa: _entropy(i, sa, 1),
+    _per_sa("alpha", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).alpha, max),
+    _per_sa("l_distinct", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).l_distinct, min),
+    _per_sa("l_entropy", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).entropies[0], lambda v: math.exp(min(v))),
+    _per_sa("pycanon_entropy_l", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).entropies[1],
             lambda v: int(np.exp(1) ** min(v))),
     _per_sa("recursive_c", {PAIRS}, lambda i, sa: _recursive(i, sa, 0), _max_or_none, after=("l_distinct",)),
     _per_sa("pycanon_recursive_c", {PAIRS}, lambda i, sa: _recursive(i, sa, 1), _max_or_none,
@@ -170,10 +171,9 @@ MEASURES: list[Measure] = [
     _per_sa("t_by_attribute", {CLASS_T}, lambda i, sa: (sa, float(i(CLASS_T, sa).max())), dict),
     Measure("t", frozenset({CLASS_T}), lambda i: max(i.values["t_by_attribute"].values()) if i.sa else None,
             after=("t_by_attribute",)),
-    _per_sa("beta_basic", {PAIRS, VALUE_COUNTS}, lambda i, sa: _beta(i, sa, 0), max),
-    _per_sa("beta_enhanced", {PAIRS, VALUE_COUNTS}, lambda i, sa: _beta(i, sa, 1), max),
-    _per_sa("delta", {PAIRS, VALUE_COUNTS},
-            lambda i, sa: delta_disclosure(i(PAIRS, sa), i.sizes, i(VALUE_COUNTS, sa)[0], i.n), max),
+    _per_sa("beta_basic", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).beta[0], max),
+    _per_sa("beta_enhanced", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).beta[1], max),
+    _per_sa("delta", {PAIRS, VALUE_COUNTS}, lambda i, sa: _pairs(i, sa).delta, max),
     Measure("xy_anonymity", frozenset({IDENTIFIERS}), lambda i: int(i(IDENTIFIERS).min()),
             asked=lambda aggregates, request: aggregates.has_identifiers),
     Measure("prosecutor", frozenset({CLASS_SIZES}), lambda i: prosecutor_risk(i.sizes, i.request.risk_threshold)),

@@ -523,6 +523,19 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
                                   np.bincount(values.codes, minlength=m), len(classes), exact)
 
 
+def ordered_emd_of_batches(batches, n_classes: int, class_sizes: np.ndarray, value_counts: np.ndarray,
+                           n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` over ``batches`` of pairs sorted by class then value,
+    each holding every pair of its classes (an engine streams them): each batch's classes
+    numbered from 0, so every class's t is the same number as in one call over all pairs."""
+    t = np.zeros(n_classes)
+    for cls, val, counts in batches:
+        if len(cls):
+            lo, hi = int(cls[0]), int(cls[-1]) + 1
+            t[lo:hi] = ordered_emd_from_pairs(cls - lo, val, counts, hi - lo, class_sizes[lo:hi], value_counts, n)
+    return t
+
+
 def ordered_emd_from_pairs(cls: np.ndarray, val: np.ndarray, counts: np.ndarray, n_classes: int,
                            class_sizes: np.ndarray, value_counts: np.ndarray, n: int,
                            exact: bool | None = None) -> np.ndarray:
