@@ -224,7 +224,7 @@ class EngineDesigner:
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True)
-                totals, notes, _ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
                 if int(totals["w_above"] or 0):
                     notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
                 keep_totals(self.finest, digest, {k: (int(v) if k in ("n", "w_above") else float(v))
@@ -316,9 +316,10 @@ class EngineDesigner:
             per_value = weights.weights_of(name, uniques, name in roles.continuous)
             return np.where(np.isnan(per_value), 0.0, per_value)
 
-        combination = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh).combination
+        scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
+        backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
         step()
-        backend.materialize("published_scored", plan.published_scored(combination))
+        backend.materialize("published_scored", plan.published_scored(scored.combination))
         report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
         notes = report.warnings
         step()

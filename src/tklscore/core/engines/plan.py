@@ -175,19 +175,21 @@ class Plan:
         return " + ".join(f"{c} * {place}" if place != 1 else c for c, place in zip(columns, places))
 
     def combinations(self, sizes: tuple[int, ...]) -> str:
-        """``combos``: the distinct (class, SA values) combinations of the records (needs
-        ``coded`` with :meth:`coded`'s ``key`` when it fits), each with ``cnt``, the records
-        holding it, and (with a key) ``g{i}``, the key of its group of QI ∪ (SA \\ {A_i}):
-        the key with A_i's code zeroed. Every record score is a function of its combination."""
+        """``combos``: the distinct (class, SA values) combinations of the records of
+        ``source`` (coded as :meth:`coded` codes them, in the same statement: the records are
+        never kept as codes), each with ``cnt``, the records holding it, and (with a key)
+        ``g{i}``, the key of its group of QI ∪ (SA \\ {A_i}): the key with A_i's code
+        zeroed. Every record score is a function of its combination."""
         codes = [f"c{i}" for i in range(len(self.sa))]
         places = self.radix(sizes)
+        coded = f"({self.coded(sizes)}) AS coded"
         if places is None:
             keys = ", ".join(["cid"] + codes)
-            return f"SELECT {keys}, {self.count} AS cnt FROM coded GROUP BY {keys}"
+            return f"SELECT {keys}, {self.count} AS cnt FROM {coded} GROUP BY {keys}"
         picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes)
         groups = ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
         return (f"SELECT key, cid, {', '.join(codes)}, cnt, {groups} FROM (SELECT key, {picked}, {self.count} AS cnt "
-                f"FROM coded GROUP BY key) AS grouped")
+                f"FROM {coded} GROUP BY key) AS grouped")
 
     def combination_scores(self, sizes: tuple[int, ...]) -> str:
         """k, l, t, W(r), the record scores and ``cnt`` of every combination (needs ``combos``,
@@ -229,10 +231,16 @@ class Plan:
                 f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if plan.weighted else 1} ELSE 0 END) AS w_above "
                 f"FROM {relation}")
 
+    def published_records(self, on: str = "id", source: str = "src") -> str:
+        """The plan over the published records only (``published`` joined to ``source`` on
+        ``on``): its :meth:`coded` codes the records whose scores are read."""
+        return replace(self, source=f"(SELECT s.* FROM published AS p JOIN {source} AS s ON s.{on} = p.{on})")
+
     @staticmethod
     def published(combination: list[str]) -> str:
         """The published records in published order with their combination's scores (needs
-        ``published(pos, id)``, ``coded`` and ``scored``, the scores by ``combination``)."""
+        ``published(pos, id)``, ``coded`` of the published records (:meth:`published_records`)
+        and ``scored``, the scores by ``combination``)."""
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
                 f"FROM published AS p JOIN coded AS c ON c.id = p.id JOIN scored AS s USING "
                 f"({', '.join(combination)})")

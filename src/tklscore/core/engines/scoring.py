@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_from_pairs
@@ -31,22 +32,27 @@ RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM p
 def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float = 1.0,
                     missing_weight_zero: bool = False, records_path: str | None = None,
                     source_name: str = "source", published_name: str = "published",
-                    skip_unlocated: bool = False, stream: bool = False) -> ScoreReport:
+                    skip_unlocated: bool = False, stream: bool = False, finest=None) -> ScoreReport:
     """Score the release registered as ``published(pos, id)`` against ``src`` (published
     records not in the source are an error, or with ``skip_unlocated`` a warning); the
     records are fetched, or written by the engine to ``records_path`` (Parquet), or with
-    ``stream`` to a :class:`~.record_store.RecordStore` in a work folder (``report.stored``)."""
+    ``stream`` to a :class:`~.record_store.RecordStore` in a work folder (``report.stored``).
+    ``finest``: the source's finest aggregate (:class:`~.finest.FinestAggregate`, the
+    relation ``fin``), which the whole source is scored over; then only the published
+    records are read from ``src``, to find their combinations."""
     x = check_x(x)
     check_roles(roles, out_of_core=True)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa))
-    n = backend.count("src")
+    whole_plan = plan if finest is None else replace(plan, source=RELATION, weighted=True)
+    n = backend.count("src") if finest is None else finest.records
     if n == 0:
         raise InputError("the source table has no records", file=source_name)
     backend.check_unique_ids(roles, source_name)
     missing = backend.unlocated()
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
-    whole, warnings, combination = score_records(backend, plan, roles, weights, missing_weight_zero, n)
+    whole, warnings, combination, radix = score_records(backend, whole_plan, roles, weights, missing_weight_zero, n)
+    backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
     contradicting = conflict_warning(*backend.conflicts(roles))
     if contradicting:
         warnings.append(contradicting)
@@ -90,14 +96,16 @@ class Scored(NamedTuple):
     totals: pd.Series
     warnings: list[str]
     combination: list[str]
+    radix: tuple[int, ...]   # the number of classes and of each SA's codes (:meth:`.Plan.radix`)
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
                   weigh=None) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
-    combination's, joined on ``coded``'s combination columns), and the totals over the
-    records, summed over the combinations each times its records. ``weigh(i, name,
+    combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
+    the combination columns), and the totals over the records, summed over the combinations
+    each times its records. ``weigh(i, name,
     uniques)``: the weight of each distinct value of SA i (NaN: none), by default the
     weights file's."""
     for i in range(len(roles.sa)):
@@ -107,7 +115,6 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
     radix = (n_classes, *cardinalities)
-    backend.materialize("coded", plan.coded(radix))
     backend.materialize("combos", plan.combinations(radix))
     per_combination = replace(plan, weighted=True, counted="combos")
     class_t = np.zeros(n_classes, dtype=np.float64)
@@ -115,7 +122,8 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         np.maximum(class_t, attribute_t(backend, per_combination, i, n, sizes), out=class_t)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     backend.materialize("scored", plan.combination_scores(radix))
-    return Scored(backend.fetch(plan.totals("scored", weighted=True)).iloc[0], warnings, plan.combination(radix))
+    return Scored(backend.fetch(plan.totals("scored", weighted=True)).iloc[0], warnings, plan.combination(radix),
+                  radix)
 
 
 def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, pairs=None,
