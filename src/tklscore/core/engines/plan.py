@@ -185,11 +185,25 @@ class Plan:
         coded = f"({self.coded(sizes)}) AS coded"
         if places is None:
             keys = ", ".join(["cid"] + codes)
-            return f"SELECT {keys}, {self.count} AS cnt FROM {coded} GROUP BY {keys}"
-        picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes)
+            return f"SELECT {keys}, {self.count} AS cnt, MIN(rid) AS rid FROM {coded} GROUP BY {keys}"
+        picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes + ["rid"])
         groups = ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
-        return (f"SELECT key, cid, {', '.join(codes)}, cnt, {groups} FROM (SELECT key, {picked}, {self.count} AS cnt "
-                f"FROM {coded} GROUP BY key) AS grouped")
+        return (f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM (SELECT key, {picked}, "
+                f"{self.count} AS cnt FROM {coded} GROUP BY key) AS grouped")
+
+    def released_values(self, combination: list[str], any_dropped: bool) -> str:
+        """The released records as their combinations' values — the classes' QI values and
+        the SA values — with ``cnt``, the records released, and ``rid``, the first record
+        (needs ``combos``, ``classes``, ``codes_{i}`` and, when any are suppressed, ``gone``:
+        the suppressed records per combination): the rows the privacy models measure."""
+        kept = "c.cnt - COALESCE(g.cnt, 0)" if any_dropped else "c.cnt"
+        gone = f"LEFT JOIN gone AS g USING ({', '.join(combination)})" if any_dropped else ""
+        codes = [f"c.c{i}" for i in range(len(self.sa))]
+        released = f"SELECT c.rid, c.cid, {', '.join(codes)}, {kept} AS cnt FROM combos AS c {gone}"
+        values = [f"classes.q{j}" for j in range(self.n_qi)] + [f"codes_{i}.s{i}" for i in range(len(self.sa))]
+        joins = " ".join(f"JOIN codes_{i} USING (c{i})" for i in range(len(self.sa)))
+        return (f"SELECT r.rid, '' AS id, {', '.join(values)}, r.cnt FROM ({released}) AS r "
+                f"JOIN classes USING (cid) {joins} WHERE r.cnt > 0")
 
     def combination_scores(self, sizes: tuple[int, ...]) -> str:
         """k, l, t, W(r), the record scores and ``cnt`` of every combination (needs ``combos``,
@@ -283,9 +297,11 @@ class DesignPlan:
         return ", cnt" if self.weighted else ""
 
     def generalised(self) -> str:
+        """``gsrc``; over the finest aggregate also each QI's value as written, ``v{j}`` (the
+        utility's counts read them from ``marked``, with no join back to the aggregate)."""
         parts, joins = ["src.rid", "src.id"] + (["src.cnt"] if self.weighted else []), []
         for j, relation in enumerate(self.qi_maps):
-            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
+            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"] + ([f"src.q{j} AS v{j}"] if self.weighted else [])
             joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
         for new, (i, how, relation) in enumerate(self.sa):
             if how == "value":
@@ -307,22 +323,33 @@ class DesignPlan:
             return "SELECT p.pos, src.rid FROM published AS p JOIN src ON src.id = p.id"
         return f"SELECT rid AS pos, rid{self._cnt} FROM {self.source}"
 
-    def selection_classes(self) -> str:
+    @staticmethod
+    def _selection(whole: bool) -> tuple[str, str]:
+        """The selected rows joined to ``gsrc`` (``whole``: every row, ``gsrc`` itself, its
+        position its ``rid``) and the selected row's alias."""
+        return ("gsrc AS g", "g") if whole else ("sel JOIN gsrc AS g ON g.rid = sel.rid", "sel")
+
+    def selection_classes(self, whole: bool = False) -> str:
         """The classes of the selected rows on the generalised QIs: codes, size and first row."""
         keys = ", ".join(f"g.{k}" for k in self.keys)
-        size = "CAST(SUM(sel.cnt) AS BIGINT)" if self.weighted else "COUNT(*)"
-        return (f"SELECT {keys}, {size} AS size, MIN(sel.pos) AS first FROM sel JOIN gsrc AS g "
-                f"ON g.rid = sel.rid GROUP BY {keys}")
+        rows, row = self._selection(whole)
+        size = f"CAST(SUM({row}.cnt) AS BIGINT)" if self.weighted else "COUNT(*)"
+        first = "g.rid" if whole else "sel.pos"
+        return f"SELECT {keys}, {size} AS size, MIN({first}) AS first FROM {rows} GROUP BY {keys}"
 
-    def marked(self, any_dropped: bool) -> str:
+    def marked(self, any_dropped: bool, whole: bool = False) -> str:
         """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
-        (``dropped`` lists the suppressed classes' codes)."""
-        cnt = ", sel.cnt" if self.weighted else ""
+        (``dropped`` lists the suppressed classes' codes); over the finest aggregate with
+        ``cnt`` and (``whole``) each QI's value as written, ``v{j}``."""
+        rows, row = self._selection(whole)
+        chosen = (["g.rid AS pos", "g.rid"] if whole else ["sel.pos", "sel.rid"]) + ["g.id"]
+        extra = ([f"{row}.cnt"] if self.weighted else []) + (
+            [f"g.v{j}" for j in range(len(self.keys))] if whole and self.weighted else [])
         if not any_dropped:
-            return f"SELECT sel.pos, sel.rid, g.id, 0 AS dropped{cnt} FROM sel JOIN gsrc AS g ON g.rid = sel.rid"
+            return f"SELECT {', '.join(chosen + ['0 AS dropped'] + extra)} FROM {rows}"
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
-        return (f"SELECT sel.pos, sel.rid, g.id, CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
-                f"{cnt} FROM sel JOIN gsrc AS g ON g.rid = sel.rid LEFT JOIN dropped AS d ON {on}")
+        flag = f"CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
+        return f"SELECT {', '.join(chosen + [flag] + extra)} FROM {rows} LEFT JOIN dropped AS d ON {on}"
 
     def published(self) -> str:
         """``published(pos, id, rid)``: the rows released, in selection order."""
@@ -335,9 +362,12 @@ class DesignPlan:
                 f"{', c.cnt' if self.weighted else ''} FROM published AS p JOIN coded AS c ON c.rid = p.rid "
                 f"JOIN scored AS s USING ({', '.join(combination)})")
 
-    def value_use(self, j: int) -> str:
+    def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts)."""
+        if self.weighted and whole:
+            return (f"SELECT v{j} AS v, CAST(SUM(cnt) AS BIGINT) AS c, CAST(SUM(dropped * cnt) AS BIGINT) AS s "
+                    f"FROM marked GROUP BY v{j}")
         if self.weighted:
             return (f"SELECT src.q{j} AS v, CAST(SUM(marked.cnt) AS BIGINT) AS c, "
                     f"CAST(SUM(marked.dropped * marked.cnt) AS BIGINT) AS s FROM marked "
@@ -347,8 +377,19 @@ class DesignPlan:
 
     @staticmethod
     def published_generalised() -> str:
-        """The released rows generalised (what the privacy models measure)."""
+        """The released rows generalised (what the privacy models measure; over the finest
+        aggregate :meth:`Plan.released_values` instead)."""
         return "SELECT g.* FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
+
+    def released_combinations(self, combination: list[str], any_dropped: bool) -> str:
+        """Over the finest aggregate, the scores of the released records' combinations with
+        ``cnt`` the released records (needs ``scored`` and, when classes are suppressed,
+        ``gone``: the suppressed records per combination): what the release's totals sum."""
+        if not any_dropped:
+            return "SELECT * FROM scored"
+        return (f"SELECT * FROM (SELECT s.k, s.l, s.t, s.w, s.tkl, s.m_score, s.l_severity, "
+                f"s.cnt - COALESCE(g.cnt, 0) AS cnt FROM scored AS s LEFT JOIN gone AS g "
+                f"USING ({', '.join(combination)})) AS released WHERE cnt > 0")
 
     @staticmethod
     def release(columns: list[str], joins: list[str], limit: int | None = None) -> str:
