@@ -211,14 +211,17 @@ class Plan:
 
         l-DF: for each SA A_i the number of distinct A_i values in the record's group of
         QI ∪ (SA \\ {A_i}), i.e. the number of combinations in it (one grouped count per
-        SA over the combinations, on one integer key when it fits); the minimum over the SAs."""
+        SA over the combinations, on one integer key when it fits; a group not counted holds
+        one); the minimum over the SAs."""
         codes = [f"c{i}" for i in range(len(self.sa))]
         keyed = self.radix(sizes) is not None
         joins, distinct = [], []
         for i in range(len(codes)):
             by = f"g{i}" if keyed else ", ".join(["cid"] + [c for j, c in enumerate(codes) if j != i])
-            joins.append(f"JOIN (SELECT {by}, COUNT(*) AS d FROM combos GROUP BY {by}) AS l{i} USING ({by})")
-            distinct.append(f"l{i}.d")
+            # only the groups holding more than one combination: the join's build side stays small
+            joins.append(f"LEFT JOIN (SELECT {by}, COUNT(*) AS d FROM combos GROUP BY {by} HAVING COUNT(*) > 1) "
+                         f"AS l{i} USING ({by})")
+            distinct.append(f"COALESCE(l{i}.d, 1)")
         weight_sum = "0.0"
         for i in range(len(codes)):
             weight_sum = f"({weight_sum} + w{i}.w)"
