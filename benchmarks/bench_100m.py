@@ -292,6 +292,10 @@ def main(argv=None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         print(f"{machine()}; memory limit {args.memory_limit}; folder {folder}")
+        # the commands' aggregate cache (core/engines/finest.py) in the folder, emptied before each
+        # run: every figure is a first run over its file, never one that reuses an earlier run's cache
+        cache = folder / "aggregate-cache"
+        os.environ["TKLSCORE_CACHE_DIR"] = str(cache)
         watch = Stopwatch()
         inputs = write_sources(folder, sizes, args.seed, args.chunk)
         print(f"sources written in {watch.wall:.0f} s wall (CPU {watch.cpu:.0f} s), load {load_average():.1f}: "
@@ -302,6 +306,7 @@ def main(argv=None) -> int:
             previous = None
             for n in sizes:
                 output = folder / (f"{part}_{n}.json" if part == "measures" else f"{part}_{n}.parquet")
+                shutil.rmtree(cache, ignore_errors=True)
                 run = run_tree(command_of(part, inputs[n], output, args.memory_limit))
                 found = outcome(part, run, output)
                 output.unlink(missing_ok=True)
@@ -326,8 +331,10 @@ def main(argv=None) -> int:
                     print(f"{'':12s}target at {n:,} rows peak RSS ≤ {TARGET_RSS_MB:.0f} MB: {run.rss_mb:.0f} MB "
                           f"{verdict(small)}")
                 elif n >= 1_000_000:   # below, the start-up of the command is most of the time
-                    print(f"{'':12s}projected linearly to {args.target_rows:,} rows: "
-                          f"{run.wall * args.target_rows / n / 60:.1f} min (target ≤ {limit / 60:g} min)")
+                    projected = run.wall * args.target_rows / n
+                    print(f"{'':12s}projected linearly to {args.target_rows:,} rows: {projected / 60:.1f} min wall, "
+                          f"{run.cpu * args.target_rows / n / 60:.1f} min CPU (target ≤ {limit / 60:g} min wall: "
+                          f"projected {verdict(projected <= limit)}; load {run.load_text})")
                 figures.append((n, part, run))
                 previous = (n, run)
         print("\n| rows | part | wall s | CPU s | peak RSS MB | load (start→end, max) | time ratio |")

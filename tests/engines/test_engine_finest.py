@@ -228,3 +228,32 @@ def test_the_cli_says_when_the_cache_is_reused(source, data_dir, cache, tmp_path
     assert "tklscore: note: aggregate of the source reused from the cache (" in second.err
     assert " of 7 records; " in second.err
     assert json.loads(second.out) == json.loads(first.out)
+
+
+def test_a_second_score_reuses_the_aggregate_and_says_so(source, data_dir, cache, tmp_path, capsys):
+    """``score --engine duckdb`` scores the whole source over the finest aggregate, kept for
+    the next score (and design) of the same file and roles: the same numbers as memory."""
+    args = ["score", str(source), "--rows", "1,3,4,6", "--id-column", "id", "--qi", "Job,City,Gender",
+            "--sa", "Disease,Medication,Age,Initial Diagnosis", "--continuous", "Age",
+            "--weights", str(data_dir / "thesis_table_4_2_weights.csv"), "--format", "json"]
+    assert main(args) == 0
+    memory = json.loads(capsys.readouterr().out)
+    assert main(args + ["--engine", "duckdb"]) == 0
+    first = capsys.readouterr()
+    assert "aggregate" not in first.err
+    assert len(list(cache.glob("*.parquet"))) == 1
+    assert main(args + ["--engine", "duckdb"]) == 0
+    second = capsys.readouterr()
+    assert "tklscore: note: aggregate of the source reused from the cache (" in second.err
+    assert " of 7 records; " in second.err
+    assert json.loads(second.out) == json.loads(first.out)
+    engine = json.loads(first.out)
+    assert [r["id"] for r in engine["records"]] == [r["id"] for r in memory["records"]] == ["1", "3", "4", "6"]
+    for got, expected in zip(engine["records"], memory["records"]):
+        assert got.pop("id") == expected.pop("id")
+        assert got == pytest.approx(expected, rel=1e-12)
+    for key, value in memory["scores"].items():
+        assert engine["scores"][key] == pytest.approx(value, rel=1e-12)
+    # a design of the same file and roles reuses the aggregate the score kept
+    with open_backend("duckdb") as backend:
+        assert EngineDesigner(backend, str(source), ROLES, HIERARCHIES).finest.reused

@@ -182,6 +182,33 @@ def assert_random_case_scores_alike(case, x, score_in_engine) -> None:
     assert_same_report(engine, memory)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.sampled_from([1.0, math.inf]))
+def test_random_tables_score_alike_when_no_combination_key_fits(case, x):
+    """With the (class, SA values) key wider than a BIGINT the combinations are their
+    columns: the same scores."""
+    from unittest import mock
+
+    from tklscore.core.engines import plan
+
+    with mock.patch.object(plan, "KEY_SPACE", 1):
+        assert_random_case_scores_alike(case, x, lambda path, roles, weights, ids: score_files(
+            "duckdb", path, roles, weights, rows=ids, x=x))
+
+
+def test_combination_key_is_mixed_radix_and_zeroes_one_code_per_group():
+    from tklscore.core.engines.plan import KEY_SPACE, Plan
+
+    p = Plan(2, (False, True))
+    sizes = (7, 3, 5)                      # classes, codes of s0, codes of s1
+    assert p.radix(sizes) == (15, 5, 1)
+    assert p.combination(sizes) == ["key"]
+    assert p.combination_key(sizes, ["cid", "c0", "c1"]) == "cid * 15 + c0 * 5 + c1"
+    assert "key - c0 * 5 AS g0, key - c1 * 1 AS g1" in p.combinations(sizes)
+    assert p.radix((KEY_SPACE, 2, 1)) is None and p.combination((KEY_SPACE, 2, 1)) == ["cid", "c0", "c1"]
+    assert p.radix((KEY_SPACE // 2, 2, 1)) == (2, 1, 1)
+
+
 @st.composite
 def published_by_position(draw):
     """A source with repeated rows and a published file of some of its rows (all columns

@@ -58,3 +58,11 @@ def write_output(text: str, output: str | None, inputs: Iterable[str | None] = (
             handle.write(text)
     else:
         sys.stdout.write(text)
+
+
+def note_aggregate(user) -> None:
+    """Says on stderr when an engine's designer or scoring session reused the source's
+    cached aggregate, or could not keep it (core/engines/finest.py)."""
+    finest = getattr(user, "finest", None)
+    if finest is not None and (finest.reused or "not cached:" in finest.note):
+        print(f"tklscore: note: {finest.note}", file=sys.stderr)

@@ -11,7 +11,8 @@ import sys
 from tklscore.cli.arguments import (add_engine_arguments, check_engine_output, column_list as _columns,
                                     number as _number, number_or_inf, output_path, seed, source_of, whole_number,
                                     x_value as _x)
-from tklscore.cli.output import add_csv_safe_argument, add_text_input_arguments, note_spaces
+from tklscore.cli.output import (add_csv_safe_argument, add_text_input_arguments, note_aggregate,
+                                 note_spaces)
 from tklscore.core.errors import InputError
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.release.designer import element_weights
@@ -229,14 +230,6 @@ def _designer(args):
     hierarchies = _hierarchies(args)
     weights, elements = _weights(args)
     return source.designer(hierarchies, elements), weights
-
-
-def note_aggregate(designer) -> None:
-    """Says on stderr when an engine's designer reused the source's cached aggregate, or
-    could not keep it (core/engines/finest.py)."""
-    finest = getattr(designer, "finest", None)
-    if finest is not None and (finest.reused or "not cached:" in finest.note):
-        print(f"tklscore: note: {finest.note}", file=sys.stderr)
 
 
 def _design(args) -> ReleaseDesign:

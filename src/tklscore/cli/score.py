@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tklscore.cli.arguments import add_engine_arguments, column_list, records_output, source_of, x_value
-from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments, note_spaces,
-                                 write_output)
+from tklscore.cli.output import (add_csv_safe_argument, add_output_arguments, add_text_input_arguments,
+                                 note_aggregate, note_spaces, write_output)
 from tklscore.core.numbers import count, number, score
 from tklscore.core.errors import InputError
 from tklscore.core.release.selection import ReleaseDefinition, definition_of
@@ -130,6 +130,7 @@ def score_release(args, records_path: str | None = None, measures: bool = False,
         measured = session.measure(definition) if measures else None
         risk = session.risk_lens(definition, weights=weights) if lens and roles.qi and report.published_rows else None
         note_spaces(session.spaces_stripped(), what=args.source)
+        note_aggregate(session)
     for warning in report.warnings:
         print(f"tklscore: warning: {warning}", file=sys.stderr)
     return ScoredRelease(source, roles, weights, model, report, definition, measured, risk)

@@ -32,6 +32,8 @@ read from the file by the generalised classes kept; the other designs open the r
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -224,7 +226,7 @@ class EngineDesigner:
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True)
-                totals, notes = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
                 if int(totals["w_above"] or 0):
                     notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
                 keep_totals(self.finest, digest, {k: (int(v) if k in ("n", "w_above") else float(v))
@@ -278,9 +280,13 @@ class EngineDesigner:
         step()
         # the rows selected, their classes, suppression
         unlocated = self._select(design, plan)
-        count = "CAST(COALESCE(SUM(cnt), 0) AS BIGINT)" if weighted else "COUNT(*)"
-        selected = int(backend.fetch(f"SELECT {count} AS n FROM sel")["n"].iloc[0])
-        classes = backend.fetch(plan.selection_classes())
+        whole = design.selection is None     # every row is selected: ``gsrc`` itself, no ``sel``
+        if whole:
+            selected = self.n
+        else:
+            count = "CAST(COALESCE(SUM(cnt), 0) AS BIGINT)" if weighted else "COUNT(*)"
+            selected = int(backend.fetch(f"SELECT {count} AS n FROM sel")["n"].iloc[0])
+        classes = backend.fetch(plan.selection_classes(whole))
         cardinalities = [len(self.column(c).groups(levels[c])[1]) for c in roles.qi]
         keys = [classes[k].to_numpy(dtype=np.int64) for k in plan.keys]
         ids = group_ids_of_groups(list(zip(keys, cardinalities)), classes["first"].to_numpy(dtype=np.int64), selected)
@@ -291,7 +297,7 @@ class EngineDesigner:
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
-        backend.materialize("marked", plan.marked(bool(dropped_rows.any())))
+        backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
         backend.materialize("published", plan.published())
         self._released = True
         self._last = (plan, bool(dropped_rows.any()))
@@ -316,19 +322,34 @@ class EngineDesigner:
             per_value = weights.weights_of(name, uniques, name in roles.continuous)
             return np.where(np.isnan(per_value), 0.0, per_value)
 
-        score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
+        scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
         step()
-        backend.materialize("published_scored", plan.published_scored())
+        if weighted:
+            # no per-record rows asked: the release's totals are its combinations' scores times
+            # their records less those suppressed (read from the suppressed rows only)
+            if suppressed:
+                gone = replace(score_plan, source="(SELECT g.* FROM marked AS m JOIN gsrc AS g ON g.rid = m.rid "
+                                                  "WHERE m.dropped = 1)")
+                by = ", ".join(scored.combination)
+                backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
+                                            f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
+            backend.materialize("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
+        else:
+            backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
+            backend.materialize("published_scored", plan.published_scored(scored.combination))
         report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
         notes = report.warnings
         step()
-        utility = self._utility(design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)])
+        utility = self._utility(design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)], whole)
         step()
         risk = None
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            risk = measure_in_engine(backend, kept_roles, source=f"({plan.published_generalised()}) AS published_g",
+            # measured as it is, not copied; over the aggregate, as the released combinations
+            backend.materialize("published_g", score_plan.released_values(scored.combination, bool(suppressed))
+                                if weighted else plan.published_generalised())
+            risk = measure_in_engine(backend, kept_roles, source="published_g",
                                      population="gsrc", name=self.source,
                                      population_name="source", weighted=weighted)
         step()
@@ -340,8 +361,7 @@ class EngineDesigner:
 
     def _select(self, design: ReleaseDesign, plan: DesignPlan) -> list[str]:
         backend, selection = self.backend, design.selection
-        if selection is None:
-            backend.materialize("sel", plan.selected(False))
+        if selection is None:    # every row: read from ``gsrc`` itself
             return []
         backend.open_release(selection, self.roles)
         unlocated = backend.unlocated()
@@ -373,11 +393,11 @@ class EngineDesigner:
         return {str(label): largest[g] for g, label in enumerate(groups)}, note
 
     def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
-                 suppressed: int, class_sizes: np.ndarray) -> Utility:
+                 suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
         qi = []
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
-            use = self.backend.fetch(plan.value_use(j))
+            use = self.backend.fetch(plan.value_use(j, whole))
             index = {v: k for k, v in enumerate(column.values)}
             where = np.array([index[v] for v in use["v"].tolist()], dtype=np.int64)
             counts = np.zeros(len(column.values), dtype=np.int64)

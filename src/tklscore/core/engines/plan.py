@@ -17,7 +17,7 @@ floating-point operations in the same order, so the engine never changes a numbe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Plan:
     source: str = "src"    # the relation of the records measured (the measures: a subset of ``src``)
     weighted: bool = False  # ``source`` holds distinct rows with ``cnt``, the records each stands for
                             # (the finest aggregate, :mod:`.finest`): counts are sums of ``cnt``
+    counted: str = "coded"  # the relation the (class, value) counts read: ``coded``, or ``combos`` (weighted)
 
     @property
     def count(self) -> str:
@@ -68,41 +69,42 @@ class Plan:
         return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
                 f"FROM (SELECT {keys}, {self.count} AS k FROM {self.source} GROUP BY {keys}) AS grouped")
 
-    def coded(self) -> str:
+    def coded(self, sizes: tuple[int, ...] | None = None) -> str:
         """Every record as integers: its class id and the code of each SA value (needs
-        ``classes`` and ``codes_{i}``)."""
-        codes = ", ".join(f"codes_{i}.c{i}" for i in range(len(self.sa)))
+        ``classes`` and ``codes_{i}``); with ``sizes`` (the number of classes and of each
+        SA's codes) also its combination's ``key`` (:meth:`combination_key`) when it fits."""
+        codes = [f"codes_{i}.c{i}" for i in range(len(self.sa))]
         joins = " ".join(f"JOIN codes_{i} USING (s{i})" for i in range(len(self.sa)))
-        selected = ", ".join(["src.rid", "src.id", "classes.cid"] + ([codes] if codes else [])
-                             + (["src.cnt"] if self.weighted else []))
-        return (f"SELECT {selected} FROM {self.source} AS src "
-                f"JOIN classes USING ({', '.join(self.qi)}) {joins}")
+        key = self.combination_key(sizes, ["classes.cid"] + codes) if sizes is not None else None
+        selected = ", ".join(["src.rid", "src.id", "classes.cid"] + codes + (["src.cnt"] if self.weighted else [])
+                             + ([f"{key} AS key"] if key is not None else []))
+        return f"SELECT {selected} FROM {self.source} AS src JOIN classes USING ({', '.join(self.qi)}) {joins}"
 
     def variational_distance(self, i: int, n: int, pairs: str | None = None) -> str:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) per class, absent values adding C_v/n, on exact
         integers (as ``variational_distance_by_class``), ordered by class id; ``pairs``: a
         relation of :meth:`class_value_pairs` already made (else grouped here)."""
         pairs = (f"(SELECT cid, idx AS c{i}, c FROM {pairs})" if pairs is not None
-                 else f"(SELECT cid, c{i}, {self.count} AS c FROM coded GROUP BY cid, c{i})")
+                 else f"(SELECT cid, c{i}, {self.count} AS c FROM {self.counted} GROUP BY cid, c{i})")
         return (
             f"SELECT classes.cid, (CAST(v.inside AS DOUBLE) + CAST(({n} - v.covered) * classes.k AS DOUBLE)) "
             f"/ (2.0 * classes.k * {n}) AS t "
             f"FROM (SELECT pairs.cid, SUM(ABS(pairs.c * {n} - totals.c * classes.k)) AS inside, "
             f"SUM(totals.c) AS covered "
             f"FROM {pairs} AS pairs "
-            f"JOIN (SELECT c{i}, {self.count} AS c FROM coded GROUP BY c{i}) AS totals USING (c{i}) "
+            f"JOIN (SELECT c{i}, {self.count} AS c FROM {self.counted} GROUP BY c{i}) AS totals USING (c{i}) "
             f"JOIN classes USING (cid) GROUP BY pairs.cid) AS v "
             f"JOIN classes ON classes.cid = v.cid ORDER BY classes.cid")
 
     def class_value_pairs(self, i: int, ordered: bool = True) -> str:
         """The distinct (class, value code) pairs of SA i with their counts, sorted by class
         then value unless not ``ordered`` (the input of the ordered EMD; codes are value ranks)."""
-        return (f"SELECT cid, c{i} AS idx, {self.count} AS c FROM coded GROUP BY cid, c{i}"
+        return (f"SELECT cid, c{i} AS idx, {self.count} AS c FROM {self.counted} GROUP BY cid, c{i}"
                 + (" ORDER BY cid, idx" if ordered else ""))
 
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""
-        return f"SELECT c{i} AS idx, {self.count} AS c FROM coded GROUP BY c{i} ORDER BY idx"
+        return f"SELECT c{i} AS idx, {self.count} AS c FROM {self.counted} GROUP BY c{i} ORDER BY idx"
 
     # ------------------------------------------------------------------ the measures (privacy models, risk)
 
@@ -150,35 +152,89 @@ class Plan:
                 "JOIN class_f ON class_f.cid = coded.cid "
                 f"ORDER BY prosecutor DESC, dr.d DESC, dr.rid LIMIT {int(count)}")
 
-    # ------------------------------------------------------------------ per record
+    # ------------------------------------------------------------------ per combination
 
-    def records(self) -> str:
-        """k, l, t, W(r) and the record scores of every source record (needs ``coded``,
-        ``combinations``, ``classes``, ``class_t(cid, t)`` and ``weights_{i}(c{i}, w)``).
+    def radix(self, sizes: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The place value of the class id and of each SA's code in one BIGINT key of a
+        (class, SA values) combination — ``sizes``: the number of classes and of each SA's
+        codes — or None when the key would not fit (the combination is then its columns)."""
+        places, space = [], 1
+        for size in reversed(sizes):
+            places.append(space)
+            space *= max(int(size), 1)
+            if space > KEY_SPACE:
+                return None
+        return tuple(reversed(places))
+
+    def combination(self, sizes: tuple[int, ...]) -> list[str]:
+        """The columns that name a combination: its key, or its class id and codes."""
+        return ["key"] if self.radix(sizes) is not None else ["cid"] + [f"c{i}" for i in range(len(self.sa))]
+
+    def combination_key(self, sizes: tuple[int, ...], columns: list[str]) -> str | None:
+        """A record's combination key in mixed radix of its ``columns`` (class id, SA codes)."""
+        places = self.radix(sizes)
+        if places is None:
+            return None
+        return " + ".join(f"{c} * {place}" if place != 1 else c for c, place in zip(columns, places))
+
+    def combinations(self, sizes: tuple[int, ...]) -> str:
+        """``combos``: the distinct (class, SA values) combinations of the records of
+        ``source`` (coded as :meth:`coded` codes them, in the same statement: the records are
+        never kept as codes), each with ``cnt``, the records holding it, and (with a key)
+        ``g{i}``, the key of its group of QI ∪ (SA \\ {A_i}): the key with A_i's code
+        zeroed. Every record score is a function of its combination."""
+        codes = [f"c{i}" for i in range(len(self.sa))]
+        places = self.radix(sizes)
+        coded = f"({self.coded(sizes)}) AS coded"
+        if places is None:
+            keys = ", ".join(["cid"] + codes)
+            return f"SELECT {keys}, {self.count} AS cnt, MIN(rid) AS rid FROM {coded} GROUP BY {keys}"
+        picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes + ["rid"])
+        groups = ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
+        return (f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM (SELECT key, {picked}, "
+                f"{self.count} AS cnt FROM {coded} GROUP BY key) AS grouped")
+
+    def released_values(self, combination: list[str], any_dropped: bool) -> str:
+        """The released records as their combinations' values — the classes' QI values and
+        the SA values — with ``cnt``, the records released, and ``rid``, the first record
+        (needs ``combos``, ``classes``, ``codes_{i}`` and, when any are suppressed, ``gone``:
+        the suppressed records per combination): the rows the privacy models measure."""
+        kept = "c.cnt - COALESCE(g.cnt, 0)" if any_dropped else "c.cnt"
+        gone = f"LEFT JOIN gone AS g USING ({', '.join(combination)})" if any_dropped else ""
+        codes = [f"c.c{i}" for i in range(len(self.sa))]
+        released = f"SELECT c.rid, c.cid, {', '.join(codes)}, {kept} AS cnt FROM combos AS c {gone}"
+        values = [f"classes.q{j}" for j in range(self.n_qi)] + [f"codes_{i}.s{i}" for i in range(len(self.sa))]
+        joins = " ".join(f"JOIN codes_{i} USING (c{i})" for i in range(len(self.sa)))
+        return (f"SELECT r.rid, '' AS id, {', '.join(values)}, r.cnt FROM ({released}) AS r "
+                f"JOIN classes USING (cid) {joins} WHERE r.cnt > 0")
+
+    def combination_scores(self, sizes: tuple[int, ...]) -> str:
+        """k, l, t, W(r), the record scores and ``cnt`` of every combination (needs ``combos``,
+        ``class_t(cid, k, t)`` and ``weights_{i}(c{i}, w)``).
 
         l-DF: for each SA A_i the number of distinct A_i values in the record's group of
-        QI ∪ (SA \\ {A_i}), i.e. the number of distinct (class, all SA values)
-        combinations in it; the minimum over the SAs."""
+        QI ∪ (SA \\ {A_i}), i.e. the number of combinations in it (one grouped count per
+        SA over the combinations, on one integer key when it fits; a group not counted holds
+        one); the minimum over the SAs."""
         codes = [f"c{i}" for i in range(len(self.sa))]
+        keyed = self.radix(sizes) is not None
         joins, distinct = [], []
         for i in range(len(codes)):
-            by = ", ".join(["cid"] + [c for j, c in enumerate(codes) if j != i])
-            joins.append(f"JOIN (SELECT {by}, COUNT(*) AS d FROM combinations GROUP BY {by}) AS g{i} "
-                         f"USING ({by})")
-            distinct.append(f"g{i}.d")
+            by = f"g{i}" if keyed else ", ".join(["cid"] + [c for j, c in enumerate(codes) if j != i])
+            # only the groups holding more than one combination: the join's build side stays small
+            joins.append(f"LEFT JOIN (SELECT {by}, COUNT(*) AS d FROM combos GROUP BY {by} HAVING COUNT(*) > 1) "
+                         f"AS l{i} USING ({by})")
+            distinct.append(f"COALESCE(l{i}.d, 1)")
         weight_sum = "0.0"
         for i in range(len(codes)):
             weight_sum = f"({weight_sum} + w{i}.w)"
             joins.append(f"JOIN weights_{i} AS w{i} USING (c{i})")
         least = distinct[0] if len(distinct) == 1 else f"LEAST({', '.join(distinct)})"
-        per_record = (f"SELECT coded.rid, coded.id, {'coded.cnt, ' if self.weighted else ''}classes.k, "
-                      f"CAST({least} AS BIGINT) AS l, class_t.t, CAST({weight_sum} AS DOUBLE) AS w "
-                      f"FROM coded JOIN classes USING (cid) JOIN class_t USING (cid) " + " ".join(joins))
-        return f"SELECT records.*, {self.record_scores()} FROM ({per_record}) AS records"
-
-    def combinations(self) -> str:
-        """The distinct (class, SA values) combinations of the records."""
-        return f"SELECT DISTINCT cid, {', '.join(f'c{i}' for i in range(len(self.sa)))} FROM coded"
+        named = ", ".join(f"combos.{c}" for c in self.combination(sizes))
+        per_combination = (f"SELECT {named}, combos.cnt, class_t.k, CAST({least} AS BIGINT) AS l, class_t.t, "
+                           f"CAST({weight_sum} AS DOUBLE) AS w FROM combos JOIN class_t USING (cid) "
+                           + " ".join(joins))
+        return f"SELECT records.*, {self.record_scores()} FROM ({per_combination}) AS records"
 
     @staticmethod
     def record_scores() -> str:
@@ -186,18 +242,28 @@ class Plan:
         return ("(records.t + records.w) / records.l AS tkl, "
                 "LEAST(1.0, records.w) / records.k AS m_score, records.w / records.k AS l_severity")
 
-    def totals(self, relation: str) -> str:
-        """Σ RS_tkl, max RS_tkl, max RS_M, Σ RS_L, |relation|, and how many W(r) exceed 1."""
-        return (f"SELECT {self.count} AS n, SUM({self.times('tkl')}) AS tkl, MAX(tkl) AS tkl_max, "
-                f"MAX(m_score) AS m_inf, SUM({self.times('l_severity')}) AS l_severity, MAX(w) AS w_max, "
-                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if self.weighted else 1} ELSE 0 END) AS w_above "
+    def totals(self, relation: str, weighted: bool | None = None) -> str:
+        """Σ RS_tkl, max RS_tkl, max RS_M, Σ RS_L, |relation|, and how many W(r) exceed 1
+        (``weighted``: each row stands for ``cnt`` records; default: the plan's)."""
+        plan = self if weighted is None else replace(self, weighted=weighted)
+        return (f"SELECT {plan.count} AS n, SUM({plan.times('tkl')}) AS tkl, MAX(tkl) AS tkl_max, "
+                f"MAX(m_score) AS m_inf, SUM({plan.times('l_severity')}) AS l_severity, MAX(w) AS w_max, "
+                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if plan.weighted else 1} ELSE 0 END) AS w_above "
                 f"FROM {relation}")
 
+    def published_records(self, on: str = "id", source: str = "src") -> str:
+        """The plan over the published records only (``published`` joined to ``source`` on
+        ``on``): its :meth:`coded` codes the records whose scores are read."""
+        return replace(self, source=f"(SELECT s.* FROM published AS p JOIN {source} AS s ON s.{on} = p.{on})")
+
     @staticmethod
-    def published() -> str:
-        """The published records in published order (needs ``published(pos, id)``)."""
+    def published(combination: list[str]) -> str:
+        """The published records in published order with their combination's scores (needs
+        ``published(pos, id)``, ``coded`` of the published records (:meth:`published_records`)
+        and ``scored``, the scores by ``combination``)."""
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
-                "FROM published AS p JOIN scored AS s ON s.id = p.id")
+                f"FROM published AS p JOIN coded AS c ON c.id = p.id JOIN scored AS s USING "
+                f"({', '.join(combination)})")
 
 
 @dataclass(frozen=True)
@@ -237,9 +303,11 @@ class DesignPlan:
         return ", cnt" if self.weighted else ""
 
     def generalised(self) -> str:
+        """``gsrc``; over the finest aggregate also each QI's value as written, ``v{j}`` (the
+        utility's counts read them from ``marked``, with no join back to the aggregate)."""
         parts, joins = ["src.rid", "src.id"] + (["src.cnt"] if self.weighted else []), []
         for j, relation in enumerate(self.qi_maps):
-            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
+            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"] + ([f"src.q{j} AS v{j}"] if self.weighted else [])
             joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
         for new, (i, how, relation) in enumerate(self.sa):
             if how == "value":
@@ -261,36 +329,51 @@ class DesignPlan:
             return "SELECT p.pos, src.rid FROM published AS p JOIN src ON src.id = p.id"
         return f"SELECT rid AS pos, rid{self._cnt} FROM {self.source}"
 
-    def selection_classes(self) -> str:
+    @staticmethod
+    def _selection(whole: bool) -> tuple[str, str]:
+        """The selected rows joined to ``gsrc`` (``whole``: every row, ``gsrc`` itself, its
+        position its ``rid``) and the selected row's alias."""
+        return ("gsrc AS g", "g") if whole else ("sel JOIN gsrc AS g ON g.rid = sel.rid", "sel")
+
+    def selection_classes(self, whole: bool = False) -> str:
         """The classes of the selected rows on the generalised QIs: codes, size and first row."""
         keys = ", ".join(f"g.{k}" for k in self.keys)
-        size = "CAST(SUM(sel.cnt) AS BIGINT)" if self.weighted else "COUNT(*)"
-        return (f"SELECT {keys}, {size} AS size, MIN(sel.pos) AS first FROM sel JOIN gsrc AS g "
-                f"ON g.rid = sel.rid GROUP BY {keys}")
+        rows, row = self._selection(whole)
+        size = f"CAST(SUM({row}.cnt) AS BIGINT)" if self.weighted else "COUNT(*)"
+        first = "g.rid" if whole else "sel.pos"
+        return f"SELECT {keys}, {size} AS size, MIN({first}) AS first FROM {rows} GROUP BY {keys}"
 
-    def marked(self, any_dropped: bool) -> str:
+    def marked(self, any_dropped: bool, whole: bool = False) -> str:
         """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
-        (``dropped`` lists the suppressed classes' codes)."""
-        cnt = ", sel.cnt" if self.weighted else ""
+        (``dropped`` lists the suppressed classes' codes); over the finest aggregate with
+        ``cnt`` and (``whole``) each QI's value as written, ``v{j}``."""
+        rows, row = self._selection(whole)
+        chosen = (["g.rid AS pos", "g.rid"] if whole else ["sel.pos", "sel.rid"]) + ["g.id"]
+        extra = ([f"{row}.cnt"] if self.weighted else []) + (
+            [f"g.v{j}" for j in range(len(self.keys))] if whole and self.weighted else [])
         if not any_dropped:
-            return f"SELECT sel.pos, sel.rid, g.id, 0 AS dropped{cnt} FROM sel JOIN gsrc AS g ON g.rid = sel.rid"
+            return f"SELECT {', '.join(chosen + ['0 AS dropped'] + extra)} FROM {rows}"
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
-        return (f"SELECT sel.pos, sel.rid, g.id, CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
-                f"{cnt} FROM sel JOIN gsrc AS g ON g.rid = sel.rid LEFT JOIN dropped AS d ON {on}")
+        flag = f"CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
+        return f"SELECT {', '.join(chosen + [flag] + extra)} FROM {rows} LEFT JOIN dropped AS d ON {on}"
 
     def published(self) -> str:
         """``published(pos, id, rid)``: the rows released, in selection order."""
         return f"SELECT pos, id, rid{self._cnt} FROM marked WHERE dropped = 0"
 
-    def published_scored(self) -> str:
+    def published_scored(self, combination: list[str]) -> str:
         """The released records' factors and scores in release order (``Plan.published``,
         joined on the record position)."""
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity"
-                f"{', s.cnt' if self.weighted else ''} FROM published AS p JOIN scored AS s ON s.rid = p.rid")
+                f"{', c.cnt' if self.weighted else ''} FROM published AS p JOIN coded AS c ON c.rid = p.rid "
+                f"JOIN scored AS s USING ({', '.join(combination)})")
 
-    def value_use(self, j: int) -> str:
+    def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts)."""
+        if self.weighted and whole:
+            return (f"SELECT v{j} AS v, CAST(SUM(cnt) AS BIGINT) AS c, CAST(SUM(dropped * cnt) AS BIGINT) AS s "
+                    f"FROM marked GROUP BY v{j}")
         if self.weighted:
             return (f"SELECT src.q{j} AS v, CAST(SUM(marked.cnt) AS BIGINT) AS c, "
                     f"CAST(SUM(marked.dropped * marked.cnt) AS BIGINT) AS s FROM marked "
@@ -300,8 +383,19 @@ class DesignPlan:
 
     @staticmethod
     def published_generalised() -> str:
-        """The released rows generalised (what the privacy models measure)."""
+        """The released rows generalised (what the privacy models measure; over the finest
+        aggregate :meth:`Plan.released_values` instead)."""
         return "SELECT g.* FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
+
+    def released_combinations(self, combination: list[str], any_dropped: bool) -> str:
+        """Over the finest aggregate, the scores of the released records' combinations with
+        ``cnt`` the released records (needs ``scored`` and, when classes are suppressed,
+        ``gone``: the suppressed records per combination): what the release's totals sum."""
+        if not any_dropped:
+            return "SELECT * FROM scored"
+        return (f"SELECT * FROM (SELECT s.k, s.l, s.t, s.w, s.tkl, s.m_score, s.l_severity, "
+                f"s.cnt - COALESCE(g.cnt, 0) AS cnt FROM scored AS s LEFT JOIN gone AS g "
+                f"USING ({', '.join(combination)})) AS released WHERE cnt > 0")
 
     @staticmethod
     def release(columns: list[str], joins: list[str], limit: int | None = None) -> str:

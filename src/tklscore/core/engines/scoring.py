@@ -8,10 +8,14 @@ A back-end (DuckDB, Spark) implements :class:`~.backend.Backend`.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches
@@ -28,28 +32,33 @@ RECORD_QUERY = ("SELECT id, k, l, t, weight_sum, tkl, m_score, l_severity FROM p
 def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float = 1.0,
                     missing_weight_zero: bool = False, records_path: str | None = None,
                     source_name: str = "source", published_name: str = "published",
-                    skip_unlocated: bool = False, stream: bool = False) -> ScoreReport:
+                    skip_unlocated: bool = False, stream: bool = False, finest=None) -> ScoreReport:
     """Score the release registered as ``published(pos, id)`` against ``src`` (published
     records not in the source are an error, or with ``skip_unlocated`` a warning); the
     records are fetched, or written by the engine to ``records_path`` (Parquet), or with
-    ``stream`` to a :class:`~.record_store.RecordStore` in a work folder (``report.stored``)."""
+    ``stream`` to a :class:`~.record_store.RecordStore` in a work folder (``report.stored``).
+    ``finest``: the source's finest aggregate (:class:`~.finest.FinestAggregate`, the
+    relation ``fin``), which the whole source is scored over; then only the published
+    records are read from ``src``, to find their combinations."""
     x = check_x(x)
     check_roles(roles, out_of_core=True)
     plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa))
-    n = backend.count("src")
+    whole_plan = plan if finest is None else replace(plan, source=RELATION, weighted=True)
+    n = backend.count("src") if finest is None else finest.records
     if n == 0:
         raise InputError("the source table has no records", file=source_name)
     backend.check_unique_ids(roles, source_name)
     missing = backend.unlocated()
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
-    whole, warnings = score_records(backend, plan, roles, weights, missing_weight_zero, n)
+    whole, warnings, combination, radix = score_records(backend, whole_plan, roles, weights, missing_weight_zero, n)
+    backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
     contradicting = conflict_warning(*backend.conflicts(roles))
     if contradicting:
         warnings.append(contradicting)
     if int(whole["w_above"] or 0):
         warnings.append(weights_above_one_note(int(whole["w_above"]), float(whole["w_max"])))
-    backend.materialize("published_scored", plan.published())
+    backend.materialize("published_scored", plan.published(combination))
     return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing,
                          stream=stream)
 
@@ -80,26 +89,41 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
                        whole_scores, records_path=records_path, unlocated=list(unlocated), stored=stored)
 
 
+class Scored(NamedTuple):
+    """What :func:`score_records` leaves: the totals over the records, the weights' warnings
+    and the columns naming a combination in ``coded`` and ``scored``."""
+
+    totals: pd.Series
+    warnings: list[str]
+    combination: list[str]
+    radix: tuple[int, ...]   # the number of classes and of each SA's codes (:meth:`.Plan.radix`)
+
+
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
-                  weigh=None) -> tuple[pd.Series, list[str]]:
-    """``scored``: k, l, t, W(r) and the record scores of every record of ``plan.source``
-    (``n`` of them); returns the totals over them and the weights' warnings. ``weigh(i,
-    name, uniques)``: the weight of each distinct value of SA i (NaN: none), by default the
+                  weigh=None) -> Scored:
+    """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
+    combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
+    combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
+    the combination columns), and the totals over the records, summed over the combinations
+    each times its records. ``weigh(i, name,
+    uniques)``: the weight of each distinct value of SA i (NaN: none), by default the
     weights file's."""
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", plan.value_codes(i))
-    warnings = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
+    warnings, cardinalities = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
     backend.materialize("classes", plan.classes())
-    backend.materialize("coded", plan.coded())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
+    radix = (n_classes, *cardinalities)
+    backend.materialize("combos", plan.combinations(radix))
+    per_combination = replace(plan, weighted=True, counted="combos")
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
-        np.maximum(class_t, attribute_t(backend, plan, i, n, sizes), out=class_t)
-    backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "t": class_t}))
-    backend.materialize("combinations", plan.combinations())
-    backend.materialize("scored", plan.records())
-    return backend.fetch(plan.totals("scored")).iloc[0], warnings
+        np.maximum(class_t, attribute_t(backend, per_combination, i, n, sizes), out=class_t)
+    backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
+    backend.materialize("scored", plan.combination_scores(radix))
+    return Scored(backend.fetch(plan.totals("scored", weighted=True)).iloc[0], warnings, plan.combination(radix),
+                  radix)
 
 
 PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers
@@ -159,10 +183,12 @@ def score_set(totals: pd.Series, x: float) -> ScoreSet:
 
 
 def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
-                      missing_weight_zero: bool, weigh=None) -> list[str]:
+                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[int]]:
     """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
-    as the in-memory engine does (``Weights.weights_of``)."""
+    as the in-memory engine does (``Weights.weights_of``); the weights' warnings and each
+    SA's number of distinct values."""
     missing: list[tuple[str, str]] = []
+    cardinalities = []
     for i, name in enumerate(roles.sa):
         uniques = backend.fetch(plan.distinct_values(i))["v"].to_numpy(
             dtype=np.float64 if plan.continuous[i] else object)
@@ -172,9 +198,10 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
         if absent.any():
             missing += [(name, shown_value(v)) for v in uniques[absent]]
             per_value = np.where(absent, 0.0, per_value)
+        cardinalities.append(len(uniques))
         backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
                                                        "w": per_value}))
-    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous)
+    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), cardinalities
 
 
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,

@@ -137,6 +137,7 @@ class EngineSession(EngineSource):
         self.backend = backend
         self._src = None          # how ``src`` was opened last ("roles": for releases)
         self._published = None    # the definition ``published`` holds
+        self.finest = None        # the source's finest aggregate as ``fin`` (.finest), once a score asked for it
 
     @contextlib.contextmanager
     def session(self, backend=None):
@@ -147,8 +148,9 @@ class EngineSession(EngineSource):
 
     def _source_open(self) -> None:
         if self._src != "roles":
-            self._src, self._published = None, None
-            self.backend.open_source(self.path, self.roles, self.delimiter, self.encoding)
+            self._src, self._published, self.finest = None, None, None
+            self.backend.open_source(self.path, self.roles, self.delimiter, self.encoding,
+                                     raw_continuous=self.engine == "duckdb")
             self._src = "roles"
 
     def check_roles(self) -> None:
@@ -156,7 +158,22 @@ class EngineSession(EngineSource):
 
     def _touched(self) -> None:
         """``src`` was opened otherwise (a design, a whole-table measure): open it again when needed."""
-        self._src, self._published = None, None
+        self._src, self._published, self.finest = None, None, None
+
+    def _finest(self):
+        """DuckDB: the source's finest aggregate as ``fin`` — from the cache the designer
+        shares (:mod:`tklscore.core.engines.finest`) when it still matches the file, else
+        from ``src`` and kept there — which the whole source is scored over (Spark scores
+        the records: its paths may be remote and its statements are jobs)."""
+        if self.engine != "duckdb":
+            return None
+        if self.finest is None:
+            from tklscore.core.engines.finest import open_finest
+
+            options = {"delimiter": self.delimiter, "encoding": self.encoding,
+                       "keep_spaces": self.backend.keep_spaces}
+            self.finest = open_finest(self.backend, self.path, self.roles, options, lambda: None)
+        return self.finest
 
     # ------------------------------------------------------------------ releases
 
@@ -183,10 +200,12 @@ class EngineSession(EngineSource):
             raise InputError(f"--strict (the published file's sensitive values against the source's) is checked by "
                              f"the in-memory engine; drop --engine {self.engine} or --strict")
         self._opened(release)
+        finest = self._finest()
 
         def score(w, path=records_path):
             return score_in_engine(self.backend, self.roles, w, x, missing_weight_zero, path, source_name=self.path,
-                                   published_name=self._name, skip_unlocated=skip_unlocated, stream=stream)
+                                   published_name=self._name, skip_unlocated=skip_unlocated, stream=stream,
+                                   finest=finest)
         if isinstance(weights, WeightsPerScore):
             if weights.m_score is weights.tkl and weights.l_severity is weights.tkl:
                 return score(weights.tkl)
