@@ -7,7 +7,8 @@ shows the new scores, and how long switching the current release takes until the
 view shows the new release's privacy models, risk and D(r) (recomputed in the background),
 and how long writing the recovery copy (autosave) blocks it. Each phase prints its wall and
 CPU time (the whole process, every thread); the run ends with the peak RSS.
-Targets: an AHP edit ≤ 0.3 s (issue 4: median 68 ms); no block longer than 100 ms.
+Targets: open → scores shown ≤ 1.5 s (issue 23 §4); an AHP edit ≤ 0.3 s (issue 4: median 68 ms);
+no block longer than 100 ms.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui.py [--rows N]
 """
@@ -29,8 +30,8 @@ import numpy as np  # noqa: E402
 from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from _common import (CONTINUOUS_SA, N_INTERVALS, Stopwatch, machine, make_source, peak_rss_mb,  # noqa: E402
-                     roles as synthetic_roles, sample as published_sample, verdict)
+from _common import (CONTINUOUS_SA, N_INTERVALS, Stopwatch, load_average, machine, make_source,  # noqa: E402
+                     peak_rss_mb, roles as synthetic_roles, sample as published_sample, verdict)
 from tklscore.core.model.data_model import TklDataModel  # noqa: E402
 from tklscore.core.model.labels import HL7_CONFIDENTIALITY  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
@@ -41,6 +42,7 @@ from tklscore.core.tables.loading import Table  # noqa: E402
 from tklscore.core.model.vocabulary import Vocabulary  # noqa: E402
 from tklscore.gui.main_window import MainWindow  # noqa: E402
 
+TARGET_OPEN_S = 1.5
 ALIGNMENT = {"disease": "Health", "medication": "Prescription", "amount": "Age", "diagnosis": "HealthRecord"}
 
 
@@ -137,8 +139,11 @@ def main(argv=None) -> int:
         time.sleep(0.002)
     loaded, loaded_cpu = watch.wall, watch.cpu
     blocked_loading = meter.stop()
+    ok_open = loaded <= TARGET_OPEN_S
     print(f"open project → scores shown:        {loaded:6.2f} s   CPU {loaded_cpu:5.2f} s  "
-          "(load CSV, factors, score; in the background)")
+          f"target ≤ {TARGET_OPEN_S:g} s   "
+          f"{verdict(ok_open)}{'' if ok_open or loaded_cpu > TARGET_OPEN_S else ' on wall time; PASS on CPU time'} "
+          f"(load CSV, factors, score; in the background; load average {load_average():.1f})")
     print(f"longest event-loop block meanwhile:  {blocked_loading * 1000:6.0f} ms  target ≤ 100 ms   "
           f"{verdict(blocked_loading <= 0.1)}  (UI-thread CPU time of the longest: "
           f"{meter.longest_cpu * 1000:.0f} ms)")

@@ -18,7 +18,7 @@ published sample, and measures with ``time.perf_counter``:
 - building the Scorer (validation, numeric parsing, factorisation),
 - computing the distinguishing factors (``scorer.factors``),
 - the first scoring of the sample (record weights W, whole-source scores, record table),
-- full scoring = build + factors + first score             (target ≤ 1 s),
+- full scoring = build + factors + first score             (target ≤ 0.5 s),
 - re-scoring after a weights change (new Weights object, median)  (target ≤ 30 ms),
 - re-scoring another 10 % sample with unchanged weights (median),
 - peak resident memory, VmHWM (``_common.peak_rss_mb``)  (target ≤ 2 GB).
@@ -40,8 +40,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (CATEGORICAL_SA, CONTINUOUS_SA, N_INTERVALS, QI, SA, TEXT, Timing, machine,  # noqa: E402,F401
-                     make_source, make_weights, overall, peak_rss_mb, roles, sample, timed, verdict, versions)
+from _common import (CATEGORICAL_SA, CONTINUOUS_SA, N_INTERVALS, QI, SA, TEXT, Timing, load_average,  # noqa: E402,F401
+                     machine, make_source, make_weights, overall, peak_rss_mb, roles, sample, timed, verdict, versions)
 
 from tklscore.cli.process import tune_process  # noqa: E402
 from tklscore.core import Scorer, Table  # noqa: E402
@@ -49,7 +49,7 @@ from tklscore.core.tables.codes import group_ids  # noqa: E402
 from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,  # noqa: E402
                                                           variational_distance_by_class)
 
-TARGET_FULL_S = 1.0
+TARGET_FULL_S = 0.5   # issue 23 §4 (was 1 s)
 TARGET_REWEIGHT_S = 0.03
 TARGET_PEAK_MB = 2048.0
 
@@ -143,8 +143,9 @@ def run_main(n: int, seed: int, repeats: int) -> bool:
     print(f"  distinguishing factors (k, l, t)             {fmt(factoring)}")
     print(f"  first score of the sample (incl. weights)    {fmt(first)}")
     cpu_full = build.cpu + factoring.cpu + first.cpu
-    print(f"  full scoring (build + factors + score)       {fmt_s(full, cpu_full)}   target ≤ {TARGET_FULL_S:g} s     "
-          f"{verdict(ok_full)}")
+    print(f"  full scoring (build + factors + score)       {fmt_s(full, cpu_full)}   target ≤ {TARGET_FULL_S:g} s   "
+          f"{verdict(ok_full)}{'' if ok_full or cpu_full > TARGET_FULL_S else ' on wall time; PASS on CPU time'}"
+          f" (load average {load_average():.1f})")
     print(f"  re-score after a weights change (median)     {fmt(reweighting)}   target ≤ {TARGET_REWEIGHT_S:g} s   "
           f"{verdict(ok_rw)}   [min {min(reweight_times):.3f}, max {max(reweight_times):.3f}, "
           f"{len(reweight_times)} runs]")

@@ -403,3 +403,25 @@ def test_values_absent_from_the_measured_rows_do_not_count(tmp_path):
     starred = pd.DataFrame({"q": ["a", "a", "b", "b", "*"], "s": ["1", "2", "3", "9", "100"]})
     excluded = measure_table(starred, qi=["q"], sa=["s"], continuous=["s"], exclude_suppressed=True)
     assert excluded.models.t == pytest.approx(alone.models.t, rel=1e-12)
+
+
+def test_a_release_measured_with_its_scorers_codes_takes_only_the_other_columns():
+    """The published rows of the coded columns are never read (their codes are the scorer's):
+    the measures are those of the release measured alone, other columns (the sampling
+    weights) still read from its rows."""
+    from tklscore.core import Roles, Scorer
+    from tklscore.core.risk.measures import measure_release
+
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"q": rng.choice(list("abc"), 300), "r": rng.choice(list("xy"), 300),
+                          "s": rng.choice(list("uvwz"), 300), "w": rng.integers(1, 9, 300).astype(str)})
+    source = Table(frame, name="s")
+    roles = Roles(qi=["q", "r"], sa=["s"])
+    positions = np.sort(rng.choice(300, 120, replace=False))
+    alone = measure_table(frame.iloc[positions].reset_index(drop=True), roles=roles, sample_weight="w",
+                          population=Table(frame, name="s"))   # journalist risk against the source, as a release
+    shared = measure_release(source, roles, positions, Scorer(source, roles), sample_weight="w")
+    shared, alone = shared.to_json_dict(), alone.to_json_dict()
+    # pycanon's average RIR sums in the codes' order: the scorer's and the rows' differ in the last digit
+    assert shared["pycanon"].pop("average_rir") == pytest.approx(alone["pycanon"].pop("average_rir"), rel=1e-12)
+    assert shared == alone

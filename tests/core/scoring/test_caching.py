@@ -1,6 +1,7 @@
 """Distinguishing factors are computed once per (source, roles); W(r) once per weights."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import tklscore.core.scoring.scores as scores_module
@@ -107,6 +108,19 @@ def test_identifier_index_is_validated_once_per_table(data_dir):
     source = load_table(data_dir / "thesis_table_3_1.csv")
     scorer = Scorer(source, thesis_example().roles)  # validates the ids
     index = source.id_index["id"]
-    assert source_ids(source, "id") is index and list(index) == [str(i) for i in range(len(source))]
+    assert source_ids(source, "id") is index and list(index.to_numpy()) == [str(i) for i in range(len(source))]
     release = locate_table(source, load_table(data_dir / "thesis_table_3_1.csv"), "id")
     assert release.positions.tolist() == list(range(len(source))) and scorer.source is source
+
+
+def test_role_columns_factorised_beside_are_the_tables_and_errors_keep_role_order():
+    from tklscore.core import InputError, Roles, Table
+
+    frame = pd.DataFrame({"q": ["a", "b", "a", "c"] * 50, "s": ["x", "y", "y", "x"] * 50,
+                          "u": ["1", "2", "oops", "4"] * 50, "v": ["5", "no", "7", "8"] * 50})
+    table = Table(frame, name="t.csv")
+    scorer = Scorer(table, Roles(qi=["q"], sa=["s"]))
+    assert scorer.qi_codes[0] is table.codes("q") and scorer.sa_codes["s"] is table.codes("s")
+    for sa in (["v", "u"], ["u", "v"]):   # the first bad continuous column in role order is named
+        with pytest.raises(InputError, match=f"column '{sa[0]}'"):
+            Scorer(Table(frame, name="t.csv"), Roles(qi=["q"], sa=sa, continuous=sa))

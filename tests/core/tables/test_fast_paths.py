@@ -280,3 +280,25 @@ def test_version_and_score_do_not_load_rdf_or_qt():
                           cwd=Path(__file__).resolve().parent)
     assert done.returncode == 0, done.stderr
     assert "tklscore 0.1.0" in done.stdout and "file not found" in done.stderr
+
+
+@pytest.mark.parametrize("dtype", ["str", object])
+def test_spaces_and_long_cells_are_found_alike_in_arrow_and_object_text(tmp_path, dtype):
+    """The loader's checks read Arrow text with Arrow's kernels and other text with pandas:
+    the same columns stripped, the same spaces said, the same cell refused."""
+    from tklscore.core.errors import InputError
+    from tklscore.core.files.text import FIELD_LIMIT
+    from tklscore.core.tables.loading import _check_cell_lengths
+    from tklscore.core.tables.spaces import strip_frame
+
+    frame = pd.DataFrame({"a": pd.Series(["x", " y", "z"], dtype=dtype), "b": pd.Series(["x", "y ", ""], dtype=dtype),
+                          "c": pd.Series(["x", "y", "é z"], dtype=dtype)})
+    stripped, where = strip_frame(frame)
+    assert (where.columns, where.leading, where.trailing) == (("a", "b"), True, True)
+    assert stripped["a"].tolist() == ["x", "y", "z"] and stripped["b"].tolist() == ["x", "y", ""]
+    assert strip_frame(frame[["c"]])[1].columns == ()
+    _check_cell_lengths(frame, "t.csv")
+    long = pd.DataFrame({"a": pd.Series(["x", "é" * FIELD_LIMIT, "y" * (FIELD_LIMIT + 1)], dtype=dtype)})
+    with pytest.raises(InputError) as raised:   # 2 bytes a character: more bytes than the limit, not more characters
+        _check_cell_lengths(long, "t.csv")
+    assert raised.value.row == 4

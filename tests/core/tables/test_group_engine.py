@@ -91,3 +91,19 @@ def test_sorted_groups_and_compact(values):
     ids, count = compact(small, 97)
     assert count == len(np.unique(small))
     assert np.array_equal(ids, np.unique(small, return_inverse=True)[1])  # numbered in key order
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40), st.integers(50, 62))
+def test_sorted_groups_packs_keys_with_positions_only_when_they_fit(offsets, bits):
+    """Keys around the largest one that still packs with its position (63 bits in all) group
+    as ``np.unique`` groups them, on the packed sort and on ``argsort`` alike."""
+    from tklscore.core.tables.codes import sort_with_positions
+
+    key = (np.int64(1) << np.int64(bits)) - 2 + np.asarray(offsets, dtype=np.int64)
+    order, ordered = sort_with_positions(key)
+    assert np.array_equal(ordered, np.sort(key)) and np.array_equal(key[order], ordered)
+    assert np.array_equal(np.sort(order), np.arange(len(key)))
+    groups = sorted_groups(key)
+    distinct, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    assert np.array_equal(groups.keys, distinct) and np.array_equal(groups.counts, counts)
+    assert np.array_equal(groups.inverse, inverse.reshape(-1))

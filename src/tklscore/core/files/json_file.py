@@ -31,7 +31,8 @@ def parse_json(text: str, name: str, what: str = "JSON file"):
                          file=name, row=error.lineno) from None
     except RecursionError:
         raise _too_deep(name, what) from None
-    if _depth_exceeds(document, MAX_JSON_DEPTH):
+    # a document cannot nest deeper than it has brackets: most are checked without a walk
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _depth_exceeds(document, MAX_JSON_DEPTH):
         raise _too_deep(name, what)
     return document
 

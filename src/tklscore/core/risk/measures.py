@@ -165,7 +165,7 @@ def measure_table(table: Table | pd.DataFrame, roles: Roles | None = None, *,
     if roles is not None:
         qi, sa, continuous = roles.qi, roles.sa, roles.continuous
     qi, sa, continuous, identifier_columns = list(qi), list(sa), set(continuous), list(identifier_columns)
-    _check_inputs(table, qi, sa, continuous, identifier_columns, sample_weight, name)
+    _check_inputs(table, qi, sa, continuous, identifier_columns, sample_weight, name, coded=codes or {})
     request = MeasureRequest.checked(risk_threshold, sampling_fraction, qi_importance)
     codes = dict(codes or {})
 
@@ -212,13 +212,18 @@ def measure_release(source: Table, roles: Roles, positions, scorer=None, **optio
     roles lends its factorised columns and its k-DF (the source class sizes F). ``options``
     go to :func:`measure_table`."""
     positions = np.asarray(positions, dtype=np.int64)
-    published = Table(source.frame.iloc[positions].reset_index(drop=True), name=source.name, kind="memory")
     codes = None
     if scorer is not None:
         codes = {c: subset_codes(v, positions) for c, v in zip(roles.qi, scorer.qi_codes)}
         codes.update({c: subset_codes(v, positions) for c, v in scorer.sa_codes.items()})
-    if (scorer is not None and "population" not in options and "population_codes" not in options
-            and not options.get("population_generalisation")):
+    from_source = (scorer is not None and "population" not in options and "population_codes" not in options
+                   and not options.get("population_generalisation"))
+    # the published rows' text, but of the columns whose codes are at hand: never read
+    taken = [c for c in source.columns if not (from_source and c in codes)]
+    published = Table(pd.DataFrame({c: source.text(c).iloc[positions].reset_index(drop=True) for c in taken},
+                                   columns=taken, index=pd.RangeIndex(len(positions))),
+                      name=source.name, kind="memory")
+    if from_source:
         # the population is the source: F(r) is the source's class size of r, its k-DF
         factors = scorer.factors if scorer.factors_computed else None
         if factors is not None:
@@ -238,7 +243,8 @@ def require_quasi_identifiers(qi, name: str | None) -> None:
         raise InputError("no quasi-identifier is chosen; the privacy models need at least one", file=name)
 
 
-def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sample_weight, name) -> None:
+def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sample_weight, name, coded=()) -> None:
+    """``coded``: the columns whose codes the caller gave (the table need not hold them)."""
     require_quasi_identifiers(qi, name)
     try:
         Roles(qi=qi, sa=sa, continuous=continuous)  # one role per column; continuous only for SAs
@@ -246,8 +252,8 @@ def _check_inputs(table: Table, qi, sa, continuous, identifier_columns, sample_w
         raise InputError(error.message, file=error.file or name, row=error.row, column=error.column,
                          hint=error.hint) from None
     check_identifier_columns(identifier_columns, qi, sa, name, sample_weight=sample_weight)
-    table.require_columns(list(dict.fromkeys(qi + sa + identifier_columns
-                                             + ([sample_weight] if sample_weight else []))))
+    table.require_columns([c for c in dict.fromkeys(qi + sa + identifier_columns
+                                                    + ([sample_weight] if sample_weight else [])) if c not in coded])
     if len(table) == 0:
         raise InputError("the table has no records", file=name)
 

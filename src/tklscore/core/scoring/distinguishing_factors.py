@@ -104,13 +104,13 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             future.cancel()
         raise
     class_t = {}
-    t = np.zeros(n, dtype=np.float64)
+    highest = np.zeros(n_classes, dtype=np.float64)   # each class's t over the SAs: one gather for the rows
     for name in sa:
         per_class = pending[name].result() if pending is not None else t_of_class(name)
         class_t[name] = per_class
-        np.maximum(t, per_class[classes], out=t)
+        np.maximum(highest, per_class, out=highest)
         step()
-    return DistinguishingFactors(k, l, t, classes, class_t)
+    return DistinguishingFactors(k, l, highest[classes], classes, class_t)
 
 
 def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> DistinguishingFactors:
@@ -234,19 +234,39 @@ class _FullGroups:
         return cls(sorted_groups(key), places[1:], [max(int(c.cardinality), 1) for c in sa])
 
     def l_distinguishing_factor(self, step=None) -> np.ndarray:
+        """The l-DF of each row. The last attribute's groups are runs of the sorted keys, so it
+        goes first; a full group whose l is 1 then cannot fall further, and each other
+        attribute sorts only the full groups of the classes that still hold one above 1 (its
+        groups lie inside a class, so their counts are whole): usually a small share."""
         keys = self.groups.keys
-        l_full = None
-        for place, cardinality in zip(self.places, self.cardinalities):
-            if place == 1:  # the last attribute: its groups are runs of the sorted keys
-                distinct = run_lengths(keys // cardinality)
-            else:  # the key without A_i's digit; equal for the full groups of one group
-                high, rest = np.divmod(keys, place * cardinality)
+        *others, (_, last_cardinality) = zip(self.places, self.cardinalities)   # its place is 1
+        l_full = run_lengths(keys // last_cardinality)
+        if step is not None:
+            step()
+        class_place = self.places[0] * self.cardinalities[0]
+        classes = None
+        for place, cardinality in others:
+            live = np.flatnonzero(l_full > 1)
+            if len(live) == len(keys):
+                rows, part = None, keys
+            else:
+                if classes is None:
+                    classes = keys // class_place   # sorted: the full groups of a class are a run
+                held = np.zeros(int(classes[-1]) + 1, dtype=np.bool_)
+                held[classes[live]] = True
+                rows = np.flatnonzero(held[classes])
+                part = keys[rows]
+            if len(part):
+                high, rest = np.divmod(part, place * cardinality)  # the key without A_i's digit
                 rest %= place
                 high *= place
                 high += rest
                 groups = sorted_groups(high)
                 distinct = groups.counts[groups.inverse]
-            l_full = distinct if l_full is None else np.minimum(l_full, distinct, out=l_full)
+                if rows is None:
+                    np.minimum(l_full, distinct, out=l_full)
+                else:
+                    l_full[rows] = np.minimum(l_full[rows], distinct)
             if step is not None:
                 step()
         return l_full[self.groups.inverse]

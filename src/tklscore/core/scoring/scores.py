@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -256,6 +257,22 @@ def check_x(x: float) -> float:
     return parse_x(x)
 
 
+def _factorise_beside(source: Table, roles: Roles) -> None:
+    """Factorise the role columns the table has not factorised yet, all but the first on
+    :data:`BESIDE` (Arrow's hashing releases the interpreter lock: two cores share the
+    work); the table keeps them. Not from a task of BESIDE itself, which submits nothing."""
+    jobs = [(source.codes, c) for c in roles.qi]
+    jobs += [(source.numeric_codes if c in roles.continuous else source.codes, c) for c in roles.sa]
+    if len(jobs) < 2 or threading.current_thread().name.startswith("tklscore-beside"):
+        return
+    pending = [BESIDE.submit(job, column) for job, column in jobs[1:]]
+    try:
+        jobs[0][0](jobs[0][1])
+    finally:
+        for future in pending:   # a column's error is raised by the Scorer's own call, in role order
+            future.exception()
+
+
 class Scorer:
     """Scores releases of one source table under one assignment of roles."""
 
@@ -267,6 +284,7 @@ class Scorer:
         self.source = source
         self.roles = roles
         self._ids = source_ids(source, roles.identifier) if roles.identifier else None
+        _factorise_beside(source, roles)
         self._qi = [source.codes(c) for c in roles.qi]
         self._sa: dict[str, Codes] = {
             c: source.numeric_codes(c) if c in roles.continuous else source.codes(c)
@@ -296,8 +314,10 @@ class Scorer:
 
     def ids_of(self, positions: np.ndarray) -> np.ndarray:
         """Ids of source records: the identifier column's values, else row positions."""
-        if self._ids is None:
-            return np.asarray(positions).astype(str).astype(object)
+        if self._ids is None:   # the row numbers as text, written by Arrow
+            import pyarrow as pa
+
+            return pa.array(np.asarray(positions, dtype=np.int64)).cast(pa.string()).to_numpy(zero_copy_only=False)
         return self.source.text_at(self.roles.identifier, np.asarray(positions))
 
     def _missing_value_notes(self) -> list[str]:

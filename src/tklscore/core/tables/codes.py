@@ -196,8 +196,7 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     """Group the rows by an integer key with one sort (no hashing): O(n log n) but, with
     numpy's vectorised sort, faster than a hash table over a million distinct keys."""
     n = len(key)
-    order = np.argsort(key)
-    ordered = key[order]
+    order, ordered = sort_with_positions(key)
     first = run_starts(ordered)
     ids = np.cumsum(first, dtype=np.int64)
     ids -= 1
@@ -205,6 +204,27 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     inverse[order] = ids
     starts = np.flatnonzero(first)
     return SortedGroups(ordered[starts], np.diff(starts, append=n), inverse)
+
+
+def sort_with_positions(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, key[order])`` with ``order`` a permutation sorting the integer ``key``.
+    When each key and its position fit together in 63 bits the two are packed into one
+    integer and sorted by value — numpy's vectorised sort of values is several times
+    faster than ``argsort`` — and unpacked; else ``argsort``."""
+    n = len(key)
+    if n:
+        low, high = int(key.min()), int(key.max())
+        bits = max(int(n - 1).bit_length(), 1)
+        if low >= 0 and high < (1 << (63 - bits)):
+            packed = key.astype(np.int64)   # a copy: the key is not changed
+            packed <<= bits
+            packed |= np.arange(n, dtype=np.int64)
+            packed.sort()
+            order = packed & np.int64((1 << bits) - 1)
+            packed >>= bits
+            return order, packed
+    order = np.argsort(key)
+    return order, key[order]
 
 
 def run_starts(ordered: np.ndarray) -> np.ndarray:

@@ -72,7 +72,7 @@ class Table:
         self._numeric_counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._numeric_codes: dict = {}
         self._numeric_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # text codes, parsed distinct texts
-        self.id_index: dict[str, pd.Index] = {}  # identifier column -> its validated ids (tables.published)
+        self.id_index: dict[str, object] = {}  # identifier column -> its validated ids (tables.published.source_ids)
         self._columns: tuple[pd.Index | None, list[str]] = (None, [])
 
     def __repr__(self) -> str:
@@ -111,10 +111,14 @@ class Table:
 
     def text_at(self, column: str, positions: np.ndarray) -> np.ndarray:
         """The text of the column at the given rows (an array of str)."""
+        return self.text_series_at(column, positions).to_numpy(dtype=object)
+
+    def text_series_at(self, column: str, positions: np.ndarray) -> pd.Series:
+        """:meth:`text_at` as text of the loader's type (Arrow-backed: no Python string per cell)."""
         if self._frame is not None or column in self._text:
-            return self.text(column).iloc[positions].to_numpy(dtype=object)
+            return self.text(column).iloc[positions]
         values = self.values(column).iloc[positions]
-        return (values if _is_text(values) else _column_text(values)).to_numpy(dtype=object)
+        return values if _is_text(values) else _column_text(values)
 
     def values(self, column: str) -> pd.Series:
         """The column as stored: typed for a Parquet number column, else text."""
@@ -137,9 +141,10 @@ class Table:
         return codes
 
     def empty_count(self, column: str) -> int:
-        """How many cells of the column hold the empty value."""
+        """How many cells of the column hold the empty value (from its codes when they are
+        at hand: no pass over the cells when no value is empty)."""
         values = self.values(column)
-        if _is_text(values):
+        if _is_text(values) and column not in self._codes:
             return int((values == MISSING).sum())
         codes = self.codes(column)
         empty = np.flatnonzero(codes.uniques == MISSING)
@@ -726,7 +731,14 @@ def _load_text(path: Path, delimiter: str | None, encoding: str | None, progress
 
 def _check_cell_lengths(frame: pd.DataFrame, name: str) -> None:
     """The first cell longer than :data:`FIELD_LIMIT` characters, as an error."""
+    import pyarrow.compute as pc
+
     for column in frame.columns:
+        arrow = getattr(frame[column].array, "__arrow_array__", None)
+        if arrow is not None:   # no cell has more bytes than the limit: none has more characters
+            longest = pc.max(pc.binary_length(arrow())).as_py()
+            if longest is None or longest <= FIELD_LIMIT:
+                continue
         lengths = frame[column].str.len().to_numpy(dtype="float64", na_value=0.0)
         if len(lengths) and lengths.max() > FIELD_LIMIT:
             first = int(np.flatnonzero(lengths > FIELD_LIMIT)[0])

@@ -80,9 +80,7 @@ def strip_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, SpacesStripped]:
     out = {}
     for column in frame.columns:
         values = frame[column]
-        starts = values.str.startswith(SPACE)
-        ends = values.str.endswith(SPACE)
-        has_lead, has_trail = bool(starts.any()), bool(ends.any())
+        has_lead, has_trail = _has_spaces(values)
         if has_lead or has_trail:
             values = values.str.strip(SPACE)
             columns.append(str(column))
@@ -93,6 +91,18 @@ def strip_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, SpacesStripped]:
     stripped = pd.DataFrame(out, columns=frame.columns, index=frame.index)
     stripped.attrs.update(frame.attrs)
     return stripped, SpacesStripped(tuple(columns), leading, trailing)
+
+
+def _has_spaces(values: pd.Series) -> tuple[bool, bool]:
+    """Whether a cell of the column starts, and whether one ends, with a space: by Arrow's
+    kernels over Arrow text (no boolean column in pandas), else by pandas."""
+    arrow = getattr(values.array, "__arrow_array__", None)
+    if arrow is None:
+        return bool(values.str.startswith(SPACE).any()), bool(values.str.endswith(SPACE).any())
+    import pyarrow.compute as pc
+
+    text = arrow()
+    return bool(pc.any(pc.starts_with(text, SPACE)).as_py()), bool(pc.any(pc.ends_with(text, SPACE)).as_py())
 
 
 def strip_value(text: str) -> str:
