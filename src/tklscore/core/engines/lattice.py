@@ -40,9 +40,9 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import l_distinguishing_factor, ordered_emd_from_pairs
+from tklscore.core.scoring.distinguishing_factors import LatticeL, ordered_emd_from_pairs, sa_groups
 from tklscore.core.scoring.scores import normalise_by_source
-from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
+from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
                      "at every node; search without it (and select the rows of the release you choose), or search "
@@ -76,12 +76,22 @@ class AggregateLattice:
                                    f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)} ORDER BY f.rid")
         column = (lambda name: rows.column(name).to_numpy())
         self.q = [column(f"q{j}") for j in range(len(roles.qi))]
-        self.s = [column(f"s{i}") for i in range(len(roles.sa))]
+        self.s = [column(f"s{i}").astype(np.int64) for i in range(len(roles.sa))]   # as codes index
         self.cnt, self.rid = column("cnt"), column("rid")
         del rows
         self.rows, self.n = len(self.cnt), int(self.cnt.sum())
         self._whole = None
         self._weights: dict = {}
+        self._sa_groups: dict = {}
+        self._lattice_l = LatticeL()
+        # the finest classes (distinct QI values) numbered in order of first appearance, with
+        # their QI codes, records and first row: a node's classes are unions of them
+        self.finest, n_finest = _first_appearance([(codes, len(designer.column(name).values))
+                                                   for codes, name in zip(self.q, roles.qi)], self.rows)
+        first = _first_rows(self.finest, n_finest)
+        self.finest_q = [codes[first] for codes in self.q]
+        self.finest_rid = self.rid[first]
+        self.finest_cnt = np.bincount(self.finest, weights=self.cnt, minlength=n_finest)
 
     # ------------------------------------------------------------------ what suggest() asks
 
@@ -107,15 +117,16 @@ class AggregateLattice:
         keys = []
         for j, name in enumerate(self.roles.qi):
             group_of_value, groups = self.designer.column(name).groups(self.designer._level(design, name))
-            keys.append((np.asarray(group_of_value, dtype=np.int64)[self.q[j]], len(groups)))
-        groups, n_groups = group_ids(keys, self.rows)
-        # the rows come in record order: a class's first row is its first record
-        _, representative = np.unique(groups, return_index=True)
+            keys.append((np.asarray(group_of_value, dtype=np.int64)[self.finest_q[j]], len(groups)))
+        groups, n_groups = group_ids(keys, len(self.finest_rid))
+        # the finest classes come in record order: a class's first one holds its first record
+        representative = np.full(n_groups, len(groups), dtype=np.int64)
+        np.minimum.at(representative, groups, np.arange(len(groups), dtype=np.int64))
         ids = group_ids_of_groups([(codes[representative], cardinality) for codes, cardinality in keys],
-                                  self.rid[representative], self.n)
-        row_class = ids[groups]
-        sizes = np.bincount(row_class, weights=self.cnt, minlength=n_groups).astype(np.int64)
-        return row_class, sizes
+                                  self.finest_rid[representative], self.n)
+        class_of_finest = ids[groups]
+        sizes = np.bincount(class_of_finest, weights=self.finest_cnt, minlength=n_groups).astype(np.int64)
+        return class_of_finest[self.finest], sizes
 
     def precision(self, design: ReleaseDesign, suppressed: int) -> float:
         values = []
@@ -138,6 +149,17 @@ class AggregateLattice:
                                  "their levels after choosing a release", column=name)
         return kept
 
+    def l_factor(self, design: ReleaseDesign, classes: tuple[np.ndarray, int], kept: list[int]) -> np.ndarray:
+        """Each row's l-DF at the design's levels, as in memory (:class:`LatticeL` over the
+        rows' SA groupings: distinctness is the same over records or their combinations)."""
+        key = tuple(kept)
+        groups = self._sa_groups.get(key)
+        if groups is None:
+            groups = sa_groups([Codes(self.s[i], self.uniques[i]) for i in kept], self.rows)
+            self._sa_groups = {key: groups}
+        levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
+        return self._lattice_l.l(classes, groups, levels, key)
+
     def weight_sum(self, weights, kept: list[int]) -> np.ndarray:
         """W(r) of each row over the kept SAs (a missing weight: 0, said by :meth:`prepare_search`)."""
         key = (weights.fingerprint, tuple(kept))
@@ -152,12 +174,35 @@ class AggregateLattice:
         return cached
 
 
+def _first_appearance(columns: list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
+    """Group ids of the rows over ``columns``, numbered in order of first appearance."""
+    key, size = group_ids(columns, n) if len(columns) != 1 else (columns[0][0], columns[0][1])
+    codes, uniques = pd.factorize(np.asarray(key, dtype=np.int64), sort=False)
+    return codes.astype(np.int64, copy=False), len(uniques)
+
+
+def _first_rows(groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """The first row of each group of ids numbered in order of first appearance (the
+    running maximum rises at each first row)."""
+    rises = np.empty(len(groups), dtype=np.bool_)
+    rises[:1] = True
+    np.greater(groups[1:], np.maximum.accumulate(groups)[:-1], out=rises[1:])
+    return np.flatnonzero(rises)
+
+
 def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, counts: np.ndarray):
     """The distinct (class, value) pairs sorted by class then value, and their records."""
-    key = classes.astype(np.int64) * np.int64(max(m, 1)) + values
-    pair, inverse = np.unique(key, return_inverse=True)
-    total = np.bincount(inverse.reshape(-1), weights=counts, minlength=len(pair)).astype(np.int64)
-    cls, val = np.divmod(pair, np.int64(max(m, 1)))
+    m = max(m, 1)
+    key = classes.astype(np.int64) * np.int64(m) + values
+    if n_classes * m <= dense_limit(len(key)):   # a count per possible pair, read in key order
+        total = np.bincount(key, weights=counts, minlength=n_classes * m)
+        pair = np.flatnonzero(total)
+        total = total[pair].astype(np.int64)
+    else:
+        groups = sorted_groups(key)
+        pair = groups.keys
+        total = np.bincount(groups.inverse, weights=counts, minlength=len(pair)).astype(np.int64)
+    cls, val = np.divmod(pair, np.int64(m))
     return cls, val, total
 
 
@@ -246,10 +291,9 @@ class AggregateNode(_Node):
         t = np.zeros(n_classes, dtype=np.float64)
         for i in kept:
             name = lattice.roles.sa[i]
-            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i].astype(np.int64),
+            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i],
                                   len(lattice.uniques[i]), lattice.cnt, name in lattice.roles.continuous), out=t)
-        l = l_distinguishing_factor([], [Codes(lattice.s[i].astype(np.int64), lattice.uniques[i]) for i in kept],
-                                    lattice.rows, classes=(row_class, n_classes))
+        l = lattice.l_factor(self.design, (row_class, n_classes), kept)
         w = lattice.weight_sum(weights, kept)
         rows = ~dropped[row_class]
         k = sizes[row_class[rows]]

@@ -29,7 +29,7 @@ from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import LevelCache, ReleaseDesign, Transformed, perturbed_notes, transform
 from tklscore.core.release.utility import Utility, ValueCounts, attribute_precision, utility_of_values
 from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
-                                                          factors_without_quasi_identifiers, sa_groups)
+                                                          LatticeL, factors_without_quasi_identifiers, sa_groups)
 from tklscore.core.scoring.scores import (ScoreReport, Scorer, ScoreSet, check_x, normalise_by_source, record_scores,
                                          score_report, table_scores)
 from tklscore.core.scoring.weights import Weights
@@ -168,6 +168,7 @@ class ReleaseDesigner:
         self._factors: OrderedDict = OrderedDict()
         self._weights: dict = {}
         self._sa_groups: dict = {}
+        self._lattice_l = LatticeL()   # the l-DF of a level combination from those of its generalisations
         self._lock = threading.Lock()  # the caches are shared by suggest's workers
         self.parallel = True  # parts of one evaluation run beside each other (suggest runs whole nodes instead)
 
@@ -205,8 +206,9 @@ class ReleaseDesigner:
         if groups is None:  # the SA-only groupings the l-DF of every level combination reuses
             groups = sa_groups(list(sa.values()), len(self.source))
             self._sa_groups = {sa_key: groups}
-        factors = compute_distinguishing_factors(qi, sa, self.roles.continuous & set(kept_sa), progress, groups,
-                                                 beside=BESIDE if self.parallel else None, classes=classes)
+        factors = compute_distinguishing_factors(
+            qi, sa, self.roles.continuous & set(kept_sa), progress, groups, beside=BESIDE if self.parallel else None,
+            classes=classes, l_of_groups=lambda c, g, step: self._lattice_l.l(c, g, qi_key, sa_key, step))
         with self._lock:
             self._factors[key] = factors
             while len(self._factors) > 4:

@@ -22,13 +22,14 @@ same group-bys are hashed. Nothing is quadratic in the rows or in the distinct v
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, dense_limit, group_ids, mixed_radix, partition,
+from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, mixed_radix, partition,
                                         run_lengths, run_starts, sorted_groups)
 
 
@@ -56,13 +57,15 @@ class DistinguishingFactors:
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
                                    progress=None, groups: SaGroups | None = None,
-                                   beside=None, classes: tuple[np.ndarray, int] | None = None) -> DistinguishingFactors:
+                                   beside=None, classes: tuple[np.ndarray, int] | None = None,
+                                   l_of_groups=None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
     ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
     :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs.
     ``beside``: an executor on which the t-DF runs while the l-DF runs here. ``classes``:
-    ``group_ids(qi, n)`` when the caller has them already."""
+    ``group_ids(qi, n)`` when the caller has them already. ``l_of_groups(classes, groups,
+    step)``: how the l-DF is found from ``groups`` (a :class:`LatticeL`'s, for a lattice)."""
     steps, done = 2 * len(sa) + 1, 0
 
     def step() -> None:
@@ -94,7 +97,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
     try:
         if groups is not None:
-            l = l_distinguishing_factor_of_classes((classes, n_classes), groups, step)
+            l = (l_of_groups or l_distinguishing_factor_of_classes)((classes, n_classes), groups, step)
         elif full is None:
             l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
         else:
@@ -143,40 +146,213 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
                     tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])))
 
 
-def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None) -> np.ndarray:
+def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None,
+                                      known: list | None = None) -> np.ndarray:
     """:func:`l_distinguishing_factor` of QI ``classes`` from the SA-only ``groups``
     (:func:`sa_groups`, computed once for many sets of classes, e.g. the generalisations
-    of a release designer): the group of QI ∪ (SA \\ {A_i}) is (class, others[i]), and the
-    distinct values of A_i in it are the distinct (class, full) groups it holds, counted
-    over those groups rather than the rows. Once a group's l is 1 it cannot fall further:
-    later SAs count only the groups that hold a (class, full) group still above 1."""
+    of a release designer); ``known``: as :func:`l_of_classes`."""
+    return l_of_classes(classes, groups, known, step)[0]
+
+
+def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
+                 step=None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The l-DF of every row under QI ``classes``, and for each SA A_i the rows whose group
+    of QI ∪ (SA \\ {A_i}) may hold more than one value of A_i (a mask per SA, in the order
+    of ``groups``): what a finer set of classes needs to know (:class:`LatticeL`).
+
+    The group of QI ∪ (SA \\ {A_i}) is (class, others[i]); its distinct values of A_i are
+    its distinct (class, full) pairs. ``known[i]`` (a mask, or None for every row) holds
+    the rows whose group can hold more than one value of A_i — every other row's is a single
+    value, so its l is 1 — and must hold whole groups (a coarser set of classes' masks do:
+    each of its groups is a union of these). Once a row's l is 1 it cannot fall further:
+    when the groups of A_i can be marked in a table, only those holding a row whose l is
+    still above 1 are counted (the others' masks stay set: not known to be single). A mask
+    of None: every row may."""
+    if known is not None and _narrow(classes, groups, known):
+        return _l_per_attribute(classes, groups, known, step)
+    return _l_over_pairs(classes, groups, known, step)
+
+
+def _narrow(classes: tuple[np.ndarray, int], groups: SaGroups, known: list) -> bool:
+    """Whether the rows left open are few enough to count each SA's groups over its own
+    rows (few of them) rather than over every row's (class, full) pair once."""
+    ids, count = classes
+    n = max(len(ids), 1)
+    share = 0.0
+    for i, mask in enumerate(known):
+        others = groups.others[i]
+        if count * (1 if others is None else max(int(others[1]), 1)) <= dense_limit(n):
+            continue         # a table of its groups leaves out those whose rows are all at 1 already
+        if mask is None:
+            return False     # every row counted
+        share += np.count_nonzero(mask) / n
+    return share < 1.0
+
+
+def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
+                  step=None) -> tuple[np.ndarray, list]:
+    """:func:`l_of_classes` over the distinct (class, full) pairs of every row, found once."""
     ids, count = classes
     n = len(ids)
-    full, n_full = partition([classes, groups.full], n)
-    first = np.empty(n_full, dtype=np.int64)
-    first[full] = np.arange(n, dtype=np.int64)  # a row of each (class, full) group
-    class_of_full = ids[first]
-    l = np.full(n_full, np.iinfo(np.int64).max, dtype=np.int64)
+    full, n_full = groups.full
+    # the distinct (class, full) pairs: every group of QI ∪ (SA \\ {A_i}) is a union of them,
+    # and a row's l-DF and masks are its pair's
+    pair, n_pairs = partition([(ids, count), (full, n_full)], n)
+    first = np.empty(n_pairs, dtype=np.int64)
+    first[pair] = np.arange(n, dtype=np.int64)
+    class_of_pair = ids[first]
+    l = np.full(n_pairs, np.iinfo(np.int64).max, dtype=np.int64)
+    known = None if known is None else [None if mask is None else mask[first] for mask in known]
+    for mask in known or ():
+        if mask is not None:
+            l[~mask] = 1
+    masks: list = [None] * len(groups.others)
     for i in groups.order:
         others = groups.others[i]
-        if others is None:
-            np.minimum(l, np.bincount(class_of_full, minlength=count)[class_of_full], out=l)
+        mask = known[i] if known is not None else None
+        entries = None if mask is None else np.flatnonzero(mask)
+        c = class_of_pair if entries is None else class_of_pair[entries]
+        o, n_o = (None, 1) if others is None else (others[0][first if entries is None else first[entries]],
+                                                   max(int(others[1]), 1))
+        size = count * n_o
+        if size <= dense_limit(n_pairs) and len(c):
+            # only the groups holding a pair whose l is still above 1 are counted
+            key = c if o is None else c * np.int64(n_o) + o
+            entries, sub = _touched(key, size, l, entries)
+            group, n_groups = compact(key if sub is None else key[sub], size)
+        elif o is None:
+            group, n_groups = c, count
         else:
-            cardinality = max(int(others[1]), 1)
-            key = class_of_full * np.int64(cardinality) + others[0][first]
-            live = np.flatnonzero(l > 1)
-            if len(live) * 10 <= n_full:  # few left: count only their groups' members
-                wanted = pd.Index(pd.unique(key[live]))
-                members = wanted.get_indexer(key)
-                counts = np.bincount(members[members >= 0], minlength=len(wanted))
-                l[live] = np.minimum(l[live], counts[wanted.get_indexer(key[live])])
-            else:
-                group_of_full, n_groups = partition([(class_of_full, count), (others[0][first], cardinality)],
-                                                    n_full)
-                np.minimum(l, np.bincount(group_of_full, minlength=n_groups)[group_of_full], out=l)
+            group, n_groups = partition([(c, count), (o, n_o)], len(c))
+        open_ = _counted(l, np.bincount(group, minlength=n_groups)[group], entries, mask)
+        masks[i] = None if open_ is None else open_[pair]
         if step is not None:
             step()
-    return l[full]
+    return l[pair], masks
+
+
+def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: list,
+                     step=None) -> tuple[np.ndarray, list]:
+    """:func:`l_of_classes` counting each SA's groups over its open rows only (the SAs with
+    a mask first; then those every row may be open in, over the groups holding a row whose
+    l is still above 1)."""
+    ids, count = classes
+    n = len(ids)
+    full, n_full = groups.full
+    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    for mask in known:
+        if mask is not None:
+            l[~mask] = 1
+    masks: list = [None] * len(groups.others)
+    order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
+    for i in order:
+        others = groups.others[i]
+        mask = known[i]
+        rows = None if mask is None else np.flatnonzero(mask)
+        c = ids if rows is None else ids[rows]
+        o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
+            else (None, 1)
+        size = count * n_o
+        if size <= dense_limit(n) and len(c):
+            key = c * np.int64(n_o) + o if o is not None else c
+            rows, sub = _touched(key, size, l, rows)
+            if sub is not None:
+                c, key = c[sub], key[sub]
+            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
+        else:
+            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
+        masks[i] = _counted(l, d, rows, mask)
+        if step is not None:
+            step()
+    return l, masks
+
+
+def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None):
+    """The entries (None: all) of the groups (``key`` < ``size``, a table's worth) holding
+    an entry whose l is still above 1, and their positions among ``entries`` (None: all)."""
+    touched = np.zeros(size, dtype=np.bool_)
+    touched[key[(l if entries is None else l[entries]) > 1]] = True
+    selected = touched[key]
+    if selected.all():
+        return entries, None
+    sub = np.flatnonzero(selected)
+    return (sub if entries is None else entries[sub]), sub
+
+
+def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.ndarray | None):
+    """``l`` lowered to the distinct counts ``d`` of the ``counted`` entries (None: all), and
+    the entries whose group may hold more than one value — those counted above 1 and those
+    open but not counted — or None when every entry may."""
+    open_ = np.ones(len(l), dtype=np.bool_) if mask is None else mask.copy()
+    if counted is None:
+        np.minimum(l, d, out=l)
+        open_ = d > 1
+    else:
+        l[counted] = np.minimum(l[counted], d)
+        open_[counted] = d > 1
+    return None if open_.all() else open_
+
+
+def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_full: int, key=None,
+                        o=None) -> np.ndarray:
+    """For each row, the distinct full groups in its group: ``key`` (the group's key in a
+    space small enough for a table) or (class, ``o``)."""
+    m = len(classes)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    pair, n_pairs = partition([(classes, count), (full, n_full)], m)
+    first = np.empty(n_pairs, dtype=np.int64)
+    first[pair] = np.arange(m, dtype=np.int64)
+    if key is not None:
+        group, n_groups = compact(key[0][first], key[1])
+    elif o[0] is None:
+        group, n_groups = classes[first], count
+    else:
+        group, n_groups = partition([(classes[first], count), (o[0][first], o[1])], n_pairs)
+    return np.bincount(group, minlength=n_groups)[group][pair]
+
+
+class LatticeL:
+    """The l-DF of the nodes of a lattice of generalisations, each from its direct
+    generalisations' masks (:func:`l_of_classes`): generalising a QI merges groups, so a
+    group of QI ∪ (SA \\ {A_i}) holding one value of A_i at a node holds one at every
+    specialisation of it; only rows open at every computed generalisation are counted.
+    A node is keyed by its QI levels (``-1``: removed, never generalised further) and
+    anything else its groups depend on (``extra``); the masks of the recent nodes are kept,
+    at most ``budget`` bytes. Thread-safe (a search scores nodes on two workers)."""
+
+    def __init__(self, budget: int = 256 << 20):
+        self.budget = budget
+        self._masks: dict = {}
+        self._lock = threading.Lock()
+
+    def l(self, classes: tuple[np.ndarray, int], groups: SaGroups, levels: tuple[int, ...], extra=None,
+          step=None) -> np.ndarray:
+        known = self._known(levels, extra, len(groups.others))
+        l, masks = l_of_classes(classes, groups, known, step)
+        with self._lock:
+            self._masks.pop((levels, extra), None)
+            self._masks[(levels, extra)] = masks
+            size = max(1, len(classes[0]) * len(masks))
+            while len(self._masks) > max(2, self.budget // size):
+                self._masks.pop(next(iter(self._masks)))
+        return l
+
+    def _known(self, levels: tuple[int, ...], extra, s: int) -> list | None:
+        with self._lock:
+            found = [self._masks.get((levels[:j] + (levels[j] + 1,) + levels[j + 1:], extra))
+                     for j in range(len(levels)) if levels[j] >= 0]
+        found = [masks for masks in found if masks is not None]
+        if not found:
+            return None
+        known = []
+        for i in range(s):
+            given = [masks[i] for masks in found if masks[i] is not None]
+            mask = given[0].copy() if given else None
+            for other in given[1:]:
+                mask &= other
+            known.append(mask)
+        return known
 
 
 def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,

@@ -1,0 +1,76 @@
+"""The l-DF of a lattice's nodes from their generalisations' masks (distinguishing_factors.LatticeL,
+issue 23 §4): every node's l-DF equals the plain computation over the rows, whichever order the
+nodes come in (top down as the search walks them, or shuffled) and with the masks of some or
+all of their generalisations at hand."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from tklscore.core.scoring.distinguishing_factors import (LatticeL, _l_over_pairs, _l_per_attribute,
+                                                          l_distinguishing_factor, l_of_classes, sa_groups)
+from tklscore.core.tables.codes import Codes, group_ids
+
+
+def _levels_of(codes: np.ndarray, height: int) -> list[np.ndarray]:
+    """A hierarchy as integer division: level h groups 2**h consecutive codes."""
+    return [codes // (2 ** h) for h in range(height + 1)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2 ** 16), n=st.integers(1, 300), sas=st.integers(1, 3),
+       order=st.sampled_from(["top-down", "shuffled", "bottom-up"]), removed=st.booleans())
+def test_every_node_equals_the_plain_l(seed, n, sas, order, removed):
+    rng = np.random.default_rng(seed)
+    heights = [3, 2]
+    qi = [rng.integers(0, 8, n), rng.integers(0, 4, n), rng.integers(0, 3, n)]   # the third never generalised
+    sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (3, 6, 40)[:sas]]
+    groups = sa_groups(sa, n)
+    lattice = LatticeL()
+    nodes = list(itertools.product(*[range(h + 1) for h in heights]))
+    if order == "top-down":
+        nodes.sort(key=lambda node: (-sum(node), node))
+    elif order == "bottom-up":
+        nodes.sort(key=sum)
+    else:
+        rng.shuffle(nodes)
+    for node in nodes:
+        columns = [(_levels_of(codes, h)[level], int(codes.max()) + 1)
+                   for codes, h, level in zip(qi[:2], heights, node)]
+        if not removed:
+            columns.append((qi[2], 3))
+        classes = group_ids(columns, n)
+        key = node + ((-1,) if removed else (0,))
+        got = lattice.l(classes, groups, key, "sa")
+        plain = l_distinguishing_factor([], sa, n, classes=classes)
+        assert got.tolist() == plain.tolist(), (node, order)
+        assert l_of_classes(classes, groups)[0].tolist() == plain.tolist()
+        known = lattice._known(key, "sa", len(sa))
+        if known is not None:   # both ways of counting, whichever the rows left open choose
+            assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist()
+            assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist()
+
+
+def test_masks_say_which_groups_may_hold_more_than_one_value():
+    # one class; A_0 takes two values among the rows with A_1 = 1, A_1 one value given A_0
+    classes = (np.zeros(4, dtype=np.int64), 1)
+    sa = [Codes(np.array([0, 0, 1, 2]), np.arange(3)), Codes(np.array([0, 0, 1, 1]), np.arange(2))]
+    l, masks = l_of_classes(classes, sa_groups(sa, 4))
+    assert l.tolist() == [1, 1, 1, 1]
+    assert masks[1].tolist() == [False, False, False, False]    # A_1 is one value given A_0 = 0, 1 or 2
+    assert masks[0] is None        # every row may hold more than one (A_0's groups were not counted: every l was 1)
+    # two SAs where neither settles a row alone: both masks exact
+    sa = [Codes(np.array([0, 1, 0, 1]), np.arange(2)), Codes(np.array([0, 0, 1, 1]), np.arange(2))]
+    l, masks = l_of_classes(classes, sa_groups(sa, 4))
+    assert l.tolist() == [2, 2, 2, 2] and masks == [None, None]
+    # a finer set of classes given those masks: the rows it may skip are skipped, the l is exact
+    finer = (np.array([0, 0, 1, 1]), 2)
+    l, finer_masks = l_of_classes(finer, sa_groups(sa, 4), masks)
+    assert l.tolist() == [1, 1, 1, 1]          # A_1 is one value in (class, A_0): 0 → {0}, 1 → {0} …
+    assert finer_masks[1].tolist() == [False] * 4
+    # the rows of a group a coarser node settled (its mask clear) are 1 without being counted
+    assert l_of_classes(classes, sa_groups(sa, 4), [np.array([True, True, False, False]), masks[1]])[0].tolist() \
+        == [2, 2, 1, 1]
