@@ -216,9 +216,16 @@ class Run:
 
 # A small helper process runs the command and reports its children's usage: the command's
 # peak RSS is its own, not this (large) process's carried across fork and exec.
-_PROBE = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
-          "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-          "wall = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+# On Linux the probe is its command's descendants' subreaper and waits for every one of them, so
+# that a process the command leaves behind (Spark's JVM, which PySpark does not wait for) is counted
+_PROBE = ("import os, resource, subprocess, sys, time, json, ctypes\n"
+          "if sys.platform == 'linux': ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)\n"   # PR_SET_CHILD_SUBREAPER
+          "t = time.perf_counter(); done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+          "wall = time.perf_counter() - t\n"
+          "while sys.platform == 'linux':\n"
+          "    try: os.waitpid(-1, 0)\n"
+          "    except ChildProcessError: break\n"
+          "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
           "print(json.dumps({'wall': wall, 'cpu': u.ru_utime + u.ru_stime, 'rss_kb': u.ru_maxrss, "
           "'code': done.returncode, 'out': done.stdout, 'err': done.stderr}))")
 
@@ -229,7 +236,7 @@ def run_measured(command: list[str]) -> Run:
                            check=True)
     result = json.loads(probe.stdout)
     if result["code"] != 0:
-        raise SystemExit(f"{' '.join(map(str, command[:3]))} … failed ({result['code']}):\n{result['err']}")
+        raise SystemExit(f"{' '.join(map(str, command[:3]))} … failed ({result['code']}):\n{result['err'] or result['out'][-3000:]}")
     return Run(result["wall"], result["cpu"], result["rss_kb"] / 1024, result["out"], result["err"])
 
 

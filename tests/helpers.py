@@ -35,3 +35,10 @@ def close_window(window) -> None:
     workbench.undo_stack.setClean()
     workbench._mark(False)
     window.close()
+
+
+# The Spark driver's JVM in a test runs tiny tables for a few minutes: its client compiler
+# (C1) alone and one garbage-collector thread halve its CPU time on two shared cores (C2's
+# compiling of Spark's planner never pays back within a test), and change no number.
+# Tests only: a user's long jobs on big tables want C2 and a parallel collector.
+TEST_SPARK_CONF = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}

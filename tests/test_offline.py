@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import paths
-from helpers import run_cli
+from helpers import TEST_SPARK_CONF, run_cli
 from tklscore.core.errors import InputError
 
 SRC = paths.SRC
@@ -213,6 +213,8 @@ def test_no_connection_leaves_the_machine(tmp_path, data_dir, engine):
     source, extra = (cp1252, ["--encoding", "cp1252"]) if variant else (utf8, [])
     if name == "spark":
         extra += ["--output", str(tmp_path / "records.parquet")]   # Spark writes a folder too
+        # the JVM's compiler and collector settings of the tests: half the CPU, the same sockets
+        extra += [arg for key, value in TEST_SPARK_CONF.items() for arg in ("--spark-conf", f"{key}={value}")]
     log = tmp_path / "network.log"
     # the traced process first opens (and closes) one AF_UNIX socket: proof that the trace sees it
     run = ("import socket, sys; socket.socket(socket.AF_UNIX).close(); from tklscore.cli.main import main; "
