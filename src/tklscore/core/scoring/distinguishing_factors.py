@@ -137,7 +137,7 @@ class SaGroups:
     full: tuple[np.ndarray, int]
     others: list
     order: tuple[int, ...]
-    columns: tuple = ()   # each SA's (codes, cardinality), in the order of ``others``
+    radix: tuple | None = None   # the SAs' mixed-radix key of each row for :func:`_l_by_runs`
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
@@ -145,7 +145,24 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
     return SaGroups(group_ids(columns, n),
                     [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
                      for i in range(len(columns))],
-                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), tuple(columns))
+                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns))
+
+
+def _sa_radix(columns: list[tuple[np.ndarray, int]]) -> tuple | None:
+    """The SAs in mixed radix, the one with most values first: (each SA's index in that order,
+    their cardinalities, each one's place value, each row's key); None with fewer than two
+    SAs or keys of 2^62 or more."""
+    if len(columns) < 2:
+        return None
+    order = sorted(range(len(columns)), key=lambda i: (-max(int(columns[i][1]), 1), i))
+    cards = [max(int(columns[i][1]), 1) for i in order]
+    places = [math.prod(cards[j + 1:]) for j in range(len(order))]
+    if math.prod(cards) >= 1 << 62:
+        return None
+    key = np.zeros(len(columns[0][0]), dtype=np.int64)
+    for i, place in zip(order, places):
+        key += columns[i][0] * np.int64(place)
+    return tuple(order), tuple(cards), tuple(places), key
 
 
 def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None,
@@ -170,16 +187,15 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     when the groups of A_i can be marked in a table, only those holding a row whose l is
     still above 1 are counted (the others' masks stay set: not known to be single). A mask
     of None: every row may."""
-    if known is None or _wide(known):
-        found = _l_by_runs(classes, groups, known)
-        if found is not None:
-            if step is not None:
-                for _ in groups.others:
-                    step()
-            return found
-    if known is not None and _narrow(classes, groups, known):
+    if known is not None and not _wide(known) and _narrow(classes, groups, known):
         return _l_per_attribute(classes, groups, known, step)
-    return _l_over_pairs(classes, groups, known, step)
+    found = _l_by_runs(classes, groups, known)
+    if found is None:
+        return _l_over_pairs(classes, groups, known, step)
+    if step is not None:
+        for _ in groups.others:
+            step()
+    return found
 
 
 WIDE = 0.6
@@ -204,18 +220,15 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     not fit in 63 bits beside the row positions, or with fewer than two SAs. ``known``: as
     :func:`l_of_classes` (the rows outside a mask are 1, and stay outside)."""
     ids, count = classes
-    columns = groups.columns
-    s, n = len(columns), len(ids)
-    if s < 2 or n == 0 or s != len(groups.others):
+    n = len(ids)
+    if groups.radix is None or n == 0:
         return None
-    order_sa = sorted(range(s), key=lambda i: (-max(int(columns[i][1]), 1), i))
-    cards = [max(int(columns[i][1]), 1) for i in order_sa]
-    suffix = [math.prod(cards[j + 1:]) for j in range(s)]
+    order_sa, cards, suffix, sa_key = groups.radix
+    s = len(order_sa)
     if max(int(count), 1) * math.prod(cards) >= 1 << (63 - max(int(n - 1).bit_length(), 1)):
         return None
     key = ids.astype(np.int64) * np.int64(math.prod(cards))
-    for j, i in enumerate(order_sa):
-        key += columns[i][0] * np.int64(suffix[j])
+    key += sa_key
     order, ordered = sort_with_positions(key)
     del key
     start = run_starts(ordered)
@@ -591,8 +604,10 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
             counts = np.bincount(key, minlength=n_classes * m)
             pair = np.flatnonzero(counts)
             counts = counts[pair]
-        else:
-            pair, counts = np.unique(key, return_counts=True)
+        else:   # one sort (numpy's unique hashes: several times slower on a million keys)
+            ordered = np.sort(key)
+            starts = np.flatnonzero(run_starts(ordered))
+            pair, counts = ordered[starts], np.diff(starts, append=len(ordered))
         cls, val = np.divmod(pair, np.int64(m))
     else:
         cls, val, counts = pairs
