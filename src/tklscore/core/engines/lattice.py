@@ -41,7 +41,7 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import LatticeL, ordered_emd_from_pairs, sa_groups
-from tklscore.core.scoring.scores import normalise_by_source
+from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
@@ -190,11 +190,16 @@ def _first_rows(groups: np.ndarray, n_groups: int) -> np.ndarray:
     return np.flatnonzero(rises)
 
 
+PAIR_TABLE = 1 << 24
+"""The most (class, value) cells counted in a table (8 bytes each) rather than by one sort."""
+
+
 def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, counts: np.ndarray):
     """The distinct (class, value) pairs sorted by class then value, and their records."""
     m = max(m, 1)
-    key = classes.astype(np.int64) * np.int64(m) + values
-    if n_classes * m <= dense_limit(len(key)):   # a count per possible pair, read in key order
+    key = classes.astype(np.int64) * np.int64(m)
+    key += values
+    if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
         total = np.bincount(key, weights=counts, minlength=n_classes * m)
         pair = np.flatnonzero(total)
         total = total[pair].astype(np.int64)
@@ -294,14 +299,15 @@ class AggregateNode(_Node):
             np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i],
                                   len(lattice.uniques[i]), lattice.cnt, name in lattice.roles.continuous), out=t)
         l = lattice.l_factor(self.design, (row_class, n_classes), kept)
-        w = lattice.weight_sum(weights, kept)
-        rows = ~dropped[row_class]
-        k = sizes[row_class[rows]]
-        weight, counts = w[rows], lattice.cnt[rows]
-        tkl = (t[row_class[rows]] + weight) / l[rows]
-        m_score = np.minimum(1.0, weight) / k
-        totals = pd.Series({"n": int(counts.sum()), "tkl": float((tkl * counts).sum()),
-                            "tkl_max": float(tkl.max()), "m_inf": float(m_score.max()),
-                            "l_severity": float((weight / k * counts).sum())})
-        normalized = normalise_by_source(score_set(totals, x), lattice._whole, int(totals["n"]))
+        tkl = t[row_class]
+        tkl += lattice.weight_sum(weights, kept)
+        tkl /= l
+        counts = lattice.cnt
+        if dropped.any():
+            rows = ~dropped[row_class]
+            tkl, counts = tkl[rows], counts[rows]
+        # only the tkl-Score is normalised here (the suggestion's figure): its sum over the records
+        published = int(counts.sum())
+        normalized = normalise_by_source(ScoreSet(float((tkl * counts).sum()), 0.0, 0.0, 0.0, 0.0), lattice._whole,
+                                         published)
         return 0.0 if normalized.tkl is None else float(normalized.tkl)
