@@ -95,3 +95,27 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     # the rows of a group a coarser node settled (its mask clear) are 1 without being counted
     assert l_of_classes(classes, sa_groups(sa, 4), [np.array([True, True, False, False]), masks[1]])[0].tolist() \
         == [2, 2, 1, 1]
+
+
+def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
+    """The counts taken without tables (every key space too large for one: only the classes
+    holding a row whose l is still above 1 are counted) give the same l-DF at every node."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+
+    for seed in range(25):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 400))
+        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)[:int(rng.integers(1, 4))]]
+        groups = sa_groups(sa, n)
+        lattice = LatticeL()
+        for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
+            classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
+            plain = l_distinguishing_factor([], sa, n, classes=classes)
+            known = lattice._known(node, None, len(sa))
+            with monkeypatch.context() as patched:
+                patched.setattr(factors_module, "dense_limit", lambda _n: 0)
+                assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
+                if known is not None:
+                    assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
+                    assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)

@@ -352,6 +352,10 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
                 c, key = c[sub], key[sub]
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
         else:
+            if len(c):   # too many groups for a table: only the classes holding a row above 1 (whole groups)
+                rows, sub = _touched(c, count, l, rows)
+                if sub is not None:
+                    c, o = c[sub], (None if o is None else o[sub])
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
         masks[i] = _counted(l, d, rows, mask)
         if step is not None:
@@ -600,7 +604,7 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     if pairs is None:
         # the distinct (class, value) pairs sorted by class then value, with their counts
         key = classes * np.int64(m) + values.codes
-        if n_classes * m <= dense_limit(len(classes)):  # a count per possible pair, read in key order
+        if n_classes * m <= min(dense_limit(len(classes)), 4 * len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
             pair = np.flatnonzero(counts)
             counts = counts[pair]
