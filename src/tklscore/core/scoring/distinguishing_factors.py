@@ -227,7 +227,7 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     s = len(order_sa)
     if max(int(count), 1) * math.prod(cards) >= 1 << (63 - max(int(n - 1).bit_length(), 1)):
         return None
-    key = ids.astype(np.int64) * np.int64(math.prod(cards))
+    key = np.multiply(ids, np.int64(math.prod(cards)), dtype=np.int64)
     key += sa_key
     order, ordered = sort_with_positions(key)
     del key
