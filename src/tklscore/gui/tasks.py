@@ -4,6 +4,7 @@ to its owner while the owner exists."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 import traceback
@@ -93,6 +94,10 @@ MAIN = "main"   # the scores and everything that uses the workbench's state: one
 SIDE = "side"   # work that only reads that state and must never delay the main lane (the AHP sweep)
 SAVE = "save"   # files written from a snapshot (the recovery copy): always completed, even on closing
 LANES = (MAIN, SIDE, SAVE)
+# How long a task's Python code may keep the interpreter lock from the UI thread (Python's
+# default is 5 ms): painting a view calls Python once per cell and role, and each call waits
+# for the lock while a task runs, so at 5 ms a repaint during a task took tens of times longer.
+UI_SWITCH_INTERVAL = 0.001
 
 
 class TaskRunner(QObject):
@@ -116,6 +121,7 @@ class TaskRunner(QObject):
             self.pools[lane].setMaxThreadCount(1)
         self.pool = self.pools[MAIN]
         self.current: list[Task] = []
+        sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL))
 
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
