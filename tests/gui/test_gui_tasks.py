@@ -139,3 +139,13 @@ def test_progress_is_passed_on_only_when_it_changes(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: done == [None], timeout=5000)
     # the same: never; another percentage: 0.1 s after the last one shown; another text: at once
     assert shown == [(10, "Working"), (20, "Working"), (40, "Working"), (40, "Almost")]
+
+
+def test_a_task_gives_the_interpreter_back_to_the_ui_thread_within_a_millisecond(qtbot):
+    import sys
+
+    from tklscore.gui.tasks import UI_SWITCH_INTERVAL
+
+    sys.setswitchinterval(0.005)   # Python's default
+    TaskRunner()
+    assert sys.getswitchinterval() <= UI_SWITCH_INTERVAL == 0.001

@@ -31,7 +31,7 @@ from tklscore.core.tables.loading import Table, load_table, warm_columns
 from tklscore.core.tables.published import Release
 from tklscore.core.tables.roles import Roles
 from tklscore.gui.recovery import AUTOSAVE_MS, Recovery
-from tklscore.gui.tasks import TaskControl, TaskRunner
+from tklscore.gui.tasks import SIDE, TaskControl, TaskRunner
 from tklscore.gui.weights_state import WeightsState
 
 
@@ -144,8 +144,9 @@ class Workbench(WeightsState, Recovery, QObject):
             self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
 
     def _read_model(self, turtle: str, path: str | None) -> None:
-        """Parse the project's model off the UI thread (Turtle parsing is slow); until it
-        arrives the project keeps its Turtle, and a newer model or project supersedes it."""
+        """Parse the project's model off the UI thread (Turtle parsing is slow), on the side
+        lane while the source loads; until it arrives the project keeps its Turtle, and a newer
+        model or project supersedes it."""
         token = self._model_pending = object()
 
         def read(control: TaskControl) -> TklDataModel:
@@ -163,6 +164,8 @@ class Workbench(WeightsState, Recovery, QObject):
             if self._model_pending is token:
                 self._model_pending = None
                 self._set_model(model)
+                if self.table is not None:   # the table was loaded first: the model follows it now
+                    self.follower.follow()
 
         def failed(message: str) -> None:
             if self._model_pending is token:
@@ -171,7 +174,8 @@ class Workbench(WeightsState, Recovery, QObject):
                 self.modelChanged.emit()
                 self._fail(message)
 
-        self.runner.start("Reading the tkl-Data Model", read, done, failed)
+        # beside the source being loaded on the main lane: neither needs the other until scoring
+        self.runner.start("Reading the tkl-Data Model", read, done, failed, lane=SIDE)
 
     def model_pending(self) -> bool:
         """Whether the opened project's model is still being read."""
