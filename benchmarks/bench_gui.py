@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,6 +63,8 @@ class BlockMeter:
         self.last = self.origin = 0.0
         self.last_cpu = 0.0
         self.span = (0.0, 0.0)   # the longest gap, in perf_counter seconds
+        self.split = (0.0, 0.0)  # of the longest gap: the UI thread's CPU time and its wait for a CPU
+        self.last_queued = 0.0
         self.events: list[tuple[float, float, str]] = []   # (began, ended, what)
         if workbench is not None:
             self._watch(workbench)
@@ -82,6 +85,15 @@ class BlockMeter:
         for name in ("sourceChanged", "releasesChanged", "modelChanged", "scoresChanged"):
             getattr(workbench, name).connect(lambda name=name: self._note(f"{name} handled by the views"))
 
+    @staticmethod
+    def _queued() -> float:
+        """How long this (the UI) thread has waited for a CPU while ready to run (Linux: schedstat)."""
+        try:
+            with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as stat:
+                return int(stat.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
     def _note(self, text: str) -> None:
         now = time.perf_counter()
         self.events.append((now, now, text))
@@ -92,14 +104,17 @@ class BlockMeter:
         self.last = self.origin = time.perf_counter()
         self.span = (self.last, self.last)
         self.last_cpu = time.thread_time()
+        self.last_queued = self._queued()
+        self.split = (0.0, 0.0)
         self.timer.start()
 
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, queued = time.perf_counter(), time.thread_time(), self._queued()
         if now - self.last > self.longest:
             self.longest, self.span = now - self.last, (self.last, now)
+            self.split = (cpu - self.last_cpu, queued - self.last_queued)
         self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
-        self.last, self.last_cpu = now, cpu
+        self.last, self.last_cpu, self.last_queued = now, cpu, queued
 
     def stop(self) -> float:
         self.timer.stop()
@@ -112,7 +127,11 @@ class BlockMeter:
         inside = [e for e in self.events if e[1] >= start and e[0] <= end]
         earlier = [e for e in self.events if e[1] < start][-before:]
         ms = lambda t: f"{(t - self.origin) * 1000:.0f}"  # noqa: E731
-        lines = [f"    the longest block: {ms(start)}–{ms(end)} ms after the start; around it:"]
+        cpu, queued = self.split
+        rest = (end - start) - cpu - queued
+        lines = [f"    the longest block: {ms(start)}–{ms(end)} ms after the start: the UI thread ran {cpu * 1000:.0f} ms, "
+                 f"waited {queued * 1000:.0f} ms for a CPU (a busy machine), {rest * 1000:.0f} ms for the interpreter "
+                 f"lock or the timer; around it:"]
         for began, ended, text in earlier + inside:
             at = ms(began) if began == ended else f"{ms(began)}–{ms(ended)}"
             lines.append(f"      {'(before) ' if ended < start else ''}{at} ms: {text}")
