@@ -149,3 +149,36 @@ def test_a_task_gives_the_interpreter_back_to_the_ui_thread_within_a_millisecond
     sys.setswitchinterval(0.005)   # Python's default
     TaskRunner()
     assert sys.getswitchinterval() <= UI_SWITCH_INTERVAL == 0.001
+
+
+def test_tasks_and_core_s_helper_threads_run_at_a_lower_priority_than_the_ui_thread(qtbot):
+    import os
+    import sys
+    import threading
+
+    import pytest
+
+    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
+    from tklscore.gui.tasks import BACKGROUND_NICE
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("threads have a priority of their own on Linux only")
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    background = min(19, nice() + BACKGROUND_NICE)
+    runner = TaskRunner()
+    results = []
+    runner.start("nice", lambda control: nice(), results.append, results.append)
+    qtbot.waitUntil(lambda: bool(results), timeout=5000)
+    assert results == [background] and nice() == background - BACKGROUND_NICE   # the UI thread keeps its own
+    every = threading.Barrier(BESIDE_THREADS)
+
+    def helper_nice() -> int:
+        every.wait(timeout=5)
+        return nice()
+
+    assert [job.result(10) for job in [BESIDE.submit(helper_nice) for _ in range(BESIDE_THREADS)]] \
+        == [background] * BESIDE_THREADS
+    runner.wait()
