@@ -133,12 +133,13 @@ class Workbench(WeightsState, Recovery, QObject):
         self.project_path = path
         self.model = model
         self.model_origin = f"the project {Path(path).name}" if path else "the project"
-        if model is None and project.model_turtle:
-            self._read_model(project.model_turtle, path)
-        else:
+        reading = model is None and bool(project.model_turtle)
+        if not reading:
             self._refresh_weights()
             self.modelChanged.emit()
         self.releasesChanged.emit()
+        if reading:   # started once the views hold the project: its work would slow theirs
+            self._read_model(project.model_turtle, path)
         self._load_source()
         if project.notes:  # what opening had to change, e.g. a second release of one name renamed
             self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
