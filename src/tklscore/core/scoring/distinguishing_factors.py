@@ -34,7 +34,8 @@ from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limi
                                         run_lengths, run_starts, sort_with_positions, sorted_groups)
 
 
-BESIDE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-beside")
+BESIDE_THREADS = 2
+BESIDE = ThreadPoolExecutor(max_workers=BESIDE_THREADS, thread_name_prefix="tklscore-beside")
 """Where the t-DF runs while the l-DF runs on the caller's thread (their group-bys release
 the interpreter lock, so a second core shares the work); its tasks submit nothing."""
 
