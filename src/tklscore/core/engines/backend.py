@@ -78,6 +78,11 @@ class Backend:
     def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def drop(self, name: str) -> bool:
+        """Free the relation ``name``, which no later statement reads; False: the back-end
+        keeps it (the default)."""
+        return False
+
     def materialize_joined(self, name: str, sql: str) -> None:
         """:meth:`materialize` a statement of many joins to small tables, joined in the
         order written (searching for an order would cost more than the joins)."""
