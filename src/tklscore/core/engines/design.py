@@ -101,6 +101,8 @@ class EngineDesigner:
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
         self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
+        if self._records_open and backend.drop("src"):   # read into the aggregate: its buffers freed
+            self._records_open = False
         if drop_absent_hierarchies:
             self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
         for column in self.hierarchies:
@@ -298,7 +300,8 @@ class EngineDesigner:
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
         backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
-        backend.materialize("published", plan.published())
+        if not weighted:   # over the aggregate the records are read from the file when asked for
+            backend.materialize("published", plan.published())
         self._released = True
         self._last = (plan, bool(dropped_rows.any()))
         suppressed = int(sizes[dropped].sum())
