@@ -305,3 +305,28 @@ def test_the_rule_of_a_paying_aggregate():
     assert PAYS_AT == 0.5
     assert pays(1, 2) and pays(500_000, 1_000_000) and pays(1, 1_000_000)
     assert not pays(500_001, 1_000_000) and not pays(998_622, 1_000_000) and not pays(7, 7)
+
+
+def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, weights, cache):
+    """A Parquet source is read into the aggregate through a view of the file (no copy of
+    the records kept): the same numbers, and the records' checks still name the cell."""
+    import pandas as pd
+
+    from tklscore.core.errors import InputError
+
+    frame = pd.read_csv(os.path.join(os.path.dirname(__file__), "..", "data", "thesis_table_3_1.csv"), dtype=str)
+    path = tmp_path / "source.parquet"
+    frame.to_parquet(path, index=False)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES)
+        result = designer.evaluate(DESIGN, weights, preview=20)
+        assert not designer.finest.reused and designer.finest.records == 7
+        assert backend.fetch("SELECT COUNT(*) AS n FROM duckdb_views() WHERE view_name = 'src'")["n"].iloc[0] == 0
+    same(result, in_memory(path, weights))
+    for column, value, said in (("Age", "old", "continuous column holds 'old'"), ("id", "3", "identifier '3' appears 2")):
+        bad = frame.copy()
+        bad.loc[4, column] = value
+        bad.to_parquet(path, index=False)
+        with open_backend("duckdb") as backend, pytest.raises(InputError) as error:
+            EngineDesigner(backend, str(path), ROLES, HIERARCHIES, cache=False)
+        assert said in str(error.value)

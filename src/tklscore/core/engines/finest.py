@@ -186,7 +186,7 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
             return FinestAggregate(rows, records, False, None, f"aggregate of the source not built: about {rows:,} "
                                    f"combinations of {records:,} records, more than {PAYS_AT:.0%} of them, so a "
                                    f"cache would not pay for itself; scored from the file in one pass", skipped=True)
-    backend.materialize(RELATION, finest_sql(roles))
+    backend.run("cannot be read", path, lambda: backend.materialize(RELATION, finest_sql(roles)))
     records = int(backend.fetch(f"SELECT CAST(COALESCE(SUM(cnt), 0) AS BIGINT) AS n FROM {RELATION}")["n"].iloc[0])
     rows = backend.count(RELATION)
     if target is None:
