@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -49,34 +50,94 @@ ALIGNMENT = {"disease": "Health", "medication": "Prescription", "amount": "Age",
 class BlockMeter:
     """The longest gap between ticks of a 10 ms timer: how long the event loop was blocked;
     ``longest_cpu``: the most CPU time the UI thread spent between two ticks (on a loaded,
-    shared machine the wall-clock gap also counts waiting for a CPU)."""
+    shared machine the wall-clock gap also counts waiting for a CPU). With a workbench it
+    also logs what happened around the gaps — tasks started, their progress, their results
+    handled on the UI thread (with the UI thread's CPU time), the workbench's signals — and
+    :meth:`where` says what happened during the longest gap and just before it."""
 
-    def __init__(self):
+    def __init__(self, workbench=None):
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
-        self.clock = QElapsedTimer()
         self.longest = self.longest_cpu = 0.0
-        self.last = 0
+        self.last = self.origin = 0.0
         self.last_cpu = 0.0
+        self.span = (0.0, 0.0)   # the longest gap, in perf_counter seconds
+        self.split = (0.0, 0.0)  # of the longest gap: the UI thread's CPU time and its wait for a CPU
+        self.last_queued = 0.0
+        self.events: list[tuple[float, float, str]] = []   # (began, ended, what)
+        if workbench is not None:
+            self._watch(workbench)
+
+    def _watch(self, workbench) -> None:
+        runner = workbench.runner
+        runner.busy.connect(lambda busy, name: self._note(f"task started: {name}" if busy else "no task running"))
+        runner.progress.connect(lambda percent, text: self._note(f"progress {percent} % ({text})"))
+        settle = runner._settle   # the results of tasks, handled on the UI thread (instrumented here only)
+
+        def settled(task, callback, value):
+            began, cpu = time.perf_counter(), time.thread_time()
+            settle(task, callback, value)
+            self.events.append((began, time.perf_counter(),
+                                f"result of '{task.name}' handled ({(time.thread_time() - cpu) * 1000:.0f} ms UI CPU)"))
+
+        runner._settle = settled
+        for name in ("sourceChanged", "releasesChanged", "modelChanged", "scoresChanged"):
+            getattr(workbench, name).connect(lambda name=name: self._note(f"{name} handled by the views"))
+
+    @staticmethod
+    def _queued() -> float:
+        """How long this (the UI) thread has waited for a CPU while ready to run (Linux: schedstat)."""
+        try:
+            with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as stat:
+                return int(stat.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
+    def _note(self, text: str) -> None:
+        now = time.perf_counter()
+        self.events.append((now, now, text))
 
     def start(self) -> None:
         self.longest = self.longest_cpu = 0.0
-        self.clock.start()
-        self.last = self.clock.elapsed()
+        self.events = []
+        self.last = self.origin = time.perf_counter()
+        self.span = (self.last, self.last)
         self.last_cpu = time.thread_time()
+        self.last_queued = self._queued()
+        self.split = (0.0, 0.0)
         self.timer.start()
 
     def _tick(self) -> None:
-        now, cpu = self.clock.elapsed(), time.thread_time()
-        self.longest = max(self.longest, (now - self.last) / 1000.0)
+        now, cpu, queued = time.perf_counter(), time.thread_time(), self._queued()
+        if now - self.last > self.longest:
+            self.longest, self.span = now - self.last, (self.last, now)
+            self.split = (cpu - self.last_cpu, queued - self.last_queued)
         self.longest_cpu = max(self.longest_cpu, cpu - self.last_cpu)
-        self.last, self.last_cpu = now, cpu
+        self.last, self.last_cpu, self.last_queued = now, cpu, queued
 
     def stop(self) -> float:
         self.timer.stop()
         self._tick()
         return self.longest
+
+    def where(self, before: int = 2) -> str:
+        """The longest gap (in ms from the start of the measurement) and the events in and just before it."""
+        start, end = self.span
+        inside = [e for e in self.events if e[1] >= start and e[0] <= end]
+        earlier = [e for e in self.events if e[1] < start][-before:]
+        ms = lambda t: f"{(t - self.origin) * 1000:.0f}"  # noqa: E731
+        cpu, queued = self.split
+        rest = (end - start) - cpu - queued
+        lines = [f"    the longest block: {ms(start)}–{ms(end)} ms after the start: the UI thread ran {cpu * 1000:.0f} ms, "
+                 f"waited {queued * 1000:.0f} ms for a CPU (a busy machine), {rest * 1000:.0f} ms for the interpreter "
+                 f"lock or the timer; around it:"]
+        for began, ended, text in earlier + inside:
+            at = ms(began) if began == ended else f"{ms(began)}–{ms(ended)}"
+            lines.append(f"      {'(before) ' if ended < start else ''}{at} ms: {text}")
+        if not inside:
+            lines.append("      nothing handled on the UI thread in the gap: the tasks held the interpreter or the CPUs")
+        return "\n".join(lines)
 
 
 def build_model(frame, roles: Roles, pool: np.ndarray) -> TklDataModel:
@@ -130,7 +191,7 @@ def main(argv=None) -> int:
     window.show()
     bench = window.workbench
     bench.autosave_timer.stop()  # autosave is measured on its own below
-    meter = BlockMeter()
+    meter = BlockMeter(bench)
     meter.start()
     watch = Stopwatch()
     bench.open_project(str(folder / "bench.tklproj"))
@@ -147,9 +208,10 @@ def main(argv=None) -> int:
     print(f"longest event-loop block meanwhile:  {blocked_loading * 1000:6.0f} ms  target ≤ 100 ms   "
           f"{verdict(blocked_loading <= 0.1)}  (UI-thread CPU time of the longest: "
           f"{meter.longest_cpu * 1000:.0f} ms)")
+    print(meter.where())
 
     window.show_view("ahp")  # the expert edits in the AHP view (its sensitivity sweep follows each edit)
-    latencies, blocks, cpu_blocks, cpus = [], [], [], []
+    latencies, blocks, cpu_blocks, cpus, wheres = [], [], [], [], []
     medical = bench.model.find("MedicalHealth").iri
     health, record = bench.model.find("Health").iri, bench.model.find("HealthRecord").iri
     for rating in (3, 5, 7, 9, 1 / 3):
@@ -169,6 +231,7 @@ def main(argv=None) -> int:
         cpus.append(watch.cpu)
         blocks.append(meter.stop())
         cpu_blocks.append(meter.longest_cpu)
+        wheres.append(meter.where())
         bench.scoresChanged.disconnect(mark)
     worst = max(latencies)
     print(f"AHP edit → new scores in every view:  median {np.median(latencies) * 1000:5.0f} ms, worst "
@@ -178,6 +241,7 @@ def main(argv=None) -> int:
     print(f"longest event-loop block per edit:    {max(blocks) * 1000:5.0f} ms  target ≤ 100 ms   "
           f"{verdict(max(blocks) <= 0.1)}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
           f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms)")
+    print(wheres[int(np.argmax(blocks))])
     while bench.runner.current:  # the last edit's sensitivity sweep (side lane)
         app.processEvents()
         time.sleep(0.002)
@@ -194,6 +258,7 @@ def main(argv=None) -> int:
     print(f"autosave ({recovery.stat().st_size / 1e6:.1f} MB recovery copy, {len(sample):,} ids): written in "
           f"{written * 1000:.0f} ms, CPU {written_cpu * 1000:.0f} ms; longest event-loop block "
           f"{blocked_saving * 1000:.0f} ms  target ≤ 100 ms   {verdict(blocked_saving <= 0.1)}")
+    print(meter.where())
     recovery.unlink(missing_ok=True)
 
     # a second, large release (added now, so that the figures above stay those of one release)
@@ -212,7 +277,7 @@ def main(argv=None) -> int:
     while not risk_shown(bench.project.current_release):
         app.processEvents()
         time.sleep(0.002)
-    switches, blocks, cpu_blocks = [], [], []
+    switches, blocks, cpu_blocks, wheres = [], [], [], []
     sizes = {name: len(r.positions) for name, r in ((d.name, bench.resolved[d]) for d in bench.project.releases)}
     for release in ("most records", "10 % sample", "most records", "10 % sample"):
         meter.start()
@@ -224,12 +289,14 @@ def main(argv=None) -> int:
         switches.append(watch.wall)
         blocks.append(meter.stop())
         cpu_blocks.append(meter.longest_cpu)
+        wheres.append(meter.where())
     print("switch release → Risk view recomputed: " + ", ".join(f"{t:.2f} s" for t in switches)
           + f" (privacy models, attacker models, D(r) of {sizes['most records']:,} / {sizes['10 % sample']:,} "
             "records; in the background)")
     print(f"longest event-loop block per switch:  {max(blocks) * 1000:5.0f} ms  target ≤ 100 ms   "
           f"{verdict(max(blocks) <= 0.1)}  (each: {', '.join(f'{b * 1000:.0f}' for b in blocks)} ms; "
           f"UI-thread CPU time of the longest: {max(cpu_blocks) * 1000:.0f} ms)")
+    print(wheres[int(np.argmax(blocks))])
     print(f"peak RSS {peak_rss_mb():.0f} MB; {machine()}")
     bench.undo_stack.setClean()
     bench._mark(False)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (Stopwatch, machine, make_source, make_weights, peak_rss_mb, ramp_weights,  # noqa: E402
+from _common import (Stopwatch, load_average, machine, make_source, make_weights, peak_rss_mb, ramp_weights,  # noqa: E402
                      roles as synthetic_roles, timed, verdict)
 
 from tklscore.core import Roles, Table, Weights  # noqa: E402
@@ -141,7 +141,9 @@ def bench_suggest_large(source: Table, weights: Weights, sensitive: int = 4) -> 
     print(f"  {len(source):,} rows: lattice {found.lattice_size} nodes, evaluated {found.evaluated}, front "
           f"{len(found.front)}, {'met' if found.met else 'not met'}: wall {elapsed:.1f} s, CPU {cpu:.1f} s (all "
           f"threads) — target ≤ {TARGET_LARGE_S} s: {verdict(elapsed <= TARGET_LARGE_S)}; peak RSS "
-          f"{peak_rss_mb():.0f} MB")
+          f"{peak_rss_mb():.0f} MB (load {load_average():.1f})")
+    print(f"  {'PASS' if elapsed <= TARGET_LARGE_S else 'MISS'}: suggest on {len(source):,} rows, {elapsed:.1f} s wall "
+          f"(CPU {cpu:.1f} s) against ≤ {TARGET_LARGE_S:g} s wall")
     return elapsed
 
 

@@ -34,6 +34,7 @@ from _common import (CONTINUOUS_SA, QI, SA, load_average, machine, megabytes, ru
 from bench_release_engine import hierarchy_files  # noqa: E402
 
 TARGET_SECONDS = 300.0     # 20M rows
+TARGET_RSS_MB = 3072.0     # 20M rows under a 2 GB limit (issue 23 §1)
 
 
 def same_front(a: dict, b: dict) -> bool:
@@ -97,6 +98,11 @@ def main(argv=None) -> int:
                              + (("PASS" if run.wall <= TARGET_SECONDS else "MISS") if n >= 20_000_000
                                 else "not this size (give --rows 20000000)"))
                 print(line + f" (load {load_average():.1f})")
+                if n >= 20_000_000 and which == "first":
+                    print(f"   {'PASS' if run.wall <= TARGET_SECONDS else 'MISS'}: suggest --engine duckdb on {n:,} rows,"
+                          f" {run.wall:.1f} s wall (CPU {run.cpu:.1f} s) against ≤ {TARGET_SECONDS:.0f} s; "
+                          f"{'PASS' if run.rss_mb <= TARGET_RSS_MB else 'MISS'}: peak RSS {run.rss_mb:.0f} MB against "
+                          f"≤ {TARGET_RSS_MB:.0f} MB")
     return 0 if ok else 1
 
 

@@ -139,3 +139,46 @@ def test_progress_is_passed_on_only_when_it_changes(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: done == [None], timeout=5000)
     # the same: never; another percentage: 0.1 s after the last one shown; another text: at once
     assert shown == [(10, "Working"), (20, "Working"), (40, "Working"), (40, "Almost")]
+
+
+def test_a_task_gives_the_interpreter_back_to_the_ui_thread_within_a_millisecond(qtbot):
+    import sys
+
+    from tklscore.gui.tasks import UI_SWITCH_INTERVAL
+
+    sys.setswitchinterval(0.005)   # Python's default
+    TaskRunner()
+    assert sys.getswitchinterval() <= UI_SWITCH_INTERVAL == 0.001
+
+
+def test_tasks_and_core_s_helper_threads_run_at_a_lower_priority_than_the_ui_thread(qtbot):
+    import os
+    import sys
+    import threading
+
+    import pytest
+
+    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
+    from tklscore.gui.tasks import BACKGROUND_NICE
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("threads have a priority of their own on Linux only")
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    background = min(19, nice() + BACKGROUND_NICE)
+    runner = TaskRunner()
+    results = []
+    runner.start("nice", lambda control: nice(), results.append, results.append)
+    qtbot.waitUntil(lambda: bool(results), timeout=5000)
+    assert results == [background] and nice() == background - BACKGROUND_NICE   # the UI thread keeps its own
+    every = threading.Barrier(BESIDE_THREADS)
+
+    def helper_nice() -> int:
+        every.wait(timeout=5)
+        return nice()
+
+    assert [job.result(10) for job in [BESIDE.submit(helper_nice) for _ in range(BESIDE_THREADS)]] \
+        == [background] * BESIDE_THREADS
+    runner.wait()

@@ -300,6 +300,44 @@ def test_a_projects_model_is_read_off_the_ui_thread_and_saving_meanwhile_keeps_i
     other.runner.wait()
 
 
+def test_a_model_read_after_its_table_was_loaded_follows_it_and_scores_alike(qtbot, workbench, tmp_path,
+                                                                             monkeypatch):
+    """The model is read beside the source (side lane): when the table comes first, the model
+    follows it once it arrives, as it would have on the table's arrival."""
+    import threading
+
+    from tklscore.core.model.data_model import TklDataModel
+
+    workbench.autosave_timer.stop()
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "thesis.tklproj"
+    workbench.save_project(str(path))
+    table_loaded = threading.Event()
+    real = TklDataModel.from_graph.__func__
+
+    def from_graph(cls, graph, name="<model>"):
+        assert table_loaded.wait(10)   # the model is parsed only once the table is there
+        return real(cls, graph, name)
+
+    monkeypatch.setattr(TklDataModel, "from_graph", classmethod(from_graph))
+    other = Workbench()
+    other.autosave_timer.stop()
+    other.sourceChanged.connect(lambda: other.table is not None and table_loaded.set())
+    followed, follow = [], other.follower.follow
+    monkeypatch.setattr(other.follower, "follow",
+                        lambda force=False: followed.append((other.table is not None, other.model is not None))
+                        or follow(force))
+    other.open_project(str(path))
+    wait_scored(qtbot, other)
+    assert (True, False) in followed and followed[-1] == (True, True)   # the table first, then the model
+    assert other.model.state() == workbench.model.state()
+    for name in ("Scenario 1", "Scenario 2"):
+        assert other.reports[name].scores == workbench.reports[name].scores
+    other.runner.cancel_all()
+    other.runner.wait()
+
+
 def test_a_project_whose_model_cannot_be_read_says_so_and_keeps_the_rest(qtbot, workbench, tmp_path):
     from tklscore.core.project import Project
 

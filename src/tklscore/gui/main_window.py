@@ -294,14 +294,22 @@ class MainWindow(QMainWindow):
             bar.addPermanentWidget(widget)
             widget.hide()
         self.workbench.runner.busy.connect(self._busy)
-        self.workbench.runner.progress.connect(lambda value, text: (self.progress.setValue(value),
+        self.workbench.runner.progress.connect(lambda value, text: (self._set_progress(value),
                                                                      self.busy_label.setText(text)))
+
+    def _set_progress(self, value: int) -> None:
+        """A new percentage, painted with the next repaint of the window: QProgressBar repaints
+        at once on a new value (the whole window's pending paints with it), on the UI thread
+        that a running task competes with."""
+        self.progress.setUpdatesEnabled(False)
+        self.progress.setValue(value)
+        self.progress.setUpdatesEnabled(True)   # asks for a repaint (an update) instead
 
     def _busy(self, busy: bool, text: str) -> None:
         for widget in (self.busy_label, self.progress, self.cancel_button):
             widget.setVisible(busy)
         self.busy_label.setText(text)
-        self.progress.setValue(0)
+        self._set_progress(0)
 
     def _action(self, menu, text, slot, shortcut=None) -> QAction:
         action = QAction(text, self)

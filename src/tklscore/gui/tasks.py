@@ -4,6 +4,9 @@ to its owner while the owner exists."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import threading
 import time
 import traceback
@@ -69,6 +72,7 @@ class Task(QRunnable):
         self.control._cancelled.set()
 
     def run(self) -> None:
+        run_in_background()
         try:
             result = self.function(self.control)
         except Cancelled:
@@ -93,6 +97,50 @@ MAIN = "main"   # the scores and everything that uses the workbench's state: one
 SIDE = "side"   # work that only reads that state and must never delay the main lane (the AHP sweep)
 SAVE = "save"   # files written from a snapshot (the recovery copy): always completed, even on closing
 LANES = (MAIN, SIDE, SAVE)
+# How long a task's Python code may keep the interpreter lock from the UI thread (Python's
+# default is 5 ms): painting a view calls Python once per cell and role, and each call waits
+# for the lock while a task runs, so at 5 ms a repaint during a task took tens of times longer.
+UI_SWITCH_INTERVAL = 0.001
+# How much nicer than the UI thread the tasks' threads run (Linux, where a thread has its own
+# priority, and a thread started by a task inherits it): a task and core's two helper threads
+# would otherwise take both cores of a small machine while the UI thread waits to paint.
+BACKGROUND_NICE = 5
+
+
+def run_in_background() -> None:
+    """Give the calling thread the tasks' priority: BACKGROUND_NICE below the process's main
+    (the UI) thread; nothing where threads have no priority of their own."""
+    if not sys.platform.startswith("linux"):
+        return
+    thread = threading.get_native_id()
+    with contextlib.suppress(OSError):
+        background = os.getpriority(os.PRIO_PROCESS, os.getpid()) + BACKGROUND_NICE
+        if os.getpriority(os.PRIO_PROCESS, thread) < background:
+            os.setpriority(os.PRIO_PROCESS, thread, background)
+
+
+_helpers_lowered = False
+
+
+def _lower_core_helpers() -> None:
+    """Core's helper threads (:data:`~tklscore.core.scoring.distinguishing_factors.BESIDE`) at
+    the tasks' priority, each lowering itself (once per process; a helper started later by a
+    task inherits the task's)."""
+    global _helpers_lowered
+    if _helpers_lowered or not sys.platform.startswith("linux"):
+        return
+    _helpers_lowered = True
+    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
+
+    every = threading.Barrier(BESIDE_THREADS)   # one job per thread: each waits until all have one
+
+    def lower() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            every.wait(timeout=1)
+        run_in_background()
+
+    for _ in range(BESIDE_THREADS):
+        BESIDE.submit(lower)
 
 
 class TaskRunner(QObject):
@@ -116,6 +164,8 @@ class TaskRunner(QObject):
             self.pools[lane].setMaxThreadCount(1)
         self.pool = self.pools[MAIN]
         self.current: list[Task] = []
+        sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL))
+        _lower_core_helpers()
 
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,

@@ -31,7 +31,7 @@ from tklscore.core.tables.loading import Table, load_table, warm_columns
 from tklscore.core.tables.published import Release
 from tklscore.core.tables.roles import Roles
 from tklscore.gui.recovery import AUTOSAVE_MS, Recovery
-from tklscore.gui.tasks import TaskControl, TaskRunner
+from tklscore.gui.tasks import SIDE, TaskControl, TaskRunner
 from tklscore.gui.weights_state import WeightsState
 
 
@@ -133,19 +133,21 @@ class Workbench(WeightsState, Recovery, QObject):
         self.project_path = path
         self.model = model
         self.model_origin = f"the project {Path(path).name}" if path else "the project"
-        if model is None and project.model_turtle:
-            self._read_model(project.model_turtle, path)
-        else:
+        reading = model is None and bool(project.model_turtle)
+        if not reading:
             self._refresh_weights()
             self.modelChanged.emit()
         self.releasesChanged.emit()
+        if reading:   # started once the views hold the project: its work would slow theirs
+            self._read_model(project.model_turtle, path)
         self._load_source()
         if project.notes:  # what opening had to change, e.g. a second release of one name renamed
             self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
 
     def _read_model(self, turtle: str, path: str | None) -> None:
-        """Parse the project's model off the UI thread (Turtle parsing is slow); until it
-        arrives the project keeps its Turtle, and a newer model or project supersedes it."""
+        """Parse the project's model off the UI thread (Turtle parsing is slow), on the side
+        lane while the source loads; until it arrives the project keeps its Turtle, and a newer
+        model or project supersedes it."""
         token = self._model_pending = object()
 
         def read(control: TaskControl) -> TklDataModel:
@@ -163,6 +165,8 @@ class Workbench(WeightsState, Recovery, QObject):
             if self._model_pending is token:
                 self._model_pending = None
                 self._set_model(model)
+                if self.table is not None:   # the table was loaded first: the model follows it now
+                    self.follower.follow()
 
         def failed(message: str) -> None:
             if self._model_pending is token:
@@ -171,7 +175,8 @@ class Workbench(WeightsState, Recovery, QObject):
                 self.modelChanged.emit()
                 self._fail(message)
 
-        self.runner.start("Reading the tkl-Data Model", read, done, failed)
+        # beside the source being loaded on the main lane: neither needs the other until scoring
+        self.runner.start("Reading the tkl-Data Model", read, done, failed, lane=SIDE)
 
     def model_pending(self) -> bool:
         """Whether the opened project's model is still being read."""

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tklscore.core.scoring.distinguishing_factors import (LatticeL, _l_over_pairs, _l_per_attribute,
+from tklscore.core.scoring.distinguishing_factors import (LatticeL, _l_by_runs, _l_over_pairs, _l_per_attribute,
                                                           l_distinguishing_factor, l_of_classes, sa_groups)
 from tklscore.core.tables.codes import Codes, group_ids
 
@@ -48,10 +48,28 @@ def test_every_node_equals_the_plain_l(seed, n, sas, order, removed):
         plain = l_distinguishing_factor([], sa, n, classes=classes)
         assert got.tolist() == plain.tolist(), (node, order)
         assert l_of_classes(classes, groups)[0].tolist() == plain.tolist()
+        runs = _l_by_runs(classes, groups)     # every row counted by one sort: exact masks
+        if runs is not None:
+            assert runs[0].tolist() == plain.tolist()
+            for i, mask in enumerate(runs[1]):
+                single = _single_valued(classes, sa, i)
+                assert (mask is None and not single.any()) or (mask is not None and mask.tolist() == (~single).tolist())
+        else:
+            assert len(sa) == 1
         known = lattice._known(key, "sa", len(sa))
         if known is not None:   # both ways of counting, whichever the rows left open choose
             assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist()
             assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist()
+
+
+def _single_valued(classes, sa, i):
+    """Whether each row's group of QI ∪ (SA \\ {A_i}) holds one value of A_i (by brute force)."""
+    ids = classes[0]
+    values: dict = {}
+    keys = [(int(ids[r]),) + tuple(int(c.codes[r]) for j, c in enumerate(sa) if j != i) for r in range(len(ids))]
+    for r, key in enumerate(keys):
+        values.setdefault(key, set()).add(int(sa[i].codes[r]))
+    return np.array([len(values[key]) == 1 for key in keys], dtype=bool)
 
 
 def test_masks_say_which_groups_may_hold_more_than_one_value():
@@ -61,7 +79,10 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     l, masks = l_of_classes(classes, sa_groups(sa, 4))
     assert l.tolist() == [1, 1, 1, 1]
     assert masks[1].tolist() == [False, False, False, False]    # A_1 is one value given A_0 = 0, 1 or 2
-    assert masks[0] is None        # every row may hold more than one (A_0's groups were not counted: every l was 1)
+    # every row may hold more than one (A_0's groups were not counted: every l was 1), or the exact rows
+    assert masks[0] is None or masks[0].tolist() == [False, False, True, True]
+    assert _l_over_pairs(classes, sa_groups(sa, 4))[1][0] is None
+    assert _l_by_runs(classes, sa_groups(sa, 4))[1][0].tolist() == [False, False, True, True]
     # two SAs where neither settles a row alone: both masks exact
     sa = [Codes(np.array([0, 1, 0, 1]), np.arange(2)), Codes(np.array([0, 0, 1, 1]), np.arange(2))]
     l, masks = l_of_classes(classes, sa_groups(sa, 4))
@@ -74,3 +95,27 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     # the rows of a group a coarser node settled (its mask clear) are 1 without being counted
     assert l_of_classes(classes, sa_groups(sa, 4), [np.array([True, True, False, False]), masks[1]])[0].tolist() \
         == [2, 2, 1, 1]
+
+
+def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
+    """The counts taken without tables (every key space too large for one: only the classes
+    holding a row whose l is still above 1 are counted) give the same l-DF at every node."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+
+    for seed in range(25):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 400))
+        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)[:int(rng.integers(1, 4))]]
+        groups = sa_groups(sa, n)
+        lattice = LatticeL()
+        for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
+            classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
+            plain = l_distinguishing_factor([], sa, n, classes=classes)
+            known = lattice._known(node, None, len(sa))
+            with monkeypatch.context() as patched:
+                patched.setattr(factors_module, "dense_limit", lambda _n: 0)
+                assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
+                if known is not None:
+                    assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
+                    assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)

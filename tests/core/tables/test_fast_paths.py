@@ -191,6 +191,22 @@ def test_csv_is_read_as_arrow_text_values_as_written(tmp_path):
     assert load_table(plain).frame.values.tolist() == [["007", "Lawyer", ""], ["7", "x", "two lines"]]
 
 
+
+def test_a_quote_is_found_in_whichever_piece_of_the_file_it_is(tmp_path, monkeypatch):
+    import tklscore.core.tables.loading as loading
+
+    monkeypatch.setattr(loading, "_QUOTE_SCAN_BYTES", 8)   # the file is searched 8 bytes at a time
+    body = b"id,Job\n" + b"".join(b"%d,Lawyer\n" % i for i in range(20))
+    for at in (0, 7, 8, 9, 15, 16, len(body) - 1):
+        path = tmp_path / f"q{at}.csv"
+        path.write_bytes(body[:at] + b'"' + body[at + 1:])
+        assert _holds_quotes(path), at
+    plain = tmp_path / "plain.csv"
+    plain.write_bytes(body)
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    assert not _holds_quotes(plain) and not _holds_quotes(empty)
+
 ids = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
 floats = st.floats(allow_nan=False, allow_infinity=False)
 

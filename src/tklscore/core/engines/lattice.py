@@ -41,7 +41,7 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import LatticeL, ordered_emd_from_pairs, sa_groups
-from tklscore.core.scoring.scores import normalise_by_source
+from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
@@ -83,6 +83,7 @@ class AggregateLattice:
         self._whole = None
         self._weights: dict = {}
         self._sa_groups: dict = {}
+        self._value_counts: dict = {}
         self._lattice_l = LatticeL()
         # the finest classes (distinct QI values) numbered in order of first appearance, with
         # their QI codes, records and first row: a node's classes are unions of them
@@ -160,6 +161,13 @@ class AggregateLattice:
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
         return self._lattice_l.l(classes, groups, levels, key)
 
+    def value_counts(self, i: int) -> tuple[np.ndarray, int]:
+        """The source's records per value of SA ``i`` (the same at every node), and all of them."""
+        kept = self._value_counts.get(i)
+        if kept is None:
+            kept = self._value_counts[i] = value_counts(self.s[i], len(self.uniques[i]), self.cnt)
+        return kept
+
     def weight_sum(self, weights, kept: list[int]) -> np.ndarray:
         """W(r) of each row over the kept SAs (a missing weight: 0, said by :meth:`prepare_search`)."""
         key = (weights.fingerprint, tuple(kept))
@@ -190,11 +198,16 @@ def _first_rows(groups: np.ndarray, n_groups: int) -> np.ndarray:
     return np.flatnonzero(rises)
 
 
+PAIR_TABLE = 1 << 24
+"""The most (class, value) cells counted in a table (8 bytes each) rather than by one sort."""
+
+
 def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, counts: np.ndarray):
     """The distinct (class, value) pairs sorted by class then value, and their records."""
     m = max(m, 1)
-    key = classes.astype(np.int64) * np.int64(m) + values
-    if n_classes * m <= dense_limit(len(key)):   # a count per possible pair, read in key order
+    key = np.multiply(classes, np.int64(m), dtype=np.int64)
+    key += values
+    if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
         total = np.bincount(key, weights=counts, minlength=n_classes * m)
         pair = np.flatnonzero(total)
         total = total[pair].astype(np.int64)
@@ -206,14 +219,18 @@ def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, coun
     return cls, val, total
 
 
+def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
+    """The records holding each of an SA's ``m`` values, and all the records."""
+    return np.bincount(values, weights=counts, minlength=m).astype(np.int64), int(counts.sum())
+
+
 def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.ndarray, m: int,
-            counts: np.ndarray, continuous: bool) -> np.ndarray:
+            counts: np.ndarray, continuous: bool, table: tuple[np.ndarray, int] | None = None) -> np.ndarray:
     """t of each class for one SA from weighted rows: the ordered EMD of a continuous SA
     (``values``: ranks in numeric order), else the variational distance — the in-memory
-    formulas on the same integer counts."""
-    n = int(counts.sum())
+    formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept)."""
+    table_counts, n = table if table is not None else value_counts(values, m, counts)
     cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
-    table_counts = np.bincount(values, weights=counts, minlength=m).astype(np.int64)
     if continuous:
         return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, sizes, table_counts, n)
     k = sizes[cls]
@@ -291,17 +308,18 @@ class AggregateNode(_Node):
         t = np.zeros(n_classes, dtype=np.float64)
         for i in kept:
             name = lattice.roles.sa[i]
-            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i],
-                                  len(lattice.uniques[i]), lattice.cnt, name in lattice.roles.continuous), out=t)
+            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i], len(lattice.uniques[i]), lattice.cnt,
+                                  name in lattice.roles.continuous, lattice.value_counts(i)), out=t)
         l = lattice.l_factor(self.design, (row_class, n_classes), kept)
-        w = lattice.weight_sum(weights, kept)
-        rows = ~dropped[row_class]
-        k = sizes[row_class[rows]]
-        weight, counts = w[rows], lattice.cnt[rows]
-        tkl = (t[row_class[rows]] + weight) / l[rows]
-        m_score = np.minimum(1.0, weight) / k
-        totals = pd.Series({"n": int(counts.sum()), "tkl": float((tkl * counts).sum()),
-                            "tkl_max": float(tkl.max()), "m_inf": float(m_score.max()),
-                            "l_severity": float((weight / k * counts).sum())})
-        normalized = normalise_by_source(score_set(totals, x), lattice._whole, int(totals["n"]))
+        tkl = t[row_class]
+        tkl += lattice.weight_sum(weights, kept)
+        tkl /= l
+        counts = lattice.cnt
+        if dropped.any():
+            rows = ~dropped[row_class]
+            tkl, counts = tkl[rows], counts[rows]
+        # only the tkl-Score is normalised here (the suggestion's figure): its sum over the records
+        published = int(counts.sum())
+        normalized = normalise_by_source(ScoreSet(float((tkl * counts).sum()), 0.0, 0.0, 0.0, 0.0), lattice._whole,
+                                         published)
         return 0.0 if normalized.tkl is None else float(normalized.tkl)

@@ -25,6 +25,7 @@ from tklscore.core.errors import Cancelled, InputError, check_limit
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_by_class, variational_distance_by_class
+from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes, group_ids
 
@@ -287,8 +288,21 @@ class _Node:
         return self.l is not None and self.l >= c.l and self.t <= c.t
 
     def complete_scores(self, weights, x, missing_weight_zero) -> None:
+        """The normalised tkl-Score (the search's figure; the designer's ``table_scores`` without
+        the other scores and per-record tables: the same records summed in the same order)."""
         if self.tkl is None and self.published:
-            _, normalized = self.designer.table_scores(self._release(), weights, x, missing_weight_zero)
+            designer, release = self.designer, self._release()
+            factors = designer.factors(release.design, classes=designer._source_classes(release))
+            if factors is None:
+                _, normalized = designer.table_scores(release, weights, x, missing_weight_zero)
+            else:
+                weight_sum, _ = designer.record_weights(release.design, weights, missing_weight_zero)
+                rows = release.published
+                tkl = factors.t[rows]
+                tkl += weight_sum[rows]
+                tkl /= factors.l[rows]
+                whole = designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
+                normalized = normalise_by_source(ScoreSet(float(tkl.sum()), 0.0, 0.0, 0.0, 0.0), whole, len(rows))
             self.tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
 
     def score_and_done(self, weights, x, missing_weight_zero) -> None:
