@@ -191,6 +191,7 @@ def test_histogram_bins_every_d_by_one_rule_in_sql_and_in_memory():
                                                               range=(edges[0], edges[-1]))[0].tolist()
 
 
+@settings(deadline=None)
 @given(st.lists(st.sampled_from([0.9, 0.6, 0.3, 0.05]), min_size=1, max_size=6), st.sampled_from([0.0, 0.01, 0.1]),
        st.lists(st.integers(1, 40), min_size=6, max_size=6), st.integers(1, 10 ** 6))
 def test_each_known_set_is_counted_once_from_a_superset_made_before_it(pk, epsilon, cards, n):

@@ -230,12 +230,37 @@ def test_the_cli_says_when_the_cache_is_reused(source, data_dir, cache, tmp_path
     assert json.loads(second.out) == json.loads(first.out)
 
 
-def test_a_second_score_reuses_the_aggregate_and_says_so(source, data_dir, cache, tmp_path, capsys):
-    """``score --engine duckdb`` scores the whole source over the finest aggregate, kept for
-    the next score (and design) of the same file and roles: the same numbers as memory."""
-    args = ["score", str(source), "--rows", "1,3,4,6", "--id-column", "id", "--qi", "Job,City,Gender",
+@pytest.fixture
+def repeated(tmp_path, data_dir):
+    """The thesis table four times over (new ids): 28 records in 6 combinations, an
+    aggregate that pays for itself."""
+    lines = (data_dir / "thesis_table_3_1.csv").read_text().splitlines()
+    rows = [line.split(",", 1)[1] for line in lines[1:]]
+    path = tmp_path / "repeated.csv"
+    path.write_text("\n".join([lines[0]] + [f"{n},{row}" for n, row in enumerate(rows * 4)]) + "\n")
+    return path
+
+
+def score_args(path, data_dir):
+    return ["score", str(path), "--rows", "1,3,4,6", "--id-column", "id", "--qi", "Job,City,Gender",
             "--sa", "Disease,Medication,Age,Initial Diagnosis", "--continuous", "Age",
             "--weights", str(data_dir / "thesis_table_4_2_weights.csv"), "--format", "json"]
+
+
+def same_scores(engine, memory):
+    assert [r["id"] for r in engine["records"]] == [r["id"] for r in memory["records"]] == ["1", "3", "4", "6"]
+    for got, expected in zip(engine["records"], memory["records"]):
+        assert got.pop("id") == expected.pop("id")
+        assert got == pytest.approx(expected, rel=1e-12)
+    for key, value in memory["scores"].items():
+        assert engine["scores"][key] == pytest.approx(value, rel=1e-12)
+
+
+def test_a_second_score_reuses_the_aggregate_and_says_so(repeated, data_dir, cache, capsys):
+    """``score --engine duckdb`` scores the whole source over the finest aggregate when it
+    pays for itself (6 combinations of 28 records), kept for the next score (and design) of
+    the same file and roles: the same numbers as memory."""
+    args = score_args(repeated, data_dir)
     assert main(args) == 0
     memory = json.loads(capsys.readouterr().out)
     assert main(args + ["--engine", "duckdb"]) == 0
@@ -244,16 +269,64 @@ def test_a_second_score_reuses_the_aggregate_and_says_so(source, data_dir, cache
     assert len(list(cache.glob("*.parquet"))) == 1
     assert main(args + ["--engine", "duckdb"]) == 0
     second = capsys.readouterr()
-    assert "tklscore: note: aggregate of the source reused from the cache (" in second.err
-    assert " of 7 records; " in second.err
+    assert "tklscore: note: aggregate of the source reused from the cache (6 combinations of 28 records; " \
+        in second.err
     assert json.loads(second.out) == json.loads(first.out)
-    engine = json.loads(first.out)
-    assert [r["id"] for r in engine["records"]] == [r["id"] for r in memory["records"]] == ["1", "3", "4", "6"]
-    for got, expected in zip(engine["records"], memory["records"]):
-        assert got.pop("id") == expected.pop("id")
-        assert got == pytest.approx(expected, rel=1e-12)
-    for key, value in memory["scores"].items():
-        assert engine["scores"][key] == pytest.approx(value, rel=1e-12)
+    same_scores(json.loads(first.out), memory)
     # a design of the same file and roles reuses the aggregate the score kept
     with open_backend("duckdb") as backend:
-        assert EngineDesigner(backend, str(source), ROLES, HIERARCHIES).finest.reused
+        assert EngineDesigner(backend, str(repeated), ROLES, HIERARCHIES).finest.reused
+
+
+def test_a_score_whose_aggregate_would_not_pay_reads_the_file_once_and_says_so(source, data_dir, cache, capsys):
+    """6 combinations of 7 records: more than half, so the score reads the records in one
+    pass, builds and keeps no aggregate, and says so; the numbers are memory's."""
+    args = score_args(source, data_dir)
+    assert main(args) == 0
+    memory = json.loads(capsys.readouterr().out)
+    assert main(args + ["--engine", "duckdb"]) == 0
+    first = capsys.readouterr()
+    assert ("tklscore: note: aggregate of the source not built: about 6 combinations of 7 records, more than 50% "
+            "of them, so a cache would not pay for itself; scored from the file in one pass") in first.err
+    assert not cache.exists() or not list(cache.iterdir())
+    same_scores(json.loads(first.out), memory)
+    # a designer works over the aggregate whatever its size, and keeps it: the next score uses it
+    with open_backend("duckdb") as backend:
+        assert not EngineDesigner(backend, str(source), ROLES, HIERARCHIES).finest.reused
+    assert main(args + ["--engine", "duckdb"]) == 0
+    again = capsys.readouterr()
+    assert "tklscore: note: aggregate of the source reused from the cache (6 combinations of 7 records; " in again.err
+    assert json.loads(again.out) == json.loads(first.out)
+
+
+def test_the_rule_of_a_paying_aggregate():
+    from tklscore.core.engines.finest import PAYS_AT, pays
+
+    assert PAYS_AT == 0.5
+    assert pays(1, 2) and pays(500_000, 1_000_000) and pays(1, 1_000_000)
+    assert not pays(500_001, 1_000_000) and not pays(998_622, 1_000_000) and not pays(7, 7)
+
+
+def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, weights, cache):
+    """A Parquet source is read into the aggregate through a view of the file (no copy of
+    the records kept): the same numbers, and the records' checks still name the cell."""
+    import pandas as pd
+
+    from tklscore.core.errors import InputError
+
+    frame = pd.read_csv(os.path.join(os.path.dirname(__file__), "..", "data", "thesis_table_3_1.csv"), dtype=str)
+    path = tmp_path / "source.parquet"
+    frame.to_parquet(path, index=False)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES)
+        result = designer.evaluate(DESIGN, weights, preview=20)
+        assert not designer.finest.reused and designer.finest.records == 7
+        assert backend.fetch("SELECT COUNT(*) AS n FROM duckdb_views() WHERE view_name = 'src'")["n"].iloc[0] == 0
+    same(result, in_memory(path, weights))
+    for column, value, said in (("Age", "old", "continuous column holds 'old'"), ("id", "3", "identifier '3' appears 2")):
+        bad = frame.copy()
+        bad.loc[4, column] = value
+        bad.to_parquet(path, index=False)
+        with open_backend("duckdb") as backend, pytest.raises(InputError) as error:
+            EngineDesigner(backend, str(path), ROLES, HIERARCHIES, cache=False)
+        assert said in str(error.value)

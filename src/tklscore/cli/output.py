@@ -62,7 +62,7 @@ def write_output(text: str, output: str | None, inputs: Iterable[str | None] = (
 
 def note_aggregate(user) -> None:
     """Says on stderr when an engine's designer or scoring session reused the source's
-    cached aggregate, or could not keep it (core/engines/finest.py)."""
+    cached aggregate, did not build it, or could not keep it (core/engines/finest.py)."""
     finest = getattr(user, "finest", None)
-    if finest is not None and (finest.reused or "not cached:" in finest.note):
+    if finest is not None and finest.said:
         print(f"tklscore: note: {finest.note}", file=sys.stderr)

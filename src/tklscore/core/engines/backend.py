@@ -78,6 +78,16 @@ class Backend:
     def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def view(self, name: str, sql: str) -> None:
+        """``name`` as the rows of ``sql``, computed by each statement that reads it (a
+        back-end without lazy relations keeps them: :meth:`materialize`)."""
+        self.materialize(name, sql)
+
+    def drop(self, name: str) -> bool:
+        """Free the relation ``name``, which no later statement reads; False: the back-end
+        keeps it (the default)."""
+        return False
+
     def materialize_joined(self, name: str, sql: str) -> None:
         """:meth:`materialize` a statement of many joins to small tables, joined in the
         order written (searching for an order would cost more than the joins)."""
@@ -154,11 +164,13 @@ class Backend:
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
                     encoding: str | None = None, identifying=(), raw_continuous: bool = False,
-                    sample_weight: str | None = None) -> None:
+                    sample_weight: str | None = None, lazy: bool = False) -> None:
         """``src(rid, id, q0.., s0.., y0.., sw)`` from the source file (``y``: the
         ``identifying`` columns, Y of (X,Y)-anonymity, as text; with ``raw_continuous``
         also ``r{i}``, a continuous SA i as written, which its hierarchy reads; ``sw``: the
-        ``sample_weight`` column as numbers, when given)."""
+        ``sample_weight`` column as numbers, when given). ``lazy``: a Parquet file's
+        ``src`` is a :meth:`view` of it (read a few times, as into the finest aggregate,
+        rather than copied: a copy of 10M records is ~1.5 GB of buffers)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
         stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
@@ -177,15 +189,16 @@ class Backend:
             parts += [f"{text(c)} AS r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
         if sample_weight:
             parts.append(f"TRY_CAST(TRIM(CAST({self.q(stripped[sample_weight])} AS STRING)) AS DOUBLE) AS sw")
-        self.run("cannot be read", path,
-                 lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
+        keep = self.view if lazy and scan.kind == "Parquet" else self.materialize
+        self.run("cannot be read", path, lambda: keep("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         if sample_weight:
             self._check_sample_weights(scan, stripped[sample_weight], sample_weight)
         for i, c in enumerate(roles.sa):
             if c not in roles.continuous:
                 continue
-            bad = self.fetch(f"SELECT rid, COUNT(*) OVER () AS many FROM src WHERE s{i} IS NULL OR isnan(s{i}) "
-                             f"OR ABS(s{i}) = CAST('Infinity' AS DOUBLE) ORDER BY rid LIMIT 1")
+            bad = self.run("cannot be read", path, lambda: self.fetch(
+                f"SELECT rid, COUNT(*) OVER () AS many FROM src WHERE s{i} IS NULL OR isnan(s{i}) "
+                f"OR ABS(s{i}) = CAST('Infinity' AS DOUBLE) ORDER BY rid LIMIT 1"))
             if len(bad):
                 rid, many = int(bad["rid"].iloc[0]), int(bad["many"].iloc[0])
                 raw = self.fetch(f"SELECT CAST({self.q(stripped[c])} AS STRING) AS v FROM {scan.relation} "
@@ -196,7 +209,8 @@ class Backend:
                                  row=rid + scan.header_rows, column=c,
                                  hint="fix the value, or treat the column as categorical")
         if roles.identifier:
-            empty = self.fetch("SELECT rid FROM src WHERE id = '' ORDER BY rid LIMIT 1")
+            empty = self.run("cannot be read", path,
+                             lambda: self.fetch("SELECT rid FROM src WHERE id = '' ORDER BY rid LIMIT 1"))
             if len(empty):
                 raise InputError("identifier is empty", file=str(path),
                                  row=int(empty["rid"].iloc[0]) + scan.header_rows, column=roles.identifier)
@@ -205,8 +219,8 @@ class Backend:
         """An identifier column of ``src`` holds each id once (the in-memory rule)."""
         if not roles.identifier:
             return
-        duplicate = self.fetch("SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 "
-                               "ORDER BY id LIMIT 1")
+        duplicate = self.run("cannot be read", name, lambda: self.fetch(
+            "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"))
         if len(duplicate):
             raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
                              f"times", file=name, column=roles.identifier, hint="an identifier column must be unique")

@@ -100,7 +100,10 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
+        self.finest = open_finest(backend, self.source, roles, options, lambda: self._open_records(lazy=True),
+                                  use_cache=cache)
+        if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
+            self._records_open = False
         if drop_absent_hierarchies:
             self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
         for column in self.hierarchies:
@@ -124,11 +127,13 @@ class EngineDesigner:
 
         return AggregateLattice(self)
 
-    def _open_records(self) -> None:
+    def _open_records(self, lazy: bool = False) -> None:
         """``src``: the records (the first read of the file, or a design that needs them),
-        with the checks of every record."""
+        with the checks of every record (``lazy``: a view of a Parquet file, read into the
+        aggregate, then dropped)."""
         if not self._records_open:
-            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True)
+            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True,
+                                     lazy=lazy)
             self.backend.check_unique_ids(self.roles, self.source)
             self._records_open = True
 
@@ -227,6 +232,8 @@ class EngineDesigner:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True)
                 totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                for relation in ("combos", "scored"):    # one row per combination of the source: freed
+                    self.backend.drop(relation)
                 if int(totals["w_above"] or 0):
                     notes.append(weights_above_one_note(int(totals["w_above"]), float(totals["w_max"])))
                 keep_totals(self.finest, digest, {k: (int(v) if k in ("n", "w_above") else float(v))
@@ -298,7 +305,8 @@ class EngineDesigner:
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
         backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
-        backend.materialize("published", plan.published())
+        if not weighted:   # over the aggregate the records are read from the file when asked for
+            backend.materialize("published", plan.published())
         self._released = True
         self._last = (plan, bool(dropped_rows.any()))
         suppressed = int(sizes[dropped].sum())

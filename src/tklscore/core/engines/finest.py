@@ -23,6 +23,16 @@ removed and rebuilt, never used. The Parquet file is written through
 earlier cache untouched; the evaluation then goes on with the aggregate kept in the engine,
 and its note says what ran out), and the JSON file only after it, so a half-written cache is
 never taken for a whole one.
+
+When a cache pays for itself (``score``): the designer always works over the aggregate (a
+design's classes, suppression and utility are its roll-ups), but ``score --engine duckdb``
+asks one question of the whole source, which one pass over the records answers as fast as
+one over an aggregate of about as many rows. So with ``only_if_it_pays`` the aggregate is
+built and cached only when its combinations, estimated first in one cheap pass
+(HyperLogLog over ``src``), are at most :data:`PAYS_AT` of the records: then a later
+question of the same file reads the smaller aggregate. Otherwise the score is answered from
+the file in that one pass and the note says so (``skipped``); a cache already kept for the
+file (by a designer) is always used.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from tklscore.core.tables.roles import Roles
 VERSION = 1           # of the aggregate's layout: a new layout never reads an old file
 BLOCK = 1 << 20       # the bytes hashed at each end of the file
 RELATION = "fin"      # the aggregate in the engine: q0.., s0.., r{i}.., cnt, rid, id ('')
+PAYS_AT = 0.5         # a score builds the aggregate when it has at most this share of the records' rows
 
 
 def cache_folder() -> Path:
@@ -82,6 +93,12 @@ class FinestAggregate:
     reused: bool        # read from the cache, not from the file
     path: Path | None   # the cache file (None: not kept on disk)
     note: str           # what happened, in words (the CLI's stderr, the views' notes)
+    skipped: bool = False   # not built (it would not pay for itself): no :data:`RELATION`; the records answer
+
+    @property
+    def said(self) -> bool:
+        """The note is worth saying to the user (reused, not built, or not kept for a reason)."""
+        return self.reused or self.skipped or "not cached:" in self.note
 
 
 def cache_name(fingerprint: Fingerprint, roles: Roles, engine: str, options: dict) -> str:
@@ -118,11 +135,25 @@ def _remove(path: Path) -> None:
             path.unlink()
 
 
+def estimate_sql(roles: Roles) -> str:
+    """The finest aggregate's rows, estimated (HyperLogLog over a hash of each record's
+    combination), and the records of ``src``: one pass, nothing grouped or kept."""
+    return (f"SELECT CAST(approx_count_distinct(hash({', '.join(_keys(roles))})) AS BIGINT) AS rows, "
+            f"CAST(COUNT(*) AS BIGINT) AS records FROM src")
+
+
+def pays(rows: int, records: int) -> bool:
+    """The rule of a score's aggregate: built and cached when it has at most :data:`PAYS_AT`
+    of the records' rows (the records themselves answer a question in as few)."""
+    return rows <= PAYS_AT * records
+
+
 def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_records, use_cache: bool = True,
-                folder: Path | None = None) -> FinestAggregate:
+                folder: Path | None = None, only_if_it_pays: bool = False) -> FinestAggregate:
     """:data:`RELATION` in ``backend``: the finest aggregate of the source ``path`` under
     ``roles``, read from the cache when it still matches the file, else computed from the
-    records (``open_records()`` opens ``src``, with the checks of the records) and kept."""
+    records (``open_records()`` opens ``src``, with the checks of the records) and kept;
+    with ``only_if_it_pays``, computed only when it :func:`pays` (else ``skipped``)."""
     local = Path(path)
     fingerprint = None
     if use_cache and local.is_file():
@@ -148,7 +179,14 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
         _remove(target)
         _remove(_totals_path(target))
     open_records()
-    backend.materialize(RELATION, finest_sql(roles))
+    if only_if_it_pays:
+        estimate = backend.fetch(estimate_sql(roles)).iloc[0]
+        rows, records = int(estimate["rows"]), int(estimate["records"])
+        if not pays(rows, records):
+            return FinestAggregate(rows, records, False, None, f"aggregate of the source not built: about {rows:,} "
+                                   f"combinations of {records:,} records, more than {PAYS_AT:.0%} of them, so a "
+                                   f"cache would not pay for itself; scored from the file in one pass", skipped=True)
+    backend.run("cannot be read", path, lambda: backend.materialize(RELATION, finest_sql(roles)))
     records = int(backend.fetch(f"SELECT CAST(COALESCE(SUM(cnt), 0) AS BIGINT) AS n FROM {RELATION}")["n"].iloc[0])
     rows = backend.count(RELATION)
     if target is None:

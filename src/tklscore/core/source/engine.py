@@ -163,8 +163,9 @@ class EngineSession(EngineSource):
     def _finest(self):
         """DuckDB: the source's finest aggregate as ``fin`` — from the cache the designer
         shares (:mod:`tklscore.core.engines.finest`) when it still matches the file, else
-        from ``src`` and kept there — which the whole source is scored over (Spark scores
-        the records: its paths may be remote and its statements are jobs)."""
+        from ``src`` and kept there when it pays for itself (``finest.pays``) — which the
+        whole source is scored over; None: the records are scored (an aggregate about as
+        large as the file, or Spark: its paths may be remote and its statements are jobs)."""
         if self.engine != "duckdb":
             return None
         if self.finest is None:
@@ -172,8 +173,9 @@ class EngineSession(EngineSource):
 
             options = {"delimiter": self.delimiter, "encoding": self.encoding,
                        "keep_spaces": self.backend.keep_spaces}
-            self.finest = open_finest(self.backend, self.path, self.roles, options, lambda: None)
-        return self.finest
+            self.finest = open_finest(self.backend, self.path, self.roles, options, lambda: None,
+                                      only_if_it_pays=True)
+        return None if self.finest.skipped else self.finest
 
     # ------------------------------------------------------------------ releases
 
