@@ -24,7 +24,8 @@ import numpy as np
 
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
-from tklscore.core.engines.scoring import attribute_t, whole_class_batches
+from tklscore.core.engines.scoring import (attribute_t, pairs_in_one_statement, t_of_pairs,
+                                              value_counts_of_pairs, whole_class_batches)
 from tklscore.core.errors import InputError, check_limit
 from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, PAIRS, POPULATION, RECORDS,
                                            SAMPLE_WEIGHTS, SUBSETS, VALUE_COUNTS, Aggregates)
@@ -50,6 +51,7 @@ class EngineAggregates(Aggregates):
                  weighted: bool = False):
         super().__init__()
         self._grouped: set[int] = set()   # the SAs whose pairs are grouped in the engine (``pairs_{i}``)
+        self._fetched_pairs = None         # every SA's pairs fetched in one statement (False: streamed)
         self.backend, self.name, self.population_name = backend, name, population_name
         self.qi, self.sa, self.continuous = list(roles.qi), list(roles.sa), set(roles.continuous)
         self.population, self.n_identifying = population, n_identifying
@@ -60,11 +62,12 @@ class EngineAggregates(Aggregates):
         # weighted: ``source`` and ``population`` hold the finest aggregate's rows (.finest), with ``cnt``
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope", weighted)
         markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
-        self.rows = int(backend.fetch(f"SELECT {plan.count} AS n FROM {source}")["n"].iloc[0])
+        counted = backend.fetch(f"SELECT {plan.count} AS n, CAST(COALESCE(SUM(CASE WHEN {plan.suppressed('?')} "
+                                f"THEN {plan.times('1')} ELSE 0 END), 0) AS BIGINT) AS s FROM {source}", markers).iloc[0]
+        self.rows = int(counted["n"])
         if self.rows == 0:
             raise InputError("the table has no records", file=name)
-        self.suppressed_rows = int(backend.fetch(f"SELECT {plan.count} AS n FROM {source} WHERE "
-                                                 f"{plan.suppressed('?')}", markers)["n"].iloc[0])
+        self.suppressed_rows = int(counted["s"])
         where = f" WHERE NOT ({plan.suppressed('?')})" if exclude_suppressed and self.suppressed_rows else ""
         if where and self.suppressed_rows == self.rows:
             raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
@@ -87,11 +90,16 @@ class EngineAggregates(Aggregates):
         if aggregate == CLASS_SIZES:
             return backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
         if aggregate == VALUE_COUNTS:
-            counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
+            fetched = self._pairs_of(i)
+            counts = (backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64) if fetched is None
+                      else value_counts_of_pairs(fetched))
             # value codes are ranks in sorted value order (text, or numbers for a continuous SA)
             return counts, np.arange(len(counts), dtype=np.int64)
         if aggregate == CLASS_T:
             sizes = self.get(CLASS_SIZES)
+            fetched = self._pairs_of(i)
+            if fetched is not None:
+                return t_of_pairs(plan, i, int(sizes.sum()), sizes, fetched, self.get(VALUE_COUNTS, attribute)[0])
             if plan.continuous[i]:
                 return attribute_t(backend, plan, i, int(sizes.sum()), sizes, self.pair_batches(attribute),
                                    self.get(VALUE_COUNTS, attribute)[0])
@@ -118,11 +126,26 @@ class EngineAggregates(Aggregates):
         (``pairs_{i}``) and streamed in batches of whole classes, sorted by class then value
         (the ordered EMD's order): a continuous SA has nearly as many pairs as records."""
         i = self.sa.index(attribute)
+        fetched = self._pairs_of(i)
+        if fetched is not None:
+            yield fetched
+            return
         if i not in self._grouped:
             self.backend.materialize(f"pairs_{i}", self.plan.class_value_pairs(i, ordered=False))
             self._grouped.add(i)
             self.fetched.append(f"{PAIRS} of {attribute}")
         yield from whole_class_batches(self.backend, f"SELECT cid, idx, c FROM pairs_{i} ORDER BY cid, idx")
+
+    def _pairs_of(self, i: int) -> tuple[np.ndarray, ...] | None:
+        """SA i's pairs when every SA's are fetched in one statement (an engine that asks for
+        few statements, and pairs that fit one batch: :func:`~.scoring.pairs_in_one_statement`);
+        None: grouped and streamed per SA."""
+        if self._fetched_pairs is None:
+            fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
+            self._fetched_pairs = False if fetched is None else fetched
+            if fetched is not None:
+                self.fetched.append(f"{PAIRS} of every attribute")
+        return self._fetched_pairs[i] if self._fetched_pairs else None
 
     def _population_sizes(self) -> np.ndarray:
         """F of each class: the population's records with its QI values (an error names the

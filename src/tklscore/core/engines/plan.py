@@ -102,6 +102,16 @@ class Plan:
         return (f"SELECT cid, c{i} AS idx, {self.count} AS c FROM {self.counted} GROUP BY cid, c{i}"
                 + (" ORDER BY cid, idx" if ordered else ""))
 
+    def all_class_value_pairs(self) -> str:
+        """Every SA's (class, value code, count) pairs in one grouping, ``(sa, cid, idx, c)``
+        sorted by SA, class then value: each record's (SA, code) pairs stacked (Spark SQL's
+        ``STACK``). For an engine whose statements cost a job each (Spark): one job instead
+        of one grouping, one count and one fetch per SA."""
+        stacked = ", ".join(f"{i}, c{i}" for i in range(len(self.sa)))
+        return (f"SELECT t.sa, cid, t.idx, {self.count} AS c FROM {self.counted} "
+                f"LATERAL VIEW STACK({len(self.sa)}, {stacked}) t AS sa, idx "
+                f"GROUP BY t.sa, cid, t.idx ORDER BY t.sa, cid, t.idx")
+
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""
         return f"SELECT c{i} AS idx, {self.count} AS c FROM {self.counted} GROUP BY c{i} ORDER BY idx"

@@ -18,7 +18,7 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches
+from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches, variational_distance_of_pairs
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, shown_value)
@@ -117,9 +117,12 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     radix = (n_classes, *cardinalities)
     backend.materialize("combos", plan.combinations(radix))
     per_combination = replace(plan, weighted=True, counted="combos")
+    fetched = pairs_in_one_statement(backend, per_combination, n)   # a combination is a record or more
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
-        np.maximum(class_t, attribute_t(backend, per_combination, i, n, sizes), out=class_t)
+        t = (attribute_t(backend, per_combination, i, n, sizes) if fetched is None
+             else t_of_pairs(per_combination, i, n, sizes, fetched[i], value_counts_of_pairs(fetched[i])))
+        np.maximum(class_t, t, out=class_t)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     backend.materialize("scored", plan.combination_scores(radix))
     return Scored(backend.fetch(plan.totals("scored", weighted=True)).iloc[0], warnings, plan.combination(radix),
@@ -142,6 +145,37 @@ def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray,
             table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
         return ordered_emd_of_batches(batches, len(sizes), sizes, table_counts, n)
     return np.clip(backend.fetch(plan.variational_distance(i, n, pairs))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
+
+
+def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int) -> list[tuple[np.ndarray, ...]] | None:
+    """Every SA's (class, value code, count) pairs as int64 arrays sorted by class then
+    value, by SA, fetched in one statement (:meth:`.Plan.all_class_value_pairs`) on an
+    engine whose statements cost a job each (:attr:`.Backend.few_statements`) while they
+    fit one batch of :data:`PAIR_BATCH_ROWS` (``rows``: the most pairs an SA can have, the
+    rows of ``plan.counted``); else None: each SA's pairs are grouped and streamed alone."""
+    if not backend.few_statements or not plan.sa or rows * len(plan.sa) > PAIR_BATCH_ROWS:
+        return None
+    table = backend.fetch_arrow(plan.all_class_value_pairs())
+    sa, cid, idx, c = (table.column(name).to_numpy().astype(np.int64, copy=False) for name in ("sa", "cid", "idx", "c"))
+    bounds = np.searchsorted(sa, np.arange(len(plan.sa) + 1))
+    return [(cid[a:b], idx[a:b], c[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def value_counts_of_pairs(pairs: tuple[np.ndarray, ...]) -> np.ndarray:
+    """How many records hold each value code, from every (class, value code, count) pair of
+    an SA (each code of ``codes_{i}`` is held by a record, so it is in a pair)."""
+    _, idx, counts = pairs
+    out = np.zeros(int(idx.max()) + 1 if len(idx) else 0, dtype=np.int64)
+    np.add.at(out, idx, counts)
+    return out
+
+
+def t_of_pairs(plan: Plan, i: int, n: int, sizes: np.ndarray, pairs: tuple[np.ndarray, ...],
+               table_counts: np.ndarray) -> np.ndarray:
+    """:func:`attribute_t` from SA i's pairs already fetched: no statement."""
+    if plan.continuous[i]:
+        return ordered_emd_of_batches([pairs], len(sizes), sizes, table_counts, n)
+    return variational_distance_of_pairs(pairs, len(sizes), sizes, table_counts, n)
 
 
 def whole_class_batches(backend: Backend, sql: str, rows: int | None = None):

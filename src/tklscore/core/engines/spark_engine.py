@@ -311,6 +311,7 @@ class SparkBackend(Backend):
         self.inputs: list[str] = []   # every file scanned: an output never replaces one
         self._cached: dict[str, object] = {}
         self._views: list[str] = []
+        self._eager = 0               # inside run(): relations computed at once
 
     def close(self) -> None:
         for frame in self._cached.values():
@@ -335,19 +336,36 @@ class SparkBackend(Backend):
     def _view(self, name: str, frame) -> None:
         previous = self._cached.pop(name, None)
         frame.createOrReplaceTempView(name)
-        if previous is not None:
+        # the same statement again (a relation of the next evaluation) shares the kept rows of
+        # the one it replaces: Spark keeps a result once per plan, so dropping those would drop both
+        if previous is not None and not _same_plan(previous, frame):
             previous.unpersist()
         self._views.append(name)
 
     def materialize(self, name: str, sql: str, params=None) -> None:
         # positional ``?`` parameters (Spark 3.5+): values are bound, never parsed as SQL text
-        self._keep(name, self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql))
+        self._keep(name, self.spark.sql(sql, args=list(params)) if params else self.spark.sql(sql),
+                   eager=self._eager > 0)
 
-    def _keep(self, name: str, frame) -> None:
+    def run(self, what: str, path: str, action):
+        """As :meth:`Backend.run`, the relations materialised inside computed at once, so
+        that an error reading the file is said here, naming it."""
+        self._eager += 1
+        try:
+            return super().run(what, path, action)
+        finally:
+            self._eager -= 1
+
+    def _keep(self, name: str, frame, eager: bool = True) -> None:
+        """``frame`` kept as the relation ``name``. A job costs Spark a fixed fraction of a
+        second however small its table, so a plan's relation is computed by the first
+        statement that reads it (in that statement's job) and kept from then on, not in a
+        job of its own; ``eager``: computed here (a scan, and what :meth:`run` wraps)."""
         from pyspark import StorageLevel
 
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
-        frame.count()  # computed once, here: later statements read the kept rows
+        if eager:
+            frame.count()
         self._view(name, frame)
         self._cached[name] = frame
 
@@ -479,6 +497,14 @@ class SparkBackend(Backend):
         except Exception as exc:
             raise InputError(f"not a readable {kind} file ({first_line(exc)})", file=str(path)) from None
         return Scan(relation, columns, kind, str(path), raw)
+
+
+def _same_plan(a, b) -> bool:
+    """Two DataFrames of the same analysed plan (the same result, as Spark's cache matches them)."""
+    try:
+        return bool(a._jdf.queryExecution().analyzed().sameResult(b._jdf.queryExecution().analyzed()))
+    except Exception:  # noqa: BLE001 - not comparable: treated as different
+        return False
 
 
 def _is_csv_folder(path: str) -> bool:

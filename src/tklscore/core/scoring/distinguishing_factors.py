@@ -577,9 +577,17 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
     exactly like the table has distance exactly 0. ``pairs``: the result of
     :func:`class_value_counts` when the caller has it already."""
-    n = len(classes)
     table_counts = np.bincount(values.codes, minlength=values.cardinality)
-    cls, val, counts = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
+    pairs = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
+    return variational_distance_of_pairs(pairs, n_classes, class_sizes, table_counts, len(classes))
+
+
+def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray, table_counts: np.ndarray,
+                                  n: int) -> np.ndarray:
+    """:func:`variational_distance_by_class` from the (class, value code, count) ``pairs``
+    and the table's count of each value code (``n`` records): what an engine that fetched
+    the pairs finishes in Python."""
+    cls, val, counts = pairs
     k = class_sizes[cls]
     inside = np.abs(counts * n - table_counts[val] * k)
     # a value absent from a class contributes q_v = C_v / n, in all (n − Σ_inside C_v) / n
