@@ -119,3 +119,34 @@ def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
                 if known is not None:
                     assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
                     assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
+
+
+def test_few_open_rows_counted_per_attribute_however_wide_the_masks(monkeypatch):
+    """When few rows are open in every SA's mask, a node is counted SA by SA over its open
+    rows (whatever the masks' widths), and its l-DF is still the plain one at every node."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+
+    assert not factors_module._few_open([None, None], 10)        # no mask: every row may be above 1
+    wide = np.ones(100, dtype=bool)
+    narrow = np.zeros(100, dtype=bool)
+    narrow[:3] = True
+    assert factors_module._few_open([wide, narrow, None], 100)    # 3 % open in every mask
+    assert not factors_module._few_open([wide, wide], 100)
+    counted = []
+    original = factors_module._l_per_attribute
+    monkeypatch.setattr(factors_module, "_l_per_attribute",
+                        lambda *args, **kwargs: counted.append(1) or original(*args, **kwargs))
+    monkeypatch.setattr(factors_module, "WIDE", 0.0)          # the masks' widths alone would always sort
+    monkeypatch.setattr(factors_module, "FEW", 1.01)          # every node with masks has few rows open
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(50, 400))
+        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)]
+        groups = sa_groups(sa, n)
+        lattice = LatticeL()
+        for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
+            classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
+            assert lattice.l(classes, groups, node).tolist() == \
+                l_distinguishing_factor([], sa, n, classes=classes).tolist(), (seed, node)
+    assert len(counted) == 10 * (12 - 1)        # every node but the top one had its generalisations' masks

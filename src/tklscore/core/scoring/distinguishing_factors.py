@@ -188,7 +188,8 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     when the groups of A_i can be marked in a table, only those holding a row whose l is
     still above 1 are counted (the others' masks stay set: not known to be single). A mask
     of None: every row may."""
-    if known is not None and not _wide(known) and _narrow(classes, groups, known):
+    if known is not None and (_few_open(known, len(classes[0])) or
+                              (not _wide(known) and _narrow(classes, groups, known))):
         return _l_per_attribute(classes, groups, known, step)
     found = _l_by_runs(classes, groups, known)
     if found is None:
@@ -203,6 +204,25 @@ WIDE = 0.6
 """The mean share of rows left open per SA from which counting every row's groups by one
 sort (:func:`_l_by_runs`) beats counting each SA's open rows apart (measured on the
 benchmark's 1M-row lattice: 3-4x faster near its top, slower near its bottom)."""
+
+
+FEW = 0.04
+"""The share of rows open in every SA's mask (the only rows whose l may still be above 1)
+below which counting each SA's open rows (:func:`_l_per_attribute`, which then counts only
+the groups holding one of them) beats counting every row's groups by one sort, however
+wide the masks are (measured on the benchmark's 1M-row lattice: 2-4x faster below 2 %,
+about even at 5 %)."""
+
+
+def _few_open(known: list, n: int) -> bool:
+    """Whether the rows open in every SA's mask are fewer than FEW of the ``n`` rows."""
+    masks = [mask for mask in known if mask is not None]
+    if not masks:
+        return False
+    every = masks[0].copy()
+    for mask in masks[1:]:
+        every &= mask
+    return np.count_nonzero(every) < FEW * n
 
 
 def _wide(known: list) -> bool:
