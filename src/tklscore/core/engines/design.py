@@ -100,7 +100,7 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, lambda: self._open_records(lazy=True),
+        self.finest = open_finest(backend, self.source, roles, options, self._open_records,
                                   use_cache=cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
