@@ -1,3 +1,6 @@
+import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -47,3 +50,39 @@ def _aggregate_cache(tmp_path_factory):
         os.environ.pop("TKLSCORE_CACHE_DIR", None)
     else:
         os.environ["TKLSCORE_CACHE_DIR"] = before
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process, its live descendants (a Spark JVM) and the
+    children they have reaped, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, stack = 0.0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15]) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With TKLSCORE_TEST_TIMELINE=FILE, each test's start, end, worker and CPU (the worker's
+    process tree, a Spark JVM included) is appended to FILE as a JSON line: the schedule of a
+    parallel run (scripts/test_timeline.py summarises it)."""
+    out = os.environ.get("TKLSCORE_TEST_TIMELINE")
+    if not out:
+        yield
+        return
+    pid = os.getpid()
+    start, cpu = time.time(), _tree_cpu(pid)
+    yield
+    line = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": item.nodeid,
+            "file": item.nodeid.split("::", 1)[0], "start": start, "end": time.time(),
+            "cpu": _tree_cpu(pid) - cpu, "load": os.getloadavg()[0]}
+    with open(out, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
