@@ -403,9 +403,11 @@ class EngineDesigner:
     def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
                  suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
         qi = []
+        uses = self.backend.fetch(plan.value_uses(len(self.roles.qi), whole))
+        by_qi = uses["qi"].to_numpy(dtype=np.int64)
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
-            use = self.backend.fetch(plan.value_use(j, whole))
+            use = uses[by_qi == j]
             index = {v: k for k, v in enumerate(column.values)}
             where = np.array([index[v] for v in use["v"].tolist()], dtype=np.int64)
             counts = np.zeros(len(column.values), dtype=np.int64)
