@@ -41,6 +41,7 @@ from tklscore.core.tables.roles import Roles  # noqa: E402
 from tklscore.core.model.taxonomy import extract_taxonomy  # noqa: E402
 from tklscore.core.tables.loading import Table  # noqa: E402
 from tklscore.core.model.vocabulary import Vocabulary  # noqa: E402
+from tklscore.gui.app import prepare_ui_process  # noqa: E402
 from tklscore.gui.main_window import MainWindow  # noqa: E402
 
 TARGET_OPEN_S = 1.5
@@ -178,6 +179,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
+    prepare_ui_process()   # as the application's start-up does (gui/app.py)
     frame, roles, model, folder, source = project_inputs(args.rows, args.seed, "tklscore-bench-gui-")
     sample = published_sample(args.rows, np.random.default_rng(args.seed))
     project = Project(source_path=str(source), roles=roles,

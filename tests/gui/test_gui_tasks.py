@@ -141,24 +141,25 @@ def test_progress_is_passed_on_only_when_it_changes(qtbot, monkeypatch):
     assert shown == [(10, "Working"), (20, "Working"), (40, "Working"), (40, "Almost")]
 
 
-def test_a_task_gives_the_interpreter_back_to_the_ui_thread_within_a_millisecond(qtbot):
+def test_a_task_runner_leaves_the_process_s_switch_interval_alone(qtbot):
     import sys
 
-    from tklscore.gui.tasks import UI_SWITCH_INTERVAL
-
+    before = sys.getswitchinterval()
     sys.setswitchinterval(0.005)   # Python's default
-    TaskRunner()
-    assert sys.getswitchinterval() <= UI_SWITCH_INTERVAL == 0.001
+    try:
+        TaskRunner()
+        assert sys.getswitchinterval() == 0.005   # the application's start-up sets it (gui/app.py)
+    finally:
+        sys.setswitchinterval(before)
 
 
-def test_tasks_and_core_s_helper_threads_run_at_a_lower_priority_than_the_ui_thread(qtbot):
+def test_a_task_runs_at_a_lower_priority_than_the_ui_thread(qtbot):
     import os
     import sys
     import threading
 
     import pytest
 
-    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
     from tklscore.gui.tasks import BACKGROUND_NICE
 
     if not sys.platform.startswith("linux"):
@@ -173,12 +174,4 @@ def test_tasks_and_core_s_helper_threads_run_at_a_lower_priority_than_the_ui_thr
     runner.start("nice", lambda control: nice(), results.append, results.append)
     qtbot.waitUntil(lambda: bool(results), timeout=5000)
     assert results == [background] and nice() == background - BACKGROUND_NICE   # the UI thread keeps its own
-    every = threading.Barrier(BESIDE_THREADS)
-
-    def helper_nice() -> int:
-        every.wait(timeout=5)
-        return nice()
-
-    assert [job.result(10) for job in [BESIDE.submit(helper_nice) for _ in range(BESIDE_THREADS)]] \
-        == [background] * BESIDE_THREADS
     runner.wait()
