@@ -390,3 +390,58 @@ def test_what_the_ui_thread_reads_of_a_large_source_is_computed_off_it(qtbot, wo
     assert [column for column, on_ui in computed if on_ui and column in sensitive] == []
     for report in workbench.reports.values():
         assert "_riskiest" in report.__dict__ and report.riskiest() is report.__dict__["_riskiest"][2]
+
+
+def test_an_opened_project_s_tasks_start_after_the_views_have_repainted(qtbot, window, tmp_path):
+    from PySide6.QtCore import QEvent, QObject
+
+    bench = window.workbench
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    bench.load_example("thesis")
+    wait_scored(qtbot, bench)
+    path = tmp_path / "thesis.tklproj"
+    bench.save_project(str(path))
+    scores = bench.reports["Scenario 1"].scores
+    log = []
+
+    class Paints(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                log.append("paint")
+            return False
+
+    paints = Paints()
+    window.views["release"].installEventFilter(paints)
+    window.show_view("release")
+    bench.runner.busy.connect(lambda busy, name: busy and log.append(f"task: {name}"))
+    qtbot.waitUntil(lambda: not bench.runner.current, timeout=5000)
+    log.clear()
+    bench.open_project(str(path))
+    assert bench.project_path == str(path) and bench.model_pending()   # the project is held at once
+    assert not bench.runner.current                                     # its work waits for the repaint
+    wait_scored(qtbot, bench)
+    tasks = [i for i, what in enumerate(log) if what.startswith("task")]
+    assert "paint" in log[:tasks[0]], log
+    assert log[tasks[0]:tasks[0] + 2] == ["task: Reading the tkl-Data Model", "task: Loading the source table"]
+    assert bench.reports["Scenario 1"].scores == scores
+
+
+def test_a_project_closed_before_its_tasks_started_starts_none(qtbot, workbench, tmp_path):
+    from PySide6.QtCore import QCoreApplication
+
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "thesis.tklproj"
+    workbench.save_project(str(path))
+    started = []
+    workbench.runner.busy.connect(lambda busy, name: busy and started.append(name))
+    workbench.open_project(str(path))
+    workbench.new_project()              # before the event loop ran: the opening's tasks never start
+    for _ in range(10):
+        QCoreApplication.processEvents()
+    assert started == [] and workbench.table is None and not workbench.model_pending()
+    workbench.open_project(str(path))
+    wait_scored(qtbot, workbench)
+    assert started[:2] == ["Reading the tkl-Data Model", "Loading the source table"]
