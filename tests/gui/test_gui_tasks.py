@@ -10,7 +10,7 @@ def test_a_result_queued_for_a_deleted_runner_is_dropped(qtbot):
     runner = TaskRunner()
     done = []
     runner.start("work", lambda control: 42, done.append, done.append)
-    assert runner.pool.waitForDone(5000)      # the result is now queued for the UI thread
+    assert runner.wait(5000)                  # the result is now queued for the UI thread
     task = runner.current[0]
     shiboken6.delete(runner)                  # the owner closes before the event loop delivers it
     with qtbot.captureExceptions() as exceptions:
@@ -48,7 +48,7 @@ def test_a_task_whose_owner_is_deleted_while_it_runs_is_cancelled_and_calls_noth
                  lambda m: calls.append(("failed", owner.text())), owner=owner)
     progress = []
     runner.progress.connect(lambda p, t: progress.append(p))
-    assert started.wait(5)
+    qtbot.waitUntil(started.is_set, timeout=5000)   # its thread begins once the event loop has run
     shiboken6.delete(owner)                   # the view closes while its task runs
     release.set()
     qtbot.waitUntil(lambda: not runner.current, timeout=5000)
@@ -175,3 +175,37 @@ def test_a_task_runs_at_a_lower_priority_than_the_ui_thread(qtbot):
     qtbot.waitUntil(lambda: bool(results), timeout=5000)
     assert results == [background] and nice() == background - BACKGROUND_NICE   # the UI thread keeps its own
     runner.wait()
+
+
+def test_a_task_s_thread_begins_after_the_window_s_pending_repaint(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    log = []
+
+    class Painted(QLabel):
+        def paintEvent(self, event):
+            log.append("paint")
+            super().paintEvent(event)
+
+    label = Painted("before")
+    qtbot.addWidget(label)
+    label.show()
+    qtbot.waitExposed(label)
+    qtbot.waitUntil(lambda: "paint" in log, timeout=5000)
+    log.clear()
+    runner = TaskRunner()
+    done = []
+    label.setText("after")                 # the change that starts the task asks for a repaint
+    runner.start("work", lambda control: log.append("work") or 42, done.append, done.append)
+    assert [t.name for t in runner.current] == ["work"]   # started: busy at once
+    qtbot.waitUntil(lambda: done == [42], timeout=5000)
+    assert log == ["paint", "work"]
+
+
+def test_wait_begins_the_waiting_tasks_and_waits_for_them(qtbot):
+    from tklscore.gui.tasks import SAVE
+
+    runner = TaskRunner()
+    written = []
+    runner.start("save", lambda control: written.append("file"), lambda _: None, lambda _: None, lane=SAVE)
+    assert runner.wait() and written == ["file"]   # no event loop ran: a file is never left unwritten

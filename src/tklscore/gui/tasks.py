@@ -16,6 +16,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from tklscore.core.errors import Cancelled
+from tklscore.gui.after_paint import after_pending_paints
 from tklscore.gui.guard import error_text, is_bad_input
 
 __all__ = ["Cancelled", "TaskControl", "TaskRunner"]   # Cancelled: the core's, raised inside a task's function
@@ -122,6 +123,8 @@ class TaskRunner(QObject):
     tasks one at a time in order (scoring state is not shared between threads); the side
     lane runs beside it, so a view's secondary computation never makes the scores wait;
     the save lane writes files from snapshots, and :meth:`wait` always lets it finish.
+    A task's thread begins after the window's pending repaint (:mod:`.after_paint`): the
+    change that started it has asked the views to repaint, and they go first.
     Each lane's thread runs at the tasks' priority (:func:`run_in_background`); the runner
     changes nothing else in the process.
 
@@ -140,6 +143,7 @@ class TaskRunner(QObject):
             self.pools[lane].setMaxThreadCount(1)
         self.pool = self.pools[MAIN]
         self.current: list[Task] = []
+        self._waiting: list[tuple[str, Task]] = []   # started, their threads not yet: the repaint goes first
 
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
@@ -160,8 +164,18 @@ class TaskRunner(QObject):
             task.owner_connection = owner.destroyed.connect(task.cancel)
         self.current.append(task)
         self.busy.emit(True, name)
-        self.pools[lane].start(task)
+        # the change that started the task has asked the views to repaint: the task's thread
+        # begins once they have, so that it does not compete with them for the interpreter lock
+        if not self._waiting:
+            after_pending_paints(self, self._start_waiting)
+        self._waiting.append((lane, task))
         return task
+
+    def _start_waiting(self) -> None:
+        """The tasks started since the last repaint, on their lanes' threads, in order."""
+        waiting, self._waiting = self._waiting, []
+        for lane, task in waiting:
+            self.pools[lane].start(task)
 
     @staticmethod
     def _owned(task: Task) -> bool:
@@ -192,4 +206,5 @@ class TaskRunner(QObject):
     def wait(self, msecs: int = 30000) -> bool:
         """Wait until every lane is idle (at most ``msecs`` each; a file being written is
         always written to the end)."""
+        self._start_waiting()
         return all([pool.waitForDone(-1 if lane == SAVE else msecs) for lane, pool in self.pools.items()])

@@ -30,8 +30,6 @@ from tklscore.core.source import KeptSource, ProjectScores, Source, score_projec
 from tklscore.core.tables.loading import Table, load_table, warm_columns
 from tklscore.core.tables.published import Release
 from tklscore.core.tables.roles import Roles
-from tklscore.gui.after_paint import after_pending_paints
-from tklscore.gui.guard import run_guarded
 from tklscore.gui.recovery import AUTOSAVE_MS, Recovery
 from tklscore.gui.tasks import SIDE, TaskControl, TaskRunner
 from tklscore.gui.weights_state import WeightsState
@@ -67,7 +65,6 @@ class Workbench(WeightsState, Recovery, QObject):
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
         self._model_pending = None  # the opened project's model being read (a token)
-        self._opened = object()     # the project opened last (its tasks start after the views' repaint)
         self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
@@ -85,7 +82,6 @@ class Workbench(WeightsState, Recovery, QObject):
     def new_project(self) -> None:
         self.runner.cancel_all()
         self._model_pending = None
-        self._opened = object()   # a project being opened starts nothing more
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None
@@ -142,27 +138,17 @@ class Workbench(WeightsState, Recovery, QObject):
             self._refresh_weights()
             self.modelChanged.emit()
         self.releasesChanged.emit()
-        token = self._model_pending = object() if reading else None
-        opened, sources = self._opened, self._generation["source"]
-
-        def start() -> None:   # the tasks' work would slow the views' repaint: started after it
-            if self._opened is not opened:
-                return   # another project since
-            if reading:
-                self._read_model(project.model_turtle, path, token)
-            if self._generation["source"] == sources:   # else the source was loaded again since
-                self._load_source()
-
-        after_pending_paints(self, lambda: run_guarded(self._fail, start))
+        if reading:   # started once the views hold the project: its work would slow theirs
+            self._read_model(project.model_turtle, path)
+        self._load_source()
         if project.notes:  # what opening had to change, e.g. a second release of one name renamed
             self._fail(f"{path or 'The project'}: " + "; ".join(project.notes))
 
-    def _read_model(self, turtle: str, path: str | None, token: object) -> None:
+    def _read_model(self, turtle: str, path: str | None) -> None:
         """Parse the project's model off the UI thread (Turtle parsing is slow), on the side
         lane while the source loads; until it arrives the project keeps its Turtle, and a newer
-        model or project supersedes it (``token``: the one the opening set as pending)."""
-        if self._model_pending is not token:
-            return
+        model or project supersedes it."""
+        token = self._model_pending = object()
 
         def read(control: TaskControl) -> TklDataModel:
             from rdflib import Graph
