@@ -125,7 +125,7 @@ def test_the_cycle_collector_runs_on_the_ui_thread_only():
     assert done.stdout.strip() == "[False, False]"
 
 
-def test_the_application_s_start_up_sets_the_switch_interval_and_lowers_core_s_helper_threads(monkeypatch):
+def test_the_application_s_start_up_sets_the_switch_interval_freezes_and_lowers_core_s_helpers(monkeypatch):
     import threading
 
     from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
@@ -135,17 +135,22 @@ def test_the_application_s_start_up_sets_the_switch_interval_and_lowers_core_s_h
     def nice() -> int:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
+    import gc
+
     before = sys.getswitchinterval()
     monkeypatch.setattr(app, "_prepared", False)
     sys.setswitchinterval(0.005)   # Python's default
+    frozen = gc.get_freeze_count()
     try:
         app.prepare_ui_process()
         assert sys.getswitchinterval() <= app.UI_SWITCH_INTERVAL == 0.001
+        assert gc.get_freeze_count() > frozen    # the start-up's objects: out of the collector's reach
         sys.setswitchinterval(0.005)
         app.prepare_ui_process()      # once per process
         assert sys.getswitchinterval() == 0.005
     finally:
         sys.setswitchinterval(before)
+        gc.unfreeze()
     if not sys.platform.startswith("linux"):
         return   # threads have a priority of their own on Linux only
     background = min(19, nice() + BACKGROUND_NICE)
