@@ -74,7 +74,7 @@ class BlockMeter:
         self.split = (0.0, 0.0)  # of the longest gap: the UI thread's CPU time and its wait for a CPU
         self.last_queued = 0.0
         self.events: list[tuple[float, float, str]] = []   # (began, ended, what)
-        self.tasks: list[list] = []   # [name, started, result handled] of each task, in perf_counter seconds
+        self.tasks: list[list] = []   # [name, started, result handled, process CPU at both] of each task
         if workbench is not None:
             self._watch(workbench)
 
@@ -87,14 +87,14 @@ class BlockMeter:
 
         def started(name, *args, **kwargs):
             task = start(name, *args, **kwargs)
-            self.tasks.append([name, time.perf_counter(), None])
+            self.tasks.append([name, time.perf_counter(), None, time.process_time(), None])
             task.bench_phase = self.tasks[-1]
             return task
 
         def settled(task, callback, value):
             began, cpu = time.perf_counter(), time.thread_time()
             if getattr(task, "bench_phase", None) is not None:
-                task.bench_phase[2] = began
+                task.bench_phase[2], task.bench_phase[4] = began, time.process_time()
             settle(task, callback, value)
             self.events.append((began, time.perf_counter(),
                                 f"result of '{task.name}' handled ({(time.thread_time() - cpu) * 1000:.0f} ms UI CPU)"))
@@ -142,9 +142,12 @@ class BlockMeter:
         return self.longest
 
     def phases(self) -> str:
-        """Each task since the start: when it started and when its result was handled (ms)."""
+        """Each task since the start: when it started and when its result was handled (ms),
+        and the process's CPU time meanwhile (every thread: tasks that overlap share it)."""
         ms = lambda t: "…" if t is None else f"{(t - self.origin) * 1000:.0f}"  # noqa: E731
-        return "; ".join(f"{name} {ms(began)}–{ms(ended)}" for name, began, ended in self.tasks)
+        cpu = lambda a, b: "" if b is None else f" (CPU {(b - a) * 1000:.0f})"  # noqa: E731
+        return "; ".join(f"{name} {ms(began)}–{ms(ended)}{cpu(cpu_began, cpu_ended)}"
+                         for name, began, ended, cpu_began, cpu_ended in self.tasks)
 
     def where(self, before: int = 2) -> str:
         """The longest gap (in ms from the start of the measurement) and the events in and just before it."""
@@ -247,7 +250,7 @@ def main(argv=None) -> int:
               f"target ≤ {TARGET_OPEN_S:g} s   "
               f"{verdict(ok_open)}{'' if ok_open or loaded_cpu > TARGET_OPEN_S else ' on wall time; PASS on CPU time'} "
               f"(load CSV, factors, score; in the background; load average {load_average():.1f})")
-        print(f"    phases (ms after the open; task started–its result handled): {meter.phases()}")
+        print(f"    phases (ms after the open; task started–its result handled, process CPU ms): {meter.phases()}")
         print(f"longest event-loop block meanwhile:  {blocked_loading * 1000:6.0f} ms  target ≤ 100 ms   "
               f"{verdict(blocked_loading <= 0.1)}  (UI-thread CPU time of the longest: "
               f"{meter.longest_cpu * 1000:.0f} ms)")
