@@ -22,10 +22,8 @@ from tklscore.gui.tasks import run_in_background
 # default is 5 ms): painting a view calls Python once per cell and role, and each call waits
 # for the lock while a task runs, so at 5 ms a repaint during a task took tens of times longer.
 UI_SWITCH_INTERVAL = 0.001
-_prepared = False
-
-
 COLLECT_INTERVAL_S = 0.5   # how often Python's cycle collector runs, on the UI thread (see run)
+_prepared = False
 
 
 def prepare_ui_process() -> None:
