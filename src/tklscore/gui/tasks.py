@@ -78,7 +78,6 @@ class Task:
     def run(self) -> None:
         run_in_background()
         try:
-            self.control.check()   # cancelled before its thread began: it does not run
             result = self.function(self.control)
         except Cancelled:
             self.signals.stopped.emit(None)

@@ -229,7 +229,9 @@ class ChartsPanel(QTabWidget):
         spaced ranks of the chart's order, found by a query over the file (off the UI thread)."""
         kind, store, n = chart.order, report.stored, report.published_rows
 
-        def read(_control=None):
+        def read(control=None):
+            if control is not None:
+                control.check()   # cancelled before it began (an export reads the points itself)
             return store.at_ranks(PER_RECORD_KEYS[kind], decimate(n), ["id", "tkl", "m_score", "l_severity"])
 
         def done(points) -> None:
