@@ -100,8 +100,7 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, self._open_records,
-                                  use_cache=cache)
+        self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
         if drop_absent_hierarchies:
@@ -127,13 +126,11 @@ class EngineDesigner:
 
         return AggregateLattice(self)
 
-    def _open_records(self, lazy: bool = False) -> None:
+    def _open_records(self) -> None:
         """``src``: the records (the first read of the file, or a design that needs them),
-        with the checks of every record (``lazy``: a view of a Parquet file, read into the
-        aggregate, then dropped)."""
+        with the checks of every record."""
         if not self._records_open:
-            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True,
-                                     lazy=lazy)
+            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True)
             self.backend.check_unique_ids(self.roles, self.source)
             self._records_open = True
 
@@ -231,7 +228,8 @@ class EngineDesigner:
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True)
-                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
+                                                  kept=False)    # ``scored``: read once, by the totals
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed
                     self.backend.drop(relation)
                 if int(totals["w_above"] or 0):
@@ -330,7 +328,10 @@ class EngineDesigner:
             per_value = weights.weights_of(name, uniques, name in roles.continuous)
             return np.where(np.isnan(per_value), 0.0, per_value)
 
-        scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
+        # over the aggregate ``scored`` and the released combinations are each read once (a
+        # view: no table written), by the release's totals
+        scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
+                               totals=False)
         step()
         if weighted:
             # no per-record rows asked: the release's totals are its combinations' scores times
@@ -341,11 +342,14 @@ class EngineDesigner:
                 by = ", ".join(scored.combination)
                 backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
                                             f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
-            backend.materialize("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
+            backend.view("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
         report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
+        if weighted:
+            for relation in ("published_scored", "scored"):   # views over relations the measures replace
+                backend.drop(relation)
         notes = report.warnings
         step()
         utility = self._utility(design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)], whole)
