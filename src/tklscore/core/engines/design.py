@@ -358,18 +358,38 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            # measured as it is, not copied; over the aggregate, as the released combinations
-            backend.materialize("published_g", score_plan.released_values(scored.combination, bool(suppressed))
-                                if weighted else plan.published_generalised())
-            risk = measure_in_engine(backend, kept_roles, source="published_g",
-                                     population="gsrc", name=self.source,
-                                     population_name="source", weighted=weighted)
+            if weighted:   # the released combinations as the scores coded them, not coded again
+                self._code_released(score_plan, scored, bool(suppressed))
+            else:          # measured as it is, not copied
+                backend.materialize("published_g", plan.published_generalised())
+            risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
+                                     population="gsrc", name=self.source, population_name="source",
+                                     weighted=weighted, coded=weighted)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
         return DesignResult(design, roles, report, utility, risk.to_json_dict() if risk is not None else None,
                             risk, notes, self.n, selected, published, suppressed, levels, unlocated, left, shown,
                             self.suppressed_ids(keep_suppressed) if keep_suppressed else None)
+
+    def _code_released(self, plan: Plan, scored, any_dropped: bool) -> None:
+        """``classes``, ``codes_{i}`` and ``coded`` of the released records, from the scores'
+        (over the aggregate): the suppressed classes left out and the rest numbered again,
+        an SA's codes ranked again only when a value is no longer released."""
+        backend = self.backend
+        if not any_dropped:
+            backend.view("coded", plan.released_coded(any_dropped=False))
+            return
+        backend.materialize("gone_classes", plan.suppressed_class_ids(scored.combination))
+        backend.materialize("released_classes", plan.released_classes())
+        held = backend.fetch(plan.released_value_counts()).iloc[0] if plan.sa else {}
+        recoded = tuple(i for i, size in enumerate(scored.radix[1:]) if int(held[f"d{i}"]) < size)
+        for i in recoded:
+            backend.materialize(f"released_codes_{i}", plan.released_codes(i))
+        backend.materialize("coded", plan.released_coded(recoded))
+        backend.materialize("classes", f"SELECT {', '.join(plan.qi)}, k, cid FROM released_classes")
+        for i in recoded:
+            backend.materialize(f"codes_{i}", f"SELECT s{i}, c{i} FROM released_codes_{i}")
 
     def _select(self, design: ReleaseDesign, plan: DesignPlan) -> list[str]:
         backend, selection = self.backend, design.selection

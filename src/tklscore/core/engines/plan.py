@@ -204,19 +204,45 @@ class Plan:
         return (f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM (SELECT key, {picked}, "
                 f"{self.count} AS cnt FROM {coded} GROUP BY key) AS grouped")
 
-    def released_values(self, combination: list[str], any_dropped: bool) -> str:
-        """The released records as their combinations' values — the classes' QI values and
-        the SA values — with ``cnt``, the records released, and ``rid``, the first record
-        (needs ``combos``, ``classes``, ``codes_{i}`` and, when any are suppressed, ``gone``:
-        the suppressed records per combination): the rows the privacy models measure."""
-        kept = "c.cnt - COALESCE(g.cnt, 0)" if any_dropped else "c.cnt"
-        gone = f"LEFT JOIN gone AS g USING ({', '.join(combination)})" if any_dropped else ""
-        codes = [f"c.c{i}" for i in range(len(self.sa))]
-        released = f"SELECT c.rid, c.cid, {', '.join(codes)}, {kept} AS cnt FROM combos AS c {gone}"
-        values = [f"classes.q{j}" for j in range(self.n_qi)] + [f"codes_{i}.s{i}" for i in range(len(self.sa))]
-        joins = " ".join(f"JOIN codes_{i} USING (c{i})" for i in range(len(self.sa)))
-        return (f"SELECT r.rid, '' AS id, {', '.join(values)}, r.cnt FROM ({released}) AS r "
-                f"JOIN classes USING (cid) {joins} WHERE r.cnt > 0")
+    # ------------------------------------------------------------------ a release measured as it is coded
+
+    def suppressed_class_ids(self, combination: list[str]) -> str:
+        """The class ids of the suppressed records (needs ``combos`` and ``gone``, the
+        suppressed records per combination: suppression drops whole classes)."""
+        return f"SELECT DISTINCT combos.cid FROM combos JOIN gone USING ({', '.join(combination)})"
+
+    def released_classes(self) -> str:
+        """The classes released (not in ``gone_classes``), numbered densely in class order as
+        :meth:`classes` numbers them, with ``was``, the class id among all of them."""
+        keys = ", ".join(self.qi)
+        return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY cid) - 1 AS BIGINT) AS cid, cid AS was "
+                f"FROM classes WHERE cid NOT IN (SELECT cid FROM gone_classes)")
+
+    def released_value_counts(self) -> str:
+        """How many distinct codes of each SA the released combinations hold (``d{i}``)."""
+        counts = ", ".join(f"COUNT(DISTINCT c{i}) AS d{i}" for i in range(len(self.sa)))
+        return f"SELECT {counts} FROM combos WHERE cid NOT IN (SELECT cid FROM gone_classes)"
+
+    def released_codes(self, i: int) -> str:
+        """The codes of SA i the released combinations hold, ranked again (the values in
+        sorted order, as :meth:`value_codes` ranks them), with ``was``, the code among all."""
+        return (f"SELECT s{i}, CAST(ROW_NUMBER() OVER (ORDER BY c{i}) - 1 AS BIGINT) AS c{i}, c{i} AS was "
+                f"FROM codes_{i} WHERE c{i} IN (SELECT DISTINCT c{i} FROM combos "
+                f"WHERE cid NOT IN (SELECT cid FROM gone_classes))")
+
+    def released_coded(self, recoded: tuple[int, ...] = (), any_dropped: bool = True) -> str:
+        """The released combinations as :meth:`coded` codes a release's records — ``rid``,
+        ``id``, class id, each SA's code and ``cnt`` — from ``combos``: with ``any_dropped``,
+        the classes renumbered by ``released_classes`` and each SA in ``recoded`` by
+        ``released_codes_{i}``; else ``combos`` as they are. What the release's measures
+        read (:class:`~.measures.EngineAggregates` with ``coded``): never re-coded from values."""
+        if not any_dropped:
+            return (f"SELECT rid, '' AS id, cid, {', '.join(f'c{i}' for i in range(len(self.sa)))}, cnt "
+                    f"FROM combos")
+        codes = [f"r{i}.c{i}" if i in recoded else f"c.c{i}" for i in range(len(self.sa))]
+        joins = " ".join(f"JOIN released_codes_{i} AS r{i} ON r{i}.was = c.c{i}" for i in recoded)
+        return (f"SELECT c.rid, '' AS id, k.cid, {', '.join(codes)}, c.cnt FROM combos AS c "
+                f"JOIN released_classes AS k ON k.was = c.cid {joins}")
 
     def combination_scores(self, sizes: tuple[int, ...]) -> str:
         """k, l, t, W(r), the record scores and ``cnt`` of every combination (needs ``combos``,
@@ -394,7 +420,7 @@ class DesignPlan:
     @staticmethod
     def published_generalised() -> str:
         """The released rows generalised (what the privacy models measure; over the finest
-        aggregate :meth:`Plan.released_values` instead)."""
+        aggregate :meth:`Plan.released_coded` instead)."""
         return "SELECT g.* FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
 
     def released_combinations(self, combination: list[str], any_dropped: bool) -> str:
