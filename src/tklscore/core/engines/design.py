@@ -302,7 +302,8 @@ class EngineDesigner:
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
-        backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
+        # over the aggregate ``marked`` is read only by the utility's counts: a view
+        (backend.view if weighted else backend.materialize)("marked", plan.marked(bool(dropped_rows.any()), whole))
         if not weighted:   # over the aggregate the records are read from the file when asked for
             backend.materialize("published", plan.published())
         self._released = True
@@ -337,8 +338,7 @@ class EngineDesigner:
             # no per-record rows asked: the release's totals are its combinations' scores times
             # their records less those suppressed (read from the suppressed rows only)
             if suppressed:
-                gone = replace(score_plan, source="(SELECT g.* FROM marked AS m JOIN gsrc AS g ON g.rid = m.rid "
-                                                  "WHERE m.dropped = 1)")
+                gone = replace(score_plan, source=f"({plan.suppressed_rows()})")
                 by = ", ".join(scored.combination)
                 backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
                                             f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")

@@ -393,6 +393,11 @@ class DesignPlan:
         flag = f"CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
         return f"SELECT {', '.join(chosen + [flag] + extra)} FROM {rows} LEFT JOIN dropped AS d ON {on}"
 
+    def suppressed_rows(self) -> str:
+        """The rows of ``gsrc`` in a suppressed class (``dropped``)."""
+        on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
+        return f"SELECT g.* FROM gsrc AS g JOIN dropped AS d ON {on}"
+
     def published(self) -> str:
         """``published(pos, id, rid)``: the rows released, in selection order."""
         return f"SELECT pos, id, rid{self._cnt} FROM marked WHERE dropped = 0"
