@@ -117,6 +117,7 @@ class EngineDesigner:
         self._checked_numbers: set[str] = set()
         self._micro: dict[str, str] = {}
         self._whole: dict = {}
+        self._value_records: dict[str, np.ndarray] = {}   # each QI value's records in the source
         self._released = False
 
     def lattice(self):
@@ -302,8 +303,8 @@ class EngineDesigner:
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
-        # over the aggregate ``marked`` is read only by the utility's counts: a view
-        (backend.view if weighted else backend.materialize)("marked", plan.marked(bool(dropped_rows.any()), whole))
+        if not weighted:   # over the aggregate the utility counts each value's records there
+            backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
         if not weighted:   # over the aggregate the records are read from the file when asked for
             backend.materialize("published", plan.published())
         self._released = True
@@ -429,13 +430,23 @@ class EngineDesigner:
         qi = []
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
-            use = self.backend.fetch(plan.value_use(j, whole))
             index = {v: k for k, v in enumerate(column.values)}
-            where = np.array([index[v] for v in use["v"].tolist()], dtype=np.int64)
-            counts = np.zeros(len(column.values), dtype=np.int64)
-            held = np.zeros(len(column.values), dtype=np.int64)
-            counts[where] = use["c"].to_numpy(dtype=np.int64)
-            held[where] = use["s"].fillna(0).to_numpy(dtype=np.int64)
+
+            def placed(frame, value):
+                out = np.zeros(len(column.values), dtype=np.int64)
+                out[np.array([index[v] for v in frame["v"].tolist()], dtype=np.int64)] = \
+                    frame[value].fillna(0).to_numpy(dtype=np.int64)
+                return out
+            if plan.weighted and whole:
+                # every row selected: each value's records are the aggregate's, whatever the design
+                if name not in self._value_records:
+                    self._value_records[name] = placed(self.backend.fetch(plan.value_use(j, True)), "c")
+                counts = self._value_records[name]
+                held = (placed(self.backend.fetch(plan.suppressed_value_use(j)), "s") if suppressed
+                        else np.zeros(len(column.values), dtype=np.int64))
+            else:
+                use = self.backend.fetch(plan.value_use(j, whole))
+                counts, held = placed(use, "c"), placed(use, "s")
             level = levels[name]
             group_of_value = column.groups(level)[0]
             if name in design.removed:

@@ -339,11 +339,10 @@ class DesignPlan:
         return ", cnt" if self.weighted else ""
 
     def generalised(self) -> str:
-        """``gsrc``; over the finest aggregate also each QI's value as written, ``v{j}`` (the
-        utility's counts read them from ``marked``, with no join back to the aggregate)."""
+        """``gsrc``."""
         parts, joins = ["src.rid", "src.id"] + (["src.cnt"] if self.weighted else []), []
         for j, relation in enumerate(self.qi_maps):
-            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"] + ([f"src.q{j} AS v{j}"] if self.weighted else [])
+            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
             joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
         for new, (i, how, relation) in enumerate(self.sa):
             if how == "value":
@@ -380,18 +379,23 @@ class DesignPlan:
         return f"SELECT {keys}, {size} AS size, MIN({first}) AS first FROM {rows} GROUP BY {keys}"
 
     def marked(self, any_dropped: bool, whole: bool = False) -> str:
-        """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
-        (``dropped`` lists the suppressed classes' codes); over the finest aggregate with
-        ``cnt`` and (``whole``) each QI's value as written, ``v{j}``."""
-        rows, row = self._selection(whole)
+        """``marked(pos, rid, id, dropped)``: each selected record, 1 when its class is
+        suppressed (``dropped`` lists the suppressed classes' codes). Over the finest aggregate
+        nothing is marked: the utility counts :meth:`suppressed_value_use`."""
+        assert not self.weighted, "over the aggregate the suppressed rows are gsrc's in dropped classes"
+        rows, _ = self._selection(whole)
         chosen = (["g.rid AS pos", "g.rid"] if whole else ["sel.pos", "sel.rid"]) + ["g.id"]
-        extra = ([f"{row}.cnt"] if self.weighted else []) + (
-            [f"g.v{j}" for j in range(len(self.keys))] if whole and self.weighted else [])
         if not any_dropped:
-            return f"SELECT {', '.join(chosen + ['0 AS dropped'] + extra)} FROM {rows}"
+            return f"SELECT {', '.join(chosen + ['0 AS dropped'])} FROM {rows}"
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
         flag = f"CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
-        return f"SELECT {', '.join(chosen + [flag] + extra)} FROM {rows} LEFT JOIN dropped AS d ON {on}"
+        return f"SELECT {', '.join(chosen + [flag])} FROM {rows} LEFT JOIN dropped AS d ON {on}"
+
+    def suppressed_value_use(self, j: int) -> str:
+        """Over the finest aggregate, every row selected: for each value of QI j as written,
+        the suppressed records holding it (the rows of the classes in ``dropped``)."""
+        return (f"SELECT f.q{j} AS v, CAST(SUM(f.cnt) AS BIGINT) AS s FROM ({self.suppressed_rows()}) AS g "
+                f"JOIN {self.source} AS f ON f.rid = g.rid GROUP BY f.q{j}")
 
     def suppressed_rows(self) -> str:
         """The rows of ``gsrc`` in a suppressed class (``dropped``)."""
@@ -412,13 +416,9 @@ class DesignPlan:
     def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts)."""
-        if self.weighted and whole:
-            return (f"SELECT v{j} AS v, CAST(SUM(cnt) AS BIGINT) AS c, CAST(SUM(dropped * cnt) AS BIGINT) AS s "
-                    f"FROM marked GROUP BY v{j}")
-        if self.weighted:
-            return (f"SELECT src.q{j} AS v, CAST(SUM(marked.cnt) AS BIGINT) AS c, "
-                    f"CAST(SUM(marked.dropped * marked.cnt) AS BIGINT) AS s FROM marked "
-                    f"JOIN {self.source} AS src ON src.rid = marked.rid GROUP BY src.q{j}")
+        if self.weighted:   # every row is selected: the aggregate's records of each value
+            return (f"SELECT f.q{j} AS v, CAST(SUM(f.cnt) AS BIGINT) AS c, CAST(0 AS BIGINT) AS s FROM "
+                    f"{self.source} AS f GROUP BY f.q{j}")
         return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
                 f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
 
