@@ -428,6 +428,8 @@ class EngineDesigner:
     def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
                  suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
         qi = []
+        if plan.weighted and whole and suppressed:
+            self.backend.materialize("suppressed_values", plan.suppressed_values())
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
             index = {v: k for k, v in enumerate(column.values)}

@@ -381,7 +381,7 @@ class DesignPlan:
     def marked(self, any_dropped: bool, whole: bool = False) -> str:
         """``marked(pos, rid, id, dropped)``: each selected record, 1 when its class is
         suppressed (``dropped`` lists the suppressed classes' codes). Over the finest aggregate
-        nothing is marked: the utility counts :meth:`suppressed_value_use`."""
+        nothing is marked: the utility counts :meth:`suppressed_values`."""
         assert not self.weighted, "over the aggregate the suppressed rows are gsrc's in dropped classes"
         rows, _ = self._selection(whole)
         chosen = (["g.rid AS pos", "g.rid"] if whole else ["sel.pos", "sel.rid"]) + ["g.id"]
@@ -391,11 +391,18 @@ class DesignPlan:
         flag = f"CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
         return f"SELECT {', '.join(chosen + [flag])} FROM {rows} LEFT JOIN dropped AS d ON {on}"
 
-    def suppressed_value_use(self, j: int) -> str:
-        """Over the finest aggregate, every row selected: for each value of QI j as written,
-        the suppressed records holding it (the rows of the classes in ``dropped``)."""
-        return (f"SELECT f.q{j} AS v, CAST(SUM(f.cnt) AS BIGINT) AS s FROM ({self.suppressed_rows()}) AS g "
-                f"JOIN {self.source} AS f ON f.rid = g.rid GROUP BY f.q{j}")
+    def suppressed_values(self) -> str:
+        """Over the finest aggregate: the rows of the suppressed classes (``dropped``) with
+        each QI's value as written and ``cnt`` (few: within the suppression budget)."""
+        values = ", ".join(f"f.q{j}" for j in range(len(self.keys)))
+        return (f"SELECT {values}, f.cnt FROM ({self.suppressed_rows()}) AS g "
+                f"JOIN {self.source} AS f ON f.rid = g.rid")
+
+    @staticmethod
+    def suppressed_value_use(j: int) -> str:
+        """For each value of QI j as written, the suppressed records holding it (needs
+        ``suppressed_values``)."""
+        return f"SELECT q{j} AS v, CAST(SUM(cnt) AS BIGINT) AS s FROM suppressed_values GROUP BY q{j}"
 
     def suppressed_rows(self) -> str:
         """The rows of ``gsrc`` in a suppressed class (``dropped``)."""
