@@ -28,6 +28,8 @@ design without a row selection, microaggregation or per-record output is evaluat
 — the plan's ``weighted`` statements, each row standing for ``cnt`` records — never over the
 records. The release's rows (its first rows, the written table, the suppressed ids) are
 read from the file by the generalised classes kept; the other designs open the records.
+Over the aggregate the release is measured from its scores' classes and codes, never coded
+again from its values, and a relation read once is a view, not a written table.
 """
 
 from __future__ import annotations
