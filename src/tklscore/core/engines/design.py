@@ -305,9 +305,9 @@ class EngineDesigner:
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
-        if not weighted:   # over the aggregate the utility counts each value's records there
+        if not weighted:   # over the aggregate nothing is marked: the utility counts each value's records
+            # there, and the release's records are read from the file when asked for
             backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
-        if not weighted:   # over the aggregate the records are read from the file when asked for
             backend.materialize("published", plan.published())
         self._released = True
         self._last = (plan, bool(dropped_rows.any()))
@@ -362,7 +362,7 @@ class EngineDesigner:
             from tklscore.core.engines.measures import measure_in_engine
 
             if weighted:   # the released combinations as the scores coded them, not coded again
-                self._code_released(score_plan, scored, bool(suppressed))
+                _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
                 backend.materialize("published_g", plan.published_generalised())
             risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
@@ -374,25 +374,6 @@ class EngineDesigner:
         return DesignResult(design, roles, report, utility, risk.to_json_dict() if risk is not None else None,
                             risk, notes, self.n, selected, published, suppressed, levels, unlocated, left, shown,
                             self.suppressed_ids(keep_suppressed) if keep_suppressed else None)
-
-    def _code_released(self, plan: Plan, scored, any_dropped: bool) -> None:
-        """``classes``, ``codes_{i}`` and ``coded`` of the released records, from the scores'
-        (over the aggregate): the suppressed classes left out and the rest numbered again,
-        an SA's codes ranked again only when a value is no longer released."""
-        backend = self.backend
-        if not any_dropped:
-            backend.view("coded", plan.released_coded(any_dropped=False))
-            return
-        backend.materialize("gone_classes", plan.suppressed_class_ids(scored.combination))
-        backend.materialize("released_classes", plan.released_classes())
-        held = backend.fetch(plan.released_value_counts()).iloc[0] if plan.sa else {}
-        recoded = tuple(i for i, size in enumerate(scored.radix[1:]) if int(held[f"d{i}"]) < size)
-        for i in recoded:
-            backend.materialize(f"released_codes_{i}", plan.released_codes(i))
-        backend.materialize("coded", plan.released_coded(recoded))
-        backend.materialize("classes", f"SELECT {', '.join(plan.qi)}, k, cid FROM released_classes")
-        for i in recoded:
-            backend.materialize(f"codes_{i}", f"SELECT s{i}, c{i} FROM released_codes_{i}")
 
     def _select(self, design: ReleaseDesign, plan: DesignPlan) -> list[str]:
         backend, selection = self.backend, design.selection
@@ -434,23 +415,17 @@ class EngineDesigner:
             self.backend.materialize("suppressed_values", plan.suppressed_values())
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
-            index = {v: k for k, v in enumerate(column.values)}
-
-            def placed(frame, value):
-                out = np.zeros(len(column.values), dtype=np.int64)
-                out[np.array([index[v] for v in frame["v"].tolist()], dtype=np.int64)] = \
-                    frame[value].fillna(0).to_numpy(dtype=np.int64)
-                return out
+            index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
             if plan.weighted and whole:
                 # every row selected: each value's records are the aggregate's, whatever the design
                 if name not in self._value_records:
-                    self._value_records[name] = placed(self.backend.fetch(plan.value_use(j, True)), "c")
+                    self._value_records[name] = _placed(self.backend.fetch(plan.value_use(j, True)), "c", index, size)
                 counts = self._value_records[name]
-                held = (placed(self.backend.fetch(plan.suppressed_value_use(j)), "s") if suppressed
-                        else np.zeros(len(column.values), dtype=np.int64))
+                held = (_placed(self.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
+                        else np.zeros(size, dtype=np.int64))
             else:
                 use = self.backend.fetch(plan.value_use(j, whole))
-                counts, held = placed(use, "c"), placed(use, "s")
+                counts, held = _placed(use, "c", index, size), _placed(use, "s", index, size)
             level = levels[name]
             group_of_value = column.groups(level)[0]
             if name in design.removed:
@@ -604,6 +579,33 @@ class EngineDesigner:
         else:
             raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
                              file=str(path))
+
+
+def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:
+    """``classes``, ``codes_{i}`` and ``coded`` of a release evaluated over the aggregate,
+    from its scores' (``plan``, ``scored``): the suppressed classes left out and the rest
+    numbered again, an SA's codes ranked again only when a value is no longer released."""
+    if not any_dropped:
+        backend.view("coded", plan.released_coded(any_dropped=False))
+        return
+    backend.materialize("gone_classes", plan.suppressed_class_ids(scored.combination))
+    backend.materialize("released_classes", plan.released_classes())
+    held = backend.fetch(plan.released_value_counts()).iloc[0] if plan.sa else {}
+    recoded = tuple(i for i, size in enumerate(scored.radix[1:]) if int(held[f"d{i}"]) < size)
+    for i in recoded:
+        backend.materialize(f"released_codes_{i}", plan.released_codes(i))
+    backend.materialize("coded", plan.released_coded(recoded))
+    backend.materialize("classes", f"SELECT {', '.join(plan.qi)}, k, cid FROM released_classes")
+    for i in recoded:
+        backend.materialize(f"codes_{i}", f"SELECT s{i}, c{i} FROM released_codes_{i}")
+
+
+def _placed(frame: pd.DataFrame, column: str, index: dict, size: int) -> np.ndarray:
+    """``frame[column]`` per value ``frame["v"]``, placed at each value's ``index`` (0 elsewhere)."""
+    out = np.zeros(size, dtype=np.int64)
+    out[np.array([index[v] for v in frame["v"].tolist()], dtype=np.int64)] = \
+        frame[column].fillna(0).to_numpy(dtype=np.int64)
+    return out
 
 
 def _steps(progress, total: int):
