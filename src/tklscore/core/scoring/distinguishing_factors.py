@@ -238,14 +238,16 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     pairs share the prefix (class, the SAs before A_i), a run of the sorted pairs, and the
     suffix (the SAs after A_i): each SA's groups are counted by (run, suffix), by a table
     when it is small enough, and are runs themselves for the last SA. None when the keys do
-    not fit in 63 bits beside the row positions, or with fewer than two SAs. ``known``: as
+    not fit in 63 bits beside the row positions, or with fewer than two SAs (or more than 24).
+    ``known``: as
     :func:`l_of_classes` (the rows outside a mask are 1, and stay outside)."""
     ids, count = classes
     n = len(ids)
-    if groups.radix is None or n == 0:
+    if groups.radix is None or n == 0 or len(groups.radix[0]) > 24:
         return None
     order_sa, cards, suffix, sa_key = groups.radix
     s = len(order_sa)
+    bit = np.uint8 if s <= 8 else np.uint16 if s <= 16 else np.uint32
     if max(int(count), 1) * math.prod(cards) >= 1 << (63 - max(int(n - 1).bit_length(), 1)):
         return None
     key = np.multiply(ids, np.int64(math.prod(cards)), dtype=np.int64)
@@ -260,14 +262,19 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     del ordered, start
     m = len(pairs)
     l = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
-    masks: list = [None] * s
-    for j, i in enumerate(order_sa):
-        run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
-        run -= 1
-        if suffix[j] == 1:
-            d = np.bincount(run)[run]
+    opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
+    every = []                              # the j-th SA's groups all hold more than one value
+    for j in range(s):
+        if j == 0:     # the prefix is the class itself
+            run, n_runs = pairs // np.int64(cards[0] * suffix[0]), max(int(count), 1)
         else:
-            size = (int(run[-1]) + 1) * suffix[j]
+            run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
+            run -= 1
+            n_runs = int(run[-1]) + 1
+        if suffix[j] == 1:
+            d = np.bincount(run, minlength=n_runs)[run]
+        else:
+            size = n_runs * suffix[j]
             run *= np.int64(suffix[j])
             run += pairs % np.int64(suffix[j])
             if size <= dense_limit(m):
@@ -275,15 +282,30 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             else:
                 counted = sorted_groups(run)
                 d = counted.counts[counted.inverse]
+        del run
         np.minimum(l, d, out=l)
         open_ = d > 1
-        masks[i] = None if open_.all() else open_[pair_of_row]
-    l = l[pair_of_row]
+        every.append(bool(open_.all()))
+        opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
+    # each row's pair: its l and its bits, read in one gather
+    l <<= np.int64(s)
+    l |= opened
+    del opened
+    rows = l[pair_of_row]
+    del l, pair_of_row
+    masks: list = [None] * s
+    for j, i in enumerate(order_sa):
+        if not every[j]:
+            masks[i] = (rows & np.int64(1 << j)) != 0
+    rows >>= np.int64(s)
+    settled = None
     for i, mask in enumerate(known or ()):
         if mask is not None:
-            l[~mask] = 1
-            masks[i] = mask.copy() if masks[i] is None else masks[i] & mask
-    return l, masks
+            masks[i] = mask.copy() if masks[i] is None else np.logical_and(masks[i], mask, out=masks[i])
+            settled = ~mask if settled is None else np.logical_or(settled, ~mask, out=settled)
+    if settled is not None:
+        np.putmask(rows, settled, 1)
+    return rows, masks
 
 
 def _narrow(classes: tuple[np.ndarray, int], groups: SaGroups, known: list) -> bool:
@@ -347,15 +369,12 @@ def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list
 def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: list,
                      step=None) -> tuple[np.ndarray, list]:
     """:func:`l_of_classes` counting each SA's groups over its open rows only (the SAs with
-    a mask first; then those every row may be open in, over the groups holding a row whose
-    l is still above 1)."""
+    a mask first; then those every row may be open in), and of those only the groups holding
+    a row whose l is still above 1 (:func:`_touched`)."""
     ids, count = classes
     n = len(ids)
     full, n_full = groups.full
-    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    for mask in known:
-        if mask is not None:
-            l[~mask] = 1
+    l = _open_l(known, n)
     masks: list = [None] * len(groups.others)
     order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
     for i in order:
@@ -366,17 +385,16 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
             else (None, 1)
         size = count * n_o
-        if size <= dense_limit(n) and len(c):
-            key = c * np.int64(n_o) + o if o is not None else c
-            rows, sub = _touched(key, size, l, rows)
+        # each row's group of QI ∪ (SA \\ {A_i}) as one key (the class alone when they do not fit)
+        grouped = o is None or size < 1 << 62
+        key = (c if o is None else c * np.int64(n_o) + o) if grouped else c
+        if len(c):
+            rows, sub = _touched(key, size if grouped else count, l, rows)
             if sub is not None:
-                c, key = c[sub], key[sub]
+                c, key, o = c[sub], key[sub], (None if o is None else o[sub])
+        if grouped and size <= dense_limit(n):
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
         else:
-            if len(c):   # too many groups for a table: only the classes holding a row above 1 (whole groups)
-                rows, sub = _touched(c, count, l, rows)
-                if sub is not None:
-                    c, o = c[sub], (None if o is None else o[sub])
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
         masks[i] = _counted(l, d, rows, mask)
         if step is not None:
@@ -384,12 +402,46 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
     return l, masks
 
 
+def _open_l(known: list, n: int) -> np.ndarray:
+    """The l of each row before counting: 1 outside a mask (its group holds one value of that
+    SA), the largest integer inside every mask."""
+    every = None
+    for mask in known:
+        if mask is not None:
+            every = mask.copy() if every is None else np.logical_and(every, mask, out=every)
+    if every is None:
+        return np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    l = every.astype(np.int64)
+    l *= np.iinfo(np.int64).max - 1
+    l += 1
+    return l
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _slots(key: np.ndarray, bits: int) -> np.ndarray:
+    """Each key's slot in a table of 2**bits (Fibonacci hashing: equal keys share a slot)."""
+    slot = key.astype(np.uint64)
+    slot *= _GOLDEN
+    slot >>= np.uint64(64 - bits)
+    return slot
+
+
 def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None):
-    """The entries (None: all) of the groups (``key`` < ``size``, a table's worth) holding
-    an entry whose l is still above 1, and their positions among ``entries`` (None: all)."""
-    touched = np.zeros(size, dtype=np.bool_)
-    touched[key[(l if entries is None else l[entries]) > 1]] = True
-    selected = touched[key]
+    """The entries (None: all) of the groups (``key`` < ``size``) holding an entry whose l is
+    still above 1 — and perhaps of a few more groups, when the key space is too large for a
+    table and the keys are hashed into one: every selected group is selected whole, so its
+    count stays exact —, and their positions among ``entries`` (None: all)."""
+    live = key[(l if entries is None else l[entries]) > 1]
+    if size <= dense_limit(len(l)):
+        slot, live_slot, table = key, live, size
+    else:
+        bits = min(max(int(8 * len(live)).bit_length(), 16), 62)
+        slot, live_slot, table = _slots(key, bits), _slots(live, bits), 1 << bits
+    touched = np.zeros(table, dtype=np.bool_)
+    touched[live_slot] = True
+    selected = touched[slot]
     if selected.all():
         return entries, None
     sub = np.flatnonzero(selected)
