@@ -185,11 +185,10 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     the rows whose group can hold more than one value of A_i — every other row's is a single
     value, so its l is 1 — and must hold whole groups (a coarser set of classes' masks do:
     each of its groups is a union of these). Once a row's l is 1 it cannot fall further:
-    when the groups of A_i can be marked in a table, only those holding a row whose l is
-    still above 1 are counted (the others' masks stay set: not known to be single). A mask
-    of None: every row may."""
-    if known is not None and (_few_open(known, len(classes[0])) or
-                              (not _wide(known) and _narrow(classes, groups, known))):
+    counting SA by SA (:data:`APART`), only the groups holding a row whose l is still above 1
+    are counted (the others' masks stay set: not known to be single). A mask of None: every
+    row may."""
+    if known is not None and _apart(known, len(classes[0])):
         return _l_per_attribute(classes, groups, known, step)
     found = _l_by_runs(classes, groups, known)
     if found is None:
@@ -200,34 +199,21 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     return found
 
 
-WIDE = 0.6
-"""The mean share of rows left open per SA from which counting every row's groups by one
-sort (:func:`_l_by_runs`) beats counting each SA's open rows apart (measured on the
-benchmark's 1M-row lattice: 3-4x faster near its top, slower near its bottom)."""
+APART = 0.55
+"""The cost rule between the two ways of counting a node's groups: counting each SA's open
+rows apart (:func:`_l_per_attribute`) costs about a fixed time per open row, one sort of
+every row (:func:`_l_by_runs`) about a fixed time per row and SA; the first is cheaper while
+the open rows, summed over the SAs, are fewer than APART times the rows times the SAs.
+Measured both ways at every node of whole searches — the benchmark's 1M-row synthetic table
+(4 SAs), its 100k-row sample, Adult (2 SAs) —: a search's l-DF time under this rule is within
+2 % of the better way taken at each node, on each table (any value from 0.5 to 0.65: 5 %)."""
 
 
-FEW = 0.04
-"""The share of rows open in every SA's mask (the only rows whose l may still be above 1)
-below which counting each SA's open rows (:func:`_l_per_attribute`, which then counts only
-the groups holding one of them) beats counting every row's groups by one sort, however
-wide the masks are (measured on the benchmark's 1M-row lattice: 2-4x faster below 2 %,
-about even at 5 %)."""
-
-
-def _few_open(known: list, n: int) -> bool:
-    """Whether the rows open in every SA's mask are fewer than FEW of the ``n`` rows."""
-    masks = [mask for mask in known if mask is not None]
-    if not masks:
-        return False
-    every = masks[0].copy()
-    for mask in masks[1:]:
-        every &= mask
-    return np.count_nonzero(every) < FEW * n
-
-
-def _wide(known: list) -> bool:
-    shares = [1.0 if mask is None else np.count_nonzero(mask) / max(len(mask), 1) for mask in known]
-    return sum(shares) >= WIDE * len(shares)
+def _apart(known: list, n: int) -> bool:
+    """Whether the rows open in the masks ``known`` (None: every row) are few enough to count
+    each SA's apart (:data:`APART`)."""
+    opened = sum(n if mask is None else int(np.count_nonzero(mask)) for mask in known)
+    return opened < APART * n * len(known)
 
 
 def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
@@ -306,22 +292,6 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     if settled is not None:
         np.putmask(rows, settled, 1)
     return rows, masks
-
-
-def _narrow(classes: tuple[np.ndarray, int], groups: SaGroups, known: list) -> bool:
-    """Whether the rows left open are few enough to count each SA's groups over its own
-    rows (few of them) rather than over every row's (class, full) pair once."""
-    ids, count = classes
-    n = max(len(ids), 1)
-    share = 0.0
-    for i, mask in enumerate(known):
-        others = groups.others[i]
-        if count * (1 if others is None else max(int(others[1]), 1)) <= dense_limit(n):
-            continue         # a table of its groups leaves out those whose rows are all at 1 already
-        if mask is None:
-            return False     # every row counted
-        share += np.count_nonzero(mask) / n
-    return share < 1.0
 
 
 def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
