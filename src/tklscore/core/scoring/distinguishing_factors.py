@@ -87,14 +87,17 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
     leading = full.leading_pairs() if full is not None and names[0] in continuous else None
 
+    counted = dict(zip(sa, groups.value_counts)) if groups is not None and groups.value_counts else {}
+
     def t_of_class(name: str) -> np.ndarray:
         codes = sa[name]
+        value_counts = counted.get(name)
         if name in continuous:
             if leading is not None and name == names[0]:
                 return ordered_emd_from_pairs(*leading, n_classes, class_sizes,
                                               np.bincount(codes.codes, minlength=codes.cardinality), n)
-            return ordered_emd_by_class(classes, n_classes, class_sizes, codes)
-        return variational_distance_by_class(classes, n_classes, class_sizes, codes)
+            return ordered_emd_by_class(classes, n_classes, class_sizes, codes, value_counts=value_counts)
+        return variational_distance_by_class(classes, n_classes, class_sizes, codes, table_counts=value_counts)
 
     pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
     try:
@@ -139,6 +142,7 @@ class SaGroups:
     others: list
     order: tuple[int, ...]
     radix: tuple | None = None   # the SAs' mixed-radix key of each row for :func:`_l_by_runs`
+    value_counts: tuple = ()     # each SA's count of each value code over the rows (the t-DF's table distribution)
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
@@ -146,7 +150,8 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
     return SaGroups(group_ids(columns, n),
                     [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
                      for i in range(len(columns))],
-                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns))
+                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns),
+                    tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns))
 
 
 def _sa_radix(columns: list[tuple[np.ndarray, int]]) -> tuple | None:
@@ -612,14 +617,16 @@ def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
 
 
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                                  values: Codes, pairs=None) -> np.ndarray:
+                                  values: Codes, pairs=None, table_counts: np.ndarray | None = None) -> np.ndarray:
     """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,
     normalised by the class size k) and the whole table's (q).
 
     Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
     exactly like the table has distance exactly 0. ``pairs``: the result of
-    :func:`class_value_counts` when the caller has it already."""
-    table_counts = np.bincount(values.codes, minlength=values.cardinality)
+    :func:`class_value_counts` when the caller has it already; ``table_counts``: the table's
+    count of each value code, when the caller keeps it."""
+    if table_counts is None:
+        table_counts = np.bincount(values.codes, minlength=values.cardinality)
     pairs = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
     return variational_distance_of_pairs(pairs, n_classes, class_sizes, table_counts, len(classes))
 
@@ -639,7 +646,8 @@ def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                         values: Codes, exact: bool | None = None, pairs=None) -> np.ndarray:
+                         values: Codes, exact: bool | None = None, pairs=None,
+                         value_counts: np.ndarray | None = None) -> np.ndarray:
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
@@ -647,7 +655,8 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     values, so Σ_i |c(i)·n − C(i)·k| (C: the table's cumulative count, k: the class size)
     is summed per step with prefix sums of C: O(pairs · log m), not O(classes · m). The
     sums are exact integers while they fit in int64 (``exact=None`` decides by the size),
-    so equal distributions give exactly 0; beyond that they are floats.
+    so equal distributions give exactly 0; beyond that they are floats. ``value_counts``: the
+    table's count of each value, when the caller keeps it.
     """
     m = values.cardinality
     if m <= 1:
@@ -668,8 +677,9 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         cls, val, counts = pairs
         order = np.argsort(cls * m + val, kind="stable")  # linear when the pairs come sorted from group_ids
         cls, val, counts = cls[order], val[order], counts[order]
-    return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes,
-                                  np.bincount(values.codes, minlength=m), len(classes), exact)
+    if value_counts is None:
+        value_counts = np.bincount(values.codes, minlength=m)
+    return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, len(classes), exact)
 
 
 def ordered_emd_of_batches(batches, n_classes: int, class_sizes: np.ndarray, value_counts: np.ndarray,
