@@ -246,9 +246,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     order, ordered = sort_with_positions(key)
     del key
     start = run_starts(ordered)
-    pair_of_row = np.empty(n, dtype=np.int64)
-    pair_of_row[order] = np.cumsum(start, dtype=np.int64) - 1
-    del order
+    pair_of_sorted = np.cumsum(start, dtype=np.int64)   # each sorted row's pair
+    pair_of_sorted -= 1
     pairs = ordered[start]
     del ordered, start
     m = len(pairs)
@@ -282,8 +281,9 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     l <<= np.int64(s)
     l |= opened
     del opened
-    rows = l[pair_of_row]
-    del l, pair_of_row
+    rows = np.empty(n, dtype=np.int64)
+    rows[order] = l[pair_of_sorted]
+    del l, order, pair_of_sorted
     masks: list = [None] * s
     for j, i in enumerate(order_sa):
         if not every[j]:
