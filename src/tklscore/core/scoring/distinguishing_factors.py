@@ -666,6 +666,10 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         key = classes * np.int64(m) + values.codes
         if n_classes * m <= min(dense_limit(len(classes)), 4 * len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
+            n = len(classes)
+            if exact or (exact is None and float(m) * n * n < 2.0 ** 62):
+                return _ordered_emd_of_table(counts.reshape(n_classes, m), class_sizes, np.bincount(
+                    values.codes, minlength=m) if value_counts is None else value_counts, n)
             pair = np.flatnonzero(counts)
             counts = counts[pair]
         else:   # one sort (numpy's unique hashes: several times slower on a million keys)
@@ -680,6 +684,21 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     if value_counts is None:
         value_counts = np.bincount(values.codes, minlength=m)
     return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, len(classes), exact)
+
+
+def _ordered_emd_of_table(table: np.ndarray, class_sizes: np.ndarray, value_counts: np.ndarray,
+                          n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` in exact integers from each class's count of each value
+    (``table``, classes × m): Σ_i |c(i)·n − C(i)·k| over every value at once, the same
+    integer as the sum by steps, so the same t. Cheaper than the steps while the table is
+    no larger than a few cells a row."""
+    m = table.shape[1]
+    cumulative = np.cumsum(table, axis=1)
+    cumulative *= np.int64(n)
+    cumulative -= np.multiply.outer(class_sizes.astype(np.int64), np.cumsum(value_counts, dtype=np.int64))
+    np.abs(cumulative, out=cumulative)
+    total = cumulative.sum(axis=1)
+    return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
 
 
 def ordered_emd_of_batches(batches, n_classes: int, class_sizes: np.ndarray, value_counts: np.ndarray,
