@@ -355,7 +355,9 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
     for i in order:
         others = groups.others[i]
         mask = known[i]
-        rows = None if mask is None else np.flatnonzero(mask)
+        # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
+        wide = mask is not None and 2 * np.count_nonzero(mask) > n
+        rows = None if mask is None or wide else np.flatnonzero(mask)
         c = ids if rows is None else ids[rows]
         o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
             else (None, 1)
@@ -364,7 +366,7 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         grouped = o is None or size < 1 << 62
         key = (c if o is None else c * np.int64(n_o) + o) if grouped else c
         if len(c):
-            rows, sub = _touched(key, size if grouped else count, l, rows)
+            rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
                 c, key, o = c[sub], key[sub], (None if o is None else o[sub])
         if grouped and size <= dense_limit(n):
@@ -403,11 +405,12 @@ def _slots(key: np.ndarray, bits: int) -> np.ndarray:
     return slot
 
 
-def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None):
+def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None, within=None):
     """The entries (None: all) of the groups (``key`` < ``size``) holding an entry whose l is
     still above 1 — and perhaps of a few more groups, when the key space is too large for a
     table and the keys are hashed into one: every selected group is selected whole, so its
-    count stays exact —, and their positions among ``entries`` (None: all)."""
+    count stays exact —, and their positions among ``entries`` (None: all); ``within``: a
+    mask of whole groups (over every entry) the entries are also taken from."""
     live = key[(l if entries is None else l[entries]) > 1]
     if size <= dense_limit(len(l)):
         slot, live_slot, table = key, live, size
@@ -417,6 +420,8 @@ def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | No
     touched = np.zeros(table, dtype=np.bool_)
     touched[live_slot] = True
     selected = touched[slot]
+    if within is not None:
+        selected &= within
     if selected.all():
         return entries, None
     sub = np.flatnonzero(selected)
