@@ -209,9 +209,13 @@ def test_a_value_only_suppressed_records_hold_leaves_the_measured_values(tmp_pat
         compare(designer.evaluate(design, WEIGHTS), memory, designer)
         assert backend.fetch("SELECT s0 FROM codes_0 ORDER BY c0")["s0"].tolist() == ["cold", "flu"]
         assert backend.fetch("SELECT s1 FROM codes_1 ORDER BY c1")["s1"].tolist() == [3.0, 7.0, 12.0]
-        # nothing suppressed: the scores' classes and codes are the release's
-        compare(designer.evaluate(ReleaseDesign("all", {}, 0, 0.0), WEIGHTS),
-                ReleaseDesigner(load_table(path), roles).evaluate(ReleaseDesign("all", {}, 0, 0.0), WEIGHTS), designer)
+        # nothing suppressed (the scores' classes and codes are the release's: a view), then each
+        # kind again in turn, over the relations (tables or views) the one before left
+        selected = ReleaseDefinition("P", "ids", ids=("r0", "r1", "r11"))
+        for again in (ReleaseDesign("all", {}, 0, 0.0), design, ReleaseDesign("all", {}, 0, 0.0),
+                      ReleaseDesign("sel", {}, 3, 0.2, selection=selected), ReleaseDesign("all", {}, 0, 0.0), design):
+            compare(designer.evaluate(again, WEIGHTS), ReleaseDesigner(load_table(path), roles).evaluate(again, WEIGHTS),
+                    designer)
 
 
 def test_thesis_oracles_out_of_core(data_dir):
