@@ -213,11 +213,13 @@ def test_a_chart_export_waiting_for_its_points_can_be_cancelled(qtbot, windows, 
     workbench.status.connect(statuses.append)
     workbench.runner.progress.connect(lambda percent, text: progress.append(text))
     view.charts_panel.steps = [view.charts_panel.draw_growth]
-    path = tmp_path / "growth.svg"
+    path, second = tmp_path / "growth.svg", tmp_path / "per_record.png"
     assert view.export_chart(str(path), view.growth_chart)
+    assert view.export_chart(str(second), view.per_record_chart)   # asked for meanwhile: it follows the first
     qtbot.waitUntil(began.is_set, timeout=10000)
     workbench.runner.cancel_all()   # the window's Cancel button
     release.set()
     qtbot.waitUntil(lambda: not workbench.runner.current and not view.charts_pending(), timeout=30000)
-    assert not path.exists() and f"Chart export cancelled: {path}" in statuses
+    assert not path.exists() and not second.exists()
+    assert f"Chart export cancelled: {path}" in statuses and f"Chart export cancelled: {second}" in statuses
     assert "Reading the chart's points" in progress

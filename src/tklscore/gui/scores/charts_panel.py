@@ -39,6 +39,7 @@ class ChartsPanel(QTabWidget):
         self.steps: list = []   # chart updates still to draw, one per event-loop turn
         self.sorting = None     # the per-record chart's background sort, while it runs
         self.reading = None     # the points of the charts to export, read in the background
+        self.queued: list = []  # exports asked for meanwhile: (stale, then, failed, cancelled) each
         self.setObjectName("chartTabs")
         self.per_record_chart = PerRecordChart()
         self.releases_chart = ReleasesChart()
@@ -119,6 +120,9 @@ class ChartsPanel(QTabWidget):
         one task (returned) with the runner's progress and cancel; ``then`` follows once they
         are drawn, ``failed`` gets its error, ``cancelled`` is called when it is cancelled.
         A small release's charts are drawn at once, and ``then`` called before returning."""
+        if self.reading is not None:   # another export reads its points: this one follows it
+            self.queued.append((stale, then, failed, cancelled))
+            return self.reading
         steps, self.steps = self.steps, []
         if stale:
             steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
@@ -143,30 +147,48 @@ class ChartsPanel(QTabWidget):
             return None
 
         def done(points) -> None:
-            if task is self.reading:
-                self.reading = None
+            # one chart drawn per event-loop turn, then the export in its own: the window
+            # stays responsive between them (each is tens of milliseconds for a large release)
+            steps = [lambda name=name: self._show_points(report, kind, {name: points[name]}) for name in points]
+            QTimer.singleShot(0, lambda: next_step(steps + [then]))
+
+        def next_step(steps) -> None:
             if self.report is not report or self.per_record_chart.order != kind:
                 # another release or order came meanwhile: its points are read in turn
+                self.reading = None
                 self.draw_then(True, then, failed, cancelled)
+                self._follow(lambda *queued: self.draw_then(*queued))
                 return
-            self._show_points(report, kind, points)
-            then()
+            step = steps.pop(0)
+            if not steps:
+                self.reading = None
+            step()
+            if steps:
+                QTimer.singleShot(0, lambda: next_step(steps))
+            else:
+                self._follow(lambda *queued: self.draw_then(*queued))
 
         def stopped(value) -> None:
-            if task is self.reading:
-                self.reading = None
+            self.reading = None
             if cancelled is not None:
                 cancelled(value)
+            self._follow(lambda _stale, _then, _failed, cancelled_too: cancelled_too and cancelled_too(None))
 
         def settled_with(message: str) -> None:
-            if task is self.reading:
-                self.reading = None
+            self.reading = None
             failed(message)
+            self._follow(lambda _stale, _then, failed_too, _cancelled: failed_too(message))
 
         task = self.reading = self.workbench.runner.start(
             "Reading the chart's points", read, done, settled_with, owner=self, lane=SIDE,
             on_cancelled=stopped)
         return task
+
+    def _follow(self, call) -> None:
+        """``call(stale, then, failed, cancelled)`` for each export asked for while one read."""
+        queued, self.queued = self.queued, []
+        for export in queued:
+            call(*export)
 
     def _show_points(self, report: ScoreReport, kind: str, points: dict) -> None:
         """Draw the points :func:`chart_points` read (on the UI thread)."""
