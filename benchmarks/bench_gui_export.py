@@ -5,7 +5,8 @@ memory share sends every source to DuckDB, so the release's per-record scores st
 In the Scores view the per-record chart's order is changed and, before its points arrive,
 each chart is exported (the export must read the points first); then the charts, drawn, are
 exported again (drawing only). A 10 ms timer measures the longest event-loop block from the
-click until the file is written. Target: no block over 100 ms (the guide).
+click until the file is written. Target: no block over 100 ms (the guide); on a busy machine
+the UI thread's CPU time in the longest block is printed beside it (the rest is waiting for a CPU).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_export.py [--rows N]
 """
@@ -51,6 +52,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--keep", metavar="FOLDER", help="copy the exported charts into FOLDER (to look at them)")
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     frame, roles, model, folder, source = project_inputs(args.rows, args.seed, "tklscore-bench-export-")
@@ -101,7 +103,10 @@ def main(argv=None) -> int:
               f"{'PASS' if ok else 'MISS'}; load average {load_average():.1f}")
         print(meter.where())
         verdicts.append(f"no block > 100 ms exporting the {case}: {'PASS' if ok else 'MISS'} "
-                        f"(longest {blocked * 1000:.0f} ms, its UI CPU {meter.longest_cpu * 1000:.0f} ms)")
+                        f"(longest {blocked * 1000:.0f} ms; on the UI thread's CPU time alone, "
+                        f"{meter.longest_cpu * 1000:.0f} ms: {'PASS' if meter.longest_cpu <= TARGET_BLOCK_S else 'MISS'})")
+        if args.keep:
+            shutil.copy(path, Path(args.keep) / path.name)
     print(f"peak RSS {peak_rss_mb():.0f} MB; {machine()}")
     print(f"verdicts ({args.rows:,} rows; load average {load_average():.1f}):")
     for line in verdicts:

@@ -183,6 +183,8 @@ def test_a_chart_of_records_kept_on_disk_is_exported_with_its_points_read_off_th
         colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
         assert len(colours) > 3   # drawn: lines and text on the white ground
     assert ours.per_record_chart.ids == theirs.per_record_chart.ids
+    bottom = ours.per_record_chart.plot_item.getAxis("bottom").labelText
+    assert bottom == theirs.per_record_chart.plot_item.getAxis("bottom").labelText and "by tkl-Score" in bottom
     assert not list(tmp_path.glob("*tklscore-tmp"))
     # an input of the project is refused at once, and left as it was
     failures = []
