@@ -17,8 +17,6 @@ import argparse
 import os
 import shutil
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -29,7 +27,7 @@ from PySide6.QtCore import QSettings, QStandardPaths  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from _common import Stopwatch, load_average, machine, peak_rss_mb, sample as published_sample  # noqa: E402
-from bench_gui import BlockMeter, project_inputs  # noqa: E402
+from bench_gui import BlockMeter, project_inputs, wait  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
 from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
 from tklscore.gui.app import prepare_ui_process  # noqa: E402
@@ -37,15 +35,6 @@ from tklscore.gui.main_window import MainWindow  # noqa: E402
 from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL  # noqa: E402
 
 TARGET_BLOCK_S = 0.1
-
-
-def wait(app, condition, timeout: float = 3600.0) -> None:
-    end = time.perf_counter() + timeout
-    while not condition():
-        if time.perf_counter() > end:
-            raise TimeoutError("the window did not get there in time")
-        app.processEvents()
-        time.sleep(0.002)
 
 
 def main(argv=None) -> int:
@@ -74,7 +63,7 @@ def main(argv=None) -> int:
     bench = window.workbench
     watch = Stopwatch()
     bench.open_project(str(folder / "bench.tklproj"))
-    wait(app, lambda: bench.reports and not bench.runner.current)
+    wait(app, lambda: bench.reports and not bench.runner.current, timeout=3600.0)
     window.show_view("scores")
     view = window.views["scores"]
     wait(app, lambda: not view.charts_pending() and not bench.runner.current)
