@@ -45,6 +45,9 @@ def main(argv=None) -> None:
     by_worker: dict[str, list[dict]] = defaultdict(list)
     for run in runs:
         by_worker[run["worker"]].append(run)
+    for test in tests:
+        if test.get("outcome", "passed") == "failed":
+            print(f"FAILED {test['test']} ({test['end'] - test['start']:.1f} s, CPU {test['cpu']:.1f} s)")
     loads = [t["load"] for t in tests]
     print(f"{len(tests)} tests, first start to last end {t1 - t0:.1f} s; load average seen by the tests "
           f"{min(loads):.1f}-{max(loads):.1f} (mean {sum(loads) / len(loads):.1f})")

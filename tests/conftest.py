@@ -84,6 +84,17 @@ def _tree_cpu(pid: int) -> float:
     return total
 
 
+_OUTCOME = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The worst outcome of a test's phases, for the timeline."""
+    report = (yield).get_result()
+    if report.outcome != "passed" and item.stash.get(_OUTCOME, "passed") != "failed":
+        item.stash[_OUTCOME] = report.outcome
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """With TKLSCORE_TEST_TIMELINE=FILE, each test's start, end, worker and CPU (the worker's
@@ -97,6 +108,7 @@ def pytest_runtest_protocol(item, nextitem):
     start, cpu = time.time(), _tree_cpu(pid)
     yield
     line = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": item.nodeid,
+            "outcome": item.stash.get(_OUTCOME, "passed"),
             "file": item.nodeid.split("::", 1)[0], "start": start, "end": time.time(),
             "cpu": _tree_cpu(pid) - cpu, "load": os.getloadavg()[0]}
     with open(out, "a", encoding="utf-8") as f:
