@@ -72,8 +72,8 @@ def test_the_engine_reads_each_typed_column_as_the_loader_writes_it(source):
     frame = load_table(source).frame
     with open_backend("duckdb") as backend:
         scan = backend.scan(str(source), relation="__typed")
-        texts = backend.fetch(f"SELECT {', '.join(backend.column_text(scan, c) + f' AS c{k}' for k, c in enumerate(scan.columns))} "
-                              f"FROM {scan.relation} ORDER BY __rid")
+        read = ", ".join(f"{backend.column_text(scan, c)} AS c{k}" for k, c in enumerate(scan.columns))
+        texts = backend.fetch(f"SELECT {read} FROM {scan.relation} ORDER BY __rid")
     for k, column in enumerate(scan.columns):
         assert texts[f"c{k}"].tolist() == frame[column].astype(str).tolist(), column
     assert texts["c1"].tolist()[:3] == ["1.0", "", ""] and texts["c2"].tolist()[:2] == ["31.0", ""]
