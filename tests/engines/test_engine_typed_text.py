@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tklscore.core import Roles, Scorer, Weights, load_table, locate_by_ids
 from tklscore.core.engines import open_backend, score_files
 from tklscore.core.engines.design import EngineDesigner
+from tklscore.core.engines.lens import release_risk_lens
 from tklscore.core.engines.disclosure_risk import disclosure_files
 from tklscore.core.engines.measures import measure_files
 from tklscore.core.engines.source import profile_source
@@ -29,7 +30,9 @@ from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.risk import measure_table
-from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk
+from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
+                                                AttributeParameters, disclosure_risk)
+from tklscore.core.risk.lens import risk_lens
 from tklscore.core.tables.role_guesses import profile_table
 
 import duckdb  # noqa: E402,F401  (a hard dependency: its tests fail, never skip, without it)
@@ -183,6 +186,28 @@ def test_disclosure_risk_as_in_memory(source):
     engine = disclosure_files("duckdb", str(source), params, weights, epsilon=0.0, id_column="id")
     assert engine.ids.tolist() == IDS
     assert_same_disclosure(engine, memory)
+
+
+def test_a_release_s_risk_lens_as_in_memory(source):
+    """The Risk view out of core: D(r) over the release's typed columns, the riskiest records."""
+    params = [AttributeParameters("f", 0.5, 1.0), AttributeParameters("n", 0.25, 1.0),
+              AttributeParameters("b", 0.5, 0.5), AttributeParameters("s", 0.75, 1.0)]
+    weights = Weights([("f", "", 0.5), ("f", "1.0", 0.25), ("n", "31.0", 0.6), ("b", "True", 0.3),
+                       ("s", "", 0.4), ("s", "flu", 0.1), ("s", "hiv", 0.6), ("g", "", 0.3), ("g", "2.5", 0.4),
+                       ("g", "7.0", 0.05), ("Age", "[0,10)", 0.2), ("Age", "[10,inf)", 0.35)])
+    ids = IDS[1:10]
+    table = load_table(source)
+    memory = risk_lens(table, ROLES, locate_by_ids(table, ids, "id").positions, ids=np.array(ids, dtype=object),
+                       weights=weights, parameters=params)
+    with open_backend("duckdb") as backend:
+        backend.open_source(str(source), ROLES)
+        backend.open_published_ids(ids)
+        engine = release_risk_lens(backend, ROLES, params, weights, alpha=DEFAULT_ALPHA, epsilon=DEFAULT_EPSILON,
+                                   threshold=DEFAULT_THRESHOLD)
+    pd.testing.assert_frame_equal(engine.riskiest(), memory.riskiest(), check_dtype=False, rtol=1e-12, atol=1e-12)
+    drawn, histogram = memory.disclosure_histogram(), engine.disclosure_histogram()
+    assert histogram.counts.tolist() == drawn.counts.tolist() and histogram.zero == drawn.zero
+    assert engine.disclosure.d_max == pytest.approx(float(memory.disclosure.d.max()), rel=1e-12, abs=1e-12)
 
 
 @st.composite
