@@ -92,9 +92,12 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     l, finer_masks = l_of_classes(finer, sa_groups(sa, 4), masks)
     assert l.tolist() == [1, 1, 1, 1]          # A_1 is one value in (class, A_0): 0 → {0}, 1 → {0} …
     assert finer_masks[1].tolist() == [False] * 4
-    # the rows of a group a coarser node settled (its mask clear) are 1 without being counted
-    assert l_of_classes(classes, sa_groups(sa, 4), [np.array([True, True, False, False]), masks[1]])[0].tolist() \
-        == [2, 2, 1, 1]
+    # counting SA by SA, the rows of a group a coarser node settled (its mask clear) are 1 without
+    # being counted; one sort of every row counts them exactly (the same l under a true mask)
+    settled = [np.array([True, True, False, False]), masks[1]]
+    assert _l_per_attribute(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
+    assert _l_over_pairs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
+    assert _l_by_runs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 2, 2]
 
 
 def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):

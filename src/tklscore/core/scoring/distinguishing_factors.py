@@ -156,19 +156,24 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
 
 def _sa_radix(columns: list[tuple[np.ndarray, int]]) -> tuple | None:
     """The SAs in mixed radix, the one with most values first: (each SA's index in that order,
-    their cardinalities, each one's place value, each row's key); None with fewer than two
-    SAs or keys of 2^62 or more."""
+    their cardinalities, each one's place value, each row's key shifted left by ``bits`` with
+    the row's position in the low ``bits`` — what :func:`_l_by_runs` adds a node's classes to
+    and sorts —, ``bits``); None with fewer than two SAs or keys that do not fit in 63 bits beside the positions."""
     if len(columns) < 2:
         return None
     order = sorted(range(len(columns)), key=lambda i: (-max(int(columns[i][1]), 1), i))
     cards = [max(int(columns[i][1]), 1) for i in order]
     places = [math.prod(cards[j + 1:]) for j in range(len(order))]
-    if math.prod(cards) >= 1 << 62:
+    n = len(columns[0][0])
+    bits = max(int(n - 1).bit_length(), 1)
+    if math.prod(cards) >= 1 << (63 - bits):
         return None
-    key = np.zeros(len(columns[0][0]), dtype=np.int64)
+    key = np.zeros(n, dtype=np.int64)
     for i, place in zip(order, places):
         key += columns[i][0] * np.int64(place)
-    return tuple(order), tuple(cards), tuple(places), key
+    key <<= np.int64(bits)
+    key |= np.arange(n, dtype=np.int64)
+    return tuple(order), tuple(cards), tuple(places), key, bits
 
 
 def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None,
@@ -230,26 +235,29 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     suffix (the SAs after A_i): each SA's groups are counted by (run, suffix), by a table
     when it is small enough, and are runs themselves for the last SA. None when the keys do
     not fit in 63 bits beside the row positions, or with fewer than two SAs (or more than 24).
-    ``known``: as
-    :func:`l_of_classes` (the rows outside a mask are 1, and stay outside)."""
+    ``known`` (as :func:`l_of_classes`) is not read: every row is counted exactly, and a row
+    outside a coarser node's mask (one value there) counts one value here."""
     ids, count = classes
     n = len(ids)
     if groups.radix is None or n == 0 or len(groups.radix[0]) > 24:
         return None
-    order_sa, cards, suffix, sa_key = groups.radix
+    order_sa, cards, suffix, packed_sa, bits = groups.radix
     s = len(order_sa)
     bit = np.uint8 if s <= 8 else np.uint16 if s <= 16 else np.uint32
-    if max(int(count), 1) * math.prod(cards) >= 1 << (63 - max(int(n - 1).bit_length(), 1)):
+    span = math.prod(cards)
+    if max(int(count), 1) * span >= 1 << (63 - bits):
         return None
-    key = np.multiply(ids, np.int64(math.prod(cards)), dtype=np.int64)
-    key += sa_key
-    order, ordered = sort_with_positions(key)
-    del key
-    start = run_starts(ordered)
-    pair_of_sorted = np.cumsum(start, dtype=np.int64)   # each sorted row's pair
-    pair_of_sorted -= 1
-    pairs = ordered[start]
-    del ordered, start
+    # each row's (class, SAs) key and its position packed in one integer: sorted by value
+    packed = np.multiply(ids, np.int64(span << bits), dtype=np.int64)
+    packed += packed_sa
+    packed.sort()
+    order = packed & np.int64((1 << bits) - 1)
+    packed >>= np.int64(bits)
+    starts = np.flatnonzero(run_starts(packed))
+    pairs = packed[starts]
+    del packed
+    lengths = np.diff(starts, append=n)     # the rows of each pair
+    del starts
     m = len(pairs)
     l = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
     opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
@@ -277,25 +285,18 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         open_ = d > 1
         every.append(bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
-    # each row's pair: its l and its bits, read in one gather
+    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
     l <<= np.int64(s)
     l |= opened
     del opened
     rows = np.empty(n, dtype=np.int64)
-    rows[order] = l[pair_of_sorted]
-    del l, order, pair_of_sorted
+    rows[order] = np.repeat(l, lengths)
+    del l, order, lengths
     masks: list = [None] * s
     for j, i in enumerate(order_sa):
         if not every[j]:
             masks[i] = (rows & np.int64(1 << j)) != 0
     rows >>= np.int64(s)
-    settled = None
-    for i, mask in enumerate(known or ()):
-        if mask is not None:
-            masks[i] = mask.copy() if masks[i] is None else np.logical_and(masks[i], mask, out=masks[i])
-            settled = ~mask if settled is None else np.logical_or(settled, ~mask, out=settled)
-    if settled is not None:
-        np.putmask(rows, settled, 1)
     return rows, masks
 
 
