@@ -10,8 +10,9 @@ import itertools
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tklscore.core.scoring.distinguishing_factors import (LatticeL, _l_by_runs, _l_over_pairs, _l_per_attribute,
-                                                          l_distinguishing_factor, l_of_classes, sa_groups)
+from tklscore.core.scoring.distinguishing_factors import (LatticeL, _distinct_by_sort, _l_by_runs, _l_over_pairs,
+                                                          _l_per_attribute, l_distinguishing_factor, l_of_classes,
+                                                          sa_groups)
 from tklscore.core.tables.codes import Codes, group_ids
 
 
@@ -122,6 +123,42 @@ def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
                 if known is not None:
                     assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
                     assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 16), m=st.integers(0, 300), size=st.integers(1, 50), cardinality=st.integers(1, 9),
+       positions=st.booleans())
+def test_distinct_values_by_sort_are_the_brute_force_counts(seed, m, size, cardinality, positions):
+    rng = np.random.default_rng(seed)
+    key, values = rng.integers(0, size, m), rng.integers(0, cardinality, m)
+    d = _distinct_by_sort(key, size, values, cardinality, np.arange(m + 5) if positions else None)
+    seen: dict = {}
+    for k, v in zip(key.tolist(), values.tolist()):
+        seen.setdefault(k, set()).add(v)
+    assert d.tolist() == [len(seen[k]) for k in key.tolist()]
+    assert _distinct_by_sort(key, 1 << 62, values, 2, None) is None or m == 0   # keys past 63 bits: not sorted
+
+
+def test_counting_apart_without_the_sort_equals_the_plain_l(monkeypatch):
+    """The group-by counts :func:`_l_per_attribute` falls back to when a key does not fit beside
+    the positions give the same l-DF at every node."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+
+    monkeypatch.setattr(factors_module, "_distinct_by_sort", lambda *args, **kwargs: None)
+    for seed in range(15):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 400))
+        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)[:int(rng.integers(1, 4))]]
+        groups = sa_groups(sa, n)
+        lattice = LatticeL()
+        for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
+            classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
+            plain = l_distinguishing_factor([], sa, n, classes=classes)
+            known = lattice._known(node, None, len(sa))
+            assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
+            if known is not None:
+                assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
 
 
 def test_open_rows_decide_how_a_node_is_counted(monkeypatch):

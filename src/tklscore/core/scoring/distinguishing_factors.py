@@ -143,6 +143,8 @@ class SaGroups:
     order: tuple[int, ...]
     radix: tuple | None = None   # the SAs' mixed-radix key of each row for :func:`_l_by_runs`
     value_counts: tuple = ()     # each SA's count of each value code over the rows (the t-DF's table distribution)
+    codes: tuple = ()            # each SA's (codes, cardinality): :func:`_distinct_by_sort` counts its values
+    positions: np.ndarray | None = None   # 0..n-1, read (sliced) by every sort that packs positions
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
@@ -151,7 +153,9 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
                     [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
                      for i in range(len(columns))],
                     tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns),
-                    tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns))
+                    tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns),
+                    tuple((codes.astype(np.int64, copy=False), max(int(cardinality), 1)) for codes, cardinality in columns),
+                    np.arange(n, dtype=np.int64))
 
 
 def _sa_radix(columns: list[tuple[np.ndarray, int]]) -> tuple | None:
@@ -370,10 +374,14 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
             rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
                 c, key, o = c[sub], key[sub], (None if o is None else o[sub])
-        if grouped and size <= dense_limit(n):
-            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
-        else:
-            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
+        d = None
+        if grouped and groups.codes:    # the distinct values of A_i in each group, by one sort
+            values, cardinality = groups.codes[i]
+            d = _distinct_by_sort(key, size, values if rows is None else values[rows], cardinality, groups.positions)
+        if d is None:
+            full_rows = full if rows is None else full[rows]
+            d = (_distinct_in_groups(c, count, full_rows, n_full, key=(key, size)) if grouped and size <= dense_limit(n)
+                 else _distinct_in_groups(c, count, full_rows, n_full, o=(o, n_o)))
         masks[i] = _counted(l, d, rows, mask)
         if step is not None:
             step()
@@ -441,6 +449,38 @@ def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.
         l[counted] = np.minimum(l[counted], d)
         open_[counted] = d > 1
     return None if open_.all() else open_
+
+
+def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
+                      positions: np.ndarray | None = None) -> np.ndarray | None:
+    """For each entry, the distinct ``values`` (codes < ``cardinality``) among the entries of its
+    group (``key`` < ``size``), by one sort of the (group, value) keys packed with the entries'
+    positions: the distinct pairs are runs, and a group's pairs a run of those. None when the
+    keys and positions do not fit in 63 bits. ``positions``: 0..n-1 for some n ≥ the entries."""
+    m = len(key)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    bits = max(int(m - 1).bit_length(), 1)
+    if max(int(size), 1) * cardinality >= 1 << (63 - bits):
+        return None
+    packed = np.multiply(key, np.int64(cardinality), dtype=np.int64)
+    packed += values
+    packed <<= np.int64(bits)
+    packed |= positions[:m] if positions is not None and len(positions) >= m else np.arange(m, dtype=np.int64)
+    packed.sort()
+    order = packed & np.int64((1 << bits) - 1)
+    packed >>= np.int64(bits)
+    starts = np.flatnonzero(run_starts(packed))
+    pairs = packed[starts]
+    del packed
+    per_pair = np.diff(starts, append=m)            # entries of each distinct (group, value)
+    del starts
+    pairs //= np.int64(cardinality)
+    group_starts = np.flatnonzero(run_starts(pairs))
+    per_group = np.diff(group_starts, append=len(pairs))   # distinct values of each group
+    d = np.empty(m, dtype=np.int64)
+    d[order] = np.repeat(np.repeat(per_group, per_group), per_pair)
+    return d
 
 
 def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_full: int, key=None,
