@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -99,7 +99,30 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             return ordered_emd_by_class(classes, n_classes, class_sizes, codes, value_counts=value_counts)
         return variational_distance_by_class(classes, n_classes, class_sizes, codes, table_counts=value_counts)
 
-    pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
+    joint = _joint_categorical(groups, [i for i, name in enumerate(sa) if name not in continuous], n_classes, n)
+    together = [] if joint is None else [list(sa)[i] for i in joint[0]]
+
+    def t_of_categorical() -> dict[str, np.ndarray]:
+        # few classes: one count of each (class, every categorical SA's value) cell, each SA's
+        # (class, value) table a sum of it — one pass over the rows instead of one per SA
+        indices, key, cards = joint
+        cells = math.prod(cards)
+        cell = np.multiply(classes, np.int64(cells), dtype=np.int64)
+        cell += key
+        table = np.bincount(cell, minlength=n_classes * cells).reshape((n_classes,) + cards)
+        del cell
+        out = {}
+        for axis, name in enumerate(together):
+            counts = table.sum(axis=tuple(a + 1 for a in range(len(cards)) if a != axis)).ravel()
+            occupied = np.flatnonzero(counts)
+            cls, val = np.divmod(occupied, np.int64(cards[axis]))
+            out[name] = variational_distance_by_class(classes, n_classes, class_sizes, sa[name],
+                                                      (cls, val, counts[occupied]), counted.get(name))
+        return out
+
+    pending = {name: beside.submit(t_of_class, name) for name in sa if name not in together} \
+        if beside is not None else None
+    joint_t = beside.submit(t_of_categorical) if beside is not None and together else None
     try:
         if groups is not None:
             l = (l_of_groups or l_distinguishing_factor_of_classes)((classes, n_classes), groups, step)
@@ -108,17 +131,45 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
         else:
             l = full.l_distinguishing_factor(step)
     except BaseException:
-        for future in (pending or {}).values():
+        for future in [*(pending or {}).values(), *([joint_t] if joint_t is not None else [])]:
             future.cancel()
         raise
     class_t = {}
+    of_together = (joint_t.result() if joint_t is not None else t_of_categorical()) if together else {}
     highest = np.zeros(n_classes, dtype=np.float64)   # each class's t over the SAs: one gather for the rows
     for name in sa:
-        per_class = pending[name].result() if pending is not None else t_of_class(name)
+        if name in of_together:
+            per_class = of_together[name]
+        else:
+            per_class = pending[name].result() if pending is not None else t_of_class(name)
         class_t[name] = per_class
         np.maximum(highest, per_class, out=highest)
         step()
     return DistinguishingFactors(k, l, highest[classes], classes, class_t)
+
+
+JOINT_CELLS = 1.0
+"""The categorical SAs' t-DF is counted in one (class, every categorical value) table when the
+table has at most JOINT_CELLS cells a row (:func:`_joint_categorical`)."""
+
+
+def _joint_categorical(groups: "SaGroups | None", indices: list[int], n_classes: int, n: int):
+    """(the categorical SAs' indices, each row's joint code over them, their cardinalities)
+    when two or more of them fit one (class, values) table of at most JOINT_CELLS cells a row;
+    else None. The joint code is kept in ``groups`` for every node."""
+    if groups is None or len(indices) < 2 or len(groups.codes) <= max(indices):
+        return None
+    cards = tuple(groups.codes[i][1] for i in indices)
+    if max(int(n_classes), 1) * math.prod(cards) > JOINT_CELLS * n:
+        return None
+    key = groups.joint.get(tuple(indices))
+    if key is None:
+        key = np.zeros(n, dtype=np.int64)
+        for i, cardinality in zip(indices, cards):
+            key *= np.int64(cardinality)
+            key += groups.codes[i][0]
+        groups.joint[tuple(indices)] = key
+    return tuple(indices), key, cards
 
 
 def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> DistinguishingFactors:
@@ -145,6 +196,7 @@ class SaGroups:
     value_counts: tuple = ()     # each SA's count of each value code over the rows (the t-DF's table distribution)
     codes: tuple = ()            # each SA's (codes, cardinality): :func:`_distinct_by_sort` counts its values
     positions: np.ndarray | None = None   # 0..n-1, read (sliced) by every sort that packs positions
+    joint: dict = field(default_factory=dict, compare=False, repr=False)  # SA indices → their joint code per row
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
