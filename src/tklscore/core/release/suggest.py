@@ -327,7 +327,8 @@ def _smallest_published_class(transformed) -> int:
         classes, dropped = transformed.published_class_ids, None
     if not len(classes):
         return 0
-    sizes = np.bincount(classes)
+    sizes = np.bincount(classes) if dropped is None or transformed.class_sizes is None else \
+        transformed.class_sizes.copy()
     if dropped is not None and len(transformed.suppressed):
         sizes[classes[dropped]] = 0
     kept = sizes[sizes > 0]

@@ -201,6 +201,7 @@ class Transformed:
     below_limit_left: int = 0     # rows of classes below the suppression size that the budget kept
     suppressed_mask: np.ndarray | None = None   # over ``selected``
     selected_classes: np.ndarray | None = None  # class of each selected row on the published QIs
+    class_sizes: np.ndarray | None = None       # rows of each of those classes among the selected
 
     @cached_property
     def columns(self) -> list[str]:
@@ -287,7 +288,14 @@ def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> t
     n = len(classes)
     if below <= 1 or n == 0:
         return np.zeros(0, dtype=np.int64), 0
-    mask, left = suppressed_classes(np.bincount(classes, minlength=n_classes), below, limit)
+    return suppressed_rows(classes, np.bincount(classes, minlength=n_classes), below, limit)
+
+
+def suppressed_rows(classes: np.ndarray, sizes: np.ndarray, below: int, limit: float) -> tuple[np.ndarray, int]:
+    """:func:`suppress` given the classes' ``sizes``."""
+    if below <= 1 or not len(classes):
+        return np.zeros(0, dtype=np.int64), 0
+    mask, left = suppressed_classes(sizes, below, limit)
     return (np.flatnonzero(mask[classes]) if mask.any() else np.zeros(0, dtype=np.int64)), left
 
 
@@ -404,15 +412,16 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
     qi = [(generalised[c].codes if whole else generalised[c].codes[selected], len(generalised[c].labels))
           for c in roles.qi]
     classes, n_classes = group_ids(qi, len(selected))
-    dropped, left = suppress(classes, n_classes, design.suppress_below, design.suppression_limit)
+    sizes = np.bincount(classes, minlength=n_classes)
+    dropped, left = suppressed_rows(classes, sizes, design.suppress_below, design.suppression_limit)
     notes = [suppression_note(design, left)] if left else []
     if not len(dropped):   # every selected row published (the selection is read-only)
         return Transformed(source, roles, design, selected, selected, selected[:0], generalised, qi_levels,
-                           unlocated, notes, left, np.zeros(len(selected), dtype=bool), classes)
+                           unlocated, notes, left, np.zeros(len(selected), dtype=bool), classes, sizes)
     keep = np.ones(len(selected), dtype=bool)
     keep[dropped] = False
     return Transformed(source, roles, design, selected, selected[keep], selected[~keep], generalised,
-                       qi_levels, unlocated, notes, left, ~keep, classes)
+                       qi_levels, unlocated, notes, left, ~keep, classes, sizes)
 
 
 def export_published(transformed: Transformed, path, inputs=()) -> int:

@@ -701,7 +701,10 @@ def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
     """The distinct (class, value) pairs: the class and value code of each, and its count."""
     m = max(int(values.cardinality), 1)
     if n_classes * m <= 4 * len(classes):  # count every (class, value) cell, keep the occupied ones
-        counts = np.bincount(classes * np.int64(m) + values.codes, minlength=n_classes * m)
+        key = classes * np.int64(m)
+        key += values.codes
+        counts = np.bincount(key, minlength=n_classes * m)
+        del key
         occupied = np.flatnonzero(counts)
         class_of_pair, value_of_pair = np.divmod(occupied, np.int64(m))
         return class_of_pair, value_of_pair, counts[occupied]
@@ -761,7 +764,8 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         return np.zeros(n_classes)
     if pairs is None:
         # the distinct (class, value) pairs sorted by class then value, with their counts
-        key = classes * np.int64(m) + values.codes
+        key = classes * np.int64(m)
+        key += values.codes
         if n_classes * m <= min(dense_limit(len(classes)), 4 * len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
             n = len(classes)
