@@ -349,9 +349,17 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     rows[order] = np.repeat(l, lengths)
     del l, order, lengths
     masks: list = [None] * s
+    low = rows.astype(np.uint8) if s <= 8 and not all(every) else None   # the bits, one byte a row
     for j, i in enumerate(order_sa):
-        if not every[j]:
+        if every[j]:
+            continue
+        if low is not None:
+            mask = np.right_shift(low, np.uint8(j))
+            mask &= np.uint8(1)
+            masks[i] = mask.view(np.bool_)
+        else:
             masks[i] = (rows & np.int64(1 << j)) != 0
+    del low
     rows >>= np.int64(s)
     return rows, masks
 
