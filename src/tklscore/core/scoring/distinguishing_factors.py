@@ -423,22 +423,25 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
         wide = mask is not None and 2 * np.count_nonzero(mask) > n
         rows = None if mask is None or wide else np.flatnonzero(mask)
-        c = ids if rows is None else ids[rows]
-        o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
-            else (None, 1)
+        n_o = 1 if others is None else max(int(others[1]), 1)
         size = count * n_o
         # each row's group of QI ∪ (SA \\ {A_i}) as one key (the class alone when they do not fit)
-        grouped = o is None or size < 1 << 62
-        key = (c if o is None else c * np.int64(n_o) + o) if grouped else c
-        if len(c):
+        grouped = others is None or size < 1 << 62
+        key = ids if rows is None else ids[rows]
+        if grouped and others is not None:
+            key = key * np.int64(n_o)
+            key += others[0] if rows is None else others[0][rows]
+        if len(key):
             rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
-                c, key, o = c[sub], key[sub], (None if o is None else o[sub])
+                key = key[sub]
         d = None
         if grouped and groups.codes:    # the distinct values of A_i in each group, by one sort
             values, cardinality = groups.codes[i]
             d = _distinct_by_sort(key, size, values if rows is None else values[rows], cardinality, groups.positions)
         if d is None:
+            c = ids if rows is None else ids[rows]
+            o = None if others is None else (others[0] if rows is None else others[0][rows])
             full_rows = full if rows is None else full[rows]
             d = (_distinct_in_groups(c, count, full_rows, n_full, key=(key, size)) if grouped and size <= dense_limit(n)
                  else _distinct_in_groups(c, count, full_rows, n_full, o=(o, n_o)))
