@@ -471,8 +471,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 def _slots(key: np.ndarray, bits: int) -> np.ndarray:
     """Each key's slot in a table of 2**bits (Fibonacci hashing: equal keys share a slot)."""
-    slot = key.astype(np.uint64)
-    slot *= _GOLDEN
+    slot = np.multiply(key.view(np.uint64) if key.dtype == np.int64 else key.astype(np.uint64), _GOLDEN)
     slot >>= np.uint64(64 - bits)
     return slot
 
