@@ -188,6 +188,16 @@ def build_model(frame, roles: Roles, pool: np.ndarray) -> TklDataModel:
     return model
 
 
+def wait(app, condition, timeout: float = 600.0) -> None:
+    """Turn the event loop until ``condition()`` holds (at most ``timeout`` seconds)."""
+    end = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > end:
+            raise TimeoutError("the window did not get there in time")
+        app.processEvents()
+        time.sleep(0.001)
+
+
 def project_inputs(rows: int, seed: int, prefix: str):
     """The synthetic source written as CSV in a new folder, its roles and its tkl-Data Model:
     ``(frame, roles, model, folder, source)``."""

@@ -209,3 +209,41 @@ def test_wait_begins_the_waiting_tasks_and_waits_for_them(qtbot):
     written = []
     runner.start("save", lambda control: written.append("file"), lambda _: None, lambda _: None, lane=SAVE)
     assert runner.wait() and written == ["file"]   # no event loop ran: a file is never left unwritten
+
+
+def test_a_finished_task_its_function_and_what_it_read_are_freed(qtbot):
+    """A task settled (done, failed or cancelled) is no longer held by its lane's pool or by
+    the runner's connections to its signals: its function, what the function captured (a
+    release's frames) and its callbacks are freed."""
+    import gc
+    import weakref
+
+    from tklscore.core.errors import Cancelled
+
+    class Frames:   # what a task's function reads: a whole release
+        pass
+
+    runner = TaskRunner()
+    settled, kept = [], []
+
+    def fails(_control):
+        raise ValueError("bad input")
+
+    def cancels(_control):
+        raise Cancelled()
+
+    for i in range(20):
+        frames, callback_reads = Frames(), Frames()
+        kept.append((weakref.ref(frames), weakref.ref(callback_reads)))
+        function = (fails if i % 3 == 1 else cancels if i % 3 == 2 else
+                    (lambda control, frames=frames: len(vars(frames))))
+        on_done = lambda value, reads=callback_reads: settled.append(value)  # noqa: E731
+        task = runner.start(f"task {i}", function, on_done, settled.append, on_cancelled=on_done)
+        if i % 3:    # its function does not read the frames: the task itself holds them
+            task.frames = frames
+        kept[-1] += (weakref.ref(task),)
+        del frames, callback_reads, task, function, on_done
+    qtbot.waitUntil(lambda: len(settled) == 20 and not runner.current, timeout=20000)
+    gc.collect()
+    alive = [i for i, refs in enumerate(kept) if any(ref() is not None for ref in refs)]
+    assert alive == []

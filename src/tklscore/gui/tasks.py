@@ -13,7 +13,7 @@ import traceback
 from typing import Callable
 
 import shiboken6
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from tklscore.core.errors import Cancelled
 from tklscore.gui.after_paint import after_pending_paints
@@ -58,16 +58,19 @@ class TaskSignals(QObject):
     stopped = Signal(object)     # beside ``cancelled``: what the function returned anyway (None: it raised)
 
 
-class Task(QRunnable):
+class Task:
+    """One function run on a lane's thread (the pool runs :meth:`run`, a plain callable: a
+    QRunnable that is not deleted after its run would be kept by the pool's wrapper for the
+    pool's life, and with it the function and everything it reads)."""
+
     def __init__(self, name: str, function: Callable[[TaskControl], object]):
-        super().__init__()
         self.name = name
-        self.function = function
+        self.function: Callable[[TaskControl], object] | None = function
         self.signals = TaskSignals()
         self.control = TaskControl(self)
         self.owner: QObject | None = None
         self.owner_connection = None
-        self.setAutoDelete(False)
+        self.connections: list = []   # the runner's own, to its signals: broken once it settles
 
     def cancel(self) -> None:
         self.control._cancelled.set()
@@ -156,10 +159,15 @@ class TaskRunner(QObject):
             raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
         task.owner = owner
-        task.signals.progress.connect(lambda percent, text: self._progress(task, percent, text))
-        task.signals.finished.connect(lambda result: self._settle(task, on_done, result))
-        task.signals.failed.connect(lambda message: self._settle(task, on_failed, message))
-        task.signals.stopped.connect(lambda value: self._settle(task, on_cancelled, value))
+        # these lambdas and the task's signals hold each other through Qt, where the garbage
+        # collector cannot see: _settle breaks the connections, so that a finished task, its
+        # function and what that read (a whole release's frames) are freed
+        signals = task.signals
+        task.connections = [
+            signals.progress.connect(lambda percent, text: self._progress(task, percent, text)),
+            signals.finished.connect(lambda result: self._settle(task, on_done, result)),
+            signals.failed.connect(lambda message: self._settle(task, on_failed, message)),
+            signals.stopped.connect(lambda value: self._settle(task, on_cancelled, value))]
         if owner is not None:
             task.owner_connection = owner.destroyed.connect(task.cancel)
         self.current.append(task)
@@ -175,7 +183,7 @@ class TaskRunner(QObject):
         """The tasks started since the last repaint, on their lanes' threads, in order."""
         waiting, self._waiting = self._waiting, []
         for lane, task in waiting:
-            self.pools[lane].start(task)
+            self.pools[lane].start(task.run)
 
     @staticmethod
     def _owned(task: Task) -> bool:
@@ -187,6 +195,9 @@ class TaskRunner(QObject):
             self.progress.emit(percent, text)
 
     def _settle(self, task: Task, callback, value) -> None:
+        connections, task.connections, task.function = task.connections, [], None
+        for connection in connections:
+            QObject.disconnect(connection)
         if not shiboken6.isValid(self):  # the runner's owner closed while the task's result was queued
             return
         if task in self.current:
