@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tklscore.core.scoring.distinguishing_factors import (LatticeL, _distinct_by_sort, _l_by_runs, _l_over_pairs,
@@ -101,11 +102,16 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     assert _l_by_runs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 2, 2]
 
 
-def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
+@pytest.mark.parametrize("by_sort", [True, False])
+def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch, by_sort):
     """The counts taken without tables (every key space too large for one: only the classes
-    holding a row whose l is still above 1 are counted) give the same l-DF at every node."""
+    holding a row whose l is still above 1 are counted) give the same l-DF at every node, with
+    each group's distinct values counted by one sort or (``by_sort`` False: the keys do not fit
+    beside the positions) by the group-bys."""
     import tklscore.core.scoring.distinguishing_factors as factors_module
 
+    if not by_sort:
+        monkeypatch.setattr(factors_module, "_distinct_by_sort", lambda *args, **kwargs: None)
     for seed in range(25):
         rng = np.random.default_rng(seed)
         n = int(rng.integers(1, 400))
@@ -137,28 +143,6 @@ def test_distinct_values_by_sort_are_the_brute_force_counts(seed, m, size, cardi
         seen.setdefault(k, set()).add(v)
     assert d.tolist() == [len(seen[k]) for k in key.tolist()]
     assert _distinct_by_sort(key, 1 << 62, values, 2, None) is None or m == 0   # keys past 63 bits: not sorted
-
-
-def test_counting_apart_without_the_sort_equals_the_plain_l(monkeypatch):
-    """The group-by counts :func:`_l_per_attribute` falls back to when a key does not fit beside
-    the positions give the same l-DF at every node."""
-    import tklscore.core.scoring.distinguishing_factors as factors_module
-
-    monkeypatch.setattr(factors_module, "_distinct_by_sort", lambda *args, **kwargs: None)
-    for seed in range(15):
-        rng = np.random.default_rng(seed)
-        n = int(rng.integers(1, 400))
-        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
-        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)[:int(rng.integers(1, 4))]]
-        groups = sa_groups(sa, n)
-        lattice = LatticeL()
-        for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
-            classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
-            plain = l_distinguishing_factor([], sa, n, classes=classes)
-            known = lattice._known(node, None, len(sa))
-            assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
-            if known is not None:
-                assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
 
 
 def test_open_rows_decide_how_a_node_is_counted(monkeypatch):

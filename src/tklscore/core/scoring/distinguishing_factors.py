@@ -306,14 +306,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     # each row's (class, SAs) key and its position packed in one integer: sorted by value
     packed = np.multiply(ids, np.int64(span << bits), dtype=np.int64)
     packed += packed_sa
-    packed.sort()
-    order = packed & np.int64((1 << bits) - 1)
-    packed >>= np.int64(bits)
-    starts = np.flatnonzero(run_starts(packed))
-    pairs = packed[starts]
+    order, pairs, lengths = _packed_runs(packed, bits)   # lengths: the rows of each pair
     del packed
-    lengths = np.diff(starts, append=n)     # the rows of each pair
-    del starts
     m = len(pairs)
     l = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
     opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
@@ -513,6 +507,17 @@ def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.
     return None if open_.all() else open_
 
 
+def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``packed`` (each key shifted left by ``bits``, its entry's position in the low bits) sorted
+    in place: the positions in key order, the distinct keys in increasing order, and how many
+    entries hold each."""
+    packed.sort()
+    order = packed & np.int64((1 << bits) - 1)
+    packed >>= np.int64(bits)
+    starts = np.flatnonzero(run_starts(packed))
+    return order, packed[starts], np.diff(starts, append=len(packed))
+
+
 def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
                       positions: np.ndarray | None = None) -> np.ndarray | None:
     """For each entry, the distinct ``values`` (codes < ``cardinality``) among the entries of its
@@ -529,14 +534,8 @@ def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinalit
     packed += values
     packed <<= np.int64(bits)
     packed |= positions[:m] if positions is not None and len(positions) >= m else np.arange(m, dtype=np.int64)
-    packed.sort()
-    order = packed & np.int64((1 << bits) - 1)
-    packed >>= np.int64(bits)
-    starts = np.flatnonzero(run_starts(packed))
-    pairs = packed[starts]
+    order, pairs, per_pair = _packed_runs(packed, bits)   # per_pair: entries of each distinct (group, value)
     del packed
-    per_pair = np.diff(starts, append=m)            # entries of each distinct (group, value)
-    del starts
     pairs //= np.int64(cardinality)
     group_starts = np.flatnonzero(run_starts(pairs))
     per_group = np.diff(group_starts, append=len(pairs))   # distinct values of each group
