@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tklscore.core import Roles, Scorer, Weights, load_table, locate_by_ids
+from tklscore.core import Roles, Scorer, Weights, load_table, locate_by_ids, locate_table
 from tklscore.core.engines import open_backend, score_files
 from tklscore.core.engines.design import EngineDesigner
 from tklscore.core.engines.lens import release_risk_lens
@@ -97,6 +97,25 @@ def test_score_as_in_memory(source, release):
     memory = scorer.score(locate_by_ids(table, ids, "id"), WEIGHTS)
     assert_same_report(engine, memory)
     assert engine.records["id"].tolist() == ids
+
+
+@pytest.mark.parametrize("by_id", [True, False])
+def test_a_typed_published_file_located_as_in_memory(source, tmp_path, by_id):
+    """A published Parquet file of the same types, located by id (its SAs compared with the
+    source's: a NaN or missing cell is no conflict) or by all its columns."""
+    published = tmp_path / "published.parquet"
+    chosen = typed_table().take([1, 2, 5, 6, 9, 11])
+    if not by_id:
+        chosen = chosen.drop(["id"])
+    pq.write_table(chosen, published)
+    roles = ROLES if by_id else Roles(qi=ROLES.qi, sa=ROLES.sa, continuous=ROLES.continuous)
+    table = load_table(source)
+    release = locate_table(table, load_table(published), "id" if by_id else None, roles.continuous, roles.sa)
+    assert release.conflicts == [] and len(release.positions) == 6
+    memory = Scorer(table, roles).score(release, WEIGHTS)
+    engine = score_files("duckdb", str(source), roles, WEIGHTS, published=str(published))
+    assert engine.unlocated == release.unlocated == []
+    assert_same_report(engine, memory)
 
 
 def test_the_reproduction_a_float_qi_of_nan_and_missing_cells(tmp_path):
