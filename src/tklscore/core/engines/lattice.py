@@ -284,16 +284,23 @@ class AggregateLattice:
                 total += self._one_class(piece, class_of_finest, t, dropped, groups, representative, w, known, masks)
                 continue
             rows = _ranges(self.offsets[piece], self.finest_rows[piece])
-            cls = np.repeat(class_of_finest[piece], self.finest_rows[piece])
-            inside, local = np.unique(cls, return_inverse=True)
+            cls = np.repeat(class_of_finest[piece], self.finest_rows[piece])   # in class order
+            local = np.empty(len(cls), dtype=np.bool_)
+            local[:1] = True
+            np.not_equal(cls[1:], cls[:-1], out=local[1:])
+            local = np.cumsum(local, dtype=np.int64)
+            local -= 1
             combo = self.combo[rows].astype(np.int64)
-            l, found = l_of_classes((local.astype(np.int64, copy=False), len(inside)), _at(groups, combo),
+            l, found = l_of_classes((local, int(local[-1]) + 1), _at(groups, combo),
                                     None if known is None else [None if m is None else m[rows] for m in known])
+            del local
             _assemble(masks, found, rows, self.rows)
-            published = ~dropped[cls]
-            score = t[cls] + w[combo]
+            score = t[cls]
+            score += w[combo]
             score /= l
-            total += float((score[published] * self.cnt[rows][published]).sum())
+            score *= self.cnt[rows]
+            published = ~dropped[cls]
+            total += float(score.sum() if published.all() else score[published].sum())
         self._lattice_l.keep(levels, extra, masks, self.rows)
         return total
 
