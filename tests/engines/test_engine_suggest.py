@@ -145,19 +145,24 @@ def test_cli_suggest_with_an_engine_gives_the_in_memory_json(capsys, tmp_path):
 
 
 def suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights, constraints, base=None, **reading):
-    """The out-of-core search with the l-DF counted in pieces of ``chunk_rows`` rows, and the
-    most rows :func:`l_of_classes` was given at once."""
+    """The out-of-core search with each node counted in pieces of ``chunk_rows`` rows, and the
+    most rows its l-DF (:func:`l_of_classes`) or t (``class_t``) was given at once."""
     from tklscore.core.engines import lattice as module
 
     seen = []
-    counted = module.l_of_classes
+    counted, t_of = module.l_of_classes, module.class_t
 
     def recorded(classes, groups, known=None, step=None):
         seen.append(len(classes[0]))
         return counted(classes, groups, known, step)
 
+    def recorded_t(classes, *args, **kwargs):
+        seen.append(len(classes))
+        return t_of(classes, *args, **kwargs)
+
     monkeypatch.setattr(module, "CHUNK_ROWS", chunk_rows)
     monkeypatch.setattr(module, "l_of_classes", recorded)
+    monkeypatch.setattr(module, "class_t", recorded_t)
     with open_backend("duckdb") as backend:
         designer = EngineDesigner(backend, str(path), roles, hierarchies, delimiter=reading.get("delimiter"))
         lattice = designer.lattice()
@@ -176,7 +181,7 @@ def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_ro
         engine, lattice, most = suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights,
                                                   constraints, base)
     assert_same_suggestions(engine, memory)
-    # a piece of whole classes holds at most twice the chunk; a larger class its distinct SA groups
+    # a piece of whole classes holds at most twice the chunk; a larger class its distinct SA groups or values
     assert most <= max(2 * chunk_rows, lattice.combos)
 
 

@@ -204,24 +204,49 @@ class AggregateLattice:
         return kept
 
     def pairs(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The distinct (finest class, value of SA ``i``) pairs and their records: every
-        node's (class, value) counts are their roll-ups (counted once, in pieces of whole
-        finest classes)."""
+        """The distinct (finest class, value of SA ``i``) pairs and their records, in finest
+        class order (the pairs of finest class f: ``offsets[f]:offsets[f + 1]``): every node's
+        (class, value) counts are their roll-ups (counted once, in pieces of whole finest
+        classes)."""
         kept = self._pairs.get(i)
         if kept is None:
             m = len(self.uniques[i])
-            parts = []
+            per_finest, values, counts = [], [], []
             for first, last in self._finest_pieces():
                 rows = slice(int(self.offsets[first]), int(self.offsets[last]))
                 local = np.repeat(np.arange(last - first, dtype=np.int64), self.finest_rows[first:last])
-                values = self.combo_s[i][self.combo[rows]].astype(np.int64)
-                cls, val, total = _pairs(local, last - first, values, m, self.cnt[rows])
-                parts.append(((cls + first).astype(np.int32 if len(self.finest_rows) < 1 << 31 else np.int64),
-                              val.astype(_small(m)), total))
-            kept = tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-                         for k in range(3))
-            self._pairs[i] = kept
+                cls, val, total = _pairs(local, last - first, self.combo_s[i][self.combo[rows]].astype(np.int64), m,
+                                         self.cnt[rows])
+                per_finest.append(np.bincount(cls, minlength=last - first))
+                values.append(val.astype(_small(m)))
+                counts.append(total.astype(self.cnt.dtype))
+            offsets = np.zeros(len(self.finest_rows) + 1, dtype=np.int64)
+            if per_finest:
+                np.cumsum(np.concatenate(per_finest), out=offsets[1:])
+            kept = self._pairs[i] = (offsets, np.concatenate(values) if values else np.zeros(0, dtype=np.int8),
+                                     np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64))
         return kept
+
+    def class_pairs(self, i: int, class_of_finest: np.ndarray, n_classes: int):
+        """SA ``i``'s (class, value) records at a node, in pieces of whole classes: for each,
+        its classes, each entry's class among them, value code and records. A class of more
+        than :attr:`chunk_rows` entries comes alone, its values' records summed in pieces."""
+        offsets, values, counts = self.pairs(i)
+        per_finest = np.diff(offsets)
+        m = len(self.uniques[i])
+        for piece in _class_pieces(class_of_finest, n_classes, per_finest, self.chunk_rows):
+            if isinstance(piece, tuple):
+                (finest,) = piece
+                records = np.zeros(m, dtype=np.float64)
+                for entries in _pieces_of(finest, offsets, per_finest, self.chunk_rows):
+                    records += np.bincount(values[entries], weights=counts[entries], minlength=m)
+                value = np.flatnonzero(records)
+                yield (class_of_finest[finest[:1]], np.zeros(len(value), dtype=np.int64), value,
+                       records[value].astype(np.int64))
+                continue
+            entries = _ranges(offsets[piece], per_finest[piece])
+            local, inside = _runs(np.repeat(class_of_finest[piece], per_finest[piece]))
+            yield inside, local, values[entries].astype(np.int64), counts[entries].astype(np.int64)
 
     def _finest_pieces(self):
         """Runs of whole finest classes of about :attr:`chunk_rows` rows."""
@@ -235,7 +260,7 @@ class AggregateLattice:
         kept = self._value_counts.get(i)
         if kept is None:
             _, val, total = self.pairs(i)
-            kept = self._value_counts[i] = value_counts(val, len(self.uniques[i]), total)
+            kept = self._value_counts[i] = value_counts(val.astype(np.int64), len(self.uniques[i]), total)
         return kept
 
     def sa_groups(self, kept: list[int]) -> tuple[SaGroups, np.ndarray]:
@@ -285,13 +310,9 @@ class AggregateLattice:
                 continue
             rows = _ranges(self.offsets[piece], self.finest_rows[piece])
             cls = np.repeat(class_of_finest[piece], self.finest_rows[piece])   # in class order
-            local = np.empty(len(cls), dtype=np.bool_)
-            local[:1] = True
-            np.not_equal(cls[1:], cls[:-1], out=local[1:])
-            local = np.cumsum(local, dtype=np.int64)
-            local -= 1
+            local, inside = _runs(cls)
             combo = self.combo[rows].astype(np.int64)
-            l, found = l_of_classes((local, int(local[-1]) + 1), _at(groups, combo),
+            l, found = l_of_classes((local, len(inside)), _at(groups, combo),
                                     None if known is None else [None if m is None else m[rows] for m in known])
             del local
             _assemble(masks, found, rows, self.rows)
@@ -316,7 +337,7 @@ class AggregateLattice:
         records = np.zeros(n_full, dtype=np.float64)
         open_known = None if known is None else [None if m is None else np.ones(n_full, dtype=np.bool_)
                                                   for m in known]
-        for rows in self._pieces_of(finest):
+        for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
             g = full[self.combo[rows]]
             present[g] = True
             records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
@@ -334,7 +355,7 @@ class AggregateLattice:
                     table = np.ones(n_full, dtype=np.bool_)
                     table[at] = mask
                 tables.append(table)
-            for rows in self._pieces_of(finest):
+            for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
                 g = full[self.combo[rows]]
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
         if dropped[cls]:
@@ -343,16 +364,28 @@ class AggregateLattice:
         score /= l
         return float((score * records[at]).sum())
 
-    def _pieces_of(self, finest: np.ndarray):
-        """The rows of the finest classes ``finest``, in pieces of about :attr:`chunk_rows`."""
-        rows = self.finest_rows[finest]
-        ends = np.cumsum(rows)
-        start = 0
-        while start < len(finest):
-            stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + self.chunk_rows, side="right")),
-                       start + 1)
-            yield _ranges(self.offsets[finest[start:stop]], rows[start:stop])
-            start = stop
+
+
+def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
+    """The entries of the finest classes ``finest`` (``offsets``, ``per_finest``: where each
+    one's entries start and how many), in pieces of about ``chunk``."""
+    sizes = per_finest[finest]
+    ends = np.cumsum(sizes)
+    start = 0
+    while start < len(finest):
+        stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + chunk, side="right")), start + 1)
+        yield _ranges(offsets[finest[start:stop]], sizes[start:stop])
+        start = stop
+
+
+def _runs(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's run of equal ``classes`` (sorted), numbered from 0, and each run's class."""
+    start = np.empty(len(classes), dtype=np.bool_)
+    start[:1] = True
+    np.not_equal(classes[1:], classes[:-1], out=start[1:])
+    local = np.cumsum(start, dtype=np.int64)
+    local -= 1
+    return local, classes[start]
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -475,27 +508,31 @@ class AggregateNode(_Node):
         if self.l is None and self.published:
             lattice = self.lattice
             class_of_finest, sizes, dropped = self._release()
-            present = np.zeros(len(sizes), dtype=bool)
-            present[class_of_finest] = True
-            present &= ~dropped
-            dense = np.cumsum(present) - 1
-            n_classes = int(present.sum())
+            n_classes = len(sizes)
             l, t = np.iinfo(np.int64).max, 0.0
             for i in lattice.kept(self.design):
-                finest, value, counts = lattice.pairs(i)
-                cls = class_of_finest[finest]
-                rows = present[cls]
-                classes, counts, value = dense[cls[rows]], counts[rows], value[rows]
-                published_sizes = np.bincount(classes, weights=counts, minlength=n_classes).astype(np.int64)
-                used = np.flatnonzero(np.bincount(value, minlength=len(lattice.uniques[i])))
-                rank = np.zeros(len(lattice.uniques[i]), dtype=np.int64)
+                m = len(lattice.uniques[i])
+                table = np.zeros(m, dtype=np.float64)      # the published records of each value
+                for inside, local, value, counts in lattice.class_pairs(i, class_of_finest, n_classes):
+                    published = ~dropped[inside][local]
+                    table += np.bincount(value[published], weights=counts[published], minlength=m)
+                used = np.flatnonzero(table)
+                rank = np.zeros(m, dtype=np.int64)
                 rank[used] = np.arange(len(used))
-                values = rank[value]
-                pair_class, _, _ = _pairs(classes, n_classes, values, len(used), counts)
-                l = min(l, int(np.bincount(pair_class, minlength=n_classes).min()))
-                per_class = class_t(classes, n_classes, published_sizes, values, len(used), counts,
-                                    lattice.roles.sa[i] in lattice.roles.continuous)
-                t = max(t, float(per_class.max()))
+                table = table[used].astype(np.int64)
+                table = (table, int(table.sum()))
+                for inside, local, value, counts in lattice.class_pairs(i, class_of_finest, n_classes):
+                    kept = ~dropped[inside]
+                    if not kept.any():
+                        continue
+                    published = kept[local]
+                    classes = (np.cumsum(kept) - 1)[local[published]]
+                    n_kept, values, counts = int(kept.sum()), rank[value[published]], counts[published]
+                    pair_class, _, _ = _pairs(classes, n_kept, values, len(used), counts)
+                    l = min(l, int(np.bincount(pair_class, minlength=n_kept).min()))
+                    per_class = class_t(classes, n_kept, sizes[inside[kept]], values, len(used), counts,
+                                        lattice.roles.sa[i] in lattice.roles.continuous, table)
+                    t = max(t, float(per_class.max()))
             self.l, self.t = int(l), t
         return self.l is not None
 
@@ -512,10 +549,11 @@ class AggregateNode(_Node):
         # the factors over the whole source at the node's levels
         t = np.zeros(n_classes, dtype=np.float64)
         for i in kept:
-            name = lattice.roles.sa[i]
-            finest, value, counts = lattice.pairs(i)
-            np.maximum(t, class_t(class_of_finest[finest], n_classes, sizes, value.astype(np.int64), len(lattice.uniques[i]),
-                                  counts, name in lattice.roles.continuous, lattice.value_counts(i)), out=t)
+            continuous, table = lattice.roles.sa[i] in lattice.roles.continuous, lattice.value_counts(i)
+            for inside, local, value, counts in lattice.class_pairs(i, class_of_finest, n_classes):
+                per_class = class_t(local, len(inside), sizes[inside], value, len(lattice.uniques[i]), counts,
+                                    continuous, table)
+                t[inside] = np.maximum(t[inside], per_class)
         total = lattice.scored_sum(self.design, class_of_finest, n_classes, t, dropped, kept, weights)
         # only the tkl-Score is normalised here (the suggestion's figure): its sum over the records
         published = int(sizes[~dropped].sum())
