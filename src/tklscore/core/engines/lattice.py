@@ -30,6 +30,9 @@ records and is not searched out of core (the error says what to do).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
 import pandas as pd
 
@@ -227,14 +230,15 @@ class AggregateLattice:
                                      np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64))
         return kept
 
-    def class_pairs(self, i: int, class_of_finest: np.ndarray, n_classes: int):
+    def class_pairs(self, i: int, classes: "_Classes"):
         """SA ``i``'s (class, value) records at a node, in pieces of whole classes: for each,
         its classes, each entry's class among them, value code and records. A class of more
         than :attr:`chunk_rows` entries comes alone, its values' records summed in pieces."""
         offsets, values, counts = self.pairs(i)
         per_finest = np.diff(offsets)
         m = len(self.uniques[i])
-        for piece in _class_pieces(class_of_finest, n_classes, per_finest, self.chunk_rows):
+        class_of_finest = classes.of_finest
+        for piece in _class_pieces(classes, per_finest, self.chunk_rows):
             if isinstance(piece, tuple):
                 (finest,) = piece
                 records = np.zeros(m, dtype=np.float64)
@@ -291,7 +295,7 @@ class AggregateLattice:
             self._weights = {key: cached}
         return cached
 
-    def scored_sum(self, design: ReleaseDesign, class_of_finest: np.ndarray, n_classes: int, t: np.ndarray,
+    def scored_sum(self, design: ReleaseDesign, classes: "_Classes", t: np.ndarray,
                    dropped: np.ndarray, kept: list[int], weights) -> float:
         """Σ cnt · (t + W) / l over the rows of the classes kept: each row's l-DF at the
         design's levels by :class:`LatticeL`, counted in pieces of whole classes (a class of
@@ -304,7 +308,8 @@ class AggregateLattice:
         known = self._lattice_l.known(levels, extra, len(groups.others))
         masks: list = [None] * len(groups.others)
         total = 0.0
-        for piece in _class_pieces(class_of_finest, n_classes, self.finest_rows, self.chunk_rows):
+        class_of_finest = classes.of_finest
+        for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
                 total += self._one_class(piece, class_of_finest, t, dropped, groups, representative, w, known, masks)
                 continue
@@ -398,19 +403,38 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return shift
 
 
-def _class_pieces(class_of_finest: np.ndarray, n_classes: int, finest_rows: np.ndarray, chunk: int):
-    """A node's finest classes in pieces of whole classes of at most 2·``chunk`` rows (an
-    array of finest classes), and each class of more than ``chunk`` rows alone (a 1-tuple)."""
-    class_rows = np.bincount(class_of_finest, weights=finest_rows, minlength=n_classes)
+@dataclass
+class _Classes:
+    """A node's class of each finest class, and the finest classes in class order."""
+
+    of_finest: np.ndarray
+    count: int
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        return np.argsort(self.of_finest, kind="stable")
+
+    @cached_property
+    def by_class(self) -> np.ndarray:
+        return self.of_finest[self.order]
+
+
+def _class_pieces(classes: _Classes, per_finest: np.ndarray, chunk: int):
+    """A node's finest classes in pieces of whole classes of at most 2·``chunk`` entries
+    (``per_finest``: each finest class's), as an array of finest classes in class order, and
+    each class of more than ``chunk`` entries alone (a 1-tuple)."""
+    class_rows = np.bincount(classes.of_finest, weights=per_finest, minlength=classes.count)
     big = class_rows > chunk
-    order = np.argsort(class_of_finest, kind="stable")
-    by_class = class_of_finest[order]
-    large = big[by_class]
-    if large.any():
+    order, by_class = classes.order, classes.by_class
+    if big.any():
+        large = big[by_class]
         for part in np.split(order[large], np.flatnonzero(np.diff(by_class[large])) + 1):
             yield (part,)
         order, by_class = order[~large], by_class[~large]
     if not len(order):
+        return
+    if class_rows.sum() <= chunk:
+        yield order
         return
     small = np.where(big, 0.0, class_rows)
     piece = ((np.cumsum(small) - small) // chunk).astype(np.int64)[by_class]
@@ -418,10 +442,34 @@ def _class_pieces(class_of_finest: np.ndarray, n_classes: int, finest_rows: np.n
 
 
 def _at(groups: SaGroups, at: np.ndarray) -> SaGroups:
-    """The SA groupings of the rows ``at`` of ``groups``."""
-    radix = None if groups.radix is None else groups.radix[:3] + (groups.radix[3][at],)
-    return SaGroups((groups.full[0][at], groups.full[1]),
-                    [None if o is None else (o[0][at], o[1]) for o in groups.others], groups.order, radix)
+    """The SA groupings of the rows ``at`` of ``groups``, each gathered when
+    :func:`l_of_classes` first reads it (one sort of the rows reads only the mixed-radix keys)."""
+    radix = None if groups.radix is None else _Gathered(groups.radix[:3], groups.radix[3], at)
+    return SaGroups(_Gathered(groups.full[1:], groups.full[0], at),
+                    [None if o is None else _Gathered(o[1:], o[0], at) for o in groups.others], groups.order, radix)
+
+
+class _Gathered(tuple):
+    """A grouping's tuple with its per-row array last or first (``(ids, count)``, or the
+    radix's ``(order, cardinalities, places, keys)``) read at rows ``at`` only when asked."""
+
+    def __new__(cls, fixed: tuple, table: np.ndarray, at: np.ndarray):
+        first = len(fixed) == 1      # (ids, count): the array first
+        self = super().__new__(cls, ((None,) + tuple(fixed)) if first else (tuple(fixed) + (None,)))
+        self._where, self._table, self._at, self._rows = (0 if first else len(fixed)), table, at, None
+        return self
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(len(self)))[index]
+        if index in (self._where, self._where - len(self)):
+            if self._rows is None:
+                self._rows = self._table[self._at]
+            return self._rows
+        return super().__getitem__(index)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
@@ -490,14 +538,14 @@ class AggregateNode(_Node):
         self.published = lattice.n - suppressed
         self.share = suppressed / lattice.n if lattice.n else 0.0
         self.loss = 1.0 - lattice.precision(design, suppressed) if self.published else 1.0
-        self._classes = (class_of_finest, sizes, dropped)
+        self._classes = (_Classes(class_of_finest, len(sizes)), sizes, dropped)
         self.l = self.t = self.tkl = None
 
     def _release(self):
         if self._classes is None:
             class_of_finest, sizes = self.lattice.classes(self.design)
-            self._classes = (class_of_finest, sizes, suppressed_classes(sizes, self.design.suppress_below,
-                                                                        self.design.suppression_limit)[0])
+            dropped = suppressed_classes(sizes, self.design.suppress_below, self.design.suppression_limit)[0]
+            self._classes = (_Classes(class_of_finest, len(sizes)), sizes, dropped)
         return self._classes
 
     def done(self) -> None:
@@ -507,13 +555,12 @@ class AggregateNode(_Node):
         """l and t of the published table; False when nothing is published."""
         if self.l is None and self.published:
             lattice = self.lattice
-            class_of_finest, sizes, dropped = self._release()
-            n_classes = len(sizes)
+            classes, sizes, dropped = self._release()
             l, t = np.iinfo(np.int64).max, 0.0
             for i in lattice.kept(self.design):
                 m = len(lattice.uniques[i])
                 table = np.zeros(m, dtype=np.float64)      # the published records of each value
-                for inside, local, value, counts in lattice.class_pairs(i, class_of_finest, n_classes):
+                for inside, local, value, counts in lattice.class_pairs(i, classes):
                     published = ~dropped[inside][local]
                     table += np.bincount(value[published], weights=counts[published], minlength=m)
                 used = np.flatnonzero(table)
@@ -521,16 +568,16 @@ class AggregateNode(_Node):
                 rank[used] = np.arange(len(used))
                 table = table[used].astype(np.int64)
                 table = (table, int(table.sum()))
-                for inside, local, value, counts in lattice.class_pairs(i, class_of_finest, n_classes):
+                for inside, local, value, counts in lattice.class_pairs(i, classes):
                     kept = ~dropped[inside]
                     if not kept.any():
                         continue
                     published = kept[local]
-                    classes = (np.cumsum(kept) - 1)[local[published]]
+                    dense = (np.cumsum(kept) - 1)[local[published]]
                     n_kept, values, counts = int(kept.sum()), rank[value[published]], counts[published]
-                    pair_class, _, _ = _pairs(classes, n_kept, values, len(used), counts)
+                    pair_class, _, _ = _pairs(dense, n_kept, values, len(used), counts)
                     l = min(l, int(np.bincount(pair_class, minlength=n_kept).min()))
-                    per_class = class_t(classes, n_kept, sizes[inside[kept]], values, len(used), counts,
+                    per_class = class_t(dense, n_kept, sizes[inside[kept]], values, len(used), counts,
                                         lattice.roles.sa[i] in lattice.roles.continuous, table)
                     t = max(t, float(per_class.max()))
             self.l, self.t = int(l), t
@@ -543,18 +590,18 @@ class AggregateNode(_Node):
     def scores(self, weights, x) -> float:
         """The published rows' tkl-Score normalised by the source's."""
         lattice = self.lattice
-        class_of_finest, sizes, dropped = self._release()
+        classes, sizes, dropped = self._release()
         kept = lattice.kept(self.design)
         n_classes = len(sizes)
         # the factors over the whole source at the node's levels
         t = np.zeros(n_classes, dtype=np.float64)
         for i in kept:
             continuous, table = lattice.roles.sa[i] in lattice.roles.continuous, lattice.value_counts(i)
-            for inside, local, value, counts in lattice.class_pairs(i, class_of_finest, n_classes):
+            for inside, local, value, counts in lattice.class_pairs(i, classes):
                 per_class = class_t(local, len(inside), sizes[inside], value, len(lattice.uniques[i]), counts,
                                     continuous, table)
                 t[inside] = np.maximum(t[inside], per_class)
-        total = lattice.scored_sum(self.design, class_of_finest, n_classes, t, dropped, kept, weights)
+        total = lattice.scored_sum(self.design, classes, t, dropped, kept, weights)
         # only the tkl-Score is normalised here (the suggestion's figure): its sum over the records
         published = int(sizes[~dropped].sum())
         normalized = normalise_by_source(ScoreSet(total, 0.0, 0.0, 0.0, 0.0), lattice._whole, published)
