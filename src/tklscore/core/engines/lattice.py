@@ -52,7 +52,7 @@ SELECTION_REFUSED = ("suggested releases out of core search the whole source: a 
                      "at every node; search without it (and select the rows of the release you choose), or search "
                      "in memory")
 
-CHUNK_ROWS = 1 << 21
+CHUNK_ROWS = 1 << 19
 """The most rows of the aggregate a node's l-DF counts at once (their temporaries take about
 100 bytes a row): a node's classes are counted in pieces of whole classes of at most twice
 this, and a class of more rows over its distinct SA combinations, read in pieces of this."""
