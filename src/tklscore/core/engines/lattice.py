@@ -148,6 +148,7 @@ class AggregateLattice:
         self._sa_groups: dict = {}
         self._value_counts: dict = {}
         self._pairs: dict = {}
+        self._combo_records = None
         self._lattice_l = LatticeL()
 
     # ------------------------------------------------------------------ what suggest() asks
@@ -249,8 +250,9 @@ class AggregateLattice:
                        records[value].astype(np.int64))
                 continue
             entries = _ranges(offsets[piece], per_finest[piece])
-            local, inside = _runs(np.repeat(class_of_finest[piece], per_finest[piece]))
-            yield inside, local, values[entries].astype(np.int64), counts[entries].astype(np.int64)
+            local, inside = _runs(class_of_finest[piece])
+            yield (inside, np.repeat(local, per_finest[piece]), values[entries].astype(np.int64),
+                   counts[entries].astype(np.int64))
 
     def _finest_pieces(self):
         """Runs of whole finest classes of about :attr:`chunk_rows` rows."""
@@ -263,8 +265,9 @@ class AggregateLattice:
         """The source's records per value of SA ``i`` (the same at every node), and all of them."""
         kept = self._value_counts.get(i)
         if kept is None:
-            _, val, total = self.pairs(i)
-            kept = self._value_counts[i] = value_counts(val.astype(np.int64), len(self.uniques[i]), total)
+            if self._combo_records is None:
+                self._combo_records = np.bincount(self.combo, weights=self.cnt, minlength=self.combos)
+            kept = self._value_counts[i] = value_counts(self.combo_s[i], len(self.uniques[i]), self._combo_records)
         return kept
 
     def sa_groups(self, kept: list[int]) -> tuple[SaGroups, np.ndarray]:
@@ -295,12 +298,13 @@ class AggregateLattice:
             self._weights = {key: cached}
         return cached
 
-    def scored_sum(self, design: ReleaseDesign, classes: "_Classes", t: np.ndarray,
+    def scored_sum(self, design: ReleaseDesign, classes: "_Classes", sizes: np.ndarray,
                    dropped: np.ndarray, kept: list[int], weights) -> float:
-        """Σ cnt · (t + W) / l over the rows of the classes kept: each row's l-DF at the
-        design's levels by :class:`LatticeL`, counted in pieces of whole classes (a class of
-        more than :attr:`chunk_rows` rows over its distinct SA combinations, read in pieces),
-        the masks assembled for the node's specialisations."""
+        """Σ cnt · (t + W) / l over the rows of the classes kept — the factors of the whole
+        source at the design's levels: each class's t over the kept SAs, each row's l-DF by
+        :class:`LatticeL` — counted in pieces of whole classes (a class of more than
+        :attr:`chunk_rows` rows over its distinct SA combinations, read in pieces), the
+        masks assembled for the node's specialisations."""
         groups, representative = self.sa_groups(kept)
         w = self.weight_sum(weights, kept)
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
@@ -311,27 +315,38 @@ class AggregateLattice:
         class_of_finest = classes.of_finest
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                total += self._one_class(piece, class_of_finest, t, dropped, groups, representative, w, known, masks)
+                total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
+                                         known, masks)
                 continue
             rows = _ranges(self.offsets[piece], self.finest_rows[piece])
-            cls = np.repeat(class_of_finest[piece], self.finest_rows[piece])   # in class order
-            local, inside = _runs(cls)
+            local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
+            local = np.repeat(local, self.finest_rows[piece])
             combo = self.combo[rows].astype(np.int64)
+            counts = self.cnt[rows]
+            t = self._t(kept, local, sizes[inside], lambda i: self.combo_s[i][combo].astype(np.int64), counts)
             l, found = l_of_classes((local, len(inside)), _at(groups, combo),
                                     None if known is None else [None if m is None else m[rows] for m in known])
-            del local
             _assemble(masks, found, rows, self.rows)
-            score = t[cls]
+            score = t[local]
             score += w[combo]
             score /= l
-            score *= self.cnt[rows]
-            published = ~dropped[cls]
-            total += float(score.sum() if published.all() else score[published].sum())
+            score *= counts
+            published = ~dropped[inside]
+            total += float(score.sum() if published.all() else score[published[local]].sum())
         self._lattice_l.keep(levels, extra, masks, self.rows)
         return total
 
-    def _one_class(self, piece: tuple, class_of_finest, t, dropped, groups: SaGroups, representative: np.ndarray,
-                   w: np.ndarray, known, masks: list) -> float:
+    def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
+        """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
+        SAs, from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
+        t = np.zeros(len(sizes), dtype=np.float64)
+        for i in kept:
+            np.maximum(t, class_t(local, len(sizes), sizes, values(i), len(self.uniques[i]), counts,
+                                  self.roles.sa[i] in self.roles.continuous, self.value_counts(i)), out=t)
+        return t
+
+    def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
+                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> float:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
         and known masks, once to give each row its group's masks."""
@@ -365,7 +380,10 @@ class AggregateLattice:
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
         if dropped[cls]:
             return 0.0
-        score = t[cls] + w[representative[at]]
+        combos = representative[at]
+        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64))
+        score = t[0] + w[combos]
         score /= l
         return float((score * records[at]).sum())
 
@@ -592,16 +610,7 @@ class AggregateNode(_Node):
         lattice = self.lattice
         classes, sizes, dropped = self._release()
         kept = lattice.kept(self.design)
-        n_classes = len(sizes)
-        # the factors over the whole source at the node's levels
-        t = np.zeros(n_classes, dtype=np.float64)
-        for i in kept:
-            continuous, table = lattice.roles.sa[i] in lattice.roles.continuous, lattice.value_counts(i)
-            for inside, local, value, counts in lattice.class_pairs(i, classes):
-                per_class = class_t(local, len(inside), sizes[inside], value, len(lattice.uniques[i]), counts,
-                                    continuous, table)
-                t[inside] = np.maximum(t[inside], per_class)
-        total = lattice.scored_sum(self.design, classes, t, dropped, kept, weights)
+        total = lattice.scored_sum(self.design, classes, sizes, dropped, kept, weights)
         # only the tkl-Score is normalised here (the suggestion's figure): its sum over the records
         published = int(sizes[~dropped].sum())
         normalized = normalise_by_source(ScoreSet(total, 0.0, 0.0, 0.0, 0.0), lattice._whole, published)
