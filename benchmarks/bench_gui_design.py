@@ -17,7 +17,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -26,22 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from _common import Stopwatch, machine, peak_rss_mb, verdict  # noqa: E402
-from bench_gui import BlockMeter, project_inputs  # noqa: E402
+from bench_gui import BlockMeter, project_inputs, wait  # noqa: E402
 from bench_release import synthetic_hierarchies  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
 from tklscore.gui.design.view import DesignView  # noqa: E402
 from tklscore.gui.workbench import Workbench  # noqa: E402
 
 TARGET_MOVE_S, TARGET_BLOCK_S = 0.5, 0.1
-
-
-def wait(app, condition, timeout: float = 600.0) -> None:
-    end = time.perf_counter() + timeout
-    while not condition():
-        if time.perf_counter() > end:
-            raise TimeoutError("the Design view did not show a result in time")
-        app.processEvents()
-        time.sleep(0.001)
 
 
 def main(argv=None) -> int:

@@ -189,6 +189,35 @@ def test_suppression_budget_cuts_inside_a_size_as_in_memory(tmp_path):
             compare(designer.evaluate(design, WEIGHTS), memory, designer)
 
 
+def test_a_value_only_suppressed_records_hold_leaves_the_measured_values(tmp_path):
+    """Over the aggregate the release is measured from the scores' own codes: when the
+    suppressed class holds the only records of a disease and of an age, the measures' codes
+    are the released values only (t's ordered distance over them), as in memory."""
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(13)],
+                          "qa": ["a"] * 6 + ["b"] * 5 + ["c"] * 2,
+                          "disease": ["flu", "cold", "flu", "cold", "flu", "flu", "cold", "flu", "cold", "cold",
+                                      "flu", "hiv", "hiv"],
+                          "age": ["3", "7", "12", "3", "7", "3", "12", "7", "3", "12", "7", "99", "41.5"]})
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["qa"], sa=["disease", "age"], continuous=["age"], identifier="id")
+    design = ReleaseDesign("d", {}, 3, 0.2)
+    memory = ReleaseDesigner(load_table(path), roles).evaluate(design, WEIGHTS)
+    assert memory.suppressed_rows == 2
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles)
+        compare(designer.evaluate(design, WEIGHTS), memory, designer)
+        assert backend.fetch("SELECT s0 FROM codes_0 ORDER BY c0")["s0"].tolist() == ["cold", "flu"]
+        assert backend.fetch("SELECT s1 FROM codes_1 ORDER BY c1")["s1"].tolist() == [3.0, 7.0, 12.0]
+        # nothing suppressed (the scores' classes and codes are the release's: a view), then each
+        # kind again in turn, over the relations (tables or views) the one before left
+        selected = ReleaseDefinition("P", "ids", ids=("r0", "r1", "r11"))
+        for again in (ReleaseDesign("all", {}, 0, 0.0), design, ReleaseDesign("all", {}, 0, 0.0),
+                      ReleaseDesign("sel", {}, 3, 0.2, selection=selected), ReleaseDesign("all", {}, 0, 0.0), design):
+            compare(designer.evaluate(again, WEIGHTS), ReleaseDesigner(load_table(path), roles).evaluate(again, WEIGHTS),
+                    designer)
+
+
 def test_thesis_oracles_out_of_core(data_dir):
     source = data_dir / "thesis_table_3_1.csv"
     weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")

@@ -29,9 +29,11 @@ from tklscore.core.risk.registry import MEASURES
 # Spark jobs of one run on the thesis table (measured: see each test). Before the plan asked
 # Spark for few statements (session 8) a measure run took 59, a design evaluation over the
 # records 204 and over the aggregate 238: each bound fails if a statement per SA comes back.
+# Over the aggregate 94 in session 8, 48 since the release is measured from its scores' codes
+# and the relations read once are no longer kept (session 9).
 JOBS_MEASURES = 24
 JOBS_DESIGN_RECORDS = 115
-JOBS_DESIGN_AGGREGATE = 100
+JOBS_DESIGN_AGGREGATE = 55
 
 
 @pytest.fixture(scope="module")

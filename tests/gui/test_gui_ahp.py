@@ -300,7 +300,7 @@ def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch
     monkeypatch.setattr(SensitivityPanel, "draw", lambda self, *args: drawn.append(args))
     view.compute_sensitivity()
     task = view._sweep_task
-    assert running.wait(10)
+    qtbot.waitUntil(running.is_set, timeout=10_000)   # the sweep's thread begins once the event loop has run
     with qtbot.captureExceptions() as exceptions:
         view.close()
         shiboken6.delete(view)              # the view closes while its sweep runs

@@ -123,3 +123,43 @@ def test_the_cycle_collector_runs_on_the_ui_thread_only():
                           env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[False, False]"
+
+
+def test_the_application_s_start_up_sets_the_switch_interval_freezes_and_lowers_core_s_helpers(monkeypatch):
+    import threading
+
+    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
+    from tklscore.gui import app
+    from tklscore.gui.tasks import BACKGROUND_NICE
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    import gc
+
+    before = sys.getswitchinterval()
+    monkeypatch.setattr(app, "_prepared", False)
+    sys.setswitchinterval(0.005)   # Python's default
+    frozen = gc.get_freeze_count()
+    try:
+        app.prepare_ui_process()
+        assert sys.getswitchinterval() <= app.UI_SWITCH_INTERVAL == 0.001
+        assert gc.get_freeze_count() > frozen    # the start-up's objects: out of the collector's reach
+        sys.setswitchinterval(0.005)
+        app.prepare_ui_process()      # once per process
+        assert sys.getswitchinterval() == 0.005
+    finally:
+        sys.setswitchinterval(before)
+        gc.unfreeze()
+    if not sys.platform.startswith("linux"):
+        return   # threads have a priority of their own on Linux only
+    background = min(19, nice() + BACKGROUND_NICE)
+    every = threading.Barrier(BESIDE_THREADS)
+
+    def helper_nice() -> int:
+        every.wait(timeout=5)
+        return nice()
+
+    assert [job.result(10) for job in [BESIDE.submit(helper_nice) for _ in range(BESIDE_THREADS)]] \
+        == [background] * BESIDE_THREADS
+    assert nice() == background - BACKGROUND_NICE   # the UI thread keeps its own

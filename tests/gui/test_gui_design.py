@@ -299,3 +299,24 @@ def test_a_result_that_arrives_after_the_view_closed_is_dropped(qtbot):
     view.deleteLater()
     qtbot.waitUntil(lambda: task not in workbench.runner.current, timeout=20000)  # settled: no error raised
     workbench.runner.wait()
+
+
+def test_the_designed_release_report_reads_its_records_ids_off_the_ui_thread(view, qtbot, tmp_path):
+    import threading
+
+    before = view.result
+    view.sliders["Age"].setValue(1)
+    qtbot.waitUntil(lambda: view.result is not before, timeout=20000)
+    scorer = view.workbench.scorer
+    ids_of, on_ui_thread = scorer.ids_of, []
+
+    def watched(*args, **kwargs):
+        on_ui_thread.append(threading.current_thread() is threading.main_thread())
+        return ids_of(*args, **kwargs)
+    scorer.ids_of = watched
+    out = tmp_path / "design.html"
+    assert view.export_report(str(out))
+    assert on_ui_thread == [] and not out.exists()
+    qtbot.waitUntil(lambda: out.exists() and not view.workbench.runner.current, timeout=30000)
+    assert on_ui_thread == [False]
+    assert not view.export_report(str(tmp_path / "design.gif")) and not (tmp_path / "design.gif").exists()

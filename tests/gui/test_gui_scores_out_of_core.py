@@ -101,7 +101,7 @@ def test_the_charts_of_records_kept_on_disk_are_memory_s(qtbot, windows):
     memory, out_of_core = windows
     ours, theirs = out_of_core.views["scores"], memory.views["scores"]
     for view in (ours, theirs):
-        view._draw_charts_now()
+        view._draw_charts_then(lambda: None, pytest.fail)
     qtbot.waitUntil(lambda: not ours.charts_panel.pending() and ours.growth_chart.point_count() > 0, timeout=30000)
     for name in ("tkl", "m_score", "l_severity"):
         a, b = ours.per_record_chart.series[name], theirs.per_record_chart.series[name]
@@ -134,3 +134,94 @@ def test_the_report_of_records_kept_on_disk(qtbot, windows, tmp_path):
     # the charts, drawn from points read at evenly spaced ranks (all of them: the release is small)
     for title in ("Per-record scores ÷ the whole source table", "How the scores grow as records are added"):
         assert written["duckdb", "html"].count(title) == written["memory", "html"].count(title) >= 1
+
+
+def test_a_chart_of_records_kept_on_disk_is_exported_with_its_points_read_off_the_ui_thread(qtbot, windows,
+                                                                                              tmp_path):
+    """The export reads the points of every chart still to draw in a task (never on the UI
+    thread), then draws them and writes the file here, atomically; it is the chart memory
+    draws, and a project's input is never overwritten."""
+    import threading
+
+    from PySide6.QtGui import QImage
+
+    from tklscore.gui.scores.charts import SORT_TKL
+
+    memory, out_of_core = windows
+    ours, theirs = out_of_core.views["scores"], memory.views["scores"]
+    store = out_of_core.workbench.current_report().stored
+    threads = []
+    for name in ("at_ranks", "cumulative_at"):
+        method = getattr(store, name)
+
+        def watched(*args, method=method, name=name, **kwargs):
+            threads.append((name, threading.current_thread() is threading.main_thread()))
+            return method(*args, **kwargs)
+        setattr(store, name, watched)
+    statuses = []
+    out_of_core.workbench.status.connect(statuses.append)
+    for view in (ours, theirs):
+        qtbot.waitUntil(lambda view=view: not view.charts_pending(), timeout=30000)
+        view.order_combo.setCurrentIndex(view.order_combo.findData(SORT_TKL))   # its points are to read again
+        view.charts_panel.steps = [view.charts_panel.draw_growth]               # and the growth chart's
+    threads.clear()
+    paths = {}
+    for name, view in (("duckdb", ours), ("memory", theirs)):
+        for chart in ("per_record_chart", "growth_chart"):
+            paths[name, chart] = tmp_path / f"{name}-{chart}.png"
+            assert view.export_chart(str(paths[name, chart]), getattr(view, chart))
+    assert not paths["duckdb", "per_record_chart"].exists() and ours.charts_pending()   # read in the background
+    qtbot.waitUntil(lambda: all(p.exists() for p in paths.values()) and not ours.charts_pending(), timeout=30000)
+    assert sorted(threads) == [("at_ranks", False), ("cumulative_at", False)]   # once each, off the UI thread
+    assert f"Chart written to {paths['duckdb', 'per_record_chart']}" in statuses
+    for chart in ("per_record_chart", "growth_chart"):
+        a, b = getattr(ours, chart), getattr(theirs, chart)
+        for series in ("tkl", "m_score", "l_severity"):
+            np.testing.assert_allclose(a.series[series].yData, b.series[series].yData, rtol=1e-12)
+        image = QImage(str(paths["duckdb", chart]))
+        assert not image.isNull() and image.width() >= 800
+        colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+        assert len(colours) > 3   # drawn: lines and text on the white ground
+    assert ours.per_record_chart.ids == theirs.per_record_chart.ids
+    bottom = ours.per_record_chart.plot_item.getAxis("bottom").labelText
+    assert bottom == theirs.per_record_chart.plot_item.getAxis("bottom").labelText and "by tkl-Score" in bottom
+    assert not list(tmp_path.glob("*tklscore-tmp"))
+    # an input of the project is refused at once, and left as it was
+    failures = []
+    out_of_core.workbench.failed.connect(failures.append)
+    source = tmp_path / "s.parquet"
+    before = source.read_bytes()
+    parquet_as_png = tmp_path / "s.png"
+    parquet_as_png.symlink_to(source)
+    assert not ours.export_chart(str(parquet_as_png))
+    assert failures and "is also an input" in failures[-1] and source.read_bytes() == before
+
+
+def test_a_chart_export_waiting_for_its_points_can_be_cancelled(qtbot, windows, tmp_path):
+    import threading
+
+    _memory, out_of_core = windows
+    view, workbench = out_of_core.views["scores"], out_of_core.workbench
+    qtbot.waitUntil(lambda: not view.charts_pending(), timeout=30000)
+    store, began, release = workbench.current_report().stored, threading.Event(), threading.Event()
+    cumulative_at = store.cumulative_at
+
+    def slow(*args, **kwargs):
+        began.set()
+        release.wait(10)
+        return cumulative_at(*args, **kwargs)
+    store.cumulative_at = slow
+    statuses, progress = [], []
+    workbench.status.connect(statuses.append)
+    workbench.runner.progress.connect(lambda percent, text: progress.append(text))
+    view.charts_panel.steps = [view.charts_panel.draw_growth]
+    path, second = tmp_path / "growth.svg", tmp_path / "per_record.png"
+    assert view.export_chart(str(path), view.growth_chart)
+    assert view.export_chart(str(second), view.per_record_chart)   # asked for meanwhile: it follows the first
+    qtbot.waitUntil(began.is_set, timeout=10000)
+    workbench.runner.cancel_all()   # the window's Cancel button
+    release.set()
+    qtbot.waitUntil(lambda: not workbench.runner.current and not view.charts_pending(), timeout=30000)
+    assert not path.exists() and not second.exists()
+    assert f"Chart export cancelled: {path}" in statuses and f"Chart export cancelled: {second}" in statuses
+    assert "Reading the chart's points" in progress

@@ -10,7 +10,7 @@ def test_a_result_queued_for_a_deleted_runner_is_dropped(qtbot):
     runner = TaskRunner()
     done = []
     runner.start("work", lambda control: 42, done.append, done.append)
-    assert runner.pool.waitForDone(5000)      # the result is now queued for the UI thread
+    assert runner.wait(5000)                  # the result is now queued for the UI thread
     task = runner.current[0]
     shiboken6.delete(runner)                  # the owner closes before the event loop delivers it
     with qtbot.captureExceptions() as exceptions:
@@ -48,7 +48,7 @@ def test_a_task_whose_owner_is_deleted_while_it_runs_is_cancelled_and_calls_noth
                  lambda m: calls.append(("failed", owner.text())), owner=owner)
     progress = []
     runner.progress.connect(lambda p, t: progress.append(p))
-    assert started.wait(5)
+    qtbot.waitUntil(started.is_set, timeout=5000)   # its thread begins once the event loop has run
     shiboken6.delete(owner)                   # the view closes while its task runs
     release.set()
     qtbot.waitUntil(lambda: not runner.current, timeout=5000)
@@ -141,24 +141,25 @@ def test_progress_is_passed_on_only_when_it_changes(qtbot, monkeypatch):
     assert shown == [(10, "Working"), (20, "Working"), (40, "Working"), (40, "Almost")]
 
 
-def test_a_task_gives_the_interpreter_back_to_the_ui_thread_within_a_millisecond(qtbot):
+def test_a_task_runner_leaves_the_process_s_switch_interval_alone(qtbot):
     import sys
 
-    from tklscore.gui.tasks import UI_SWITCH_INTERVAL
-
+    before = sys.getswitchinterval()
     sys.setswitchinterval(0.005)   # Python's default
-    TaskRunner()
-    assert sys.getswitchinterval() <= UI_SWITCH_INTERVAL == 0.001
+    try:
+        TaskRunner()
+        assert sys.getswitchinterval() == 0.005   # the application's start-up sets it (gui/app.py)
+    finally:
+        sys.setswitchinterval(before)
 
 
-def test_tasks_and_core_s_helper_threads_run_at_a_lower_priority_than_the_ui_thread(qtbot):
+def test_a_task_runs_at_a_lower_priority_than_the_ui_thread(qtbot):
     import os
     import sys
     import threading
 
     import pytest
 
-    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
     from tklscore.gui.tasks import BACKGROUND_NICE
 
     if not sys.platform.startswith("linux"):
@@ -173,12 +174,76 @@ def test_tasks_and_core_s_helper_threads_run_at_a_lower_priority_than_the_ui_thr
     runner.start("nice", lambda control: nice(), results.append, results.append)
     qtbot.waitUntil(lambda: bool(results), timeout=5000)
     assert results == [background] and nice() == background - BACKGROUND_NICE   # the UI thread keeps its own
-    every = threading.Barrier(BESIDE_THREADS)
-
-    def helper_nice() -> int:
-        every.wait(timeout=5)
-        return nice()
-
-    assert [job.result(10) for job in [BESIDE.submit(helper_nice) for _ in range(BESIDE_THREADS)]] \
-        == [background] * BESIDE_THREADS
     runner.wait()
+
+
+def test_a_task_s_thread_begins_after_the_window_s_pending_repaint(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    log = []
+
+    class Painted(QLabel):
+        def paintEvent(self, event):
+            log.append("paint")
+            super().paintEvent(event)
+
+    label = Painted("before")
+    qtbot.addWidget(label)
+    label.show()
+    qtbot.waitExposed(label)
+    qtbot.waitUntil(lambda: "paint" in log, timeout=5000)
+    log.clear()
+    runner = TaskRunner()
+    done = []
+    label.setText("after")                 # the change that starts the task asks for a repaint
+    runner.start("work", lambda control: log.append("work") or 42, done.append, done.append)
+    assert [t.name for t in runner.current] == ["work"]   # started: busy at once
+    qtbot.waitUntil(lambda: done == [42], timeout=5000)
+    assert log == ["paint", "work"]
+
+
+def test_wait_begins_the_waiting_tasks_and_waits_for_them(qtbot):
+    from tklscore.gui.tasks import SAVE
+
+    runner = TaskRunner()
+    written = []
+    runner.start("save", lambda control: written.append("file"), lambda _: None, lambda _: None, lane=SAVE)
+    assert runner.wait() and written == ["file"]   # no event loop ran: a file is never left unwritten
+
+
+def test_a_finished_task_its_function_and_what_it_read_are_freed(qtbot):
+    """A task settled (done, failed or cancelled) is no longer held by its lane's pool or by
+    the runner's connections to its signals: its function, what the function captured (a
+    release's frames) and its callbacks are freed."""
+    import gc
+    import weakref
+
+    from tklscore.core.errors import Cancelled
+
+    class Frames:   # what a task's function reads: a whole release
+        pass
+
+    runner = TaskRunner()
+    settled, kept = [], []
+
+    def fails(_control):
+        raise ValueError("bad input")
+
+    def cancels(_control):
+        raise Cancelled()
+
+    for i in range(20):
+        frames, callback_reads = Frames(), Frames()
+        kept.append((weakref.ref(frames), weakref.ref(callback_reads)))
+        function = (fails if i % 3 == 1 else cancels if i % 3 == 2 else
+                    (lambda control, frames=frames: len(vars(frames))))
+        on_done = lambda value, reads=callback_reads: settled.append(value)  # noqa: E731
+        task = runner.start(f"task {i}", function, on_done, settled.append, on_cancelled=on_done)
+        if i % 3:    # its function does not read the frames: the task itself holds them
+            task.frames = frames
+        kept[-1] += (weakref.ref(task),)
+        del frames, callback_reads, task, function, on_done
+    qtbot.waitUntil(lambda: len(settled) == 20 and not runner.current, timeout=20000)
+    gc.collect()
+    alive = [i for i, refs in enumerate(kept) if any(ref() is not None for ref in refs)]
+    assert alive == []

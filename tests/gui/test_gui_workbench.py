@@ -390,3 +390,59 @@ def test_what_the_ui_thread_reads_of_a_large_source_is_computed_off_it(qtbot, wo
     assert [column for column, on_ui in computed if on_ui and column in sensitive] == []
     for report in workbench.reports.values():
         assert "_riskiest" in report.__dict__ and report.riskiest() is report.__dict__["_riskiest"][2]
+
+
+def test_an_opened_project_s_tasks_begin_after_the_views_have_repainted(qtbot, window, tmp_path):
+    from PySide6.QtCore import QEvent, QObject
+
+    bench = window.workbench
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    bench.load_example("thesis")
+    wait_scored(qtbot, bench)
+    path = tmp_path / "thesis.tklproj"
+    bench.save_project(str(path))
+    scores = bench.reports["Scenario 1"].scores
+    log = []
+
+    class Paints(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                log.append("paint")
+            return False
+
+    paints = Paints()
+    window.views["release"].installEventFilter(paints)
+    window.show_view("release")
+    qtbot.waitUntil(lambda: not bench.runner.current, timeout=5000)
+    begin = bench.runner._start_waiting
+
+    def threads_begin():
+        log.append("tasks: " + ", ".join(task.name for _, task in bench.runner._waiting))
+        begin()
+
+    bench.runner._start_waiting = threads_begin
+    log.clear()
+    bench.open_project(str(path))
+    assert bench.project_path == str(path) and bench.model_pending()   # the project is held at once
+    assert [t.name for t in bench.runner.current] == ["Reading the tkl-Data Model", "Loading the source table"]
+    wait_scored(qtbot, bench)
+    begun = log.index("tasks: Reading the tkl-Data Model, Loading the source table")
+    assert "paint" in log[:begun], log   # the views repainted the opened project first
+    assert bench.reports["Scenario 1"].scores == scores
+
+
+def test_a_project_closed_before_its_tasks_began_runs_none_of_them(qtbot, workbench, tmp_path, monkeypatch):
+    from tklscore.core.tables import loading
+
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    path = tmp_path / "thesis.tklproj"
+    workbench.save_project(str(path))
+    ran = []
+    monkeypatch.setattr(loading, "warm_columns", lambda *args: ran.append("load"))
+    workbench.open_project(str(path))
+    workbench.new_project()              # before the event loop ran: the opening's tasks are cancelled
+    qtbot.waitUntil(lambda: not workbench.runner.current, timeout=5000)
+    assert ran == [] and workbench.table is None and workbench.model is None and not workbench.model_pending()

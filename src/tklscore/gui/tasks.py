@@ -13,9 +13,10 @@ import traceback
 from typing import Callable
 
 import shiboken6
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from tklscore.core.errors import Cancelled
+from tklscore.gui.after_paint import after_pending_paints
 from tklscore.gui.guard import error_text, is_bad_input
 
 __all__ = ["Cancelled", "TaskControl", "TaskRunner"]   # Cancelled: the core's, raised inside a task's function
@@ -57,16 +58,19 @@ class TaskSignals(QObject):
     stopped = Signal(object)     # beside ``cancelled``: what the function returned anyway (None: it raised)
 
 
-class Task(QRunnable):
+class Task:
+    """One function run on a lane's thread (the pool runs :meth:`run`, a plain callable: a
+    QRunnable that is not deleted after its run would be kept by the pool's wrapper for the
+    pool's life, and with it the function and everything it reads)."""
+
     def __init__(self, name: str, function: Callable[[TaskControl], object]):
-        super().__init__()
         self.name = name
-        self.function = function
+        self.function: Callable[[TaskControl], object] | None = function
         self.signals = TaskSignals()
         self.control = TaskControl(self)
         self.owner: QObject | None = None
         self.owner_connection = None
-        self.setAutoDelete(False)
+        self.connections: list = []   # the runner's own, to its signals: broken once it settles
 
     def cancel(self) -> None:
         self.control._cancelled.set()
@@ -97,13 +101,11 @@ MAIN = "main"   # the scores and everything that uses the workbench's state: one
 SIDE = "side"   # work that only reads that state and must never delay the main lane (the AHP sweep)
 SAVE = "save"   # files written from a snapshot (the recovery copy): always completed, even on closing
 LANES = (MAIN, SIDE, SAVE)
-# How long a task's Python code may keep the interpreter lock from the UI thread (Python's
-# default is 5 ms): painting a view calls Python once per cell and role, and each call waits
-# for the lock while a task runs, so at 5 ms a repaint during a task took tens of times longer.
-UI_SWITCH_INTERVAL = 0.001
 # How much nicer than the UI thread the tasks' threads run (Linux, where a thread has its own
 # priority, and a thread started by a task inherits it): a task and core's two helper threads
 # would otherwise take both cores of a small machine while the UI thread waits to paint.
+# The process-wide settings beside it (the switch interval, core's helper threads) are the
+# application's, set once at start-up: :func:`tklscore.gui.app.prepare_ui_process`.
 BACKGROUND_NICE = 5
 
 
@@ -119,35 +121,15 @@ def run_in_background() -> None:
             os.setpriority(os.PRIO_PROCESS, thread, background)
 
 
-_helpers_lowered = False
-
-
-def _lower_core_helpers() -> None:
-    """Core's helper threads (:data:`~tklscore.core.scoring.distinguishing_factors.BESIDE`) at
-    the tasks' priority, each lowering itself (once per process; a helper started later by a
-    task inherits the task's)."""
-    global _helpers_lowered
-    if _helpers_lowered or not sys.platform.startswith("linux"):
-        return
-    _helpers_lowered = True
-    from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
-
-    every = threading.Barrier(BESIDE_THREADS)   # one job per thread: each waits until all have one
-
-    def lower() -> None:
-        with contextlib.suppress(threading.BrokenBarrierError):
-            every.wait(timeout=1)
-        run_in_background()
-
-    for _ in range(BESIDE_THREADS):
-        BESIDE.submit(lower)
-
-
 class TaskRunner(QObject):
     """Runs tasks off the UI thread in lanes of one thread each: the main lane runs its
     tasks one at a time in order (scoring state is not shared between threads); the side
     lane runs beside it, so a view's secondary computation never makes the scores wait;
     the save lane writes files from snapshots, and :meth:`wait` always lets it finish.
+    A task's thread begins after the window's pending repaint (:mod:`.after_paint`): the
+    change that started it has asked the views to repaint, and they go first.
+    Each lane's thread runs at the tasks' priority (:func:`run_in_background`); the runner
+    changes nothing else in the process.
 
     A task started with an ``owner`` (a view or widget) delivers its result, failure and
     progress only while the owner exists; a deleted owner's task is cancelled and its
@@ -164,8 +146,7 @@ class TaskRunner(QObject):
             self.pools[lane].setMaxThreadCount(1)
         self.pool = self.pools[MAIN]
         self.current: list[Task] = []
-        sys.setswitchinterval(min(sys.getswitchinterval(), UI_SWITCH_INTERVAL))
-        _lower_core_helpers()
+        self._waiting: list[tuple[str, Task]] = []   # started, their threads not yet: the repaint goes first
 
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
@@ -178,16 +159,31 @@ class TaskRunner(QObject):
             raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
         task.owner = owner
-        task.signals.progress.connect(lambda percent, text: self._progress(task, percent, text))
-        task.signals.finished.connect(lambda result: self._settle(task, on_done, result))
-        task.signals.failed.connect(lambda message: self._settle(task, on_failed, message))
-        task.signals.stopped.connect(lambda value: self._settle(task, on_cancelled, value))
+        # these lambdas and the task's signals hold each other through Qt, where the garbage
+        # collector cannot see: _settle breaks the connections, so that a finished task, its
+        # function and what that read (a whole release's frames) are freed
+        signals = task.signals
+        task.connections = [
+            signals.progress.connect(lambda percent, text: self._progress(task, percent, text)),
+            signals.finished.connect(lambda result: self._settle(task, on_done, result)),
+            signals.failed.connect(lambda message: self._settle(task, on_failed, message)),
+            signals.stopped.connect(lambda value: self._settle(task, on_cancelled, value))]
         if owner is not None:
             task.owner_connection = owner.destroyed.connect(task.cancel)
         self.current.append(task)
         self.busy.emit(True, name)
-        self.pools[lane].start(task)
+        # the change that started the task has asked the views to repaint: the task's thread
+        # begins once they have, so that it does not compete with them for the interpreter lock
+        if not self._waiting:
+            after_pending_paints(self, self._start_waiting)
+        self._waiting.append((lane, task))
         return task
+
+    def _start_waiting(self) -> None:
+        """The tasks started since the last repaint, on their lanes' threads, in order."""
+        waiting, self._waiting = self._waiting, []
+        for lane, task in waiting:
+            self.pools[lane].start(task.run)
 
     @staticmethod
     def _owned(task: Task) -> bool:
@@ -199,6 +195,9 @@ class TaskRunner(QObject):
             self.progress.emit(percent, text)
 
     def _settle(self, task: Task, callback, value) -> None:
+        connections, task.connections, task.function = task.connections, [], None
+        for connection in connections:
+            QObject.disconnect(connection)
         if not shiboken6.isValid(self):  # the runner's owner closed while the task's result was queued
             return
         if task in self.current:
@@ -218,4 +217,5 @@ class TaskRunner(QObject):
     def wait(self, msecs: int = 30000) -> bool:
         """Wait until every lane is idle (at most ``msecs`` each; a file being written is
         always written to the end)."""
+        self._start_waiting()
         return all([pool.waitForDone(-1 if lane == SAVE else msecs) for lane, pool in self.pools.items()])

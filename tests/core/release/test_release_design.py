@@ -881,3 +881,23 @@ def test_a_copied_command_on_adult_as_the_uci_ships_it_gives_the_designers_numbe
     assert out["published_rows"] + out["suppressed_rows"] == int((table.frame["age"].astype(int) >= 30).sum())
     for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized", "utility"):
         assert out[key] == expected[key], key
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2 ** 16), n=st.integers(1, 200), below=st.integers(1, 8),
+       limit=st.sampled_from([0.0, 0.05, 0.3, 1.0]))
+def test_a_nodes_k_is_its_published_tables_smallest_class(seed, n, below, limit):
+    """The search's k of a node, read from the selected rows' classes less the suppressed ones,
+    is the published table's smallest class (0 when everything is suppressed)."""
+    from tklscore.core.release.suggest import _smallest_published_class
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"a": rng.integers(0, 30, n).astype(str), "b": rng.choice(list("xyzw"), n),
+                          "s": rng.choice(list("st"), n)})
+    designer = ReleaseDesigner(Table.from_frame(frame), Roles(qi=["a", "b"], sa=["s"]),
+                               {"a": Hierarchy.intervals("a", [2, 4, 8])})
+    for level in range(4):
+        transformed = designer.transform(ReleaseDesign(levels={"a": level}, suppress_below=below,
+                                                       suppression_limit=limit))
+        sizes = np.bincount(transformed.published_class_ids)
+        assert _smallest_published_class(transformed) == (int(sizes[sizes > 0].min()) if len(sizes) else 0)

@@ -121,32 +121,73 @@ def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
                     assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
 
 
-def test_few_open_rows_counted_per_attribute_however_wide_the_masks(monkeypatch):
-    """When few rows are open in every SA's mask, a node is counted SA by SA over its open
-    rows (whatever the masks' widths), and its l-DF is still the plain one at every node."""
+def test_open_rows_decide_how_a_node_is_counted(monkeypatch):
+    """One cost rule: a node is counted SA by SA over its open rows while they are fewer than
+    APART of the rows, summed over the SAs; else by one sort of every row. Its l-DF is the
+    plain one at every node, whichever way."""
     import tklscore.core.scoring.distinguishing_factors as factors_module
 
-    assert not factors_module._few_open([None, None], 10)        # no mask: every row may be above 1
+    assert not factors_module._apart([None, None], 10)         # no mask: every row may be above 1
     wide = np.ones(100, dtype=bool)
     narrow = np.zeros(100, dtype=bool)
     narrow[:3] = True
-    assert factors_module._few_open([wide, narrow, None], 100)    # 3 % open in every mask
-    assert not factors_module._few_open([wide, wide], 100)
-    counted = []
-    original = factors_module._l_per_attribute
-    monkeypatch.setattr(factors_module, "_l_per_attribute",
-                        lambda *args, **kwargs: counted.append(1) or original(*args, **kwargs))
-    monkeypatch.setattr(factors_module, "WIDE", 0.0)          # the masks' widths alone would always sort
-    monkeypatch.setattr(factors_module, "FEW", 1.01)          # every node with masks has few rows open
-    for seed in range(10):
-        rng = np.random.default_rng(seed)
-        n = int(rng.integers(50, 400))
-        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
-        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)]
-        groups = sa_groups(sa, n)
-        lattice = LatticeL()
+    assert factors_module._apart([narrow, narrow, wide], 100)   # 106 of 300 open
+    assert not factors_module._apart([wide, narrow, None], 100)  # 203 of 300
+    assert factors_module._apart([narrow], 100) and not factors_module._apart([wide], 100)
+    for apart in (0.0, 1.01):                                   # never, or at every node with masks
+        counted = []
+        original = factors_module._l_per_attribute
+        with monkeypatch.context() as patched:
+            patched.setattr(factors_module, "_l_per_attribute",
+                            lambda *args, **kwargs: counted.append(1) or original(*args, **kwargs))
+            patched.setattr(factors_module, "APART", apart)
+            for seed in range(10):
+                rng = np.random.default_rng(seed)
+                n = int(rng.integers(50, 400))
+                qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+                sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)]
+                groups = sa_groups(sa, n)
+                lattice = LatticeL()
+                for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
+                    classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1)
+                                         for codes, level in zip(qi, node)], n)
+                    assert lattice.l(classes, groups, node).tolist() == \
+                        l_distinguishing_factor([], sa, n, classes=classes).tolist(), (seed, node)
+        assert len(counted) == (0 if apart == 0.0 else 10 * (12 - 1))   # every node but the top one had masks
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2 ** 16), n=st.integers(1, 300), sas=st.integers(1, 3), slots=st.integers(1, 7))
+def test_groups_selected_through_a_hashed_table_count_exactly(seed, n, sas, slots):
+    """Counting SA by SA with the groups' keys hashed into a table (their key space too large
+    for one): groups that share a slot with a group still above 1 are counted too, each
+    whole, so the l-DF stays the plain one and the masks lie between the exact ones and the
+    generalisations'. Here every key space is hashed, into a few slots (many collisions)."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+
+    rng = np.random.default_rng(seed)
+    qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+    sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (3, 6, 40)[:sas]]
+    groups = sa_groups(sa, n)
+    lattice = LatticeL()
+    original = (factors_module.dense_limit, factors_module._slots)
+    try:
+        factors_module.dense_limit = lambda _n: 0
+        factors_module._slots = lambda key, bits: key.astype(np.uint64) % np.uint64(slots)
         for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
             classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
-            assert lattice.l(classes, groups, node).tolist() == \
-                l_distinguishing_factor([], sa, n, classes=classes).tolist(), (seed, node)
-    assert len(counted) == 10 * (12 - 1)        # every node but the top one had its generalisations' masks
+            plain = l_distinguishing_factor([], sa, n, classes=classes)
+            known = lattice._known(node, None, len(sa))
+            assert lattice.l(classes, groups, node).tolist() == plain.tolist(), node
+            if known is None:
+                continue
+            l, masks = _l_per_attribute(classes, groups, known)
+            assert l.tolist() == plain.tolist(), node
+            for i, mask in enumerate(masks):
+                single = _single_valued(classes, sa, i)
+                got = np.ones(n, dtype=bool) if mask is None else mask
+                assert not (~got & ~single).any(), node                  # a group closed holds one value
+                if known[i] is not None:
+                    assert not (got & ~known[i]).any(), node             # never wider than the known
+    finally:
+        factors_module.dense_limit, factors_module._slots = original

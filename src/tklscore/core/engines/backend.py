@@ -79,8 +79,9 @@ class Backend:
         raise NotImplementedError
 
     def view(self, name: str, sql: str) -> None:
-        """``name`` as the rows of ``sql``, computed by each statement that reads it (a
-        back-end without lazy relations keeps them: :meth:`materialize`)."""
+        """``name`` as the rows of ``sql``, computed by the statement that reads it: for a
+        relation read once, no table is written (a back-end without lazy relations keeps
+        them: :meth:`materialize`)."""
         self.materialize(name, sql)
 
     def drop(self, name: str) -> bool:
@@ -164,13 +165,11 @@ class Backend:
 
     def open_source(self, path: str, roles: Roles, delimiter: str | None = None,
                     encoding: str | None = None, identifying=(), raw_continuous: bool = False,
-                    sample_weight: str | None = None, lazy: bool = False) -> None:
+                    sample_weight: str | None = None) -> None:
         """``src(rid, id, q0.., s0.., y0.., sw)`` from the source file (``y``: the
         ``identifying`` columns, Y of (X,Y)-anonymity, as text; with ``raw_continuous``
         also ``r{i}``, a continuous SA i as written, which its hierarchy reads; ``sw``: the
-        ``sample_weight`` column as numbers, when given). ``lazy``: a Parquet file's
-        ``src`` is a :meth:`view` of it (read a few times, as into the finest aggregate,
-        rather than copied: a copy of 10M records is ~1.5 GB of buffers)."""
+        ``sample_weight`` column as numbers, when given)."""
         scan = self.scan(path, delimiter, encoding, "__source")
         self.source_scan = scan
         stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
@@ -189,8 +188,8 @@ class Backend:
             parts += [f"{text(c)} AS r{i}" for i, c in enumerate(roles.sa) if c in roles.continuous]
         if sample_weight:
             parts.append(f"TRY_CAST(TRIM(CAST({self.q(stripped[sample_weight])} AS STRING)) AS DOUBLE) AS sw")
-        keep = self.view if lazy and scan.kind == "Parquet" else self.materialize
-        self.run("cannot be read", path, lambda: keep("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
+        self.run("cannot be read", path,
+                 lambda: self.materialize("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         if sample_weight:
             self._check_sample_weights(scan, stripped[sample_weight], sample_weight)
         for i, c in enumerate(roles.sa):

@@ -28,6 +28,8 @@ design without a row selection, microaggregation or per-record output is evaluat
 — the plan's ``weighted`` statements, each row standing for ``cnt`` records — never over the
 records. The release's rows (its first rows, the written table, the suppressed ids) are
 read from the file by the generalised classes kept; the other designs open the records.
+Over the aggregate the release is measured from its scores' classes and codes, never coded
+again from its values, and a relation read once is a view, not a written table.
 """
 
 from __future__ import annotations
@@ -100,8 +102,7 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, self._open_records,
-                                  use_cache=cache)
+        self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
         if drop_absent_hierarchies:
@@ -118,6 +119,7 @@ class EngineDesigner:
         self._checked_numbers: set[str] = set()
         self._micro: dict[str, str] = {}
         self._whole: dict = {}
+        self._value_records: dict[str, np.ndarray] = {}   # each QI value's records in the source
         self._released = False
 
     def lattice(self):
@@ -127,13 +129,11 @@ class EngineDesigner:
 
         return AggregateLattice(self)
 
-    def _open_records(self, lazy: bool = False) -> None:
+    def _open_records(self) -> None:
         """``src``: the records (the first read of the file, or a design that needs them),
-        with the checks of every record (``lazy``: a view of a Parquet file, read into the
-        aggregate, then dropped)."""
+        with the checks of every record."""
         if not self._records_open:
-            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True,
-                                     lazy=lazy)
+            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True)
             self.backend.check_unique_ids(self.roles, self.source)
             self._records_open = True
 
@@ -231,7 +231,8 @@ class EngineDesigner:
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True)
-                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n)
+                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
+                                                  kept=False)    # ``scored``: read once, by the totals
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed
                     self.backend.drop(relation)
                 if int(totals["w_above"] or 0):
@@ -304,8 +305,9 @@ class EngineDesigner:
         if dropped_rows.any():
             backend.register("dropped", classes.loc[dropped_rows, plan.keys].reset_index(drop=True)
                              .astype(np.int64))
-        backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
-        if not weighted:   # over the aggregate the records are read from the file when asked for
+        if not weighted:   # over the aggregate nothing is marked: the utility counts each value's records
+            # there, and the release's records are read from the file when asked for
+            backend.materialize("marked", plan.marked(bool(dropped_rows.any()), whole))
             backend.materialize("published", plan.published())
         self._released = True
         self._last = (plan, bool(dropped_rows.any()))
@@ -330,22 +332,27 @@ class EngineDesigner:
             per_value = weights.weights_of(name, uniques, name in roles.continuous)
             return np.where(np.isnan(per_value), 0.0, per_value)
 
-        scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh)
+        # over the aggregate ``scored`` and the released combinations are each read once (a
+        # view: no table written), by the release's totals
+        scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
+                               totals=False)
         step()
         if weighted:
             # no per-record rows asked: the release's totals are its combinations' scores times
             # their records less those suppressed (read from the suppressed rows only)
             if suppressed:
-                gone = replace(score_plan, source="(SELECT g.* FROM marked AS m JOIN gsrc AS g ON g.rid = m.rid "
-                                                  "WHERE m.dropped = 1)")
+                gone = replace(score_plan, source=f"({plan.suppressed_rows()})")
                 by = ", ".join(scored.combination)
                 backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
                                             f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
-            backend.materialize("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
+            backend.view("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
         report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
+        if weighted:
+            for relation in ("published_scored", "scored"):   # views over relations the measures replace
+                backend.drop(relation)
         notes = report.warnings
         step()
         utility = self._utility(design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)], whole)
@@ -354,12 +361,13 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            # measured as it is, not copied; over the aggregate, as the released combinations
-            backend.materialize("published_g", score_plan.released_values(scored.combination, bool(suppressed))
-                                if weighted else plan.published_generalised())
-            risk = measure_in_engine(backend, kept_roles, source="published_g",
-                                     population="gsrc", name=self.source,
-                                     population_name="source", weighted=weighted)
+            if weighted:   # the released combinations as the scores coded them, not coded again
+                _code_released(backend, score_plan, scored, bool(suppressed))
+            else:          # measured as it is, not copied
+                backend.materialize("published_g", plan.published_generalised())
+            risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
+                                     population="gsrc", name=self.source, population_name="source",
+                                     weighted=weighted, coded=weighted)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
@@ -403,15 +411,21 @@ class EngineDesigner:
     def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
                  suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
         qi = []
+        if plan.weighted and whole and suppressed:
+            self.backend.materialize("suppressed_values", plan.suppressed_values())
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
-            use = self.backend.fetch(plan.value_use(j, whole))
-            index = {v: k for k, v in enumerate(column.values)}
-            where = np.array([index[v] for v in use["v"].tolist()], dtype=np.int64)
-            counts = np.zeros(len(column.values), dtype=np.int64)
-            held = np.zeros(len(column.values), dtype=np.int64)
-            counts[where] = use["c"].to_numpy(dtype=np.int64)
-            held[where] = use["s"].fillna(0).to_numpy(dtype=np.int64)
+            index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
+            if plan.weighted and whole:
+                # every row selected: each value's records are the aggregate's, whatever the design
+                if name not in self._value_records:
+                    self._value_records[name] = _placed(self.backend.fetch(plan.value_use(j, True)), "c", index, size)
+                counts = self._value_records[name]
+                held = (_placed(self.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
+                        else np.zeros(size, dtype=np.int64))
+            else:
+                use = self.backend.fetch(plan.value_use(j, whole))
+                counts, held = _placed(use, "c", index, size), _placed(use, "s", index, size)
             level = levels[name]
             group_of_value = column.groups(level)[0]
             if name in design.removed:
@@ -565,6 +579,33 @@ class EngineDesigner:
         else:
             raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
                              file=str(path))
+
+
+def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:
+    """``classes``, ``codes_{i}`` and ``coded`` of a release evaluated over the aggregate,
+    from its scores' (``plan``, ``scored``): the suppressed classes left out and the rest
+    numbered again, an SA's codes ranked again only when a value is no longer released."""
+    if not any_dropped:
+        backend.view("coded", plan.released_coded(any_dropped=False))
+        return
+    backend.materialize("gone_classes", plan.suppressed_class_ids(scored.combination))
+    backend.materialize("released_classes", plan.released_classes())
+    held = backend.fetch(plan.released_value_counts()).iloc[0] if plan.sa else {}
+    recoded = tuple(i for i, size in enumerate(scored.radix[1:]) if int(held[f"d{i}"]) < size)
+    for i in recoded:
+        backend.materialize(f"released_codes_{i}", plan.released_codes(i))
+    backend.materialize("coded", plan.released_coded(recoded))
+    backend.materialize("classes", f"SELECT {', '.join(plan.qi)}, k, cid FROM released_classes")
+    for i in recoded:
+        backend.materialize(f"codes_{i}", f"SELECT s{i}, c{i} FROM released_codes_{i}")
+
+
+def _placed(frame: pd.DataFrame, column: str, index: dict, size: int) -> np.ndarray:
+    """``frame[column]`` per value ``frame["v"]``, placed at each value's ``index`` (0 elsewhere)."""
+    out = np.zeros(size, dtype=np.int64)
+    out[np.array([index[v] for v in frame["v"].tolist()], dtype=np.int64)] = \
+        frame[column].fillna(0).to_numpy(dtype=np.int64)
+    return out
 
 
 def _steps(progress, total: int):

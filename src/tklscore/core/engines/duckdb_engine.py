@@ -205,8 +205,8 @@ class DuckDBBackend(Backend):
             self.con.execute("RESET disabled_optimizers")
 
     def view(self, name: str, sql: str) -> None:
-        self.con.execute(f"DROP TABLE IF EXISTS {name}")
-        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        self.drop(name)    # a table, or a view, of the name
+        self.con.execute(f"CREATE TEMP VIEW {name} AS {sql}")
         self._views.add(name)
 
     def drop(self, name: str) -> bool:

@@ -43,12 +43,16 @@ class EngineAggregates(Aggregates):
     """The aggregates (:mod:`tklscore.core.risk.aggregates`) of the records of ``source``
     (``q0.., s0.., y0.., sw``; ``src`` or a subset of it) from the plan's group-bys, each
     run when a measure first asks for it; the per-record arrays stay in the engine.
-    ``population``: a relation with ``q0..`` (journalist and marketer risk)."""
+    ``population``: a relation with ``q0..`` (journalist and marketer risk). ``coded``: the
+    records are already coded in the engine — ``classes``, ``codes_{i}`` and ``coded``, as
+    :meth:`.Plan.classes`, :meth:`.Plan.value_codes` and :meth:`.Plan.coded` (weighted) make
+    them; a designed release's combinations (:meth:`.Plan.released_coded`) — and are read as
+    they are, not coded again from their values."""
 
     def __init__(self, backend: Backend, roles: Roles, *, source: str = "src", population: str | None = None,
                  n_identifying: int = 0, sample_weight: bool = False, suppressed_marker: str = SUPPRESSION_MARKER,
                  exclude_suppressed: bool = False, name: str = "table", population_name: str = "population",
-                 weighted: bool = False):
+                 weighted: bool = False, coded: bool = False):
         super().__init__()
         self._grouped: set[int] = set()   # the SAs whose pairs are grouped in the engine (``pairs_{i}``)
         self._fetched_pairs = None         # every SA's pairs fetched in one statement (False: streamed)
@@ -59,11 +63,16 @@ class EngineAggregates(Aggregates):
         self.has_sample_weights = sample_weight
         if weighted and (n_identifying or sample_weight):
             raise ValueError("identifiers and sampling weights are measured over the records")
+        if coded and (not weighted or exclude_suppressed):
+            raise ValueError("coded records are a weighted release's combinations, measured as they are")
         # weighted: ``source`` and ``population`` hold the finest aggregate's rows (.finest), with ``cnt``
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope", weighted)
         markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
-        counted = backend.fetch(f"SELECT {plan.count} AS n, CAST(COALESCE(SUM(CASE WHEN {plan.suppressed('?')} "
-                                f"THEN {plan.times('1')} ELSE 0 END), 0) AS BIGINT) AS s FROM {source}", markers).iloc[0]
+        # coded: a class's QI values and size are its records'
+        count, one, rows = ("CAST(COALESCE(SUM(k), 0) AS BIGINT)", "k", "classes") if coded else (
+            plan.count, plan.times("1"), source)
+        counted = backend.fetch(f"SELECT {count} AS n, CAST(COALESCE(SUM(CASE WHEN {plan.suppressed('?')} "
+                                f"THEN {one} ELSE 0 END), 0) AS BIGINT) AS s FROM {rows}", markers).iloc[0]
         self.rows = int(counted["n"])
         if self.rows == 0:
             raise InputError("the table has no records", file=name)
@@ -73,6 +82,9 @@ class EngineAggregates(Aggregates):
             raise InputError("every record is suppressed (all quasi-identifiers hold the marker "
                              f"{suppressed_marker!r}); nothing is left to measure", file=name,
                              hint="measure without excluding suppressed records")
+        if coded:
+            self.plan = replace(plan, source=source)
+            return
         # the records in scope; when all are and ``source`` is a relation's name, that relation
         # itself (a copy of a 100M-row source was ~1/5 of the measures' time)
         copied = bool(where) or not source.isidentifier()
@@ -169,12 +181,13 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                       exclude_suppressed: bool = False, name: str = "table",
                       population_name: str = "population",
                       sample_weight: bool = False, qi_importance: bool = False, progress=None,
-                      weighted: bool = False) -> Measures:
+                      weighted: bool = False, coded: bool = False) -> Measures:
     """The measures of the records of ``source`` (``q0.., s0.., y0..``; ``src`` or a
     subset of it), journalist/marketer risk against ``population`` (a relation with
     ``q0..``) when given, sdcMicro's individual risk from the sampling weights ``sw`` of
     ``source`` with ``sample_weight``, QI importance with ``qi_importance``: the registry's
-    measures over :class:`EngineAggregates`. ``progress(fraction)`` may raise to stop."""
+    measures over :class:`EngineAggregates` (``coded``: the records already coded there).
+    ``progress(fraction)`` may raise to stop."""
     require_quasi_identifiers(roles.qi, name)
     if qi_importance:
         check_limit(2 ** len(roles.qi) - 1, 2 ** QI_IMPORTANCE_MAX - 1,
@@ -185,7 +198,7 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     aggregates = EngineAggregates(backend, roles, source=source, population=population, n_identifying=n_identifying,
                                   sample_weight=sample_weight, suppressed_marker=suppressed_marker,
                                   exclude_suppressed=exclude_suppressed, name=name, population_name=population_name,
-                                  weighted=weighted)
+                                  weighted=weighted, coded=coded)
     return measure(aggregates, request, progress)
 
 

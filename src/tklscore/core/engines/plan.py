@@ -204,19 +204,45 @@ class Plan:
         return (f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM (SELECT key, {picked}, "
                 f"{self.count} AS cnt FROM {coded} GROUP BY key) AS grouped")
 
-    def released_values(self, combination: list[str], any_dropped: bool) -> str:
-        """The released records as their combinations' values — the classes' QI values and
-        the SA values — with ``cnt``, the records released, and ``rid``, the first record
-        (needs ``combos``, ``classes``, ``codes_{i}`` and, when any are suppressed, ``gone``:
-        the suppressed records per combination): the rows the privacy models measure."""
-        kept = "c.cnt - COALESCE(g.cnt, 0)" if any_dropped else "c.cnt"
-        gone = f"LEFT JOIN gone AS g USING ({', '.join(combination)})" if any_dropped else ""
-        codes = [f"c.c{i}" for i in range(len(self.sa))]
-        released = f"SELECT c.rid, c.cid, {', '.join(codes)}, {kept} AS cnt FROM combos AS c {gone}"
-        values = [f"classes.q{j}" for j in range(self.n_qi)] + [f"codes_{i}.s{i}" for i in range(len(self.sa))]
-        joins = " ".join(f"JOIN codes_{i} USING (c{i})" for i in range(len(self.sa)))
-        return (f"SELECT r.rid, '' AS id, {', '.join(values)}, r.cnt FROM ({released}) AS r "
-                f"JOIN classes USING (cid) {joins} WHERE r.cnt > 0")
+    # ------------------------------------------------------------------ a release measured as it is coded
+
+    def suppressed_class_ids(self, combination: list[str]) -> str:
+        """The class ids of the suppressed records (needs ``combos`` and ``gone``, the
+        suppressed records per combination: suppression drops whole classes)."""
+        return f"SELECT DISTINCT combos.cid FROM combos JOIN gone USING ({', '.join(combination)})"
+
+    def released_classes(self) -> str:
+        """The classes released (not in ``gone_classes``), numbered densely in class order as
+        :meth:`classes` numbers them, with ``was``, the class id among all of them."""
+        keys = ", ".join(self.qi)
+        return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY cid) - 1 AS BIGINT) AS cid, cid AS was "
+                f"FROM classes WHERE cid NOT IN (SELECT cid FROM gone_classes)")
+
+    def released_value_counts(self) -> str:
+        """How many distinct codes of each SA the released combinations hold (``d{i}``)."""
+        counts = ", ".join(f"COUNT(DISTINCT c{i}) AS d{i}" for i in range(len(self.sa)))
+        return f"SELECT {counts} FROM combos WHERE cid NOT IN (SELECT cid FROM gone_classes)"
+
+    def released_codes(self, i: int) -> str:
+        """The codes of SA i the released combinations hold, ranked again (the values in
+        sorted order, as :meth:`value_codes` ranks them), with ``was``, the code among all."""
+        return (f"SELECT s{i}, CAST(ROW_NUMBER() OVER (ORDER BY c{i}) - 1 AS BIGINT) AS c{i}, c{i} AS was "
+                f"FROM codes_{i} WHERE c{i} IN (SELECT DISTINCT c{i} FROM combos "
+                f"WHERE cid NOT IN (SELECT cid FROM gone_classes))")
+
+    def released_coded(self, recoded: tuple[int, ...] = (), any_dropped: bool = True) -> str:
+        """The released combinations as :meth:`coded` codes a release's records — ``rid``,
+        ``id``, class id, each SA's code and ``cnt`` — from ``combos``: with ``any_dropped``,
+        the classes renumbered by ``released_classes`` and each SA in ``recoded`` by
+        ``released_codes_{i}``; else ``combos`` as they are. What the release's measures
+        read (:class:`~.measures.EngineAggregates` with ``coded``): never re-coded from values."""
+        if not any_dropped:
+            return (f"SELECT rid, '' AS id, cid, {', '.join(f'c{i}' for i in range(len(self.sa)))}, cnt "
+                    f"FROM combos")
+        codes = [f"r{i}.c{i}" if i in recoded else f"c.c{i}" for i in range(len(self.sa))]
+        joins = " ".join(f"JOIN released_codes_{i} AS r{i} ON r{i}.was = c.c{i}" for i in recoded)
+        return (f"SELECT c.rid, '' AS id, k.cid, {', '.join(codes)}, c.cnt FROM combos AS c "
+                f"JOIN released_classes AS k ON k.was = c.cid {joins}")
 
     def combination_scores(self, sizes: tuple[int, ...]) -> str:
         """k, l, t, W(r), the record scores and ``cnt`` of every combination (needs ``combos``,
@@ -313,11 +339,10 @@ class DesignPlan:
         return ", cnt" if self.weighted else ""
 
     def generalised(self) -> str:
-        """``gsrc``; over the finest aggregate also each QI's value as written, ``v{j}`` (the
-        utility's counts read them from ``marked``, with no join back to the aggregate)."""
+        """``gsrc``."""
         parts, joins = ["src.rid", "src.id"] + (["src.cnt"] if self.weighted else []), []
         for j, relation in enumerate(self.qi_maps):
-            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"] + ([f"src.q{j} AS v{j}"] if self.weighted else [])
+            parts += [f"m{j}.g AS q{j}", f"m{j}.c AS k{j}"]
             joins.append(f"JOIN {relation} AS m{j} ON m{j}.v = src.q{j}")
         for new, (i, how, relation) in enumerate(self.sa):
             if how == "value":
@@ -354,18 +379,35 @@ class DesignPlan:
         return f"SELECT {keys}, {size} AS size, MIN({first}) AS first FROM {rows} GROUP BY {keys}"
 
     def marked(self, any_dropped: bool, whole: bool = False) -> str:
-        """``marked(pos, rid, id, dropped)``: each selected row, 1 when its class is suppressed
-        (``dropped`` lists the suppressed classes' codes); over the finest aggregate with
-        ``cnt`` and (``whole``) each QI's value as written, ``v{j}``."""
-        rows, row = self._selection(whole)
+        """``marked(pos, rid, id, dropped)``: each selected record, 1 when its class is
+        suppressed (``dropped`` lists the suppressed classes' codes). Over the finest aggregate
+        nothing is marked: the utility counts :meth:`suppressed_values`."""
+        assert not self.weighted, "over the aggregate the suppressed rows are gsrc's in dropped classes"
+        rows, _ = self._selection(whole)
         chosen = (["g.rid AS pos", "g.rid"] if whole else ["sel.pos", "sel.rid"]) + ["g.id"]
-        extra = ([f"{row}.cnt"] if self.weighted else []) + (
-            [f"g.v{j}" for j in range(len(self.keys))] if whole and self.weighted else [])
         if not any_dropped:
-            return f"SELECT {', '.join(chosen + ['0 AS dropped'] + extra)} FROM {rows}"
+            return f"SELECT {', '.join(chosen + ['0 AS dropped'])} FROM {rows}"
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
         flag = f"CASE WHEN d.{self.keys[0]} IS NULL THEN 0 ELSE 1 END AS dropped"
-        return f"SELECT {', '.join(chosen + [flag] + extra)} FROM {rows} LEFT JOIN dropped AS d ON {on}"
+        return f"SELECT {', '.join(chosen + [flag])} FROM {rows} LEFT JOIN dropped AS d ON {on}"
+
+    def suppressed_values(self) -> str:
+        """Over the finest aggregate: the rows of the suppressed classes (``dropped``) with
+        each QI's value as written and ``cnt`` (few: within the suppression budget)."""
+        values = ", ".join(f"f.q{j}" for j in range(len(self.keys)))
+        return (f"SELECT {values}, f.cnt FROM ({self.suppressed_rows()}) AS g "
+                f"JOIN {self.source} AS f ON f.rid = g.rid")
+
+    @staticmethod
+    def suppressed_value_use(j: int) -> str:
+        """For each value of QI j as written, the suppressed records holding it (needs
+        ``suppressed_values``)."""
+        return f"SELECT q{j} AS v, CAST(SUM(cnt) AS BIGINT) AS s FROM suppressed_values GROUP BY q{j}"
+
+    def suppressed_rows(self) -> str:
+        """The rows of ``gsrc`` in a suppressed class (``dropped``)."""
+        on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
+        return f"SELECT g.* FROM gsrc AS g JOIN dropped AS d ON {on}"
 
     def published(self) -> str:
         """``published(pos, id, rid)``: the rows released, in selection order."""
@@ -381,20 +423,16 @@ class DesignPlan:
     def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts)."""
-        if self.weighted and whole:
-            return (f"SELECT v{j} AS v, CAST(SUM(cnt) AS BIGINT) AS c, CAST(SUM(dropped * cnt) AS BIGINT) AS s "
-                    f"FROM marked GROUP BY v{j}")
-        if self.weighted:
-            return (f"SELECT src.q{j} AS v, CAST(SUM(marked.cnt) AS BIGINT) AS c, "
-                    f"CAST(SUM(marked.dropped * marked.cnt) AS BIGINT) AS s FROM marked "
-                    f"JOIN {self.source} AS src ON src.rid = marked.rid GROUP BY src.q{j}")
+        if self.weighted:   # every row is selected: the aggregate's records of each value
+            return (f"SELECT f.q{j} AS v, CAST(SUM(f.cnt) AS BIGINT) AS c, CAST(0 AS BIGINT) AS s FROM "
+                    f"{self.source} AS f GROUP BY f.q{j}")
         return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
                 f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
 
     @staticmethod
     def published_generalised() -> str:
         """The released rows generalised (what the privacy models measure; over the finest
-        aggregate :meth:`Plan.released_values` instead)."""
+        aggregate :meth:`Plan.released_coded` instead)."""
         return "SELECT g.* FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
 
     def released_combinations(self, combination: list[str], any_dropped: bool) -> str:

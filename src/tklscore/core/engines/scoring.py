@@ -93,21 +93,22 @@ class Scored(NamedTuple):
     """What :func:`score_records` leaves: the totals over the records, the weights' warnings
     and the columns naming a combination in ``coded`` and ``scored``."""
 
-    totals: pd.Series
+    totals: pd.Series | None   # None: not asked for
     warnings: list[str]
     combination: list[str]
     radix: tuple[int, ...]   # the number of classes and of each SA's codes (:meth:`.Plan.radix`)
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
-                  weigh=None) -> Scored:
+                  weigh=None, kept: bool = True, totals: bool = True) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
     combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
     the combination columns), and the totals over the records, summed over the combinations
     each times its records. ``weigh(i, name,
     uniques)``: the weight of each distinct value of SA i (NaN: none), by default the
-    weights file's."""
+    weights file's. Not ``kept``: ``scored`` is a :meth:`~.Backend.view` (no table written),
+    for a caller that reads it once: the totals (``totals``), or else its own statement."""
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", plan.value_codes(i))
     warnings, cardinalities = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
@@ -124,9 +125,9 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
              else t_of_pairs(per_combination, i, n, sizes, fetched[i], value_counts_of_pairs(fetched[i])))
         np.maximum(class_t, t, out=class_t)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
-    backend.materialize("scored", plan.combination_scores(radix))
-    return Scored(backend.fetch(plan.totals("scored", weighted=True)).iloc[0], warnings, plan.combination(radix),
-                  radix)
+    (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
+    summed = backend.fetch(plan.totals("scored", weighted=True)).iloc[0] if totals else None
+    return Scored(summed, warnings, plan.combination(radix), radix)
 
 
 PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers

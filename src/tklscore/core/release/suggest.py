@@ -251,9 +251,7 @@ class _Node:
     def __init__(self, levels: dict[str, int], design: ReleaseDesign, designer: ReleaseDesigner):
         self.levels, self.design, self.designer = levels, design, designer
         self.transformed = designer.transform(design)
-        classes = self.transformed.published_class_ids
-        sizes = np.bincount(classes) if len(classes) else np.zeros(0, dtype=np.int64)
-        self.k = int(sizes[sizes > 0].min()) if len(sizes) else 0
+        self.k = _smallest_published_class(self.transformed)
         selected = len(self.transformed.selected)
         self.published = len(self.transformed.published)
         self.share = len(self.transformed.suppressed) / selected if selected else 0.0
@@ -318,6 +316,21 @@ class _Node:
         return Candidate(dict(self.levels), tkl, self.loss, self.k, self.l or 0, t, self.share,
                          _shortfall(c, self.k, None if empty else self.l, None if empty else self.t,
                                     None if empty else self.tkl, self.share, optimistic))
+
+
+def _smallest_published_class(transformed) -> int:
+    """k of the published table (0 when nothing is published): the smallest class of the
+    selected rows that suppression kept (it drops whole classes), without renumbering them."""
+    classes, dropped = transformed.selected_classes, transformed.suppressed_mask
+    if classes is None or dropped is None:
+        classes, dropped = transformed.published_class_ids, None
+    if not len(classes):
+        return 0
+    sizes = np.bincount(classes)
+    if dropped is not None and len(transformed.suppressed):
+        sizes[classes[dropped]] = 0
+    kept = sizes[sizes > 0]
+    return int(kept.min()) if len(kept) else 0
 
 
 def _key(value: float) -> float:

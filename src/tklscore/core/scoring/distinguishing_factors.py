@@ -87,14 +87,17 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
     leading = full.leading_pairs() if full is not None and names[0] in continuous else None
 
+    counted = dict(zip(sa, groups.value_counts)) if groups is not None and groups.value_counts else {}
+
     def t_of_class(name: str) -> np.ndarray:
         codes = sa[name]
+        value_counts = counted.get(name)
         if name in continuous:
             if leading is not None and name == names[0]:
                 return ordered_emd_from_pairs(*leading, n_classes, class_sizes,
                                               np.bincount(codes.codes, minlength=codes.cardinality), n)
-            return ordered_emd_by_class(classes, n_classes, class_sizes, codes)
-        return variational_distance_by_class(classes, n_classes, class_sizes, codes)
+            return ordered_emd_by_class(classes, n_classes, class_sizes, codes, value_counts=value_counts)
+        return variational_distance_by_class(classes, n_classes, class_sizes, codes, table_counts=value_counts)
 
     pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
     try:
@@ -139,6 +142,7 @@ class SaGroups:
     others: list
     order: tuple[int, ...]
     radix: tuple | None = None   # the SAs' mixed-radix key of each row for :func:`_l_by_runs`
+    value_counts: tuple = ()     # each SA's count of each value code over the rows (the t-DF's table distribution)
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
@@ -146,7 +150,8 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
     return SaGroups(group_ids(columns, n),
                     [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
                      for i in range(len(columns))],
-                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns))
+                    tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns),
+                    tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns))
 
 
 def _sa_radix(columns: list[tuple[np.ndarray, int]]) -> tuple | None:
@@ -185,11 +190,10 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     the rows whose group can hold more than one value of A_i — every other row's is a single
     value, so its l is 1 — and must hold whole groups (a coarser set of classes' masks do:
     each of its groups is a union of these). Once a row's l is 1 it cannot fall further:
-    when the groups of A_i can be marked in a table, only those holding a row whose l is
-    still above 1 are counted (the others' masks stay set: not known to be single). A mask
-    of None: every row may."""
-    if known is not None and (_few_open(known, len(classes[0])) or
-                              (not _wide(known) and _narrow(classes, groups, known))):
+    counting SA by SA (:data:`APART`), only the groups holding a row whose l is still above 1
+    are counted (the others' masks stay set: not known to be single). A mask of None: every
+    row may."""
+    if known is not None and _apart(known, len(classes[0])):
         return _l_per_attribute(classes, groups, known, step)
     found = _l_by_runs(classes, groups, known)
     if found is None:
@@ -200,34 +204,21 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
     return found
 
 
-WIDE = 0.6
-"""The mean share of rows left open per SA from which counting every row's groups by one
-sort (:func:`_l_by_runs`) beats counting each SA's open rows apart (measured on the
-benchmark's 1M-row lattice: 3-4x faster near its top, slower near its bottom)."""
+APART = 0.55
+"""The cost rule between the two ways of counting a node's groups: counting each SA's open
+rows apart (:func:`_l_per_attribute`) costs about a fixed time per open row, one sort of
+every row (:func:`_l_by_runs`) about a fixed time per row and SA; the first is cheaper while
+the open rows, summed over the SAs, are fewer than APART times the rows times the SAs.
+Measured both ways at every node of whole searches — the benchmark's 1M-row synthetic table
+(4 SAs), its 100k-row sample, Adult (2 SAs) —: a search's l-DF time under this rule is within
+2 % of the better way taken at each node, on each table (any value from 0.5 to 0.65: 5 %)."""
 
 
-FEW = 0.04
-"""The share of rows open in every SA's mask (the only rows whose l may still be above 1)
-below which counting each SA's open rows (:func:`_l_per_attribute`, which then counts only
-the groups holding one of them) beats counting every row's groups by one sort, however
-wide the masks are (measured on the benchmark's 1M-row lattice: 2-4x faster below 2 %,
-about even at 5 %)."""
-
-
-def _few_open(known: list, n: int) -> bool:
-    """Whether the rows open in every SA's mask are fewer than FEW of the ``n`` rows."""
-    masks = [mask for mask in known if mask is not None]
-    if not masks:
-        return False
-    every = masks[0].copy()
-    for mask in masks[1:]:
-        every &= mask
-    return np.count_nonzero(every) < FEW * n
-
-
-def _wide(known: list) -> bool:
-    shares = [1.0 if mask is None else np.count_nonzero(mask) / max(len(mask), 1) for mask in known]
-    return sum(shares) >= WIDE * len(shares)
+def _apart(known: list, n: int) -> bool:
+    """Whether the rows open in the masks ``known`` (None: every row) are few enough to count
+    each SA's apart (:data:`APART`)."""
+    opened = sum(n if mask is None else int(np.count_nonzero(mask)) for mask in known)
+    return opened < APART * n * len(known)
 
 
 def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
@@ -238,14 +229,16 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     pairs share the prefix (class, the SAs before A_i), a run of the sorted pairs, and the
     suffix (the SAs after A_i): each SA's groups are counted by (run, suffix), by a table
     when it is small enough, and are runs themselves for the last SA. None when the keys do
-    not fit in 63 bits beside the row positions, or with fewer than two SAs. ``known``: as
+    not fit in 63 bits beside the row positions, or with fewer than two SAs (or more than 24).
+    ``known``: as
     :func:`l_of_classes` (the rows outside a mask are 1, and stay outside)."""
     ids, count = classes
     n = len(ids)
-    if groups.radix is None or n == 0:
+    if groups.radix is None or n == 0 or len(groups.radix[0]) > 24:
         return None
     order_sa, cards, suffix, sa_key = groups.radix
     s = len(order_sa)
+    bit = np.uint8 if s <= 8 else np.uint16 if s <= 16 else np.uint32
     if max(int(count), 1) * math.prod(cards) >= 1 << (63 - max(int(n - 1).bit_length(), 1)):
         return None
     key = np.multiply(ids, np.int64(math.prod(cards)), dtype=np.int64)
@@ -253,21 +246,25 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     order, ordered = sort_with_positions(key)
     del key
     start = run_starts(ordered)
-    pair_of_row = np.empty(n, dtype=np.int64)
-    pair_of_row[order] = np.cumsum(start, dtype=np.int64) - 1
-    del order
+    pair_of_sorted = np.cumsum(start, dtype=np.int64)   # each sorted row's pair
+    pair_of_sorted -= 1
     pairs = ordered[start]
     del ordered, start
     m = len(pairs)
     l = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
-    masks: list = [None] * s
-    for j, i in enumerate(order_sa):
-        run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
-        run -= 1
-        if suffix[j] == 1:
-            d = np.bincount(run)[run]
+    opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
+    every = []                              # the j-th SA's groups all hold more than one value
+    for j in range(s):
+        if j == 0:     # the prefix is the class itself
+            run, n_runs = pairs // np.int64(cards[0] * suffix[0]), max(int(count), 1)
         else:
-            size = (int(run[-1]) + 1) * suffix[j]
+            run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
+            run -= 1
+            n_runs = int(run[-1]) + 1
+        if suffix[j] == 1:
+            d = np.bincount(run, minlength=n_runs)[run]
+        else:
+            size = n_runs * suffix[j]
             run *= np.int64(suffix[j])
             run += pairs % np.int64(suffix[j])
             if size <= dense_limit(m):
@@ -275,31 +272,31 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             else:
                 counted = sorted_groups(run)
                 d = counted.counts[counted.inverse]
+        del run
         np.minimum(l, d, out=l)
         open_ = d > 1
-        masks[i] = None if open_.all() else open_[pair_of_row]
-    l = l[pair_of_row]
+        every.append(bool(open_.all()))
+        opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
+    # each row's pair: its l and its bits, read in one gather
+    l <<= np.int64(s)
+    l |= opened
+    del opened
+    rows = np.empty(n, dtype=np.int64)
+    rows[order] = l[pair_of_sorted]
+    del l, order, pair_of_sorted
+    masks: list = [None] * s
+    for j, i in enumerate(order_sa):
+        if not every[j]:
+            masks[i] = (rows & np.int64(1 << j)) != 0
+    rows >>= np.int64(s)
+    settled = None
     for i, mask in enumerate(known or ()):
         if mask is not None:
-            l[~mask] = 1
-            masks[i] = mask.copy() if masks[i] is None else masks[i] & mask
-    return l, masks
-
-
-def _narrow(classes: tuple[np.ndarray, int], groups: SaGroups, known: list) -> bool:
-    """Whether the rows left open are few enough to count each SA's groups over its own
-    rows (few of them) rather than over every row's (class, full) pair once."""
-    ids, count = classes
-    n = max(len(ids), 1)
-    share = 0.0
-    for i, mask in enumerate(known):
-        others = groups.others[i]
-        if count * (1 if others is None else max(int(others[1]), 1)) <= dense_limit(n):
-            continue         # a table of its groups leaves out those whose rows are all at 1 already
-        if mask is None:
-            return False     # every row counted
-        share += np.count_nonzero(mask) / n
-    return share < 1.0
+            masks[i] = mask.copy() if masks[i] is None else np.logical_and(masks[i], mask, out=masks[i])
+            settled = ~mask if settled is None else np.logical_or(settled, ~mask, out=settled)
+    if settled is not None:
+        np.putmask(rows, settled, 1)
+    return rows, masks
 
 
 def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
@@ -347,36 +344,34 @@ def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list
 def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: list,
                      step=None) -> tuple[np.ndarray, list]:
     """:func:`l_of_classes` counting each SA's groups over its open rows only (the SAs with
-    a mask first; then those every row may be open in, over the groups holding a row whose
-    l is still above 1)."""
+    a mask first; then those every row may be open in), and of those only the groups holding
+    a row whose l is still above 1 (:func:`_touched`)."""
     ids, count = classes
     n = len(ids)
     full, n_full = groups.full
-    l = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    for mask in known:
-        if mask is not None:
-            l[~mask] = 1
+    l = _open_l(known, n)
     masks: list = [None] * len(groups.others)
     order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
     for i in order:
         others = groups.others[i]
         mask = known[i]
-        rows = None if mask is None else np.flatnonzero(mask)
+        # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
+        wide = mask is not None and 2 * np.count_nonzero(mask) > n
+        rows = None if mask is None or wide else np.flatnonzero(mask)
         c = ids if rows is None else ids[rows]
         o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
             else (None, 1)
         size = count * n_o
-        if size <= dense_limit(n) and len(c):
-            key = c * np.int64(n_o) + o if o is not None else c
-            rows, sub = _touched(key, size, l, rows)
+        # each row's group of QI ∪ (SA \\ {A_i}) as one key (the class alone when they do not fit)
+        grouped = o is None or size < 1 << 62
+        key = (c if o is None else c * np.int64(n_o) + o) if grouped else c
+        if len(c):
+            rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
-                c, key = c[sub], key[sub]
+                c, key, o = c[sub], key[sub], (None if o is None else o[sub])
+        if grouped and size <= dense_limit(n):
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
         else:
-            if len(c):   # too many groups for a table: only the classes holding a row above 1 (whole groups)
-                rows, sub = _touched(c, count, l, rows)
-                if sub is not None:
-                    c, o = c[sub], (None if o is None else o[sub])
             d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
         masks[i] = _counted(l, d, rows, mask)
         if step is not None:
@@ -384,12 +379,49 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
     return l, masks
 
 
-def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None):
-    """The entries (None: all) of the groups (``key`` < ``size``, a table's worth) holding
-    an entry whose l is still above 1, and their positions among ``entries`` (None: all)."""
-    touched = np.zeros(size, dtype=np.bool_)
-    touched[key[(l if entries is None else l[entries]) > 1]] = True
-    selected = touched[key]
+def _open_l(known: list, n: int) -> np.ndarray:
+    """The l of each row before counting: 1 outside a mask (its group holds one value of that
+    SA), the largest integer inside every mask."""
+    every = None
+    for mask in known:
+        if mask is not None:
+            every = mask.copy() if every is None else np.logical_and(every, mask, out=every)
+    if every is None:
+        return np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    l = every.astype(np.int64)
+    l *= np.iinfo(np.int64).max - 1
+    l += 1
+    return l
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _slots(key: np.ndarray, bits: int) -> np.ndarray:
+    """Each key's slot in a table of 2**bits (Fibonacci hashing: equal keys share a slot)."""
+    slot = key.astype(np.uint64)
+    slot *= _GOLDEN
+    slot >>= np.uint64(64 - bits)
+    return slot
+
+
+def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | None, within=None):
+    """The entries (None: all) of the groups (``key`` < ``size``) holding an entry whose l is
+    still above 1 — and perhaps of a few more groups, when the key space is too large for a
+    table and the keys are hashed into one: every selected group is selected whole, so its
+    count stays exact —, and their positions among ``entries`` (None: all); ``within``: a
+    mask of whole groups (over every entry) the entries are also taken from."""
+    live = key[(l if entries is None else l[entries]) > 1]
+    if size <= dense_limit(len(l)):
+        slot, live_slot, table = key, live, size
+    else:
+        bits = min(max(int(8 * len(live)).bit_length(), 16), 62)
+        slot, live_slot, table = _slots(key, bits), _slots(live, bits), 1 << bits
+    touched = np.zeros(table, dtype=np.bool_)
+    touched[live_slot] = True
+    selected = touched[slot]
+    if within is not None:
+        selected &= within
     if selected.all():
         return entries, None
     sub = np.flatnonzero(selected)
@@ -598,14 +630,16 @@ def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
 
 
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                                  values: Codes, pairs=None) -> np.ndarray:
+                                  values: Codes, pairs=None, table_counts: np.ndarray | None = None) -> np.ndarray:
     """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,
     normalised by the class size k) and the whole table's (q).
 
     Computed on integer counts, ½ Σ_v |c_v·n − C_v·k| / (k·n), so that a class distributed
     exactly like the table has distance exactly 0. ``pairs``: the result of
-    :func:`class_value_counts` when the caller has it already."""
-    table_counts = np.bincount(values.codes, minlength=values.cardinality)
+    :func:`class_value_counts` when the caller has it already; ``table_counts``: the table's
+    count of each value code, when the caller keeps it."""
+    if table_counts is None:
+        table_counts = np.bincount(values.codes, minlength=values.cardinality)
     pairs = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
     return variational_distance_of_pairs(pairs, n_classes, class_sizes, table_counts, len(classes))
 
@@ -625,7 +659,8 @@ def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
-                         values: Codes, exact: bool | None = None, pairs=None) -> np.ndarray:
+                         values: Codes, exact: bool | None = None, pairs=None,
+                         value_counts: np.ndarray | None = None) -> np.ndarray:
     """Ordered EMD (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| over the m sorted distinct values
     of a continuous SA, for each class; 0 when m = 1.
 
@@ -633,7 +668,8 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     values, so Σ_i |c(i)·n − C(i)·k| (C: the table's cumulative count, k: the class size)
     is summed per step with prefix sums of C: O(pairs · log m), not O(classes · m). The
     sums are exact integers while they fit in int64 (``exact=None`` decides by the size),
-    so equal distributions give exactly 0; beyond that they are floats.
+    so equal distributions give exactly 0; beyond that they are floats. ``value_counts``: the
+    table's count of each value, when the caller keeps it.
     """
     m = values.cardinality
     if m <= 1:
@@ -643,6 +679,10 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         key = classes * np.int64(m) + values.codes
         if n_classes * m <= min(dense_limit(len(classes)), 4 * len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
+            n = len(classes)
+            if exact or (exact is None and float(m) * n * n < 2.0 ** 62):
+                return _ordered_emd_of_table(counts.reshape(n_classes, m), class_sizes, np.bincount(
+                    values.codes, minlength=m) if value_counts is None else value_counts, n)
             pair = np.flatnonzero(counts)
             counts = counts[pair]
         else:   # one sort (numpy's unique hashes: several times slower on a million keys)
@@ -654,8 +694,24 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         cls, val, counts = pairs
         order = np.argsort(cls * m + val, kind="stable")  # linear when the pairs come sorted from group_ids
         cls, val, counts = cls[order], val[order], counts[order]
-    return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes,
-                                  np.bincount(values.codes, minlength=m), len(classes), exact)
+    if value_counts is None:
+        value_counts = np.bincount(values.codes, minlength=m)
+    return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, len(classes), exact)
+
+
+def _ordered_emd_of_table(table: np.ndarray, class_sizes: np.ndarray, value_counts: np.ndarray,
+                          n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` in exact integers from each class's count of each value
+    (``table``, classes × m): Σ_i |c(i)·n − C(i)·k| over every value at once, the same
+    integer as the sum by steps, so the same t. Cheaper than the steps while the table is
+    no larger than a few cells a row."""
+    m = table.shape[1]
+    cumulative = np.cumsum(table, axis=1)
+    cumulative *= np.int64(n)
+    cumulative -= np.multiply.outer(class_sizes.astype(np.int64), np.cumsum(value_counts, dtype=np.int64))
+    np.abs(cumulative, out=cumulative)
+    total = cumulative.sum(axis=1)
+    return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
 
 
 def ordered_emd_of_batches(batches, n_classes: int, class_sizes: np.ndarray, value_counts: np.ndarray,

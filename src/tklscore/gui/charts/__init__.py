@@ -23,6 +23,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
+from tklscore.core.files.atomic import atomic_path
 from tklscore.core.numbers import number, tick
 from tklscore.core.report.charts import evenly_spaced
 
@@ -100,34 +101,34 @@ class ScoreChart(pg.PlotWidget):
         top = y_high if math.isfinite(y_high) and y_high > 0 else 1.0
         self.plot_item.setYRange(0, top * self.LEGEND_ROOM, padding=0)
 
-    def export(self, path: str | Path) -> Path:
-        """Write the chart as PNG or SVG, chosen by the file's extension."""
+    def export(self, path: str | Path, inputs=()) -> Path:
+        """Write the chart as PNG or SVG, chosen by the file's extension, through a temporary
+        file renamed over ``path`` (never over one of ``inputs``)."""
         path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix == ".png":
-            exporter = pg.exporters.ImageExporter(self.plot_item)
-            exporter.parameters()["width"] = max(800, int(self.plot_item.sceneBoundingRect().width()))
-            exporter.export(str(path))
-        elif suffix == ".svg":
-            try:
-                pg.exporters.SVGExporter(self.plot_item).export(str(path))
-            except ValueError:
-                # pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6.12's SVG
-                # generator writes; render the scene through QSvgGenerator instead
-                self._export_svg_with_qt(path)
-        else:
-            raise InputError(f"a chart can be exported as .png or .svg, not '{path.suffix or path.name}'",
-                             file=str(path))
-        if not path.exists():
-            raise OSError(f"the chart could not be written to {path}")
+        suffix = check_chart_format(path)
+        with atomic_path(path, inputs) as temporary:
+            if suffix == ".png":
+                exporter = pg.exporters.ImageExporter(self.plot_item)
+                exporter.parameters()["width"] = max(800, int(self.plot_item.sceneBoundingRect().width()))
+                if not exporter.export(toBytes=True).save(str(temporary), "PNG"):
+                    raise OSError(f"the chart could not be written to {path}")
+            else:
+                try:
+                    temporary.write_bytes(pg.exporters.SVGExporter(self.plot_item).export(toBytes=True))
+                except ValueError:
+                    # pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6.12's SVG
+                    # generator writes; render the scene through QSvgGenerator instead
+                    self._export_svg_with_qt(temporary, path)
+            if temporary.stat().st_size == 0:
+                raise OSError(f"the chart could not be written to {path}")
         return path
 
-    def _export_svg_with_qt(self, path: Path) -> None:
+    def _export_svg_with_qt(self, temporary: Path, path: Path) -> None:
         source = self.plot_item.sceneBoundingRect()
         if source.isEmpty():
             raise OSError(f"the chart has no size to export to {path}")
         generator = QSvgGenerator()
-        generator.setFileName(str(path))
+        generator.setFileName(str(temporary))
         generator.setSize(source.size().toSize())
         generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
         generator.setTitle(self.plot_item.titleLabel.text or "tkl-Score chart")
@@ -136,6 +137,16 @@ class ScoreChart(pg.PlotWidget):
             self.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
         finally:
             painter.end()
+
+
+def check_chart_format(path: str | Path) -> str:
+    """The chart file's format by its extension (``.png``, ``.svg``), or an error."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise InputError(f"a chart can be exported as .png or .svg, not '{path.suffix or path.name}'",
+                         file=str(path))
+    return suffix
 
 
 def highest(items) -> float:

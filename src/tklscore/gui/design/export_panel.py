@@ -90,9 +90,10 @@ class ExportPanel(QWidget):
         workbench.status.emit(f"Saved '{design.name}': it is in the Release chooser and the Scores view's comparison")
         return True
 
-    def report_with_ids(self, evaluation: Evaluation):
-        """The result's report with the records' ids (the view evaluates by row positions)."""
-        result, scorer = evaluation.result, self.workbench.scorer
+    def report_with_ids(self, evaluation: Evaluation, scorer=None):
+        """The result's report with the records' ids (the view evaluates by row positions);
+        ``scorer``: the workbench's, taken on the UI thread (this may run in a task)."""
+        result, scorer = evaluation.result, scorer or self.workbench.scorer
         transformed = getattr(result, "transformed", None)
         if scorer is None or transformed is None:
             return result.report
@@ -164,7 +165,7 @@ class ExportPanel(QWidget):
 
     def export_report(self, path: str | None = None) -> bool:
         """The report of the designed release (HTML or PDF by the extension), written in the
-        background; its charts are drawn here."""
+        background, its records' ids read there too (a whole release's rows)."""
         evaluation = self.named()
         if evaluation is None:
             return False
@@ -173,12 +174,12 @@ class ExportPanel(QWidget):
                                                   "HTML report (*.html);;PDF report (*.pdf)")
             if not path:
                 return False
+        from tklscore.core.report import check_format
         from tklscore.gui.report import prepare_report, report_input
 
-        name, report = evaluation.design.name, self.report_with_ids(evaluation)
+        name = evaluation.design.name
         data = report_input(self.workbench)
-        data.release, data.report, data.design = name, report, evaluation.result
-        data.reports = {**data.reports, name: report}
+        data.release, data.report, data.design = name, evaluation.result.report, evaluation.result
         # the risk lens of the project's release measures its rows untransformed: the designed
         # release's privacy models and risk are in its own section instead
         data.risk = data.measure_risk = None
@@ -187,11 +188,18 @@ class ExportPanel(QWidget):
         except InputError as error:   # a source the command line cannot read: the report says why
             data.design_recipe = str(error)
         try:
-            write = prepare_report(path, data)
+            check_format(path)
         except InputError as error:
             self._fail(str(error))
             return False
-        self.workbench.runner.start("Exporting the report", lambda _control: write(),
+
+        def write(_control):
+            data.report = self.report_with_ids(evaluation, scorer)
+            data.reports = {**data.reports, name: data.report}
+            return prepare_report(path, data)()
+
+        scorer = self.workbench.scorer
+        self.workbench.runner.start("Exporting the report", write,
                                     lambda written: self.workbench.status.emit(f"Report written to {written}"),
                                     self._fail)
         return True

@@ -47,14 +47,7 @@ class PerRecordChart(ScoreChart):
         """``order``: :func:`per_record_order` of ``records`` in this chart's order, when the
         caller sorted them already (e.g. in the background for a large release)."""
         self._last = (records, whole, x) if records is not None else None
-        self.clear_chart()
-        self.series = {}
-        self.ids = []
-        sort_text = ("ascending by L-Severity, as the thesis' Figures 5.1/5.2" if self.order == SORT_THESIS
-                     else "descending by tkl-Score")
-        self.plot_item.setLabel("left", "Record score / source table score")
-        self.plot_item.setLabel("bottom", f"Published record (sorted {sort_text})")
-        self.set_title("Per-record scores / source table scores")
+        self._clear()
         if records is None or whole is None or not len(records):
             return
         if order is None:
@@ -68,12 +61,21 @@ class PerRecordChart(ScoreChart):
         spaced ranks of this chart's order (``points``: their ``rank`` and record scores,
         :meth:`~tklscore.core.engines.record_store.RecordStore.at_ranks`)."""
         self._last = None
-        self.clear_chart()
-        self.series = {}
-        self.ids = []
+        self._clear()
         if whole is None or not n:
             return
         self._plot(points["rank"].to_numpy(), points, n, whole, x)
+
+    def _clear(self) -> None:
+        """No series; the labels, the bottom one naming this chart's order."""
+        self.clear_chart()
+        self.series = {}
+        self.ids = []
+        sort_text = ("ascending by L-Severity, as the thesis' Figures 5.1/5.2" if self.order == SORT_THESIS
+                     else "descending by tkl-Score")
+        self.plot_item.setLabel("left", "Record score / source table score")
+        self.plot_item.setLabel("bottom", f"Published record (sorted {sort_text})")
+        self.set_title("Per-record scores / source table scores")
 
     def _plot(self, xs: np.ndarray, records: pd.DataFrame, n: int, whole: ScoreSet, x: float) -> None:
         """The series at ``xs`` from ``records`` (one a point) of a release of ``n`` records."""

@@ -4,10 +4,16 @@ the growth of the release record by record.
 
 The charts are drawn one per turn of the event loop, and a large release's per-record order
 is sorted off the UI thread, so the window stays responsive; off screen they wait until the
-view is shown (the owner's :class:`~tklscore.gui.when_shown.WhenShown` calls :meth:`draw`)."""
+view is shown (the owner's :class:`~tklscore.gui.when_shown.WhenShown` calls :meth:`draw`).
+Before an export, :meth:`draw_then` brings every chart up to date: a large release's points
+(sorted in memory, or read from the records on disk) are read off the UI thread in one task,
+and drawn here when they arrive."""
 
 from __future__ import annotations
 
+from typing import Callable
+
+import numpy as np
 from PySide6.QtCore import QTimer, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
@@ -15,7 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplit
 from tklscore.core.numbers import count, number, percent
 from tklscore.core.report.charts import PER_RECORD_KEYS
 from tklscore.core.report.sections.scores import normalised
-from tklscore.core.scoring.scores import ScoreReport
+from tklscore.core.scoring.scores import ScoreReport, cumulative_table_scores
 from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL, GrowthChart, PerRecordChart, ReleasesChart, \
     per_record_order
 from tklscore.gui.charts import decimate
@@ -32,6 +38,8 @@ class ChartsPanel(QTabWidget):
         self.report: ScoreReport | None = None
         self.steps: list = []   # chart updates still to draw, one per event-loop turn
         self.sorting = None     # the per-record chart's background sort, while it runs
+        self.reading = None     # the points of the charts to export, read in the background
+        self.queued: list = []  # exports asked for meanwhile: (stale, then, failed, cancelled) each
         self.setObjectName("chartTabs")
         self.per_record_chart = PerRecordChart()
         self.releases_chart = ReleasesChart()
@@ -80,6 +88,8 @@ class ChartsPanel(QTabWidget):
     def _order_chosen(self, _index: int = 0) -> None:
         order = self.order_combo.currentData()
         self.per_record_chart.set_order(order)
+        if self.report is not None and self.report.stored is not None:   # its points are read again, in order
+            self.draw_per_record()
         settings = self.workbench.project.settings
         if settings.get("per_record_order") != order:
             settings["per_record_order"] = order
@@ -103,19 +113,96 @@ class ChartsPanel(QTabWidget):
         self.steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
         QTimer.singleShot(0, self._next_chart)
 
-    def draw_now(self, stale: bool) -> None:
-        """Bring every chart up to date at once (before one is exported); ``stale``: none was
-        drawn since the last change."""
+    def draw_then(self, stale: bool, then: Callable[[], None], failed: Callable[[str], None],
+                  cancelled: Callable[[object], None] | None = None):
+        """Bring every chart up to date, then call ``then`` (an export); ``stale``: none was
+        drawn since the last change. A large release's points are read off the UI thread, in
+        one task (returned) with the runner's progress and cancel; ``then`` follows once they
+        are drawn, ``failed`` gets its error, ``cancelled`` is called when it is cancelled.
+        A small release's charts are drawn at once, and ``then`` called before returning."""
+        if self.reading is not None:   # another export reads its points: this one follows it
+            self.queued.append((stale, then, failed, cancelled))
+            return self.reading
         steps, self.steps = self.steps, []
         if stale:
             steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
-        if self.sorting is not None and self.draw_per_record not in steps:
-            steps.insert(0, self.draw_per_record)
-        for step in steps:
-            if step in (self.draw_per_record, self.draw_growth):
-                step(background=False)
+        if self.sorting is not None:   # its points are read with the others below
+            self.sorting.cancel()
+            self.sorting = None
+            if self.draw_per_record not in steps:
+                steps.insert(0, self.draw_per_record)
+        if self.draw_releases in steps:
+            self.draw_releases()
+        report = self.report
+        per_record = report is not None and self.draw_per_record in steps
+        growth = report is not None and self.draw_growth in steps
+        if not (per_record or growth):
+            then()
+            return None
+        kind = self.per_record_chart.order
+        read = chart_points(report, kind if per_record else None, growth)
+        if report.stored is None and len(report.records) <= SORT_IN_BACKGROUND:
+            self._show_points(report, kind, read())
+            then()
+            return None
+
+        def done(points) -> None:
+            # one chart drawn per event-loop turn, then the export in its own: the window
+            # stays responsive between them (each is tens of milliseconds for a large release)
+            steps = [lambda name=name: self._show_points(report, kind, {name: points[name]}) for name in points]
+            QTimer.singleShot(0, lambda: next_step(steps + [then]))
+
+        def next_step(steps) -> None:
+            if self.report is not report or self.per_record_chart.order != kind:
+                # another release or order came meanwhile: its points are read in turn
+                self.reading = None
+                self.draw_then(True, then, failed, cancelled)
+                self._follow(lambda *queued: self.draw_then(*queued))
+                return
+            step = steps.pop(0)
+            if not steps:
+                self.reading = None
+            step()
+            if steps:
+                QTimer.singleShot(0, lambda: next_step(steps))
             else:
-                step()
+                self._follow(lambda *queued: self.draw_then(*queued))
+
+        def stopped(value) -> None:
+            self.reading = None
+            if cancelled is not None:
+                cancelled(value)
+            self._follow(lambda _stale, _then, _failed, cancelled_too: cancelled_too and cancelled_too(None))
+
+        def settled_with(message: str) -> None:
+            self.reading = None
+            failed(message)
+            self._follow(lambda _stale, _then, failed_too, _cancelled: failed_too(message))
+
+        task = self.reading = self.workbench.runner.start(
+            "Reading the chart's points", read, done, settled_with, owner=self, lane=SIDE,
+            on_cancelled=stopped)
+        return task
+
+    def _follow(self, call) -> None:
+        """``call(stale, then, failed, cancelled)`` for each export asked for while one read."""
+        queued, self.queued = self.queued, []
+        for export in queued:
+            call(*export)
+
+    def _show_points(self, report: ScoreReport, kind: str, points: dict) -> None:
+        """Draw the points :func:`chart_points` read (on the UI thread)."""
+        if "per_record" in points:
+            if report.stored is not None:
+                self.per_record_chart.set_ranked(points["per_record"], report.published_rows, report.source_scores,
+                                                 report.x)
+            else:
+                self.per_record_chart.set_data(report.records, report.source_scores, report.x,
+                                               order=points["per_record"])
+        if "growth" in points:
+            positions, grown = points["growth"]
+            self.growth_chart.set_running(positions, grown, report.published_rows if report.stored is not None
+                                          else len(report.records), report.source_scores, report.x)
 
     def _next_chart(self) -> None:
         if self.steps:
@@ -124,10 +211,10 @@ class ChartsPanel(QTabWidget):
                 QTimer.singleShot(0, self._next_chart)
 
     def pending(self) -> bool:
-        """Whether a chart is still to be drawn or its records are being sorted."""
-        return bool(self.steps) or self.sorting is not None
+        """Whether a chart is still to be drawn or its records are being sorted or read."""
+        return bool(self.steps) or self.sorting is not None or self.reading is not None
 
-    def draw_per_record(self, background: bool = True) -> None:
+    def draw_per_record(self) -> None:
         report = self.report
         chart = self.per_record_chart
         if self.sorting is not None:
@@ -136,9 +223,9 @@ class ChartsPanel(QTabWidget):
         if report is None:
             return
         if report.stored is not None:
-            self._draw_stored(chart, report, background)
+            self._draw_stored(chart, report)
             return
-        if not background or len(report.records) <= SORT_IN_BACKGROUND:
+        if len(report.records) <= SORT_IN_BACKGROUND:
             chart.set_data(report.records, report.source_scores, report.x)
             return
         kind = chart.order
@@ -159,16 +246,18 @@ class ChartsPanel(QTabWidget):
             "Sorting the records for the chart", lambda control: per_record_order(report.records, kind), done,
             failed, owner=self, lane=SIDE)
 
-    def _draw_stored(self, chart, report: ScoreReport, background: bool) -> None:
+    def _draw_stored(self, chart, report: ScoreReport) -> None:
         """The per-record chart of a release whose records are on disk: its records at evenly
         spaced ranks of the chart's order, found by a query over the file (off the UI thread)."""
         kind, store, n = chart.order, report.stored, report.published_rows
 
-        def read(_control=None):
+        def read(control=None):
+            if control is not None:
+                control.check()   # cancelled before it began (an export reads the points itself)
             return store.at_ranks(PER_RECORD_KEYS[kind], decimate(n), ["id", "tkl", "m_score", "l_severity"])
 
         def done(points) -> None:
-            if task is not None and task is self.sorting:
+            if task is self.sorting:
                 self.sorting = None
             if self.report is report and chart.order == kind:
                 chart.set_ranked(points, n, report.source_scores, report.x)
@@ -178,15 +267,11 @@ class ChartsPanel(QTabWidget):
                 self.sorting = None
             self.workbench.failed.emit(message)
 
-        task = None
-        if not background:
-            done(read())
-            return
         task = self.sorting = self.workbench.runner.start("Sorting the records for the chart", read, done, failed,
                                                           owner=self, lane=SIDE)
 
-    def draw_growth(self, background: bool = True) -> None:
-        """The growth chart; records on disk are added up off the UI thread (``background``)."""
+    def draw_growth(self) -> None:
+        """The growth chart; records on disk are added up off the UI thread."""
         report = self.report
         if report is None:
             return
@@ -199,9 +284,6 @@ class ChartsPanel(QTabWidget):
             if self.report is report:
                 self.growth_chart.set_running(positions, grown, n, report.source_scores, report.x)
 
-        if not background:   # a chart about to be exported
-            done(store.cumulative_at(positions, report.x))
-            return
         self.workbench.runner.start("Adding up the records for the growth chart",
                                     lambda control: store.cumulative_at(positions, report.x), done,
                                     self.workbench.failed.emit, owner=self, lane=SIDE)
@@ -232,3 +314,34 @@ class ChartsPanel(QTabWidget):
         """The release comparison as shown (release, tkl, M, L by source, k, l, t, average risk)."""
         return [[self.comparison.item(r, c).text() for c in range(self.comparison.columnCount())]
                 for r in range(self.comparison.rowCount())]
+
+
+def chart_points(report: ScoreReport, kind: str | None, growth: bool) -> Callable:
+    """The function that reads the points of ``report``'s per-record chart in ``kind``'s order
+    (None: not that chart) and of its growth chart: ``{"per_record": order or ranked records,
+    "growth": (positions, scores so far)}``. It touches no widget and may run in a task
+    (given its control, checked between the two)."""
+
+    def read(control=None) -> dict:
+        points = {}
+        if control is not None:
+            control.progress(0, "Reading the chart's points")
+        if kind is not None:
+            if report.stored is not None:
+                n = report.published_rows
+                points["per_record"] = report.stored.at_ranks(PER_RECORD_KEYS[kind], decimate(n),
+                                                              ["id", "tkl", "m_score", "l_severity"])
+            else:
+                points["per_record"] = per_record_order(report.records, kind)
+        if growth:
+            if control is not None:
+                control.progress(50, "Reading the chart's points")
+            if report.stored is not None:
+                positions = decimate(report.published_rows)
+                points["growth"] = positions, report.stored.cumulative_at(positions, report.x)
+            else:
+                positions = decimate(len(report.records))
+                grown = cumulative_table_scores(report.records, report.x)
+                points["growth"] = positions, {name: np.asarray(values)[positions] for name, values in grown.items()}
+        return points
+    return read

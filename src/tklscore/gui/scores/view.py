@@ -11,7 +11,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
 
+from tklscore.core.files.atomic import check_output
 from tklscore.core.scoring.scores import RISKIEST_SHARE, ScoreReport, riskiest_count, riskiest_mask
+from tklscore.gui.charts import check_chart_format
 from tklscore.gui.guard import run_guarded
 from tklscore.core.report import REPORT_FORMATS, complete_risk
 from tklscore.gui.report import prepare_report, report_input
@@ -107,10 +109,11 @@ class ScoresView(QWidget):
         """The text of the summary cell (row: score, column 0 raw / 1 by source / 2 by max)."""
         return self.summary_panel.text(row, column)
 
-    def _draw_charts_now(self) -> None:
-        """Bring every chart up to date at once (before one is exported)."""
+    def _draw_charts_then(self, then, failed, cancelled=None):
+        """Bring every chart up to date, then call ``then`` (before one is exported): a large
+        release's points are read off the UI thread (:meth:`ChartsPanel.draw_then`)."""
         stale, self._charts.stale = self._charts.stale, False
-        self.charts_panel.draw_now(stale)
+        return self.charts_panel.draw_then(stale, then, failed, cancelled)
 
     # ------------------------------------------------------------------ exports
 
@@ -126,12 +129,31 @@ class ScoresView(QWidget):
             self.export_chart(_with_suffix(path, chosen, ".png"))
 
     def export_chart(self, path: str, chart=None) -> bool:
-        """Write ``chart`` (default: the chart on show) as PNG or SVG by the file's extension."""
-        self._draw_charts_now()
-        ok = self._guard((chart or self.current_chart()).export, path)
-        if ok:
-            self.workbench.status.emit(f"Chart written to {path}")
-        return ok
+        """Write ``chart`` (default: the chart on show) as PNG or SVG by the file's extension,
+        once every chart shows the current scores: a large release's points are read in the
+        background first (with progress and cancel), the chart drawn and written here. False
+        when the file is refused at once (its format, an input of the project, a folder that
+        cannot be written); the file is written atomically."""
+        chart = chart or self.current_chart()
+        workbench = self.workbench
+        inputs = [p for _what, p in workbench.project.named_paths()] + [workbench.project_path]
+
+        def refuse() -> None:
+            check_chart_format(path)
+            check_output(path, inputs)
+
+        if not self._guard(refuse):
+            return False
+
+        def write() -> None:
+            if self._guard(chart.export, path, inputs):
+                workbench.status.emit(f"Chart written to {path}")
+
+        def failed(message: str) -> None:
+            workbench.failed.emit(f"{path}: the chart could not be exported ({message})")
+
+        self._draw_charts_then(write, failed, lambda _value: workbench.status.emit(f"Chart export cancelled: {path}"))
+        return True
 
     def export_report_dialog(self) -> None:
         path, chosen = QFileDialog.getSaveFileName(self, "Export report", "", REPORT_FORMATS)

@@ -1,0 +1,38 @@
+"""Work that must not compete with the window's next repaint: started once Qt has painted
+what the views asked to repaint.
+
+A background task started while the views repaint competes with them for the interpreter
+lock and the CPUs (the views call Python once per cell). Qt posts a window's repaint
+(``UpdateRequest``) at ``Qt.LowEventPriority``, so ``QTimer.singleShot(0, …)`` still runs
+before it; an event posted at a lower priority is delivered after every repaint pending when
+it was posted, in the same pass of the event loop."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+
+AFTER_PAINT_PRIORITY = Qt.EventPriority.LowEventPriority.value - 1
+_AFTER_PAINT = QEvent.Type(QEvent.registerEventType())
+
+
+class _AfterPaint(QObject):
+    def __init__(self, function: Callable[[], None], parent: QObject):
+        super().__init__(parent)
+        self.function = function
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() != _AFTER_PAINT:
+            return super().event(event)
+        function, self.function = self.function, None
+        self.deleteLater()
+        if function is not None:
+            function()
+        return True
+
+
+def after_pending_paints(parent: QObject, function: Callable[[], None]) -> None:
+    """Call ``function`` on this (the UI) thread once the repaints pending now are done;
+    never if ``parent`` is deleted first."""
+    QCoreApplication.postEvent(_AfterPaint(function, parent), QEvent(_AFTER_PAINT), AFTER_PAINT_PRIORITY)
