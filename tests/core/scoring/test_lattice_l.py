@@ -177,7 +177,7 @@ def test_groups_selected_through_a_hashed_table_count_exactly(seed, n, sas, slot
         for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
             classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
             plain = l_distinguishing_factor([], sa, n, classes=classes)
-            known = lattice._known(node, None, len(sa))
+            known = lattice.known(node, None, len(sa))
             assert lattice.l(classes, groups, node).tolist() == plain.tolist(), node
             if known is None:
                 continue
