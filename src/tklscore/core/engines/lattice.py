@@ -1,7 +1,11 @@
 """Suggested releases out of core (privacy-models.md §5; issue 23 §1): the lattice nodes as
-roll-ups of the source's finest aggregate (:mod:`.finest`), fetched once into memory as
-integer codes — one row per distinct combination of QI and SA values with ``cnt``, the
-records it stands for, and ``rid``, the first of them.
+roll-ups of the source's finest aggregate (:mod:`.finest`) — one row per distinct
+combination of QI and SA values with ``cnt``, the records it stands for, and ``rid``, the
+first of them — fetched once in Arrow batches into small integer arrays: the finest classes
+(distinct QI values) with their codes, records and first record; the distinct SA
+combinations with their codes; and per row only its SA combination and ``cnt``, the rows in
+finest-class order. A node is counted in pieces of whole classes (:data:`CHUNK_ROWS`), so
+what it allocates does not grow with the aggregate.
 
 A node's generalised classes are the finest rows' QI values mapped through the hierarchies
 at the node's levels (the :class:`~.design.EngineDesigner`'s own value → group maps) and
@@ -17,11 +21,11 @@ integer arithmetic:
   (which no count changes) and the variational distance or the ordered EMD over the
   published classes' weighted (class, value) counts;
 - the normalised tkl-Score: the distinguishing factors of the whole source at the node's
-  levels — k and t from weighted counts, l from the distinct combinations
-  (:func:`~tklscore.core.scoring.distinguishing_factors.l_distinguishing_factor` over the
-  rows: distinctness is the same over records or their combinations) — each row's record
-  scores counted ``cnt`` times over the published rows, normalised by the whole source's
-  (the engine's :meth:`~.design.EngineDesigner.whole_source`).
+  levels — k and t from weighted counts, l by :class:`LatticeL` over the rows
+  (distinctness is the same over records or their combinations; a class of more rows than
+  a piece over its distinct SA combinations) — each row's record scores counted ``cnt``
+  times over the published rows, normalised by the whole source's (the engine's
+  :meth:`~.design.EngineDesigner.whole_source`).
 
 The search itself (top-down over the lattice, pruning by k, the Pareto front) is
 :func:`~tklscore.core.release.suggest.suggest`'s, unchanged. A row selection needs the
