@@ -236,7 +236,8 @@ def run_measured(command: list[str]) -> Run:
                            check=True)
     result = json.loads(probe.stdout)
     if result["code"] != 0:
-        raise SystemExit(f"{' '.join(map(str, command[:3]))} … failed ({result['code']}):\n{result['err'] or result['out'][-3000:]}")
+        raise SystemExit(f"{' '.join(map(str, command[:3]))} … failed ({result['code']}):\n{result['err'][-2000:]}\n"
+                         f"{result['out'][-3000:]}")   # a test run's failures are on stdout
     return Run(result["wall"], result["cpu"], result["rss_kb"] / 1024, result["out"], result["err"])
 
 

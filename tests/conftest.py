@@ -1,18 +1,36 @@
+import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from paths import DATA, TESTS
 
-# The longest modules first, longest of all at the head (as --durations measured them). With
-# ``--dist loadfile --no-loadscope-reorder`` (scripts/test.sh) xdist hands modules to its workers
-# in collection order, so the Spark module (one session, a third of the suite's time) starts at
-# once on one worker while the other takes the rest; by default xdist orders modules by their
-# number of tests and started it late, leaving it as the run's tail. (Split in two, one session
-# per worker, it took longer: two JVMs warming up on two shared cores.)
-LONGEST_FIRST = ("engines/test_engine_spark.py", "test_offline.py",
-                 "test_properties.py", "engines/test_engine_filter.py", "engines/test_engine_measures.py",
-                 "engines/test_engine_design.py")
+# The longest modules first, longest of all at the head: with ``--dist loadfile
+# --no-loadscope-reorder`` (scripts/test.sh) xdist hands modules to its workers in collection
+# order, so the Spark module (one session, a third of the suite's CPU) starts at once on one
+# worker while the other takes the rest, and the run ends on small modules only (the longest
+# first schedule: a worker that finishes early never waits for a long module started late on the
+# other). By default xdist orders modules by their number of tests and started Spark late,
+# leaving it as the run's tail. (Split in two, one session per worker, it took longer: two JVMs
+# warming up on two shared cores.) Measured with TKLSCORE_TEST_TIMELINE (scripts/test_timeline.py),
+# session 9: every module of about 12 s or more of wall time at load 9 (3-4 s idle); the others
+# follow in collection order.
+LONGEST_FIRST = (
+    "engines/test_engine_spark.py", "test_properties.py", "test_offline.py", "gui/test_hostile_gui.py",
+    "core/risk/test_risk_measures.py", "test_hostile_inputs.py", "engines/test_engine_measures.py",
+    "core/risk/test_population_uniqueness.py", "engines/test_engine_design.py", "gui/test_modal_guard.py",
+    "test_nothing_lost.py", "engines/test_engines.py", "engines/test_engine_filter.py",
+    "gui/test_gui_scores_out_of_core.py", "gui/test_gui_app.py", "gui/test_report.py", "gui/test_gui_risk.py",
+    "engines/test_engine_finest.py", "gui/test_gui_scores.py", "core/tables/test_group_engine.py",
+    "gui/test_gui_navigation.py", "gui/test_gui_engine_choice.py", "gui/test_gui_model_building.py",
+    "core/pia/test_pia_disruption.py", "engines/test_engine_suggest.py", "engines/test_bench_100m.py",
+    "gui/test_gui_defects.py", "gui/test_gui_design_workflow.py", "gui/test_gui_design_out_of_core.py",
+    "core/release/test_release_design.py", "core/tables/test_fast_paths.py", "gui/test_gui_design.py",
+    "engines/test_engine_disclosure_risk.py", "test_real_files.py", "core/pia/test_pia_efficient.py",
+    "gui/test_gui_release_out_of_core.py", "engines/test_engine_source.py", "gui/test_gui_risk_out_of_core.py",
+    "engines/test_record_store.py", "gui/test_gui_workbench.py")
 
 
 def pytest_collection_modifyitems(items):
@@ -47,3 +65,51 @@ def _aggregate_cache(tmp_path_factory):
         os.environ.pop("TKLSCORE_CACHE_DIR", None)
     else:
         os.environ["TKLSCORE_CACHE_DIR"] = before
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process, its live descendants (a Spark JVM) and the
+    children they have reaped, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, stack = 0.0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15]) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+_OUTCOME = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The worst outcome of a test's phases, for the timeline."""
+    report = (yield).get_result()
+    if report.outcome != "passed" and item.stash.get(_OUTCOME, "passed") != "failed":
+        item.stash[_OUTCOME] = report.outcome
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With TKLSCORE_TEST_TIMELINE=FILE, each test's start, end, worker and CPU (the worker's
+    process tree, a Spark JVM included) is appended to FILE as a JSON line: the schedule of a
+    parallel run (scripts/test_timeline.py summarises it)."""
+    out = os.environ.get("TKLSCORE_TEST_TIMELINE")
+    if not out:
+        yield
+        return
+    pid = os.getpid()
+    start, cpu = time.time(), _tree_cpu(pid)
+    yield
+    line = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": item.nodeid,
+            "outcome": item.stash.get(_OUTCOME, "passed"),
+            "file": item.nodeid.split("::", 1)[0], "start": start, "end": time.time(),
+            "cpu": _tree_cpu(pid) - cpu, "load": os.getloadavg()[0]}
+    with open(out, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")

@@ -32,6 +32,9 @@ REL, ABS = 1e-9, 1e-12
 
 SETTINGS = settings(max_examples=200, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# The invariances and bounds: hypothesis's default of 100 examples each. The comparisons with the
+# naive reference (every number of a random case against an exact Fraction computation) keep 200.
+INVARIANT = settings(SETTINGS, max_examples=100)
 
 # --------------------------------------------------------------------------- strategies
 
@@ -277,7 +280,7 @@ def test_source_factors_match_naive_reference(s):
 # --------------------------------------------------------------------------- bounds
 
 
-@SETTINGS
+@INVARIANT
 @given(data=st.data())
 def test_factor_bounds_and_nonnegative_record_scores(data):
     s = data.draw(scenarios())
@@ -295,7 +298,7 @@ def test_factor_bounds_and_nonnegative_record_scores(data):
             assert value >= 0.0, name
 
 
-@SETTINGS
+@INVARIANT
 @given(data=st.data())
 def test_normalised_by_source_lies_in_unit_interval_with_qis(data):
     s = data.draw(scenarios(min_qi=1))
@@ -309,7 +312,7 @@ def test_normalised_by_source_lies_in_unit_interval_with_qis(data):
 # --------------------------------------------------------------------------- monotonicity
 
 
-@SETTINGS
+@INVARIANT
 @given(data=st.data())
 def test_adding_records_never_lowers_scores_with_qis(data):
     s = data.draw(scenarios(min_qi=1))
@@ -345,7 +348,7 @@ def test_no_qi_adding_a_record_can_lower_l_severity():
 # --------------------------------------------------------------------------- whole source
 
 
-@SETTINGS
+@INVARIANT
 @given(data=st.data())
 def test_publishing_the_whole_source_normalises_to_one(data):
     s = data.draw(scenarios())
@@ -363,7 +366,7 @@ def test_publishing_the_whole_source_normalises_to_one(data):
 # --------------------------------------------------------------------------- invariances
 
 
-@SETTINGS
+@INVARIANT
 @given(data=st.data())
 def test_invariant_to_source_row_order(data):
     s = data.draw(scenarios())
@@ -383,7 +386,7 @@ INCREASING = {
 }
 
 
-@SETTINGS
+@INVARIANT
 @given(data=st.data())
 def test_invariant_to_consistent_renaming(data):
     s = data.draw(scenarios())
@@ -431,7 +434,7 @@ def test_a_source_scoring_zero_leaves_normalisation_undefined(continuous, values
 # --------------------------------------------------------------------------- empty P
 
 
-@SETTINGS
+@INVARIANT
 @given(s=scenarios(), x=X)
 def test_empty_published_table_scores_zero(s, x):
     report = s.core([], x)

@@ -436,6 +436,21 @@ def test_sql_selection_equals_filter_positions_on_typed_parquet(backend, table, 
         assert_same_selection(backend, path, roles, expression)
 
 
+def test_a_parquet_float_whose_nan_its_statistics_leave_out_is_read_as_empty(backend, tmp_path):
+    """A Parquet writer leaves NaN out of a float column's min/max; DuckDB must not take those
+    bounds to mean there is no NaN (it folded isnan() to false, and the filter then named
+    the NaN cell as text 'nan' where memory reads it as empty)."""
+    path = tmp_path / "nan.parquet"
+    pq.write_table(pa.table({"f": pa.array([0.5, -0.0, float("nan")]), "j": pa.array([None] * 3, pa.int32()),
+                             "Age": pa.array([1.0, 2.5, 30.0])}), path)
+    roles = Roles(qi=["f"], sa=["Age"], continuous=["Age"])
+    assert memory_ids(path, roles, "f == 0") == engine_ids(backend, path, roles, "f == 0") == ["1"]
+    assert memory_ids(path, roles, "f == ''") == engine_ids(backend, path, roles, "f == ''") == ["2"]
+    assert_same_selection(backend, path, roles, "(f == 0) and (j == 0) or Age < 0")
+    with pytest.raises(InputError, match="'j' holds no numbers"):
+        engine_ids(backend, path, roles, "(f == 0) and (j == 0) or Age < 0")
+
+
 ODD_NAMES = ['a"b', "it's", "back\\slash", "se;mi --", "x`y"]
 
 

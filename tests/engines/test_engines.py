@@ -159,6 +159,19 @@ def test_pairs_come_in_batches_of_whole_classes(class_sizes, rows):
         assert len(batches) > 1
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 9), st.integers(1, 1 << 40)), max_size=20))
+def test_value_counts_of_pairs_sum_each_code_exactly(rows):
+    """The records holding each value code, summed from (class, code, count) pairs: exact for
+    counts beyond 2^32, one entry per code up to the largest, none without pairs."""
+    from tklscore.core.engines.scoring import value_counts_of_pairs
+
+    cid, idx, c = (np.array([r[j] for r in rows], dtype=np.int64) for j in range(3))
+    counts = value_counts_of_pairs((cid, idx, c))
+    expected = [sum(r[2] for r in rows if r[1] == code) for code in range(max(idx, default=-1) + 1)]
+    assert counts.dtype == np.int64 and counts.tolist() == expected
+
+
 def assert_random_case_scores_alike(case, x, score_in_engine) -> None:
     """A drawn :func:`tables` case written as CSV, scored in memory and by
     ``score_in_engine(path, roles, weights, ids)``: the same report."""

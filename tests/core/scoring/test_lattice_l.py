@@ -8,10 +8,12 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tklscore.core.scoring.distinguishing_factors import (LatticeL, _l_by_runs, _l_over_pairs, _l_per_attribute,
-                                                          l_distinguishing_factor, l_of_classes, sa_groups)
+from tklscore.core.scoring.distinguishing_factors import (LatticeL, _distinct_by_sort, _l_by_runs, _l_over_pairs,
+                                                          _l_per_attribute, l_distinguishing_factor, l_of_classes,
+                                                          sa_groups)
 from tklscore.core.tables.codes import Codes, group_ids
 
 
@@ -92,16 +94,24 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     l, finer_masks = l_of_classes(finer, sa_groups(sa, 4), masks)
     assert l.tolist() == [1, 1, 1, 1]          # A_1 is one value in (class, A_0): 0 → {0}, 1 → {0} …
     assert finer_masks[1].tolist() == [False] * 4
-    # the rows of a group a coarser node settled (its mask clear) are 1 without being counted
-    assert l_of_classes(classes, sa_groups(sa, 4), [np.array([True, True, False, False]), masks[1]])[0].tolist() \
-        == [2, 2, 1, 1]
+    # counting SA by SA, the rows of a group a coarser node settled (its mask clear) are 1 without
+    # being counted; one sort of every row counts them exactly (the same l under a true mask)
+    settled = [np.array([True, True, False, False]), masks[1]]
+    assert _l_per_attribute(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
+    assert _l_over_pairs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
+    assert _l_by_runs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 2, 2]
 
 
-def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
+@pytest.mark.parametrize("by_sort", [True, False])
+def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch, by_sort):
     """The counts taken without tables (every key space too large for one: only the classes
-    holding a row whose l is still above 1 are counted) give the same l-DF at every node."""
+    holding a row whose l is still above 1 are counted) give the same l-DF at every node, with
+    each group's distinct values counted by one sort or (``by_sort`` False: the keys do not fit
+    beside the positions) by the group-bys."""
     import tklscore.core.scoring.distinguishing_factors as factors_module
 
+    if not by_sort:
+        monkeypatch.setattr(factors_module, "_distinct_by_sort", lambda *args, **kwargs: None)
     for seed in range(25):
         rng = np.random.default_rng(seed)
         n = int(rng.integers(1, 400))
@@ -119,6 +129,20 @@ def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch):
                 if known is not None:
                     assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
                     assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist(), (seed, node)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 16), m=st.integers(0, 300), size=st.integers(1, 50), cardinality=st.integers(1, 9),
+       positions=st.booleans())
+def test_distinct_values_by_sort_are_the_brute_force_counts(seed, m, size, cardinality, positions):
+    rng = np.random.default_rng(seed)
+    key, values = rng.integers(0, size, m), rng.integers(0, cardinality, m)
+    d = _distinct_by_sort(key, size, values, cardinality, np.arange(m + 5) if positions else None)
+    seen: dict = {}
+    for k, v in zip(key.tolist(), values.tolist()):
+        seen.setdefault(k, set()).add(v)
+    assert d.tolist() == [len(seen[k]) for k in key.tolist()]
+    assert _distinct_by_sort(key, 1 << 62, values, 2, None) is None or m == 0   # keys past 63 bits: not sorted
 
 
 def test_open_rows_decide_how_a_node_is_counted(monkeypatch):

@@ -35,6 +35,13 @@ def test_the_table_of_counts_gives_the_steps_t_exactly(seed, n, n_classes, m, em
     table = np.bincount(ids * m + codes, minlength=n_classes * m).reshape(n_classes, m)
     got = _ordered_emd_of_table(table, sizes, np.bincount(codes, minlength=m), n)
     assert np.array_equal(got, steps, equal_nan=True)
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+    kept, factors_module.TABLE_BLOCK = factors_module.TABLE_BLOCK, int(rng.integers(1, 3 * m))   # a few classes a block
+    try:
+        assert np.array_equal(_ordered_emd_of_table(table, sizes, np.bincount(codes, minlength=m), n), steps,
+                              equal_nan=True)
+    finally:
+        factors_module.TABLE_BLOCK = kept
     # the public function, whichever way its sizes choose (a table, a sort, or floats)
     values = Codes(codes, np.arange(m, dtype=float))
     assert np.array_equal(ordered_emd_by_class(ids, n_classes, sizes, values), steps, equal_nan=True)

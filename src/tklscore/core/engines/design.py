@@ -413,6 +413,7 @@ class EngineDesigner:
         qi = []
         if plan.weighted and whole and suppressed:
             self.backend.materialize("suppressed_values", plan.suppressed_values())
+        uses = None
         for j, name in enumerate(self.roles.qi):
             column = self.column(name)
             index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
@@ -423,8 +424,9 @@ class EngineDesigner:
                 counts = self._value_records[name]
                 held = (_placed(self.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
                         else np.zeros(size, dtype=np.int64))
-            else:
-                use = self.backend.fetch(plan.value_use(j, whole))
+            else:   # every QI's in one statement, at the first
+                uses = uses if uses is not None else self.backend.fetch(plan.value_uses(len(self.roles.qi), whole))
+                use = uses[uses["qi"].to_numpy(dtype=np.int64) == j]
                 counts, held = _placed(use, "c", index, size), _placed(use, "s", index, size)
             level = levels[name]
             group_of_value = column.groups(level)[0]

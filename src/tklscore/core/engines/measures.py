@@ -24,10 +24,9 @@ import numpy as np
 
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
-from tklscore.core.engines.scoring import (attribute_t, pairs_in_one_statement, t_of_pairs,
-                                              value_counts_of_pairs, whole_class_batches)
+from tklscore.core.engines.scoring import PairSource
 from tklscore.core.errors import InputError, check_limit
-from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, PAIRS, POPULATION, RECORDS,
+from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, POPULATION, RECORDS,
                                            SAMPLE_WEIGHTS, SUBSETS, VALUE_COUNTS, Aggregates)
 from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.risk.measures import Measures, check_identifier_columns, measure, require_quasi_identifiers
@@ -54,8 +53,6 @@ class EngineAggregates(Aggregates):
                  exclude_suppressed: bool = False, name: str = "table", population_name: str = "population",
                  weighted: bool = False, coded: bool = False):
         super().__init__()
-        self._grouped: set[int] = set()   # the SAs whose pairs are grouped in the engine (``pairs_{i}``)
-        self._fetched_pairs = None         # every SA's pairs fetched in one statement (False: streamed)
         self.backend, self.name, self.population_name = backend, name, population_name
         self.qi, self.sa, self.continuous = list(roles.qi), list(roles.sa), set(roles.continuous)
         self.population, self.n_identifying = population, n_identifying
@@ -84,6 +81,7 @@ class EngineAggregates(Aggregates):
                              hint="measure without excluding suppressed records")
         if coded:
             self.plan = replace(plan, source=source)
+            self.pairs = PairSource(backend, self.plan, self.rows, keep=True, log=self.fetched, names=self.sa)
             return
         # the records in scope; when all are and ``source`` is a relation's name, that relation
         # itself (a copy of a 100M-row source was ~1/5 of the measures' time)
@@ -95,6 +93,7 @@ class EngineAggregates(Aggregates):
             backend.materialize(f"codes_{i}", plan.value_codes(i))
         backend.materialize("classes", plan.classes())
         backend.materialize("coded", plan.coded())
+        self.pairs = PairSource(backend, plan, self.rows, keep=True, log=self.fetched, names=self.sa)
 
     def _compute(self, aggregate: str, attribute: str | None):
         backend, plan = self.backend, self.plan
@@ -102,21 +101,12 @@ class EngineAggregates(Aggregates):
         if aggregate == CLASS_SIZES:
             return backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
         if aggregate == VALUE_COUNTS:
-            fetched = self._pairs_of(i)
-            counts = (backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64) if fetched is None
-                      else value_counts_of_pairs(fetched))
+            counts = self.pairs.value_counts(i)
             # value codes are ranks in sorted value order (text, or numbers for a continuous SA)
             return counts, np.arange(len(counts), dtype=np.int64)
         if aggregate == CLASS_T:
             sizes = self.get(CLASS_SIZES)
-            fetched = self._pairs_of(i)
-            if fetched is not None:
-                return t_of_pairs(plan, i, int(sizes.sum()), sizes, fetched, self.get(VALUE_COUNTS, attribute)[0])
-            if plan.continuous[i]:
-                return attribute_t(backend, plan, i, int(sizes.sum()), sizes, self.pair_batches(attribute),
-                                   self.get(VALUE_COUNTS, attribute)[0])
-            return attribute_t(backend, plan, i, int(sizes.sum()), sizes,
-                               pairs=f"pairs_{i}" if i in self._grouped else None)
+            return self.pairs.t(i, int(sizes.sum()), sizes, lambda: self.get(VALUE_COUNTS, attribute)[0])
         if aggregate == IDENTIFIERS:
             return backend.fetch(plan.distinct_identifiers(self.n_identifying))["d"].to_numpy(dtype=np.int64)
         if aggregate == POPULATION:
@@ -134,30 +124,10 @@ class EngineAggregates(Aggregates):
         raise ValueError(f"unknown aggregate {aggregate!r}")
 
     def pair_batches(self, attribute: str):
-        """The (class, value code, count) pairs of ``attribute``, grouped once in the engine
-        (``pairs_{i}``) and streamed in batches of whole classes, sorted by class then value
-        (the ordered EMD's order): a continuous SA has nearly as many pairs as records."""
-        i = self.sa.index(attribute)
-        fetched = self._pairs_of(i)
-        if fetched is not None:
-            yield fetched
-            return
-        if i not in self._grouped:
-            self.backend.materialize(f"pairs_{i}", self.plan.class_value_pairs(i, ordered=False))
-            self._grouped.add(i)
-            self.fetched.append(f"{PAIRS} of {attribute}")
-        yield from whole_class_batches(self.backend, f"SELECT cid, idx, c FROM pairs_{i} ORDER BY cid, idx")
-
-    def _pairs_of(self, i: int) -> tuple[np.ndarray, ...] | None:
-        """SA i's pairs when every SA's are fetched in one statement (an engine that asks for
-        few statements, and pairs that fit one batch: :func:`~.scoring.pairs_in_one_statement`);
-        None: grouped and streamed per SA."""
-        if self._fetched_pairs is None:
-            fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
-            self._fetched_pairs = False if fetched is None else fetched
-            if fetched is not None:
-                self.fetched.append(f"{PAIRS} of every attribute")
-        return self._fetched_pairs[i] if self._fetched_pairs else None
+        """The (class, value code, count) pairs of ``attribute`` in batches of whole classes,
+        sorted by class then value (the ordered EMD's order; :class:`~.scoring.PairSource`):
+        a continuous SA has nearly as many pairs as records."""
+        return self.pairs.batches(self.sa.index(attribute))
 
     def _population_sizes(self) -> np.ndarray:
         """F of each class: the population's records with its QI values (an error names the

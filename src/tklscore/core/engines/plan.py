@@ -57,9 +57,14 @@ class Plan:
         return (f"SELECT v AS s{i}, CAST(ROW_NUMBER() OVER (ORDER BY v) - 1 AS BIGINT) AS c{i} "
                 f"FROM (SELECT DISTINCT s{i} AS v FROM {self.source}) AS d")
 
-    def distinct_values(self, i: int) -> str:
-        """The values of SA i in code order (needs ``codes_{i}``)."""
-        return f"SELECT s{i} AS v FROM codes_{i} ORDER BY c{i}"
+    def distinct_values(self) -> str:
+        """Every SA's values in code order, in one statement (one job on Spark): ``(sa, c, v,
+        x)`` with a categorical SA's value as text in ``v``, a continuous one's number in ``x``
+        (needs ``codes_{i}``)."""
+        return " UNION ALL ".join(
+            f"SELECT {i} AS sa, c{i} AS c, "
+            + (f"CAST(NULL AS STRING) AS v, s{i} AS x" if continuous else f"s{i} AS v, CAST(NULL AS DOUBLE) AS x")
+            + f" FROM codes_{i}" for i, continuous in enumerate(self.continuous)) + " ORDER BY sa, c"
 
     # ------------------------------------------------------------------ equivalence classes
 
@@ -428,6 +433,11 @@ class DesignPlan:
                     f"{self.source} AS f GROUP BY f.q{j}")
         return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
                 f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
+
+    def value_uses(self, n_qi: int, whole: bool = False) -> str:
+        """:meth:`value_use` of every QI in one statement (one job on Spark), ``(qi, v, c, s)``."""
+        return " UNION ALL ".join(f"SELECT {j} AS qi, u.v, u.c, u.s FROM ({self.value_use(j, whole)}) AS u"
+                                  for j in range(n_qi))
 
     @staticmethod
     def published_generalised() -> str:

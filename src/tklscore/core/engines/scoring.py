@@ -18,6 +18,7 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
+from tklscore.core.risk.aggregates import PAIRS
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches, variational_distance_of_pairs
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
@@ -118,12 +119,10 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     radix = (n_classes, *cardinalities)
     backend.materialize("combos", plan.combinations(radix))
     per_combination = replace(plan, weighted=True, counted="combos")
-    fetched = pairs_in_one_statement(backend, per_combination, n)   # a combination is a record or more
+    pairs = PairSource(backend, per_combination, n)   # a combination is a record or more
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
-        t = (attribute_t(backend, per_combination, i, n, sizes) if fetched is None
-             else t_of_pairs(per_combination, i, n, sizes, fetched[i], value_counts_of_pairs(fetched[i])))
-        np.maximum(class_t, t, out=class_t)
+        np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
     summed = backend.fetch(plan.totals("scored", weighted=True)).iloc[0] if totals else None
@@ -133,19 +132,78 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
 PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers
 
 
-def attribute_t(backend: Backend, plan: Plan, i: int, n: int, sizes: np.ndarray, batches=None,
-                table_counts=None, pairs: str | None = None) -> np.ndarray:
-    """t of each class (by class id) for SA i: the ordered EMD of a continuous SA from its
-    (class, value code, count) pairs, read in ``batches`` of whole classes (streamed from
-    the engine unless given), and ``table_counts`` (fetched unless given); the variational
-    distance of a categorical one in the engine (from the relation ``pairs`` when made)."""
-    if plan.continuous[i]:
-        if batches is None:
-            batches = whole_class_batches(backend, plan.class_value_pairs(i))
-        if table_counts is None:
-            table_counts = backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
-        return ordered_emd_of_batches(batches, len(sizes), sizes, table_counts, n)
-    return np.clip(backend.fetch(plan.variational_distance(i, n, pairs))["t"].to_numpy(dtype=np.float64), 0.0, 1.0)
+class PairSource:
+    """Each SA's (class, value code, count) pairs of ``plan.counted``, and what they give
+    (value counts, t), as the engine serves them best: every SA's fetched once in one
+    statement (:func:`pairs_in_one_statement`), else grouped in the engine SA by SA and
+    streamed in batches of whole classes; with ``keep``, each SA's grouped once into
+    ``pairs_{i}`` for every later ask. ``log``: a list told what was grouped (``names``: the
+    SAs' names in it)."""
+
+    def __init__(self, backend: Backend, plan: Plan, rows: int, keep: bool = False, log: list | None = None,
+                 names: list[str] | None = None):
+        self.backend, self.plan, self.rows, self.keep = backend, plan, rows, keep
+        self.log, self.names = log, names
+        self._fetched: list[tuple[np.ndarray, ...]] | bool | None = None   # None: not asked yet; False: streamed
+        self._grouped: set[int] = set()
+
+    def fetched(self, i: int) -> tuple[np.ndarray, ...] | None:
+        """SA i's pairs when every SA's come in one statement (fetched at the first ask), else None."""
+        if self._fetched is None:
+            fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
+            self._fetched = False if fetched is None else fetched
+            if fetched is not None:
+                self._note("every attribute")
+        return self._fetched[i] if self._fetched else None
+
+    def value_counts(self, i: int) -> np.ndarray:
+        """How many records hold each value code of SA i, by code."""
+        fetched = self.fetched(i)
+        if fetched is not None:
+            return value_counts_of_pairs(fetched)
+        return self.backend.fetch(self.plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
+
+    def batches(self, i: int):
+        """SA i's pairs sorted by class then value, in batches of whole classes (the ordered
+        EMD's input): the fetched ones, or streamed from the engine (consume each batch
+        before the back-end runs another statement)."""
+        fetched = self.fetched(i)
+        if fetched is not None:
+            yield fetched
+            return
+        if not self.keep:
+            yield from whole_class_batches(self.backend, self.plan.class_value_pairs(i))
+            return
+        self._group(i)
+        yield from whole_class_batches(self.backend, f"SELECT cid, idx, c FROM pairs_{i} ORDER BY cid, idx")
+
+    def t(self, i: int, n: int, sizes: np.ndarray, counts=None) -> np.ndarray:
+        """t of each class (by class id) for SA i over ``n`` records: the ordered EMD of a
+        continuous SA from its pairs, the variational distance of a categorical one (in the
+        engine unless the pairs are fetched). ``counts()``: SA i's value counts when already
+        known (else :meth:`value_counts`)."""
+        counts = counts or (lambda: self.value_counts(i))
+        fetched = self.fetched(i)
+        if fetched is not None:
+            if self.plan.continuous[i]:
+                return ordered_emd_of_batches([fetched], len(sizes), sizes, counts(), n)
+            return variational_distance_of_pairs(fetched, len(sizes), sizes, counts(), n)
+        if self.plan.continuous[i]:
+            table_counts = counts()   # before the batches' statement runs
+            return ordered_emd_of_batches(self.batches(i), len(sizes), sizes, table_counts, n)
+        relation = f"pairs_{i}" if i in self._grouped else None
+        return np.clip(self.backend.fetch(self.plan.variational_distance(i, n, relation))["t"].to_numpy(
+            dtype=np.float64), 0.0, 1.0)
+
+    def _group(self, i: int) -> None:
+        if i not in self._grouped:
+            self.backend.materialize(f"pairs_{i}", self.plan.class_value_pairs(i, ordered=False))
+            self._grouped.add(i)
+            self._note(self.names[i] if self.names else f"s{i}")
+
+    def _note(self, what: str) -> None:
+        if self.log is not None:
+            self.log.append(f"{PAIRS} of {what}")
 
 
 def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int) -> list[tuple[np.ndarray, ...]] | None:
@@ -166,17 +224,7 @@ def value_counts_of_pairs(pairs: tuple[np.ndarray, ...]) -> np.ndarray:
     """How many records hold each value code, from every (class, value code, count) pair of
     an SA (each code of ``codes_{i}`` is held by a record, so it is in a pair)."""
     _, idx, counts = pairs
-    out = np.zeros(int(idx.max()) + 1 if len(idx) else 0, dtype=np.int64)
-    np.add.at(out, idx, counts)
-    return out
-
-
-def t_of_pairs(plan: Plan, i: int, n: int, sizes: np.ndarray, pairs: tuple[np.ndarray, ...],
-               table_counts: np.ndarray) -> np.ndarray:
-    """:func:`attribute_t` from SA i's pairs already fetched: no statement."""
-    if plan.continuous[i]:
-        return ordered_emd_of_batches([pairs], len(sizes), sizes, table_counts, n)
-    return variational_distance_of_pairs(pairs, len(sizes), sizes, table_counts, n)
+    return np.bincount(idx, weights=counts).astype(np.int64) if len(idx) else np.zeros(0, dtype=np.int64)
 
 
 def whole_class_batches(backend: Backend, sql: str, rows: int | None = None):
@@ -224,9 +272,11 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
     SA's number of distinct values."""
     missing: list[tuple[str, str]] = []
     cardinalities = []
+    values = backend.fetch(plan.distinct_values()) if roles.sa else None
+    bounds = np.searchsorted(values["sa"].to_numpy(dtype=np.int64), np.arange(len(roles.sa) + 1)) if roles.sa else []
     for i, name in enumerate(roles.sa):
-        uniques = backend.fetch(plan.distinct_values(i))["v"].to_numpy(
-            dtype=np.float64 if plan.continuous[i] else object)
+        column = values["x"].to_numpy(dtype=np.float64) if plan.continuous[i] else values["v"].to_numpy(dtype=object)
+        uniques = column[bounds[i]:bounds[i + 1]]
         per_value = (weights.weights_of(name, uniques, plan.continuous[i]) if weigh is None
                      else weigh(i, name, uniques))
         absent = np.isnan(per_value)

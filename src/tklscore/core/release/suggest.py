@@ -296,9 +296,10 @@ class _Node:
             else:
                 weight_sum, _ = designer.record_weights(release.design, weights, missing_weight_zero)
                 rows = release.published
-                tkl = factors.t[rows]
-                tkl += weight_sum[rows]
-                tkl /= factors.l[rows]
+                tkl = np.add(factors.t, weight_sum)    # every row, then the published ones: one gather
+                tkl /= factors.l
+                if len(rows) != len(tkl) or not designer.levels.whole(release.design.selection):
+                    tkl = tkl[rows]
                 whole = designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
                 normalized = normalise_by_source(ScoreSet(float(tkl.sum()), 0.0, 0.0, 0.0, 0.0), whole, len(rows))
             self.tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
@@ -326,7 +327,8 @@ def _smallest_published_class(transformed) -> int:
         classes, dropped = transformed.published_class_ids, None
     if not len(classes):
         return 0
-    sizes = np.bincount(classes)
+    sizes = np.bincount(classes) if dropped is None or transformed.class_sizes is None else \
+        transformed.class_sizes.copy()
     if dropped is not None and len(transformed.suppressed):
         sizes[classes[dropped]] = 0
     kept = sizes[sizes > 0]

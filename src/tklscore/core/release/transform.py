@@ -201,6 +201,7 @@ class Transformed:
     below_limit_left: int = 0     # rows of classes below the suppression size that the budget kept
     suppressed_mask: np.ndarray | None = None   # over ``selected``
     selected_classes: np.ndarray | None = None  # class of each selected row on the published QIs
+    class_sizes: np.ndarray | None = None       # rows of each of those classes among the selected
 
     @cached_property
     def columns(self) -> list[str]:
@@ -287,8 +288,15 @@ def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> t
     n = len(classes)
     if below <= 1 or n == 0:
         return np.zeros(0, dtype=np.int64), 0
-    mask, left = suppressed_classes(np.bincount(classes, minlength=n_classes), below, limit)
-    return np.flatnonzero(mask[classes]), left
+    return suppressed_rows(classes, np.bincount(classes, minlength=n_classes), below, limit)
+
+
+def suppressed_rows(classes: np.ndarray, sizes: np.ndarray, below: int, limit: float) -> tuple[np.ndarray, int]:
+    """:func:`suppress` given the classes' ``sizes``."""
+    if below <= 1 or not len(classes):
+        return np.zeros(0, dtype=np.int64), 0
+    mask, left = suppressed_classes(sizes, below, limit)
+    return (np.flatnonzero(mask[classes]) if mask.any() else np.zeros(0, dtype=np.int64)), left
 
 
 def suppressed_classes(sizes: np.ndarray, below: int, limit: float) -> tuple[np.ndarray, int]:
@@ -321,6 +329,8 @@ class LevelCache:
         self._selections: dict[ReleaseDefinition, tuple[np.ndarray, list[str]]] = {}
         self._selected_counts: dict[tuple[ReleaseDefinition, str], np.ndarray] = {}
         self._whole: dict[ReleaseDefinition, bool] = {}
+        self._every = np.arange(len(source), dtype=np.int64)
+        self._every.setflags(write=False)   # every row, shared by every transformation without a selection
 
     def column(self, name: str) -> ColumnLevels:
         if name not in self._columns:
@@ -332,7 +342,7 @@ class LevelCache:
         """The source rows a row selection holds (every row without one) and the records
         it names that are not in the source."""
         if selection is None:
-            return np.arange(len(self.source), dtype=np.int64), []
+            return self._every, []
         if selection not in self._selections:
             release = resolve_release(selection, self.source, self.roles)
             positions = np.asarray(release.positions, dtype=np.int64)
@@ -402,12 +412,16 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
     qi = [(generalised[c].codes if whole else generalised[c].codes[selected], len(generalised[c].labels))
           for c in roles.qi]
     classes, n_classes = group_ids(qi, len(selected))
-    dropped, left = suppress(classes, n_classes, design.suppress_below, design.suppression_limit)
+    sizes = np.bincount(classes, minlength=n_classes)
+    dropped, left = suppressed_rows(classes, sizes, design.suppress_below, design.suppression_limit)
+    notes = [suppression_note(design, left)] if left else []
+    if not len(dropped):   # every selected row published (the selection is read-only)
+        return Transformed(source, roles, design, selected, selected, selected[:0], generalised, qi_levels,
+                           unlocated, notes, left, np.zeros(len(selected), dtype=bool), classes, sizes)
     keep = np.ones(len(selected), dtype=bool)
     keep[dropped] = False
-    notes = [suppression_note(design, left)] if left else []
     return Transformed(source, roles, design, selected, selected[keep], selected[~keep], generalised,
-                       qi_levels, unlocated, notes, left, ~keep, classes)
+                       qi_levels, unlocated, notes, left, ~keep, classes, sizes)
 
 
 def export_published(transformed: Transformed, path, inputs=()) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -99,7 +99,30 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             return ordered_emd_by_class(classes, n_classes, class_sizes, codes, value_counts=value_counts)
         return variational_distance_by_class(classes, n_classes, class_sizes, codes, table_counts=value_counts)
 
-    pending = {name: beside.submit(t_of_class, name) for name in sa} if beside is not None else None
+    joint = _joint_categorical(groups, [i for i, name in enumerate(sa) if name not in continuous], n_classes, n)
+    together = [] if joint is None else [list(sa)[i] for i in joint[0]]
+
+    def t_of_categorical() -> dict[str, np.ndarray]:
+        # few classes: one count of each (class, every categorical SA's value) cell, each SA's
+        # (class, value) table a sum of it — one pass over the rows instead of one per SA
+        indices, key, cards = joint
+        cells = math.prod(cards)
+        cell = np.multiply(classes, np.int64(cells), dtype=np.int64)
+        cell += key
+        table = np.bincount(cell, minlength=n_classes * cells).reshape((n_classes,) + cards)
+        del cell
+        out = {}
+        for axis, name in enumerate(together):
+            counts = table.sum(axis=tuple(a + 1 for a in range(len(cards)) if a != axis)).ravel()
+            occupied = np.flatnonzero(counts)
+            cls, val = np.divmod(occupied, np.int64(cards[axis]))
+            out[name] = variational_distance_by_class(classes, n_classes, class_sizes, sa[name],
+                                                      (cls, val, counts[occupied]), counted.get(name))
+        return out
+
+    pending = {name: beside.submit(t_of_class, name) for name in sa if name not in together} \
+        if beside is not None else None
+    joint_t = beside.submit(t_of_categorical) if beside is not None and together else None
     try:
         if groups is not None:
             l = (l_of_groups or l_distinguishing_factor_of_classes)((classes, n_classes), groups, step)
@@ -108,17 +131,45 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
         else:
             l = full.l_distinguishing_factor(step)
     except BaseException:
-        for future in (pending or {}).values():
+        for future in [*(pending or {}).values(), *([joint_t] if joint_t is not None else [])]:
             future.cancel()
         raise
     class_t = {}
+    of_together = (joint_t.result() if joint_t is not None else t_of_categorical()) if together else {}
     highest = np.zeros(n_classes, dtype=np.float64)   # each class's t over the SAs: one gather for the rows
     for name in sa:
-        per_class = pending[name].result() if pending is not None else t_of_class(name)
+        if name in of_together:
+            per_class = of_together[name]
+        else:
+            per_class = pending[name].result() if pending is not None else t_of_class(name)
         class_t[name] = per_class
         np.maximum(highest, per_class, out=highest)
         step()
     return DistinguishingFactors(k, l, highest[classes], classes, class_t)
+
+
+JOINT_CELLS = 1.0
+"""The categorical SAs' t-DF is counted in one (class, every categorical value) table when the
+table has at most JOINT_CELLS cells a row (:func:`_joint_categorical`)."""
+
+
+def _joint_categorical(groups: "SaGroups | None", indices: list[int], n_classes: int, n: int):
+    """(the categorical SAs' indices, each row's joint code over them, their cardinalities)
+    when two or more of them fit one (class, values) table of at most JOINT_CELLS cells a row;
+    else None. The joint code is kept in ``groups`` for every node."""
+    if groups is None or len(indices) < 2 or len(groups.codes) <= max(indices):
+        return None
+    cards = tuple(groups.codes[i][1] for i in indices)
+    if max(int(n_classes), 1) * math.prod(cards) > JOINT_CELLS * n:
+        return None
+    key = groups.joint.get(tuple(indices))
+    if key is None:
+        key = np.zeros(n, dtype=np.int64)
+        for i, cardinality in zip(indices, cards):
+            key *= np.int64(cardinality)
+            key += groups.codes[i][0]
+        groups.joint[tuple(indices)] = key
+    return tuple(indices), key, cards
 
 
 def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> DistinguishingFactors:
@@ -143,6 +194,9 @@ class SaGroups:
     order: tuple[int, ...]
     radix: tuple | None = None   # the SAs' mixed-radix key of each row for :func:`_l_by_runs`
     value_counts: tuple = ()     # each SA's count of each value code over the rows (the t-DF's table distribution)
+    codes: tuple = ()            # each SA's (codes, cardinality): :func:`_distinct_by_sort` counts its values
+    positions: np.ndarray | None = None   # 0..n-1, read (sliced) by every sort that packs positions
+    joint: dict = field(default_factory=dict, compare=False, repr=False)  # SA indices → their joint code per row
 
 
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
@@ -151,24 +205,31 @@ def sa_groups(sa: list[Codes], n: int) -> SaGroups:
                     [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
                      for i in range(len(columns))],
                     tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns),
-                    tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns))
+                    tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns),
+                    tuple((codes.astype(np.int64, copy=False), max(int(cardinality), 1)) for codes, cardinality in columns),
+                    np.arange(n, dtype=np.int64))
 
 
 def _sa_radix(columns: list[tuple[np.ndarray, int]]) -> tuple | None:
     """The SAs in mixed radix, the one with most values first: (each SA's index in that order,
-    their cardinalities, each one's place value, each row's key); None with fewer than two
-    SAs or keys of 2^62 or more."""
+    their cardinalities, each one's place value, each row's key shifted left by ``bits`` with
+    the row's position in the low ``bits`` — what :func:`_l_by_runs` adds a node's classes to
+    and sorts —, ``bits``); None with fewer than two SAs or keys that do not fit in 63 bits beside the positions."""
     if len(columns) < 2:
         return None
     order = sorted(range(len(columns)), key=lambda i: (-max(int(columns[i][1]), 1), i))
     cards = [max(int(columns[i][1]), 1) for i in order]
     places = [math.prod(cards[j + 1:]) for j in range(len(order))]
-    if math.prod(cards) >= 1 << 62:
+    n = len(columns[0][0])
+    bits = max(int(n - 1).bit_length(), 1)
+    if math.prod(cards) >= 1 << (63 - bits):
         return None
-    key = np.zeros(len(columns[0][0]), dtype=np.int64)
+    key = np.zeros(n, dtype=np.int64)
     for i, place in zip(order, places):
         key += columns[i][0] * np.int64(place)
-    return tuple(order), tuple(cards), tuple(places), key
+    key <<= np.int64(bits)
+    key |= np.arange(n, dtype=np.int64)
+    return tuple(order), tuple(cards), tuple(places), key, bits
 
 
 def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, step=None,
@@ -230,26 +291,23 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     suffix (the SAs after A_i): each SA's groups are counted by (run, suffix), by a table
     when it is small enough, and are runs themselves for the last SA. None when the keys do
     not fit in 63 bits beside the row positions, or with fewer than two SAs (or more than 24).
-    ``known``: as
-    :func:`l_of_classes` (the rows outside a mask are 1, and stay outside)."""
+    ``known`` (as :func:`l_of_classes`) is not read: every row is counted exactly, and a row
+    outside a coarser node's mask (one value there) counts one value here."""
     ids, count = classes
     n = len(ids)
     if groups.radix is None or n == 0 or len(groups.radix[0]) > 24:
         return None
-    order_sa, cards, suffix, sa_key = groups.radix
+    order_sa, cards, suffix, packed_sa, bits = groups.radix
     s = len(order_sa)
     bit = np.uint8 if s <= 8 else np.uint16 if s <= 16 else np.uint32
-    if max(int(count), 1) * math.prod(cards) >= 1 << (63 - max(int(n - 1).bit_length(), 1)):
+    span = math.prod(cards)
+    if max(int(count), 1) * span >= 1 << (63 - bits):
         return None
-    key = np.multiply(ids, np.int64(math.prod(cards)), dtype=np.int64)
-    key += sa_key
-    order, ordered = sort_with_positions(key)
-    del key
-    start = run_starts(ordered)
-    pair_of_sorted = np.cumsum(start, dtype=np.int64)   # each sorted row's pair
-    pair_of_sorted -= 1
-    pairs = ordered[start]
-    del ordered, start
+    # each row's (class, SAs) key and its position packed in one integer: sorted by value
+    packed = np.multiply(ids, np.int64(span << bits), dtype=np.int64)
+    packed += packed_sa
+    order, pairs, lengths = _packed_runs(packed, bits)   # lengths: the rows of each pair
+    del packed
     m = len(pairs)
     l = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
     opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
@@ -277,25 +335,26 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         open_ = d > 1
         every.append(bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
-    # each row's pair: its l and its bits, read in one gather
+    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
     l <<= np.int64(s)
     l |= opened
     del opened
     rows = np.empty(n, dtype=np.int64)
-    rows[order] = l[pair_of_sorted]
-    del l, order, pair_of_sorted
+    rows[order] = np.repeat(l, lengths)
+    del l, order, lengths
     masks: list = [None] * s
+    low = rows.astype(np.uint8) if s <= 8 and not all(every) else None   # the bits, one byte a row
     for j, i in enumerate(order_sa):
-        if not every[j]:
+        if every[j]:
+            continue
+        if low is not None:
+            mask = np.right_shift(low, np.uint8(j))
+            mask &= np.uint8(1)
+            masks[i] = mask.view(np.bool_)
+        else:
             masks[i] = (rows & np.int64(1 << j)) != 0
+    del low
     rows >>= np.int64(s)
-    settled = None
-    for i, mask in enumerate(known or ()):
-        if mask is not None:
-            masks[i] = mask.copy() if masks[i] is None else np.logical_and(masks[i], mask, out=masks[i])
-            settled = ~mask if settled is None else np.logical_or(settled, ~mask, out=settled)
-    if settled is not None:
-        np.putmask(rows, settled, 1)
     return rows, masks
 
 
@@ -358,21 +417,28 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
         wide = mask is not None and 2 * np.count_nonzero(mask) > n
         rows = None if mask is None or wide else np.flatnonzero(mask)
-        c = ids if rows is None else ids[rows]
-        o, n_o = (others[0] if rows is None else others[0][rows], max(int(others[1]), 1)) if others is not None \
-            else (None, 1)
+        n_o = 1 if others is None else max(int(others[1]), 1)
         size = count * n_o
         # each row's group of QI ∪ (SA \\ {A_i}) as one key (the class alone when they do not fit)
-        grouped = o is None or size < 1 << 62
-        key = (c if o is None else c * np.int64(n_o) + o) if grouped else c
-        if len(c):
+        grouped = others is None or size < 1 << 62
+        key = ids if rows is None else ids[rows]
+        if grouped and others is not None:
+            key = key * np.int64(n_o)
+            key += others[0] if rows is None else others[0][rows]
+        if len(key):
             rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
-                c, key, o = c[sub], key[sub], (None if o is None else o[sub])
-        if grouped and size <= dense_limit(n):
-            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, key=(key, size))
-        else:
-            d = _distinct_in_groups(c, count, full if rows is None else full[rows], n_full, o=(o, n_o))
+                key = key[sub]
+        d = None
+        if grouped and groups.codes:    # the distinct values of A_i in each group, by one sort
+            values, cardinality = groups.codes[i]
+            d = _distinct_by_sort(key, size, values if rows is None else values[rows], cardinality, groups.positions)
+        if d is None:
+            c = ids if rows is None else ids[rows]
+            o = None if others is None else (others[0] if rows is None else others[0][rows])
+            full_rows = full if rows is None else full[rows]
+            d = (_distinct_in_groups(c, count, full_rows, n_full, key=(key, size)) if grouped and size <= dense_limit(n)
+                 else _distinct_in_groups(c, count, full_rows, n_full, o=(o, n_o)))
         masks[i] = _counted(l, d, rows, mask)
         if step is not None:
             step()
@@ -399,8 +465,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 def _slots(key: np.ndarray, bits: int) -> np.ndarray:
     """Each key's slot in a table of 2**bits (Fibonacci hashing: equal keys share a slot)."""
-    slot = key.astype(np.uint64)
-    slot *= _GOLDEN
+    slot = np.multiply(key.view(np.uint64) if key.dtype == np.int64 else key.astype(np.uint64), _GOLDEN)
     slot >>= np.uint64(64 - bits)
     return slot
 
@@ -440,6 +505,43 @@ def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.
         l[counted] = np.minimum(l[counted], d)
         open_[counted] = d > 1
     return None if open_.all() else open_
+
+
+def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``packed`` (each key shifted left by ``bits``, its entry's position in the low bits) sorted
+    in place: the positions in key order, the distinct keys in increasing order, and how many
+    entries hold each."""
+    packed.sort()
+    order = packed & np.int64((1 << bits) - 1)
+    packed >>= np.int64(bits)
+    starts = np.flatnonzero(run_starts(packed))
+    return order, packed[starts], np.diff(starts, append=len(packed))
+
+
+def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
+                      positions: np.ndarray | None = None) -> np.ndarray | None:
+    """For each entry, the distinct ``values`` (codes < ``cardinality``) among the entries of its
+    group (``key`` < ``size``), by one sort of the (group, value) keys packed with the entries'
+    positions: the distinct pairs are runs, and a group's pairs a run of those. None when the
+    keys and positions do not fit in 63 bits. ``positions``: 0..n-1 for some n ≥ the entries."""
+    m = len(key)
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    bits = max(int(m - 1).bit_length(), 1)
+    if max(int(size), 1) * cardinality >= 1 << (63 - bits):
+        return None
+    packed = np.multiply(key, np.int64(cardinality), dtype=np.int64)
+    packed += values
+    packed <<= np.int64(bits)
+    packed |= positions[:m] if positions is not None and len(positions) >= m else np.arange(m, dtype=np.int64)
+    order, pairs, per_pair = _packed_runs(packed, bits)   # per_pair: entries of each distinct (group, value)
+    del packed
+    pairs //= np.int64(cardinality)
+    group_starts = np.flatnonzero(run_starts(pairs))
+    per_group = np.diff(group_starts, append=len(pairs))   # distinct values of each group
+    d = np.empty(m, dtype=np.int64)
+    d[order] = np.repeat(np.repeat(per_group, per_group), per_pair)
+    return d
 
 
 def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_full: int, key=None,
@@ -616,7 +718,10 @@ def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
     """The distinct (class, value) pairs: the class and value code of each, and its count."""
     m = max(int(values.cardinality), 1)
     if n_classes * m <= 4 * len(classes):  # count every (class, value) cell, keep the occupied ones
-        counts = np.bincount(classes * np.int64(m) + values.codes, minlength=n_classes * m)
+        key = classes * np.int64(m)
+        key += values.codes
+        counts = np.bincount(key, minlength=n_classes * m)
+        del key
         occupied = np.flatnonzero(counts)
         class_of_pair, value_of_pair = np.divmod(occupied, np.int64(m))
         return class_of_pair, value_of_pair, counts[occupied]
@@ -676,7 +781,8 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         return np.zeros(n_classes)
     if pairs is None:
         # the distinct (class, value) pairs sorted by class then value, with their counts
-        key = classes * np.int64(m) + values.codes
+        key = classes * np.int64(m)
+        key += values.codes
         if n_classes * m <= min(dense_limit(len(classes)), 4 * len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
             n = len(classes)
@@ -704,14 +810,24 @@ def _ordered_emd_of_table(table: np.ndarray, class_sizes: np.ndarray, value_coun
     """:func:`ordered_emd_from_pairs` in exact integers from each class's count of each value
     (``table``, classes × m): Σ_i |c(i)·n − C(i)·k| over every value at once, the same
     integer as the sum by steps, so the same t. Cheaper than the steps while the table is
-    no larger than a few cells a row."""
+    no larger than a few cells a row. Taken in blocks of classes small enough to stay in a
+    core's cache across the passes."""
     m = table.shape[1]
-    cumulative = np.cumsum(table, axis=1)
-    cumulative *= np.int64(n)
-    cumulative -= np.multiply.outer(class_sizes.astype(np.int64), np.cumsum(value_counts, dtype=np.int64))
-    np.abs(cumulative, out=cumulative)
-    total = cumulative.sum(axis=1)
+    C = np.cumsum(value_counts, dtype=np.int64)
+    sizes = class_sizes.astype(np.int64)
+    total = np.empty(len(table), dtype=np.int64)
+    block = max(1, TABLE_BLOCK // max(m, 1))
+    for lo in range(0, len(table), block):
+        cumulative = np.cumsum(table[lo:lo + block], axis=1)
+        cumulative *= np.int64(n)
+        cumulative -= np.multiply.outer(sizes[lo:lo + block], C)
+        np.abs(cumulative, out=cumulative)
+        total[lo:lo + block] = cumulative.sum(axis=1)
     return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
+
+
+TABLE_BLOCK = 1 << 15
+"""Cells (int64) of a (class, value) table taken at once by :func:`_ordered_emd_of_table`."""
 
 
 def ordered_emd_of_batches(batches, n_classes: int, class_sizes: np.ndarray, value_counts: np.ndarray,

@@ -50,7 +50,8 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
         cardinality = max(int(cardinality), 1)
         if size * cardinality > dense and size > 1:
             key, size = compact(key, size)  # keep the combined key small (and in int64)
-        key = key * cardinality + codes
+        key = key * np.int64(cardinality)   # a new array: the codes added in place
+        key += codes
         size *= cardinality
     return compact(key, size)
 
