@@ -34,6 +34,7 @@ records and is not searched out of core (the error says what to do).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -464,16 +465,27 @@ def _class_pieces(classes: _Classes, per_finest: np.ndarray, chunk: int):
 
 
 def _at(groups: SaGroups, at: np.ndarray) -> SaGroups:
-    """The SA groupings of the rows ``at`` of ``groups``, each gathered when
-    :func:`l_of_classes` first reads it (one sort of the rows reads only the mixed-radix keys)."""
-    radix = None if groups.radix is None else _Gathered(groups.radix[:3], groups.radix[3], at)
+    """The SA groupings of the rows ``at`` of ``groups`` (those of the SA combinations): the
+    groupings and codes gathered when :func:`l_of_classes` first reads them, the mixed-radix
+    keys with the rows' positions among ``at`` in their low bits."""
+    n = len(at)
+    radix = None
+    if groups.radix is not None:
+        order, cards, places, keys, bits = groups.radix
+        width = max(int(n - 1).bit_length(), 1)
+        if math.prod(cards) < 1 << (63 - width):
+            key = keys[at] >> np.int64(bits)
+            key <<= np.int64(width)
+            key |= np.arange(n, dtype=np.int64)
+            radix = (order, cards, places, key, width)
     return SaGroups(_Gathered(groups.full[1:], groups.full[0], at),
-                    [None if o is None else _Gathered(o[1:], o[0], at) for o in groups.others], groups.order, radix)
+                    [None if o is None else _Gathered(o[1:], o[0], at) for o in groups.others], groups.order, radix,
+                    (), tuple(_Gathered(c[1:], c[0], at) for c in groups.codes), np.arange(n, dtype=np.int64))
 
 
 class _Gathered(tuple):
-    """A grouping's tuple with its per-row array last or first (``(ids, count)``, or the
-    radix's ``(order, cardinalities, places, keys)``) read at rows ``at`` only when asked."""
+    """A grouping's ``(ids, count)`` (or an SA's ``(codes, cardinality)``) whose array is read
+    at rows ``at`` only when asked."""
 
     def __new__(cls, fixed: tuple, table: np.ndarray, at: np.ndarray):
         first = len(fixed) == 1      # (ids, count): the array first
