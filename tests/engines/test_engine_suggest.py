@@ -142,3 +142,56 @@ def test_cli_suggest_with_an_engine_gives_the_in_memory_json(capsys, tmp_path):
     assert json.loads(again) == engine
     code, _, err = run_cli(capsys, args + ["--engine", "duckdb", "--filter", "sex == 'Female'"])
     assert code == 2 and "a row selection needs the records" in err
+
+
+def suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights, constraints, base=None, **reading):
+    """The out-of-core search with each node counted in pieces of ``chunk_rows`` rows, and the
+    most rows its l-DF (:func:`l_of_classes`) or t (``class_t``) was given at once."""
+    from tklscore.core.engines import lattice as module
+
+    seen = []
+    counted, t_of = module.l_of_classes, module.class_t
+
+    def recorded(classes, groups, known=None, step=None):
+        seen.append(len(classes[0]))
+        return counted(classes, groups, known, step)
+
+    def recorded_t(classes, *args, **kwargs):
+        seen.append(len(classes))
+        return t_of(classes, *args, **kwargs)
+
+    monkeypatch.setattr(module, "CHUNK_ROWS", chunk_rows)
+    monkeypatch.setattr(module, "l_of_classes", recorded)
+    monkeypatch.setattr(module, "class_t", recorded_t)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles, hierarchies, delimiter=reading.get("delimiter"))
+        lattice = designer.lattice()
+        found = suggest(lattice, weights, constraints, base)
+    return found, lattice, max(seen, default=0)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=tables(), chunk_rows=st.integers(1, 6))
+def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows):
+    frame, roles, hierarchies, weights, constraints, base = case
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as monkeypatch:
+        path = Path(folder) / "s.csv"
+        frame.to_csv(path, index=False)
+        memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints, base)
+        engine, lattice, most = suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights,
+                                                  constraints, base)
+    assert_same_suggestions(engine, memory)
+    # a piece of whole classes holds at most twice the chunk; a larger class its distinct SA groups or values
+    assert most <= max(2 * chunk_rows, lattice.combos)
+
+
+def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front(monkeypatch):
+    roles, hierarchies, weights = adult_case()
+    constraints = Constraints(k=3, l=2, t=0.4, suppression_limit=0.02)
+    path = ADULT / "adult_subset.csv"
+    memory = suggest(ReleaseDesigner(load_table(path, delimiter=";"), roles, hierarchies), weights, constraints)
+    engine, lattice, most = suggest_in_pieces(monkeypatch, 200, path, roles, hierarchies, weights, constraints,
+                                              delimiter=";")
+    assert_same_suggestions(engine, memory)
+    assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
+    assert most <= max(400, lattice.combos) < lattice.rows

@@ -58,7 +58,7 @@ def test_every_node_equals_the_plain_l(seed, n, sas, order, removed):
                 assert (mask is None and not single.any()) or (mask is not None and mask.tolist() == (~single).tolist())
         else:
             assert len(sa) == 1
-        known = lattice._known(key, "sa", len(sa))
+        known = lattice.known(key, "sa", len(sa))
         if known is not None:   # both ways of counting, whichever the rows left open choose
             assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist()
             assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist()
@@ -122,7 +122,7 @@ def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch, b
         for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
             classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
             plain = l_distinguishing_factor([], sa, n, classes=classes)
-            known = lattice._known(node, None, len(sa))
+            known = lattice.known(node, None, len(sa))
             with monkeypatch.context() as patched:
                 patched.setattr(factors_module, "dense_limit", lambda _n: 0)
                 assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
@@ -201,7 +201,7 @@ def test_groups_selected_through_a_hashed_table_count_exactly(seed, n, sas, slot
         for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
             classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
             plain = l_distinguishing_factor([], sa, n, classes=classes)
-            known = lattice._known(node, None, len(sa))
+            known = lattice.known(node, None, len(sa))
             assert lattice.l(classes, groups, node).tolist() == plain.tolist(), node
             if known is None:
                 continue

@@ -153,6 +153,10 @@ class DuckDBBackend(Backend):
         self._decoded = 0
         self.con.execute(f"SET temp_directory = {_literal(str(self.folder / 'spill'))}")
         self.con.execute("SET preserve_insertion_order = false")
+        # memory a finished statement freed is given back to the system while the process works
+        # in Python (jemalloc purges only from DuckDB's own threads otherwise: after an
+        # out-of-core suggest's statements at 2M rows, 371 MB resident against 241 MB)
+        self.con.execute("SET allocator_background_threads = true")
         if memory_limit:
             self.con.execute(f"SET memory_limit = {_literal(memory_limit)}")
         if threads:

@@ -1,7 +1,11 @@
 """Suggested releases out of core (privacy-models.md §5; issue 23 §1): the lattice nodes as
-roll-ups of the source's finest aggregate (:mod:`.finest`), fetched once into memory as
-integer codes — one row per distinct combination of QI and SA values with ``cnt``, the
-records it stands for, and ``rid``, the first of them.
+roll-ups of the source's finest aggregate (:mod:`.finest`) — one row per distinct
+combination of QI and SA values with ``cnt``, the records it stands for, and ``rid``, the
+first of them — fetched once in Arrow batches into small integer arrays: the finest classes
+(distinct QI values) with their codes, records and first record; the distinct SA
+combinations with their codes; and per row only its SA combination and ``cnt``, the rows in
+finest-class order. A node is counted in pieces of whole classes (:data:`CHUNK_ROWS`), so
+what it allocates does not grow with the aggregate.
 
 A node's generalised classes are the finest rows' QI values mapped through the hierarchies
 at the node's levels (the :class:`~.design.EngineDesigner`'s own value → group maps) and
@@ -17,11 +21,11 @@ integer arithmetic:
   (which no count changes) and the variational distance or the ordered EMD over the
   published classes' weighted (class, value) counts;
 - the normalised tkl-Score: the distinguishing factors of the whole source at the node's
-  levels — k and t from weighted counts, l from the distinct combinations
-  (:func:`~tklscore.core.scoring.distinguishing_factors.l_distinguishing_factor` over the
-  rows: distinctness is the same over records or their combinations) — each row's record
-  scores counted ``cnt`` times over the published rows, normalised by the whole source's
-  (the engine's :meth:`~.design.EngineDesigner.whole_source`).
+  levels — k and t from weighted counts, l by :class:`LatticeL` over the rows
+  (distinctness is the same over records or their combinations; a class of more rows than
+  a piece over its distinct SA combinations) — each row's record scores counted ``cnt``
+  times over the published rows, normalised by the whole source's (the engine's
+  :meth:`~.design.EngineDesigner.whole_source`).
 
 The search itself (top-down over the lattice, pruning by k, the Pareto front) is
 :func:`~tklscore.core.release.suggest.suggest`'s, unchanged. A row selection needs the
@@ -29,6 +33,10 @@ records and is not searched out of core (the error says what to do).
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -40,7 +48,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import LatticeL, ordered_emd_from_pairs, sa_groups
+from tklscore.core.scoring.distinguishing_factors import (LatticeL, SaGroups, l_of_classes, ordered_emd_from_pairs,
+                                                          sa_groups)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
 
@@ -48,19 +57,44 @@ SELECTION_REFUSED = ("suggested releases out of core search the whole source: a 
                      "at every node; search without it (and select the rows of the release you choose), or search "
                      "in memory")
 
+CHUNK_ROWS = 1 << 19
+"""The most rows of the aggregate a node's l-DF counts at once (their temporaries take about
+100 bytes a row): a node's classes are counted in pieces of whole classes of at most twice
+this, and a class of more rows over its distinct SA combinations, read in pieces of this."""
+
+BATCH_ROWS = 1 << 20
+"""The rows of the aggregate fetched from the engine at a time."""
+
+
+def _small(count: int) -> np.dtype:
+    """The smallest signed integer type holding the codes 0..count-1."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if count <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
 
 class AggregateLattice:
     """What :func:`~tklscore.core.release.suggest.suggest` asks of a designer, answered from
-    the finest aggregate of an :class:`~.design.EngineDesigner`'s source."""
+    the finest aggregate of an :class:`~.design.EngineDesigner`'s source.
 
-    def __init__(self, designer):
+    What is held in memory: the finest classes (distinct QI values; few), the distinct SA
+    combinations with their codes, and per row of the aggregate only its SA combination and
+    ``cnt`` (the rows ordered by finest class, so a class's rows are a range); for each SA
+    its (finest class, value) counts, from which every node's t is rolled up; and the l-DF
+    masks :class:`LatticeL` keeps (a bit per row and SA). A node's l-DF is counted in pieces
+    of whole classes (:data:`CHUNK_ROWS`), so its temporaries do not grow with the aggregate."""
+
+    def __init__(self, designer, chunk_rows: int | None = None):
         self.designer = designer
         self.roles, self.hierarchies = designer.roles, designer.hierarchies
+        self.chunk_rows = max(1, int(chunk_rows or CHUNK_ROWS))
         roles, backend = designer.roles, designer.backend
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), RELATION, weighted=True)
-        parts, joins = [], []
+        parts, joins, cardinalities = [], [], []
         for j, name in enumerate(roles.qi):
             values = designer.column(name).values
+            cardinalities.append(len(values))
             backend.register(f"lattice_q{j}", pd.DataFrame({"v": pd.Series(values, dtype=object),
                                                             "c": np.arange(len(values), dtype=np.int64)}))
             parts.append(f"CAST(m{j}.c AS INTEGER) AS q{j}")
@@ -72,27 +106,55 @@ class AggregateLattice:
                 dtype=np.float64 if name in roles.continuous else object))
             parts.append(f"CAST(n{i}.c{i} AS INTEGER) AS s{i}")
             joins.append(f"JOIN lattice_s{i} AS n{i} ON n{i}.s{i} = f.s{i}")
-        rows = backend.fetch_arrow(f"SELECT {', '.join(parts)}, CAST(f.cnt AS BIGINT) AS cnt, "
-                                   f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)} ORDER BY f.rid")
-        column = (lambda name: rows.column(name).to_numpy())
-        self.q = [column(f"q{j}") for j in range(len(roles.qi))]
-        self.s = [column(f"s{i}").astype(np.int64) for i in range(len(roles.sa))]   # as codes index
-        self.cnt, self.rid = column("cnt"), column("rid")
-        del rows
-        self.rows, self.n = len(self.cnt), int(self.cnt.sum())
+        qs = ", ".join(f"q{j}" for j in range(len(roles.qi)))
+        ss = ", ".join(f"s{i}" for i in range(len(roles.sa)))
+        backend.materialize("lattice_rows", f"SELECT {', '.join(parts)}, CAST(f.cnt AS BIGINT) AS cnt, "
+                                            f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)}")
+        # the finest classes (distinct QI values) numbered in order of first appearance, with
+        # their QI codes, rows, records and first record: a node's classes are unions of them
+        backend.materialize("lattice_f", f"SELECT *, CAST(ROW_NUMBER() OVER (ORDER BY rid) - 1 AS BIGINT) AS f FROM "
+                                         f"(SELECT {qs}, CAST(COUNT(*) AS BIGINT) AS n, CAST(SUM(cnt) AS BIGINT) AS cnt,"
+                                         f" MIN(rid) AS rid FROM lattice_rows GROUP BY {qs}) AS g")
+        finest = backend.fetch_arrow(f"SELECT {qs}, n, cnt, rid FROM lattice_f ORDER BY f")
+        column = (lambda table, name, dtype: table.column(name).to_numpy().astype(dtype, copy=False))
+        self.finest_q = [column(finest, f"q{j}", _small(c)) for j, c in enumerate(cardinalities)]
+        self.finest_rows = column(finest, "n", np.int64)
+        self.finest_cnt = column(finest, "cnt", np.int64)
+        self.finest_rid = column(finest, "rid", np.int64)
+        del finest
+        self.offsets = np.zeros(len(self.finest_rows) + 1, dtype=np.int64)
+        np.cumsum(self.finest_rows, out=self.offsets[1:])
+        self.rows, self.n = int(self.offsets[-1]), int(self.finest_cnt.sum())
+        # the distinct SA combinations, numbered in the order of their codes
+        backend.materialize("lattice_c", f"SELECT {ss}, CAST(ROW_NUMBER() OVER (ORDER BY {ss}) - 1 AS BIGINT) AS c "
+                                         f"FROM (SELECT DISTINCT {ss} FROM lattice_rows) AS d")
+        combos = backend.fetch_arrow(f"SELECT {ss} FROM lattice_c ORDER BY c")
+        self.combo_s = [column(combos, f"s{i}", _small(len(u))) for i, u in enumerate(self.uniques)]
+        self.combos = len(self.combo_s[0]) if self.combo_s else 0
+        del combos
+        # each row: its SA combination and records, the rows in finest-class order
+        self.combo = np.empty(self.rows, dtype=_small(self.combos))
+        self.cnt = np.empty(self.rows, dtype=_small(self.n + 1))
+        on_q = " AND ".join(f"g.q{j} = r.q{j}" for j in range(len(roles.qi)))
+        on_s = " AND ".join(f"d.s{i} = r.s{i}" for i in range(len(roles.sa)))
+        at = 0
+        for batch in backend.fetch_batches(f"SELECT d.c, r.cnt FROM lattice_rows AS r JOIN lattice_f AS g ON {on_q} "
+                                           f"JOIN lattice_c AS d ON {on_s} ORDER BY g.f, d.c", BATCH_ROWS):
+            size = batch.num_rows
+            self.combo[at:at + size] = batch.column(0).to_numpy()
+            self.cnt[at:at + size] = batch.column(1).to_numpy()
+            at += size
+        if at != self.rows:
+            raise InputError(f"the source's aggregate changed while it was read ({at:,} of {self.rows:,} rows)")
+        for name in ("lattice_rows", "lattice_c", "lattice_f"):
+            backend.drop(name)
         self._whole = None
         self._weights: dict = {}
         self._sa_groups: dict = {}
         self._value_counts: dict = {}
+        self._pairs: dict = {}
+        self._combo_records = None
         self._lattice_l = LatticeL()
-        # the finest classes (distinct QI values) numbered in order of first appearance, with
-        # their QI codes, records and first row: a node's classes are unions of them
-        self.finest, n_finest = _first_appearance([(codes, len(designer.column(name).values))
-                                                   for codes, name in zip(self.q, roles.qi)], self.rows)
-        first = _first_rows(self.finest, n_finest)
-        self.finest_q = [codes[first] for codes in self.q]
-        self.finest_rid = self.rid[first]
-        self.finest_cnt = np.bincount(self.finest, weights=self.cnt, minlength=n_finest)
 
     # ------------------------------------------------------------------ what suggest() asks
 
@@ -113,8 +175,8 @@ class AggregateLattice:
     # ------------------------------------------------------------------ roll-ups
 
     def classes(self, design: ReleaseDesign) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's class on the design's generalised QIs, numbered as in memory, and each
-        class's size (records)."""
+        """Each finest class's class on the design's generalised QIs, numbered as in memory,
+        and each class's size (records)."""
         keys = []
         for j, name in enumerate(self.roles.qi):
             group_of_value, groups = self.designer.column(name).groups(self.designer._level(design, name))
@@ -127,7 +189,7 @@ class AggregateLattice:
                                   self.finest_rid[representative], self.n)
         class_of_finest = ids[groups]
         sizes = np.bincount(class_of_finest, weights=self.finest_cnt, minlength=n_groups).astype(np.int64)
-        return class_of_finest[self.finest], sizes
+        return class_of_finest, sizes
 
     def precision(self, design: ReleaseDesign, suppressed: int) -> float:
         values = []
@@ -150,52 +212,307 @@ class AggregateLattice:
                                  "their levels after choosing a release", column=name)
         return kept
 
-    def l_factor(self, design: ReleaseDesign, classes: tuple[np.ndarray, int], kept: list[int]) -> np.ndarray:
-        """Each row's l-DF at the design's levels, as in memory (:class:`LatticeL` over the
-        rows' SA groupings: distinctness is the same over records or their combinations)."""
-        key = tuple(kept)
-        groups = self._sa_groups.get(key)
-        if groups is None:
-            groups = sa_groups([Codes(self.s[i], self.uniques[i]) for i in kept], self.rows)
-            self._sa_groups = {key: groups}
-        levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
-        return self._lattice_l.l(classes, groups, levels, key)
+    def pairs(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct (finest class, value of SA ``i``) pairs and their records, in finest
+        class order (the pairs of finest class f: ``offsets[f]:offsets[f + 1]``): every node's
+        (class, value) counts are their roll-ups (counted once, in pieces of whole finest
+        classes)."""
+        kept = self._pairs.get(i)
+        if kept is None:
+            m = len(self.uniques[i])
+            per_finest, values, counts = [], [], []
+            for first, last in self._finest_pieces():
+                rows = slice(int(self.offsets[first]), int(self.offsets[last]))
+                local = np.repeat(np.arange(last - first, dtype=np.int64), self.finest_rows[first:last])
+                cls, val, total = _pairs(local, last - first, self.combo_s[i][self.combo[rows]].astype(np.int64), m,
+                                         self.cnt[rows])
+                per_finest.append(np.bincount(cls, minlength=last - first))
+                values.append(val.astype(_small(m)))
+                counts.append(total.astype(self.cnt.dtype))
+            offsets = np.zeros(len(self.finest_rows) + 1, dtype=np.int64)
+            if per_finest:
+                np.cumsum(np.concatenate(per_finest), out=offsets[1:])
+            kept = self._pairs[i] = (offsets, np.concatenate(values) if values else np.zeros(0, dtype=np.int8),
+                                     np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64))
+        return kept
+
+    def class_pairs(self, i: int, classes: "_Classes"):
+        """SA ``i``'s (class, value) records at a node, in pieces of whole classes: for each,
+        its classes, each entry's class among them, value code and records. A class of more
+        than :attr:`chunk_rows` entries comes alone, its values' records summed in pieces."""
+        offsets, values, counts = self.pairs(i)
+        per_finest = np.diff(offsets)
+        m = len(self.uniques[i])
+        class_of_finest = classes.of_finest
+        for piece in _class_pieces(classes, per_finest, self.chunk_rows):
+            if isinstance(piece, tuple):
+                (finest,) = piece
+                records = np.zeros(m, dtype=np.float64)
+                for entries in _pieces_of(finest, offsets, per_finest, self.chunk_rows):
+                    records += np.bincount(values[entries], weights=counts[entries], minlength=m)
+                value = np.flatnonzero(records)
+                yield (class_of_finest[finest[:1]], np.zeros(len(value), dtype=np.int64), value,
+                       records[value].astype(np.int64))
+                continue
+            entries = _ranges(offsets[piece], per_finest[piece])
+            local, inside = _runs(class_of_finest[piece])
+            yield (inside, np.repeat(local, per_finest[piece]), values[entries].astype(np.int64),
+                   counts[entries].astype(np.int64))
+
+    def _finest_pieces(self):
+        """Runs of whole finest classes of about :attr:`chunk_rows` rows."""
+        cut = np.searchsorted(self.offsets, np.arange(0, self.rows, self.chunk_rows, dtype=np.int64), side="right") - 1
+        bounds = np.unique(np.concatenate([cut, [len(self.finest_rows)]]))
+        for first, last in zip(bounds[:-1], bounds[1:]):
+            yield int(first), int(last)
 
     def value_counts(self, i: int) -> tuple[np.ndarray, int]:
         """The source's records per value of SA ``i`` (the same at every node), and all of them."""
         kept = self._value_counts.get(i)
         if kept is None:
-            kept = self._value_counts[i] = value_counts(self.s[i], len(self.uniques[i]), self.cnt)
+            if self._combo_records is None:
+                self._combo_records = np.bincount(self.combo, weights=self.cnt, minlength=self.combos)
+            kept = self._value_counts[i] = value_counts(self.combo_s[i], len(self.uniques[i]), self._combo_records)
         return kept
 
+    def sa_groups(self, kept: list[int]) -> tuple[SaGroups, np.ndarray]:
+        """The SA groupings of the distinct SA combinations (:func:`sa_groups`) over the kept
+        SAs, and a combination of each of their full groups."""
+        key = tuple(kept)
+        found = self._sa_groups.get(key)
+        if found is None:
+            groups = sa_groups([Codes(self.combo_s[i].astype(np.int64), self.uniques[i]) for i in kept], self.combos)
+            full, n_full = groups.full
+            representative = np.empty(n_full, dtype=np.int64)
+            representative[full] = np.arange(self.combos, dtype=np.int64)
+            found = self._sa_groups = {key: (groups, representative)}
+            found = found[key]
+        return found
+
     def weight_sum(self, weights, kept: list[int]) -> np.ndarray:
-        """W(r) of each row over the kept SAs (a missing weight: 0, said by :meth:`prepare_search`)."""
+        """W(r) of each SA combination over the kept SAs (a missing weight: 0, said by
+        :meth:`prepare_search`)."""
         key = (weights.fingerprint, tuple(kept))
         cached = self._weights.get(key)
         if cached is None:
-            cached = np.zeros(self.rows, dtype=np.float64)
+            cached = np.zeros(self.combos, dtype=np.float64)
             for i in kept:
                 name = self.roles.sa[i]
                 per_value = weights.weights_of(name, self.uniques[i], name in self.roles.continuous)
-                cached += np.where(np.isnan(per_value), 0.0, per_value)[self.s[i]]
+                cached += np.where(np.isnan(per_value), 0.0, per_value)[self.combo_s[i]]
             self._weights = {key: cached}
         return cached
 
+    def scored_sum(self, design: ReleaseDesign, classes: "_Classes", sizes: np.ndarray,
+                   dropped: np.ndarray, kept: list[int], weights) -> float:
+        """Σ cnt · (t + W) / l over the rows of the classes kept — the factors of the whole
+        source at the design's levels: each class's t over the kept SAs, each row's l-DF by
+        :class:`LatticeL` — counted in pieces of whole classes (a class of more than
+        :attr:`chunk_rows` rows over its distinct SA combinations, read in pieces), the
+        masks assembled for the node's specialisations."""
+        groups, representative = self.sa_groups(kept)
+        w = self.weight_sum(weights, kept)
+        levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
+        extra = tuple(kept)
+        known = self._lattice_l.known(levels, extra, len(groups.others))
+        masks: list = [None] * len(groups.others)
+        total = 0.0
+        class_of_finest = classes.of_finest
+        for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
+            if isinstance(piece, tuple):
+                total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
+                                         known, masks)
+                continue
+            rows = _ranges(self.offsets[piece], self.finest_rows[piece])
+            local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
+            local = np.repeat(local, self.finest_rows[piece])
+            combo = self.combo[rows].astype(np.int64)
+            counts = self.cnt[rows]
+            t = self._t(kept, local, sizes[inside], lambda i: self.combo_s[i][combo].astype(np.int64), counts)
+            l, found = l_of_classes((local, len(inside)), _at(groups, combo),
+                                    None if known is None else [None if m is None else m[rows] for m in known])
+            _assemble(masks, found, rows, self.rows)
+            score = t[local]
+            score += w[combo]
+            score /= l
+            score *= counts
+            published = ~dropped[inside]
+            total += float(score.sum() if published.all() else score[published[local]].sum())
+        self._lattice_l.keep(levels, extra, masks, self.rows)
+        return total
 
-def _first_appearance(columns: list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
-    """Group ids of the rows over ``columns``, numbered in order of first appearance."""
-    key, size = group_ids(columns, n) if len(columns) != 1 else (columns[0][0], columns[0][1])
-    codes, uniques = pd.factorize(np.asarray(key, dtype=np.int64), sort=False)
-    return codes.astype(np.int64, copy=False), len(uniques)
+    def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
+        """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
+        SAs, from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
+        t = np.zeros(len(sizes), dtype=np.float64)
+        for i in kept:
+            np.maximum(t, class_t(local, len(sizes), sizes, values(i), len(self.uniques[i]), counts,
+                                  self.roles.sa[i] in self.roles.continuous, self.value_counts(i)), out=t)
+        return t
+
+    def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
+                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> float:
+        """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
+        over them), its rows read in pieces twice — once to gather the groups, their records
+        and known masks, once to give each row its group's masks."""
+        (finest,) = piece
+        cls = int(class_of_finest[finest[0]])
+        full, n_full = groups.full
+        present = np.zeros(n_full, dtype=np.bool_)
+        records = np.zeros(n_full, dtype=np.float64)
+        open_known = None if known is None else [None if m is None else np.ones(n_full, dtype=np.bool_)
+                                                  for m in known]
+        for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
+            g = full[self.combo[rows]]
+            present[g] = True
+            records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
+            for table, mask in zip(open_known or (), known or ()):
+                if mask is not None:
+                    table[g] = mask[rows]    # a row's mask is its (coarser class, SA values) group's
+        at = np.flatnonzero(present)
+        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _at(groups, representative[at]),
+                                None if open_known is None else [None if m is None else m[at] for m in open_known])
+        if any(m is not None for m in found):
+            tables = []
+            for mask in found:
+                table = None
+                if mask is not None:
+                    table = np.ones(n_full, dtype=np.bool_)
+                    table[at] = mask
+                tables.append(table)
+            for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
+                g = full[self.combo[rows]]
+                _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
+        if dropped[cls]:
+            return 0.0
+        combos = representative[at]
+        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64))
+        score = t[0] + w[combos]
+        score /= l
+        return float((score * records[at]).sum())
 
 
-def _first_rows(groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """The first row of each group of ids numbered in order of first appearance (the
-    running maximum rises at each first row)."""
-    rises = np.empty(len(groups), dtype=np.bool_)
-    rises[:1] = True
-    np.greater(groups[1:], np.maximum.accumulate(groups)[:-1], out=rises[1:])
-    return np.flatnonzero(rises)
+
+def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
+    """The entries of the finest classes ``finest`` (``offsets``, ``per_finest``: where each
+    one's entries start and how many), in pieces of about ``chunk``."""
+    sizes = per_finest[finest]
+    ends = np.cumsum(sizes)
+    start = 0
+    while start < len(finest):
+        stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + chunk, side="right")), start + 1)
+        yield _ranges(offsets[finest[start:stop]], sizes[start:stop])
+        start = stop
+
+
+def _runs(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's run of equal ``classes`` (sorted), numbered from 0, and each run's class."""
+    start = np.empty(len(classes), dtype=np.bool_)
+    start[:1] = True
+    np.not_equal(classes[1:], classes[:-1], out=start[1:])
+    local = np.cumsum(start, dtype=np.int64)
+    local -= 1
+    return local, classes[start]
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated ranges [start, start + length)."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    shift += np.arange(total, dtype=np.int64)
+    return shift
+
+
+@dataclass
+class _Classes:
+    """A node's class of each finest class, and the finest classes in class order."""
+
+    of_finest: np.ndarray
+    count: int
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        return np.argsort(self.of_finest, kind="stable")
+
+    @cached_property
+    def by_class(self) -> np.ndarray:
+        return self.of_finest[self.order]
+
+
+def _class_pieces(classes: _Classes, per_finest: np.ndarray, chunk: int):
+    """A node's finest classes in pieces of whole classes of at most 2·``chunk`` entries
+    (``per_finest``: each finest class's), as an array of finest classes in class order, and
+    each class of more than ``chunk`` entries alone (a 1-tuple)."""
+    class_rows = np.bincount(classes.of_finest, weights=per_finest, minlength=classes.count)
+    big = class_rows > chunk
+    order, by_class = classes.order, classes.by_class
+    if big.any():
+        large = big[by_class]
+        for part in np.split(order[large], np.flatnonzero(np.diff(by_class[large])) + 1):
+            yield (part,)
+        order, by_class = order[~large], by_class[~large]
+    if not len(order):
+        return
+    if class_rows.sum() <= chunk:
+        yield order
+        return
+    small = np.where(big, 0.0, class_rows)
+    piece = ((np.cumsum(small) - small) // chunk).astype(np.int64)[by_class]
+    yield from np.split(order, np.flatnonzero(np.diff(piece)) + 1)
+
+
+def _at(groups: SaGroups, at: np.ndarray) -> SaGroups:
+    """The SA groupings of the rows ``at`` of ``groups`` (those of the SA combinations): the
+    groupings and codes gathered when :func:`l_of_classes` first reads them, the mixed-radix
+    keys with the rows' positions among ``at`` in their low bits."""
+    n = len(at)
+    radix = None
+    if groups.radix is not None:
+        order, cards, places, keys, bits = groups.radix
+        width = max(int(n - 1).bit_length(), 1)
+        if math.prod(cards) < 1 << (63 - width):
+            key = keys[at] >> np.int64(bits)
+            key <<= np.int64(width)
+            key |= np.arange(n, dtype=np.int64)
+            radix = (order, cards, places, key, width)
+    return SaGroups(_Gathered(groups.full[1:], groups.full[0], at),
+                    [None if o is None else _Gathered(o[1:], o[0], at) for o in groups.others], groups.order, radix,
+                    (), tuple(_Gathered(c[1:], c[0], at) for c in groups.codes), np.arange(n, dtype=np.int64))
+
+
+class _Gathered(tuple):
+    """A grouping's ``(ids, count)`` (or an SA's ``(codes, cardinality)``) whose array is read
+    at rows ``at`` only when asked."""
+
+    def __new__(cls, fixed: tuple, table: np.ndarray, at: np.ndarray):
+        first = len(fixed) == 1      # (ids, count): the array first
+        self = super().__new__(cls, ((None,) + tuple(fixed)) if first else (tuple(fixed) + (None,)))
+        self._where, self._table, self._at, self._rows = (0 if first else len(fixed)), table, at, None
+        return self
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(len(self)))[index]
+        if index in (self._where, self._where - len(self)):
+            if self._rows is None:
+                self._rows = self._table[self._at]
+            return self._rows
+        return super().__getitem__(index)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
+    """The piece's masks (None: every row open) into the node's."""
+    for i, mask in enumerate(found):
+        if mask is not None:
+            if masks[i] is None:
+                masks[i] = np.ones(n, dtype=np.bool_)
+            masks[i][rows] = mask
 
 
 PAIR_TABLE = 1 << 24
@@ -247,7 +564,7 @@ class AggregateNode(_Node):
         self.levels, self.design, self.designer = levels, design, lattice
         self.lattice = lattice
         self.transformed = None
-        row_class, sizes = lattice.classes(design)
+        class_of_finest, sizes = lattice.classes(design)
         dropped, _ = suppressed_classes(sizes, design.suppress_below, design.suppression_limit)
         kept = sizes[~dropped & (sizes > 0)]
         self.k = int(kept.min()) if len(kept) else 0
@@ -255,14 +572,14 @@ class AggregateNode(_Node):
         self.published = lattice.n - suppressed
         self.share = suppressed / lattice.n if lattice.n else 0.0
         self.loss = 1.0 - lattice.precision(design, suppressed) if self.published else 1.0
-        self._classes = (row_class, sizes, dropped)
+        self._classes = (_Classes(class_of_finest, len(sizes)), sizes, dropped)
         self.l = self.t = self.tkl = None
 
     def _release(self):
         if self._classes is None:
-            row_class, sizes = self.lattice.classes(self.design)
-            self._classes = (row_class, sizes, suppressed_classes(sizes, self.design.suppress_below,
-                                                                  self.design.suppression_limit)[0])
+            class_of_finest, sizes = self.lattice.classes(self.design)
+            dropped = suppressed_classes(sizes, self.design.suppress_below, self.design.suppression_limit)[0]
+            self._classes = (_Classes(class_of_finest, len(sizes)), sizes, dropped)
         return self._classes
 
     def done(self) -> None:
@@ -272,25 +589,31 @@ class AggregateNode(_Node):
         """l and t of the published table; False when nothing is published."""
         if self.l is None and self.published:
             lattice = self.lattice
-            row_class, sizes, dropped = self._release()
-            rows = ~dropped[row_class]
-            present = np.zeros(len(sizes), dtype=bool)
-            present[row_class[rows]] = True
-            dense = np.cumsum(present) - 1
-            classes, n_classes = dense[row_class[rows]], int(present.sum())
-            counts = lattice.cnt[rows]
-            published_sizes = np.bincount(classes, weights=counts, minlength=n_classes).astype(np.int64)
+            classes, sizes, dropped = self._release()
             l, t = np.iinfo(np.int64).max, 0.0
             for i in lattice.kept(self.design):
-                used = np.flatnonzero(np.bincount(lattice.s[i][rows], minlength=len(lattice.uniques[i])))
-                rank = np.zeros(len(lattice.uniques[i]), dtype=np.int64)
+                m = len(lattice.uniques[i])
+                table = np.zeros(m, dtype=np.float64)      # the published records of each value
+                for inside, local, value, counts in lattice.class_pairs(i, classes):
+                    published = ~dropped[inside][local]
+                    table += np.bincount(value[published], weights=counts[published], minlength=m)
+                used = np.flatnonzero(table)
+                rank = np.zeros(m, dtype=np.int64)
                 rank[used] = np.arange(len(used))
-                values = rank[lattice.s[i][rows]]
-                cls, _, _ = _pairs(classes, n_classes, values, len(used), counts)
-                l = min(l, int(np.bincount(cls, minlength=n_classes).min()))
-                per_class = class_t(classes, n_classes, published_sizes, values, len(used), counts,
-                                    lattice.roles.sa[i] in lattice.roles.continuous)
-                t = max(t, float(per_class.max()))
+                table = table[used].astype(np.int64)
+                table = (table, int(table.sum()))
+                for inside, local, value, counts in lattice.class_pairs(i, classes):
+                    kept = ~dropped[inside]
+                    if not kept.any():
+                        continue
+                    published = kept[local]
+                    dense = (np.cumsum(kept) - 1)[local[published]]
+                    n_kept, values, counts = int(kept.sum()), rank[value[published]], counts[published]
+                    pair_class, _, _ = _pairs(dense, n_kept, values, len(used), counts)
+                    l = min(l, int(np.bincount(pair_class, minlength=n_kept).min()))
+                    per_class = class_t(dense, n_kept, sizes[inside[kept]], values, len(used), counts,
+                                        lattice.roles.sa[i] in lattice.roles.continuous, table)
+                    t = max(t, float(per_class.max()))
             self.l, self.t = int(l), t
         return self.l is not None
 
@@ -301,25 +624,10 @@ class AggregateNode(_Node):
     def scores(self, weights, x) -> float:
         """The published rows' tkl-Score normalised by the source's."""
         lattice = self.lattice
-        row_class, sizes, dropped = self._release()
+        classes, sizes, dropped = self._release()
         kept = lattice.kept(self.design)
-        n_classes = len(sizes)
-        # the factors over the whole source at the node's levels
-        t = np.zeros(n_classes, dtype=np.float64)
-        for i in kept:
-            name = lattice.roles.sa[i]
-            np.maximum(t, class_t(row_class, n_classes, sizes, lattice.s[i], len(lattice.uniques[i]), lattice.cnt,
-                                  name in lattice.roles.continuous, lattice.value_counts(i)), out=t)
-        l = lattice.l_factor(self.design, (row_class, n_classes), kept)
-        tkl = t[row_class]
-        tkl += lattice.weight_sum(weights, kept)
-        tkl /= l
-        counts = lattice.cnt
-        if dropped.any():
-            rows = ~dropped[row_class]
-            tkl, counts = tkl[rows], counts[rows]
+        total = lattice.scored_sum(self.design, classes, sizes, dropped, kept, weights)
         # only the tkl-Score is normalised here (the suggestion's figure): its sum over the records
-        published = int(counts.sum())
-        normalized = normalise_by_source(ScoreSet(float((tkl * counts).sum()), 0.0, 0.0, 0.0, 0.0), lattice._whole,
-                                         published)
+        published = int(sizes[~dropped].sum())
+        normalized = normalise_by_source(ScoreSet(total, 0.0, 0.0, 0.0, 0.0), lattice._whole, published)
         return 0.0 if normalized.tkl is None else float(normalized.tkl)

@@ -18,7 +18,6 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.risk.aggregates import PAIRS
 from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches, variational_distance_of_pairs
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
@@ -203,6 +202,8 @@ class PairSource:
 
     def _note(self, what: str) -> None:
         if self.log is not None:
+            from tklscore.core.risk.aggregates import PAIRS   # not at import: `score` loads no risk code
+
             self.log.append(f"{PAIRS} of {what}")
 
 

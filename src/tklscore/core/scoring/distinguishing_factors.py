@@ -579,17 +579,25 @@ class LatticeL:
 
     def l(self, classes: tuple[np.ndarray, int], groups: SaGroups, levels: tuple[int, ...], extra=None,
           step=None) -> np.ndarray:
-        known = self._known(levels, extra, len(groups.others))
+        known = self.known(levels, extra, len(groups.others))
         l, masks = l_of_classes(classes, groups, known, step)
+        self.keep(levels, extra, masks, len(classes[0]))
+        return l
+
+    def keep(self, levels: tuple[int, ...], extra, masks: list, n: int) -> None:
+        """Keep a node's masks (one per SA, each of ``n`` rows or None) for its specialisations;
+        a caller that counts a node's rows in pieces (:mod:`tklscore.core.engines.lattice`)
+        keeps the masks it assembled, in the rows' order at every node."""
         with self._lock:
             self._masks.pop((levels, extra), None)
             self._masks[(levels, extra)] = masks
-            size = max(1, len(classes[0]) * len(masks))
+            size = max(1, n * len(masks))
             while len(self._masks) > max(2, self.budget // size):
                 self._masks.pop(next(iter(self._masks)))
-        return l
 
-    def _known(self, levels: tuple[int, ...], extra, s: int) -> list | None:
+    def known(self, levels: tuple[int, ...], extra, s: int) -> list | None:
+        """The ``known`` masks of :func:`l_of_classes` for a node: each SA's rows open at
+        every kept direct generalisation (None: none kept)."""
         with self._lock:
             found = [self._masks.get((levels[:j] + (levels[j] + 1,) + levels[j + 1:], extra))
                      for j in range(len(levels)) if levels[j] >= 0]
