@@ -574,3 +574,50 @@ def test_spark_detects_the_delimiter_as_the_loader_does(spark, data_dir):
     assert summary.preview.values.tolist() == table.frame.iloc[:5].values.tolist()
     codes = table.codes("sex")
     assert sorted(values["value"].tolist()) == sorted(codes.uniques)
+
+
+def test_typed_parquet_columns_read_as_the_loader_s_text_on_spark(spark, tmp_path):
+    """A typed Parquet source on Spark (core/engines/backend.py ``column_text``): a float's NaN
+    and missing cells empty, an integer column with a missing cell as floats, booleans
+    ``True``/``False`` — score, a design over the aggregate with its records, D(r) and the
+    profiles as in memory. What still differs on Spark is how some floats are written
+    (``1.0E20`` for ``1e+20``, ``float_text_exact``): this table's floats are written alike."""
+    import pyarrow.parquet as pq
+    from test_engine_design import assert_same as assert_same_json
+    from test_engine_disclosure_risk import assert_same as assert_same_disclosure
+    from test_engine_typed_text import HIERARCHIES, IDS, WEIGHTS, typed_table
+    from test_engine_typed_text import ROLES as TYPED
+
+    from tklscore.core.engines.design import EngineDesigner
+    from tklscore.core.engines.disclosure_risk import disclosure_files
+    from tklscore.core.engines.source import profile_source
+    from tklscore.core.release.designer import ReleaseDesigner
+    from tklscore.core.release.transform import ReleaseDesign
+    from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk
+    from tklscore.core.tables.role_guesses import profile_table
+
+    source = tmp_path / "typed.parquet"
+    pq.write_table(typed_table(), source)
+    table = load_table(source)
+    assert_same_report(spark_score(spark, str(source), TYPED, WEIGHTS, rows=IDS[:7]),
+                       Scorer(table, TYPED).score(locate_by_ids(table, IDS[:7], "id"), WEIGHTS))
+    design = ReleaseDesign("aggregate", {"f": 1}, 2, 0.5)
+    memory = ReleaseDesigner(table, TYPED, HIERARCHIES).evaluate(design, WEIGHTS)
+    params = [AttributeParameters("f", 0.5, 1.0), AttributeParameters("n", 0.25, 1.0),
+              AttributeParameters("b", 0.5, 0.5), AttributeParameters("d", 0.5, 1.0)]
+    weights = Weights([("f", "", 0.5), ("f", "1.0", 0.25), ("n", "31.0", 0.6), ("b", "True", 0.3),
+                       ("d", "2000-01-01", 0.2)])
+    with SparkBackend(session=spark) as backend:
+        designer = EngineDesigner(backend, str(source), TYPED, HIERARCHIES)
+        engine = designer.evaluate(design, WEIGHTS, preview=100)
+        a, b = engine.to_json_dict(), memory.to_json_dict()
+        a.pop("notes"), b.pop("notes")
+        assert_same_json(a, b)
+        assert designer.published_ids() == table.frame["id"].iloc[memory.transformed.published].tolist()
+        pd.testing.assert_frame_equal(engine.preview.reset_index(drop=True),
+                                      memory.transformed.published_table().reset_index(drop=True), check_dtype=False)
+        assert_same_disclosure(disclosure_files("spark", str(source), params, weights, epsilon=0.0, id_column="id",
+                                                backend=backend),
+                               disclosure_risk(table, params, weights, epsilon=0.0))
+        counted = [(p.name, p.distinct, p.numeric, p.empty) for p in profile_source(source, backend=backend)]
+    assert counted == [(p.name, p.distinct, p.numeric, p.empty) for p in profile_table(table)]

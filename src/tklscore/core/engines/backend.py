@@ -17,7 +17,8 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -36,6 +37,11 @@ class Scan:
     kind: str           # "Parquet" or "CSV"
     path: str
     raw_relation: str = ""   # the cells as the file holds them (a CSV's spaces around values kept)
+    # each column's type, whether an integer column holds a missing cell and how a float column's first
+    # zero is written, each read once (Backend.column_text)
+    kinds: dict = field(default_factory=dict, compare=False, repr=False)
+    missing: dict = field(default_factory=dict, compare=False, repr=False)
+    zeros: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def header_rows(self) -> int:
@@ -175,8 +181,12 @@ class Backend:
         stripped = _columns(scan, list(roles.qi) + list(roles.sa) + list(identifying)
                             + ([roles.identifier] if roles.identifier else [])
                             + ([sample_weight] if sample_weight else []))
-        text = (lambda c: f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '')")
-        parts = ["__rid AS rid", f"{self._id_sql(roles, stripped)} AS id"]
+        self.run("cannot be read", path, lambda: self._kinds(scan))
+
+        def text(c: str) -> str:
+            return self.column_text(scan, stripped[c])
+
+        parts = ["__rid AS rid", f"{self._id_sql(roles, scan, stripped)} AS id"]
         parts += [f"{text(c)} AS q{i}" for i, c in enumerate(roles.qi)]
         for i, c in enumerate(roles.sa):
             if c in roles.continuous:
@@ -200,8 +210,7 @@ class Backend:
                 f"OR ABS(s{i}) = CAST('Infinity' AS DOUBLE) ORDER BY rid LIMIT 1"))
             if len(bad):
                 rid, many = int(bad["rid"].iloc[0]), int(bad["many"].iloc[0])
-                raw = self.fetch(f"SELECT CAST({self.q(stripped[c])} AS STRING) AS v FROM {scan.relation} "
-                                 f"WHERE __rid = {rid}")["v"].iloc[0]
+                raw = self.fetch(f"SELECT {text(c)} AS v FROM {scan.relation} WHERE __rid = {rid}")["v"].iloc[0]
                 shown = "an empty cell" if raw is None or raw == "" else f"'{raw}'"
                 raise InputError(f"continuous column holds {shown}, which is not a number "
                                  f"({many} such cell(s) in all)", file=str(path),
@@ -238,7 +247,7 @@ class Backend:
                 raise InputError(f"sample weight {value:g} is negative ({many} such cell(s)); a sampling weight is "
                                  f"the number of population records a record stands for", file=scan.path,
                                  row=rid + scan.header_rows, column=column)
-            shown = self.fetch(f"SELECT CAST({self.q(raw)} AS STRING) AS v FROM {scan.relation} "
+            shown = self.fetch(f"SELECT {self.column_text(scan, raw)} AS v FROM {scan.relation} "
                                f"WHERE __rid = {rid}")["v"].iloc[0]
             shown = "(empty)" if shown is None or shown == "" else repr(shown)
             raise InputError(f"sample weight {shown} is not a number ({many} such cell(s))", file=scan.path,
@@ -258,8 +267,8 @@ class Backend:
                 raise InputError(f"identifier column '{id_column}' not found; the table has columns "
                                  f"{', '.join(repr(c) for c in stripped)}", file=str(path))
             self.run("cannot be read", path, lambda: self.materialize(
-                "published", f"SELECT __rid AS pos, TRIM(COALESCE(CAST({self.q(stripped[id_column])} AS STRING), "
-                             f"'')) AS id FROM {scan.relation}"))
+                "published", f"SELECT __rid AS pos, TRIM({self.column_text(scan, stripped[id_column])}) AS id "
+                             f"FROM {scan.relation}"))
             self._check_published_unique(path)
         else:
             self._match_by_position(scan, continuous)
@@ -281,14 +290,14 @@ class Backend:
             return 0, []
         parts, differs = ["pr.pos AS pos", "pr.id AS id"], []
         for k, (i, c) in enumerate(compared):
-            published_text = f"COALESCE(CAST(pf.{self.q(mine[c])} AS STRING), '')"
+            published_text = self.column_text(scan, mine[c], "pf.")
             if c in roles.continuous:
                 bad = (f"NOT COALESCE(TRY_CAST(TRIM(CAST(pf.{self.q(mine[c])} AS STRING)) AS DOUBLE) = src.s{i}, "
                        f"FALSE)")
             else:
                 bad = f"{published_text} <> src.s{i}"
             parts += [f"{bad} AS d{k}", f"{published_text} AS m{k}",
-                      f"COALESCE(CAST(sf.{self.q(theirs[c])} AS STRING), '') AS t{k}"]
+                      f"{self.column_text(self.source_scan, theirs[c], 'sf.')} AS t{k}"]
             differs.append(f"d{k}")
         joined = (f"SELECT {', '.join(parts)} FROM published AS pr JOIN {scan.relation} AS pf ON pf.__rid = pr.pos "
                   f"JOIN src ON src.id = pr.id JOIN {self.source_scan.relation} AS sf ON sf.__rid = src.rid")
@@ -318,29 +327,29 @@ class Backend:
                              hint="a release publishes at least one record")
         names = [f"m{i}" for i in range(len(mine))]
 
-        def keyed(relation: str, columns: dict[str, str]) -> str:
+        def keyed(read: Scan, columns: dict[str, str]) -> str:
             keys = []
             for name, column in zip(names, mine):
-                raw = f"CAST({self.q(columns[column])} AS STRING)"
-                keys.append(f"TRY_CAST(TRIM({raw}) AS DOUBLE) AS {name}" if column in continuous
-                            else f"COALESCE({raw}, '') AS {name}")
+                keys.append(f"TRY_CAST(TRIM(CAST({self.q(columns[column])} AS STRING)) AS DOUBLE) AS {name}"
+                            if column in continuous else f"{self.column_text(read, columns[column])} AS {name}")
             return (f"SELECT rowpos, {', '.join(names)}, ROW_NUMBER() OVER (PARTITION BY {', '.join(names)} "
-                    f"ORDER BY rowpos) AS occ FROM (SELECT __rid AS rowpos, {', '.join(keys)} FROM {relation}) AS k")
+                    f"ORDER BY rowpos) AS occ FROM (SELECT __rid AS rowpos, {', '.join(keys)} FROM {read.relation}) "
+                    f"AS k")
 
         on = [f"p.{name} IS NOT DISTINCT FROM s.{name}" if column in continuous else f"p.{name} = s.{name}"
               for name, column in zip(names, mine)]
-        sql = (f"SELECT p.rowpos AS pos, s.rowpos AS rid FROM ({keyed(scan.relation, mine)}) AS p "
-               f"LEFT JOIN ({keyed(source.relation, in_source)}) AS s ON {' AND '.join(on)} AND p.occ = s.occ")
+        sql = (f"SELECT p.rowpos AS pos, s.rowpos AS rid FROM ({keyed(scan, mine)}) AS p "
+               f"LEFT JOIN ({keyed(source, in_source)}) AS s ON {' AND '.join(on)} AND p.occ = s.occ")
         self.run("cannot be matched with the source", scan.path, lambda: self.materialize("matched", sql))
         self.materialize("published", "SELECT pos, CAST(rid AS STRING) AS id FROM matched WHERE rid IS NOT NULL")
         self.unmatched_rows = [int(p) + scan.header_rows for p in
                                self.fetch("SELECT pos FROM matched WHERE rid IS NULL ORDER BY pos")["pos"]]
 
-    def _id_sql(self, roles: Roles, stripped: dict[str, str], alias: str = "") -> str:
+    def _id_sql(self, roles: Roles, scan: Scan, stripped: dict[str, str], alias: str = "") -> str:
         """A source record's id in ``src``: the identifier's text, or its position (``alias``:
         the scan's, with its dot)."""
         if roles.identifier:
-            return f"COALESCE(CAST({alias}{self.q(stripped[roles.identifier])} AS STRING), '')"
+            return self.column_text(scan, stripped[roles.identifier], alias)
         return f"CAST({alias}__rid AS STRING)"
 
     def open_published_filter(self, expression: str, roles: Roles) -> None:
@@ -381,47 +390,97 @@ class Backend:
         where, params = parsed.to_sql(columns, kinds)
         self.run(f"cannot be filtered by '{expression}'", scan.path, lambda: self.materialize(
             "published", f"SELECT CAST(ROW_NUMBER() OVER (ORDER BY __rid) - 1 AS BIGINT) AS pos, "
-                         f"{self._id_sql(roles, stripped)} AS id FROM {scan.relation} WHERE {where}", params))
+                         f"{self._id_sql(roles, scan, stripped)} AS id FROM {scan.relation} WHERE {where}", params))
         if not int(self.fetch("SELECT COUNT(*) AS n FROM published")["n"].iloc[0]):
             rows = int(self.fetch(f"SELECT COUNT(*) AS n FROM {scan.relation}")["n"].iloc[0])
             raise nothing_selected(expression, rows)
 
     def _filter_column(self, scan: Scan, raw: str, kind):
-        """How a filter reads a column: as the text the loader gives it (an integer column
-        holding a missing cell is read as floats, ``31.0``; booleans ``True``/``False``;
-        missing: the empty text), and as a text whose numbers are the loader's."""
-        import pyarrow as pa
-
+        """How a filter reads a column: as the text the loader gives it (:meth:`_loader_text`),
+        and as a text whose numbers are the loader's."""
         from tklscore.core.release.filters import SqlColumn
 
-        column = self.q(raw)
-        numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+        written = self._loader_text(scan, raw, kind)
+        if written is None:
+            raise InputError(f"a filter on a column of type {kind} is not supported by the {self.name} engine",
+                             file=scan.path, column=raw.strip(), hint="filter on another column, or define the "
+                                                                      "release by ids or a file")
+        text, exact = written
+        return SqlColumn(text if exact else None, text)
+
+    def column_text(self, scan: Scan, raw: str, alias: str = "", reference: str | None = None) -> str:
+        """A column of ``scan`` (``raw``: its name as the scan holds it; ``alias``: the scan's
+        alias in the statement, with its dot) as the text the in-memory loader gives its
+        cells: the one rule (:meth:`_loader_text`) for every statement that reads a file's
+        column as text (a class, a value map, a weight's value, an id, a released cell), so
+        that each sees what memory sees. A type the rule does not name: the engine's text.
+
+        On Spark the rule's text differs from the loader's for floats only in how a number
+        is written (``1.0E20`` for ``1e+20``: :attr:`float_text_exact`); missing cells, NaN,
+        booleans and an integer column holding a missing cell read as the loader's.
+        ``reference``: how the statement names the column, where not ``alias`` + its name."""
+        column = reference if reference is not None else alias + self.q(raw)
+        written = self._loader_text(scan, raw, self._kinds(scan)[raw], column=column)
+        return written[0] if written is not None else f"COALESCE(CAST({column} AS STRING), '')"
+
+    def _kinds(self, scan: Scan) -> dict:
+        """Each column's Arrow type as the engine reads ``scan`` (one statement per scan)."""
+        if not scan.kinds and scan.columns:
+            schema = self.fetch_arrow(f"SELECT {', '.join(self.q(c) for c in scan.columns)} "
+                                      f"FROM {scan.relation} LIMIT 0").schema
+            scan.kinds.update(zip(scan.columns, schema.types))
+        return scan.kinds
+
+    def _holds_missing(self, scan: Scan, raw: str) -> bool:
+        """Whether a column of ``scan`` holds a missing cell (counted once per scan)."""
+        if raw not in scan.missing:
+            scan.missing[raw] = bool(int(self.fetch(
+                f"SELECT COUNT(*) - COUNT({self.q(raw)}) AS m FROM {scan.relation}")["m"].iloc[0]))
+        return scan.missing[raw]
+
+    def _first_zero(self, scan: Scan, raw: str) -> str | None:
+        """How a float column's first zero is written (``0.0`` or ``-0.0``; None: it holds
+        none), read once per scan: the loader writes every zero as the first (one value)."""
+        if raw not in scan.zeros:
+            column = self.q(raw)
+            first = self.fetch(f"SELECT CAST({column} AS STRING) AS v FROM {scan.relation} WHERE {column} = 0 "
+                               f"ORDER BY __rid LIMIT 1")["v"]
+            scan.zeros[raw] = None if not len(first) else "-0.0" if str(first.iloc[0]).startswith("-") else "0.0"
+        return scan.zeros[raw]
+
+    def _loader_text(self, scan: Scan, raw: str, kind, column: str | None = None) -> tuple[str, bool] | None:
+        """A typed column's cells as the text the loader gives them (an integer column
+        holding a missing cell is read as floats, ``31.0``; booleans ``True``/``False``;
+        missing, and a float's NaN: the empty text; 0.0 and -0.0, one value, as the
+        column's first zero), and whether that text is exactly the
+        loader's (a float's is only where the engine writes floats as Python does); None for
+        a type the loader's rule does not name. ``column``: how the statement names it."""
+        import pyarrow as pa
+
+        column = column if column is not None else self.q(raw)
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
+        numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind)
         if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_date(kind):
-            text = f"COALESCE(CAST({column} AS STRING), '')"
-            return SqlColumn(text, text)
+            return f"COALESCE(CAST({column} AS STRING), '')", True
         if pa.types.is_boolean(kind):
-            text = f"CASE WHEN {column} IS NULL THEN '' WHEN {column} THEN 'True' ELSE 'False' END"
-            return SqlColumn(text, text)
-        if pa.types.is_integer(kind) and not int(self.fetch(
-                f"SELECT COUNT(*) - COUNT({column}) AS m FROM {scan.relation}")["m"].iloc[0]):
-            text = f"CAST({column} AS STRING)"
-            return SqlColumn(text, text)
+            return f"CASE WHEN {column} IS NULL THEN '' WHEN {column} THEN 'True' ELSE 'False' END", True
+        if pa.types.is_integer(kind) and not self._holds_missing(scan, raw):
+            return f"CAST({column} AS STRING)", True
         if numeric:
             written = f"CAST({column} AS DOUBLE)" if pa.types.is_integer(kind) else column
-            text = f"CASE WHEN {column} IS NULL OR isnan({written}) THEN '' ELSE CAST({written} AS STRING) END"
-            return SqlColumn(text if self.float_text_exact else None, text)
-        raise InputError(f"a filter on a column of type {kind} is not supported by the {self.name} engine",
-                         file=scan.path, column=raw.strip(), hint="filter on another column, or define the "
-                                                                  "release by ids or a file")
+            zero = self._first_zero(scan, raw) if pa.types.is_floating(kind) else None
+            zero = f"WHEN {column} = 0 THEN '{zero}' " if zero is not None else ""
+            return (f"CASE WHEN {column} IS NULL OR isnan({written}) THEN '' {zero}ELSE CAST({written} AS STRING) END",
+                    self.float_text_exact)
+        return None
 
     def open_population(self, path: str, qi, delimiter: str | None = None, encoding: str | None = None) -> None:
         """``population(q0..)``: the quasi-identifiers of a population file (journalist and
         marketer risk), as text."""
         scan = self.scan(path, delimiter, encoding, "__population")
         stripped = _columns(scan, list(qi))
-        parts = [f"COALESCE(CAST({self.q(stripped[c])} AS STRING), '') AS q{i}" for i, c in enumerate(qi)]
+        parts = [f"{self.column_text(scan, stripped[c])} AS q{i}" for i, c in enumerate(qi)]
         self.run("cannot be read", path,
                  lambda: self.materialize("population", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
 
@@ -468,6 +527,30 @@ OPENERS = {"ids": lambda backend, definition, roles: backend.open_published_ids(
            "file": _open_file,
            "filter": lambda backend, definition, roles: backend.open_published_filter(definition.expression or "",
                                                                                        roles)}
+
+
+class ColumnTexts(Mapping):
+    """The columns of a scan as a user names them (stripped) → their text in a statement
+    (:meth:`Backend.column_text`), each worked out when first asked for: a column no
+    statement reads costs no query. ``reference(k, raw)``: how the statement names the
+    scan's k-th column."""
+
+    def __init__(self, backend: Backend, scan: Scan, reference):
+        self.backend, self.scan, self.reference = backend, scan, reference
+        self._raw = {c.strip(): (k, c) for k, c in enumerate(scan.columns)}
+        self._texts: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._texts:
+            k, raw = self._raw[name]
+            self._texts[name] = self.backend.column_text(self.scan, raw, reference=self.reference(k, raw))
+        return self._texts[name]
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
 
 
 def _columns(scan: Scan, named: list[str]) -> dict[str, str]:

@@ -152,7 +152,7 @@ class EngineDesigner:
                 frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name), RELATION))
                 values = frame.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
             else:
-                text = f"COALESCE(CAST({self.backend.q(self._stripped(name))} AS STRING), '')"
+                text = self.backend.column_text(self.backend.source_scan, self._stripped(name))
                 values = self.backend.fetch(f"SELECT {text} AS v, MIN(__rid) AS first FROM __source GROUP BY {text}")
                 values = values.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
             self._columns[name] = _Column(name, values, self.hierarchies.get(name), name in self.roles.continuous)
@@ -462,7 +462,8 @@ class EngineDesigner:
         plan, any_dropped = self._last
         stripped = _columns(self.backend.source_scan, list(self.roles.qi)
                             + ([self.roles.identifier] if self.roles.identifier else []))
-        joins = [f"JOIN {relation} AS m{j} ON m{j}.v = COALESCE(CAST(s.{self.backend.q(stripped[name])} AS STRING), '')"
+        scan = self.backend.source_scan
+        joins = [f"JOIN {relation} AS m{j} ON m{j}.v = {self.backend.column_text(scan, stripped[name], 's.')}"
                  for j, (name, relation) in enumerate(zip(self.roles.qi, plan.qi_maps))]
         where = ""
         if any_dropped:
@@ -470,7 +471,7 @@ class EngineDesigner:
             where = f" WHERE d.k0 IS {'NOT ' if dropped else ''}NULL"
         elif dropped:
             where = " WHERE 1 = 0"
-        id_sql = self.backend._id_sql(self.roles, stripped, "s.")
+        id_sql = self.backend._id_sql(self.roles, scan, stripped, "s.")
         return (f"SELECT s.__rid AS pos, s.__rid AS rid, {id_sql} AS id FROM __source AS s {' '.join(joins)}{where} "
                 f"ORDER BY s.__rid" + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
@@ -491,8 +492,8 @@ class EngineDesigner:
                                  f"{number} IS NULL OR isnan({number}) ORDER BY __rid LIMIT 1")
         if len(bad):
             rid = int(bad["rid"].iloc[0])
-            raw = self.backend.fetch(f"SELECT CAST(s.{self.backend.q(self._stripped(column))} AS STRING) AS v "
-                                     f"FROM __source AS s WHERE __rid = {rid}")["v"].iloc[0]
+            text = self.backend.column_text(self.backend.source_scan, self._stripped(column), "s.")
+            raw = self.backend.fetch(f"SELECT {text} AS v FROM __source AS s WHERE __rid = {rid}")["v"].iloc[0]
             raise InputError(f"microaggregation needs numbers, but the column holds text such as '{raw or ''}'",
                              file=self.source, row=rid + self.backend.source_scan.header_rows, column=column)
         self._checked_numbers.add(column)
@@ -525,8 +526,7 @@ class EngineDesigner:
             joins.append("JOIN gsrc AS g ON g.rid = p.rid")
         on = " AND ".join(f"{{m}}.k{j} = g.k{j}" for j in range(len(self.roles.qi)))
         for n, name in enumerate(c for c in self.columns if c not in design.removed):
-            raw = self.backend.q(self._stripped(name))
-            text = f"COALESCE(CAST(s.{raw} AS STRING), '')"
+            text = self.backend.column_text(self.backend.source_scan, self._stripped(name), "s.")
             if name in self._micro:
                 joins.append(f"JOIN {self._micro[name]} AS a{n} ON {on.format(m=f'a{n}')}")
                 text = f"a{n}.v"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, Scan
+from tklscore.core.engines.backend import Backend, ColumnTexts, Scan
 from tklscore.core.engines.plan import DisclosurePlan
 from tklscore.core.errors import InputError
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
@@ -23,16 +23,17 @@ from tklscore.core.scoring.weights import Weights
 
 class EngineDisclosureAggregates(DisclosureAggregates):
     """D(r)'s aggregates of ``relation`` (with ``rid``, the record's position, and ``id``)
-    in ``backend``; ``columns`` maps each column a user names to its SQL expression there."""
+    in ``backend``; ``columns`` maps each column a user names to its text there, as the
+    loader reads it (:class:`~.backend.ColumnTexts`)."""
 
-    def __init__(self, backend: Backend, relation: str, columns: dict[str, str], *, name: str = "table",
+    def __init__(self, backend: Backend, relation: str, columns, *, name: str = "table",
                  header_rows: int = 1):
         self.backend, self.relation, self.sql_of = backend, relation, columns
         self.name, self.columns, self.header_rows = name, list(columns), header_rows
         self._n: int | None = None
 
     def _text(self, attribute: str) -> str:
-        return f"COALESCE(CAST({self.sql_of[attribute]} AS STRING), '')"
+        return self.sql_of[attribute]
 
     def values(self, attribute: str) -> np.ndarray:
         query = f"SELECT DISTINCT {self._text(attribute)} AS v FROM {self.relation}"
@@ -104,7 +105,7 @@ class EngineDisclosureAggregates(DisclosureAggregates):
         return counts
 
 
-def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str],
+def disclosure_in_engine(backend: Backend, relation: str, columns,
                          attributes: list[AttributeParameters], value_weights: Weights | None = None, *,
                          alpha: float = DEFAULT_ALPHA, epsilon: float = DEFAULT_EPSILON,
                          threshold: float = DEFAULT_THRESHOLD, name: str = "table",
@@ -131,16 +132,16 @@ def disclosure_in_engine(backend: Backend, relation: str, columns: dict[str, str
     return result
 
 
-def source_relation(backend: Backend, scan: Scan, id_column: str | None) -> tuple[str, dict[str, str]]:
+def source_relation(backend: Backend, scan: Scan, id_column: str | None) -> tuple[str, ColumnTexts]:
     """A scanned file's records as a relation with ``rid`` and ``id`` (the identifier
     column, unique and non-empty, or the position), and the columns a user names → their
-    SQL there."""
+    text there (the loader's)."""
     columns = {c.strip(): f"f{k}" for k, c in enumerate(scan.columns)}
     if id_column is not None:
         if id_column not in columns:
             raise InputError(f"identifier column '{id_column}' not found; the table has columns "
                              f"{', '.join(repr(c) for c in columns)}", file=scan.path)
-        ident = f"COALESCE(CAST({backend.q(scan.columns[int(columns[id_column][1:])])} AS STRING), '')"
+        ident = backend.column_text(scan, scan.columns[int(columns[id_column][1:])])
         empty = backend.fetch(f"SELECT __rid FROM {scan.relation} WHERE {ident} = '' ORDER BY __rid LIMIT 1")
         if len(empty):
             raise InputError("identifier is empty", file=scan.path,
@@ -153,7 +154,8 @@ def source_relation(backend: Backend, scan: Scan, id_column: str | None) -> tupl
     else:
         ident = "CAST(__rid AS STRING)"
     fields = ", ".join(f"{backend.q(c)} AS f{k}" for k, c in enumerate(scan.columns))
-    return f"(SELECT __rid AS rid, {ident} AS id, {fields} FROM {scan.relation}) AS records", columns
+    return (f"(SELECT __rid AS rid, {ident} AS id, {fields} FROM {scan.relation}) AS records",
+            ColumnTexts(backend, scan, lambda k, _raw: f"f{k}"))
 
 
 def disclosure_files(engine: str, table: str, attributes: list[AttributeParameters],

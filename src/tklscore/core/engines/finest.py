@@ -48,7 +48,8 @@ from tklscore.core.engines.backend import Backend
 from tklscore.core.errors import InputError
 from tklscore.core.tables.roles import Roles
 
-VERSION = 1           # of the aggregate's layout: a new layout never reads an old file
+VERSION = 2           # of the aggregate's layout and text (2: typed columns as Backend.column_text reads them):
+                      # a new one never reads an old file
 BLOCK = 1 << 20       # the bytes hashed at each end of the file
 RELATION = "fin"      # the aggregate in the engine: q0.., s0.., r{i}.., cnt, rid, id ('')
 PAYS_AT = 0.5         # a score builds the aggregate when it has at most this share of the records' rows

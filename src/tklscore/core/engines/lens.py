@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.backend import Backend, ColumnTexts
 from tklscore.core.engines.disclosure_risk import disclosure_in_engine
 from tklscore.core.engines.measures import measure_published
 from tklscore.core.engines.plan import Plan
@@ -44,7 +44,7 @@ def release_risk_lens(backend: Backend, roles: Roles, parameters: list[Attribute
     backend.materialize("class_f", f"SELECT cid, f FROM ({plan.population_sizes('src')}) AS p")
     classes = backend.fetch(plan.class_risks())
     scan = backend.source_scan
-    columns = {c.strip(): f"s.{backend.q(c)}" for c in scan.columns}
+    columns = ColumnTexts(backend, scan, lambda _k, raw: f"s.{backend.q(raw)}")
     relation = (f"(SELECT p.pos AS rid, p.id AS id, s.* FROM published AS p JOIN src ON src.id = p.id "
                 f"JOIN {scan.relation} AS s ON s.__rid = src.rid) AS s")
     disclosure = disclosure_in_engine(backend, relation, columns, parameters, weights, alpha=alpha, epsilon=epsilon,

@@ -196,7 +196,7 @@ class _Reader:
                 engine_encoding = None
             scan = self.backend.scan(self.path, self.delimiter if self.kind == "CSV" else None, engine_encoding,
                                      "__describe", keep_spaces=self.keep_spaces)
-            self.relation = scan.relation
+            self.scan, self.relation = scan, scan.relation
             self.raw_relation = scan.raw_relation or scan.relation
             self.raw = list(scan.columns)
             self.columns = [str(c).strip() for c in (self.header if self.header is not None else self.raw)]
@@ -240,7 +240,7 @@ def profile_source(path, *, delimiter: str | None = None, encoding: str | None =
     with _Reader(path, delimiter, encoding, backend, keep_spaces) as reader:
         parts = ["COUNT(*) AS n"]
         for i, c in enumerate(reader.raw):
-            text = f"COALESCE(CAST({reader.q(c)} AS STRING), '')"
+            text = reader.backend.column_text(reader.scan, c)
             number = f"TRY_CAST({text} AS DOUBLE)"
             bad = f"{number} IS NULL OR isnan({number}) OR ABS({number}) = CAST('Infinity' AS DOUBLE)"
             parts += [f"COUNT(DISTINCT {text}) AS d{i}",
