@@ -4,13 +4,16 @@ scoring.md oracles); the example's own tkl-Data Model derives slightly different
 (scoring.md erratum 5)."""
 
 import math
+import threading
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.numbers import number, score
+from tklscore.gui.charts import RenderedChart
 from tklscore.gui.scores.charts import SORT_TKL
 from tklscore.gui.scores.view import ScoresView, riskiest_mask
 from tklscore.gui.workbench import Workbench
@@ -120,14 +123,24 @@ def test_charts(view, qtbot):
     assert view.per_record_chart.point_count() == 7
 
 
-def test_chart_export(view, tmp_path, monkeypatch):
+def test_chart_export(view, qtbot, tmp_path, monkeypatch):
+    written = []   # the thread that encodes and writes each file
+    write = RenderedChart.write
+    monkeypatch.setattr(RenderedChart, "write", lambda self, inputs=(): (
+        written.append(threading.current_thread() is threading.main_thread()), write(self, inputs))[1])
     for index, suffix in [(0, ".png"), (1, ".svg"), (2, ".png")]:
         view.chart_tabs.setCurrentIndex(index)
         target = tmp_path / f"chart{index}{suffix}"
         monkeypatch.setattr(QFileDialog, "getSaveFileName",
                             staticmethod(lambda *a, t=target, s=suffix: (str(t.with_suffix("")), f"(*{s})")))
         view.export_chart_button.click()
-        assert target.exists() and target.stat().st_size > 0
+        qtbot.waitUntil(lambda: target.exists() and not view.workbench.runner.current, timeout=15000)
+        assert target.stat().st_size > 0
+    assert written == [False, False, False]   # drawn on the UI thread, written off it
+    # the same image as the chart written at once, on this thread
+    at_once = view.per_record_chart.export(tmp_path / "at_once.png")
+    assert QImage(str(tmp_path / "chart0.png")) == QImage(str(at_once))
+    assert not list(tmp_path.glob("*tklscore-tmp"))
     failures = []
     view.workbench.failed.connect(failures.append)
     assert not view.export_chart(str(tmp_path / "chart.gif"))
