@@ -192,6 +192,52 @@ def test_large_series_are_decimated(qtbot):
     assert chart.series["m_score"].yData[-1] == pytest.approx(records["m_score"].max() / n)
 
 
+def test_a_long_series_is_drawn_as_its_pixel_columns_extremes_and_looks_the_same(qtbot):
+    """20,000 points on a plot some 800 pixels wide: each pixel column's lowest and highest
+    value are drawn (a few thousand segments, not 20,000), the data stay whole, and the
+    exported image is the one every point gives."""
+    import numpy as np
+    import pandas as pd
+
+    from tklscore.core.scoring.scores import ScoreSet
+    from tklscore.gui.scores.charts import MAX_POINTS, PerRecordChart
+
+    rng = np.random.default_rng(3)
+    n = MAX_POINTS
+    spikes = (rng.random(n) < 0.2) * rng.random(n)
+    records = pd.DataFrame({"id": np.arange(n).astype(str), "tkl": np.linspace(1, 2, n) + spikes,
+                            "m_score": rng.random(n), "l_severity": np.linspace(0, 3, n) ** 2})
+    whole = ScoreSet(1.0, 1.0, 1.0, 1.0, 1.0)
+    images = []
+    for peaks in (True, False):
+        chart = PerRecordChart()
+        qtbot.addWidget(chart)
+        chart.resize(900, 300)
+        chart.show()
+        qtbot.waitExposed(chart)
+        chart.set_data(records, whole, 1.0)
+        if not peaks:
+            for item in chart.series.values():
+                item.setDownsampling(auto=False)
+        chart.viewport().repaint()
+        item = chart.series["tkl"]
+        assert len(item.xData) == n   # the data, whole
+        width = chart.plot_item.getViewBox().width()
+        drawn = item.curve.yData
+        if peaks:
+            assert 0 < len(drawn) <= 2.1 * width   # two a bin, bins of a whole number of points
+            order = np.sort(records["tkl"].to_numpy())
+            assert drawn.max() == order[-1] and drawn.min() == order[0]   # the highest and lowest record drawn
+        else:
+            assert len(drawn) == n
+        image = chart.render("unused.png").image.convertToFormat(QImage.Format.Format_RGB32)
+        images.append(np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.width(), 4)[..., :3]
+                      .astype(int))
+    assert images[0].shape == images[1].shape
+    apart = np.abs(images[0] - images[1]).max(axis=2) > 96
+    assert apart.mean() < 0.02, apart.mean()
+
+
 def test_report_shows_judgement_consistency(qtbot):
     from tklscore.core.report import build_report_html
     from tklscore.gui.report import report_input

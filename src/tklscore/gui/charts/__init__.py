@@ -28,6 +28,7 @@ from tklscore.core.numbers import number, tick
 from tklscore.core.report.charts import evenly_spaced
 
 MAX_POINTS = 20_000
+PEAKS_ABOVE = 200   # a series of more points is drawn as its pixel columns' extremes (ScoreChart.line)
 LEGEND_COLUMNS = 5   # every chart has at most five series: the legend stays one row, above the data
 
 
@@ -94,6 +95,20 @@ class ScoreChart(pg.PlotWidget):
     def set_title(self, text: str) -> None:
         self.title_text = text
         self.plot_item.setTitle(text, color="k", size="11pt")
+
+    def line(self, xs: np.ndarray, ys: np.ndarray, **options) -> pg.PlotDataItem:
+        """A series drawn as a line through evenly spaced ``xs``. Longer than
+        :data:`PEAKS_ABOVE` points, it is drawn as each pixel column's lowest and highest
+        value, in order (pyqtgraph's "peak" downsampling, one bin a pixel column, again as
+        the view is resized or zoomed): the same picture, and a few thousand segments to
+        paint and export instead of tens of thousands (the data, ``xData``/``yData``, stay
+        whole)."""
+        item = self.plot_item.plot(xs, ys, **options)
+        if len(xs) > PEAKS_ABOVE:
+            item.opts["autoDownsampleFactor"] = 1.0   # no public setter: bins of one pixel column
+            item.setDownsampling(auto=True, method="peak")
+            item.setClipToView(True)
+        return item
 
     def set_ranges(self, x_low: float, x_high: float, y_high: float) -> None:
         """Whole series in view (nothing cut off at the edges) and room above for the legend."""
