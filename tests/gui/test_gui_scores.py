@@ -411,3 +411,18 @@ def test_a_refused_weights_file_is_not_claimed_and_names_the_application_s_remed
     workbench.set_weights_use("model")
     qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current, timeout=15000)
     assert weights_source(workbench) == "weights from the tkl-Data Model"
+
+
+def test_the_comparison_shows_each_release_s_measures_once_they_come(view, qtbot):
+    """The releases are measured after their scores; the comparison fills in k, l, t and the
+    average risk when they come, without another drawing of the charts."""
+    workbench = view.workbench
+    qtbot.waitUntil(lambda: not workbench.measures_pending() and not workbench.runner.current, timeout=15000)
+    kept = dict(workbench.measures)
+    workbench.measures.clear()
+    view.charts_panel.draw_releases()
+    assert {r[0]: r for r in view.charts_panel.comparison_rows()}["Scenario 1"][4:] == ["n/a"] * 4
+    workbench.measures.update(kept)
+    workbench.measuresChanged.emit()
+    rows = {r[0]: r for r in view.charts_panel.comparison_rows()}
+    assert rows["Scenario 1"][4:] == ["2", "1", "0.5", "50 %"] and rows["Scenario 2"][4] == "1"
