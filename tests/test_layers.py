@@ -23,6 +23,7 @@ QT = ("PySide6", "shiboken6", "pyqtgraph")
 # the GUI shell: the window and what every view shares (a view is a package under gui/)
 SHELL = {"tklscore.gui", "tklscore.gui.app", "tklscore.gui.main_window", "tklscore.gui.navigation",
          "tklscore.gui.welcome", "tklscore.gui.guard", "tklscore.gui.workbench", "tklscore.gui.weights_state",
+         "tklscore.gui.measures_state",
          "tklscore.gui.recovery", "tklscore.gui.model_follower", "tklscore.gui.tasks", "tklscore.gui.when_shown",
          "tklscore.gui.frame_model", "tklscore.gui.after_paint"}
 # where the command line starts the window, and where the report draws its charts and PDF pages with Qt
