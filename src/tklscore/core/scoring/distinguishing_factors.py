@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, mixed_radix, partition,
-                                        run_lengths, run_starts, sort_with_positions, sorted_groups)
+from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, group_sizes, mixed_radix,
+                                        partition, run_lengths, run_starts, sort_with_positions, sorted_groups)
 
 
 BESIDE_THREADS = 2
@@ -328,8 +328,7 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             if size <= dense_limit(m):
                 d = np.bincount(run, minlength=size)[run]
             else:
-                counted = sorted_groups(run)
-                d = counted.counts[counted.inverse]
+                d = group_sizes(run)
         del run
         np.minimum(l, d, out=l)
         open_ = d > 1

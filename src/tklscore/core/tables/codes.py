@@ -207,6 +207,20 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     return SortedGroups(ordered[starts], np.diff(starts, append=n), inverse)
 
 
+def group_sizes(key: np.ndarray) -> np.ndarray:
+    """For each element of an integer ``key``, how many elements hold its value: one sort
+    (:func:`sort_with_positions`), each run's length written back to its elements — the
+    counts of :func:`sorted_groups` per element, without numbering the groups."""
+    n = len(key)
+    order, ordered = sort_with_positions(key)
+    starts = np.flatnonzero(run_starts(ordered))
+    del ordered
+    lengths = np.diff(starts, append=n)
+    sizes = np.empty(n, dtype=np.int64)
+    sizes[order] = np.repeat(lengths, lengths)
+    return sizes
+
+
 def sort_with_positions(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(order, key[order])`` with ``order`` a permutation sorting the integer ``key``.
     When each key and its position fit together in 63 bits the two are packed into one
