@@ -99,8 +99,11 @@ def test_group_sizes_count_each_keys_elements(values, offset):
     their positions (small) or are sorted by ``argsort`` (near 2**62, or negative)."""
     key = np.asarray(values, dtype=np.int64) + np.int64(offset)
     _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    expected = counts[inverse.reshape(-1)]
     sizes = group_sizes(key)
-    assert sizes.dtype == np.int64 and np.array_equal(sizes, counts[inverse.reshape(-1)])
+    assert sizes.dtype == np.int64 and np.array_equal(sizes, expected)
+    narrow = group_sizes(key, np.arange(len(key) + 3, dtype=np.int64), bound=max(counts, default=1))
+    assert narrow.dtype.itemsize <= 1 and np.array_equal(narrow, expected)
 
 
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=40), st.integers(50, 62))

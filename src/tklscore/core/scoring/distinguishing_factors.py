@@ -327,8 +327,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             run += pairs % np.int64(suffix[j])
             if size <= dense_limit(m):
                 d = np.bincount(run, minlength=size)[run]
-            else:
-                d = group_sizes(run)
+            else:   # the group's pairs are distinct values of the SA: at most its cardinality
+                d = group_sizes(run, groups.positions, bound=cards[j])
         del run
         np.minimum(l, d, out=l)
         open_ = d > 1
