@@ -334,15 +334,20 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         open_ = d > 1
         every.append(bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
-    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
+    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass, in the
+    # narrowest integers that hold them (a group holds at most every value of an SA: l ≤ the fewest)
     l <<= np.int64(s)
     l |= opened
     del opened
-    rows = np.empty(n, dtype=np.int64)
-    rows[order] = np.repeat(l, lengths)
+    narrow = np.min_scalar_type((min(cards) + 1) << s)
+    narrow = narrow if narrow.kind == "u" and narrow.itemsize < 8 else np.dtype(np.int64)
+    rows = np.empty(n, dtype=narrow)
+    rows[order] = np.repeat(l.astype(narrow, copy=False), lengths)
     del l, order, lengths
     masks: list = [None] * s
-    low = rows.astype(np.uint8) if s <= 8 and not all(every) else None   # the bits, one byte a row
+    low = None
+    if s <= 8 and not all(every):   # the bits, one byte a row
+        low = rows if narrow == np.uint8 else rows.astype(np.uint8)
     for j, i in enumerate(order_sa):
         if every[j]:
             continue
@@ -351,10 +356,9 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             mask &= np.uint8(1)
             masks[i] = mask.view(np.bool_)
         else:
-            masks[i] = (rows & np.int64(1 << j)) != 0
+            masks[i] = np.bitwise_and(rows, narrow.type(1 << j)) != 0
     del low
-    rows >>= np.int64(s)
-    return rows, masks
+    return np.right_shift(rows, narrow.type(s)).astype(np.int64, copy=False), masks
 
 
 def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
@@ -538,8 +542,9 @@ def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinalit
     pairs //= np.int64(cardinality)
     group_starts = np.flatnonzero(run_starts(pairs))
     per_group = np.diff(group_starts, append=len(pairs))   # distinct values of each group
-    d = np.empty(m, dtype=np.int64)
-    d[order] = np.repeat(np.repeat(per_group, per_group), per_pair)
+    narrow = np.min_scalar_type(cardinality)   # a group holds at most every value: written back narrow
+    d = np.empty(m, dtype=narrow)
+    d[order] = np.repeat(np.repeat(per_group.astype(narrow), per_group), per_pair)
     return d
 
 
