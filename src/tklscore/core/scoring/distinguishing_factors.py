@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, group_sizes, mixed_radix,
-                                        partition, run_lengths, run_starts, sort_with_positions, sorted_groups)
+                                        partition, run_lengths, run_sizes, run_starts, sort_with_positions,
+                                        sorted_groups)
 
 
 BESIDE_THREADS = 2
@@ -518,7 +519,7 @@ def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray,
     order = packed & np.int64((1 << bits) - 1)
     packed >>= np.int64(bits)
     starts = np.flatnonzero(run_starts(packed))
-    return order, packed[starts], np.diff(starts, append=len(packed))
+    return order, packed[starts], run_sizes(starts, len(packed))
 
 
 def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
@@ -541,7 +542,7 @@ def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinalit
     del packed
     pairs //= np.int64(cardinality)
     group_starts = np.flatnonzero(run_starts(pairs))
-    per_group = np.diff(group_starts, append=len(pairs))   # distinct values of each group
+    per_group = run_sizes(group_starts, len(pairs))   # distinct values of each group
     narrow = np.min_scalar_type(cardinality)   # a group holds at most every value: written back narrow
     d = np.empty(m, dtype=narrow)
     d[order] = np.repeat(np.repeat(per_group.astype(narrow), per_group), per_pair)
@@ -798,7 +799,7 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         else:   # one sort (numpy's unique hashes: several times slower on a million keys)
             ordered = np.sort(key)
             starts = np.flatnonzero(run_starts(ordered))
-            pair, counts = ordered[starts], np.diff(starts, append=len(ordered))
+            pair, counts = ordered[starts], run_sizes(starts, len(ordered))
         cls, val = np.divmod(pair, np.int64(m))
     else:
         cls, val, counts = pairs

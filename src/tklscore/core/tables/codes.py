@@ -204,7 +204,7 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = ids
     starts = np.flatnonzero(first)
-    return SortedGroups(ordered[starts], np.diff(starts, append=n), inverse)
+    return SortedGroups(ordered[starts], run_sizes(starts, n), inverse)
 
 
 def group_sizes(key: np.ndarray, positions: np.ndarray | None = None, bound: int | None = None) -> np.ndarray:
@@ -217,9 +217,7 @@ def group_sizes(key: np.ndarray, positions: np.ndarray | None = None, bound: int
     order, ordered = sort_with_positions(key, positions)
     starts = np.flatnonzero(run_starts(ordered))
     del ordered
-    lengths = np.empty(len(starts), dtype=np.int64)
-    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
-    lengths[-1:] = n - starts[-1:]
+    lengths = run_sizes(starts, n)
     dtype = np.int64 if bound is None else np.min_scalar_type(max(int(bound), 1))
     sizes = np.empty(n, dtype=dtype)
     sizes[order] = np.repeat(lengths.astype(dtype, copy=False), lengths)
@@ -256,8 +254,17 @@ def run_starts(ordered: np.ndarray) -> np.ndarray:
     return first
 
 
+def run_sizes(starts: np.ndarray, n: int) -> np.ndarray:
+    """The length of each run of ``n`` elements from the runs' ``starts`` (increasing, the first
+    0): ``np.diff(starts, append=n)`` by one subtraction into the result, without a concatenation."""
+    lengths = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
+    lengths[-1:] = n - starts[-1:]
+    return lengths
+
+
 def run_lengths(ordered: np.ndarray) -> np.ndarray:
     """For each element of a sorted array, how many elements equal it."""
     starts = np.flatnonzero(run_starts(ordered))
-    lengths = np.diff(starts, append=len(ordered))
+    lengths = run_sizes(starts, len(ordered))
     return np.repeat(lengths, lengths)
