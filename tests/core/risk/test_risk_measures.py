@@ -175,6 +175,14 @@ def test_special_functions():
     assert float(digamma(0.5)) == pytest.approx(-gamma - 2 * math.log(2), rel=1e-13)
     assert float(trigamma(1.0)) == pytest.approx(math.pi ** 2 / 6, rel=1e-13)
     assert float(digamma(123.4) - digamma(122.4)) == pytest.approx(1 / 122.4, rel=1e-12)
+    # arrays of many and of few elements, far below 0 too (a Newton step's guess), give each
+    # element what the element alone gives, and the recurrences ψ(x+1) = ψ(x) + 1/x, ψ'(x+1) = ψ'(x) − 1/x²
+    x = np.array([-2500.25, -37.5, -3.75, 0.25, 2.5, 9.5, 10.5, 40.0])
+    for values in (x, x[:3], x[:1], x[::-1]):
+        for f in (digamma, trigamma):
+            assert f(values).tolist() == [float(f(v)) for v in values]
+    assert digamma(x + 1) == pytest.approx(digamma(x) + 1 / x, rel=1e-11)
+    assert trigamma(x + 1) == pytest.approx(trigamma(x) - 1 / x ** 2, rel=1e-11)
     # hypergeometric P(X=1): N=10, K=3, n=4 → 3·C(7,3)/C(10,4)
     assert float(hypergeometric_one(10, np.array([3.0]), 4)[0]) == pytest.approx(3 * 35 / 210, rel=1e-13)
 
