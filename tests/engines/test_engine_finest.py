@@ -318,10 +318,23 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
     path = tmp_path / "source.parquet"
     frame.to_parquet(path, index=False)
     with open_backend("duckdb") as backend:
+        written = []
+        materialize = backend.materialize
+        backend.materialize = lambda name, sql, params=None: (written.append(name), materialize(name, sql, params))
         designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES)
         result = designer.evaluate(DESIGN, weights, preview=20)
         assert not designer.finest.reused and designer.finest.records == 7
+        # read once, into the aggregate: the records are never copied into the engine
+        assert "fin" in written and "src" not in written
     same(result, in_memory(path, weights))
+    csv = tmp_path / "source.csv"
+    frame.to_csv(csv, index=False)
+    with open_backend("duckdb") as backend:
+        written = []
+        materialize = backend.materialize
+        backend.materialize = lambda name, sql, params=None: (written.append(name), materialize(name, sql, params))
+        EngineDesigner(backend, str(csv), ROLES, HIERARCHIES)
+        assert "src" in written     # a CSV file is parsed once, into a copy the checks and the aggregate read
     for column, value, said in (("Age", "old", "continuous column holds 'old'"), ("id", "3", "identifier '3' appears 2")):
         bad = frame.copy()
         bad.loc[4, column] = value

@@ -102,7 +102,8 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
+        self.finest = open_finest(backend, self.source, roles, options, lambda: self._open_records(read_once=True),
+                                  use_cache=cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
         if drop_absent_hierarchies:
@@ -129,11 +130,12 @@ class EngineDesigner:
 
         return AggregateLattice(self)
 
-    def _open_records(self) -> None:
+    def _open_records(self, read_once: bool = False) -> None:
         """``src``: the records (the first read of the file, or a design that needs them),
-        with the checks of every record."""
+        with the checks of every record (``read_once``: read only into the aggregate, then dropped)."""
         if not self._records_open:
-            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True)
+            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True,
+                                     read_once=read_once)
             self.backend.check_unique_ids(self.roles, self.source)
             self._records_open = True
 
