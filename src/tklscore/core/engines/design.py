@@ -40,7 +40,8 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, _columns
-from tklscore.core.engines.finest import RELATION, keep_totals, kept_totals, open_finest, weights_digest
+from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
+                                          weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import finish_report, score_records
 from tklscore.core.errors import InputError
@@ -232,7 +233,7 @@ class EngineDesigner:
                 totals, notes = pd.Series(kept[0]), kept[1]
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
-                            weighted=True)
+                            weighted=True, distinct=rows_are_combinations(self.backend, self.roles))
                 totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
                                                   kept=False)    # ``scored``: read once, by the totals
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed
