@@ -307,6 +307,13 @@ def test_the_rule_of_a_paying_aggregate():
     assert not pays(500_001, 1_000_000) and not pays(998_622, 1_000_000) and not pays(7, 7)
 
 
+def materialized(backend) -> list[str]:
+    """The names of the relations ``backend`` writes from now on, in order."""
+    written, materialize = [], backend.materialize
+    backend.materialize = lambda name, sql, params=None: (written.append(name), materialize(name, sql, params))
+    return written
+
+
 def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, weights, cache):
     """A Parquet source read into the aggregate: the same numbers, and the records' checks
     still name the cell."""
@@ -318,9 +325,7 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
     path = tmp_path / "source.parquet"
     frame.to_parquet(path, index=False)
     with open_backend("duckdb") as backend:
-        written = []
-        materialize = backend.materialize
-        backend.materialize = lambda name, sql, params=None: (written.append(name), materialize(name, sql, params))
+        written = materialized(backend)
         designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES)
         result = designer.evaluate(DESIGN, weights, preview=20)
         assert not designer.finest.reused and designer.finest.records == 7
@@ -330,9 +335,7 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
     csv = tmp_path / "source.csv"
     frame.to_csv(csv, index=False)
     with open_backend("duckdb") as backend:
-        written = []
-        materialize = backend.materialize
-        backend.materialize = lambda name, sql, params=None: (written.append(name), materialize(name, sql, params))
+        written = materialized(backend)
         EngineDesigner(backend, str(csv), ROLES, HIERARCHIES)
         assert "src" in written     # a CSV file is parsed once, into a copy the checks and the aggregate read
     for column, value, said in (("Age", "old", "continuous column holds 'old'"), ("id", "3", "identifier '3' appears 2")):
