@@ -35,6 +35,7 @@ again from its values, and a relation read once is a view, not a written table.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -103,8 +104,7 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, lambda: self._open_records(read_once=True),
-                                  use_cache=cache)
+        self.finest = open_finest(backend, self.source, roles, options, partial(self._open_records, True), cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
         if drop_absent_hierarchies:
@@ -132,8 +132,8 @@ class EngineDesigner:
         return AggregateLattice(self)
 
     def _open_records(self, read_once: bool = False) -> None:
-        """``src``: the records (the first read of the file, or a design that needs them),
-        with the checks of every record (``read_once``: read only into the aggregate, then dropped)."""
+        """``src``: the records (the first read of the file, or a design that needs them), with the
+        checks of every record (``read_once``: read only into the aggregate, then dropped)."""
         if not self._records_open:
             self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True,
                                      read_once=read_once)
