@@ -42,6 +42,8 @@ from tklscore.core.tables.loading import load_table  # noqa: E402
 ADULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 TARGET_MOVE_S, TARGET_ADULT_S, TARGET_LARGE_S = 0.5, 10.0, 10.0   # large: issue 23 §4 (was 60 s)
+# the same target with margin, as CPU (the search runs on two threads): ≤ 9 s wall idle ≈ ≤ 16 s of CPU
+TARGET_LARGE_CPU_S = 16.0
 
 
 def _grouped(column: str, levels: int, size: int) -> Hierarchy:
@@ -143,7 +145,9 @@ def bench_suggest_large(source: Table, weights: Weights, sensitive: int = 4) -> 
           f"threads) — target ≤ {TARGET_LARGE_S} s: {verdict(elapsed <= TARGET_LARGE_S)}; peak RSS "
           f"{peak_rss_mb():.0f} MB (load {load_average():.1f})")
     print(f"  {'PASS' if elapsed <= TARGET_LARGE_S else 'MISS'}: suggest on {len(source):,} rows, {elapsed:.1f} s wall "
-          f"(CPU {cpu:.1f} s) against ≤ {TARGET_LARGE_S:g} s wall")
+          f"(CPU {cpu:.1f} s) against ≤ {TARGET_LARGE_S:g} s wall (load {load_average():.1f})")
+    print(f"  {'PASS' if cpu <= TARGET_LARGE_CPU_S else 'MISS'}: suggest on {len(source):,} rows, {cpu:.1f} s CPU "
+          f"against ≤ {TARGET_LARGE_CPU_S:g} s CPU, the wall target with margin (load {load_average():.1f})")
     return elapsed
 
 

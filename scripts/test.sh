@@ -7,4 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 export QT_QPA_PLATFORM=offscreen
+# the sources compiled and the test modules' assertions rewritten once, not by every worker
+.venv/bin/python scripts/warm_test_bytecode.py tests
 exec .venv/bin/python -m pytest -n "${TEST_WORKERS:-auto}" --dist loadfile --no-loadscope-reorder -m "not spark_cluster" "$@"

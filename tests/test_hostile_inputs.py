@@ -19,6 +19,7 @@ from hostile import THESIS_QI, THESIS_SA, close_window, fifo, mixed_encoding_csv
 from tklscore.core import InputError, load_table
 from tklscore.core.engines.backend import check_engine_file
 from tklscore.core.files.text import InputNote, decode_lines, decode_text
+from tklscore.core.tables.loading import _SAMPLE_BYTES
 
 
 @pytest.fixture
@@ -50,33 +51,45 @@ def cli_json(capsys, argv) -> tuple[dict, str]:
 
 # --------------------------------------------------------------------------- §4 encodings
 
+# Adult as shipped, cut after its first 3,500 lines: line LATE (0-based, "line 3001" of the file)
+# starts at about 370 KB, past the 256 KB sample the loader and the engines guess the encoding
+# from (each test asserts it), as line 30,001 of the whole file is, at a ninth of the reading.
+LATE = 3000
+
+
+def adult_lines(data_dir) -> list[str]:
+    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)[:3500]
+    assert len("".join(lines[:LATE]).encode("utf-8")) > _SAMPLE_BYTES and "United-States" in lines[LATE]
+    return lines
+
+
 def test_an_ascii_sample_with_a_cp1252_line_beyond_it_is_read_as_cp1252(tmp_path, data_dir):
     """Adult as shipped (ASCII) with one Windows-1252 line past the sample the encoding is
     guessed from: read as Windows-1252, as when that line is in the sample, never refused
     nor re-decoded."""
-    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = adult_lines(data_dir)
     path = tmp_path / "late.csv"
-    path.write_bytes("".join(lines[:30_000]).encode("utf-8")
-                     + lines[30_000].replace("United-States", "Montréal").encode("cp1252")
-                     + "".join(lines[30_001:]).encode("utf-8"))
+    path.write_bytes("".join(lines[:LATE]).encode("utf-8")
+                     + lines[LATE].replace("United-States", "Montréal").encode("cp1252")
+                     + "".join(lines[LATE + 1:]).encode("utf-8"))
     table = load_table(path)
     assert table.encoding == "cp1252" and len(table) == len(lines) - 1
-    assert table.frame["native-country"].iloc[29_999] == "Montréal"
-    assert table.frame["native-country"].iloc[29_998] == lines[29_999].split(", ")[13]
+    assert table.frame["native-country"].iloc[LATE - 1] == "Montréal"
+    assert table.frame["native-country"].iloc[LATE - 2] == lines[LATE - 1].split(", ")[13]
 
 
 def test_duckdb_names_a_line_that_is_not_utf8_beyond_the_checked_sample(tmp_path, capsys, data_dir):
-    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = adult_lines(data_dir)
     path = tmp_path / "late.csv"
     path.write_bytes(lines[0].encode("utf-8") + lines[1].replace("United-States", "Zürich").encode("utf-8")
-                     + "".join(lines[2:30_000]).encode("utf-8")
-                     + lines[30_000].replace("United-States", "Montréal").encode("cp1252")
-                     + "".join(lines[30_001:]).encode("utf-8"))
-    with pytest.warns(InputNote, match="line 30001 is not"):
-        assert load_table(path).frame["native-country"].iloc[29_999] == "Montréal"
+                     + "".join(lines[2:LATE]).encode("utf-8")
+                     + lines[LATE].replace("United-States", "Montréal").encode("cp1252")
+                     + "".join(lines[LATE + 1:]).encode("utf-8"))
+    with pytest.warns(InputNote, match=f"line {LATE + 1} is not"):
+        assert load_table(path).frame["native-country"].iloc[LATE - 1] == "Montréal"
     cli_error(capsys, ["measures", path, "--qi", "age,sex,native-country", "--sa", "salary", "--engine", "duckdb"],
-              "late.csv, row 30001: the line is not UTF-8, as the lines before it are; the duckdb engine reads a "
-              "file in one encoding", "read it in memory")
+              f"late.csv, row {LATE + 1}: the line is not UTF-8, as the lines before it are; the duckdb engine reads "
+              f"a file in one encoding", "read it in memory")
 
 
 def test_a_utf8_file_with_one_cp1252_line_is_read_line_by_line(tmp_path, thesis):
@@ -965,15 +978,15 @@ def test_the_engine_check_reads_the_first_part_file_of_a_folder(tmp_path):
 def test_spark_is_refused_a_line_that_is_not_utf8_beyond_the_checked_sample(tmp_path, data_dir):
     """Spark would decode the line with replacement characters ('Montr\ufffdal'): every line of a
     local file is checked before Spark reads it, and the line is named."""
-    lines = (data_dir / "adult" / "adult_uci.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = adult_lines(data_dir)
     path = tmp_path / "late.csv"
-    path.write_bytes("".join(lines[:30_000]).encode("utf-8") + lines[30_000].replace("United-States", "Montréal")
-                     .encode("cp1252") + "".join(lines[30_001:]).encode("utf-8"))
+    path.write_bytes("".join(lines[:LATE]).encode("utf-8") + lines[LATE].replace("United-States", "Montréal")
+                     .encode("cp1252") + "".join(lines[LATE + 1:]).encode("utf-8"))
     with pytest.raises(InputError, match="the line is not UTF-8, as the lines before it are; the spark engine") as error:
         check_engine_file(str(path), "CSV", None, None, "spark", late_lines_checked=True)
-    assert error.value.row == 30_001 and error.value.file == str(path)
+    assert error.value.row == LATE + 1 and error.value.file == str(path)
     check_engine_file(str(path), "CSV", None, "cp1252", "spark", late_lines_checked=True)  # an encoding given: read in it
     utf8 = tmp_path / "utf8.csv"
-    utf8.write_bytes("".join(lines[:30_000]).encode("utf-8") + lines[30_000].replace("United-States", "Montréal")
+    utf8.write_bytes("".join(lines[:LATE]).encode("utf-8") + lines[LATE].replace("United-States", "Montréal")
                      .encode("utf-8"))
     check_engine_file(str(utf8), "CSV", None, None, "spark", late_lines_checked=True)

@@ -23,6 +23,7 @@ QT = ("PySide6", "shiboken6", "pyqtgraph")
 # the GUI shell: the window and what every view shares (a view is a package under gui/)
 SHELL = {"tklscore.gui", "tklscore.gui.app", "tklscore.gui.main_window", "tklscore.gui.navigation",
          "tklscore.gui.welcome", "tklscore.gui.guard", "tklscore.gui.workbench", "tklscore.gui.weights_state",
+         "tklscore.gui.measures_state",
          "tklscore.gui.recovery", "tklscore.gui.model_follower", "tklscore.gui.tasks", "tklscore.gui.when_shown",
          "tklscore.gui.frame_model", "tklscore.gui.after_paint"}
 # where the command line starts the window, and where the report draws its charts and PDF pages with Qt
@@ -96,16 +97,20 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-GRAPH = import_graph()
+@pytest.fixture(scope="module")
+def graph() -> nx.DiGraph:
+    """The import graph, read when a test first asks for it: at module level every xdist worker
+    read it while collecting."""
+    return import_graph()
 
 
 def _in(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def test_the_graph_is_read():
-    assert len(MODULES) > 150 and GRAPH.number_of_edges() > 300
-    assert GRAPH.has_edge("tklscore.cli.score", "tklscore.cli.arguments")
+def test_the_graph_is_read(graph):
+    assert len(MODULES) > 150 and graph.number_of_edges() > 300
+    assert graph.has_edge("tklscore.cli.score", "tklscore.cli.arguments")
 
 
 def test_core_never_imports_qt_the_gui_or_the_command_line():
@@ -119,20 +124,20 @@ def test_core_never_imports_qt_the_gui_or_the_command_line():
     assert wrong == []
 
 
-def test_the_command_line_imports_the_gui_only_to_start_it_and_for_the_report():
-    wrong = [f"{a} imports {b}" for a, b in GRAPH.edges
+def test_the_command_line_imports_the_gui_only_to_start_it_and_for_the_report(graph):
+    wrong = [f"{a} imports {b}" for a, b in graph.edges
              if _in(a, "tklscore.cli") and _in(b, "tklscore.gui") and a not in CLI_USES_GUI]
     assert wrong == []
 
 
-def test_the_shell_never_imports_a_view():
+def test_the_shell_never_imports_a_view(graph):
     views = {m for m in MODULES if _in(m, "tklscore.gui") and m not in SHELL}
-    wrong = [f"{a} imports {b}" for a, b in GRAPH.edges if a in SHELL and b in views]
+    wrong = [f"{a} imports {b}" for a, b in graph.edges if a in SHELL and b in views]
     assert wrong == []
 
 
-def test_risk_leaves_the_engines_to_core_engines():
-    wrong = [f"{a} imports {b}" for a, b in GRAPH.edges
+def test_risk_leaves_the_engines_to_core_engines(graph):
+    wrong = [f"{a} imports {b}" for a, b in graph.edges
              if _in(a, "tklscore.core.risk") and _in(b, "tklscore.core.engines")]
     assert wrong == []
 
@@ -142,8 +147,8 @@ def test_risk_leaves_the_engines_to_core_engines():
 BEING_CLOSED: dict = {}
 
 
-def test_no_import_cycles():
-    cycles = {frozenset(c) for c in nx.strongly_connected_components(GRAPH) if len(c) > 1}
+def test_no_import_cycles(graph):
+    cycles = {frozenset(c) for c in nx.strongly_connected_components(graph) if len(c) > 1}
     assert sorted(map(sorted, cycles - set(BEING_CLOSED))) == []
     assert sorted(map(sorted, set(BEING_CLOSED) - cycles)) == [], "closed: remove it from BEING_CLOSED"
 

@@ -47,6 +47,45 @@ def window(window):
     return window
 
 
+@pytest.fixture(scope="module")
+def _one_window_for_refusals(qapp, tmp_path_factory):
+    """One main window for the project files that are refused (a main window costs about half
+    a CPU-second to build): a refused file leaves the window as it was, which
+    ``refusing_window`` checks after each test."""
+    from PySide6.QtCore import QSettings
+
+    from conftest import end_tasks, isolate_home
+    from tklscore.gui.main_window import MainWindow
+
+    folder = tmp_path_factory.mktemp("refusals")
+    with pytest.MonkeyPatch.context() as patch:
+        isolate_home(folder, patch)
+        win = MainWindow(settings=QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat))
+        win.workbench.autosave_timer.stop()
+        yield win
+        end_tasks(win.workbench)
+        win.close()
+        win.deleteLater()
+
+
+def window_state(window) -> tuple:
+    bench = window.workbench
+    return (bench.project_path, json.dumps(bench.project.to_dict(), sort_keys=True, default=str), bench.table,
+            window.windowTitle(), bench.undo_stack.count(), bench.undo_stack.isClean())
+
+
+@pytest.fixture
+def refusing_window(_one_window_for_refusals):
+    """The shared window, shown, with no error dialog left from an earlier test (the conftest's
+    teardown rejects them); after the test it must be as before: nothing was opened."""
+    window = _one_window_for_refusals
+    before = window_state(window)
+    window.show()
+    assert error_dialogs(window) == []
+    yield window
+    assert window_state(window) == before, "a refused project file changed the window"
+
+
 def error_dialogs(window) -> list[str]:
     from PySide6.QtWidgets import QMessageBox
 
@@ -120,7 +159,8 @@ def test_a_missing_current_release_shows_the_first_with_a_note(qtbot, window, pr
     ({"weights": {"path": "weights.csv", "use": "zzz"}}, "'weights.use' names no source of weights ('zzz'; one of "
                                                         "model, file, score models)"),
 ])
-def test_project_fields_are_validated_on_opening(qtbot, window, project_dir, changes, message):
+def test_project_fields_are_validated_on_opening(qtbot, refusing_window, project_dir, changes, message):
+    window = refusing_window
     path = project_file(project_dir, **changes)
     with pytest.raises(InputError) as caught:
         Project.load(path)
@@ -129,7 +169,8 @@ def test_project_fields_are_validated_on_opening(qtbot, window, project_dir, cha
     assert [text[:len(str(path)) + 2 + len(message)] for text in error_dialogs(window)] == [f"{path}: {message}"]
 
 
-def test_deeply_nested_project_json_is_refused(qtbot, window, project_dir):
+def test_deeply_nested_project_json_is_refused(qtbot, refusing_window, project_dir):
+    window = refusing_window
     path = project_dir / "deep.tklproj"
     path.write_text('{"format": "tklscore-project", "version": 1, "settings": {"x": ' + "[" * 100_000
                     + "]" * 100_000 + "}}", encoding="utf-8")

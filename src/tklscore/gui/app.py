@@ -60,8 +60,6 @@ def prepare_ui_process() -> None:
 
 def run(example: str | None = None, project: str | None = None, screenshot: str | None = None,
         view: str | None = None, size: tuple[int, int] = (1600, 1000), patient: bool = False) -> int:
-    from tklscore.gui.main_window import MainWindow
-
     if screenshot:
         check_output(screenshot)  # a missing folder or a read-only file is said before any work
     app = QApplication.instance()
@@ -70,11 +68,27 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
         app = QApplication(sys.argv[:1])
     app.setApplicationName("tkl-Score Workbench")
     app.setOrganizationName("tklscore")
-    # Python's cycle collector runs in whichever thread allocates; a cycle holding a Qt object
-    # collected on a task's thread destroys it there and can deadlock or crash the window, so
-    # the collector runs on this thread only, on a timer
+    # Python's cycle collector runs wherever an allocation triggers it: on a task's thread, or
+    # inside a Qt call that holds one of Qt's locks (a disconnect asking PySide for an override),
+    # where collecting a dead QObject takes that lock again and the process hangs for good. So
+    # it runs only at safe points: on this thread's timer while the window lives, then once
+    # after the window is gone (_run_window returns), and only then may allocations trigger it.
     collecting = gc.isenabled()
     collector = GarbageCollector(interval=COLLECT_INTERVAL_S)
+    try:
+        return _run_window(app, example, project, screenshot, view, size, patient)
+    finally:
+        collector.timer.stop()
+        collector = None   # its timer destroyed, like the window, while the collector is off
+        gc.collect()
+        if collecting:
+            gc.enable()
+
+
+def _run_window(app: QApplication, example: str | None, project: str | None, screenshot: str | None,
+                view: str | None, size: tuple[int, int], patient: bool) -> int:
+    from tklscore.gui.main_window import MainWindow
+
     window = MainWindow(patient_mode=patient)
     prepare_ui_process()
     if not (example or project or screenshot or patient):
@@ -119,9 +133,6 @@ def run(example: str | None = None, project: str | None = None, screenshot: str 
         return app.exec()
     finally:
         sys.excepthook = previous
-        collector.timer.stop()
-        if collecting:
-            gc.enable()
 
 
 def _save_image(pixmap, path: str) -> bool:

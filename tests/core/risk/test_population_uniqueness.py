@@ -12,8 +12,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import special, stats
-
 from tklscore.core.risk.population_uniqueness import population_uniques
 
 ACCURACY, PER_TRY, TOTAL = 1e-6, 1000, 10000  # ARXSolverConfiguration
@@ -52,6 +50,8 @@ def _newton_raphson(master, start, constraint=None):
 
 
 def arx_zayatz(histogram: dict[int, int], f: float) -> float:
+    from scipy import stats   # here, not at collection: scipy.stats costs each xdist worker about a CPU-second
+
     n = sum(size * count for size, count in histogram.items())
     N = 1.0 / f * n
     u = sum(histogram.values())
@@ -63,6 +63,8 @@ def arx_zayatz(histogram: dict[int, int], f: float) -> float:
 
 
 def arx_pitman(histogram: dict[int, int], f: float) -> float:
+    from scipy import special
+
     c1, c2 = histogram.get(1, 0), histogram.get(2, 0) or 1
     u = sum(histogram.values())
     n = sum(size * count for size, count in histogram.items())

@@ -102,6 +102,28 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     assert _l_by_runs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 2, 2]
 
 
+def test_one_sort_writes_back_l_and_masks_wider_than_a_byte():
+    """The rows' l and bits are written back in the narrowest integers that hold them: an l of
+    256 (every pair of 256 × 256 values once in one class, beside a class of 3 rows) needs two
+    bytes, and nine SAs' bits do too; each row's l and masks are still the exact ones."""
+    grid = np.arange(256 * 256 + 3)
+    classes = (np.where(grid < 256 * 256, 0, 1), 2)
+    sa = [Codes(grid % 256, np.arange(256)), Codes(np.minimum(grid // 256, 255), np.arange(256))]
+    l, masks = _l_by_runs(classes, sa_groups(sa, len(grid)))
+    assert l.dtype == np.int64 and l[:-3].tolist() == [256] * (256 * 256) and l[-3:].tolist() == [1, 1, 1]
+    # the small class's 3 values of A_0 share A_1 = 255: only A_1's mask leaves them out
+    assert masks[0] is None and masks[1][:-3].all() and not masks[1][-3:].any()
+    rng = np.random.default_rng(9)
+    n = 120
+    classes = group_ids([(rng.integers(0, 3, n), 3)], n)
+    sa = [Codes(rng.integers(0, 2, n), np.arange(2)) for _ in range(9)]
+    l, masks = _l_by_runs(classes, sa_groups(sa, n))
+    assert l.tolist() == l_distinguishing_factor([], sa, n, classes=classes).tolist()
+    for i, mask in enumerate(masks):
+        single = _single_valued(classes, sa, i)
+        assert (mask is None and not single.any()) or (mask is not None and mask.tolist() == (~single).tolist())
+
+
 @pytest.mark.parametrize("by_sort", [True, False])
 def test_every_node_equals_the_plain_l_when_no_group_fits_a_table(monkeypatch, by_sort):
     """The counts taken without tables (every key space too large for one: only the classes

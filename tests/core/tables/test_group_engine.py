@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from tklscore.core.scoring.distinguishing_factors import (class_value_counts, compute_distinguishing_factors,
                                                           l_distinguishing_factor)
-from tklscore.core.tables.codes import Codes, compact, group_ids, mixed_radix, sorted_groups
+from tklscore.core.tables.codes import Codes, compact, group_ids, group_sizes, mixed_radix, run_sizes, sorted_groups
 
 
 def _codes(values: list[int], declared: int) -> Codes:
@@ -91,6 +91,27 @@ def test_sorted_groups_and_compact(values):
     ids, count = compact(small, 97)
     assert count == len(np.unique(small))
     assert np.array_equal(ids, np.unique(small, return_inverse=True)[1])  # numbered in key order
+
+
+@given(st.lists(st.integers(-5, 40), max_size=60), st.sampled_from([0, 1 << 20, (1 << 62) - 100]))
+def test_group_sizes_count_each_keys_elements(values, offset):
+    """Each element's group size is how many elements hold its key, whether the keys pack with
+    their positions (small) or are sorted by ``argsort`` (near 2**62, or negative)."""
+    key = np.asarray(values, dtype=np.int64) + np.int64(offset)
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    expected = counts[inverse.reshape(-1)]
+    sizes = group_sizes(key)
+    assert sizes.dtype == np.int64 and np.array_equal(sizes, expected)
+    narrow = group_sizes(key, np.arange(len(key) + 3, dtype=np.int64), bound=max(counts, default=1))
+    assert narrow.dtype.itemsize <= 1 and np.array_equal(narrow, expected)
+
+
+@given(st.lists(st.integers(-3, 3), max_size=40))
+def test_run_sizes_are_the_distances_between_run_starts(values):
+    ordered = np.sort(np.asarray(values, dtype=np.int64))
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.zeros(0, np.int64)
+    assert run_sizes(starts, len(ordered)).tolist() == np.diff(starts, append=len(ordered)).tolist()
+    assert run_sizes(starts, len(ordered)).tolist() == np.unique(ordered, return_counts=True)[1].tolist()
 
 
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=40), st.integers(50, 62))

@@ -24,10 +24,11 @@ import numpy as np
 from tklscore.core.errors import Cancelled, InputError, check_limit
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import ReleaseDesign
-from tklscore.core.scoring.distinguishing_factors import ordered_emd_by_class, variational_distance_by_class
+from tklscore.core.scoring.distinguishing_factors import (class_value_counts, ordered_emd_by_class,
+                                                          variational_distance_by_class)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.weights import Weights
-from tklscore.core.tables.codes import Codes, group_ids
+from tklscore.core.tables.codes import Codes
 
 # why a search evaluates only part of the lattice, in the officer's words
 SKIPPED = "the rest need not be: a release generalised less than one that misses k misses it too"
@@ -365,14 +366,13 @@ def privacy_models(designer: ReleaseDesigner, design: ReleaseDesign, transformed
     l, t = np.iinfo(np.int64).max, 0.0
     for name, codes in sa.items():
         published = Codes(*_dense(codes.codes[rows]))
-        pairs, n_pairs = group_ids([(classes, n_classes), published], n)
-        class_of_pair = np.empty(n_pairs, dtype=np.int64)
-        class_of_pair[pairs] = classes
-        l = min(l, int(np.bincount(class_of_pair, minlength=n_classes).min()))
+        # the distinct (class, value) pairs: each class's distinct values, and a categorical t's counts
+        pairs = class_value_counts(classes, n_classes, published)
+        l = min(l, int(np.bincount(pairs[0], minlength=n_classes).min()))
         if name in designer.roles.continuous:
             per_class = ordered_emd_by_class(classes, n_classes, sizes, published)
         else:
-            per_class = variational_distance_by_class(classes, n_classes, sizes, published)
+            per_class = variational_distance_by_class(classes, n_classes, sizes, published, pairs)
         t = max(t, float(per_class.max()))
     return int(l), t
 

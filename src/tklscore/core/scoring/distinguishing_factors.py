@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, mixed_radix, partition,
-                                        run_lengths, run_starts, sort_with_positions, sorted_groups)
+from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, group_sizes, mixed_radix,
+                                        partition, run_lengths, run_sizes, run_starts, sort_with_positions,
+                                        sorted_groups)
 
 
 BESIDE_THREADS = 2
@@ -327,23 +328,27 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             run += pairs % np.int64(suffix[j])
             if size <= dense_limit(m):
                 d = np.bincount(run, minlength=size)[run]
-            else:
-                counted = sorted_groups(run)
-                d = counted.counts[counted.inverse]
+            else:   # the group's pairs are distinct values of the SA: at most its cardinality
+                d = group_sizes(run, groups.positions, bound=cards[j])
         del run
         np.minimum(l, d, out=l)
         open_ = d > 1
         every.append(bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
-    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
+    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass, in the
+    # narrowest integers that hold them (a group holds at most every value of an SA: l ≤ the fewest)
     l <<= np.int64(s)
     l |= opened
     del opened
-    rows = np.empty(n, dtype=np.int64)
-    rows[order] = np.repeat(l, lengths)
+    narrow = np.min_scalar_type((min(cards) + 1) << s)
+    narrow = narrow if narrow.kind == "u" and narrow.itemsize < 8 else np.dtype(np.int64)
+    rows = np.empty(n, dtype=narrow)
+    rows[order] = np.repeat(l.astype(narrow, copy=False), lengths)
     del l, order, lengths
     masks: list = [None] * s
-    low = rows.astype(np.uint8) if s <= 8 and not all(every) else None   # the bits, one byte a row
+    low = None
+    if s <= 8 and not all(every):   # the bits, one byte a row
+        low = rows if narrow == np.uint8 else rows.astype(np.uint8)
     for j, i in enumerate(order_sa):
         if every[j]:
             continue
@@ -352,10 +357,9 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             mask &= np.uint8(1)
             masks[i] = mask.view(np.bool_)
         else:
-            masks[i] = (rows & np.int64(1 << j)) != 0
+            masks[i] = np.bitwise_and(rows, narrow.type(1 << j)) != 0
     del low
-    rows >>= np.int64(s)
-    return rows, masks
+    return np.right_shift(rows, narrow.type(s)).astype(np.int64, copy=False), masks
 
 
 def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
@@ -515,7 +519,7 @@ def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray,
     order = packed & np.int64((1 << bits) - 1)
     packed >>= np.int64(bits)
     starts = np.flatnonzero(run_starts(packed))
-    return order, packed[starts], np.diff(starts, append=len(packed))
+    return order, packed[starts], run_sizes(starts, len(packed))
 
 
 def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
@@ -538,9 +542,10 @@ def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinalit
     del packed
     pairs //= np.int64(cardinality)
     group_starts = np.flatnonzero(run_starts(pairs))
-    per_group = np.diff(group_starts, append=len(pairs))   # distinct values of each group
-    d = np.empty(m, dtype=np.int64)
-    d[order] = np.repeat(np.repeat(per_group, per_group), per_pair)
+    per_group = run_sizes(group_starts, len(pairs))   # distinct values of each group
+    narrow = np.min_scalar_type(cardinality)   # a group holds at most every value: written back narrow
+    d = np.empty(m, dtype=narrow)
+    d[order] = np.repeat(np.repeat(per_group.astype(narrow), per_group), per_pair)
     return d
 
 
@@ -794,7 +799,7 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         else:   # one sort (numpy's unique hashes: several times slower on a million keys)
             ordered = np.sort(key)
             starts = np.flatnonzero(run_starts(ordered))
-            pair, counts = ordered[starts], np.diff(starts, append=len(ordered))
+            pair, counts = ordered[starts], run_sizes(starts, len(ordered))
         cls, val = np.divmod(pair, np.int64(m))
     else:
         cls, val, counts = pairs

@@ -204,14 +204,32 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = ids
     starts = np.flatnonzero(first)
-    return SortedGroups(ordered[starts], np.diff(starts, append=n), inverse)
+    return SortedGroups(ordered[starts], run_sizes(starts, n), inverse)
 
 
-def sort_with_positions(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_sizes(key: np.ndarray, positions: np.ndarray | None = None, bound: int | None = None) -> np.ndarray:
+    """For each element of an integer ``key``, how many elements hold its value: one sort
+    (:func:`sort_with_positions`), each run's length written back to its elements — the
+    counts of :func:`sorted_groups` per element, without numbering the groups.
+    ``positions``: 0..m-1 for some m ≥ the elements (kept by the caller); ``bound``: no
+    size exceeds it (the sizes are then written in the narrowest unsigned type that holds it)."""
+    n = len(key)
+    order, ordered = sort_with_positions(key, positions)
+    starts = np.flatnonzero(run_starts(ordered))
+    del ordered
+    lengths = run_sizes(starts, n)
+    dtype = np.int64 if bound is None else np.min_scalar_type(max(int(bound), 1))
+    sizes = np.empty(n, dtype=dtype)
+    sizes[order] = np.repeat(lengths.astype(dtype, copy=False), lengths)
+    return sizes
+
+
+def sort_with_positions(key: np.ndarray, positions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(order, key[order])`` with ``order`` a permutation sorting the integer ``key``.
     When each key and its position fit together in 63 bits the two are packed into one
     integer and sorted by value — numpy's vectorised sort of values is several times
-    faster than ``argsort`` — and unpacked; else ``argsort``."""
+    faster than ``argsort`` — and unpacked; else ``argsort``. ``positions``: 0..m-1 for
+    some m ≥ len(key), when the caller keeps them."""
     n = len(key)
     if n:
         low, high = int(key.min()), int(key.max())
@@ -219,7 +237,7 @@ def sort_with_positions(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if low >= 0 and high < (1 << (63 - bits)):
             packed = key.astype(np.int64)   # a copy: the key is not changed
             packed <<= bits
-            packed |= np.arange(n, dtype=np.int64)
+            packed |= positions[:n] if positions is not None and len(positions) >= n else np.arange(n, dtype=np.int64)
             packed.sort()
             order = packed & np.int64((1 << bits) - 1)
             packed >>= bits
@@ -236,8 +254,17 @@ def run_starts(ordered: np.ndarray) -> np.ndarray:
     return first
 
 
+def run_sizes(starts: np.ndarray, n: int) -> np.ndarray:
+    """The length of each run of ``n`` elements from the runs' ``starts`` (increasing, the first
+    0): ``np.diff(starts, append=n)`` by one subtraction into the result, without a concatenation."""
+    lengths = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
+    lengths[-1:] = n - starts[-1:]
+    return lengths
+
+
 def run_lengths(ordered: np.ndarray) -> np.ndarray:
     """For each element of a sorted array, how many elements equal it."""
     starts = np.flatnonzero(run_starts(ordered))
-    lengths = np.diff(starts, append=len(ordered))
+    lengths = run_sizes(starts, len(ordered))
     return np.repeat(lengths, lengths)
