@@ -65,12 +65,15 @@ SEARCH_SHARE = 0.5
 of the machine's memory) that the search's arrays may take: the rest is the engine's buffers,
 the interpreter and its libraries."""
 
-WHOLE_ROW_BYTES = 160
+WHOLE_ROW_BYTES = 300
 """What the search takes a row of the aggregate when it counts every row at once: the rows'
-SA groupings kept across nodes (about 40 bytes and 10 a SA) and a node's temporaries."""
+SA groupings and weights kept across nodes (about 40 bytes and 10 a SA) and the temporaries
+of the two nodes scored at a time. Measured on the benchmark's table (4 SAs) at 2M rows:
+peak RSS 850 MB above the aggregate's arrays, 256 MB of it :class:`LatticeL`'s masks."""
 
-PIECE_ROW_BYTES = 100
-"""What a node's l-DF and t take a row of a piece of whole classes (their temporaries)."""
+PIECE_ROW_BYTES = 200
+"""What a node's l-DF and t take a row of a piece of whole classes (their temporaries, two
+nodes scored at a time)."""
 
 
 def piece_rows(rows: int, budget: int) -> int:
