@@ -24,15 +24,35 @@ fresh_venv() {  # fresh_venv DIR: a new venv with the wheel installed (not edita
   "$1/bin/python" -m pip install --quiet "$WHEEL"
 }
 
+# A smoke command that has not ended within SMOKE_TIMEOUT seconds is a hang: it is stopped with
+# SIGABRT, which makes Python's fault handler print every thread's stack, and the build fails
+# there (CI would otherwise wait for its own time limit without saying where it stopped).
+SMOKE_TIMEOUT=${SMOKE_TIMEOUT:-180}
+bounded() {  # bounded LABEL COMMAND...: run COMMAND, failing the build with its stacks if it hangs
+  local label=$1 rc=0
+  shift
+  PYTHONFAULTHANDLER=1 timeout --signal=ABRT --kill-after=20 "$SMOKE_TIMEOUT" "$@" || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 134 ] || [ "$rc" -eq 137 ]; then
+    echo "$label: '$*' did not end within $SMOKE_TIMEOUT s (stopped; its threads' stacks are above)" >&2
+  fi
+  return "$rc"
+}
+
 smoke() {  # smoke EXECUTABLE LABEL: demo and a GUI screenshot, run from a folder outside the checkout
   local exe=$1 label=$2 work
   work=$(mktemp -d)
   (cd "$work"
-   "$exe" --version
-   "$exe" demo > demo.txt
+   bounded "$label" "$exe" --version
+   bounded "$label" "$exe" demo > demo.txt
    grep -q "tkl-Score " demo.txt || { echo "$label: demo printed no tkl-Score"; cat demo.txt; exit 1; }
    grep -q "4.98258" demo.txt || { echo "$label: demo lacks Scenario 1's tkl-Score 4.98258"; cat demo.txt; exit 1; }
-   "$exe" gui --example thesis --view scores --screenshot scores.png
+   # A hang of the window here was seen once in CI (session 10) and never reproduced in 300 runs:
+   # it is retried once after its stacks are printed, so the log keeps what it was waiting for
+   bounded "$label" "$exe" gui --example thesis --view scores --screenshot scores.png || {
+     rc=$?
+     case $rc in 124|134|137) echo "$label: retrying the screenshot once after that hang" >&2
+                              bounded "$label" "$exe" gui --example thesis --view scores --screenshot scores.png ;;
+                 *) exit "$rc" ;; esac; }
    size=$(stat -c %s scores.png)
    [ "$size" -gt 20000 ] || { echo "$label: screenshot is only $size bytes"; exit 1; }
    echo "$label: demo OK, screenshot $(stat -c %s scores.png) bytes")

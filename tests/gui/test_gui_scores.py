@@ -4,13 +4,16 @@ scoring.md oracles); the example's own tkl-Data Model derives slightly different
 (scoring.md erratum 5)."""
 
 import math
+import threading
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
 from tklscore.core.examples import write_thesis_example
 from tklscore.core.numbers import number, score
+from tklscore.gui.charts import RenderedChart
 from tklscore.gui.scores.charts import SORT_TKL
 from tklscore.gui.scores.view import ScoresView, riskiest_mask
 from tklscore.gui.workbench import Workbench
@@ -120,14 +123,24 @@ def test_charts(view, qtbot):
     assert view.per_record_chart.point_count() == 7
 
 
-def test_chart_export(view, tmp_path, monkeypatch):
+def test_chart_export(view, qtbot, tmp_path, monkeypatch):
+    written = []   # the thread that encodes and writes each file
+    write = RenderedChart.write
+    monkeypatch.setattr(RenderedChart, "write", lambda self, inputs=(): (
+        written.append(threading.current_thread() is threading.main_thread()), write(self, inputs))[1])
     for index, suffix in [(0, ".png"), (1, ".svg"), (2, ".png")]:
         view.chart_tabs.setCurrentIndex(index)
         target = tmp_path / f"chart{index}{suffix}"
         monkeypatch.setattr(QFileDialog, "getSaveFileName",
                             staticmethod(lambda *a, t=target, s=suffix: (str(t.with_suffix("")), f"(*{s})")))
         view.export_chart_button.click()
-        assert target.exists() and target.stat().st_size > 0
+        qtbot.waitUntil(lambda: target.exists() and not view.workbench.runner.current, timeout=15000)
+        assert target.stat().st_size > 0
+    assert written == [False, False, False]   # drawn on the UI thread, written off it
+    # the same image as the chart written at once, on this thread
+    at_once = view.per_record_chart.export(tmp_path / "at_once.png")
+    assert QImage(str(tmp_path / "chart0.png")) == QImage(str(at_once))
+    assert not list(tmp_path.glob("*tklscore-tmp"))
     failures = []
     view.workbench.failed.connect(failures.append)
     assert not view.export_chart(str(tmp_path / "chart.gif"))
@@ -177,6 +190,52 @@ def test_large_series_are_decimated(qtbot):
         assert 0 < chart.point_count() <= MAX_POINTS
     assert chart.series["tkl"].yData[-1] == pytest.approx(records["tkl"].sum() / n)
     assert chart.series["m_score"].yData[-1] == pytest.approx(records["m_score"].max() / n)
+
+
+def test_a_long_series_is_drawn_as_its_pixel_columns_extremes_and_looks_the_same(qtbot):
+    """20,000 points on a plot some 800 pixels wide: each pixel column's lowest and highest
+    value are drawn (a few thousand segments, not 20,000), the data stay whole, and the
+    exported image is the one every point gives."""
+    import numpy as np
+    import pandas as pd
+
+    from tklscore.core.scoring.scores import ScoreSet
+    from tklscore.gui.scores.charts import MAX_POINTS, PerRecordChart
+
+    rng = np.random.default_rng(3)
+    n = MAX_POINTS
+    spikes = (rng.random(n) < 0.2) * rng.random(n)
+    records = pd.DataFrame({"id": np.arange(n).astype(str), "tkl": np.linspace(1, 2, n) + spikes,
+                            "m_score": rng.random(n), "l_severity": np.linspace(0, 3, n) ** 2})
+    whole = ScoreSet(1.0, 1.0, 1.0, 1.0, 1.0)
+    images = []
+    for peaks in (True, False):
+        chart = PerRecordChart()
+        qtbot.addWidget(chart)
+        chart.resize(900, 300)
+        chart.show()
+        qtbot.waitExposed(chart)
+        chart.set_data(records, whole, 1.0)
+        if not peaks:
+            for item in chart.series.values():
+                item.setDownsampling(auto=False)
+        chart.viewport().repaint()
+        item = chart.series["tkl"]
+        assert len(item.xData) == n   # the data, whole
+        width = chart.plot_item.getViewBox().width()
+        drawn = item.curve.yData
+        if peaks:
+            assert 0 < len(drawn) <= 2.1 * width   # two a bin, bins of a whole number of points
+            order = np.sort(records["tkl"].to_numpy())
+            assert drawn.max() == order[-1] and drawn.min() == order[0]   # the highest and lowest record drawn
+        else:
+            assert len(drawn) == n
+        image = chart.render("unused.png").image.convertToFormat(QImage.Format.Format_RGB32)
+        images.append(np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.width(), 4)[..., :3]
+                      .astype(int))
+    assert images[0].shape == images[1].shape
+    apart = np.abs(images[0] - images[1]).max(axis=2) > 96
+    assert apart.mean() < 0.02, apart.mean()
 
 
 def test_report_shows_judgement_consistency(qtbot):
@@ -352,3 +411,18 @@ def test_a_refused_weights_file_is_not_claimed_and_names_the_application_s_remed
     workbench.set_weights_use("model")
     qtbot.waitUntil(lambda: workbench.current_report() is not None and not workbench.runner.current, timeout=15000)
     assert weights_source(workbench) == "weights from the tkl-Data Model"
+
+
+def test_the_comparison_shows_each_release_s_measures_once_they_come(view, qtbot):
+    """The releases are measured after their scores; the comparison fills in k, l, t and the
+    average risk when they come, without another drawing of the charts."""
+    workbench = view.workbench
+    qtbot.waitUntil(lambda: not workbench.measures_pending() and not workbench.runner.current, timeout=15000)
+    kept = dict(workbench.measures)
+    workbench.measures.clear()
+    view.charts_panel.draw_releases()
+    assert {r[0]: r for r in view.charts_panel.comparison_rows()}["Scenario 1"][4:] == ["n/a"] * 4
+    workbench.measures.update(kept)
+    workbench.measuresChanged.emit()
+    rows = {r[0]: r for r in view.charts_panel.comparison_rows()}
+    assert rows["Scenario 1"][4:] == ["2", "1", "0.5", "50 %"] and rows["Scenario 2"][4] == "1"

@@ -23,6 +23,35 @@ def test_example_is_scored_in_the_background(qtbot, workbench):
     assert workbench.current_report() is workbench.reports["Scenario 1"]
 
 
+def test_the_scores_are_shown_before_the_releases_are_measured(qtbot, workbench):
+    """In memory the releases' privacy models and risk are taken in a task of their own after
+    their scores (the scores come first); measures kept by the source come with the scores."""
+    events = []
+    workbench.scoresChanged.connect(lambda: events.append(
+        ("scores", sorted(workbench.measures), workbench.measures_pending())))
+    workbench.measuresChanged.connect(lambda: events.append(("measures", sorted(workbench.measures), False)))
+    workbench.load_example("thesis")
+    wait_scored(qtbot, workbench)
+    qtbot.waitUntil(lambda: "Scenario 2" in workbench.measures and not workbench.runner.current, timeout=10000)
+    scored = [e for e in events if e[0] == "scores" and "Scenario 1" in [*workbench.reports]]
+    assert ("scores", [], True) in events and events[-1] == ("measures", ["Scenario 1", "Scenario 2"], False)
+    assert scored and events.index(("scores", [], True)) < len(events) - 1
+    # the numbers of measuring with the scores, as before
+    from tklscore.core.source import MemorySource, score_project
+
+    at_once = score_project(MemorySource(workbench.table, workbench.project.roles), list(workbench.project.releases),
+                            workbench.weights, workbench.project.x).measures
+    assert sorted(at_once) == ["Scenario 1", "Scenario 2"] and workbench.measures["Scenario 1"].k == 2
+    for name, measures in at_once.items():
+        assert workbench.measures[name].to_json_dict() == measures.to_json_dict()
+    before, events[:] = workbench.measures["Scenario 1"], []
+    with qtbot.waitSignal(workbench.scoresChanged, timeout=10000):
+        workbench.set_x(2.0)   # new scores, the same releases: their measures are kept, none taken again
+    qtbot.waitUntil(lambda: not workbench.runner.current)
+    assert events == [("scores", ["Scenario 1", "Scenario 2"], False)]
+    assert workbench.measures["Scenario 1"] is before
+
+
 def test_model_edits_undo_and_redo(qtbot, workbench):
     workbench.load_example("thesis")
     wait_scored(qtbot, workbench)

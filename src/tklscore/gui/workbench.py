@@ -30,16 +30,18 @@ from tklscore.core.source import KeptSource, ProjectScores, Source, score_projec
 from tklscore.core.tables.loading import Table, load_table, warm_columns
 from tklscore.core.tables.published import Release
 from tklscore.core.tables.roles import Roles
+from tklscore.gui.measures_state import MeasuresAfterScores
 from tklscore.gui.recovery import AUTOSAVE_MS, Recovery
 from tklscore.gui.tasks import SIDE, TaskControl, TaskRunner
 from tklscore.gui.weights_state import WeightsState
 
 
-class Workbench(WeightsState, Recovery, QObject):
+class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
     sourceChanged = Signal()      # a new table, or new roles
     releasesChanged = Signal()    # releases added/removed/renamed, or another one is current
     modelChanged = Signal()       # the tkl-Data Model or the weights changed
     scoresChanged = Signal()      # new score reports
+    measuresChanged = Signal()    # the candidate releases' measures, taken after their scores are shown
     status = Signal(str)          # what just happened, for the status bar
     failed = Signal(str)          # a specific error for the user
     dirtyChanged = Signal(bool)
@@ -489,7 +491,8 @@ class Workbench(WeightsState, Recovery, QObject):
             elements = element_weights(model) if model is not None and design_settings.get("saved") else None
             try:
                 scores = score_project(source, definitions, weights, x, per_score=per_score,
-                                       design_settings=design_settings, elements=elements, progress=control.progress)
+                                       design_settings=design_settings, elements=elements, progress=control.progress,
+                                       measure=self.measured_with_scores(source))
             except MissingWeightsError as error:   # weights that leave sensitive values without a weight
                 return error
             for report in scores.reports.values():
@@ -504,7 +507,7 @@ class Workbench(WeightsState, Recovery, QObject):
                 return
             previous = self.release_errors
             self.reports, self.release_errors, self.refused_releases = scores.reports, scores.errors, scores.refused
-            self.measures, self.designed_reports = scores.measures, scores.designed
+            self._take_measures(scores, source, definitions, generation)   # and the designed releases'
             for name, message in self.release_errors.items():
                 if previous.get(name) != message:  # said once, not again at every rescoring
                     self._fail(f"Release '{name}': {message}")

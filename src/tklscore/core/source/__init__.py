@@ -26,7 +26,7 @@ from tklscore.core.engines.choice import DEFAULT_MEMORY_SHARE, EngineChoice, cho
 from tklscore.core.source.base import OpenedRelease, Source
 from tklscore.core.source.engine import EngineSource
 from tklscore.core.source.memory import MemorySource
-from tklscore.core.source.project import ProjectScores, score_project
+from tklscore.core.source.project import ProjectScores, measure_project, score_project
 from tklscore.core.tables.roles import Roles
 
 
@@ -97,4 +97,4 @@ def chosen_engine(path, memory_share: float = DEFAULT_MEMORY_SHARE) -> EngineCho
 
 
 __all__ = ["EngineSource", "KeptSource", "MemorySource", "OpenedRelease", "ProjectScores", "Source", "chosen_engine",
-           "open_source", "score_project"]
+           "measure_project", "open_source", "score_project"]

@@ -29,14 +29,18 @@ class ProjectScores:
 
 def score_project(source: Source, definitions: list[ReleaseDefinition], weights: Weights, x: float = 1.0, *,
                   per_score: WeightsPerScore | None = None, design_settings: dict | None = None, elements=None,
-                  progress: Callable[[int, str], None] | None = None, stream: bool = True) -> ProjectScores:
+                  progress: Callable[[int, str], None] | None = None, stream: bool = True,
+                  measure: bool = True) -> ProjectScores:
     """Score each release of ``definitions`` with ``weights`` (or each score with its own
     model, ``per_score``: the values another score's model lacks count 0) and x; measure it (privacy models and risk against the source, when there are
     quasi-identifiers; kept by the source across weights); evaluate the designs saved in
     ``design_settings``. A release that cannot be located is reported in ``errors``; a
     source, roles or weights that cannot be scored raise (every release fails alike).
     ``progress(percent, text)`` is called before each release. Out of core each release's
-    records stay on disk (``stream``: ``report.stored``, what the views page through)."""
+    records stay on disk (``stream``: ``report.stored``, what the views page through).
+    ``measure=False``: the candidate releases are scored only (with the measures the source
+    kept from an earlier scoring), and measured afterwards by :func:`measure_project` (the
+    scores are shown first)."""
     report = progress or (lambda _percent, _text: None)
     out = ProjectScores()
     roles = source.roles
@@ -58,7 +62,10 @@ def score_project(source: Source, definitions: list[ReleaseDefinition], weights:
                                     stream=stream))
             out.reports[definition.name] = scored
             if roles.qi and scored.published_rows:
-                out.measures[definition.name] = session.measure(opened)
+                if measure:
+                    out.measures[definition.name] = session.measure(opened)
+                elif definition in session.measured:   # kept from an earlier scoring: nothing to take
+                    out.measures[definition.name] = session.measured[definition]
         designed = session.evaluate_saved_designs(dict(design_settings or {}), weights, x, elements)
     out.errors.update(designed.errors)
     for name, result in designed.results.items():
@@ -66,3 +73,20 @@ def score_project(source: Source, definitions: list[ReleaseDefinition], weights:
         if result.risk is not None:
             out.measures[name] = result.risk
     return out
+
+
+def measure_project(source: Source, definitions: list[ReleaseDefinition], reports: dict,
+                    progress: Callable[[int, str], None] | None = None) -> dict:
+    """The measures (privacy models and risk against the source) of each release of
+    ``definitions`` that :func:`score_project` scored with ``measure=False`` (``reports``, by
+    name) and that publishes records, when the roles have quasi-identifiers: name → measures."""
+    report = progress or (lambda _percent, _text: None)
+    measured = {}
+    if not source.roles.qi:
+        return measured
+    scored = [d for d in definitions if d.name in reports and reports[d.name].published_rows]
+    with source.session() as session:
+        for i, definition in enumerate(scored):
+            report(int(100 * i / max(1, len(scored))), f"Measuring the risk of {definition.name}")
+            measured[definition.name] = session.measure(session.open_release(definition))
+    return measured

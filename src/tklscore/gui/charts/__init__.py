@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QBuffer, QIODevice, QRectF
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from tklscore.core.errors import InputError
@@ -28,6 +28,7 @@ from tklscore.core.numbers import number, tick
 from tklscore.core.report.charts import evenly_spaced
 
 MAX_POINTS = 20_000
+PEAKS_ABOVE = 200   # a series of more points is drawn as its pixel columns' extremes (ScoreChart.line)
 LEGEND_COLUMNS = 5   # every chart has at most five series: the legend stays one row, above the data
 
 
@@ -95,6 +96,20 @@ class ScoreChart(pg.PlotWidget):
         self.title_text = text
         self.plot_item.setTitle(text, color="k", size="11pt")
 
+    def line(self, xs: np.ndarray, ys: np.ndarray, **options) -> pg.PlotDataItem:
+        """A series drawn as a line through evenly spaced ``xs``. Longer than
+        :data:`PEAKS_ABOVE` points, it is drawn as each pixel column's lowest and highest
+        value, in order (pyqtgraph's "peak" downsampling, one bin a pixel column, again as
+        the view is resized or zoomed): the same picture, and a few thousand segments to
+        paint and export instead of tens of thousands (the data, ``xData``/``yData``, stay
+        whole)."""
+        item = self.plot_item.plot(xs, ys, **options)
+        if len(xs) > PEAKS_ABOVE:
+            item.opts["autoDownsampleFactor"] = 1.0   # no public setter: bins of one pixel column
+            item.setDownsampling(auto=True, method="peak")
+            item.setClipToView(True)
+        return item
+
     def set_ranges(self, x_low: float, x_high: float, y_high: float) -> None:
         """Whole series in view (nothing cut off at the edges) and room above for the legend."""
         self.plot_item.setXRange(x_low, x_high, padding=0)
@@ -104,31 +119,35 @@ class ScoreChart(pg.PlotWidget):
     def export(self, path: str | Path, inputs=()) -> Path:
         """Write the chart as PNG or SVG, chosen by the file's extension, through a temporary
         file renamed over ``path`` (never over one of ``inputs``)."""
-        path = Path(path)
-        suffix = check_chart_format(path)
-        with atomic_path(path, inputs) as temporary:
-            if suffix == ".png":
-                exporter = pg.exporters.ImageExporter(self.plot_item)
-                exporter.parameters()["width"] = max(800, int(self.plot_item.sceneBoundingRect().width()))
-                if not exporter.export(toBytes=True).save(str(temporary), "PNG"):
-                    raise OSError(f"the chart could not be written to {path}")
-            else:
-                try:
-                    temporary.write_bytes(pg.exporters.SVGExporter(self.plot_item).export(toBytes=True))
-                except ValueError:
-                    # pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6.12's SVG
-                    # generator writes; render the scene through QSvgGenerator instead
-                    self._export_svg_with_qt(temporary, path)
-            if temporary.stat().st_size == 0:
-                raise OSError(f"the chart could not be written to {path}")
-        return path
+        return self.render(path).write(inputs)
 
-    def _export_svg_with_qt(self, temporary: Path, path: Path) -> None:
+    def render(self, path: str | Path) -> RenderedChart:
+        """The chart drawn for ``path``'s format (PNG: an image, SVG: its text), here on the
+        UI thread, where the scene lives; encoding and writing the file
+        (:meth:`RenderedChart.write`) may run on any thread."""
+        path = Path(path)
+        if check_chart_format(path) == ".png":
+            exporter = pg.exporters.ImageExporter(self.plot_item)
+            exporter.parameters()["width"] = max(800, int(self.plot_item.sceneBoundingRect().width()))
+            image = exporter.export(toBytes=True)
+            if image is None or image.isNull():
+                raise OSError(f"the chart could not be drawn for {path}")
+            return RenderedChart(path, image=image)
+        try:
+            return RenderedChart(path, data=bytes(pg.exporters.SVGExporter(self.plot_item).export(toBytes=True)))
+        except ValueError:
+            # pyqtgraph 0.14's SVGExporter cannot parse the path data Qt 6.12's SVG
+            # generator writes; render the scene through QSvgGenerator instead
+            return RenderedChart(path, data=self._svg_with_qt(path))
+
+    def _svg_with_qt(self, path: Path) -> bytes:
         source = self.plot_item.sceneBoundingRect()
         if source.isEmpty():
             raise OSError(f"the chart has no size to export to {path}")
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         generator = QSvgGenerator()
-        generator.setFileName(str(temporary))
+        generator.setOutputDevice(buffer)
         generator.setSize(source.size().toSize())
         generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
         generator.setTitle(self.plot_item.titleLabel.text or "tkl-Score chart")
@@ -137,6 +156,29 @@ class ScoreChart(pg.PlotWidget):
             self.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
         finally:
             painter.end()
+        return bytes(buffer.data())
+
+
+class RenderedChart:
+    """A chart drawn on the UI thread, to be written to ``path``: a PNG's image (encoded by
+    :meth:`write`, which may run on a task's thread: a ``QImage`` is not tied to the GUI
+    thread) or an SVG's text."""
+
+    def __init__(self, path: Path, *, image: QImage | None = None, data: bytes | None = None):
+        self.path, self.image, self.data = path, image, data
+
+    def write(self, inputs=()) -> Path:
+        """The file written through a temporary file renamed over the path (never over one of
+        ``inputs``)."""
+        with atomic_path(self.path, inputs) as temporary:
+            if self.image is not None:
+                if not self.image.save(str(temporary), "PNG"):
+                    raise OSError(f"the chart could not be written to {self.path}")
+            else:
+                temporary.write_bytes(self.data)
+            if temporary.stat().st_size == 0:
+                raise OSError(f"the chart could not be written to {self.path}")
+        return self.path
 
 
 def check_chart_format(path: str | Path) -> str:

@@ -79,6 +79,7 @@ class RiskView(QWidget):
         self.disclosure_panel.parameterEdited.connect(self.set_parameter)
         self.disclosure_panel.changed.connect(self.recompute)
         workbench.scoresChanged.connect(WhenShown(self, self.recompute).request)
+        workbench.measuresChanged.connect(WhenShown(self, self.recompute).request)
         workbench.sourceChanged.connect(self.recompute)
         self.recompute()
 
@@ -126,6 +127,9 @@ class RiskView(QWidget):
             return
         if workbench.current_report() is None:
             self._show(None, None, None, "Waiting for the scores…")
+            return
+        if name not in workbench.measures and workbench.measures_pending():   # measured next, once: it follows
+            self._show(None, None, None, "Measuring the release's risk…")
             return
         definition = project.release(name)
         params, weights, measured = self.parameters(), workbench.weights, workbench.measures.get(name)

@@ -83,7 +83,7 @@ class PerRecordChart(ScoreChart):
             ys = ratio(records[name].to_numpy(), getattr(whole, name))
             label = LABELS[name] + (f" (x = {x_label(x)})" if name == "m_score" else "")
             many = len(xs) > 200
-            self.series[name] = self.plot_item.plot(
+            self.series[name] = self.line(
                 xs, ys, name=label, pen=pg.mkPen(COLORS[name], width=2), connect="finite",
                 symbol=None if many else "o", symbolSize=7, symbolBrush=COLORS[name], symbolPen=None)
         self.ids = [str(i) for i in records["id"].tolist()]  # only the drawn records' ids
@@ -175,7 +175,7 @@ class GrowthChart(ScoreChart):
         for name in self.SERIES:
             ys = ratio(grown[name], getattr(whole, name))
             label = LABELS[name] + (f" (x = {x_label(x)})" if name == "m_score" else "")
-            self.series[name] = self.plot_item.plot(
+            self.series[name] = self.line(
                 xs, ys, name=label, pen=pg.mkPen(COLORS[name], width=2), connect="finite",
                 symbol=None if len(xs) > 200 else "o", symbolSize=6, symbolBrush=COLORS[name], symbolPen=None)
         self.set_ranges(0.5, n + 0.5, highest(self.series.values()))

@@ -40,6 +40,7 @@ class ChartsPanel(QTabWidget):
         self.sorting = None     # the per-record chart's background sort, while it runs
         self.reading = None     # the points of the charts to export, read in the background
         self.queued: list = []  # exports asked for meanwhile: (stale, then, failed, cancelled) each
+        workbench.measuresChanged.connect(self._fill_comparison)   # the releases' k, l, t and risk come after their scores
         self.setObjectName("chartTabs")
         self.per_record_chart = PerRecordChart()
         self.releases_chart = ReleasesChart()

@@ -21,6 +21,7 @@ from tklscore.gui.scores.charts_panel import COMPARISON_COLUMNS, SORT_IN_BACKGRO
 from tklscore.gui.scores.choices_panel import ChoicesPanel
 from tklscore.gui.scores.records_panel import MAX_EXPLAINED_VALUES, RecordsPanel, explanation_html
 from tklscore.gui.scores.summary_panel import SummaryPanel
+from tklscore.gui.tasks import SAVE
 from tklscore.gui.when_shown import WhenShown
 
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
@@ -131,7 +132,8 @@ class ScoresView(QWidget):
     def export_chart(self, path: str, chart=None) -> bool:
         """Write ``chart`` (default: the chart on show) as PNG or SVG by the file's extension,
         once every chart shows the current scores: a large release's points are read in the
-        background first (with progress and cancel), the chart drawn and written here. False
+        background first (with progress and cancel), the chart drawn here and its file
+        written in the background. False
         when the file is refused at once (its format, an input of the project, a folder that
         cannot be written); the file is written atomically."""
         chart = chart or self.current_chart()
@@ -146,8 +148,13 @@ class ScoresView(QWidget):
             return False
 
         def write() -> None:
-            if self._guard(chart.export, path, inputs):
-                workbench.status.emit(f"Chart written to {path}")
+            # drawn here, where the scene lives; the PNG encoded and the file written on the
+            # save lane (tens of milliseconds for a large release, and closing waits for it)
+            rendered = []
+            if self._guard(lambda: rendered.append(chart.render(path))):
+                workbench.runner.start("Writing the chart", lambda control: rendered[0].write(inputs),
+                                       lambda written: workbench.status.emit(f"Chart written to {written}"),
+                                       failed, lane=SAVE)
 
         def failed(message: str) -> None:
             workbench.failed.emit(f"{path}: the chart could not be exported ({message})")
