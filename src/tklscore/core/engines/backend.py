@@ -58,6 +58,7 @@ class Backend:
     unmatched_rows: list[int] = []
     few_statements = False      # each statement costs a job (Spark): a plan asks for fewer, larger ones
     keep_spaces = False         # a CSV's spaces around values kept (core/tables/spaces.py: stripped by default)
+    memory_limit: int | None = None   # the --memory-limit in bytes (None: none given)
 
     # ------------------------------------------------------------------ primitives
 
