@@ -5,6 +5,7 @@ them, and the files that cost the most.
 
     TKLSCORE_TEST_TIMELINE=/tmp/timeline.jsonl bash scripts/test.sh
     python scripts/test_timeline.py /tmp/timeline.jsonl [--files 15]
+    python scripts/test_timeline.py AFTER.jsonl --before BEFORE.jsonl [--target 60]   # CPU saved per file
 """
 
 from __future__ import annotations
@@ -32,11 +33,38 @@ def runs_of_files(tests: list[dict]) -> list[dict]:
     return runs
 
 
+def compare(before: list[dict], after: list[dict], target: float | None) -> None:
+    """Each file's CPU (sum over its tests) before and after, the load each run saw, the total saved."""
+    def per_file(tests):
+        cpu: dict[str, float] = defaultdict(float)
+        for test in tests:
+            cpu[test["file"]] += test["cpu"]
+        return cpu
+
+    for name, tests in (("before", before), ("after", after)):
+        loads = [t["load"] for t in tests]
+        print(f"{name}: {len(tests)} tests, load average {min(loads):.1f}-{max(loads):.1f} "
+              f"(mean {sum(loads) / len(loads):.1f})")
+    old, new = per_file(before), per_file(after)
+    print(f"{'before':>8} {'after':>8} {'saved':>8}  file (CPU s of the worker's process tree)")
+    for file in sorted(old.keys() | new.keys(), key=lambda f: -old.get(f, 0.0)):
+        print(f"{old.get(file, 0.0):8.1f} {new.get(file, 0.0):8.1f} {old.get(file, 0.0) - new.get(file, 0.0):+8.1f}  {file}")
+    saved = sum(old.values()) - sum(new.values())
+    print(f"{sum(old.values()):8.1f} {sum(new.values()):8.1f} {saved:+8.1f}  total")
+    if target is not None:
+        print(f"CPU saved {saved:.1f} s, target {target:.1f} s: {'PASS' if saved >= target else 'MISS'}")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("timeline")
     parser.add_argument("--files", type=int, default=15, help="how many of the costliest files to list")
+    parser.add_argument("--before", help="a timeline of the same files before a change: print the CPU each file saved")
+    parser.add_argument("--target", type=float, help="with --before: the CPU seconds to save, for a PASS/MISS line")
     args = parser.parse_args(argv)
+    if args.before:
+        compare(load(args.before), load(args.timeline), args.target)
+        return
     tests = load(args.timeline)
     if not tests:
         raise SystemExit(f"{args.timeline}: no tests recorded")

@@ -3,6 +3,14 @@
 from tklscore.cli import main
 
 
+def engine_examples(thorough: int) -> int:
+    """How many examples an engine-versus-memory comparison runs: ``thorough`` under
+    HYPOTHESIS_PROFILE=thorough, half of them under the default profile "ci" (tests/conftest.py)."""
+    from hypothesis import settings
+
+    return thorough if settings.get_current_profile_name() == "thorough" else max(1, thorough // 2)
+
+
 def run_cli(capsys, argv) -> tuple[int, str, str]:
     """``main(argv)``'s exit status, stdout and stderr; main must return, never exit."""
     code = main([str(a) for a in argv])

@@ -26,6 +26,8 @@ from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.release.suggest import Constraints, suggest
 from tklscore.core.release.transform import ReleaseDesign
 
+from helpers import engine_examples
+
 ADULT = DATA / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
 TOLERANCE = 1e-12
@@ -81,7 +83,7 @@ def tables(draw):
     return frame, roles, hierarchies, weights, constraints, ReleaseDesign(removed=removed)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=engine_examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=tables())
 def test_random_tables_give_the_in_memory_front(case):
     frame, roles, hierarchies, weights, constraints, base = case

@@ -129,16 +129,30 @@ def _zayatz(sizes, counts, n, N, c1, f) -> float:
 
 # ------------------------------------------------------------------------------- Pitman
 
+def _recur_to_ten(x: np.ndarray, result: np.ndarray, term) -> None:
+    """``result += term(x); x += 1`` while x < 10, in place, element by element in the same
+    order (the same float64 operations): vectorised while many elements step, then one
+    element at a time, as a Newton step far below 0 leaves a few that take thousands."""
+    small = x < 10
+    while np.count_nonzero(small) > 4:
+        result[small] += term(x[small])
+        x[small] += 1.0
+        small = x < 10
+    flat_x, flat_result = x.reshape(-1), result.reshape(-1)   # views: a 0-d x as one element
+    for i in np.flatnonzero(small):
+        v, r = flat_x[i], flat_result[i]   # numpy scalars: 1/0 is inf, as in the array steps
+        while v < 10:
+            r += term(v)
+            v += 1.0
+        flat_x[i], flat_result[i] = v, r
+
+
 def digamma(x):
     """ψ(x) for x > 0 (recurrence up to x ≥ 10, then the asymptotic series)."""
     x = np.asarray(x, dtype=np.float64).copy()
     x[~np.isfinite(x) | (x < -1e4)] = np.nan  # far from the solution: the recurrence would take |x| steps (forever at -1e300)
     result = np.zeros_like(x)
-    small = x < 10
-    while small.any():
-        result[small] -= 1.0 / x[small]
-        x[small] += 1.0
-        small = x < 10
+    _recur_to_ten(x, result, lambda v: -1.0 / v)
     inv = 1.0 / x
     inv2 = inv * inv
     result += (np.log(x) - 0.5 * inv
@@ -151,11 +165,7 @@ def trigamma(x):
     x = np.asarray(x, dtype=np.float64).copy()
     x[~np.isfinite(x) | (x < -1e4)] = np.nan  # far from the solution: the recurrence would take |x| steps (forever at -1e300)
     result = np.zeros_like(x)
-    small = x < 10
-    while small.any():
-        result[small] += 1.0 / (x[small] * x[small])
-        x[small] += 1.0
-        small = x < 10
+    _recur_to_ten(x, result, lambda v: 1.0 / (v * v))
     inv = 1.0 / x
     inv2 = inv * inv
     result += inv + 0.5 * inv2 + inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 * (1 / 42 - inv2 * (1 / 30 - inv2 * 5 / 66))))
