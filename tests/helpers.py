@@ -37,8 +37,20 @@ def close_window(window) -> None:
     window.close()
 
 
-# The Spark driver's JVM in a test runs tiny tables for a few minutes: its client compiler
-# (C1) alone and one garbage-collector thread halve its CPU time on two shared cores (C2's
-# compiling of Spark's planner never pays back within a test), and change no number.
-# Tests only: a user's long jobs on big tables want C2 and a parallel collector.
-TEST_SPARK_CONF = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
+# The Spark driver's JVM in a test runs tiny tables for a few minutes; none of these settings
+# changes a number, and none is the product's: a user's long jobs on big tables want them all.
+# - The client compiler (C1) alone and one garbage-collector thread halve its CPU time on two
+#   shared cores (C2's compiling of Spark's planner never pays back within a test).
+# - Memory pages of 1 MB: local mode sizes them from the heap (16 MB with 1 GB), and every hash
+#   aggregate, sort and broadcast relation takes at least one, zeroed, even for 7 rows. Measured
+#   (session 10, JFR): the broadcast relations alone kept about 400 MB live in 1 GB, the heap was
+#   collected in full about 20 times in a few minutes (11 CPU-s of garbage collection; 5 with 1 MB).
+# - Expressions interpreted, not compiled: Janino compiling each projection and looking its
+#   names up in every jar of the class path took half the executor threads' CPU (23 -> 11 CPU-s
+#   in the same probe). Whole-stage code and adaptive re-planning likewise cost more than they
+#   save on tables this small.
+TEST_SPARK_CONF = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+                   "spark.buffer.pageSize": "1m",
+                   "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+                   "spark.sql.codegen.wholeStage": "false",
+                   "spark.sql.adaptive.enabled": "false"}

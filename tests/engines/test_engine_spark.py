@@ -40,10 +40,7 @@ JOBS_DESIGN_AGGREGATE = 50
 
 @pytest.fixture(scope="module")
 def spark():
-    session, _ = spark_session("local[2]", partitions=2, conf=TEST_SPARK_CONF)
-    # tiny tables: compiling whole-stage code and re-planning adaptively cost more than they save
-    session.conf.set("spark.sql.codegen.wholeStage", "false")
-    session.conf.set("spark.sql.adaptive.enabled", "false")
+    session, _ = spark_session("local[2]", partitions=2, conf=TEST_SPARK_CONF)   # tests/helpers.py
     yield session
     session.stop()
 
@@ -66,6 +63,8 @@ def test_session_is_local_and_quiet(spark):
     # the test settings (tests/helpers.py) reached the JVM as it started
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     assert set(TEST_SPARK_CONF["spark.driver.extraJavaOptions"].split()) <= set(runtime.getInputArguments())
+    for key in set(TEST_SPARK_CONF) - {"spark.driver.extraJavaOptions"}:   # and the session's own settings
+        assert spark.conf.get(key).lower() == TEST_SPARK_CONF[key].lower(), key
     # the JVM started with the local address and host name set: it resolves no name of the machine
     utils = spark.sparkContext._jvm.org.apache.spark.util.Utils
     assert utils.localHostName() == "localhost" and utils.localCanonicalHostName() == "localhost"
