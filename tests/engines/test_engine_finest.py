@@ -307,6 +307,13 @@ def test_the_rule_of_a_paying_aggregate():
     assert not pays(500_001, 1_000_000) and not pays(998_622, 1_000_000) and not pays(7, 7)
 
 
+def materialized(backend) -> list[str]:
+    """The names of the relations ``backend`` writes from now on, in order."""
+    written, materialize = [], backend.materialize
+    backend.materialize = lambda name, sql, params=None: (written.append(name), materialize(name, sql, params))
+    return written
+
+
 def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, weights, cache):
     """A Parquet source read into the aggregate: the same numbers, and the records' checks
     still name the cell."""
@@ -318,10 +325,19 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
     path = tmp_path / "source.parquet"
     frame.to_parquet(path, index=False)
     with open_backend("duckdb") as backend:
+        written = materialized(backend)
         designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES)
         result = designer.evaluate(DESIGN, weights, preview=20)
         assert not designer.finest.reused and designer.finest.records == 7
+        # read once, into the aggregate: the records are never copied into the engine
+        assert "fin" in written and "src" not in written
     same(result, in_memory(path, weights))
+    csv = tmp_path / "source.csv"
+    frame.to_csv(csv, index=False)
+    with open_backend("duckdb") as backend:
+        written = materialized(backend)
+        EngineDesigner(backend, str(csv), ROLES, HIERARCHIES)
+        assert "src" in written     # a CSV file is parsed once, into a copy the checks and the aggregate read
     for column, value, said in (("Age", "old", "continuous column holds 'old'"), ("id", "3", "identifier '3' appears 2")):
         bad = frame.copy()
         bad.loc[4, column] = value
@@ -329,3 +345,23 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
         with open_backend("duckdb") as backend, pytest.raises(InputError) as error:
             EngineDesigner(backend, str(path), ROLES, HIERARCHIES, cache=False)
         assert said in str(error.value)
+
+
+def test_rows_of_the_aggregate_are_coded_ungrouped_only_when_each_is_a_combination(tmp_path, data_dir, weights,
+                                                                                   cache):
+    """The whole source's combinations are the aggregate's rows coded as they are when no two
+    rows share their QI and SA values; two texts of one number of a continuous SA (``27``
+    and ``27.0``) are two rows of one combination, grouped again: memory's numbers either way."""
+    from tklscore.core.engines.finest import rows_are_combinations
+
+    lines = (data_dir / "thesis_table_3_1.csv").read_text().splitlines()   # 7 records, 6 distinct
+    twin = lines[1].split(",")          # 0,Lawyer,Calgary,Male,H1N1,Tamiflu,27,Flu
+    twin[0], twin[6] = "99", twin[6] + ".0"
+    for path, rows in ((tmp_path / "distinct.csv", lines), (tmp_path / "twins.csv", lines + [",".join(twin)])):
+        path.write_text("\n".join(rows) + "\n")
+        with open_backend("duckdb") as backend:
+            designer = EngineDesigner(backend, str(path), ROLES, HIERARCHIES)
+            assert rows_are_combinations(backend, ROLES) == (path.name == "distinct.csv")
+            assert designer.finest.rows == (6 if path.name == "distinct.csv" else 7)
+            result = designer.evaluate(DESIGN, weights, preview=20)
+        same(result, in_memory(path, weights))

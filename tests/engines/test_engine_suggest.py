@@ -10,6 +10,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -144,9 +145,16 @@ def test_cli_suggest_with_an_engine_gives_the_in_memory_json(capsys, tmp_path):
     assert code == 2 and "a row selection needs the records" in err
 
 
-def suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights, constraints, base=None, **reading):
-    """The out-of-core search with each node counted in pieces of ``chunk_rows`` rows, and the
-    most rows its l-DF (:func:`l_of_classes`) or t (``class_t``) was given at once."""
+def pieces_budget(chunk_rows: int) -> int:
+    """A search budget whose pieces hold at most ``2 · chunk_rows`` rows."""
+    from tklscore.core.engines.lattice import PIECE_ROW_BYTES
+
+    return 2 * PIECE_ROW_BYTES * chunk_rows
+
+
+def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, constraints, base=None, **reading):
+    """The out-of-core search within a budget of ``budget`` bytes, and the most rows its l-DF
+    (:func:`l_of_classes`) or t (``class_t``) was given at once."""
     from tklscore.core.engines import lattice as module
 
     seen = []
@@ -160,12 +168,11 @@ def suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights
         seen.append(len(classes))
         return t_of(classes, *args, **kwargs)
 
-    monkeypatch.setattr(module, "CHUNK_ROWS", chunk_rows)
     monkeypatch.setattr(module, "l_of_classes", recorded)
     monkeypatch.setattr(module, "class_t", recorded_t)
     with open_backend("duckdb") as backend:
         designer = EngineDesigner(backend, str(path), roles, hierarchies, delimiter=reading.get("delimiter"))
-        lattice = designer.lattice()
+        lattice = module.AggregateLattice(designer, budget)
         found = suggest(lattice, weights, constraints, base)
     return found, lattice, max(seen, default=0)
 
@@ -178,8 +185,8 @@ def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_ro
         path = Path(folder) / "s.csv"
         frame.to_csv(path, index=False)
         memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints, base)
-        engine, lattice, most = suggest_in_pieces(monkeypatch, chunk_rows, path, roles, hierarchies, weights,
-                                                  constraints, base)
+        engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(chunk_rows), path, roles, hierarchies,
+                                                  weights, constraints, base)
     assert_same_suggestions(engine, memory)
     # a piece of whole classes holds at most twice the chunk; a larger class its distinct SA groups or values
     assert most <= max(2 * chunk_rows, lattice.combos)
@@ -190,8 +197,45 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
     constraints = Constraints(k=3, l=2, t=0.4, suppression_limit=0.02)
     path = ADULT / "adult_subset.csv"
     memory = suggest(ReleaseDesigner(load_table(path, delimiter=";"), roles, hierarchies), weights, constraints)
-    engine, lattice, most = suggest_in_pieces(monkeypatch, 200, path, roles, hierarchies, weights, constraints,
-                                              delimiter=";")
+    engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(200), path, roles, hierarchies, weights,
+                                              constraints, delimiter=";")
     assert_same_suggestions(engine, memory)
+    assert not lattice.whole and lattice.chunk_rows == 200
     assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
     assert most <= max(400, lattice.combos) < lattice.rows
+
+
+def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
+    """Within the budget every row is counted at once, above it in pieces of whole classes:
+    the same releases with the same numbers (every evaluated node), and only the piece size
+    follows the budget."""
+    from tklscore.core.engines.lattice import AggregateLattice, WHOLE_ROW_BYTES, piece_rows
+
+    rng = np.random.default_rng(23)
+    frame = pd.DataFrame({"a": rng.integers(0, 10, 400).astype(str), "b": rng.choice(list("xyzw"), 400),
+                          "c": rng.choice(list("uv"), 400), "s": rng.choice(list("pqr"), 400),
+                          "m": rng.choice(["1", "2.5", "4", "10"], 400)})
+    roles = Roles(qi=["a", "b", "c"], sa=["s", "m"], continuous=["m"])
+    hierarchies = {"a": Hierarchy.intervals("a", [2, 4]),
+                   "b": Hierarchy.groups("b", [{"xy": ["x", "y"], "zw": ["z", "w"]}])}
+    weights = Weights([("s", "p", 0.2), ("s", "q", 0.5), ("s", "r", 0.9), ("m", "1", 0.1), ("m", "2.5", 0.3),
+                       ("m", "4", 0.6), ("m", "10", 0.8)])
+    constraints = Constraints(k=20, l=2, t=0.6, suppression_limit=0.5)    # some classes suppressed
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.csv"
+        frame.to_csv(path, index=False)
+        with open_backend("duckdb") as backend:
+            designer = EngineDesigner(backend, str(path), roles, hierarchies)
+            whole = AggregateLattice(designer, None)       # no limit: the machine's memory
+            found_whole = suggest(whole, weights, constraints)
+            fitting = AggregateLattice(designer, whole.rows * WHOLE_ROW_BYTES)
+            over = AggregateLattice(designer, whole.rows * WHOLE_ROW_BYTES - 1)
+            pieces = AggregateLattice(designer, pieces_budget(20))
+            found_pieces = suggest(pieces, weights, constraints)
+        memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints)
+    assert whole.whole and fitting.whole and whole.chunk_rows == fitting.chunk_rows == whole.rows > 100
+    assert not over.whole and over.chunk_rows == piece_rows(over.rows, whole.rows * WHOLE_ROW_BYTES - 1) < over.rows
+    assert not pieces.whole and pieces.chunk_rows == 20
+    assert found_whole.front and found_whole.evaluated > 10
+    assert_same_suggestions(found_whole, memory)
+    assert_same_suggestions(found_pieces, found_whole)

@@ -21,6 +21,8 @@ def open_backend(engine: str, memory_limit: str | None = None, master: str | Non
     (core/tables/spaces.py)."""
     backend = _open_backend(engine, memory_limit, master, spark_conf, spark_timeout)
     backend.keep_spaces = bool(keep_spaces)
+    if memory_limit:
+        backend.memory_limit = int(parse_memory_limit(memory_limit).removesuffix("MiB")) << 20
     return backend
 
 

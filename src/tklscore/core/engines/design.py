@@ -35,12 +35,14 @@ again from its values, and a relation read once is a view, not a written table.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, _columns
-from tklscore.core.engines.finest import RELATION, keep_totals, kept_totals, open_finest, weights_digest
+from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
+                                          weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import finish_report, score_records
 from tklscore.core.errors import InputError
@@ -102,7 +104,7 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, self._open_records, use_cache=cache)
+        self.finest = open_finest(backend, self.source, roles, options, partial(self._open_records, True), cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
         if drop_absent_hierarchies:
@@ -129,11 +131,12 @@ class EngineDesigner:
 
         return AggregateLattice(self)
 
-    def _open_records(self) -> None:
-        """``src``: the records (the first read of the file, or a design that needs them),
-        with the checks of every record."""
+    def _open_records(self, read_once: bool = False) -> None:
+        """``src``: the records (the first read of the file, or a design that needs them), with the
+        checks of every record (``read_once``: read only into the aggregate, then dropped)."""
         if not self._records_open:
-            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True)
+            self.backend.open_source(self.source, self.roles, self.delimiter, self.encoding, raw_continuous=True,
+                                     read_once=read_once)
             self.backend.check_unique_ids(self.roles, self.source)
             self._records_open = True
 
@@ -230,7 +233,7 @@ class EngineDesigner:
                 totals, notes = pd.Series(kept[0]), kept[1]
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
-                            weighted=True)
+                            weighted=True, distinct=rows_are_combinations(self.backend, self.roles))
                 totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
                                                   kept=False)    # ``scored``: read once, by the totals
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed

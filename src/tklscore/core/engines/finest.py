@@ -126,6 +126,24 @@ def finest_sql(roles: Roles) -> str:
             f"GROUP BY {', '.join(keys)}")
 
 
+def rows_are_combinations(backend: Backend, roles: Roles) -> bool:
+    """Whether every row of :data:`RELATION` is a (QI, SA values) combination of its own, so
+    that the plans code its rows without grouping them again (:attr:`.plan.Plan.distinct`).
+    The aggregate groups by the QIs, the SAs and each continuous SA as written (``r{i}``):
+    two rows share their QI and SA values only where two texts of a continuous SA read as one
+    number (``1`` and ``1.0`` in a CSV file), which its few distinct (text, number) pairs tell.
+    On an engine whose statements cost a job each (:attr:`.Backend.few_statements`) the check
+    is not worth its job: False."""
+    continuous = [i for i, c in enumerate(roles.sa) if c in roles.continuous]
+    if not continuous:
+        return True
+    if backend.few_statements:
+        return False
+    checks = ", ".join(f"(SELECT COUNT(*) FROM (SELECT DISTINCT r{i}, s{i} FROM {RELATION}) AS p{i}) "
+                       f"- (SELECT COUNT(DISTINCT s{i}) FROM {RELATION}) AS d{i}" for i in continuous)
+    return not backend.fetch(f"SELECT {checks}").iloc[0].astype(bool).any()
+
+
 def _remove(path: Path) -> None:
     import shutil
 

@@ -4,8 +4,10 @@ combination of QI and SA values with ``cnt``, the records it stands for, and ``r
 first of them — fetched once in Arrow batches into small integer arrays: the finest classes
 (distinct QI values) with their codes, records and first record; the distinct SA
 combinations with their codes; and per row only its SA combination and ``cnt``, the rows in
-finest-class order. A node is counted in pieces of whole classes (:data:`CHUNK_ROWS`), so
-what it allocates does not grow with the aggregate.
+finest-class order. A node counts every row at once when the aggregate fits the search's
+share of the memory limit (:func:`piece_rows`; the rows' SA groupings then kept across
+nodes), else in pieces of whole classes, so what it allocates does not grow with the
+aggregate: one l-DF rule (:class:`LatticeL`), only the piece size following the budget.
 
 A node's generalised classes are the finest rows' QI values mapped through the hierarchies
 at the node's levels (the :class:`~.design.EngineDesigner`'s own value → group maps) and
@@ -35,6 +37,7 @@ records and is not searched out of core (the error says what to do).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -57,10 +60,40 @@ SELECTION_REFUSED = ("suggested releases out of core search the whole source: a 
                      "at every node; search without it (and select the rows of the release you choose), or search "
                      "in memory")
 
-CHUNK_ROWS = 1 << 19
-"""The most rows of the aggregate a node's l-DF counts at once (their temporaries take about
-100 bytes a row): a node's classes are counted in pieces of whole classes of at most twice
-this, and a class of more rows over its distinct SA combinations, read in pieces of this."""
+SEARCH_SHARE = 0.5
+"""The share of the memory limit (``--memory-limit``; without one, the engine's default of 80 %
+of the machine's memory) that the search's arrays may take: the rest is the engine's buffers,
+the interpreter and its libraries."""
+
+WHOLE_ROW_BYTES = 300
+"""What the search takes a row of the aggregate when it counts every row at once: the rows'
+SA groupings and weights kept across nodes (about 40 bytes and 10 a SA) and the temporaries
+of the two nodes scored at a time. Measured on the benchmark's table (4 SAs) at 2M rows:
+peak RSS 850 MB above the aggregate's arrays, 256 MB of it :class:`LatticeL`'s masks."""
+
+PIECE_ROW_BYTES = 200
+"""What a node's l-DF and t take a row of a piece of whole classes (their temporaries, two
+nodes scored at a time)."""
+
+
+def piece_rows(rows: int, budget: int) -> int:
+    """The most rows of an aggregate of ``rows`` a node counts at once within ``budget`` bytes:
+    every row when they fit (:data:`WHOLE_ROW_BYTES`), else pieces of whole classes of at most
+    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations."""
+    if rows * WHOLE_ROW_BYTES <= budget:
+        return max(rows, 1)
+    return max(1, int(budget) // (2 * PIECE_ROW_BYTES))
+
+
+def search_budget(memory_limit: int | None) -> int:
+    """The bytes the search's arrays may take under a memory limit (bytes; None: none given)."""
+    if memory_limit is None:
+        try:
+            memory_limit = int(0.8 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (AttributeError, OSError, ValueError):     # no sysconf (Windows): DuckDB's default on 8 GB
+            memory_limit = int(0.8 * (8 << 30))
+    return int(SEARCH_SHARE * memory_limit)
+
 
 BATCH_ROWS = 1 << 20
 """The rows of the aggregate fetched from the engine at a time."""
@@ -82,13 +115,14 @@ class AggregateLattice:
     combinations with their codes, and per row of the aggregate only its SA combination and
     ``cnt`` (the rows ordered by finest class, so a class's rows are a range); for each SA
     its (finest class, value) counts, from which every node's t is rolled up; and the l-DF
-    masks :class:`LatticeL` keeps (a bit per row and SA). A node's l-DF is counted in pieces
-    of whole classes (:data:`CHUNK_ROWS`), so its temporaries do not grow with the aggregate."""
+    masks :class:`LatticeL` keeps (a bit per row and SA). A node's l-DF and t are counted over
+    every row at once when the aggregate fits ``budget`` bytes (default: :func:`search_budget`
+    of the back-end's memory limit), else in pieces of whole classes (:func:`piece_rows`), so
+    their temporaries do not grow with the aggregate."""
 
-    def __init__(self, designer, chunk_rows: int | None = None):
+    def __init__(self, designer, budget: int | None = None):
         self.designer = designer
         self.roles, self.hierarchies = designer.roles, designer.hierarchies
-        self.chunk_rows = max(1, int(chunk_rows or CHUNK_ROWS))
         roles, backend = designer.roles, designer.backend
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), RELATION, weighted=True)
         parts, joins, cardinalities = [], [], []
@@ -148,11 +182,15 @@ class AggregateLattice:
             raise InputError(f"the source's aggregate changed while it was read ({at:,} of {self.rows:,} rows)")
         for name in ("lattice_rows", "lattice_c", "lattice_f"):
             backend.drop(name)
+        budget = search_budget(getattr(backend, "memory_limit", None)) if budget is None else budget
+        self.chunk_rows = piece_rows(self.rows, budget)
+        self.whole = self.chunk_rows >= self.rows     # every row counted at once
         self._whole = None
         self._weights: dict = {}
         self._sa_groups: dict = {}
         self._value_counts: dict = {}
         self._pairs: dict = {}
+        self._row_groups: dict = {}
         self._combo_records = None
         self._lattice_l = LatticeL()
 
@@ -307,7 +345,8 @@ class AggregateLattice:
                    dropped: np.ndarray, kept: list[int], weights) -> float:
         """Σ cnt · (t + W) / l over the rows of the classes kept — the factors of the whole
         source at the design's levels: each class's t over the kept SAs, each row's l-DF by
-        :class:`LatticeL` — counted in pieces of whole classes (a class of more than
+        :class:`LatticeL` — over every row at once when the aggregate fits the search's memory
+        (:attr:`whole`), else in pieces of whole classes (a class of more than
         :attr:`chunk_rows` rows over its distinct SA combinations, read in pieces), the
         masks assembled for the node's specialisations."""
         groups, representative = self.sa_groups(kept)
@@ -315,31 +354,55 @@ class AggregateLattice:
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
         extra = tuple(kept)
         known = self._lattice_l.known(levels, extra, len(groups.others))
+        class_of_finest = classes.of_finest
+        if self.whole:
+            rows = self.row_groups(kept)
+            total, masks = self._scored_rows(kept, rows, np.repeat(class_of_finest, self.finest_rows), sizes,
+                                             ~dropped, rows.weights(w), self.cnt, known)
+            self._lattice_l.keep(levels, extra, masks, self.rows)
+            return total
+        codes = [self.combo_s[i] for i in kept]
         masks: list = [None] * len(groups.others)
         total = 0.0
-        class_of_finest = classes.of_finest
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
                 total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
                                          known, masks)
                 continue
-            rows = _ranges(self.offsets[piece], self.finest_rows[piece])
+            at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
-            local = np.repeat(local, self.finest_rows[piece])
-            combo = self.combo[rows].astype(np.int64)
-            counts = self.cnt[rows]
-            t = self._t(kept, local, sizes[inside], lambda i: self.combo_s[i][combo].astype(np.int64), counts)
-            l, found = l_of_classes((local, len(inside)), _at(groups, combo),
-                                    None if known is None else [None if m is None else m[rows] for m in known])
-            _assemble(masks, found, rows, self.rows)
-            score = t[local]
-            score += w[combo]
-            score /= l
-            score *= counts
-            published = ~dropped[inside]
-            total += float(score.sum() if published.all() else score[published[local]].sum())
+            rows = _RowGroups(groups, self.combo[at], codes)
+            part, found = self._scored_rows(kept, rows, np.repeat(local, self.finest_rows[piece]), sizes[inside],
+                                            ~dropped[inside], rows.at(w), self.cnt[at],
+                                            None if known is None else [None if m is None else m[at] for m in known])
+            _assemble(masks, found, at, self.rows)
+            total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
         return total
+
+    def row_groups(self, kept: list[int]) -> "_RowGroups":
+        """The SA groupings of every row of the aggregate over the kept SAs, kept across nodes
+        (a search that counts the whole aggregate at once)."""
+        key = tuple(kept)
+        found = self._row_groups.get(key)
+        if found is None:
+            found = _RowGroups(self.sa_groups(kept)[0], self.combo, [self.combo_s[i] for i in kept])
+            self._row_groups = {key: found}
+        return found
+
+    def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
+                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[float, list]:
+        """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
+        ``local``, each whole, of ``sizes`` records; ``published``: each class's), and their
+        l-DF masks (``known``: the rows' masks of the generalisations)."""
+        position = {i: j for j, i in enumerate(kept)}
+        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts)
+        l, found = l_of_classes((local, len(sizes)), rows, known)
+        score = t[local]
+        score += w
+        score /= l
+        score *= counts
+        return float(score.sum() if published.all() else score[published[local]].sum()), found
 
     def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
@@ -370,7 +433,7 @@ class AggregateLattice:
                 if mask is not None:
                     table[g] = mask[rows]    # a row's mask is its (coarser class, SA values) group's
         at = np.flatnonzero(present)
-        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _at(groups, representative[at]),
+        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
                                 None if open_known is None else [None if m is None else m[at] for m in open_known])
         if any(m is not None for m in found):
             tables = []
@@ -464,46 +527,62 @@ def _class_pieces(classes: _Classes, per_finest: np.ndarray, chunk: int):
     yield from np.split(order, np.flatnonzero(np.diff(piece)) + 1)
 
 
-def _at(groups: SaGroups, at: np.ndarray) -> SaGroups:
-    """The SA groupings of the rows ``at`` of ``groups`` (those of the SA combinations): the
-    groupings and codes gathered when :func:`l_of_classes` first reads them, the mixed-radix
-    keys with the rows' positions among ``at`` in their low bits."""
-    n = len(at)
-    radix = None
-    if groups.radix is not None:
-        order, cards, places, keys, bits = groups.radix
+class _RowGroups:
+    """The SA groupings (the fields of :class:`SaGroups` that :func:`l_of_classes` reads) of
+    some rows of the aggregate, each row read at its SA combination (``combo``) in the
+    combinations' groupings ``groups``: each field gathered when a path of the l-DF first
+    asks for it (counting by one sort reads only the mixed-radix keys), then kept."""
+
+    value_counts: tuple = ()
+    joint: dict = {}
+
+    def __init__(self, groups: SaGroups, combo: np.ndarray, codes: list[np.ndarray]):
+        self._groups, self._combo, self._codes = groups, combo.astype(np.intp, copy=False), codes
+        self.order = groups.order
+        self._weights = None
+
+    def at(self, table: np.ndarray) -> np.ndarray:
+        """``table`` (one entry per SA combination) at each row."""
+        return table[self._combo]
+
+    def weights(self, w: np.ndarray) -> np.ndarray:
+        """W(r) of each row (``w``: each SA combination's), kept while ``w`` is the same."""
+        if self._weights is None or self._weights[0] is not w:
+            self._weights = (w, self.at(w))
+        return self._weights[1]
+
+    @cached_property
+    def full(self) -> tuple[np.ndarray, int]:
+        return self._groups.full[0][self._combo], self._groups.full[1]
+
+    @cached_property
+    def others(self) -> list:
+        return [None if o is None else (o[0][self._combo], o[1]) for o in self._groups.others]
+
+    @cached_property
+    def codes(self) -> tuple:
+        """Each kept SA's value code of each row (``codes``: the combinations'), and its cardinality."""
+        return tuple((codes[self._combo], cardinality) for codes, (_, cardinality) in zip(self._codes,
+                                                                                        self._groups.codes))
+
+    @cached_property
+    def positions(self) -> np.ndarray:
+        return np.arange(len(self._combo), dtype=np.int64)
+
+    @cached_property
+    def radix(self) -> tuple | None:
+        """The combinations' mixed-radix keys with the rows' positions in their low bits."""
+        if self._groups.radix is None:
+            return None
+        n = len(self._combo)
+        order, cards, places, keys, bits = self._groups.radix
         width = max(int(n - 1).bit_length(), 1)
-        if math.prod(cards) < 1 << (63 - width):
-            key = keys[at] >> np.int64(bits)
-            key <<= np.int64(width)
-            key |= np.arange(n, dtype=np.int64)
-            radix = (order, cards, places, key, width)
-    return SaGroups(_Gathered(groups.full[1:], groups.full[0], at),
-                    [None if o is None else _Gathered(o[1:], o[0], at) for o in groups.others], groups.order, radix,
-                    (), tuple(_Gathered(c[1:], c[0], at) for c in groups.codes), np.arange(n, dtype=np.int64))
-
-
-class _Gathered(tuple):
-    """A grouping's ``(ids, count)`` (or an SA's ``(codes, cardinality)``) whose array is read
-    at rows ``at`` only when asked."""
-
-    def __new__(cls, fixed: tuple, table: np.ndarray, at: np.ndarray):
-        first = len(fixed) == 1      # (ids, count): the array first
-        self = super().__new__(cls, ((None,) + tuple(fixed)) if first else (tuple(fixed) + (None,)))
-        self._where, self._table, self._at, self._rows = (0 if first else len(fixed)), table, at, None
-        return self
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(len(self)))[index]
-        if index in (self._where, self._where - len(self)):
-            if self._rows is None:
-                self._rows = self._table[self._at]
-            return self._rows
-        return super().__getitem__(index)
-
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
+        if math.prod(cards) >= 1 << (63 - width):
+            return None
+        key = keys[self._combo] >> np.int64(bits)
+        key <<= np.int64(width)
+        key |= np.arange(n, dtype=np.int64)
+        return order, cards, places, key, width
 
 
 def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:

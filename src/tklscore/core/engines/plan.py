@@ -31,6 +31,8 @@ class Plan:
     weighted: bool = False  # ``source`` holds distinct rows with ``cnt``, the records each stands for
                             # (the finest aggregate, :mod:`.finest`): counts are sums of ``cnt``
     counted: str = "coded"  # the relation the (class, value) counts read: ``coded``, or ``combos`` (weighted)
+    distinct: bool = False  # (weighted) each row of ``source`` is a combination of its own: no two rows share
+                            # their QI and SA values (the finest aggregate, :func:`.finest.rows_are_combinations`)
 
     @property
     def count(self) -> str:
@@ -201,6 +203,12 @@ class Plan:
         codes = [f"c{i}" for i in range(len(self.sa))]
         places = self.radix(sizes)
         coded = f"({self.coded(sizes)}) AS coded"
+        if self.distinct:    # every row its own combination: coded as it is, nothing to group
+            assert self.weighted, "distinct rows are the finest aggregate's, each with its cnt"
+            if places is None:
+                return f"SELECT {', '.join(['cid'] + codes)}, cnt, rid FROM {coded}"
+            groups = ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
+            return f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM {coded}"
         if places is None:
             keys = ", ".join(["cid"] + codes)
             return f"SELECT {keys}, {self.count} AS cnt, MIN(rid) AS rid FROM {coded} GROUP BY {keys}"
