@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 from paths import DATA
 from tklscore import cli
 from tklscore.core.errors import InputError
+from tklscore.core.release.transform import ReleaseDesign
 from tklscore.gui.main_window import MainWindow
 from tklscore.gui.navigation import EXPERT, GROUPS, LEARN, OFFICER, PATIENT, VIEWS, WELCOME, ViewEntry, ordered
 
@@ -79,6 +80,29 @@ def test_each_view_starts_with_its_purpose(window):
         assert page.layout().itemAt(0).widget().text() == entry.purpose
         assert page.layout().itemAt(1).widget() is window.views[entry.key] is window.current_view()
         assert window.sidebar.currentItem().data(Qt.ItemDataRole.UserRole) == entry.key
+
+
+def test_a_window_builds_each_view_when_it_is_first_shown(window):
+    assert window.views.built() == {}                      # constructed: no view built yet
+    assert "design" in window.views and list(window.views) == window.sidebar_keys() and not window.views.built()
+    window.show()                                          # shown on the Release view: that one only
+    assert list(window.views.built()) == ["release"] and window.views["release"].isVisible()
+    window.show_view("risk")
+    risk = window.views["risk"]
+    assert list(window.views.built()) == ["release", "risk"] and risk.isVisible() and window.views["risk"] is risk
+    assert window.stack.currentWidget().layout().itemAt(1).widget() is risk
+
+
+def test_a_designed_release_made_current_reaches_the_design_view_built_then(thesis_window):
+    win, workbench = thesis_window, thesis_window.workbench
+    assert not win.views.is_built("design")
+    design = ReleaseDesign("Alberta", {"City": 1}, selection=workbench.project.release("Scenario 1"))
+    workbench.project.settings.setdefault("design", {})["saved"] = [design.to_dict()]
+    workbench.set_current_release("Alberta")
+    assert win.views.is_built("design") and win.current_key() == "release"
+    view = win.views["design"]
+    assert view.sliders["City"].value() == 1 and view.design().selection.name == "Scenario 1"
+    assert view.design().levels == design.levels
 
 
 def test_ctrl_number_opens_the_views_in_sidebar_order(qtbot, window):

@@ -19,7 +19,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.project import OutsideFolderError
 from tklscore.core.scoring.weights_source import FILE, MODEL
 from tklscore.gui.guard import run_guarded
-from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, ordered
+from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, Views, ordered
 from tklscore.gui.welcome import WelcomePage
 from tklscore.gui.workbench import Workbench
 
@@ -58,6 +58,27 @@ def release_summary(workbench: Workbench) -> str:
     return " ".join(filter(None, [f"Release: {name}", release_records(workbench)]))
 
 
+class ViewPage(QWidget):
+    """A view's page in the window: the view's purpose line atop it and the view below, built
+    (through the window's :class:`Views`) the first time the page is shown."""
+
+    def __init__(self, entry: ViewEntry, views: Views):
+        super().__init__()
+        self.key, self.views = entry.key, views
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        purpose = QLabel(entry.purpose)
+        purpose.setObjectName("purpose")
+        purpose.setWordWrap(True)
+        purpose.setStyleSheet("#purpose { padding: 6px 10px; background: palette(alternate-base); }")
+        layout.addWidget(purpose)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.views[self.key]
+
+
 class MainWindow(QMainWindow):
     def __init__(self, workbench: Workbench | None = None, settings: QSettings | None = None,
                  patient_mode: bool = False):
@@ -67,19 +88,15 @@ class MainWindow(QMainWindow):
         self.patient_mode = patient_mode
         self.resize(1600, 1000)
         self.entries: list[ViewEntry] = [e for e in ordered() if not patient_mode or e.group == PATIENT]
-        self.views: dict[str, QWidget] = {}
-        self.pages: dict[str, QWidget] = {}
+        # each view is built when its page is first shown or the view first asked for (views[key]):
+        # a window starts with the view on show only
+        self.views = Views([entry.key for entry in self.entries], self._build_view)
+        self.pages: dict[str, ViewPage] = {}
         self.stack = QStackedWidget()
         self.stack.setObjectName("views")
         for entry in self.entries:
-            view = entry.create(self.workbench, self)
-            self.views[entry.key] = view
-            self.pages[entry.key] = self._page(entry, view)
+            self.pages[entry.key] = ViewPage(entry, self.views)
             self.stack.addWidget(self.pages[entry.key])
-            if entry.group == OFFICER and hasattr(view, "hide_own_release_chooser"):
-                view.hide_own_release_chooser()
-        if "risk" in self.views and "scores" in self.views:
-            self.views["risk"].recordActivated.connect(self._open_record_in_scores)
         self.welcome = WelcomePage(can_learn="learn" in self.views)
         self.welcome.chosen.connect(self._welcome_choice)
         self.stack.addWidget(self.welcome)
@@ -117,10 +134,11 @@ class MainWindow(QMainWindow):
         for signal in (self.workbench.releasesChanged, self.workbench.scoresChanged, self.workbench.modelChanged,
                        self.workbench.sourceChanged):
             signal.connect(self._update_release_info)
+        self.workbench.releasesChanged.connect(self._design_follows_release)
         if patient_mode:
             self.sidebar.hide()
             self.statusBar().hide()
-        self.show_view(self.entries[0].key)
+        self._select(self.entries[0].key)   # built when the window is shown on it, if start() shows no other
         self._update_title()
         self._update_release_info()
         geometry = self.settings.value("window/geometry")
@@ -129,18 +147,27 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ navigation
 
-    def _page(self, entry: ViewEntry, view: QWidget) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        purpose = QLabel(entry.purpose)
-        purpose.setObjectName("purpose")
-        purpose.setWordWrap(True)
-        purpose.setStyleSheet("#purpose { padding: 6px 10px; background: palette(alternate-base); }")
-        layout.addWidget(purpose)
-        layout.addWidget(view, 1)
-        return page
+    def _build_view(self, key: str) -> QWidget:
+        """Build a view into its page (Views calls this once, at its first use). A view brings
+        itself up to date with the workbench as it is built and follows its signals from then on."""
+        entry = next(e for e in self.entries if e.key == key)
+        view = entry.create(self.workbench, self)
+        page = self.pages[key]
+        page.layout().addWidget(view, 1)
+        view.show()   # with its page: at once if the page is on show, not at the next turn of the event loop
+        if entry.group == OFFICER and hasattr(view, "hide_own_release_chooser"):
+            view.hide_own_release_chooser()
+        if key == "risk" and "scores" in self.views:
+            view.recordActivated.connect(self._open_record_in_scores)
+        return view
+
+    def _design_follows_release(self) -> None:
+        """A designed release made current is loaded onto the Design view's sliders and kept as
+        the project's design at that moment (the view does it once it exists): build it then."""
+        project = self.workbench.project
+        if ("design" in self.views and not self.views.is_built("design")
+                and project.designed(project.current_release) is not None):
+            self.views["design"]
 
     def _build_sidebar(self) -> QListWidget:
         sidebar = QListWidget()
@@ -191,6 +218,11 @@ class MainWindow(QMainWindow):
             return
         if key not in self.pages:
             raise InputError(f"there is no view '{key}' here (views: {', '.join(self.pages)})")
+        self.views[key]
+        self._select(key)
+
+    def _select(self, key: str) -> None:
+        """Put the page of ``key`` on show and mark it in the sidebar (the page builds its view when shown)."""
         self.stack.setCurrentWidget(self.pages[key])
         for i in range(self.sidebar.count()):
             if self.sidebar.item(i).data(KEY_ROLE) == key:

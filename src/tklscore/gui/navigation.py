@@ -5,11 +5,13 @@ work (gui.md §5).
 shortcuts, ``MainWindow.show_view``, ``tklscore gui --view`` and the welcome page are built from
 it. Adding a view is one entry, placed at its step in the working order of its group; a view
 that is not built yet has no entry. This module does not import Qt (the command line reads the
-keys); a view class is imported when the window builds it, as ``Class(workbench, parent)``.
+keys); a view class is imported when the window builds it, as ``Class(workbench, parent)``,
+the first time the view is shown or asked for (:class:`Views`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -95,3 +97,39 @@ def entry(key: str) -> ViewEntry:
         if candidate.key == key:
             return candidate
     raise KeyError(key)
+
+
+class Views(Mapping):
+    """A window's views by key, each built the first time it is asked for: ``views[key]``
+    builds it with ``build(key)`` (once); ``key in views``, ``len`` and iteration name every
+    view the window has, built or not, without building one. What concerns only the views
+    that exist (settling, closing) goes through :meth:`built`."""
+
+    def __init__(self, keys, build: Callable[[str], object]):
+        self._keys = list(keys)
+        self._build = build
+        self._built: dict[str, object] = {}
+
+    def __getitem__(self, key: str):
+        view = self._built.get(key)
+        if view is None:
+            if key not in self._keys:
+                raise KeyError(key)
+            view = self._built[key] = self._build(key)
+        return view
+
+    def __contains__(self, key) -> bool:
+        return key in self._keys
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def is_built(self, key: str) -> bool:
+        return key in self._built
+
+    def built(self) -> dict[str, object]:
+        """The views built so far, by key, in the window's order."""
+        return {key: self._built[key] for key in self._keys if key in self._built}

@@ -68,6 +68,9 @@ class DesignView(QWidget):
         session = self.session
         self.destroyed.connect(lambda *_: _close_engine(workbench, session))
         self.reload()
+        if self._designed_release() is not None:   # built once a designed release is current: taken up as chosen
+            self._current_release = None
+            self._release_chosen()
 
     def _lay_out(self) -> None:
         left = QWidget()

@@ -20,6 +20,7 @@ record count, shares and limits), run on the workbench's task runner.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -297,7 +298,7 @@ class PseudonymizationView(QWidget):
         """The main window when it has the release designer (view key ``design``)."""
         window = self.window()
         views = getattr(window, "views", None)
-        return window if isinstance(views, dict) and DESIGN_VIEW in views and hasattr(window, "show_view") else None
+        return window if isinstance(views, Mapping) and DESIGN_VIEW in views and hasattr(window, "show_view") else None
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
