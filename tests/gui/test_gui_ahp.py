@@ -93,6 +93,8 @@ def test_thesis_group_shown(view):
     assert view.sliders[(0, 2)].reading.text() == "Health is moderately more important than Prescription (3)"
     assert "tkl-Score" in view.score_label.text()
     assert f"{view.workbench.current_report().scores.tkl:.5f}" in view.score_label.text()
+    # built before the example was opened, the view names where the model came from, not "the project"
+    assert "— the thesis example's model." in view.model_label.text(), view.model_label.text()
 
 
 def test_slider_edit_rescoring_suggestion_and_undo(view, qtbot):

@@ -115,8 +115,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                                                       ids=tuple(example.source.frame["id"]))],
                           current_release="Scenario 1",
                           model_turtle=model.to_graph().serialize(format="turtle"))
-        self._open(project, None, model)
-        self.model_origin = "the thesis example's model"
+        self._open(project, None, model, origin="the thesis example's model")
 
     def open_project(self, path: str, allowed=()) -> None:
         """Open the project file ``path``. Files it names outside its folder tree are read
@@ -127,14 +126,16 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
         check_paths(project, path, [*allowed, *self.allowed_paths(path)])
         self._open(project, str(path))
 
-    def _open(self, project: Project, path: str | None, model: TklDataModel | None = None) -> None:
+    def _open(self, project: Project, path: str | None, model: TklDataModel | None = None,
+              origin: str | None = None) -> None:
         """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
-        on the task runner, ahead of the source) gives the weights."""
+        on the task runner, ahead of the source) gives the weights; ``origin`` names where the
+        model came from (default: the project), said before the views hear of the model."""
         self.new_project()
         self.project = project
         self.project_path = path
         self.model = model
-        self.model_origin = f"the project {Path(path).name}" if path else "the project"
+        self.model_origin = origin or (f"the project {Path(path).name}" if path else "the project")
         reading = model is None and bool(project.model_turtle)
         if not reading:
             self._refresh_weights()
