@@ -128,9 +128,8 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
 
     def _open(self, project: Project, path: str | None, model: TklDataModel | None = None,
               origin: str | None = None) -> None:
-        """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle
-        on the task runner, ahead of the source) gives the weights; ``origin`` names where the
-        model came from (default: the project), said before the views hear of the model."""
+        """Open ``project``; its tkl-Data Model (``model``, or read from the project's Turtle on the
+        task runner, ahead of the source; from ``origin``, default the project) gives the weights."""
         self.new_project()
         self.project = project
         self.project_path = path
