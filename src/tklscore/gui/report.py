@@ -51,9 +51,9 @@ def report_input(workbench) -> ReportInput:
         data.risk = lens
     elif name in project.designed_names():   # a designed release: its rows are transformed, no lens of them
         pass
-    elif ((measured is not None or (getattr(workbench, "measures_pending", bool)() and project.roles.qi
-                                    and data.report is not None and data.report.published_rows))
-          and data.report is not None and getattr(workbench, "source", None) is not None):
+    elif data.report is not None and getattr(workbench, "source", None) is not None and (
+            measured is not None
+            or (getattr(workbench, "measures_pending", bool)() and project.roles.qi and data.report.published_rows)):
         # measured: the lens reuses the workbench's measures; still being measured: it takes them itself
         held, definition, weights = workbench.source, project.release(name), workbench.weights
 
