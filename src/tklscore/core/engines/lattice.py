@@ -5,8 +5,9 @@ first of them — fetched once in Arrow batches into small integer arrays: the f
 (distinct QI values) with their codes, records and first record; the distinct SA
 combinations with their codes; and per row only its SA combination and ``cnt``, the rows in
 finest-class order. A node counts every row at once when the aggregate fits the search's
-share of the memory limit (:func:`piece_rows`; the rows' SA groupings then kept across
-nodes), else in pieces of whole classes, so what it allocates does not grow with the
+budget — the memory limit less what the process and the search hold (:func:`search_budget`,
+:meth:`AggregateLattice.held_bytes`; the rows' SA groupings then kept across nodes) —, else
+in pieces of whole classes (:func:`piece_rows`), so what it allocates does not grow with the
 aggregate: one l-DF rule (:class:`LatticeL`), only the piece size following the budget.
 
 A node's generalised classes are the finest rows' QI values mapped through the hierarchies
@@ -215,7 +216,21 @@ class AggregateLattice:
             raise InputError(f"the source's aggregate changed while it was read ({at:,} of {self.rows:,} rows)")
         for name in ("lattice_rows", "lattice_c", "lattice_f"):
             backend.drop(name)
-        if budget is None:    # what the search holds whatever the piece size comes first
+        self._size_pieces(backend, budget)
+        self._whole = None
+        self._weights: dict = {}
+        self._sa_groups: dict = {}
+        self._value_counts: dict = {}
+        self._pairs: dict = {}
+        self._row_groups: dict = {}
+        self._combo_records = None
+
+    def _size_pieces(self, backend, budget: int | None) -> None:
+        """The rows a node counts at once (:attr:`chunk_rows`; :attr:`whole`: every row) within
+        ``budget`` bytes, else within :func:`search_budget` of the back-end's memory limit less
+        what the search holds whatever the piece size (:meth:`held_bytes`; the masks kept by
+        :class:`LatticeL` at most a quarter of it, but two nodes' at least)."""
+        if budget is None:
             budget = search_budget(getattr(backend, "memory_limit", None))
             node_masks = len(self.uniques) * self.rows       # a node's l-DF masks, a byte a row and SA
             self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks))
@@ -224,13 +239,6 @@ class AggregateLattice:
             self._lattice_l = LatticeL(MASKS_KEPT)
         self.chunk_rows = piece_rows(self.rows, budget)
         self.whole = self.chunk_rows >= self.rows     # every row counted at once
-        self._whole = None
-        self._weights: dict = {}
-        self._sa_groups: dict = {}
-        self._value_counts: dict = {}
-        self._pairs: dict = {}
-        self._row_groups: dict = {}
-        self._combo_records = None
 
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
