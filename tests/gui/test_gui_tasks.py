@@ -247,3 +247,13 @@ def test_a_finished_task_its_function_and_what_it_read_are_freed(qtbot):
     gc.collect()
     alive = [i for i, refs in enumerate(kept) if any(ref() is not None for ref in refs)]
     assert alive == []
+
+
+def test_a_task_cancelled_before_its_thread_begins_never_runs_its_function(qtbot):
+    runner = TaskRunner()
+    ran, stopped, done = [], [], []
+    task = runner.start("sweep", lambda control: ran.append(True) or 42, done.append, done.append,
+                        on_cancelled=stopped.append)
+    task.cancel()                      # the next edit replaces it before the event loop begins it
+    qtbot.waitUntil(lambda: not runner.current, timeout=5000)
+    assert ran == [] and done == [] and stopped == [None]

@@ -78,6 +78,9 @@ class Task:
     def run(self) -> None:
         run_in_background()
         try:
+            # cancelled while it waited for its thread (a view's sweep that the next edit
+            # replaced): it never begins, so it takes no CPU from the task that replaced it
+            self.control.check()
             result = self.function(self.control)
         except Cancelled:
             self.signals.stopped.emit(None)
