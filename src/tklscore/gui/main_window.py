@@ -134,7 +134,6 @@ class MainWindow(QMainWindow):
         for signal in (self.workbench.releasesChanged, self.workbench.scoresChanged, self.workbench.modelChanged,
                        self.workbench.sourceChanged):
             signal.connect(self._update_release_info)
-        self.workbench.releasesChanged.connect(self._design_follows_release)
         if patient_mode:
             self.sidebar.hide()
             self.statusBar().hide()
@@ -160,14 +159,6 @@ class MainWindow(QMainWindow):
         if key == "risk" and "scores" in self.views:
             view.recordActivated.connect(self._open_record_in_scores)
         return view
-
-    def _design_follows_release(self) -> None:
-        """A designed release made current is loaded onto the Design view's sliders and kept as
-        the project's design at that moment (the view does it once it exists): build it then."""
-        project = self.workbench.project
-        if ("design" in self.views and not self.views.is_built("design")
-                and project.designed(project.current_release) is not None):
-            self.views["design"]
 
     def _build_sidebar(self) -> QListWidget:
         sidebar = QListWidget()
