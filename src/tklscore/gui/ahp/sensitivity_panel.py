@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout
 
+from tklscore.core.scoring.scores import SCORE_COLORS, SCORE_LABELS
 from tklscore.core.scoring.sensitivity import PrioritySweep, priority_sweep
 from tklscore.core.scoring.weights_source import MODEL
 from tklscore.gui.tasks import SIDE
@@ -106,8 +107,6 @@ class SensitivityPanel(QGroupBox):
             self.task = None
 
     def draw(self, sweep: PrioritySweep | None, note: str = "") -> None:
-        from tklscore.gui.scores.charts import COLORS, LABELS
-
         self.sweep = sweep
         plot = self.chart.getPlotItem()
         plot.clear()
@@ -116,11 +115,11 @@ class SensitivityPanel(QGroupBox):
             return
         highest = 0.0
         for name, values in sweep.scores.items():
-            plot.plot(sweep.priorities, values, name=LABELS[name], pen=pg.mkPen(COLORS[name], width=2))
+            plot.plot(sweep.priorities, values, name=SCORE_LABELS[name], pen=pg.mkPen(SCORE_COLORS[name], width=2))
             today = sweep.current_scores.get(name)
             if today is not None:
                 plot.plot([sweep.current], [today], pen=None, symbol="o", symbolSize=9,
-                          symbolBrush=COLORS[name], symbolPen="k")
+                          symbolBrush=SCORE_COLORS[name], symbolPen="k")
             if np.isfinite(values).any():
                 highest = max(highest, float(np.nanmax(values)))
         plot.addItem(pg.InfiniteLine(sweep.current, angle=90, pen=pg.mkPen("#555555", style=Qt.PenStyle.DashLine),
@@ -133,4 +132,4 @@ class SensitivityPanel(QGroupBox):
         most = max(spread, key=spread.get)
         self.note.setText(
             f"As {label}'s priority goes from 0 to 1 (its siblings keep their proportions), the normalised "
-            f"{LABELS[most]} moves most, by {spread[most]:.4f}; the dots are today's scores.")
+            f"{SCORE_LABELS[most]} moves most, by {spread[most]:.4f}; the dots are today's scores.")
