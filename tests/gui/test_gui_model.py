@@ -309,3 +309,15 @@ def test_off_screen_the_tree_is_re_read_when_the_view_is_shown(qtbot, tmp_path, 
         thesis_workbench.runner.wait()
         thesis_workbench.undo_stack.setClean()
         thesis_workbench._mark(False)  # closing asks nothing
+
+
+def test_the_view_reads_only_the_vocabulary_its_model_was_built_with(qtbot, thesis_workbench, settings, monkeypatch):
+    """Built for a model of a shipped vocabulary (the thesis'), the view reads that one, not
+    first the one remembered (DPV 2.3: a fifth of a second of the UI thread's time)."""
+    import tklscore.core.model.vocabulary as vocabulary
+
+    read, shipped = [], vocabulary._shipped
+    monkeypatch.setattr(vocabulary, "_shipped", lambda key: read.append(key) or shipped(key))
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    assert read == ["thesis"] and view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()

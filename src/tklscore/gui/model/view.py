@@ -68,7 +68,7 @@ class ModelView(QWidget):
         self.tree_panel.align_button.clicked.connect(self.align_with_selected_class)
         self.tree_panel.tree.selectionModel().currentChanged.connect(lambda *_: self._follow_selection())
         self.vocabulary_panel.vocabularyChanged.connect(self._vocabulary_changed)
-        self.vocabulary_panel.load_remembered()
+        self.vocabulary_panel.load_remembered(getattr(workbench.model, "vocabulary", None))
         # off screen, the tree and the taxonomy are re-read when the view is shown, not after every AHP edit
         workbench.modelChanged.connect(WhenShown(self, self.refresh).request)
         workbench.follower.checked.connect(WhenShown(self, self._show_status).request)

@@ -70,7 +70,10 @@ class VocabularyPanel(QWidget):
         hint.setStyleSheet("color: palette(mid);")
         layout.addWidget(hint)
 
-    def load_remembered(self) -> None:
+    def load_remembered(self, models: str | None = None) -> None:
+        """The vocabulary files the user opened last; else ``models`` — the shipped vocabulary
+        the model was built with, which the view shows in place of the one remembered (so that
+        it is read once, not the remembered one first) —; else the shipped one remembered."""
         paths = [str(p) for p in (self.settings.value(SETTINGS_KEY, [], list) or [])]
         if paths:
             try:
@@ -78,7 +81,7 @@ class VocabularyPanel(QWidget):
                 return
             except (InputError, OSError) as error:
                 self.show_error(f"The remembered vocabulary could not be opened, using the shipped one: {error}")
-        key = str(self.settings.value(SHIPPED_KEY, DEFAULT_VOCABULARY))
+        key = models if models in SHIPPED else str(self.settings.value(SHIPPED_KEY, DEFAULT_VOCABULARY))
         self._set(Vocabulary.shipped(key if key in SHIPPED else DEFAULT_VOCABULARY), [])
 
     def open_vocabulary(self, paths: list[str] | None = None) -> bool:
