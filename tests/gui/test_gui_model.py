@@ -321,3 +321,21 @@ def test_the_view_reads_only_the_vocabulary_its_model_was_built_with(qtbot, thes
     view = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(view)
     assert read == ["thesis"] and view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
+
+
+def test_a_shipped_vocabulary_not_read_yet_is_read_beside_the_ui_thread(qtbot, thesis_workbench, settings,
+                                                                        monkeypatch):
+    import threading
+
+    import tklscore.core.model.vocabulary as vocabulary
+    import tklscore.gui.model.vocabulary_panel as panel
+
+    threads, shipped = [], vocabulary._shipped
+    monkeypatch.setattr(panel, "shipped_is_read", lambda key: False)   # as in a fresh application
+    monkeypatch.setattr(vocabulary, "_shipped", lambda key: threads.append(threading.current_thread()) or shipped(key))
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    assert view.vocabulary is None and view.vocabulary_label.text() == f"Reading {vocabulary.SHIPPED['thesis'].title}…"
+    qtbot.waitUntil(lambda: view.vocabulary is not None, timeout=10000)
+    assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
+    assert threads and threading.main_thread() not in threads
