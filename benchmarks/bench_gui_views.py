@@ -34,7 +34,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 from pyqtgraph.util.garbage_collector import GarbageCollector  # noqa: E402
 
-from _common import Stopwatch, load_average, machine, peak_rss_mb, sample as published_sample  # noqa: E402
+from _common import Stopwatch, load_average, machine, print_verdicts, sample as published_sample  # noqa: E402
 from bench_gui import BlockMeter, project_inputs, wait  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
 from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
@@ -155,14 +155,11 @@ def main(argv=None) -> int:
           f"the longest on the timer during the edits {longest:.1f} ms")
     verdicts.append(f"a full collection with every view built ≤ 10 ms: {'PASS' if full <= 10 else 'MISS'} "
                     f"({full:.1f} ms)")
-    print(f"peak RSS {peak_rss_mb():.0f} MB; {machine()}")
-    print(f"verdicts ({args.rows:,} rows; load average {load_average():.1f}: on a busy machine a MISS may be the load's):")
-    for line in verdicts:
-        print(f"  {line}")
-    bench.undo_stack.setClean()
+    print_verdicts(args.rows, verdicts)
+    bench.undo_stack.setClean()   # closing asks nothing
     bench._mark(False)
     window.close()
-    collector.timer.stop()
+    collector.timer.stop()        # then the cycle collector as the application leaves it (gui/app.py run)
     gc.enable()
     shutil.rmtree(folder, ignore_errors=True)
     return 0
