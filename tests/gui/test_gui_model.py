@@ -336,6 +336,20 @@ def test_a_shipped_vocabulary_not_read_yet_is_read_beside_the_ui_thread(qtbot, t
     view = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(view)
     assert view.vocabulary is None and view.vocabulary_label.text() == f"Reading {vocabulary.SHIPPED['thesis'].title}…"
+    assert view.vocabulary_panel.chooser.currentData() == "thesis"
     qtbot.waitUntil(lambda: view.vocabulary is not None, timeout=10000)
     assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
     assert threads and threading.main_thread() not in threads
+
+
+def test_reading_a_vocabulary_cancelled_says_so(qtbot, thesis_workbench, settings, monkeypatch):
+    import tklscore.gui.model.vocabulary_panel as panel
+
+    monkeypatch.setattr(panel, "shipped_is_read", lambda key: False)
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    thesis_workbench.runner.cancel_all()     # the status bar's Cancel, before its thread begins
+    qtbot.waitUntil(lambda: "not read (cancelled)" in view.vocabulary_label.text(), timeout=10000)
+    assert view.vocabulary is None and view.vocabulary_panel.reading is None
+    view.use_shipped("thesis")                # the officer chooses one: read at once
+    assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()

@@ -91,6 +91,7 @@ class VocabularyPanel(QWidget):
             return
         # a tenth of a second or more of the UI thread when the view is first shown: read beside it
         self.reading = key
+        self.chooser.setCurrentIndex(self.chooser.findData(key))
         self.vocabulary_label.setText(f"Reading {SHIPPED[key].title}…")
 
         def read(vocabulary: Vocabulary) -> None:
@@ -102,8 +103,14 @@ class VocabularyPanel(QWidget):
                 self.reading = None
                 self.show_error(message)
 
+        def cancelled(_value) -> None:
+            if self.reading == key:
+                self.reading = None
+                self.vocabulary_label.setText(f"{SHIPPED[key].title} not read (cancelled): choose a vocabulary above "
+                                              f"or open one")
+
         self.runner.start("Reading the vocabulary", lambda control: Vocabulary.shipped(key), read, failed,
-                          owner=self, lane=SIDE)
+                          owner=self, lane=SIDE, on_cancelled=cancelled)
 
     def open_vocabulary(self, paths: list[str] | None = None) -> bool:
         """Open vocabulary files (a dialog when ``paths`` is None) and remember them."""
