@@ -274,3 +274,16 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == 2 * 4 * 10_000_000       # two nodes' masks at least
     assert aggregate.chunk_rows == module.MIN_PIECE_ROWS
+
+
+def test_the_engine_gives_its_memory_to_the_search_and_takes_it_back():
+    """While the out-of-core search counts, DuckDB's limit is lowered (its buffers given back)
+    and restored afterwards: to the limit it was opened with, or to its default."""
+    for opened in ("1GB", None):
+        with open_backend("duckdb", opened) as backend:
+            def setting():
+                return backend.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+            before = setting()
+            assert backend.engine_memory(256 << 20) and setting() == "256.0 MiB"
+            assert backend.engine_memory(None) and setting() == before

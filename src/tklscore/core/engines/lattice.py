@@ -120,6 +120,16 @@ def search_budget(memory_limit: int | None) -> int:
     return int((1.0 - ENGINE_SHARE) * memory_limit) - resident
 
 
+def _release_arrow_memory() -> None:
+    """Give back the memory Arrow's allocator keeps from the batches fetched (freed, not returned)."""
+    try:
+        import pyarrow
+
+        pyarrow.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):
+        pass
+
+
 def _resident_bytes() -> int | None:
     """The process's resident memory (Linux's ``/proc/self/statm``; None elsewhere)."""
     try:
@@ -216,6 +226,8 @@ class AggregateLattice:
             raise InputError(f"the source's aggregate changed while it was read ({at:,} of {self.rows:,} rows)")
         for name in ("lattice_rows", "lattice_c", "lattice_f"):
             backend.drop(name)
+        _release_arrow_memory()
+        self._default_budget = budget is None
         self._size_pieces(backend, budget)
         self._whole = None
         self._weights: dict = {}
@@ -257,15 +269,29 @@ class AggregateLattice:
     def prepare_search(self, weights, x: float, missing_weight_zero: bool) -> None:
         """The whole source's scores (normalisation), once before the search; the weights
         checked as every engine checks them."""
-        totals, _ = self.designer.whole_source(weights, missing_weight_zero)
+        backend = self.designer.backend
+        limit, resident = getattr(backend, "memory_limit", None), _resident_bytes()
+        bounded = limit is not None and resident is not None
+        if bounded:     # the engine's statements within what the process leaves them
+            backend.engine_memory(max(int((1.0 - ENGINE_SHARE) * limit) - resident, int(ENGINE_SHARE * limit)))
+        try:
+            totals, _ = self.designer.whole_source(weights, missing_weight_zero)
+        except BaseException:
+            backend.engine_memory(None)
+            raise
         self._whole = score_set(totals, x)
+        if bounded and backend.engine_memory(int(ENGINE_SHARE * limit)) and self._default_budget:
+            # the engine idle while the search counts: its buffers given back, the pieces sized again
+            self._size_pieces(backend, None)
 
     def search_done(self) -> None:
         """Every node is scored: what only scoring reads (the l-DF masks, the rows' SA
-        groupings) is freed before the chosen releases' l and t are counted."""
+        groupings) is freed before the chosen releases' l and t are counted, and the engine's
+        memory limit is the one it was opened with again."""
         self._lattice_l = LatticeL(self._lattice_l.budget)
         self._row_groups = {}
         self._sa_groups = {}
+        self.designer.backend.engine_memory(None)
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
         if design.selection is not None:
