@@ -224,3 +224,28 @@ def test_a_view_shown_for_the_first_time_is_laid_out_before_its_first_paint(qtbo
     qtbot.waitUntil(lambda: not thesis_window.workbench.runner.current, timeout=10000)
     qtbot.wait(100)
     assert [part.geometry() for part in parts] == laid_out and view.judgements.width() > 300
+
+
+def test_the_views_modules_are_imported_off_the_ui_thread_once_the_window_is_idle(qtbot, window, monkeypatch):
+    import threading
+
+    from tklscore.gui import preload
+
+    monkeypatch.setattr(preload, "_started", threading.Event())
+    monkeypatch.setattr(preload, "done", threading.Event())
+    imported = []
+    monkeypatch.setattr(preload, "import_module",
+                        lambda name: imported.append((name, threading.current_thread() is threading.main_thread())))
+    release = threading.Event()
+    window.workbench.runner.start("Opening", lambda control: release.wait(10), lambda _: None, lambda _: None)
+    window.show()
+    preload.preload_views(window)
+    qtbot.wait(50)                                 # painted, but a task runs: the open's work goes first
+    assert not preload._started.is_set() and imported == []
+    release.set()
+    qtbot.waitUntil(preload.done.is_set, timeout=5000)
+    assert imported == [(entry.factory.partition(":")[0], False) for entry in window.entries]
+    assert list(window.views.built()) == ["release"]   # imported, not built
+    preload.preload_views(window)                      # once per process
+    qtbot.wait(20)
+    assert len(imported) == len(window.entries)
