@@ -2,9 +2,11 @@
 collector costs afterwards, on the 1,000,000-row benchmark project (``bench_gui.py``'s).
 
 A window builds a view the first time it is shown (``navigation.Views``): its modules are
-imported, its panels built and painted for the first time, and the work it starts (the AHP
-sweep, the Risk lens, ...) is drawn when it arrives. Each view is shown as a click on the
-sidebar does (from the event loop), in sidebar order, and the script waits until its tasks
+imported (by then, off the UI thread: ``gui/preload.py``, as the application starts it once the
+window is idle), its panels built and painted for the first time, and the work it starts (the
+AHP sweep, the Risk lens, ...) is drawn when it arrives. Each view is opened as a click on the
+sidebar opens it (``MainWindow.open_view``, from the event loop: built in one turn, shown and
+painted in the next), in sidebar order, and the script waits until its tasks
 have ended and their results are drawn; a 10 ms timer measures the longest event-loop block
 meanwhile (with the UI thread's CPU time in it: on a shared machine the rest is waiting for a
 CPU). Then the AHP view's first edit, made once the view has painted, as an expert makes it.
@@ -124,8 +126,8 @@ def main(argv=None) -> int:
         collections.take()
         meter.start()
         watch = Stopwatch()
-        QTimer.singleShot(0, lambda key=key: window.show_view(key))   # as a click on the sidebar
-        wait(app, lambda: window.views.is_built(key) and not bench.runner.current)
+        QTimer.singleShot(0, lambda key=key: window.open_view(key))   # as a click on the sidebar
+        wait(app, lambda: window.current_key() == key and not bench.runner.current)
         settled = time.perf_counter() + SETTLE_S
         wait(app, lambda: time.perf_counter() > settled and not bench.runner.current)
         block = meter.stop()

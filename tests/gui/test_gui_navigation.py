@@ -112,12 +112,29 @@ def test_ctrl_number_opens_the_views_in_sidebar_order(qtbot, window):
     for number, key in enumerate(window.sidebar_keys()[:9], start=1):
         assert window.view_actions[key].shortcut().toString() == f"Ctrl+{number}"
     last = window.sidebar_keys()[-1]
-    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    assert window.current_key() == window.sidebar_keys()[1]
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)   # a view not built: on show a turn later
+    qtbot.waitUntil(lambda: window.current_key() == window.sidebar_keys()[1])
     window.view_actions[last].trigger()
-    assert window.current_key() == last
+    qtbot.waitUntil(lambda: window.current_key() == last)
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
-    assert window.current_key() == "release"
+    assert window.current_key() == "release"                                          # built: at once
+
+
+def test_a_click_builds_a_view_in_one_turn_and_shows_it_in_the_next(qtbot, window):
+    """Neither turn of the event loop blocks the window for as long as both would; the row
+    clicked is marked at once; a view clicked meanwhile wins."""
+    window.show()
+    qtbot.waitExposed(window)
+    window.open_view("risk")
+    assert window.views.is_built("risk") and window.current_key() == "release"   # built off screen
+    assert window.sidebar.currentItem().data(Qt.ItemDataRole.UserRole) == "risk"
+    qtbot.waitUntil(lambda: window.current_key() == "risk")
+    assert window.views["risk"].isVisible()
+    window.open_view("model")                   # asked for, then another view before the next turn
+    window.open_view("ahp")
+    qtbot.waitUntil(lambda: window.current_key() == "ahp")
+    qtbot.wait(20)
+    assert window.current_key() == "ahp" and window.views.is_built("model") and not window.views["model"].isVisible()
 
 
 def test_the_current_release_and_its_weights_are_named_once(qtbot, window):
