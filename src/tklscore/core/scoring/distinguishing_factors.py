@@ -85,8 +85,9 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     # the first continuous SA goes first after the class in the full key: the full groups,
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
     names = sorted(sa, key=lambda name: name not in continuous)
-    full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
-    leading = full.leading_pairs() if full is not None and names[0] in continuous else None
+    # its t-DF waits for those pairs; every other t-DF needs only the classes and starts now
+    deferred = names[0] if groups is None and names[0] in continuous else None
+    leading = None
 
     counted = dict(zip(sa, groups.value_counts)) if groups is not None and groups.value_counts else {}
 
@@ -121,10 +122,18 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                                       (cls, val, counts[occupied]), counted.get(name))
         return out
 
-    work = _SharedWork([(name, lambda name=name: t_of_class(name)) for name in sa if name not in together]
+    work = _SharedWork([(name, lambda name=name: t_of_class(name)) for name in sa
+                        if name not in together and name != deferred]
                        + ([(None, t_of_categorical)] if together else []))
     helper = beside.submit(work.run) if beside is not None else None
     try:
+        full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
+        if deferred is not None:
+            leading = full.leading_pairs() if full is not None else None
+            work.add([(deferred, lambda: t_of_class(deferred))])
+            if helper is not None and helper.done():   # it ran out of tasks during the sort
+                helper.result()
+                helper = beside.submit(work.run)
         if groups is not None:
             l = (l_of_groups or l_distinguishing_factor_of_classes)((classes, n_classes), groups, step)
         elif full is None:
@@ -167,6 +176,10 @@ class _SharedWork:
                     return
                 key, task = self._tasks.pop(0)
             self.results[key] = task()
+
+    def add(self, tasks) -> None:
+        with self._lock:
+            self._tasks.extend(tasks)
 
     def cancel(self) -> None:
         """No task is started after this (one running finishes)."""
