@@ -24,21 +24,14 @@ from __future__ import annotations
 
 import math
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, group_sizes, mixed_radix,
-                                        partition, run_lengths, run_sizes, run_starts, sort_with_positions,
-                                        sorted_groups)
-
-
-BESIDE_THREADS = 2
-BESIDE = ThreadPoolExecutor(max_workers=BESIDE_THREADS, thread_name_prefix="tklscore-beside")
-"""Where the t-DF runs while the l-DF runs on the caller's thread (their group-bys release
-the interpreter lock, so a second core shares the work); its tasks submit nothing."""
+from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, SortedGroups, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
+                                        dense_limit, group_ids, group_sizes, mixed_radix, partition, run_lengths,
+                                        run_sizes, run_starts, sort_with_positions, sorted_groups)
 
 
 @dataclass(frozen=True)
