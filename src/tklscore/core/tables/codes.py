@@ -231,8 +231,12 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     ids -= 1
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = ids
+    del order, ids   # each a row's worth of int64: freed before the groups' arrays are made
     starts = np.flatnonzero(first)
-    return SortedGroups(ordered[starts], run_sizes(starts, n), inverse)
+    del first
+    keys = ordered[starts]
+    del ordered
+    return SortedGroups(keys, run_sizes(starts, n), inverse)
 
 
 def group_sizes(key: np.ndarray, positions: np.ndarray | None = None, bound: int | None = None) -> np.ndarray:
