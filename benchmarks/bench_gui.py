@@ -19,8 +19,8 @@ the process's user and system CPU time and its minor page faults: the first open
 pays the kernel for the memory it touches for the first time, and a user's first open in a
 fresh application pays it too, so the first run's figure is the one an officer gets. Its
 target here is ≤ 1.2 s (``TARGET_FIRST_OPEN_S``: the issue's 1.5 s with a margin for a loaded
-or slower machine). The application gives Arrow its memory from jemalloc (``core/memory.py``): with Arrow's
-default allocator (mimalloc, huge pages) the first open paid 0.7–1.4 s of system time.
+or slower machine). The application takes memory in small pages (``core/memory.py``): in numpy's and Arrow's
+huge pages the first open paid 0.9–1.2 s of system time, now ~0.3–0.4 s (load 7–8).
 ``--open-only`` measures only the opens (run it in a few fresh processes for the first open).
 """
 
