@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QInputDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget)
@@ -18,6 +18,7 @@ from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.core.project import OutsideFolderError
 from tklscore.core.scoring.weights_source import FILE, MODEL
+from tklscore.gui.after_paint import next_turn
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, Views, ordered
 from tklscore.gui.welcome import WelcomePage
@@ -213,7 +214,7 @@ class MainWindow(QMainWindow):
         self._select_row(key)
         self.sidebar.blockSignals(False)
         self.views[key]
-        QTimer.singleShot(0, lambda: self.show_view(key) if self._opening == key else None)
+        next_turn(lambda: self.show_view(key) if self._opening == key else None)
 
     def sidebar_keys(self) -> list[str]:
         """The views in the sidebar, top to bottom."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import QTimer, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
@@ -25,6 +25,7 @@ from tklscore.core.scoring.scores import ScoreReport, cumulative_table_scores
 from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL, GrowthChart, PerRecordChart, ReleasesChart, \
     per_record_order
 from tklscore.gui.charts import decimate
+from tklscore.gui.after_paint import next_turn
 from tklscore.gui.tasks import SIDE
 
 SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
@@ -139,7 +140,7 @@ class ChartsPanel(QTabWidget):
         """The charts of the current report, in later turns of the event loop, one each, so
         that the window stays responsive while large releases are drawn."""
         self.steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
-        QTimer.singleShot(0, self._next_chart)
+        next_turn(self._next_chart)
 
     def draw_then(self, stale: bool, then: Callable[[], None], failed: Callable[[str], None],
                   cancelled: Callable[[object], None] | None = None):
@@ -178,7 +179,7 @@ class ChartsPanel(QTabWidget):
             # one chart drawn per event-loop turn, then the export in its own: the window
             # stays responsive between them (each is tens of milliseconds for a large release)
             steps = [lambda name=name: self._show_points(report, kind, {name: points[name]}) for name in points]
-            QTimer.singleShot(0, lambda: next_step(steps + [then]))
+            next_turn(lambda: next_step(steps + [then]))
 
         def next_step(steps) -> None:
             if self.report is not report or self.per_record_chart.order != kind:
@@ -192,7 +193,7 @@ class ChartsPanel(QTabWidget):
                 self.reading = None
             step()
             if steps:
-                QTimer.singleShot(0, lambda: next_step(steps))
+                next_turn(lambda: next_step(steps))
             else:
                 self._follow(lambda *queued: self.draw_then(*queued))
 
@@ -236,7 +237,7 @@ class ChartsPanel(QTabWidget):
         if self.steps:
             self.steps.pop(0)()
             if self.steps:
-                QTimer.singleShot(0, self._next_chart)
+                next_turn(self._next_chart)
 
     def pending(self) -> bool:
         """Whether a chart is still to be drawn or its records are being sorted or read."""
