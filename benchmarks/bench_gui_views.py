@@ -12,7 +12,8 @@ meanwhile (with the UI thread's CPU time in it: on a shared machine the rest is 
 CPU). Then the AHP view's first edit, made once the view has painted, as an expert makes it.
 Every collection of the cycle collector (on the UI thread's timer, ``gui/app.py``) is timed
 through ``gc.callbacks``: the longest, and a full collection once every view is built.
-Targets (the guide, issue 23 §4): no block over 100 ms; the first AHP edit ≤ 60 ms.
+Targets (the guide, issue 23 §4): no block over 100 ms, each view's first show with a margin
+(its longest block ≤ 70 ms of the UI thread's CPU); the first AHP edit ≤ 60 ms.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_views.py [--rows N]
 """
@@ -47,6 +48,7 @@ from tklscore.gui.preload import preload_views  # noqa: E402
 
 TARGET_BLOCK_S = 0.1
 TARGET_FIRST_EDIT_S = 0.06
+TARGET_UI_CPU_S = 0.07   # a first show's longest block in UI-thread CPU: the margin under 100 ms (issue 23 §4)
 SETTLE_S = 0.3   # after the view's tasks: the results drawn, the layout settled
 
 
@@ -138,6 +140,9 @@ def main(argv=None) -> int:
               f"{watch.wall - SETTLE_S:5.2f} s (CPU {watch.cpu:4.2f} s); longest collection {longest_gc}")
         if block > 0.05:
             print(meter.where())
+        verdicts.append(f"first show of {key}: block ≤ 100 ms {'PASS' if block <= TARGET_BLOCK_S else 'MISS'} "
+                        f"({block * 1000:.0f} ms); its UI CPU ≤ {TARGET_UI_CPU_S * 1000:.0f} ms (the margin) "
+                        f"{'PASS' if meter.longest_cpu <= TARGET_UI_CPU_S else 'MISS'} ({meter.longest_cpu * 1000:.0f} ms)")
     verdicts.append(f"no event-loop block > 100 ms while showing a view for the first time: "
                     f"{'PASS' if worst_block <= TARGET_BLOCK_S else 'MISS'} (worst {worst_block * 1000:.0f} ms)")
 
