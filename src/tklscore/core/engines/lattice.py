@@ -26,8 +26,10 @@ integer arithmetic:
   levels — k and t from weighted counts, l by :class:`LatticeL` over the rows
   (distinctness is the same over records or their combinations; a class of more rows than
   a piece over its distinct SA combinations) — each row's record scores counted ``cnt``
-  times over the published rows, normalised by the whole source's (the engine's
-  :meth:`~.design.EngineDesigner.whole_source`).
+  times over the published rows, normalised by the whole source's (summed as a node at
+  level 0; the other scores, the engine's :meth:`~.design.EngineDesigner.whole_source`), each
+  sum exact (:mod:`tklscore.core.scoring.sums`) as in memory, so every figure is memory's to
+  the last bit.
 
 The search itself (top-down over the lattice, pruning by k, the Pareto front) is
 :func:`~tklscore.core.release.suggest.suggest`'s, unchanged. A row selection needs the
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -54,6 +56,7 @@ from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (LatticeL, SaGroups, l_of_classes, ordered_emd_from_pairs,
                                                           sa_groups)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
+from tklscore.core.scoring.sums import exact_parts
 from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
@@ -203,7 +206,10 @@ class AggregateLattice:
         """The whole source's scores (normalisation), once before the search; the weights
         checked as every engine checks them."""
         totals, _ = self.designer.whole_source(weights, missing_weight_zero)
-        self._whole = score_set(totals, x)
+        # its tkl-Score summed as a node's and as in memory (exactly), not in the engine's order
+        whole = AggregateNode({}, ReleaseDesign(), self)
+        self._whole = replace(score_set(totals, x), tkl=self.scored_sum(whole.design, *whole._release(),
+                                                                        self.kept(whole.design), weights))
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
         if design.selection is not None:
@@ -360,10 +366,10 @@ class AggregateLattice:
             total, masks = self._scored_rows(kept, rows, np.repeat(class_of_finest, self.finest_rows), sizes,
                                              ~dropped, rows.weights(w), self.cnt, known)
             self._lattice_l.keep(levels, extra, masks, self.rows)
-            return total
+            return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
         masks: list = [None] * len(groups.others)
-        total = 0.0
+        total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
                 total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
@@ -378,7 +384,7 @@ class AggregateLattice:
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
-        return total
+        return math.fsum(total)     # the pieces' exact parts rounded once: the in-memory sum
 
     def row_groups(self, kept: list[int]) -> "_RowGroups":
         """The SA groupings of every row of the aggregate over the kept SAs, kept across nodes
@@ -391,7 +397,7 @@ class AggregateLattice:
         return found
 
     def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
-                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[float, list]:
+                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[list[float], list]:
         """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
         ``local``, each whole, of ``sizes`` records; ``published``: each class's), and their
         l-DF masks (``known``: the rows' masks of the generalisations)."""
@@ -401,8 +407,10 @@ class AggregateLattice:
         score = t[local]
         score += w
         score /= l
-        score *= counts
-        return float(score.sum() if published.all() else score[published[local]].sum()), found
+        if not published.all():
+            keep = published[local]
+            score, counts = score[keep], counts[keep]
+        return exact_parts(score, counts), found
 
     def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
@@ -414,7 +422,7 @@ class AggregateLattice:
         return t
 
     def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> float:
+                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> list[float]:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
         and known masks, once to give each row its group's masks."""
@@ -447,13 +455,13 @@ class AggregateLattice:
                 g = full[self.combo[rows]]
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
         if dropped[cls]:
-            return 0.0
+            return []
         combos = representative[at]
         t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
                     lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64))
         score = t[0] + w[combos]
         score /= l
-        return float((score * records[at]).sum())
+        return exact_parts(score, records[at])
 
 
 
