@@ -247,6 +247,34 @@ def test_thesis_oracles_out_of_core(data_dir):
         assert result.selected_rows == len(memory.transformed.selected) and 0 < result.selected_rows < 7
 
 
+@pytest.mark.parametrize("share", [0.25, 0.0])
+def test_small_sources_keep_uncompressed_relations_large_ones_compressed_with_the_same_numbers(data_dir, share,
+                                                                                              monkeypatch):
+    """The relations of a source whose rows fit a share of the memory limit are temporary
+    (uncompressed) tables, else the work database's compressed ones: the same numbers either
+    way, and DuckDB draws no progress bar into a command's output."""
+    from tklscore.core.engines import duckdb_engine
+
+    monkeypatch.setattr(duckdb_engine, "UNCOMPRESSED_SHARE", share)
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Age": Hierarchy.intervals("Age", [10, 20])}
+    design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+    with open_backend("duckdb", "256MB") as backend:
+        assert backend.con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        compare(designer.evaluate(design, weights), ReleaseDesigner(load_table(source), ROLES, hierarchies)
+                .evaluate(design, weights), designer)
+        kinds = dict(backend.con.execute("SELECT table_name, temporary FROM duckdb_tables() "
+                                         "WHERE table_name IN ('gsrc', 'combos', 'fin')").fetchall())
+        assert kinds == {"gsrc": share > 0, "combos": share > 0, "fin": False}
+        backend.expect_rows(0)     # the kind changes: the other kind's table of a name is dropped
+        backend.materialize("gsrc", "SELECT 1 AS x")
+        assert backend.con.execute("SELECT COUNT(*) FROM duckdb_tables() WHERE table_name = 'gsrc'").fetchone() == (1,)
+        assert backend.fetch("SELECT x FROM gsrc")["x"].tolist() == [1]
+
+
 def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
     source = data_dir / "thesis_table_3_1.csv"
     weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")

@@ -39,13 +39,13 @@ records and is not searched out of core (the error says what to do).
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
+from tklscore.core.engines.backend import memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.engines.scoring import score_set
@@ -90,12 +90,7 @@ def piece_rows(rows: int, budget: int) -> int:
 
 def search_budget(memory_limit: int | None) -> int:
     """The bytes the search's arrays may take under a memory limit (bytes; None: none given)."""
-    if memory_limit is None:
-        try:
-            memory_limit = int(0.8 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-        except (AttributeError, OSError, ValueError):     # no sysconf (Windows): DuckDB's default on 8 GB
-            memory_limit = int(0.8 * (8 << 30))
-    return int(SEARCH_SHARE * memory_limit)
+    return int(SEARCH_SHARE * memory_bytes(memory_limit))
 
 
 BATCH_ROWS = 1 << 20
