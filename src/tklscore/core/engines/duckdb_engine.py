@@ -161,9 +161,10 @@ class DuckDBBackend(Backend):
         # removed on close, when the back-end is collected, or at the latest when the process exits
         self._finalizer = weakref.finalize(self, _remove_work_folder, self.con, self.folder)
         self.inputs: list[str] = []   # every file scanned: an output never replaces one
-        self._views: set[str] = set()  # the relations made by :meth:`view`
+        # each relation made here and its kind ('TABLE', 'TEMP TABLE', 'TEMP VIEW'): a temporary
+        # relation shadows a table of its name, so a name changing kind drops the other one
+        self._made: dict[str, str] = {}
         self._uncompressed = False    # :meth:`materialize` writes temporary tables (:meth:`expect_rows`)
-        self._table_kinds: dict[str, str] = {}    # each materialised relation's kind of table
         self._catalog = self.con.execute("SELECT current_database()").fetchone()[0]
         self._decoded = 0
         self.con.execute(f"SET temp_directory = {_literal(str(self.folder / 'spill'))}")
@@ -224,16 +225,18 @@ class DuckDBBackend(Backend):
         self._uncompressed = rows * UNCOMPRESSED_ROW_BYTES <= UNCOMPRESSED_SHARE * memory_bytes(self.memory_limit)
 
     def materialize(self, name: str, sql: str, params=None) -> None:
-        if name in self._views:
-            self.drop(name)
         # a table of the work database, compressed, unless :meth:`expect_rows` found the relations
         # small: then a temporary one (not compressed; 2-3x less CPU to write, spills when large)
-        kind = "TEMP TABLE" if self._uncompressed else "TABLE"
-        if self._table_kinds.get(name, kind) != kind:      # the other kind's table of the name would shadow or outlive it
-            self.con.execute(f"DROP TABLE IF EXISTS {'temp' if self._table_kinds[name] != 'TABLE' else self._catalog}.main.{name}")
-        self._table_kinds[name] = kind
+        kind = self._making(name, "TEMP TABLE" if self._uncompressed else "TABLE")
         self._timed(name, sql, lambda: self.con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}",
                                                         list(params) if params else None))
+
+    def _making(self, name: str, kind: str) -> str:
+        """``kind``, once the relation of ``name`` of another kind is dropped."""
+        if self._made.get(name, kind) != kind:
+            self.drop(name)
+        self._made[name] = kind
+        return kind
 
     def materialize_joined(self, name: str, sql: str) -> None:
         self.con.execute("SET disabled_optimizers = 'join_order'")
@@ -245,18 +248,17 @@ class DuckDBBackend(Backend):
     def view(self, name: str, sql: str) -> None:
         self.drop(name)    # a table, or a view, of the name
         self.con.execute(f"CREATE TEMP VIEW {name} AS {sql}")
-        self._views.add(name)
+        self._made[name] = "TEMP VIEW"
 
     def drop(self, name: str) -> bool:
-        kind = "VIEW" if name in self._views else "TABLE"
-        self._views.discard(name)
-        self._table_kinds.pop(name, None)
-        self.con.execute(f"DROP {kind} IF EXISTS {name}")
+        kind = self._made.pop(name, "TABLE")
+        where = self._catalog if kind == "TABLE" else "temp"
+        self.con.execute(f"DROP {'VIEW' if kind == 'TEMP VIEW' else 'TABLE'} IF EXISTS {where}.main.{name}")
         return True
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(f"{name}_frame", frame)
-        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM {name}_frame")
+        self.con.execute(f"CREATE OR REPLACE {self._making(name, 'TABLE')} {name} AS SELECT * FROM {name}_frame")
         self.con.unregister(f"{name}_frame")
 
     def write_parquet(self, sql: str, path: str) -> None:

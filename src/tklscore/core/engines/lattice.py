@@ -54,10 +54,10 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (LatticeL, SaGroups, l_of_classes, ordered_emd_from_pairs,
-                                                          sa_groups)
+                                                          sa_groups, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
-from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
+from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
                      "at every node; search without it (and select the rows of the release you choose), or search "
@@ -597,25 +597,7 @@ def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
             masks[i][rows] = mask
 
 
-PAIR_TABLE = 1 << 24
-"""The most (class, value) cells counted in a table (8 bytes each) rather than by one sort."""
-
-
-def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, counts: np.ndarray):
-    """The distinct (class, value) pairs sorted by class then value, and their records."""
-    m = max(m, 1)
-    key = np.multiply(classes, np.int64(m), dtype=np.int64)
-    key += values
-    if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
-        total = np.bincount(key, weights=counts, minlength=n_classes * m)
-        pair = np.flatnonzero(total)
-        total = total[pair].astype(np.int64)
-    else:
-        groups = sorted_groups(key)
-        pair = groups.keys
-        total = np.bincount(groups.inverse, weights=counts, minlength=len(pair)).astype(np.int64)
-    cls, val = np.divmod(pair, np.int64(m))
-    return cls, val, total
+_pairs = weighted_class_value_pairs
 
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:

@@ -14,11 +14,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.backend import Backend, memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches, variational_distance_of_pairs
+from tklscore.core.scoring.distinguishing_factors import (ordered_emd_of_batches, variational_distance_of_pairs,
+                                                          weighted_class_value_pairs)
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, shown_value)
@@ -147,12 +148,15 @@ class PairSource:
         self._grouped: set[int] = set()
 
     def fetched(self, i: int) -> tuple[np.ndarray, ...] | None:
-        """SA i's pairs when every SA's come in one statement (fetched at the first ask), else None."""
+        """SA i's pairs when every SA's come in one statement (fetched at the first ask) — or,
+        read once (not ``keep``), from the counted rows fetched once — else None."""
         if self._fetched is None:
             fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
-            self._fetched = False if fetched is None else fetched
             if fetched is not None:
                 self._note("every attribute")
+            elif not self.keep:
+                fetched = pairs_of_fetched_rows(self.backend, self.plan, self.rows)
+            self._fetched = False if fetched is None else fetched
         return self._fetched[i] if self._fetched else None
 
     def value_counts(self, i: int) -> np.ndarray:
@@ -219,6 +223,32 @@ def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int) -> list[tupl
     sa, cid, idx, c = (table.column(name).to_numpy().astype(np.int64, copy=False) for name in ("sa", "cid", "idx", "c"))
     bounds = np.searchsorted(sa, np.arange(len(plan.sa) + 1))
     return [(cid[a:b], idx[a:b], c[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+FETCHED_SHARE = 1 / 16
+"""The share of the memory limit that the counted rows' class ids, codes and counts (8 bytes
+each) may take in Python to be fetched once rather than grouped and streamed SA by SA."""
+
+
+def pairs_of_fetched_rows(backend: Backend, plan: Plan, rows: int) -> list[tuple[np.ndarray, ...]] | None:
+    """Every SA's (class, value code, count) pairs sorted by class then value, grouped in
+    Python (:func:`weighted_class_value_pairs`, the lattice's) from ``plan.counted``'s class
+    ids, codes and counts fetched in one statement, on an engine whose statements are cheap
+    (not :attr:`.Backend.few_statements`) while the ``rows`` fit :data:`FETCHED_SHARE` of its
+    memory; else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
+    four grouped statements (one a sort of 1M pairs, streamed) and takes ~0.3 s this way."""
+    if backend.few_statements or not plan.sa or \
+            rows * (len(plan.sa) + 2) * 8 > FETCHED_SHARE * memory_bytes(backend.memory_limit):
+        return None
+    codes = [f"c{i}" for i in range(len(plan.sa))]
+    table = backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}{', cnt' if plan.weighted else ''} "
+                                f"FROM {plan.counted}")
+    column = {name: table.column(name).to_numpy().astype(np.int64, copy=False) for name in table.column_names}
+    cid = column["cid"]
+    counts = column["cnt"] if plan.weighted else np.ones(len(cid), dtype=np.int64)
+    n_classes = int(cid.max()) + 1 if len(cid) else 0
+    return [weighted_class_value_pairs(cid, n_classes, column[c], int(column[c].max()) + 1 if len(cid) else 0, counts)
+            for c in codes]
 
 
 def value_counts_of_pairs(pairs: tuple[np.ndarray, ...]) -> np.ndarray:
