@@ -153,6 +153,14 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
+def print_verdicts(rows: int, verdicts: list[str]) -> None:
+    """The closing verdict lines, one per figure, with the load they were measured under."""
+    print(f"peak RSS {peak_rss_mb():.0f} MB; {machine()}")
+    print(f"verdicts ({rows:,} rows; load average {load_average():.1f}: on a busy machine a MISS may be the load's):")
+    for line in verdicts:
+        print(f"  {line}")
+
+
 def target(value: float, limit: float, unit: str = "s", scale: float = 1.0) -> str:
     """``target ≤ 2.5 s   PASS``: ``value`` against ``limit`` (both shown × ``scale``)."""
     return f"target ≤ {limit * scale:g} {unit}   {verdict(value <= limit)}"

@@ -4,7 +4,7 @@ the share of D(r) above its threshold, the verdict bands, the pseudonymisation's
 count, share, limits and removal excess, the thesis example's hierarchies, what PIA works
 out from a patient's record, a Learn student's recipe from the columns' set-up and the
 groups' counts of the Learn statistics, a D(r) parameter as typed, why QI importance is
-not measured."""
+not measured, a designed release made current."""
 
 from __future__ import annotations
 
@@ -436,3 +436,23 @@ def test_why_qi_importance_is_not_measured():
     assert qi_importance_skipped(QI_IMPORTANCE_MAX) is None and qi_importance_skipped(1) is None
     assert qi_importance_skipped(9) == ("Not computed: QI importance measures every subset of the quasi-identifiers, "
                                         "and 9 of them have 511 subsets (at most 8 quasi-identifiers are measured).")
+
+
+def test_a_designed_release_made_current_is_the_design_being_built():
+    from tklscore.core.release.selection import ReleaseDefinition
+    from tklscore.core.release.session import DESIGNED, take_up_designed
+    from tklscore.core.release.transform import ReleaseDesign
+
+    scenario = ReleaseDefinition("Scenario 1", "ids", ids=("1", "2", "3"))
+    alberta = ReleaseDesign("Alberta", {"City": 1, "Age": 2}, suppress_below=2, suppression_limit=0.5,
+                            removed={"Medication"}, selection=scenario)
+    project = Project(builtin="thesis", releases=[scenario], current_release="Scenario 1",
+                      settings={"design": {"saved": [alberta.to_dict()]}})
+    assert not take_up_designed(project) and "current" not in project.settings["design"]   # a defined release
+    with pytest.raises(InputError, match="no release named 'Edmonton'"):
+        project.make_current("Edmonton")
+    project.make_current("Alberta")                  # as the Release chooser makes it current
+    assert project.current_release == "Alberta"
+    current = ReleaseDesign.from_dict(project.settings["design"]["current"])
+    assert current == ReleaseDesign(DESIGNED, {"City": 1, "Age": 2}, 2, 0.5, {"Medication"}, selection=scenario)
+    assert [h["column"] for h in project.settings["design"]["hierarchies"]] == [h.column for h in THESIS_HIERARCHIES]

@@ -45,3 +45,29 @@ def test_the_function_never_runs_once_its_parent_is_deleted(qtbot):
     for _ in range(5):
         QCoreApplication.processEvents()
     assert calls == [2]   # once
+
+
+def test_the_function_also_waits_for_the_repaint_that_the_first_one_s_layout_change_asks_for(qtbot):
+    """A view's first paint often changes its layout (a chart's axis fits its tick labels):
+    the repaint that asks for comes before the function too."""
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    log = []
+
+    class Fitting(Painted):
+        def paintEvent(self, event):
+            super().paintEvent(event)
+            if self.minimumHeight() < 120:   # as an axis does once it has measured its labels
+                self.setMinimumHeight(120)
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    QVBoxLayout(window).addWidget(QLabel("above"))
+    window.show()
+    qtbot.waitExposed(window)
+    fitting = Fitting(log)
+    window.layout().addWidget(fitting)
+    fitting.show()                      # a view put on show: its first paint is pending
+    after_pending_paints(window, lambda: log.append("work"))
+    qtbot.waitUntil(lambda: "work" in log, timeout=5000)
+    assert log[:2] == ["paint", "paint"] and log[-1] == "work"   # its first paint, then the one refitted

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 
 from tklscore.core.model.ahp import AHPResult, ahp
@@ -266,6 +267,11 @@ def test_sensitivity_chart_sweeps_the_chosen_priority(view, qtbot):
     view.set_sensitivity_criterion(prescription)
     qtbot.waitUntil(lambda: view.sweep is not None and view.sweep.criterion == prescription, timeout=15_000)
     assert view.sweep.current == pytest.approx(TABLE_4_1[2], abs=5e-5)
+    items = view.sensitivity_chart.getPlotItem().listDataItems()   # the same items, given the new sweep
+    assert len(items) == 6 and np.array_equal(items[0].getData()[1], view.sweep.scores["tkl"])
+    assert list(items[1].getData()[0]) == [view.sweep.current]
+    line = [i for i in view.sensitivity_chart.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
+    assert len(line) == 1 and line[0].value() == view.sweep.current and line[0].label.toPlainText() == "today 0.163"
 
 
 def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch):

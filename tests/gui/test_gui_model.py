@@ -309,3 +309,47 @@ def test_off_screen_the_tree_is_re_read_when_the_view_is_shown(qtbot, tmp_path, 
         thesis_workbench.runner.wait()
         thesis_workbench.undo_stack.setClean()
         thesis_workbench._mark(False)  # closing asks nothing
+
+
+def test_the_view_reads_only_the_vocabulary_its_model_was_built_with(qtbot, thesis_workbench, settings, monkeypatch):
+    """Built for a model of a shipped vocabulary (the thesis'), the view reads that one, not
+    first the one remembered (DPV 2.3: a fifth of a second of the UI thread's time)."""
+    import tklscore.core.model.vocabulary as vocabulary
+
+    read, shipped = [], vocabulary._shipped
+    monkeypatch.setattr(vocabulary, "_shipped", lambda key: read.append(key) or shipped(key))
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    assert read == ["thesis"] and view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
+
+
+def test_a_shipped_vocabulary_not_read_yet_is_read_beside_the_ui_thread(qtbot, thesis_workbench, settings,
+                                                                        monkeypatch):
+    import threading
+
+    import tklscore.core.model.vocabulary as vocabulary
+    import tklscore.gui.model.vocabulary_panel as panel
+
+    threads, shipped = [], vocabulary._shipped
+    monkeypatch.setattr(panel, "shipped_is_read", lambda key: False)   # as in a fresh application
+    monkeypatch.setattr(vocabulary, "_shipped", lambda key: threads.append(threading.current_thread()) or shipped(key))
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    assert view.vocabulary is None and view.vocabulary_label.text() == f"Reading {vocabulary.SHIPPED['thesis'].title}…"
+    assert view.vocabulary_panel.chooser.currentData() == "thesis"
+    qtbot.waitUntil(lambda: view.vocabulary is not None, timeout=10000)
+    assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
+    assert threads and threading.main_thread() not in threads
+
+
+def test_reading_a_vocabulary_cancelled_says_so(qtbot, thesis_workbench, settings, monkeypatch):
+    import tklscore.gui.model.vocabulary_panel as panel
+
+    monkeypatch.setattr(panel, "shipped_is_read", lambda key: False)
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    thesis_workbench.runner.cancel_all()     # the status bar's Cancel, before its thread begins
+    qtbot.waitUntil(lambda: "not read (cancelled)" in view.vocabulary_label.text(), timeout=10000)
+    assert view.vocabulary is None and view.vocabulary_panel.reading is None
+    view.use_shipped("thesis")                # the officer chooses one: read at once
+    assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()

@@ -247,3 +247,23 @@ def test_a_finished_task_its_function_and_what_it_read_are_freed(qtbot):
     gc.collect()
     alive = [i for i, refs in enumerate(kept) if any(ref() is not None for ref in refs)]
     assert alive == []
+
+
+def test_a_task_cancelled_before_its_thread_begins_never_runs_its_function(qtbot):
+    runner = TaskRunner()
+    ran, stopped, done = [], [], []
+    task = runner.start("sweep", lambda control: ran.append(True) or 42, done.append, done.append,
+                        on_cancelled=stopped.append)
+    task.cancel()                      # the next edit replaces it before the event loop begins it
+    qtbot.waitUntil(lambda: not runner.current, timeout=5000)
+    assert ran == [] and done == [] and stopped == [None]
+
+
+def test_a_file_being_written_is_written_even_when_cancelled_before_its_thread_begins(qtbot):
+    from tklscore.gui.tasks import SAVE
+
+    runner = TaskRunner()
+    written = []
+    task = runner.start("save", lambda control: written.append("file"), lambda _: None, lambda _: None, lane=SAVE)
+    runner.cancel_all()                # the window closes: its recovery copy is still written
+    assert runner.wait() and written == ["file"] and task.control.cancelled

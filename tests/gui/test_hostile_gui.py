@@ -208,6 +208,16 @@ def test_the_guard_says_what_other_libraries_raise_for_bad_input():
     assert "failed unexpectedly: KeyError" in error_text(KeyError("x"), "Scoring")
 
 
+def test_a_guarded_call_gives_what_the_function_returned_or_says_why_not():
+    from tklscore.gui.guard import call_guarded
+
+    said: list[str] = []
+    drawn = call_guarded(said.append, lambda path: f"chart for {path}", "c.png")
+    assert drawn and drawn.value == "chart for c.png" and said == []
+    refused = call_guarded(said.append, open, "/nonexistent/folder/c.png")
+    assert not refused and refused.value is None and said == ["/nonexistent/folder/c.png: No such file or directory"]
+
+
 def test_a_task_failing_on_bad_input_says_so_without_failed_unexpectedly(qtbot, capfd):
     from tklscore.gui.tasks import TaskRunner
 

@@ -75,6 +75,17 @@ class Project:
         design["saved"] = [d for d in design.get("saved") or [] if d.get("name") != name]
         return True
 
+    def make_current(self, name: str) -> None:
+        """Make the release ``name`` (defined or designed) the current one; a designed one's
+        design becomes the design being built (:func:`~tklscore.core.release.session.take_up_designed`)."""
+        if self.designed(name) is None:
+            self.release(name)
+        self.current_release = name
+        if self.designed(name) is not None:
+            from tklscore.core.release.session import take_up_designed   # the designer's: not read at start-up
+
+            take_up_designed(self)
+
     def release(self, name: str) -> ReleaseDefinition:
         for definition in self.releases:
             if definition.name == name:

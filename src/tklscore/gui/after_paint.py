@@ -5,7 +5,11 @@ A background task started while the views repaint competes with them for the int
 lock and the CPUs (the views call Python once per cell). Qt posts a window's repaint
 (``UpdateRequest``) at ``Qt.LowEventPriority``, so ``QTimer.singleShot(0, …)`` still runs
 before it; an event posted at a lower priority is delivered after every repaint pending when
-it was posted, in the same pass of the event loop."""
+it was posted, in the same pass of the event loop. A repaint often changes the layout (a
+view's first paint: a chart's axis fits its tick labels, a label wraps) and the repaint that
+this asks for is posted during that pass, after this event: the function waits one more pass
+of the event loop, so that it also comes after that repaint (a view painted for the first
+time paints twice)."""
 
 from __future__ import annotations
 
@@ -17,14 +21,22 @@ AFTER_PAINT_PRIORITY = Qt.EventPriority.LowEventPriority.value - 1
 _AFTER_PAINT = QEvent.Type(QEvent.registerEventType())
 
 
+PASSES = 2   # the repaint pending, then the one that its layout changes ask for
+
+
 class _AfterPaint(QObject):
     def __init__(self, function: Callable[[], None], parent: QObject):
         super().__init__(parent)
         self.function = function
+        self.passes = PASSES
 
     def event(self, event: QEvent) -> bool:
         if event.type() != _AFTER_PAINT:
             return super().event(event)
+        self.passes -= 1
+        if self.passes > 0:
+            QCoreApplication.postEvent(self, QEvent(_AFTER_PAINT), AFTER_PAINT_PRIORITY)
+            return True
         function, self.function = self.function, None
         self.deleteLater()
         if function is not None:
@@ -33,6 +45,6 @@ class _AfterPaint(QObject):
 
 
 def after_pending_paints(parent: QObject, function: Callable[[], None]) -> None:
-    """Call ``function`` on this (the UI) thread once the repaints pending now are done;
-    never if ``parent`` is deleted first."""
+    """Call ``function`` on this (the UI) thread once the repaints pending now, and those
+    their layout changes ask for, are done; never if ``parent`` is deleted first."""
     QCoreApplication.postEvent(_AfterPaint(function, parent), QEvent(_AFTER_PAINT), AFTER_PAINT_PRIORITY)

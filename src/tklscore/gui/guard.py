@@ -19,6 +19,7 @@ import traceback
 import zipfile
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from xml.etree.ElementTree import ParseError
 from xml.parsers.expat import ExpatError
 
@@ -54,17 +55,32 @@ def error_text(error: BaseException, doing: str | None = None) -> str:
             f"(please report it)")
 
 
-def run_guarded(report: Callable[[str], object], function: Callable, *args) -> bool:
-    """Call ``function(*args)``; on bad input pass its message to ``report`` and return
-    False. A bug is reported too (never a silent failure), with its traceback on stderr."""
+@dataclass(frozen=True)
+class Guarded:
+    """What a guarded call gave: ``ok`` (true as a condition) and, when ok, the function's ``value``."""
+
+    ok: bool
+    value: object = None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def call_guarded(report: Callable[[str], object], function: Callable, *args) -> Guarded:
+    """Call ``function(*args)`` and return what it gave; on bad input pass its message to
+    ``report`` (not ok). A bug is reported too (never a silent failure), with its traceback on stderr."""
     try:
-        function(*args)
-        return True
+        return Guarded(True, function(*args))
     except Exception as error:  # noqa: BLE001 - the guard: every failure becomes a message
         if not is_bad_input(error):
             traceback.print_exc()
         report(error_text(error))
-        return False
+        return Guarded(False)
+
+
+def run_guarded(report: Callable[[str], object], function: Callable, *args) -> bool:
+    """:func:`call_guarded` where only whether it went well matters."""
+    return call_guarded(report, function, *args).ok
 
 
 def report_uncaught(report: Callable[[str], object]):

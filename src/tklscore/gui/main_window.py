@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QInputDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget)
@@ -27,6 +27,10 @@ PROJECT_FILTER = "tkl-Score projects (*.tklproj);;All files (*)"
 MAX_RECENT = 8
 KEY_ROLE = Qt.ItemDataRole.UserRole
 WELCOME_SEEN = "welcome/seen"
+# A view put on show for the first time asks for its layout a few times over (a word-wrapped
+# label's height once its width is known, a chart's axes): laid out before its first paint, that
+# paint is its only one (else the whole view paints twice, the second time against the work it started)
+LAYOUT_PASSES = 3
 
 
 def weights_source(workbench: Workbench) -> str:
@@ -134,7 +138,6 @@ class MainWindow(QMainWindow):
         for signal in (self.workbench.releasesChanged, self.workbench.scoresChanged, self.workbench.modelChanged,
                        self.workbench.sourceChanged):
             signal.connect(self._update_release_info)
-        self.workbench.releasesChanged.connect(self._design_follows_release)
         if patient_mode:
             self.sidebar.hide()
             self.statusBar().hide()
@@ -160,14 +163,6 @@ class MainWindow(QMainWindow):
         if key == "risk" and "scores" in self.views:
             view.recordActivated.connect(self._open_record_in_scores)
         return view
-
-    def _design_follows_release(self) -> None:
-        """A designed release made current is loaded onto the Design view's sliders and kept as
-        the project's design at that moment (the view does it once it exists): build it then."""
-        project = self.workbench.project
-        if ("design" in self.views and not self.views.is_built("design")
-                and project.designed(project.current_release) is not None):
-            self.views["design"]
 
     def _build_sidebar(self) -> QListWidget:
         sidebar = QListWidget()
@@ -218,8 +213,12 @@ class MainWindow(QMainWindow):
             return
         if key not in self.pages:
             raise InputError(f"there is no view '{key}' here (views: {', '.join(self.pages)})")
+        first = not self.views.is_built(key)
         self.views[key]
         self._select(key)
+        if first and self.isVisible():   # laid out now, before its first paint
+            for _ in range(LAYOUT_PASSES):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
     def _select(self, key: str) -> None:
         """Put the page of ``key`` on show and mark it in the sidebar (the page builds its view when shown)."""

@@ -71,6 +71,7 @@ class Task:
         self.owner: QObject | None = None
         self.owner_connection = None
         self.connections: list = []   # the runner's own, to its signals: broken once it settles
+        self.always_runs = False      # a file being written (the save lane) is written even if cancelled
 
     def cancel(self) -> None:
         self.control._cancelled.set()
@@ -78,6 +79,10 @@ class Task:
     def run(self) -> None:
         run_in_background()
         try:
+            # cancelled while it waited for its thread (a view's sweep that the next edit
+            # replaced): it never begins, so it takes no CPU from the task that replaced it
+            if not self.always_runs:
+                self.control.check()
             result = self.function(self.control)
         except Cancelled:
             self.signals.stopped.emit(None)
@@ -159,6 +164,7 @@ class TaskRunner(QObject):
             raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
         task.owner = owner
+        task.always_runs = lane == SAVE
         # these lambdas and the task's signals hold each other through Qt, where the garbage
         # collector cannot see: _settle breaks the connections, so that a finished task, its
         # function and what that read (a whole release's frames) are freed

@@ -449,9 +449,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
         self.scoresChanged.emit()
 
     def set_current_release(self, name: str) -> None:
-        if name not in self.project.designed_names():
-            self.project.release(name)
-        self.project.current_release = name
+        self.project.make_current(name)
         self.releasesChanged.emit()
         self.scoresChanged.emit()
 

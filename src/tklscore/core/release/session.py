@@ -10,6 +10,7 @@
   and rebuilt (an engine closed) when the source, roles, hierarchies or model change; it
   evaluates designs and searches for suggested releases with progress and cancellation, and
   gives one :class:`Evaluation` for both engines.
+- :func:`take_up_designed`: a designed release made current is the design being built.
 - :func:`design_source` says what a session designs over, or what is missing;
   :class:`DesignOffer` what the view offers for a source (suggestions, noise, the report,
   the engine's note and the copied command's engine) — the view asks, never the engine.
@@ -122,6 +123,23 @@ class DesignState:
         noise = {c: epsilon for c, (how, epsilon) in self.perturbed.items() if how == "noise"}
         return ReleaseDesign(name, levels, self.suppress_below, self.suppression_limit, self.removed,
                              microaggregate, noise, self.seed, selection=selection)
+
+
+def take_up_designed(project) -> bool:
+    """The rule of a designed release made current: its design, on the rows it was designed
+    from, becomes the project's design being built (``settings["design"]["current"]``), which
+    the Design view shows whenever it is built. False (nothing changed) when the current
+    release is a defined one."""
+    designed = project.designed(project.current_release)
+    if designed is None:
+        return False
+    settings = project.settings.setdefault("design", {})
+    state = DesignState()
+    state.load(settings, project.builtin)
+    design = ReleaseDesign.from_dict(designed)
+    state.apply(design)
+    state.save(settings, design.selection)
+    return True
 
 
 def named_as_saved(design: ReleaseDesign, saved: list[dict]) -> ReleaseDesign:

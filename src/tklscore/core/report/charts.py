@@ -2,7 +2,7 @@
 the candidate releases side by side, the per-record scores in the thesis' order, the
 growth of the scores, the records by risk band and the histogram of D(r). The views draw
 the same figures interactively (``gui/charts``, ``gui/scores``, ``gui/risk``) with the
-colours and the order defined here."""
+order defined here and the scores' colours (``core/scoring/scores.SCORE_COLORS``)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,9 @@ from tklscore.core.report import svg
 from tklscore.core.report.model import (CHART_DISCLOSURE, CHART_GROWTH, CHART_PER_RECORD, CHART_RELEASES,
                                         CHART_RISK_DISTRIBUTION, ReportInput)
 from tklscore.core.risk.lens import DisclosureHistogram, risk_band_labels
-from tklscore.core.scoring.scores import SCORE_LABELS, SCORE_NAMES, ScoreSet, cumulative_table_scores, x_text
+from tklscore.core.scoring.scores import (SCORE_COLORS, SCORE_LABELS, SCORE_NAMES, ScoreSet,  # noqa: F401 (SCORE_COLORS: the views')
+                                          cumulative_table_scores, x_text)
 
-SCORE_COLORS = {"tkl": (31, 119, 180), "m_score": (214, 39, 40), "l_severity": (44, 160, 44),
-                "tkl_max": (255, 127, 14), "m_score_inf": (148, 103, 189)}
 ATTACKER_COLORS = {"prosecutor": (31, 119, 180), "journalist": (255, 127, 14)}
 RECORD_SERIES = ("tkl", "m_score", "l_severity")
 SORT_THESIS = "thesis"      # ascending by L-Severity (ties: by tkl), as Figures 5.1/5.2

@@ -40,6 +40,9 @@ RECORD_COLUMNS = ("id", "k", "l", "t", "weight_sum", "tkl", "m_score", "l_severi
 SCORE_LABELS = {"tkl": "tkl-Score", "tkl_max": "tkl-Score_max", "m_score": "M-Score",
                 "m_score_inf": "M-Score (x → ∞)", "l_severity": "L-Severity"}
 """The name each score goes by on every screen, report and printout (M-Score: see :func:`score_label`)."""
+SCORE_COLORS = {"tkl": (31, 119, 180), "m_score": (214, 39, 40), "l_severity": (44, 160, 44),
+                "tkl_max": (255, 127, 14), "m_score_inf": (148, 103, 189)}
+"""The colour each score is drawn in on every chart, the views' and the report's (RGB)."""
 
 
 def parse_x(value) -> float:

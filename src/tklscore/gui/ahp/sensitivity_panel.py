@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout
 
+from tklscore.core.scoring.scores import SCORE_COLORS, SCORE_LABELS
 from tklscore.core.scoring.sensitivity import PrioritySweep, priority_sweep
 from tklscore.core.scoring.weights_source import MODEL
 from tklscore.gui.tasks import SIDE
@@ -21,6 +22,8 @@ class SensitivityPanel(QGroupBox):
         self.workbench = workbench
         self.group_of = group_of      # () -> (parent iri, [(criterion iri, label)]) of the group shown
         self.sweep: PrioritySweep | None = None
+        self._drawn: dict[str, tuple] = {}   # each score's line and today's dot, kept from one sweep to the next
+        self._today: pg.InfiniteLine | None = None
         self.generation = 0
         self.task = None
         self.combo = QComboBox()
@@ -106,25 +109,31 @@ class SensitivityPanel(QGroupBox):
             self.task = None
 
     def draw(self, sweep: PrioritySweep | None, note: str = "") -> None:
-        from tklscore.gui.scores.charts import COLORS, LABELS
-
         self.sweep = sweep
         plot = self.chart.getPlotItem()
-        plot.clear()
         if sweep is None:
+            plot.clear()
+            self._drawn, self._today = {}, None
             self.note.setText(note)
             return
+        if self._today is None:   # the chart's items, made once and given each sweep's data (a tenth of the time)
+            for name in sweep.scores:
+                self._drawn[name] = (
+                    plot.plot([], [], name=SCORE_LABELS[name], pen=pg.mkPen(SCORE_COLORS[name], width=2)),
+                    plot.plot([], [], pen=None, symbol="o", symbolSize=9, symbolBrush=SCORE_COLORS[name], symbolPen="k"))
+            self._today = pg.InfiniteLine(sweep.current, angle=90, label="today {value:.3f}",
+                                          pen=pg.mkPen("#555555", style=Qt.PenStyle.DashLine),
+                                          labelOpts={"color": "k", "position": 0.08})
+            plot.addItem(self._today)
         highest = 0.0
         for name, values in sweep.scores.items():
-            plot.plot(sweep.priorities, values, name=LABELS[name], pen=pg.mkPen(COLORS[name], width=2))
+            line, dot = self._drawn[name]
+            line.setData(sweep.priorities, values)
             today = sweep.current_scores.get(name)
-            if today is not None:
-                plot.plot([sweep.current], [today], pen=None, symbol="o", symbolSize=9,
-                          symbolBrush=COLORS[name], symbolPen="k")
+            dot.setData([sweep.current] if today is not None else [], [today] if today is not None else [])
             if np.isfinite(values).any():
                 highest = max(highest, float(np.nanmax(values)))
-        plot.addItem(pg.InfiniteLine(sweep.current, angle=90, pen=pg.mkPen("#555555", style=Qt.PenStyle.DashLine),
-                                     label=f"today {sweep.current:.3f}", labelOpts={"color": "k", "position": 0.08}))
+        self._today.setValue(sweep.current)
         plot.setXRange(0, 1, padding=0.02)
         plot.setYRange(0, max(highest, 1e-9) * 1.3, padding=0)
         model = self.workbench.model
@@ -133,4 +142,4 @@ class SensitivityPanel(QGroupBox):
         most = max(spread, key=spread.get)
         self.note.setText(
             f"As {label}'s priority goes from 0 to 1 (its siblings keep their proportions), the normalised "
-            f"{LABELS[most]} moves most, by {spread[most]:.4f}; the dots are today's scores.")
+            f"{SCORE_LABELS[most]} moves most, by {spread[most]:.4f}; the dots are today's scores.")

@@ -68,9 +68,6 @@ class DesignView(QWidget):
         session = self.session
         self.destroyed.connect(lambda *_: _close_engine(workbench, session))
         self.reload()
-        if self._designed_release() is not None:   # built once a designed release is current: taken up as chosen
-            self._current_release = None
-            self._release_chosen()
 
     def _lay_out(self) -> None:
         left = QWidget()
@@ -153,17 +150,15 @@ class DesignView(QWidget):
         return project.designed(project.current_release)
 
     def _release_chosen(self) -> None:
-        """Another release is current: a designed one is loaded onto the sliders (its own
-        design, on the rows it was designed from); a defined one is designed on its rows."""
+        """Another release is current: a designed one is loaded onto the sliders (the workbench
+        made its design the one being built: core's ``take_up_designed``); a defined one is
+        designed on its rows."""
         current = self.workbench.project.current_release
         chosen, self._current_release = current != self._current_release, current
-        designed = self._designed_release() if chosen else None
-        if designed is None:
+        if chosen and self._designed_release() is not None:
+            self.reload()
+        else:
             self.schedule()
-            return
-        self.session.state.apply(ReleaseDesign.from_dict(designed))
-        self.session.state.save(self._settings(), ReleaseDesign.from_dict(designed).selection)
-        self.reload()
 
     def design(self, name: str | None = None) -> ReleaseDesign:
         """The release on screen: the current release's rows (a designed release: the rows it

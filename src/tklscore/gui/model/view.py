@@ -47,7 +47,7 @@ class ModelView(QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #a40000;")
         self.message.hide()
-        self.vocabulary_panel = VocabularyPanel(self.settings, self.show_error)
+        self.vocabulary_panel = VocabularyPanel(self.settings, self.show_error, runner=workbench.runner)
         self.edits = ModelEdits(workbench, self.show_error, self.message.hide, lambda: self.vocabulary,
                                 lambda: self.tree_panel.selected_iri())
         self.tree_panel = TreePanel(workbench, self.edits)
@@ -68,7 +68,7 @@ class ModelView(QWidget):
         self.tree_panel.align_button.clicked.connect(self.align_with_selected_class)
         self.tree_panel.tree.selectionModel().currentChanged.connect(lambda *_: self._follow_selection())
         self.vocabulary_panel.vocabularyChanged.connect(self._vocabulary_changed)
-        self.vocabulary_panel.load_remembered()
+        self.vocabulary_panel.load_remembered(getattr(workbench.model, "vocabulary", None))
         # off screen, the tree and the taxonomy are re-read when the view is shown, not after every AHP edit
         workbench.modelChanged.connect(WhenShown(self, self.refresh).request)
         workbench.follower.checked.connect(WhenShown(self, self._show_status).request)
@@ -141,6 +141,7 @@ class ModelView(QWidget):
     def refresh(self) -> None:
         model = self.workbench.model
         if (model is not None and model.vocabulary in SHIPPED and not self.vocabulary_paths
+                and self.vocabulary_panel.reading != model.vocabulary
                 and (self.vocabulary is None or self.vocabulary.key != model.vocabulary)):
             self.vocabulary_panel.use_shipped(model.vocabulary, remember=False)   # the model's own vocabulary
         self.tree_panel.refresh()

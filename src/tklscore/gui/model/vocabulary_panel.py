@@ -9,8 +9,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
                                QPushButton, QTreeView, QVBoxLayout, QWidget)
 
 from tklscore.core.errors import InputError
-from tklscore.core.model.vocabulary import DEFAULT_VOCABULARY, SHIPPED, Vocabulary
+from tklscore.core.model.vocabulary import DEFAULT_VOCABULARY, SHIPPED, Vocabulary, shipped_is_read
 from tklscore.gui.model.tree import IRI_ROLE, ClassFilter, VocabularyModel
+from tklscore.gui.tasks import SIDE
 
 SETTINGS_KEY = "model/vocabularies"
 SHIPPED_KEY = "model/vocabulary"
@@ -21,10 +22,12 @@ FILES = "files"
 class VocabularyPanel(QWidget):
     vocabularyChanged = Signal()
 
-    def __init__(self, settings, show_error, parent: QWidget | None = None):
+    def __init__(self, settings, show_error, parent: QWidget | None = None, runner=None):
         super().__init__(parent)
         self.settings = settings
         self.show_error = show_error
+        self.runner = runner          # the task runner that reads a shipped vocabulary not read yet
+        self.reading: str | None = None   # the shipped vocabulary being read in the background
         self.vocabulary: Vocabulary | None = None
         self.vocabulary_paths: list[str] = []
         layout = QVBoxLayout(self)
@@ -70,7 +73,10 @@ class VocabularyPanel(QWidget):
         hint.setStyleSheet("color: palette(mid);")
         layout.addWidget(hint)
 
-    def load_remembered(self) -> None:
+    def load_remembered(self, models: str | None = None) -> None:
+        """The vocabulary files the user opened last; else ``models`` — the shipped vocabulary
+        the model was built with, which the view shows in place of the one remembered (so that
+        it is read once, not the remembered one first) —; else the shipped one remembered."""
         paths = [str(p) for p in (self.settings.value(SETTINGS_KEY, [], list) or [])]
         if paths:
             try:
@@ -78,8 +84,33 @@ class VocabularyPanel(QWidget):
                 return
             except (InputError, OSError) as error:
                 self.show_error(f"The remembered vocabulary could not be opened, using the shipped one: {error}")
-        key = str(self.settings.value(SHIPPED_KEY, DEFAULT_VOCABULARY))
-        self._set(Vocabulary.shipped(key if key in SHIPPED else DEFAULT_VOCABULARY), [])
+        key = models if models in SHIPPED else str(self.settings.value(SHIPPED_KEY, DEFAULT_VOCABULARY))
+        key = key if key in SHIPPED else DEFAULT_VOCABULARY
+        if self.runner is None or shipped_is_read(key):
+            self._set(Vocabulary.shipped(key), [])
+            return
+        # a tenth of a second or more of the UI thread when the view is first shown: read beside it
+        self.reading = key
+        self.chooser.setCurrentIndex(self.chooser.findData(key))
+        self.vocabulary_label.setText(f"Reading {SHIPPED[key].title}…")
+
+        def read(vocabulary: Vocabulary) -> None:
+            if self.reading == key:   # else the user chose another vocabulary meanwhile
+                self._set(vocabulary, [])
+
+        def failed(message: str) -> None:
+            if self.reading == key:
+                self.reading = None
+                self.show_error(message)
+
+        def cancelled(_value) -> None:
+            if self.reading == key:
+                self.reading = None
+                self.vocabulary_label.setText(f"{SHIPPED[key].title} not read (cancelled): choose a vocabulary above "
+                                              f"or open one")
+
+        self.runner.start("Reading the vocabulary", lambda control: Vocabulary.shipped(key), read, failed,
+                          owner=self, lane=SIDE, on_cancelled=cancelled)
 
     def open_vocabulary(self, paths: list[str] | None = None) -> bool:
         """Open vocabulary files (a dialog when ``paths`` is None) and remember them."""
@@ -109,6 +140,7 @@ class VocabularyPanel(QWidget):
             self._set(Vocabulary.shipped(key), [])
 
     def _set(self, vocabulary: Vocabulary, paths: list[str]) -> None:
+        self.reading = None
         self.vocabulary = vocabulary
         self.vocabulary_paths = list(paths)
         self.class_model.set_vocabulary(vocabulary)

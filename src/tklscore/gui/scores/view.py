@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
 from tklscore.core.files.atomic import check_output
 from tklscore.core.scoring.scores import RISKIEST_SHARE, ScoreReport, riskiest_count, riskiest_mask
 from tklscore.gui.charts import check_chart_format
-from tklscore.gui.guard import run_guarded
+from tklscore.gui.guard import Guarded, call_guarded
 from tklscore.core.report import REPORT_FORMATS, complete_risk
 from tklscore.gui.report import prepare_report, report_input
 from tklscore.gui.scores.charts_panel import COMPARISON_COLUMNS, SORT_IN_BACKGROUND, ChartsPanel
@@ -82,8 +82,8 @@ class ScoresView(QWidget):
         """The explanation of the selected record (None until one is selected)."""
         return self.records.explanation
 
-    def _guard(self, function, *args) -> bool:
-        return run_guarded(self.workbench.failed.emit, function, *args)
+    def _guard(self, function, *args) -> Guarded:
+        return call_guarded(self.workbench.failed.emit, function, *args)
 
     # ------------------------------------------------------------------ refresh
 
@@ -150,9 +150,9 @@ class ScoresView(QWidget):
         def write() -> None:
             # drawn here, where the scene lives; the PNG encoded and the file written on the
             # save lane (tens of milliseconds for a large release, and closing waits for it)
-            rendered = []
-            if self._guard(lambda: rendered.append(chart.render(path))):
-                workbench.runner.start("Writing the chart", lambda control: rendered[0].write(inputs),
+            rendered = self._guard(chart.render, path)
+            if rendered:
+                workbench.runner.start("Writing the chart", lambda control: rendered.value.write(inputs),
                                        lambda written: workbench.status.emit(f"Chart written to {written}"),
                                        failed, lane=SAVE)
 
@@ -171,8 +171,8 @@ class ScoresView(QWidget):
         """Write the report as HTML, PDF or CSV by the file's extension, in the background
         (the charts are drawn and the report's content read here, the file written there)."""
         data = report_input(self.workbench)
-        writer = []
-        if not self._guard(lambda: writer.append(prepare_report(path, data))):
+        writer = self._guard(prepare_report, path, data)
+        if not writer:
             return False
         runner = self.workbench.runner
 
@@ -180,7 +180,7 @@ class ScoresView(QWidget):
             self.workbench.failed.emit(f"{path}: the report could not be written ({message})")
 
         def write(_measured=None) -> None:
-            runner.start("Exporting the report", lambda control: writer[0](),
+            runner.start("Exporting the report", lambda control: writer.value(),
                          lambda written: self.workbench.status.emit(f"Report written to {written}"), failed)
 
         if data.measure_risk is not None and data.risk is None and Path(path).suffix.lower() != ".csv":
