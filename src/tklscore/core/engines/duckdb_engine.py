@@ -32,16 +32,17 @@ from tklscore.core.tables.spaces import split_delimiter, sql_trim
 _PARQUET = {".parquet", ".pq"}
 WORK_PREFIX = "tklscore-duckdb-"
 _OWNER = "owner"            # in a work folder: "PID START" of the process that made it
-# no extension is installed or loaded behind the user's back, none from the community, and no HTTP(S)/S3 reads
 UNCOMPRESSED_ROW_BYTES = 400
 """What a kept relation of a source's rows takes a row as a temporary table (uncompressed):
 the generalised source, its combinations and the release's coded combinations live at once,
-about 180 MB more than compressed at 1M rows (peak RSS 490 → 670 MB)."""
+about 200-250 MB more than compressed at 1M rows (peak RSS of the first design evaluation ≈ 480 →
+650-740 MB)."""
 
 UNCOMPRESSED_SHARE = 0.25
 """The share of the memory limit the uncompressed relations may take: beyond it they would
 spill to disk, which costs more than compressing (+15 % CPU at 10M rows under 2 GB)."""
 
+# no extension is installed or loaded behind the user's back, none from the community, and no HTTP(S)/S3 reads
 STATEMENT_TIMES = bool(os.environ.get("TKLSCORE_STATEMENT_TIMES"))   # profile: each statement's time on stderr
 OFFLINE = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
            "allow_community_extensions": False}
@@ -252,7 +253,7 @@ class DuckDBBackend(Backend):
 
     def drop(self, name: str) -> bool:
         kind = self._made.pop(name, "TABLE")
-        where = self._catalog if kind == "TABLE" else "temp"
+        where = f'"{self._catalog}"' if kind == "TABLE" else "temp"
         self.con.execute(f"DROP {'VIEW' if kind == 'TEMP VIEW' else 'TABLE'} IF EXISTS {where}.main.{name}")
         return True
 
