@@ -114,6 +114,7 @@ class EngineDesigner:
                 raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
                                  file=self.source)
         self.n = self.finest.records
+        backend.expect_rows(self.n)     # the generalised source, its combinations: at most a row a record
         if self.n == 0:
             raise InputError("the source table has no records", file=self.source)
         self._last = None      # the last evaluation's (QI maps, any class dropped, over the aggregate)

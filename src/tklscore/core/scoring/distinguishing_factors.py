@@ -770,6 +770,30 @@ def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
     return class_of_pair, value_of_pair, counts
 
 
+PAIR_TABLE = 1 << 24
+"""The most (class, value) cells counted in a table (8 bytes each) rather than by one sort."""
+
+
+def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int,
+                               counts: np.ndarray):
+    """The distinct (class, value code) pairs of rows standing for ``counts`` records each
+    (an aggregate's), sorted by class then value, and their records: a count per possible
+    pair while the table is small, else one sort of the pairs' keys."""
+    m = max(m, 1)
+    key = np.multiply(classes, np.int64(m), dtype=np.int64)
+    key += values
+    if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
+        total = np.bincount(key, weights=counts, minlength=n_classes * m)
+        pair = np.flatnonzero(total)
+        total = total[pair].astype(np.int64)
+    else:
+        groups = sorted_groups(key)
+        pair = groups.keys
+        total = np.bincount(groups.inverse, weights=counts, minlength=len(pair)).astype(np.int64)
+    cls, val = np.divmod(pair, np.int64(m))
+    return cls, val, total
+
+
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
                                   values: Codes, pairs=None, table_counts: np.ndarray | None = None) -> np.ndarray:
     """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,

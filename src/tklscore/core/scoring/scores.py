@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.tables.codes import Codes, run_beside
+from tklscore.core.scoring.sums import exact_sum
 from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
 from tklscore.core.errors import InputError
@@ -114,11 +115,11 @@ def table_scores(records: RecordScores, x: float) -> ScoreSet:
         return ScoreSet(0.0, 0.0, 0.0, 0.0, 0.0)
     m_inf = float(records.m_score.max())
     return ScoreSet(
-        tkl=float(records.tkl.sum()),
+        tkl=exact_sum(records.tkl),
         tkl_max=float(records.tkl.max()),
         m_score=m_score_table(n, m_inf, x),
         m_score_inf=m_inf,
-        l_severity=float(records.l_severity.sum()),
+        l_severity=exact_sum(records.l_severity),
     )
 
 
