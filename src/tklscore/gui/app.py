@@ -113,6 +113,10 @@ def _run_window(app: QApplication, example: str | None, project: str | None, scr
     window.start(view, opened=bool(example or project))
     window.resize(*size)
     window.show()
+    if not screenshot:   # the other views' modules, imported off the UI thread once the window is idle
+        from tklscore.gui.preload import preload_views
+
+        preload_views(window)
     if screenshot:
         def shoot() -> None:
             if window.workbench.runner.current:
