@@ -338,6 +338,10 @@ def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
             designer.write_release(ReleaseDesign(), str(source))
     with open_backend("duckdb") as backend, pytest.raises(InputError, match="at least one quasi-identifier"):
         EngineDesigner(backend, str(source), Roles(qi=[], sa=["Disease"]))
+    with open_backend("duckdb") as backend, pytest.raises(InputError, match="hierarchy is given for column "
+                                                                          "'Town', which the table lacks") as error:
+        EngineDesigner(backend, str(source), ROLES, {"Town": Hierarchy.masking("Town")})
+    assert error.value.file == str(source)
 
 
 # ------------------------------------------------------------------ the command line
