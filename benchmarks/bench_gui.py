@@ -10,16 +10,18 @@ CPU time (the whole process, every thread); the run ends with the peak RSS.
 Targets: open → scores shown ≤ 1.5 s (issue 23 §4); an AHP edit ≤ 0.3 s (issue 4: median 68 ms);
 no block longer than 100 ms.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui.py [--rows N] [--repeat N]
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui.py [--rows N] [--repeat N] [--open-only]
 
 The project is opened in a window already shown and painted, as an officer opens it; with
 ``--repeat N`` it is opened N times, each run with its phases (when each task started and when
 its result was handled), to see which phase makes the open time spread. Each open also prints
 the process's user and system CPU time and its minor page faults: the first open in a process
-pays the kernel for the memory it touches for the first time (at 1M rows ~0.8-1.4 s of system
-time against ~0.2 s in later opens, which reuse what the allocators kept) — a user's first open
-in a fresh application pays it too (measured: the same in a process that only opens the project),
-so the first run's figure is the one an officer gets.
+pays the kernel for the memory it touches for the first time, and a user's first open in a
+fresh application pays it too, so the first run's figure is the one an officer gets. Its
+target here is ≤ 1.2 s (``TARGET_FIRST_OPEN_S``: the issue's 1.5 s with a margin for a loaded
+or slower machine). The application takes memory in small pages (``core/memory.py``): in numpy's and Arrow's
+huge pages the first open paid 0.9–1.2 s of system time, now ~0.3–0.4 s (load 7–8).
+``--open-only`` measures only the opens (run it in a few fresh processes for the first open).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from tklscore.gui.app import COLLECT_INTERVAL_S, prepare_ui_process  # noqa: E40
 from tklscore.gui.main_window import MainWindow  # noqa: E402
 
 TARGET_OPEN_S = 1.5
+TARGET_FIRST_OPEN_S = 1.2   # the first open of a process, with a margin under TARGET_OPEN_S
 ALIGNMENT = {"disease": "Health", "medication": "Prescription", "amount": "Age", "diagnosis": "HealthRecord"}
 
 
@@ -222,6 +225,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--repeat", type=int, default=1,
                         help="open the project this many times (the spread of the open time, phase by phase)")
+    parser.add_argument("--open-only", action="store_true",
+                        help="measure only the opens (no AHP edits, autosave or release switches): run it in a few "
+                             "fresh processes to see the first open of a process")
     args = parser.parse_args(argv)
     app = QApplication.instance() or QApplication([])
     frame, roles, model, folder, source = project_inputs(args.rows, args.seed, "tklscore-bench-gui-")
@@ -260,7 +266,8 @@ def main(argv=None) -> int:
         loaded, loaded_cpu = watch.wall, watch.cpu
         after = resource.getrusage(resource.RUSAGE_SELF)
         blocked_loading = meter.stop()
-        opens.append((loaded, loaded_cpu))
+        opens.append((loaded, loaded_cpu, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime,
+                      load_average()))
         open_blocks.append(blocked_loading)
         ok_open = loaded <= TARGET_OPEN_S
         label = f"open project → scores shown{f' (run {run})' if args.repeat > 1 else ''}:"
@@ -285,11 +292,17 @@ def main(argv=None) -> int:
         print(f"    after the scores were shown, the open's remaining tasks (in memory: the releases' privacy "
               f"models and risk) ended in {settle.wall * 1000:.0f} ms (process CPU {settle.cpu * 1000:.0f} ms)")
     worst = max(opens)
+    first, first_cpu, first_user, first_system, first_load = opens[0]
+    verdicts.append(f"first open of the process → scores shown ≤ {TARGET_FIRST_OPEN_S:g} s: "
+                    f"{'PASS' if first <= TARGET_FIRST_OPEN_S else 'MISS'} ({first:.2f} s; CPU {first_cpu:.2f} s = "
+                    f"user {first_user:.2f} + system {first_system:.2f}; load average {first_load:.1f})")
     verdicts.append(f"open → scores shown ≤ {TARGET_OPEN_S:g} s: {'PASS' if worst[0] <= TARGET_OPEN_S else 'MISS'} "
                     f"(worst of {len(opens)}: {worst[0]:.2f} s, CPU {worst[1]:.2f} s; each "
-                    f"{', '.join(f'{w:.2f}' for w, _ in opens)} s)")
+                    f"{', '.join(f'{o[0]:.2f}' for o in opens)} s)")
     verdicts.append(f"no event-loop block > 100 ms while opening: {'PASS' if max(open_blocks) <= 0.1 else 'MISS'} "
                     f"(worst {max(open_blocks) * 1000:.0f} ms; each {', '.join(f'{b * 1000:.0f}' for b in open_blocks)} ms)")
+    if args.open_only:
+        return _finish(args, verdicts, bench, window, collector, folder)
 
     window.show_view("ahp")  # the expert edits in the AHP view (its sensitivity sweep follows each edit)
     latencies, blocks, cpu_blocks, cpus, wheres = [], [], [], [], []
@@ -385,6 +398,10 @@ def main(argv=None) -> int:
     print(wheres[int(np.argmax(blocks))])
     verdicts.append(f"no event-loop block > 100 ms per release switch: {'PASS' if max(blocks) <= 0.1 else 'MISS'} "
                     f"(worst {max(blocks) * 1000:.0f} ms)")
+    return _finish(args, verdicts, bench, window, collector, folder)
+
+
+def _finish(args, verdicts, bench, window, collector, folder) -> int:
     print(f"peak RSS {peak_rss_mb():.0f} MB; {machine()}")
     print(f"verdicts ({args.rows:,} rows; load average {load_average():.1f}: on a busy machine a MISS may be the load's):")
     for line in verdicts:

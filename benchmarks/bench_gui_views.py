@@ -2,15 +2,18 @@
 collector costs afterwards, on the 1,000,000-row benchmark project (``bench_gui.py``'s).
 
 A window builds a view the first time it is shown (``navigation.Views``): its modules are
-imported, its panels built and painted for the first time, and the work it starts (the AHP
-sweep, the Risk lens, ...) is drawn when it arrives. Each view is shown as a click on the
-sidebar does (from the event loop), in sidebar order, and the script waits until its tasks
+imported (by then, off the UI thread: ``gui/preload.py``, as the application starts it once the
+window is idle), its panels built and painted for the first time, and the work it starts (the
+AHP sweep, the Risk lens, ...) is drawn when it arrives. Each view is opened as a click on the
+sidebar opens it (``MainWindow.open_view``, from the event loop: built in one turn, shown and
+painted in the next), in sidebar order, and the script waits until its tasks
 have ended and their results are drawn; a 10 ms timer measures the longest event-loop block
 meanwhile (with the UI thread's CPU time in it: on a shared machine the rest is waiting for a
 CPU). Then the AHP view's first edit, made once the view has painted, as an expert makes it.
 Every collection of the cycle collector (on the UI thread's timer, ``gui/app.py``) is timed
 through ``gc.callbacks``: the longest, and a full collection once every view is built.
-Targets (the guide, issue 23 §4): no block over 100 ms; the first AHP edit ≤ 60 ms.
+Targets (the guide, issue 23 §4): no block over 100 ms, each view's first show with a margin
+(its longest block ≤ 70 ms of the UI thread's CPU); the first AHP edit ≤ 60 ms.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_gui_views.py [--rows N]
 """
@@ -39,10 +42,13 @@ from bench_gui import BlockMeter, project_inputs, wait  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
 from tklscore.core.release.selection import ReleaseDefinition  # noqa: E402
 from tklscore.gui.app import COLLECT_INTERVAL_S, prepare_ui_process  # noqa: E402
+from tklscore.gui import preload  # noqa: E402
 from tklscore.gui.main_window import MainWindow  # noqa: E402
+from tklscore.gui.preload import preload_views  # noqa: E402
 
 TARGET_BLOCK_S = 0.1
 TARGET_FIRST_EDIT_S = 0.06
+TARGET_UI_CPU_S = 0.07   # a first show's longest block in UI-thread CPU: the margin under 100 ms (issue 23 §4)
 SETTLE_S = 0.3   # after the view's tasks: the results drawn, the layout settled
 
 
@@ -98,11 +104,17 @@ def main(argv=None) -> int:
     window = MainWindow()
     prepare_ui_process()
     window.show()
+    preload_views(window)   # as the application does once its window is shown (gui/app.py _run_window)
     QTest.qWaitForWindowExposed(window)
     bench = window.workbench
     bench.autosave_timer.stop()
     bench.open_project(str(folder / "bench.tklproj"))
     wait(app, lambda: bench.reports and not bench.runner.current)
+    preloaded = Stopwatch()
+    wait(app, preload.done.is_set)   # an officer reads the scores before a click: the preload ends meanwhile
+    print(f"the views' modules preloaded off the UI thread once the window was idle: "
+          f"{preload.took.get('wall', 0) * 1000:.0f} ms on its thread (CPU {preload.took.get('cpu', 0) * 1000:.0f} ms), "
+          f"waited {preloaded.wall * 1000:.0f} ms for it after the open")
     print(f"rows = {args.rows:,}; published sample = {len(sample):,}; {machine()}")
     collections = Collections()
     meter = BlockMeter(bench)
@@ -116,8 +128,8 @@ def main(argv=None) -> int:
         collections.take()
         meter.start()
         watch = Stopwatch()
-        QTimer.singleShot(0, lambda key=key: window.show_view(key))   # as a click on the sidebar
-        wait(app, lambda: window.views.is_built(key) and not bench.runner.current)
+        QTimer.singleShot(0, lambda key=key: window.open_view(key))   # as a click on the sidebar
+        wait(app, lambda: window.current_key() == key and not bench.runner.current)
         settled = time.perf_counter() + SETTLE_S
         wait(app, lambda: time.perf_counter() > settled and not bench.runner.current)
         block = meter.stop()
@@ -128,6 +140,9 @@ def main(argv=None) -> int:
               f"{watch.wall - SETTLE_S:5.2f} s (CPU {watch.cpu:4.2f} s); longest collection {longest_gc}")
         if block > 0.05:
             print(meter.where())
+        verdicts.append(f"first show of {key}: block ≤ 100 ms {'PASS' if block <= TARGET_BLOCK_S else 'MISS'} "
+                        f"({block * 1000:.0f} ms); its UI CPU ≤ {TARGET_UI_CPU_S * 1000:.0f} ms (the margin) "
+                        f"{'PASS' if meter.longest_cpu <= TARGET_UI_CPU_S else 'MISS'} ({meter.longest_cpu * 1000:.0f} ms)")
     verdicts.append(f"no event-loop block > 100 ms while showing a view for the first time: "
                     f"{'PASS' if worst_block <= TARGET_BLOCK_S else 'MISS'} (worst {worst_block * 1000:.0f} ms)")
 

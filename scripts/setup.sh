@@ -23,3 +23,7 @@ if [ "${1:-}" = "test" ]; then
 else
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
 fi
+# the package's bytecode, as installing a wheel writes it: an editable install leaves it to the first
+# import, which never writes it where PYTHONDONTWRITEBYTECODE is set (each start, and each view's
+# first show, then compiles its modules from source); compileall writes it whatever that says
+.venv/bin/python -m compileall -q src/tklscore

@@ -4,16 +4,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
 from paths import DATA, TESTS
-
-# Hypothesis profiles: "ci", the default, runs the engine-versus-memory comparisons at half their
-# examples (helpers.engine_examples: each example costs dozens of DuckDB statements); "thorough"
-# (HYPOTHESIS_PROFILE=thorough) runs them all. Every other setting is hypothesis' default in both.
-settings.register_profile("ci", parent=settings.get_profile("default"))
-settings.register_profile("thorough", parent=settings.get_profile("default"))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The longest modules first, longest of all at the head: with ``--dist loadfile
 # --no-loadscope-reorder`` (scripts/test.sh) xdist hands modules to its workers in collection

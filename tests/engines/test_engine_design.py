@@ -247,6 +247,68 @@ def test_thesis_oracles_out_of_core(data_dir):
         assert result.selected_rows == len(memory.transformed.selected) and 0 < result.selected_rows < 7
 
 
+@pytest.mark.parametrize("share", [0.25, 0.0])
+def test_small_sources_keep_uncompressed_relations_large_ones_compressed_with_the_same_numbers(data_dir, share,
+                                                                                              monkeypatch):
+    """The relations of a source whose rows fit a share of the memory limit are temporary
+    (uncompressed) tables and its combinations are fetched once for t and the whole source's
+    totals, else the work database's compressed tables and statements grouped SA by SA: the
+    same numbers either way, and DuckDB draws no progress bar into a command's output."""
+    from tklscore.core.engines import duckdb_engine, scoring
+
+    monkeypatch.setattr(duckdb_engine, "UNCOMPRESSED_SHARE", share)
+    monkeypatch.setattr(scoring, "FETCHED_SHARE", share)
+    source = data_dir / "thesis_table_3_1.csv"
+    weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
+    hierarchies = {"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
+                   "Age": Hierarchy.intervals("Age", [10, 20])}
+    design = ReleaseDesign("d", {"City": 1, "Age": 1}, 2, 0.5, ["Gender"])
+    with open_backend("duckdb", "256MB") as backend:
+        assert backend.con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        compare(designer.evaluate(design, weights), ReleaseDesigner(load_table(source), ROLES, hierarchies)
+                .evaluate(design, weights), designer)
+        kinds = dict(backend.con.execute("SELECT table_name, temporary FROM duckdb_tables() "
+                                         "WHERE table_name IN ('gsrc', 'combos', 'fin')").fetchall())
+        assert kinds == {"gsrc": share > 0, "combos": share > 0, "fin": False}
+        backend.expect_rows(0)     # the kind changes: the other kind's table of a name is dropped
+        backend.materialize("gsrc", "SELECT 1 AS x")
+        assert backend.con.execute("SELECT COUNT(*) FROM duckdb_tables() WHERE table_name = 'gsrc'").fetchone() == (1,)
+        assert backend.fetch("SELECT x FROM gsrc")["x"].tolist() == [1]
+
+
+def test_the_whole_sources_totals_from_fetched_combinations_are_the_engines(tmp_path, monkeypatch):
+    """The whole source's totals summed in Python from its fetched combinations (a small
+    source) are those of the engine's statement over them (a large one): the same l-DF,
+    weights and record scores to the last bit (maxima and counts equal), the sums exact."""
+    from tklscore.core.engines import scoring
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(500)], "q0": rng.choice(list("abcd"), 500),
+                          "q1": rng.integers(0, 6, 500).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 500),
+                          "age": rng.choice(["3", "7", "12", "41.5", "99"], 500)})
+    frame.loc[:40, "s"] = "hiv"        # some weights above one (W over both SAs)
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
+    weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.2),
+                       ("age", "[10,inf)", 0.35)])
+    found = []
+    for share in (scoring.FETCHED_SHARE, 0.0):
+        monkeypatch.setattr(scoring, "FETCHED_SHARE", share)
+        with open_backend("duckdb") as backend:
+            totals, _ = EngineDesigner(backend, str(path), roles, cache=False).whole_source(weights)
+        found.append(totals)
+    python, engine = found
+    for key in ("n", "w_above", "tkl_max", "m_inf", "w_max"):
+        assert python[key] == engine[key], key
+    assert python["w_above"] > 0
+    for key in ("tkl", "l_severity"):
+        assert python[key] == pytest.approx(engine[key], rel=1e-13), key
+    memory = ReleaseDesigner(load_table(path), roles).scorer.whole_source_scores(weights, 1.0)
+    assert (python["tkl"], python["l_severity"]) == (memory.tkl, memory.l_severity)   # both exact sums
+
+
 def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
     source = data_dir / "thesis_table_3_1.csv"
     weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
@@ -276,6 +338,10 @@ def test_refused_and_bad_designs_name_the_option_or_column(data_dir):
             designer.write_release(ReleaseDesign(), str(source))
     with open_backend("duckdb") as backend, pytest.raises(InputError, match="at least one quasi-identifier"):
         EngineDesigner(backend, str(source), Roles(qi=[], sa=["Disease"]))
+    with open_backend("duckdb") as backend, pytest.raises(InputError, match="hierarchy is given for column "
+                                                                          "'Town', which the table lacks") as error:
+        EngineDesigner(backend, str(source), ROLES, {"Town": Hierarchy.masking("Town")})
+    assert error.value.file == str(source)
 
 
 # ------------------------------------------------------------------ the command line

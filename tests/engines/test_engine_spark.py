@@ -331,6 +331,8 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
             assert [c.levels for c in found.front] == [c.levels for c in expected.front]
             for a, b in zip(found.front, expected.front):
                 assert_same(a.as_dict(), b.as_dict())
+            # both sum the tkl-Score exactly (core/scoring/sums.py): the same doubles, every node
+            assert [c.tkl_normalized for c in found.all_evaluated] == [c.tkl_normalized for c in expected.all_evaluated]
 
 
 def test_spark_keeps_a_relation_once_and_computes_it_when_first_read(spark):

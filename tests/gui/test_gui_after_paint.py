@@ -71,3 +71,28 @@ def test_the_function_also_waits_for_the_repaint_that_the_first_one_s_layout_cha
     after_pending_paints(window, lambda: log.append("work"))
     qtbot.waitUntil(lambda: "work" in log, timeout=5000)
     assert log[:2] == ["paint", "paint"] and log[-1] == "work"   # its first paint, then the one refitted
+
+
+def test_steps_split_over_turns_let_the_timers_due_run_between_them(qtbot):
+    """A step of work started with next_turn runs after the timers already due (the window's
+    own, a block meter's): two long steps in a row are two blocks, not one."""
+    import time
+
+    from tklscore.gui.after_paint import next_turn
+
+    seen = []
+    ticker = QTimer()
+    ticker.setInterval(5)
+    ticker.timeout.connect(lambda: seen.append("tick"))
+
+    def step(name, then=None):
+        seen.append(name)
+        time.sleep(0.02)   # longer than the ticker's interval: its tick is due when the step ends
+        if then is not None:
+            next_turn(then)
+
+    ticker.start()
+    next_turn(lambda: step("first", lambda: step("second")))
+    qtbot.waitUntil(lambda: "second" in seen, timeout=2000)
+    ticker.stop()
+    assert "tick" in seen[seen.index("first"):seen.index("second")]

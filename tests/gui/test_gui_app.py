@@ -177,6 +177,10 @@ def test_the_application_s_start_up_sets_the_switch_interval_freezes_and_lowers_
         app.prepare_ui_process()
         assert sys.getswitchinterval() <= app.UI_SWITCH_INTERVAL == 0.001
         assert gc.get_freeze_count() > frozen    # the start-up's objects: out of the collector's reach
+        if sys.platform.startswith("linux"):      # memory in small pages (core/memory.py)
+            import pyarrow as pa
+
+            assert pa.default_memory_pool().backend_name != "mimalloc"
         sys.setswitchinterval(0.005)
         app.prepare_ui_process()      # once per process
         assert sys.getswitchinterval() == 0.005

@@ -112,12 +112,29 @@ def test_ctrl_number_opens_the_views_in_sidebar_order(qtbot, window):
     for number, key in enumerate(window.sidebar_keys()[:9], start=1):
         assert window.view_actions[key].shortcut().toString() == f"Ctrl+{number}"
     last = window.sidebar_keys()[-1]
-    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    assert window.current_key() == window.sidebar_keys()[1]
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)   # a view not built: on show a turn later
+    qtbot.waitUntil(lambda: window.current_key() == window.sidebar_keys()[1])
     window.view_actions[last].trigger()
-    assert window.current_key() == last
+    qtbot.waitUntil(lambda: window.current_key() == last)
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
-    assert window.current_key() == "release"
+    assert window.current_key() == "release"                                          # built: at once
+
+
+def test_a_click_builds_a_view_in_one_turn_and_shows_it_in_the_next(qtbot, window):
+    """Neither turn of the event loop blocks the window for as long as both would; the row
+    clicked is marked at once; a view clicked meanwhile wins."""
+    window.show()
+    qtbot.waitExposed(window)
+    window.open_view("risk")
+    assert window.views.is_built("risk") and window.current_key() == "release"   # built off screen
+    assert window.sidebar.currentItem().data(Qt.ItemDataRole.UserRole) == "risk"
+    qtbot.waitUntil(lambda: window.current_key() == "risk")
+    assert window.views["risk"].isVisible()
+    window.open_view("model")                   # asked for, then another view before the next turn
+    window.open_view("ahp")
+    qtbot.waitUntil(lambda: window.current_key() == "ahp")
+    qtbot.wait(20)
+    assert window.current_key() == "ahp" and window.views.is_built("model") and not window.views["model"].isVisible()
 
 
 def test_the_current_release_and_its_weights_are_named_once(qtbot, window):
@@ -224,3 +241,28 @@ def test_a_view_shown_for_the_first_time_is_laid_out_before_its_first_paint(qtbo
     qtbot.waitUntil(lambda: not thesis_window.workbench.runner.current, timeout=10000)
     qtbot.wait(100)
     assert [part.geometry() for part in parts] == laid_out and view.judgements.width() > 300
+
+
+def test_the_views_modules_are_imported_off_the_ui_thread_once_the_window_is_idle(qtbot, window, monkeypatch):
+    import threading
+
+    from tklscore.gui import preload
+
+    monkeypatch.setattr(preload, "_started", threading.Event())
+    monkeypatch.setattr(preload, "done", threading.Event())
+    imported = []
+    monkeypatch.setattr(preload, "import_module",
+                        lambda name: imported.append((name, threading.current_thread() is threading.main_thread())))
+    release = threading.Event()
+    window.workbench.runner.start("Opening", lambda control: release.wait(10), lambda _: None, lambda _: None)
+    window.show()
+    preload.preload_views(window)
+    qtbot.wait(50)                                 # painted, but a task runs: the open's work goes first
+    assert not preload._started.is_set() and imported == []
+    release.set()
+    qtbot.waitUntil(preload.done.is_set, timeout=5000)
+    assert imported == [(entry.factory.partition(":")[0], False) for entry in window.entries]
+    assert list(window.views.built()) == ["release"]   # imported, not built
+    preload.preload_views(window)                      # once per process
+    qtbot.wait(20)
+    assert len(imported) == len(window.entries)

@@ -426,3 +426,23 @@ def test_the_comparison_shows_each_release_s_measures_once_they_come(view, qtbot
     workbench.measuresChanged.emit()
     rows = {r[0]: r for r in view.charts_panel.comparison_rows()}
     assert rows["Scenario 1"][4:] == ["2", "1", "0.5", "50 %"] and rows["Scenario 2"][4] == "1"
+
+
+def test_the_charts_behind_the_first_tab_are_built_when_drawn_or_shown(qtbot, workbench):
+    from pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu import ViewBoxMenu
+
+    from tklscore.gui.scores.charts_panel import ChartsPanel
+
+    panel = ChartsPanel(workbench)
+    qtbot.addWidget(panel)
+    assert panel._releases_chart is None and panel._growth_chart is None   # the view's first show builds one chart
+    panel.setCurrentIndex(2)                                                # the Growth tab shown: its chart built
+    assert panel._releases_chart is None and panel.growth_page.layout().itemAt(0).widget() is panel.growth_chart
+    releases = panel.releases_chart                                         # drawn (or exported): built
+    assert panel.releases_page.widget(0) is releases and panel.releases_page.widget(1) is panel.comparison
+    assert panel.charts() == [panel.per_record_chart, releases, panel.growth_chart]
+    box = panel.per_record_chart.plot_item.vb                               # the context menu: on demand
+    assert box.menu is None and box.menuEnabled()
+    menu = box.getMenu(None)
+    assert isinstance(menu, ViewBoxMenu) and box.getMenu(None) is menu and box.getContextMenus(None)
+    assert "View All" in [action.text() for action in menu.actions()]

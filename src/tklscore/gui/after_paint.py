@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 
 AFTER_PAINT_PRIORITY = Qt.EventPriority.LowEventPriority.value - 1
 _AFTER_PAINT = QEvent.Type(QEvent.registerEventType())
@@ -48,3 +48,15 @@ def after_pending_paints(parent: QObject, function: Callable[[], None]) -> None:
     """Call ``function`` on this (the UI) thread once the repaints pending now, and those
     their layout changes ask for, are done; never if ``parent`` is deleted first."""
     QCoreApplication.postEvent(_AfterPaint(function, parent), QEvent(_AFTER_PAINT), AFTER_PAINT_PRIORITY)
+
+
+NEXT_TURN_MS = 1
+
+
+def next_turn(function: Callable[[], None]) -> None:
+    """Call ``function`` in a later turn of the event loop, after the repaints, input and timers
+    already due: a step of work split over turns so that none blocks the window for long. A
+    timer, not ``QTimer.singleShot(0, …)``: that is a posted call, delivered at the start of the
+    next pass before any timer that is due, so two steps posted one after the other ran back to
+    back as one block."""
+    QTimer.singleShot(NEXT_TURN_MS, function)

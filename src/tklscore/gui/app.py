@@ -35,7 +35,9 @@ def prepare_ui_process() -> None:
     frozen); and core's helper threads
     (:data:`~tklscore.core.scoring.distinguishing_factors.BESIDE`) at the tasks' priority
     (:data:`~tklscore.gui.tasks.BACKGROUND_NICE` below the UI thread; Linux), each lowering
-    itself. The task runner lowers only its own threads."""
+    itself. The task runner lowers only its own threads. Memory is taken in small pages
+    (:func:`~tklscore.core.memory.use_small_pages`; Linux): in huge pages the first open of a
+    large project paid three times the system time."""
     global _prepared
     if _prepared:
         return
@@ -45,7 +47,10 @@ def prepare_ui_process() -> None:
     gc.freeze()
     if not sys.platform.startswith("linux"):
         return
+    from tklscore.core.memory import use_small_pages
     from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
+
+    use_small_pages()
 
     every = threading.Barrier(BESIDE_THREADS)   # one job per thread: each waits until all have one
 
@@ -108,6 +113,10 @@ def _run_window(app: QApplication, example: str | None, project: str | None, scr
     window.start(view, opened=bool(example or project))
     window.resize(*size)
     window.show()
+    if not screenshot:   # the other views' modules, imported off the UI thread once the window is idle
+        from tklscore.gui.preload import preload_views
+
+        preload_views(window)
     if screenshot:
         def shoot() -> None:
             if window.workbench.runner.current:

@@ -18,6 +18,7 @@ from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.core.project import OutsideFolderError
 from tklscore.core.scoring.weights_source import FILE, MODEL
+from tklscore.gui.after_paint import next_turn
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, Views, ordered
 from tklscore.gui.welcome import WelcomePage
@@ -95,6 +96,8 @@ class MainWindow(QMainWindow):
         # each view is built when its page is first shown or the view first asked for (views[key]):
         # a window starts with the view on show only
         self.views = Views([entry.key for entry in self.entries], self._build_view)
+        self._shown: set[str] = set()          # the views put on show at least once
+        self._opening: str | None = None       # a view asked for by a click, built, shown at the next turn
         self.pages: dict[str, ViewPage] = {}
         self.stack = QStackedWidget()
         self.stack.setObjectName("views")
@@ -196,7 +199,22 @@ class MainWindow(QMainWindow):
     def _sidebar_changed(self, item: QListWidgetItem | None, _previous=None) -> None:
         key = item.data(KEY_ROLE) if item is not None else None
         if key and self.current_key() != key:
+            self.open_view(key)
+
+    def open_view(self, key: str) -> None:
+        """Show a view as a click (the sidebar, Ctrl+1…, the View menu) asks for it: one not
+        built yet is built in this turn of the event loop, off screen, and shown, laid out and
+        painted in the next (so that neither turn blocks the window for as long as both would:
+        the click's sidebar row is painted in between), unless another view was asked for meanwhile."""
+        if key == WELCOME or not self.isVisible() or self.views.is_built(key) or key not in self.pages:
             self.show_view(key)
+            return
+        self._opening = key
+        self.sidebar.blockSignals(True)   # the row marked at once (Ctrl+1…); the view follows
+        self._select_row(key)
+        self.sidebar.blockSignals(False)
+        self.views[key]
+        next_turn(lambda: self.show_view(key) if self._opening == key else None)
 
     def sidebar_keys(self) -> list[str]:
         """The views in the sidebar, top to bottom."""
@@ -213,7 +231,9 @@ class MainWindow(QMainWindow):
             return
         if key not in self.pages:
             raise InputError(f"there is no view '{key}' here (views: {', '.join(self.pages)})")
-        first = not self.views.is_built(key)
+        self._opening = None
+        first = key not in self._shown
+        self._shown.add(key)
         self.views[key]
         self._select(key)
         if first and self.isVisible():   # laid out now, before its first paint
@@ -223,10 +243,13 @@ class MainWindow(QMainWindow):
     def _select(self, key: str) -> None:
         """Put the page of ``key`` on show and mark it in the sidebar (the page builds its view when shown)."""
         self.stack.setCurrentWidget(self.pages[key])
+        self._select_row(key)
+        self._update_release_info()
+
+    def _select_row(self, key: str) -> None:
         for i in range(self.sidebar.count()):
             if self.sidebar.item(i).data(KEY_ROLE) == key:
                 self.sidebar.setCurrentRow(i)
-        self._update_release_info()
 
     def show_welcome(self) -> None:
         self.stack.setCurrentWidget(self.welcome)
@@ -383,7 +406,7 @@ class MainWindow(QMainWindow):
             self.view_actions: dict[str, QAction] = {}
             for number, entry in enumerate(self.entries, start=1):
                 self.view_actions[entry.key] = self._action(
-                    view_menu, entry.title, lambda _=False, k=entry.key: self.show_view(k),
+                    view_menu, entry.title, lambda _=False, k=entry.key: self.open_view(k),
                     self._shortcut(number) if number <= 9 else None)
         help_menu = self.menuBar().addMenu("&Help")
         if not self.patient_mode:

@@ -318,3 +318,25 @@ def test_spaces_and_long_cells_are_found_alike_in_arrow_and_object_text(tmp_path
     with pytest.raises(InputError) as raised:   # 2 bytes a character: more bytes than the limit, not more characters
         _check_cell_lengths(long, "t.csv")
     assert raised.value.row == 4
+
+
+def test_a_column_without_a_space_byte_is_not_tested_cell_by_cell_and_one_with_a_space_anywhere_is(monkeypatch):
+    """Arrow text whose bytes hold no space has no cell to strip (the per-cell test is
+    skipped); a space inside a cell, or beyond a sliced column's cells, sends it to that test."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from tklscore.core.tables import spaces
+
+    tested = []
+    starts_with = pc.starts_with
+    monkeypatch.setattr(pc, "starts_with", lambda *a, **k: tested.append(1) or starts_with(*a, **k))
+    monkeypatch.setattr(spaces, "_SCAN_BYTES", 4)          # the scan reads several pieces
+    plain = pd.Series(["alpha", "beta", "gamma"] * 5, dtype="str")
+    assert spaces.strip_frame(pd.DataFrame({"a": plain}))[1].columns == () and tested == []
+    inner = pd.Series(["alpha", "be ta"] * 5 + ["gamma "], dtype="str")   # the space in the last piece
+    stripped, where = spaces.strip_frame(pd.DataFrame({"a": inner}))
+    assert where.columns == ("a",) and stripped["a"].iloc[-1] == "gamma" and len(tested) == 1
+    sliced = pa.array(["a b", "cd", "ef"]).slice(1)                        # the space lies outside the cells
+    assert spaces._may_hold_space(sliced) and spaces._has_spaces(pd.Series(pd.arrays.ArrowStringArray(
+        pa.chunked_array([sliced.cast(pa.large_string())])))) == (False, False)

@@ -128,3 +128,43 @@ def test_sorted_groups_packs_keys_with_positions_only_when_they_fit(offsets, bit
     distinct, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
     assert np.array_equal(groups.keys, distinct) and np.array_equal(groups.counts, counts)
     assert np.array_equal(groups.inverse, inverse.reshape(-1))
+
+
+def test_run_beside_runs_every_call_once_and_returns_their_errors_in_order():
+    import threading
+
+    from tklscore.core.tables.codes import BESIDE, run_beside
+
+    threads, lock = {}, threading.Lock()
+
+    def call(i):
+        def run():
+            with lock:
+                threads[i] = threading.current_thread().name
+            if i % 3 == 2:
+                raise ValueError(f"bad {i}")
+        return run
+
+    errors = run_beside([call(i) for i in range(7)])
+    assert sorted(threads) == list(range(7)) and threads[0] == threading.current_thread().name
+    assert [str(e) if e else None for e in errors] == [None, None, "bad 2", None, None, "bad 5", None]
+    assert any(name.startswith("tklscore-beside") for name in threads.values())
+    threads.clear()   # from a helper thread itself: all on that thread (its tasks submit nothing)
+    assert BESIDE.submit(run_beside, [call(0), call(1)]).result(10) == [None, None]
+    assert len(set(threads.values())) == 1
+
+
+def test_warm_columns_keeps_the_codes_and_numbers_and_leaves_a_non_number_column_to_the_scorer():
+    import pytest
+
+    from tklscore.core.errors import InputError
+    from tklscore.core.tables.loading import Table, warm_columns
+
+    table = Table.from_frame(pd.DataFrame({"a": ["x", "y", "x"], "b": ["1.5", "2", "1.5"], "c": ["1", "n/a", "2"]}))
+    warm_columns(table, ["a", "missing"], ["b", "c"])
+    assert table._codes["a"].codes.tolist() == [0, 1, 0]
+    numbers, counts = table._numeric_counts["b"]
+    assert numbers.tolist() == [1.5, 2.0] and counts.tolist() == [2, 1]
+    assert "c" not in table._numeric_counts
+    with pytest.raises(InputError):
+        table.numeric("c")

@@ -16,6 +16,7 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,17 @@ class Scan:
     def header_rows(self) -> int:
         """Rows before the first record, for the row number a user sees (as ``Table.row_number``)."""
         return 2 if self.kind == "CSV" else 1
+
+
+def memory_bytes(limit: int | None) -> int:
+    """A memory limit in bytes: ``limit``, or without one the engines' default, 80 % of the
+    machine's memory (DuckDB's; on a machine without ``sysconf`` that of 8 GB)."""
+    if limit is not None:
+        return int(limit)
+    try:
+        return int(0.8 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return int(0.8 * (8 << 30))
 
 
 class Backend:
@@ -84,6 +96,11 @@ class Backend:
 
     def register(self, name: str, frame: pd.DataFrame) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def expect_rows(self, rows: int) -> None:
+        """The relations the next statements keep hold at most about ``rows`` rows (a
+        source's records): a back-end may keep them in a faster form while they fit its
+        memory (the default: nothing changes)."""
 
     def view(self, name: str, sql: str) -> None:
         """``name`` as the rows of ``sql``, computed by the statement that reads it: for a

@@ -84,6 +84,13 @@ class _Column:
         return np.asarray(groups, dtype=object)[group_of_value]
 
 
+def _check_hierarchies(hierarchies: dict, columns: list[str], source: str) -> None:
+    """Every hierarchy names a column of the source."""
+    for column in hierarchies:
+        if column not in columns:
+            raise InputError(f"a hierarchy is given for column '{column}', which the table lacks", file=source)
+
+
 class EngineDesigner:
     """Evaluates release designs of a source file in an engine (``backend``, kept open by
     the caller), as :class:`~tklscore.core.release.designer.ReleaseDesigner` does in memory."""
@@ -109,11 +116,9 @@ class EngineDesigner:
             self._records_open = False
         if drop_absent_hierarchies:
             self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
-        for column in self.hierarchies:
-            if column not in self.columns:
-                raise InputError(f"a hierarchy is given for column '{column}', which the table lacks",
-                                 file=self.source)
+        _check_hierarchies(self.hierarchies, self.columns, self.source)
         self.n = self.finest.records
+        backend.expect_rows(self.n)     # the generalised source, its combinations: at most a row a record
         if self.n == 0:
             raise InputError("the source table has no records", file=self.source)
         self._last = None      # the last evaluation's (QI maps, any class dropped, over the aggregate)

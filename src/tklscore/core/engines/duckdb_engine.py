@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line
+from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line, memory_bytes
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.atomic import atomic_path, is_disk_full, write_error
 from tklscore.core.tables.spaces import split_delimiter, sql_trim
@@ -32,6 +32,16 @@ from tklscore.core.tables.spaces import split_delimiter, sql_trim
 _PARQUET = {".parquet", ".pq"}
 WORK_PREFIX = "tklscore-duckdb-"
 _OWNER = "owner"            # in a work folder: "PID START" of the process that made it
+UNCOMPRESSED_ROW_BYTES = 400
+"""What a kept relation of a source's rows takes a row as a temporary table (uncompressed):
+the generalised source, its combinations and the release's coded combinations live at once,
+about 200-250 MB more than compressed at 1M rows (peak RSS of the first design evaluation ≈ 480 →
+650-740 MB)."""
+
+UNCOMPRESSED_SHARE = 0.25
+"""The share of the memory limit the uncompressed relations may take: beyond it they would
+spill to disk, which costs more than compressing (+15 % CPU at 10M rows under 2 GB)."""
+
 # no extension is installed or loaded behind the user's back, none from the community, and no HTTP(S)/S3 reads
 STATEMENT_TIMES = bool(os.environ.get("TKLSCORE_STATEMENT_TIMES"))   # profile: each statement's time on stderr
 OFFLINE = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
@@ -44,6 +54,9 @@ def connect(database: str = ":memory:"):
 
     con = duckdb.connect(database, config=dict(OFFLINE))
     con.execute("SET disabled_filesystems = 'HTTPFileSystem'")
+    # DuckDB draws a progress bar on stdout (even into a pipe) for a statement of more than 2 s,
+    # inside the JSON or CSV a command writes there
+    con.execute("SET enable_progress_bar = false")
     # a Parquet writer leaves NaN out of a float column's min/max (the format says so); DuckDB
     # since 1.4 trusts such bounds unless told NaN may be present, and then folds isnan(x) and
     # x <> x to false, so a NaN cell read as a number instead of as an empty one
@@ -149,7 +162,11 @@ class DuckDBBackend(Backend):
         # removed on close, when the back-end is collected, or at the latest when the process exits
         self._finalizer = weakref.finalize(self, _remove_work_folder, self.con, self.folder)
         self.inputs: list[str] = []   # every file scanned: an output never replaces one
-        self._views: set[str] = set()  # the relations made by :meth:`view`
+        # each relation made here and its kind ('TABLE', 'TEMP TABLE', 'TEMP VIEW'): a temporary
+        # relation shadows a table of its name, so a name changing kind drops the other one
+        self._made: dict[str, str] = {}
+        self._uncompressed = False    # :meth:`materialize` writes temporary tables (:meth:`expect_rows`)
+        self._catalog = self.con.execute("SELECT current_database()").fetchone()[0]
         self._decoded = 0
         self.con.execute(f"SET temp_directory = {_literal(str(self.folder / 'spill'))}")
         self.con.execute("SET preserve_insertion_order = false")
@@ -212,13 +229,28 @@ class DuckDBBackend(Backend):
         finally:
             reader.close()
 
+    def expect_rows(self, rows: int) -> None:
+        """Relations of a source of ``rows`` rows kept as temporary tables when they fit
+        :data:`UNCOMPRESSED_SHARE` of the memory limit (DuckDB's default: 80 % of the machine's
+        memory), else as compressed tables of the work database. A temporary table is written
+        for about half the CPU and read a little slower: the first design evaluation of 1M rows
+        took 7-8 % less CPU (the aggregate itself stays compressed: read by many statements, and
+        copied to the cache)."""
+        self._uncompressed = rows * UNCOMPRESSED_ROW_BYTES <= UNCOMPRESSED_SHARE * memory_bytes(self.memory_limit)
+
     def materialize(self, name: str, sql: str, params=None) -> None:
-        if name in self._views:
-            self.drop(name)
-        # a table of the work database, compressed: a temporary table (not compressed) cost 2-3x less
-        # CPU while it fits in memory (1M rows) but spilled under the limit at 10M (+15 % CPU)
-        self._timed(name, sql, lambda: self.con.execute(f"CREATE OR REPLACE TABLE {name} AS {sql}",
+        # a table of the work database, compressed, unless :meth:`expect_rows` found the relations
+        # small: then a temporary one (not compressed; 2-3x less CPU to write, spills when large)
+        kind = self._making(name, "TEMP TABLE" if self._uncompressed else "TABLE")
+        self._timed(name, sql, lambda: self.con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}",
                                                         list(params) if params else None))
+
+    def _making(self, name: str, kind: str) -> str:
+        """``kind``, once the relation of ``name`` of another kind is dropped."""
+        if self._made.get(name, kind) != kind:
+            self.drop(name)
+        self._made[name] = kind
+        return kind
 
     def materialize_joined(self, name: str, sql: str) -> None:
         self.con.execute("SET disabled_optimizers = 'join_order'")
@@ -230,17 +262,17 @@ class DuckDBBackend(Backend):
     def view(self, name: str, sql: str) -> None:
         self.drop(name)    # a table, or a view, of the name
         self.con.execute(f"CREATE TEMP VIEW {name} AS {sql}")
-        self._views.add(name)
+        self._made[name] = "TEMP VIEW"
 
     def drop(self, name: str) -> bool:
-        kind = "VIEW" if name in self._views else "TABLE"
-        self._views.discard(name)
-        self.con.execute(f"DROP {kind} IF EXISTS {name}")
+        kind = self._made.pop(name, "TABLE")
+        where = f'"{self._catalog}"' if kind == "TABLE" else "temp"
+        self.con.execute(f"DROP {'VIEW' if kind == 'TEMP VIEW' else 'TABLE'} IF EXISTS {where}.main.{name}")
         return True
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(f"{name}_frame", frame)
-        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM {name}_frame")
+        self.con.execute(f"CREATE OR REPLACE {self._making(name, 'TABLE')} {name} AS SELECT * FROM {name}_frame")
         self.con.unregister(f"{name}_frame")
 
     def write_parquet(self, sql: str, path: str) -> None:

@@ -27,8 +27,10 @@ integer arithmetic:
   levels — k and t from weighted counts, l by :class:`LatticeL` over the rows
   (distinctness is the same over records or their combinations; a class of more rows than
   a piece over its distinct SA combinations) — each row's record scores counted ``cnt``
-  times over the published rows, normalised by the whole source's (the engine's
-  :meth:`~.design.EngineDesigner.whole_source`).
+  times over the published rows, normalised by the whole source's (summed as a node at
+  level 0; the other scores, the engine's :meth:`~.design.EngineDesigner.whole_source`), each
+  sum exact (:mod:`tklscore.core.scoring.sums`) as in memory, so every figure is memory's to
+  the last bit.
 
 The search itself (top-down over the lattice, pruning by k, the Pareto front) is
 :func:`~tklscore.core.release.suggest.suggest`'s, unchanged. A row selection needs the
@@ -39,12 +41,13 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
+from tklscore.core.engines.backend import memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.engines.scoring import score_set
@@ -53,9 +56,10 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (LatticeL, SaGroups, l_of_classes, ordered_emd_from_pairs,
-                                                          sa_groups)
+                                                          sa_groups, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
-from tklscore.core.tables.codes import Codes, dense_limit, group_ids, group_ids_of_groups, sorted_groups
+from tklscore.core.scoring.sums import exact_parts
+from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
                      "at every node; search without it (and select the rows of the release you choose), or search "
@@ -109,11 +113,7 @@ def search_budget(memory_limit: int | None) -> int:
     the limit less what the process holds now (the interpreter, its libraries, the engine and
     the aggregate's arrays) and the engine's share (:data:`ENGINE_SHARE`), or
     :data:`SEARCH_SHARE` of it where the resident memory cannot be read."""
-    if memory_limit is None:
-        try:
-            memory_limit = int(0.8 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-        except (AttributeError, OSError, ValueError):     # no sysconf (Windows): DuckDB's default on 8 GB
-            memory_limit = int(0.8 * (8 << 30))
+    memory_limit = memory_bytes(memory_limit)
     resident = _resident_bytes()
     if resident is None:
         return int(SEARCH_SHARE * memory_limit)
@@ -279,10 +279,13 @@ class AggregateLattice:
         except BaseException:
             backend.engine_memory(None)
             raise
-        self._whole = score_set(totals, x)
         if bounded and backend.engine_memory(int(ENGINE_SHARE * limit)) and self._default_budget:
             # the engine idle while the search counts: its buffers given back, the pieces sized again
             self._size_pieces(backend, None)
+        # its tkl-Score summed as a node's and as in memory (exactly), not in the engine's order
+        whole = AggregateNode({}, ReleaseDesign(), self)
+        self._whole = replace(score_set(totals, x), tkl=self.scored_sum(whole.design, *whole._release(),
+                                                                        self.kept(whole.design), weights))
 
     def search_done(self) -> None:
         """Every node is scored: what only scoring reads (the l-DF masks, the rows' SA
@@ -455,10 +458,10 @@ class AggregateLattice:
             local = np.repeat(class_of_finest.astype(_small(len(sizes)), copy=False), self.finest_rows)
             total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known)
             self._lattice_l.keep(levels, extra, masks, self.rows)
-            return total
+            return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
         masks: list = [None] * len(groups.others)
-        total = 0.0
+        total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
                 total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
@@ -474,7 +477,7 @@ class AggregateLattice:
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
-        return total
+        return math.fsum(total)     # the pieces' exact parts rounded once: the in-memory sum
 
     def row_groups(self, kept: list[int]) -> "_RowGroups":
         """The SA groupings of every row of the aggregate over the kept SAs, kept across nodes
@@ -487,7 +490,7 @@ class AggregateLattice:
         return found
 
     def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
-                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[float, list]:
+                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[list[float], list]:
         """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
         ``local``, each whole, of ``sizes`` records; ``published``: each class's), and their
         l-DF masks (``known``: the rows' masks of the generalisations)."""
@@ -497,8 +500,10 @@ class AggregateLattice:
         score = t[local]
         score += w
         score /= l
-        score *= counts
-        return float(score.sum() if published.all() else score[published[local]].sum()), found
+        if not published.all():
+            keep = published[local]
+            score, counts = score[keep], counts[keep]
+        return exact_parts(score, counts), found
 
     def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
@@ -510,7 +515,7 @@ class AggregateLattice:
         return t
 
     def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> float:
+                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> list[float]:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
         and known masks, once to give each row its group's masks."""
@@ -543,13 +548,13 @@ class AggregateLattice:
                 g = full[self.combo[rows]]
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
         if dropped[cls]:
-            return 0.0
+            return []
         combos = representative[at]
         t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
                     lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64))
         score = t[0] + w[combos]
         score /= l
-        return float((score * records[at]).sum())
+        return exact_parts(score, records[at])
 
 
 
@@ -705,25 +710,7 @@ def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
             masks[i][rows] = mask
 
 
-PAIR_TABLE = 1 << 24
-"""The most (class, value) cells counted in a table (8 bytes each) rather than by one sort."""
-
-
-def _pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int, counts: np.ndarray):
-    """The distinct (class, value) pairs sorted by class then value, and their records."""
-    m = max(m, 1)
-    key = np.multiply(classes, np.int64(m), dtype=np.int64)
-    key += values
-    if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
-        total = np.bincount(key, weights=counts, minlength=n_classes * m)
-        pair = np.flatnonzero(total)
-        total = total[pair].astype(np.int64)
-    else:
-        groups = sorted_groups(key)
-        pair = groups.keys
-        total = np.bincount(groups.inverse, weights=counts, minlength=len(pair)).astype(np.int64)
-    cls, val = np.divmod(pair, np.int64(m))
-    return cls, val, total
+_pairs = weighted_class_value_pairs
 
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:

@@ -14,15 +14,18 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.backend import Backend, memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import ordered_emd_of_batches, variational_distance_of_pairs
+from tklscore.core.scoring.distinguishing_factors import (ordered_emd_of_batches, variational_distance_of_pairs,
+                                                          weighted_class_value_pairs)
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
+from tklscore.core.scoring.sums import exact_sum
+from tklscore.core.tables.codes import group_ids
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
 
@@ -111,7 +114,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for a caller that reads it once: the totals (``totals``), or else its own statement."""
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", plan.value_codes(i))
-    warnings, cardinalities = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
+    warnings, cardinalities, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
     backend.materialize("classes", plan.classes())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
@@ -122,10 +125,38 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
+    if not kept and totals and pairs.counted_rows is not None:    # read once, by the totals: summed here
+        return Scored(combination_totals(pairs.counted_rows, sizes, class_t, per_code), warnings,
+                      plan.combination(radix), radix)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
     summed = backend.fetch(plan.totals("scored", weighted=True)).iloc[0] if totals else None
     return Scored(summed, warnings, plan.combination(radix), radix)
+
+
+def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
+                       per_code: list[np.ndarray]) -> pd.Series:
+    """:meth:`.Plan.totals` of :meth:`.Plan.combination_scores` over the combinations' fetched
+    class ids, codes and counts (``rows``, :func:`fetch_counted_rows`), with the same
+    floating-point operations in the same order: each SA's l-DF the combinations in its group
+    of QI ∪ (SA \\ {A_i}), W the weights added in SA order from 0.0, the record scores, and
+    the sums exact (:func:`~tklscore.core.scoring.sums.exact_sum`, as in memory)."""
+    cid, counts = rows["cid"], rows["cnt"]
+    codes = [rows[f"c{i}"] for i in range(len(per_code))]
+    l = None
+    for i in range(len(codes)):
+        group, groups = group_ids([(cid, len(sizes))] + [(codes[j], len(per_code[j])) for j in range(len(codes))
+                                                        if j != i], len(cid))
+        distinct = np.bincount(group, minlength=groups)[group]
+        l = distinct if l is None else np.minimum(l, distinct)
+    w = np.zeros(len(cid))
+    for code, weight in zip(codes, per_code):
+        w = w + weight[code]
+    k = sizes[cid].astype(np.float64)
+    tkl = (class_t[cid] + w) / l.astype(np.float64)
+    return pd.Series({"n": int(counts.sum()), "tkl": exact_sum(tkl, counts), "tkl_max": float(tkl.max()),
+                      "m_inf": float((np.minimum(1.0, w) / k).max()), "l_severity": exact_sum(w / k, counts),
+                      "w_max": float(w.max()), "w_above": int(counts[w > 1.0 + 1e-12].sum())})
 
 
 PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers
@@ -144,15 +175,21 @@ class PairSource:
         self.backend, self.plan, self.rows, self.keep = backend, plan, rows, keep
         self.log, self.names = log, names
         self._fetched: list[tuple[np.ndarray, ...]] | bool | None = None   # None: not asked yet; False: streamed
+        self.counted_rows: dict[str, np.ndarray] | None = None   # fetched once (:func:`fetch_counted_rows`)
         self._grouped: set[int] = set()
 
     def fetched(self, i: int) -> tuple[np.ndarray, ...] | None:
-        """SA i's pairs when every SA's come in one statement (fetched at the first ask), else None."""
+        """SA i's pairs when every SA's come in one statement (fetched at the first ask) — or,
+        read once (not ``keep``), from the counted rows fetched once — else None."""
         if self._fetched is None:
             fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
-            self._fetched = False if fetched is None else fetched
             if fetched is not None:
                 self._note("every attribute")
+            elif not self.keep:
+                self.counted_rows = fetch_counted_rows(self.backend, self.plan, self.rows)
+                if self.counted_rows is not None:
+                    fetched = pairs_of_rows(self.counted_rows, len(self.plan.sa))
+            self._fetched = False if fetched is None else fetched
         return self._fetched[i] if self._fetched else None
 
     def value_counts(self, i: int) -> np.ndarray:
@@ -221,6 +258,38 @@ def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int) -> list[tupl
     return [(cid[a:b], idx[a:b], c[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
+FETCHED_SHARE = 1 / 16
+"""The share of the memory limit that the counted rows' class ids, codes and counts (8 bytes
+each) may take in Python to be fetched once rather than grouped and streamed SA by SA."""
+
+
+def fetch_counted_rows(backend: Backend, plan: Plan, rows: int) -> dict[str, np.ndarray] | None:
+    """``plan.counted``'s class ids, codes and counts (``cid``, ``c{i}``, ``cnt``) as int64
+    arrays, fetched in one statement on an engine whose statements are cheap (not
+    :attr:`.Backend.few_statements`) while the ``rows`` fit :data:`FETCHED_SHARE` of its
+    memory; else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
+    four grouped statements (one a sort of 1M pairs, streamed), ~0.3 s from these."""
+    if backend.few_statements or not plan.sa or \
+            rows * (len(plan.sa) + 2) * 8 > FETCHED_SHARE * memory_bytes(backend.memory_limit):
+        return None
+    codes = [f"c{i}" for i in range(len(plan.sa))]
+    table = backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}{', cnt' if plan.weighted else ''} "
+                                f"FROM {plan.counted}")
+    column = {name: table.column(name).to_numpy().astype(np.int64, copy=False) for name in table.column_names}
+    if not plan.weighted:
+        column["cnt"] = np.ones(table.num_rows, dtype=np.int64)
+    return column
+
+
+def pairs_of_rows(rows: dict[str, np.ndarray], n_sa: int) -> list[tuple[np.ndarray, ...]]:
+    """Every SA's (class, value code, count) pairs sorted by class then value, from
+    :func:`fetch_counted_rows` (:func:`weighted_class_value_pairs`, as the lattice groups them)."""
+    cid, counts = rows["cid"], rows["cnt"]
+    n_classes = int(cid.max()) + 1 if len(cid) else 0
+    return [weighted_class_value_pairs(cid, n_classes, rows[f"c{i}"], int(rows[f"c{i}"].max()) + 1 if len(cid) else 0,
+                                       counts) for i in range(n_sa)]
+
+
 def value_counts_of_pairs(pairs: tuple[np.ndarray, ...]) -> np.ndarray:
     """How many records hold each value code, from every (class, value code, count) pair of
     an SA (each code of ``codes_{i}`` is held by a record, so it is in a pair)."""
@@ -267,12 +336,12 @@ def score_set(totals: pd.Series, x: float) -> ScoreSet:
 
 
 def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
-                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[int]]:
+                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[int], list[np.ndarray]]:
     """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
-    as the in-memory engine does (``Weights.weights_of``); the weights' warnings and each
-    SA's number of distinct values."""
+    as the in-memory engine does (``Weights.weights_of``); the weights' warnings, each
+    SA's number of distinct values and its weights by code."""
     missing: list[tuple[str, str]] = []
-    cardinalities = []
+    cardinalities, per_code = [], []
     values = backend.fetch(plan.distinct_values()) if roles.sa else None
     bounds = np.searchsorted(values["sa"].to_numpy(dtype=np.int64), np.arange(len(roles.sa) + 1)) if roles.sa else []
     for i, name in enumerate(roles.sa):
@@ -285,9 +354,10 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
             missing += [(name, shown_value(v)) for v in uniques[absent]]
             per_value = np.where(absent, 0.0, per_value)
         cardinalities.append(len(uniques))
+        per_code.append(per_value)
         backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
                                                        "w": per_value}))
-    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), cardinalities
+    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), cardinalities, per_code
 
 
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,

@@ -27,6 +27,7 @@ from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.scoring.distinguishing_factors import (class_value_counts, ordered_emd_by_class,
                                                           variational_distance_by_class)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
+from tklscore.core.scoring.sums import exact_sum
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes
 
@@ -305,7 +306,7 @@ class _Node:
                 if len(rows) != len(tkl) or not designer.levels.whole(release.design.selection):
                     tkl = tkl[rows]
                 whole = designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
-                normalized = normalise_by_source(ScoreSet(float(tkl.sum()), 0.0, 0.0, 0.0, 0.0), whole, len(rows))
+                normalized = normalise_by_source(ScoreSet(exact_sum(tkl), 0.0, 0.0, 0.0, 0.0), whole, len(rows))
             self.tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
 
     def score_and_done(self, weights, x, missing_weight_zero) -> None:

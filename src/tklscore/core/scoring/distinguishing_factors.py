@@ -24,21 +24,14 @@ from __future__ import annotations
 
 import math
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (Codes, SortedGroups, compact, dense_limit, group_ids, group_sizes, mixed_radix,
-                                        partition, run_lengths, run_sizes, run_starts, sort_with_positions,
-                                        sorted_groups)
-
-
-BESIDE_THREADS = 2
-BESIDE = ThreadPoolExecutor(max_workers=BESIDE_THREADS, thread_name_prefix="tklscore-beside")
-"""Where the t-DF runs while the l-DF runs on the caller's thread (their group-bys release
-the interpreter lock, so a second core shares the work); its tasks submit nothing."""
+from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, SortedGroups, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
+                                        dense_limit, group_ids, group_sizes, mixed_radix, partition, run_lengths,
+                                        run_sizes, run_starts, sort_with_positions, sorted_groups)
 
 
 @dataclass(frozen=True)
@@ -85,8 +78,9 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     # the first continuous SA goes first after the class in the full key: the full groups,
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
     names = sorted(sa, key=lambda name: name not in continuous)
-    full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
-    leading = full.leading_pairs() if full is not None and names[0] in continuous else None
+    # its t-DF waits for those pairs; every other t-DF needs only the classes and starts now
+    deferred = names[0] if groups is None and names[0] in continuous else None
+    leading = None
 
     counted = dict(zip(sa, groups.value_counts)) if groups is not None and groups.value_counts else {}
 
@@ -121,32 +115,69 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                                       (cls, val, counts[occupied]), counted.get(name))
         return out
 
-    pending = {name: beside.submit(t_of_class, name) for name in sa if name not in together} \
-        if beside is not None else None
-    joint_t = beside.submit(t_of_categorical) if beside is not None and together else None
+    work = _SharedWork([(name, lambda name=name: t_of_class(name)) for name in sa
+                        if name not in together and name != deferred]
+                       + ([(None, t_of_categorical)] if together else []))
+    helper = beside.submit(work.run) if beside is not None else None
     try:
+        full = None if groups is not None else _FullGroups.build((classes, n_classes), [sa[name] for name in names])
+        if deferred is not None:
+            leading = full.leading_pairs() if full is not None else None
+            work.add([(deferred, lambda: t_of_class(deferred))])
+            if helper is not None and helper.done():   # it ran out of tasks during the sort
+                helper.result()
+                helper = beside.submit(work.run)
         if groups is not None:
             l = (l_of_groups or l_distinguishing_factor_of_classes)((classes, n_classes), groups, step)
         elif full is None:
             l = l_distinguishing_factor(qi, list(sa.values()), n, step, (classes, n_classes))
         else:
             l = full.l_distinguishing_factor(step)
+        work.run()   # the t-DFs the helper has not taken yet
     except BaseException:
-        for future in [*(pending or {}).values(), *([joint_t] if joint_t is not None else [])]:
-            future.cancel()
+        work.cancel()
         raise
+    if helper is not None:
+        helper.result()
     class_t = {}
-    of_together = (joint_t.result() if joint_t is not None else t_of_categorical()) if together else {}
+    of_together = work.results[None] if together else {}
     highest = np.zeros(n_classes, dtype=np.float64)   # each class's t over the SAs: one gather for the rows
     for name in sa:
-        if name in of_together:
-            per_class = of_together[name]
-        else:
-            per_class = pending[name].result() if pending is not None else t_of_class(name)
+        per_class = of_together[name] if name in of_together else work.results[name]
         class_t[name] = per_class
         np.maximum(highest, per_class, out=highest)
         step()
     return DistinguishingFactors(k, l, highest[classes], classes, class_t)
+
+
+class _SharedWork:
+    """Tasks (key, function) taken one at a time by whichever thread asks next — a helper on
+    :data:`BESIDE` from the start, the caller once its own work (the l-DF) is done — so that
+    two cores share them while at most two tasks' temporaries are alive at once (a task
+    per worker of BESIDE beside the l-DF held three sets of them: memory touched for the
+    first time is most of the first scoring's cost). ``results``: key → value."""
+
+    def __init__(self, tasks):
+        self._tasks = list(tasks)
+        self._lock = threading.Lock()
+        self.results = {}
+
+    def run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._tasks:
+                    return
+                key, task = self._tasks.pop(0)
+            self.results[key] = task()
+
+    def add(self, tasks) -> None:
+        with self._lock:
+            self._tasks.extend(tasks)
+
+    def cancel(self) -> None:
+        """No task is started after this (one running finishes)."""
+        with self._lock:
+            self._tasks.clear()
 
 
 JOINT_CELLS = 1.0
@@ -739,6 +770,30 @@ def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
     class_of_pair[pairs] = classes
     value_of_pair[pairs] = values.codes
     return class_of_pair, value_of_pair, counts
+
+
+PAIR_TABLE = 1 << 24
+"""The most (class, value) cells counted in a table (8 bytes each) rather than by one sort."""
+
+
+def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.ndarray, m: int,
+                               counts: np.ndarray):
+    """The distinct (class, value code) pairs of rows standing for ``counts`` records each
+    (an aggregate's), sorted by class then value, and their records: a count per possible
+    pair while the table is small, else one sort of the pairs' keys."""
+    m = max(m, 1)
+    key = np.multiply(classes, np.int64(m), dtype=np.int64)
+    key += values
+    if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
+        total = np.bincount(key, weights=counts, minlength=n_classes * m)
+        pair = np.flatnonzero(total)
+        total = total[pair].astype(np.int64)
+    else:
+        groups = sorted_groups(key)
+        pair = groups.keys
+        total = np.bincount(groups.inverse, weights=counts, minlength=len(pair)).astype(np.int64)
+    cls, val = np.divmod(pair, np.int64(m))
+    return cls, val, total
 
 
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,

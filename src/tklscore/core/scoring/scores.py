@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from dataclasses import dataclass, field, fields
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import Codes
+from tklscore.core.tables.codes import Codes, run_beside
+from tklscore.core.scoring.sums import exact_sum
 from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
 from tklscore.core.errors import InputError
@@ -114,11 +115,11 @@ def table_scores(records: RecordScores, x: float) -> ScoreSet:
         return ScoreSet(0.0, 0.0, 0.0, 0.0, 0.0)
     m_inf = float(records.m_score.max())
     return ScoreSet(
-        tkl=float(records.tkl.sum()),
+        tkl=exact_sum(records.tkl),
         tkl_max=float(records.tkl.max()),
         m_score=m_score_table(n, m_inf, x),
         m_score_inf=m_inf,
-        l_severity=float(records.l_severity.sum()),
+        l_severity=exact_sum(records.l_severity),
     )
 
 
@@ -261,19 +262,12 @@ def check_x(x: float) -> float:
 
 
 def _factorise_beside(source: Table, roles: Roles) -> None:
-    """Factorise the role columns the table has not factorised yet, all but the first on
-    :data:`BESIDE` (Arrow's hashing releases the interpreter lock: two cores share the
-    work); the table keeps them. Not from a task of BESIDE itself, which submits nothing."""
+    """Factorise the role columns the table has not factorised yet, beside each other
+    (:func:`~tklscore.core.tables.codes.run_beside`: Arrow's hashing releases the interpreter
+    lock, two cores share the work); the table keeps them."""
     jobs = [(source.codes, c) for c in roles.qi]
     jobs += [(source.numeric_codes if c in roles.continuous else source.codes, c) for c in roles.sa]
-    if len(jobs) < 2 or threading.current_thread().name.startswith("tklscore-beside"):
-        return
-    pending = [BESIDE.submit(job, column) for job, column in jobs[1:]]
-    try:
-        jobs[0][0](jobs[0][1])
-    finally:
-        for future in pending:   # a column's error is raised by the Scorer's own call, in role order
-            future.exception()
+    run_beside([partial(job, column) for job, column in jobs])   # a column's error: raised by the Scorer's own call, in role order
 
 
 class Scorer:

@@ -6,10 +6,38 @@ factorisation of integer keys (never a comparison of rows with rows).
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+BESIDE_THREADS = 2
+BESIDE = ThreadPoolExecutor(max_workers=BESIDE_THREADS, thread_name_prefix="tklscore-beside")
+"""Core's helper threads: group-bys and hashing release the interpreter lock, so work run
+here beside the caller's thread shares a second core — the t-DFs beside the l-DF, role
+columns factorised beside each other (:func:`run_beside`); its tasks submit nothing."""
+
+
+def run_beside(calls) -> list:
+    """Each of ``calls`` (functions of no argument): the first on the caller's thread, the
+    others on :data:`BESIDE`; returns once all are done, with the error each raised (None
+    where it returned), in order. From a task of BESIDE itself all run on the caller."""
+    calls = list(calls)
+    if len(calls) < 2 or threading.current_thread().name.startswith("tklscore-beside"):
+        pending = []
+    else:
+        pending = [BESIDE.submit(call) for call in calls[1:]]
+        calls = calls[:1]
+    errors = []
+    for call in calls:
+        try:
+            call()
+            errors.append(None)
+        except Exception as error:   # returned to the caller, who says which matter
+            errors.append(error)
+    return errors + [future.exception() for future in pending]
 
 
 
@@ -203,8 +231,12 @@ def sorted_groups(key: np.ndarray) -> SortedGroups:
     ids -= 1
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = ids
+    del order, ids   # each a row's worth of int64: freed before the groups' arrays are made
     starts = np.flatnonzero(first)
-    return SortedGroups(ordered[starts], run_sizes(starts, n), inverse)
+    del first
+    keys = ordered[starts]
+    del ordered
+    return SortedGroups(keys, run_sizes(starts, n), inverse)
 
 
 def group_sizes(key: np.ndarray, positions: np.ndarray | None = None, bound: int | None = None) -> np.ndarray:

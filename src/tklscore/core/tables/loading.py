@@ -221,18 +221,19 @@ class Table:
 def warm_columns(table: Table, categorical=(), continuous=()) -> None:
     """Compute now (on a worker) what is read of these columns later: the codes of the
     ``categorical`` ones, the numbers and distinct numbers of the ``continuous`` ones — so
-    that a reader on the UI thread (a model following its table) finds them kept. A column
+    that a reader on the UI thread (a model following its table) finds them kept — the
+    columns beside each other (:func:`~tklscore.core.tables.codes.run_beside`). A column
     the table lacks, or one that is not numbers, is left for the scorer to report."""
+    from functools import partial
+
+    from tklscore.core.tables.codes import run_beside
+
     present = set(table.columns)
-    for column in categorical:
-        if column in present:
-            table.codes(column)
-    for column in continuous:
-        if column in present:
-            try:
-                table.numeric_counts(column)
-            except InputError:
-                pass
+    calls = [partial(table.codes, c) for c in categorical if c in present]
+    calls += [partial(table.numeric_counts, c) for c in continuous if c in present]
+    error = next((e for e in run_beside(calls) if e is not None and not isinstance(e, InputError)), None)
+    if error is not None:
+        raise error
 
 
 def _with_text_uniques(codes: "Codes") -> "Codes":

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGroupBox, QHeade
 from tklscore.core.model.ahp import AHPResult
 from tklscore.core.model.data_model.derivation import CriterionEffect
 from tklscore.gui.ahp.saaty_slider import describe, format_rating
+from tklscore.gui.plots import plot_widget
 
 
 COLUMNS = (
@@ -57,7 +58,7 @@ class ResultPanel(QGroupBox):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.priority_table.verticalHeader().hide()
         self.priority_table.setMaximumHeight(220)
-        self.chart = pg.PlotWidget()
+        self.chart = plot_widget()
         self.chart.setBackground("w")
         self.chart.setMinimumHeight(160)
         self.chart.setYRange(0, 1)

@@ -14,6 +14,7 @@ from tklscore.core.scoring.scores import SCORE_COLORS, SCORE_LABELS
 from tklscore.core.scoring.sensitivity import PrioritySweep, priority_sweep
 from tklscore.core.scoring.weights_source import MODEL
 from tklscore.gui.tasks import SIDE
+from tklscore.gui.plots import plot_widget
 
 
 class SensitivityPanel(QGroupBox):
@@ -29,7 +30,7 @@ class SensitivityPanel(QGroupBox):
         self.combo = QComboBox()
         self.combo.setObjectName("sensitivityCriterion")
         self.combo.activated.connect(lambda _: self.compute())
-        self.chart = pg.PlotWidget(background="w")
+        self.chart = plot_widget(background="w")
         self.chart.setObjectName("sensitivityChart")
         self.chart.setMinimumHeight(200)
         plot = self.chart.getPlotItem()

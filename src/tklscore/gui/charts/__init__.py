@@ -26,6 +26,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_path
 from tklscore.core.numbers import number, tick
 from tklscore.core.report.charts import evenly_spaced
+from tklscore.gui.plots import MenuOnDemandViewBox
 
 MAX_POINTS = 20_000
 PEAKS_ABOVE = 200   # a series of more points is drawn as its pixel columns' extremes (ScoreChart.line)
@@ -77,7 +78,7 @@ class ScoreChart(pg.PlotWidget):
     def __init__(self, parent=None, whole_number_x: bool = False, bottom_axis: pg.AxisItem | None = None):
         bottom = bottom_axis or (WholeNumberAxis("bottom") if whole_number_x else PlainAxis("bottom"))
         axes = {"bottom": bottom, "left": PlainAxis("left")}
-        super().__init__(parent, background="w", axisItems=axes)
+        super().__init__(parent, background="w", axisItems=axes, viewBox=MenuOnDemandViewBox())
         self.plot_item: pg.PlotItem = self.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
         self.legend = self.plot_item.addLegend(offset=(10, 5), colCount=LEGEND_COLUMNS)

@@ -19,6 +19,7 @@ from tklscore.core.release.suggest import Constraints, Suggestions
 from tklscore.core.release.utility import UTILITY_LOSS_MEANING
 from tklscore.gui.charts import PlainAxis
 from tklscore.gui.design.columns_panel import table
+from tklscore.gui.plots import plot_widget
 
 MET, MISSED = "#1f77b4", "#d62728"
 ERROR_STYLE = "color: #b00020;"
@@ -71,7 +72,7 @@ class SuggestionsPanel(QObject):
         self.suggest_message.setWordWrap(True)
         self.suggest_message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.suggest_message)
-        self.chart = pg.PlotWidget(background="w", axisItems={"left": PlainAxis("left"), "bottom": PlainAxis("bottom")})
+        self.chart = plot_widget(background="w", axisItems={"left": PlainAxis("left"), "bottom": PlainAxis("bottom")})
         self.chart.setTitle("Suggested releases: misuseability against lost detail (lower left is better)",
                             color="k", size="10pt")
         self.chart.setLabel("bottom", "utility loss = 1 − precision (0: nothing generalised)")

@@ -16,6 +16,7 @@ from tklscore.core.learn.scores import NORMALISED_MEANING, LearnScores
 from tklscore.core.learn.usefulness import Usefulness
 from tklscore.core.numbers import number, percent, score
 from tklscore.core.scoring.meaning import bands_text
+from tklscore.gui.plots import plot_widget
 
 
 def _ordinal(n: int) -> str:
@@ -82,7 +83,7 @@ class Statistics(QWidget):
         self.tabs.addTab(self.scores, "Misuse: tkl, M, L")
         layout.addWidget(self.tabs)
         self.text = QTextBrowser()
-        self.chart = pg.PlotWidget(background="w")
+        self.chart = plot_widget(background="w")
         self.chart.setMinimumHeight(170)
         self.chart.setLabel("bottom", "QID group size (rows)")
         self.chart.setLabel("left", "groups")

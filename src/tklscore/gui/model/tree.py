@@ -38,6 +38,9 @@ SUGGESTED = "class suggested, not confirmed"
 EMPTY_VALUE = "(empty)"
 SHOW_ALL, SHOW_UNJUDGED, SHOW_UNLABELLED = "all", "unjudged", "unlabelled"
 _COLUMN_COUNT = 7
+_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, IRI_ROLE, KIND_ROLE,
+                       Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole, Qt.ItemDataRole.ForegroundRole,
+                       Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.TextAlignmentRole})
 
 
 def _flags_of(kind: Kind, bin_: bool) -> tuple:
@@ -231,7 +234,8 @@ class ModelTreeModel(QAbstractItemModel):
         return self.model.nodes[self._iris[index.internalId() - 1]] if index.isValid() else None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self.model is None:
+        # the view asks each cell it paints or measures for eight roles: those answered by nothing, at once
+        if role not in _ANSWERED or not index.isValid() or self.model is None:
             return None
         node = self.node_at(index)
         column = index.column()

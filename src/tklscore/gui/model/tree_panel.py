@@ -57,6 +57,7 @@ class TreePanel(QWidget):
         self.workbench = workbench
         self.edits = edits
         self.filled = False
+        self.fit_pending = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._filter_row())
@@ -79,8 +80,6 @@ class TreePanel(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setResizeContentsPrecision(64)   # widths from the first rows, not from 20,000
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
@@ -178,6 +177,23 @@ class TreePanel(QWidget):
             self.label_combo.setCurrentText(label)
         self.show_counts()
         self.update_actions()
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """The columns but the node's as wide as their texts, once the tree is filled or filtered
+        (sized to their contents at every layout, the tree asked each cell's texts, font, colours
+        and size several times over while a view was first laid out and painted). Off screen the
+        tree has no rows laid out to measure: then when it is next shown."""
+        self.fit_pending = not self.isVisible()
+        if self.fit_pending:
+            return
+        for column in range(1, len(COLUMNS)):
+            self.tree.resizeColumnToContents(column)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.fit_pending:
+            self.fit_columns()
 
     def _expanded(self) -> set[str]:
         """The expanded nodes (only nodes with children can be)."""
@@ -195,6 +211,7 @@ class TreePanel(QWidget):
         self.tree_model.set_filter(self.search.text(), self.show_combo.currentData())
         self.expand_default()
         self.show_counts()
+        self.fit_columns()
 
     def show_counts(self) -> None:
         model, items = self.workbench.model, self.tree_model

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 
 from tklscore.core.errors import InputError
 from tklscore.core.pseudonymization.blocking import BlockingRule
+from tklscore.gui.plots import plot_widget
 
 
 class RemoveFieldsDialog(QDialog):
@@ -50,7 +51,7 @@ class RemoveFieldsDialog(QDialog):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemDoubleClicked.connect(lambda _: self.accept_row())
         layout.addWidget(self.table, 3)
-        self.chart = pg.PlotWidget(background="w")
+        self.chart = plot_widget(background="w")
         self.chart.setLabel("left", "violations N_v")
         self.chart.setLabel("bottom", "QIs released (row of the table)")
         heights = [t.violations for t in rows]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import QTimer, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
@@ -25,6 +25,7 @@ from tklscore.core.scoring.scores import ScoreReport, cumulative_table_scores
 from tklscore.gui.scores.charts import SORT_THESIS, SORT_TKL, GrowthChart, PerRecordChart, ReleasesChart, \
     per_record_order
 from tklscore.gui.charts import decimate
+from tklscore.gui.after_paint import next_turn
 from tklscore.gui.tasks import SIDE
 
 SORT_IN_BACKGROUND = 20_000  # records: a larger release's per-record chart is sorted off the UI thread
@@ -43,8 +44,8 @@ class ChartsPanel(QTabWidget):
         workbench.measuresChanged.connect(self._fill_comparison)   # the releases' k, l, t and risk come after their scores
         self.setObjectName("chartTabs")
         self.per_record_chart = PerRecordChart()
-        self.releases_chart = ReleasesChart()
-        self.growth_chart = GrowthChart()
+        self._releases_chart: ReleasesChart | None = None   # built when first drawn or shown: see the properties
+        self._growth_chart: GrowthChart | None = None
         self.order_combo = QComboBox()
         self.order_combo.addItem("Sort as the thesis' Figures 5.1/5.2 (ascending L-Severity)", SORT_THESIS)
         self.order_combo.addItem("Sort by tkl-Score, riskiest first", SORT_TKL)
@@ -63,12 +64,38 @@ class ChartsPanel(QTabWidget):
         self.comparison.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.comparison.setToolTip("tkl, M, L normalised against the source; k, l, t and the average "
                                    "re-identification risk (prosecutor) of each release")
-        releases_page = QSplitter(Qt.Orientation.Vertical)
-        releases_page.addWidget(self.releases_chart)
-        releases_page.addWidget(self.comparison)
-        releases_page.setSizes([300, 120])
-        self.addTab(releases_page, "Releases")
-        self.addTab(self.growth_chart, "Growth")
+        self.releases_page = QSplitter(Qt.Orientation.Vertical)
+        self.releases_page.addWidget(self.comparison)
+        self.addTab(self.releases_page, "Releases")
+        self.growth_page = QWidget()
+        QVBoxLayout(self.growth_page).setContentsMargins(0, 0, 0, 0)
+        self.addTab(self.growth_page, "Growth")
+        self.currentChanged.connect(self._tab_shown)
+
+    # The charts of the tabs behind the first are built the first time they are drawn (a turn of
+    # the event loop of their own, after the view is shown) or their tab is shown: building all
+    # three took most of the Scores view's first show.
+    @property
+    def releases_chart(self) -> ReleasesChart:
+        if self._releases_chart is None:
+            self._releases_chart = ReleasesChart()
+            self.releases_page.insertWidget(0, self._releases_chart)
+            self.releases_page.setSizes([300, 120])
+        return self._releases_chart
+
+    @property
+    def growth_chart(self) -> GrowthChart:
+        if self._growth_chart is None:
+            self._growth_chart = GrowthChart()
+            self.growth_page.layout().addWidget(self._growth_chart)
+        return self._growth_chart
+
+    def _tab_shown(self, index: int) -> None:
+        """A tab shown before its chart was first drawn shows it built (empty until drawn)."""
+        if index == 1:
+            self.releases_chart.show()
+        elif index == 2:
+            self.growth_chart.show()
 
     def charts(self) -> list:
         return [self.per_record_chart, self.releases_chart, self.growth_chart]
@@ -81,7 +108,8 @@ class ChartsPanel(QTabWidget):
         self.report = report
         if report is None:
             self.per_record_chart.set_data(None, None, x)
-            self.growth_chart.set_data(None, None, x)
+            if self._growth_chart is not None:   # one not built yet is empty
+                self._growth_chart.set_data(None, None, x)
         self.steps = []
 
     # ------------------------------------------------------------------ the order, kept in the project
@@ -112,7 +140,7 @@ class ChartsPanel(QTabWidget):
         """The charts of the current report, in later turns of the event loop, one each, so
         that the window stays responsive while large releases are drawn."""
         self.steps = [self.draw_per_record, self.draw_growth, self.draw_releases]
-        QTimer.singleShot(0, self._next_chart)
+        next_turn(self._next_chart)
 
     def draw_then(self, stale: bool, then: Callable[[], None], failed: Callable[[str], None],
                   cancelled: Callable[[object], None] | None = None):
@@ -151,7 +179,7 @@ class ChartsPanel(QTabWidget):
             # one chart drawn per event-loop turn, then the export in its own: the window
             # stays responsive between them (each is tens of milliseconds for a large release)
             steps = [lambda name=name: self._show_points(report, kind, {name: points[name]}) for name in points]
-            QTimer.singleShot(0, lambda: next_step(steps + [then]))
+            next_turn(lambda: next_step(steps + [then]))
 
         def next_step(steps) -> None:
             if self.report is not report or self.per_record_chart.order != kind:
@@ -165,7 +193,7 @@ class ChartsPanel(QTabWidget):
                 self.reading = None
             step()
             if steps:
-                QTimer.singleShot(0, lambda: next_step(steps))
+                next_turn(lambda: next_step(steps))
             else:
                 self._follow(lambda *queued: self.draw_then(*queued))
 
@@ -209,7 +237,7 @@ class ChartsPanel(QTabWidget):
         if self.steps:
             self.steps.pop(0)()
             if self.steps:
-                QTimer.singleShot(0, self._next_chart)
+                next_turn(self._next_chart)
 
     def pending(self) -> bool:
         """Whether a chart is still to be drawn or its records are being sorted or read."""

@@ -63,7 +63,7 @@ class ScoresView(QWidget):
             setattr(self, name, getattr(self.summary_panel, name))
         for name in ("records_model", "paged_model", "records_view", "explain_browser", "select_record"):
             setattr(self, name, getattr(self.records, name))
-        for name in ("per_record_chart", "releases_chart", "growth_chart", "order_combo", "comparison", "charts",
+        for name in ("per_record_chart", "order_combo", "comparison", "charts",
                      "current_chart", "comparison_rows"):
             setattr(self, name, getattr(self.charts_panel, name))
         self.chart_tabs = self.charts_panel
@@ -76,6 +76,14 @@ class ScoresView(QWidget):
         workbench.releasesChanged.connect(self.choices.refresh_releases)
         self.choices.refresh_releases()
         self.refresh()
+
+    @property
+    def releases_chart(self):
+        return self.charts_panel.releases_chart
+
+    @property
+    def growth_chart(self):
+        return self.charts_panel.growth_chart
 
     @property
     def explanation(self):

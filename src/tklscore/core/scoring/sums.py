@@ -1,0 +1,101 @@
+"""Exact sums: a table score the same figure whichever engine sums it and in whichever order.
+
+In memory a table's tkl-Score is the sum of its records' scores in record order; out of core
+it is the sum over the finest aggregate's rows of ``cnt · score``, in pieces of classes. Two
+orders of a floating-point sum differ in their last bits, and a last bit can reorder a near
+tie on a Pareto front. Both engines therefore sum through :func:`exact_sum`: the sum of the
+exact real numbers, rounded once to the nearest double — the same figure for the same
+records, whether each record is a term or ``cnt`` equal records are one term.
+
+How (vectorised, no Python loop over the terms):
+
+- ``cnt · x`` is written exactly as two products of halves (Veltkamp's split of ``x`` into
+  two 26-bit halves; a count below 2**27 times a half fits a double's 53 bits; larger counts
+  are split too);
+- the terms are summed by extraction (Rump, Ogita and Oishi's ``ExtractVector``): with σ a
+  power of two at least ``2n`` times the largest term, ``q = (σ + x) − σ`` rounds each term to
+  one grid and ``x − q`` is exact; the ``q`` add up without any rounding in any order, and the
+  remainders, 2**29 or more times smaller at a million terms, go round again until none is left.
+- :func:`exact_parts` returns those exact partial sums: parts of pieces are added by
+  concatenating them, and ``math.fsum`` rounds their total once (correctly).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+SPLIT = 134217729.0         # 2**27 + 1: Veltkamp's factor, two halves of at most 26 bits
+WHOLE_BITS = 27             # a count below 2**27 times a 26-bit half is exact
+BLOCK = 1 << 15             # terms summed a block at a time (the block's temporaries stay in cache)
+LEVELS = 8                  # terms spread wider than this many extractions: math.fsum the rest
+
+
+def exact_sum(values, counts=None) -> float:
+    """Σ values (· counts), the exact sum rounded once to the nearest double; NaN or ±inf as
+    numpy's sum gives them."""
+    return math.fsum(exact_parts(values, counts))
+
+
+def exact_parts(values, counts=None) -> list[float]:
+    """Doubles whose exact sum is Σ values (· counts, non-negative integers): the pieces of a
+    sum are added by concatenating their parts, and :func:`math.fsum` rounds the total once."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    c = None if counts is None else np.asarray(counts).ravel()
+    parts: list[float] = []
+    buffers = (np.empty(4 * BLOCK), np.empty(4 * BLOCK), np.empty(4 * BLOCK))
+    for start in range(0, x.size, BLOCK):
+        terms = x[start:start + BLOCK]
+        if c is not None:
+            terms = exact_products(terms, c[start:start + BLOCK])
+        if not _extract(terms, parts, buffers):
+            return [float(x.sum() if c is None else (x * c).sum())]
+    return parts
+
+
+def _extract(terms: np.ndarray, parts: list[float], buffers) -> bool:
+    """Append to ``parts`` doubles whose exact sum is Σ terms; False for a NaN or ±inf."""
+    n = terms.size
+    q, rest, spare = (b[:n] for b in buffers)
+    bits = (2 * n).bit_length()                 # σ ≥ 2n · the largest term
+    for _ in range(LEVELS):
+        if n == 0:
+            return True
+        top = max(float(terms.max()), -float(terms.min()))
+        if not math.isfinite(top):
+            return False
+        if top == 0.0:
+            return True
+        exponent = math.frexp(top)[1] + bits
+        if not -1000 < exponent - 53 < exponent < 1000:    # beyond a double's range: term by term
+            break
+        sigma = math.ldexp(1.0, exponent)
+        np.add(terms, sigma, out=q)
+        q -= sigma
+        parts.append(float(q.sum()))            # every q on one grid, their sum below σ: exact
+        np.subtract(terms, q, out=rest)         # exact
+        terms, rest, spare = rest, spare, rest
+    parts.extend(terms.tolist())
+    return True
+
+
+def exact_products(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Terms whose exact sum is Σ x · counts (non-negative integer counts): each product
+    written as the products of ``x``'s two halves, each exact."""
+    if x.size == 0:
+        return x
+    scaled = x * SPLIT
+    if not np.isfinite(scaled).all():         # too large to split (or NaN/inf): as numpy multiplies
+        return x * counts
+    high = scaled - (scaled - x)
+    low = x - high
+    top = int(counts.max())
+    if top < 1 << WHOLE_BITS:
+        c = counts.astype(np.float64)
+        return np.concatenate((high * c, low * c))
+    whole = np.asarray(counts, dtype=np.int64)
+    upper = (whole >> WHOLE_BITS).astype(np.float64)
+    lower = (whole & ((1 << WHOLE_BITS) - 1)).astype(np.float64)
+    shift = float(1 << WHOLE_BITS)
+    return np.concatenate((high * lower, low * lower, high * upper * shift, low * upper * shift))
