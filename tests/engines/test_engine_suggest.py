@@ -267,3 +267,49 @@ def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
     assert found_whole.front and found_whole.evaluated > 10
     assert_same_suggestions(found_whole, memory)
     assert_same_suggestions(found_pieces, found_whole)
+    # once every node is scored, the l-DF masks and the groupings only scoring reads are freed
+    for lattice in (whole, pieces):
+        assert not lattice._lattice_l._masks and not lattice._sa_groups and not lattice._row_groups
+
+
+def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hold(monkeypatch):
+    """The search's budget: the memory limit less the process's resident memory and the
+    engine's share (half the limit where the resident memory cannot be read); the pieces are
+    sized from what is left once the combinations' groupings and the l-DF masks are counted."""
+    from tklscore.core.engines import lattice as module
+
+    limit = 1 << 30
+    monkeypatch.setattr(module, "_resident_bytes", lambda: 300 << 20)
+    assert module.search_budget(limit) == int((1 - module.ENGINE_SHARE) * limit) - (300 << 20)
+    monkeypatch.setattr(module, "_resident_bytes", lambda: None)
+    assert module.search_budget(limit) == limit // 2
+    monkeypatch.undo()
+    resident = module._resident_bytes()
+    assert resident is None or 10 << 20 < resident < 64 << 30     # this process's, where it can be read
+
+    backend = type("Backend", (), {"memory_limit": 2 << 30})()
+    # the fields the piece sizing reads, of an aggregate of 10M rows, 2M SA combinations and 4 SAs
+    aggregate = module.AggregateLattice.__new__(module.AggregateLattice)
+    aggregate.rows, aggregate.combos, aggregate.uniques = 10_000_000, 2_000_000, [None] * 4
+    monkeypatch.setattr(module, "search_budget", lambda memory_limit: 1 << 30 if memory_limit == 2 << 30 else 0)
+    aggregate._size_pieces(backend, None)
+    assert aggregate._lattice_l.budget == module.MASKS_KEPT
+    held = module.COMBINATION_BYTES * 2_000_000 + module.MASKS_KEPT + 2 * 2 * 4 * 10_000_000
+    assert aggregate.chunk_rows == module.piece_rows(10_000_000, (1 << 30) - held) and not aggregate.whole
+    monkeypatch.setattr(module, "search_budget", lambda memory_limit: 100 << 20)   # little left: the fewest rows
+    aggregate._size_pieces(backend, None)
+    assert aggregate._lattice_l.budget == 2 * 4 * 10_000_000       # two nodes' masks at least
+    assert aggregate.chunk_rows == module.MIN_PIECE_ROWS
+
+
+def test_the_engine_gives_its_memory_to_the_search_and_takes_it_back():
+    """While the out-of-core search counts, DuckDB's limit is lowered (its buffers given back)
+    and restored afterwards: to the limit it was opened with, or to its default."""
+    for opened in ("1GB", None):
+        with open_backend("duckdb", opened) as backend:
+            def setting():
+                return backend.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+            before = setting()
+            assert backend.engine_memory(256 << 20) and setting() == "256.0 MiB"
+            assert backend.engine_memory(None) and setting() == before

@@ -113,6 +113,11 @@ class Backend:
         keeps it (the default)."""
         return False
 
+    def engine_memory(self, limit: int | None) -> bool:
+        """Set the engine's own memory limit while it is open (bytes; None: the one it was
+        opened with), its buffers above it given back; False: the back-end cannot (the default)."""
+        return False
+
     def materialize_joined(self, name: str, sql: str) -> None:
         """:meth:`materialize` a statement of many joins to small tables, joined in the
         order written (searching for an order would cost more than the joins)."""

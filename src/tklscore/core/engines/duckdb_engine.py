@@ -174,6 +174,7 @@ class DuckDBBackend(Backend):
         # in Python (jemalloc purges only from DuckDB's own threads otherwise: after an
         # out-of-core suggest's statements at 2M rows, 371 MB resident against 241 MB)
         self.con.execute("SET allocator_background_threads = true")
+        self._memory_limit = memory_limit
         if memory_limit:
             self.con.execute(f"SET memory_limit = {_literal(memory_limit)}")
         if threads:
@@ -181,6 +182,18 @@ class DuckDBBackend(Backend):
 
     def interrupt(self) -> None:
         self.con.interrupt()
+
+    def engine_memory(self, limit: int | None) -> bool:
+        try:
+            if limit is not None:
+                self.con.execute(f"SET memory_limit = {_literal(f'{max(int(limit) >> 20, 1)}MiB')}")
+            elif self._memory_limit:
+                self.con.execute(f"SET memory_limit = {_literal(self._memory_limit)}")
+            else:
+                self.con.execute("RESET memory_limit")
+        except self._duckdb.Error:     # buffers that cannot be given back (pinned): the limit as it was
+            return False
+        return True
 
     def close(self) -> None:
         self._finalizer()

@@ -5,8 +5,9 @@ first of them — fetched once in Arrow batches into small integer arrays: the f
 (distinct QI values) with their codes, records and first record; the distinct SA
 combinations with their codes; and per row only its SA combination and ``cnt``, the rows in
 finest-class order. A node counts every row at once when the aggregate fits the search's
-share of the memory limit (:func:`piece_rows`; the rows' SA groupings then kept across
-nodes), else in pieces of whole classes, so what it allocates does not grow with the
+budget — the memory limit less what the process and the search hold (:func:`search_budget`,
+:meth:`AggregateLattice.held_bytes`; the rows' SA groupings then kept across nodes) —, else
+in pieces of whole classes (:func:`piece_rows`), so what it allocates does not grow with the
 aggregate: one l-DF rule (:class:`LatticeL`), only the piece size following the budget.
 
 A node's generalised classes are the finest rows' QI values mapped through the hierarchies
@@ -39,6 +40,7 @@ records and is not searched out of core (the error says what to do).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -65,8 +67,13 @@ SELECTION_REFUSED = ("suggested releases out of core search the whole source: a 
 
 SEARCH_SHARE = 0.5
 """The share of the memory limit (``--memory-limit``; without one, the engine's default of 80 %
-of the machine's memory) that the search's arrays may take: the rest is the engine's buffers,
-the interpreter and its libraries."""
+of the machine's memory) that the search's arrays may take where the process's resident memory
+cannot be read: the rest is the engine's buffers, the interpreter and its libraries."""
+
+ENGINE_SHARE = 0.125
+"""The share of the memory limit kept for the engine's statements while the search holds its
+arrays (the whole source's scores before the search; the interpreter's own growth), where the
+process's resident memory can be read: the search takes the rest of the limit."""
 
 WHOLE_ROW_BYTES = 300
 """What the search takes a row of the aggregate when it counts every row at once: the rows'
@@ -79,6 +86,19 @@ PIECE_ROW_BYTES = 200
 nodes scored at a time)."""
 
 
+COMBINATION_BYTES = 60
+"""What the search holds a distinct SA combination: its groupings over the kept SAs in the
+narrowest integers (about 4 bytes each and a mixed-radix key of 8), a combination of each
+full group (8), its weight and records (8 each)."""
+
+MASKS_KEPT = 256 << 20
+"""The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
+when the search's budget is small: a quarter of it, but always two nodes')."""
+
+MIN_PIECE_ROWS = 1 << 16
+"""The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
+
+
 def piece_rows(rows: int, budget: int) -> int:
     """The most rows of an aggregate of ``rows`` a node counts at once within ``budget`` bytes:
     every row when they fit (:data:`WHOLE_ROW_BYTES`), else pieces of whole classes of at most
@@ -89,8 +109,34 @@ def piece_rows(rows: int, budget: int) -> int:
 
 
 def search_budget(memory_limit: int | None) -> int:
-    """The bytes the search's arrays may take under a memory limit (bytes; None: none given)."""
-    return int(SEARCH_SHARE * memory_bytes(memory_limit))
+    """The bytes the search's arrays may take under a memory limit (bytes; None: none given):
+    the limit less what the process holds now (the interpreter, its libraries, the engine and
+    the aggregate's arrays) and the engine's share (:data:`ENGINE_SHARE`), or
+    :data:`SEARCH_SHARE` of it where the resident memory cannot be read."""
+    memory_limit = memory_bytes(memory_limit)
+    resident = _resident_bytes()
+    if resident is None:
+        return int(SEARCH_SHARE * memory_limit)
+    return int((1.0 - ENGINE_SHARE) * memory_limit) - resident
+
+
+def _release_arrow_memory() -> None:
+    """Give back the memory Arrow's allocator keeps from the batches fetched (freed, not returned)."""
+    try:
+        import pyarrow
+
+        pyarrow.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):
+        pass
+
+
+def _resident_bytes() -> int | None:
+    """The process's resident memory (Linux's ``/proc/self/statm``; None elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 BATCH_ROWS = 1 << 20
@@ -180,9 +226,9 @@ class AggregateLattice:
             raise InputError(f"the source's aggregate changed while it was read ({at:,} of {self.rows:,} rows)")
         for name in ("lattice_rows", "lattice_c", "lattice_f"):
             backend.drop(name)
-        budget = search_budget(getattr(backend, "memory_limit", None)) if budget is None else budget
-        self.chunk_rows = piece_rows(self.rows, budget)
-        self.whole = self.chunk_rows >= self.rows     # every row counted at once
+        _release_arrow_memory()
+        self._default_budget = budget is None
+        self._size_pieces(backend, budget)
         self._whole = None
         self._weights: dict = {}
         self._sa_groups: dict = {}
@@ -190,7 +236,30 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
-        self._lattice_l = LatticeL()
+
+    def _size_pieces(self, backend, budget: int | None) -> None:
+        """The rows a node counts at once (:attr:`chunk_rows`; :attr:`whole`: every row) within
+        ``budget`` bytes, else within :func:`search_budget` of the back-end's memory limit less
+        what the search holds whatever the piece size (:meth:`held_bytes`; the masks kept by
+        :class:`LatticeL` at most a quarter of it, but two nodes' at least)."""
+        if budget is None:
+            budget = search_budget(getattr(backend, "memory_limit", None))
+            node_masks = len(self.uniques) * self.rows       # a node's l-DF masks, a byte a row and SA
+            self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks))
+            budget = max(budget - self.held_bytes(), 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
+        else:
+            self._lattice_l = LatticeL(MASKS_KEPT)
+        self.chunk_rows = piece_rows(self.rows, budget)
+        self.whole = self.chunk_rows >= self.rows     # every row counted at once
+
+    def held_bytes(self) -> int:
+        """What the search will hold beside the aggregate's arrays, whatever its piece size: the
+        SA combinations' groupings, weights and records (:data:`COMBINATION_BYTES` each), the
+        l-DF masks :class:`LatticeL` keeps and the two nodes' in flight (each a byte a row and
+        SA for the masks it reads and those it assembles)."""
+        masks = 2 * 2 * len(self.uniques) * self.rows
+        kept = max(self._lattice_l.budget, 2 * len(self.uniques) * self.rows)
+        return COMBINATION_BYTES * self.combos + kept + masks
 
     # ------------------------------------------------------------------ what suggest() asks
 
@@ -200,11 +269,32 @@ class AggregateLattice:
     def prepare_search(self, weights, x: float, missing_weight_zero: bool) -> None:
         """The whole source's scores (normalisation), once before the search; the weights
         checked as every engine checks them."""
-        totals, _ = self.designer.whole_source(weights, missing_weight_zero)
+        backend = self.designer.backend
+        limit, resident = getattr(backend, "memory_limit", None), _resident_bytes()
+        bounded = limit is not None and resident is not None
+        if bounded:     # the engine's statements within what the process leaves them
+            backend.engine_memory(max(int((1.0 - ENGINE_SHARE) * limit) - resident, int(ENGINE_SHARE * limit)))
+        try:
+            totals, _ = self.designer.whole_source(weights, missing_weight_zero)
+        except BaseException:
+            backend.engine_memory(None)
+            raise
+        if bounded and backend.engine_memory(int(ENGINE_SHARE * limit)) and self._default_budget:
+            # the engine idle while the search counts: its buffers given back, the pieces sized again
+            self._size_pieces(backend, None)
         # its tkl-Score summed as a node's and as in memory (exactly), not in the engine's order
         whole = AggregateNode({}, ReleaseDesign(), self)
         self._whole = replace(score_set(totals, x), tkl=self.scored_sum(whole.design, *whole._release(),
                                                                         self.kept(whole.design), weights))
+
+    def search_done(self) -> None:
+        """Every node is scored: what only scoring reads (the l-DF masks, the rows' SA
+        groupings) is freed before the chosen releases' l and t are counted, and the engine's
+        memory limit is the one it was opened with again."""
+        self._lattice_l = LatticeL(self._lattice_l.budget)
+        self._row_groups = {}
+        self._sa_groups = {}
+        self.designer.backend.engine_memory(None)
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
         if design.selection is not None:
@@ -320,11 +410,18 @@ class AggregateLattice:
         key = tuple(kept)
         found = self._sa_groups.get(key)
         if found is None:
+            found = self._sa_groups = {}   # the other set's groupings freed first
             groups = sa_groups([Codes(self.combo_s[i].astype(np.int64), self.uniques[i]) for i in kept], self.combos)
             full, n_full = groups.full
             representative = np.empty(n_full, dtype=np.int64)
             representative[full] = np.arange(self.combos, dtype=np.int64)
-            found = self._sa_groups = {key: (groups, representative)}
+            # kept for the search in the narrowest integers (a row's gathers are as narrow): the
+            # combinations' own codes are combo_s, their positions a piece's own
+            narrow = (lambda grouping: None if grouping is None else
+                      (grouping[0].astype(_small(grouping[1]), copy=False), grouping[1]))
+            groups = SaGroups(narrow(groups.full), [narrow(o) for o in groups.others], groups.order, groups.radix,
+                              codes=tuple((None, cardinality) for _, cardinality in groups.codes))
+            found[key] = (groups, representative)
             found = found[key]
         return found
 
@@ -358,8 +455,8 @@ class AggregateLattice:
         class_of_finest = classes.of_finest
         if self.whole:
             rows = self.row_groups(kept)
-            total, masks = self._scored_rows(kept, rows, np.repeat(class_of_finest, self.finest_rows), sizes,
-                                             ~dropped, rows.weights(w), self.cnt, known)
+            local = np.repeat(class_of_finest.astype(_small(len(sizes)), copy=False), self.finest_rows)
+            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known)
             self._lattice_l.keep(levels, extra, masks, self.rows)
             return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
@@ -372,8 +469,9 @@ class AggregateLattice:
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
+            local = np.repeat(local.astype(_small(len(inside)), copy=False), self.finest_rows[piece])
             rows = _RowGroups(groups, self.combo[at], codes)
-            part, found = self._scored_rows(kept, rows, np.repeat(local, self.finest_rows[piece]), sizes[inside],
+            part, found = self._scored_rows(kept, rows, local, sizes[inside],
                                             ~dropped[inside], rows.at(w), self.cnt[at],
                                             None if known is None else [None if m is None else m[at] for m in known])
             _assemble(masks, found, at, self.rows)
@@ -501,7 +599,8 @@ class _Classes:
 
     @cached_property
     def order(self) -> np.ndarray:
-        return np.argsort(self.of_finest, kind="stable")
+        # a stable sort of the narrowest integers (a radix sort up to 16 bits)
+        return np.argsort(self.of_finest.astype(_small(self.count), copy=False), kind="stable")
 
     @cached_property
     def by_class(self) -> np.ndarray:
@@ -533,14 +632,15 @@ def _class_pieces(classes: _Classes, per_finest: np.ndarray, chunk: int):
 class _RowGroups:
     """The SA groupings (the fields of :class:`SaGroups` that :func:`l_of_classes` reads) of
     some rows of the aggregate, each row read at its SA combination (``combo``) in the
-    combinations' groupings ``groups``: each field gathered when a path of the l-DF first
-    asks for it (counting by one sort reads only the mixed-radix keys), then kept."""
+    combinations' groupings ``groups`` (:meth:`AggregateLattice.sa_groups`): each field gathered
+    when a path of the l-DF first asks for it (counting by one sort reads only the mixed-radix
+    keys), in the narrowest integers that hold it, then kept."""
 
     value_counts: tuple = ()
     joint: dict = {}
 
     def __init__(self, groups: SaGroups, combo: np.ndarray, codes: list[np.ndarray]):
-        self._groups, self._combo, self._codes = groups, combo.astype(np.intp, copy=False), codes
+        self._groups, self._combo, self._codes = groups, combo, codes
         self.order = groups.order
         self._weights = None
 
@@ -556,21 +656,20 @@ class _RowGroups:
 
     @cached_property
     def full(self) -> tuple[np.ndarray, int]:
-        return self._groups.full[0][self._combo], self._groups.full[1]
+        return self.at(self._groups.full[0]), self._groups.full[1]
 
     @cached_property
     def others(self) -> list:
-        return [None if o is None else (o[0][self._combo], o[1]) for o in self._groups.others]
+        return [None if o is None else (self.at(o[0]), o[1]) for o in self._groups.others]
 
     @cached_property
     def codes(self) -> tuple:
         """Each kept SA's value code of each row (``codes``: the combinations'), and its cardinality."""
-        return tuple((codes[self._combo], cardinality) for codes, (_, cardinality) in zip(self._codes,
-                                                                                        self._groups.codes))
+        return tuple((self.at(codes), cardinality) for codes, (_, cardinality) in zip(self._codes, self._groups.codes))
 
-    @cached_property
+    @property
     def positions(self) -> np.ndarray:
-        return np.arange(len(self._combo), dtype=np.int64)
+        return _positions(len(self._combo))
 
     @cached_property
     def radix(self) -> tuple | None:
@@ -582,10 +681,24 @@ class _RowGroups:
         width = max(int(n - 1).bit_length(), 1)
         if math.prod(cards) >= 1 << (63 - width):
             return None
-        key = keys[self._combo] >> np.int64(bits)
+        key = self.at(keys)
+        key >>= np.int64(bits)
         key <<= np.int64(width)
-        key |= np.arange(n, dtype=np.int64)
+        key |= _positions(n)
         return order, cards, places, key, width
+
+
+_POSITIONS = [np.zeros(0, dtype=np.int64)]
+
+
+def _positions(n: int) -> np.ndarray:
+    """0..n-1 (a read-only view of one array shared by every piece and node)."""
+    positions = _POSITIONS[0]
+    if len(positions) < n:
+        positions = np.arange(max(n, 2 * len(positions)), dtype=np.int64)
+        positions.flags.writeable = False
+        _POSITIONS[0] = positions
+    return positions[:n]
 
 
 def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:

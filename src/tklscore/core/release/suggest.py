@@ -195,6 +195,9 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
                     pending.popleft().result()
             while pending:
                 pending.popleft().result()
+            searched = getattr(designer, "search_done", None)   # a designer of its own nodes frees what it held
+            if searched is not None:
+                searched()
         except BaseException:
             for future in pending:
                 future.cancel()

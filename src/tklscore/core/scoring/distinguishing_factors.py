@@ -643,9 +643,11 @@ class LatticeL:
         known = []
         for i in range(s):
             given = [masks[i] for masks in found if masks[i] is not None]
-            mask = given[0].copy() if given else None
-            for other in given[1:]:
-                mask &= other
+            mask = given[0] if len(given) == 1 else None    # one generalisation's: read, never written
+            if len(given) > 1:
+                mask = np.logical_and(given[0], given[1])
+                for other in given[2:]:
+                    mask &= other
             known.append(mask)
         return known
 
