@@ -313,3 +313,27 @@ def test_the_engine_gives_its_memory_to_the_search_and_takes_it_back():
             before = setting()
             assert backend.engine_memory(256 << 20) and setting() == "256.0 MiB"
             assert backend.engine_memory(None) and setting() == before
+
+
+def test_a_search_that_fails_gives_the_engine_its_memory_back(tmp_path, monkeypatch):
+    """An error while the nodes are scored still restores the engine's limit and frees the masks."""
+    from tklscore.core.engines import lattice as module
+
+    frame = pd.DataFrame({"a": ["1", "2", "3", "4"] * 3, "b": ["x", "y"] * 6, "s": ["p", "q", "r"] * 4})
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    weights = Weights([("s", "p", 0.2), ("s", "q", 0.5), ("s", "r", 0.9)])
+
+    def broken(self, *args):
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(module.AggregateNode, "score_and_done", broken)
+    with open_backend("duckdb", "1GB") as backend:
+        before = backend.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        designer = EngineDesigner(backend, str(path), Roles(qi=["a", "b"], sa=["s"]),
+                                  {"a": Hierarchy.intervals("a", [2])})
+        aggregate = designer.lattice()
+        with pytest.raises(RuntimeError, match="disk gone"):
+            suggest(aggregate, weights, Constraints(k=1, l=1, t=1.0, max_tkl=1.0, suppression_limit=0.0))
+        assert backend.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == before
+        assert aggregate._row_groups == {} and aggregate._sa_groups == {}

@@ -151,57 +151,59 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     # the releases shown, not to filter
     filter_models = constraints.l > 1 or constraints.t < 1.0
     prepare = getattr(designer, "prepare_search", None)    # a designer of its own nodes (out of core)
-    if prepare is not None:
-        prepare(weights, x, missing_weight_zero)
-    else:
-        designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
-    node_of = getattr(designer, "lattice_node", None) or (lambda levels, design: _Node(levels, design, designer))
+    searched = getattr(designer, "search_done", None)      # ... which frees what it held, even after an error
     failed_k: set[tuple[int, ...]] = set()
     evaluated: list[_Node] = []
     pending: deque = deque()
     stopped = False
     visited = 0
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
-        try:
-            for index, node in enumerate(nodes):
-                if cancelled is not None and cancelled():
-                    stopped = True
-                    break
-                if progress is not None:
-                    try:
-                        progress(index / size)
-                    except Cancelled:
+    try:
+        if prepare is not None:
+            prepare(weights, x, missing_weight_zero)
+        else:
+            designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
+        node_of = getattr(designer, "lattice_node", None) or (lambda levels, design: _Node(levels, design, designer))
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
+            try:
+                for index, node in enumerate(nodes):
+                    if cancelled is not None and cancelled():
                         stopped = True
                         break
-                visited = index + 1
-                above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
-                if any(a in failed_k for a in above):
-                    failed_k.add(node)
-                    continue
-                levels = dict(zip(columns, node))
-                entry = node_of(levels, base.with_levels(levels))
-                evaluated.append(entry)
-                if not entry.meets_k(constraints):
-                    failed_k.add(node)
-                    entry.done()
-                    continue
-                if filter_models and not (entry.complete_models() and entry.meets_models(constraints)):
-                    entry.done()
-                    continue
-                # the scores (the factors over the whole source) run on two workers while the
-                # next nodes' k is checked here; the group-bys release the interpreter lock
-                pending.append(workers.submit(entry.score_and_done, weights, x, missing_weight_zero))
-                while len(pending) > 2:
+                    if progress is not None:
+                        try:
+                            progress(index / size)
+                        except Cancelled:
+                            stopped = True
+                            break
+                    visited = index + 1
+                    above = [node[:i] + (node[i] + 1,) + node[i + 1:] for i in range(len(node)) if node[i] < heights[i]]
+                    if any(a in failed_k for a in above):
+                        failed_k.add(node)
+                        continue
+                    levels = dict(zip(columns, node))
+                    entry = node_of(levels, base.with_levels(levels))
+                    evaluated.append(entry)
+                    if not entry.meets_k(constraints):
+                        failed_k.add(node)
+                        entry.done()
+                        continue
+                    if filter_models and not (entry.complete_models() and entry.meets_models(constraints)):
+                        entry.done()
+                        continue
+                    # the scores (the factors over the whole source) run on two workers while the
+                    # next nodes' k is checked here; the group-bys release the interpreter lock
+                    pending.append(workers.submit(entry.score_and_done, weights, x, missing_weight_zero))
+                    while len(pending) > 2:
+                        pending.popleft().result()
+                while pending:
                     pending.popleft().result()
-            while pending:
-                pending.popleft().result()
-            searched = getattr(designer, "search_done", None)   # a designer of its own nodes frees what it held
-            if searched is not None:
-                searched()
-        except BaseException:
-            for future in pending:
-                future.cancel()
-            raise
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+    finally:
+        if searched is not None:
+            searched()
     if progress is not None and not stopped:
         progress(1.0)
     reached = visited if stopped else None   # nodes evaluated or skipped before the cancel
