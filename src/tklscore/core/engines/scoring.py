@@ -22,7 +22,7 @@ from tklscore.core.scoring.distinguishing_factors import (ordered_emd_of_batches
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
-                                          normalise_by_theoretical_max, shown_value)
+                                          normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
 from tklscore.core.scoring.sums import exact_sum
 from tklscore.core.tables.codes import group_ids
@@ -152,10 +152,9 @@ def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: 
     w = np.zeros(len(cid))
     for code, weight in zip(codes, per_code):
         w = w + weight[code]
-    k = sizes[cid].astype(np.float64)
-    tkl = (class_t[cid] + w) / l.astype(np.float64)
-    return pd.Series({"n": int(counts.sum()), "tkl": exact_sum(tkl, counts), "tkl_max": float(tkl.max()),
-                      "m_inf": float((np.minimum(1.0, w) / k).max()), "l_severity": exact_sum(w / k, counts),
+    scores = record_scores(sizes[cid].astype(np.float64), l.astype(np.float64), class_t[cid], w)
+    return pd.Series({"n": int(counts.sum()), "tkl": exact_sum(scores.tkl, counts), "tkl_max": float(scores.tkl.max()),
+                      "m_inf": float(scores.m_score.max()), "l_severity": exact_sum(scores.l_severity, counts),
                       "w_max": float(w.max()), "w_above": int(counts[w > 1.0 + 1e-12].sum())})
 
 
