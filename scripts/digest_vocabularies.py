@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _text(document: dict) -> str:
-    """The digest as JSON, a list's items one a line (a change of the vocabulary reads as a small diff)."""
+    """The digest as JSON, a long list's items one a line (a change of the vocabulary reads as a small diff)."""
     def value(item) -> str:
-        if isinstance(item, list) and item and isinstance(item[0], list):
+        if isinstance(item, list) and len(item) > 3:
             return "[\n" + ",\n".join("  " + json.dumps(entry, ensure_ascii=False) for entry in item) + "\n ]"
         return json.dumps(item, ensure_ascii=False)
 
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
             continue
         with atomic_write(path) as handle:
             handle.write(_text(document))
-        print(f"{shipped.digest}: {len(document['classes'])} classes, {len(document['links'])} links"
+        print(f"{shipped.digest}: {len(document['classes'])} classes, {len(document['parents'])} links"
               f"{'' if current else ' (written anew)'}")
     return 1 if stale else 0
 

@@ -83,6 +83,6 @@ def test_plain_data_round_trips_and_bad_plain_data_is_said():
     assert list(again.graph.nodes(data=True)) == list(thesis.graph.nodes(data=True))
     assert list(again.graph.edges) == list(thesis.graph.edges) and again.sources == thesis.sources
     with pytest.raises(InputError, match=r"odd\.json: is not a vocabulary's plain data \(KeyError"):
-        Vocabulary.from_plain({"classes": []}, "odd.json")
+        Vocabulary.from_plain({"classes": [], "labels": []}, "odd.json")
     with pytest.raises(InputError, match="unknown hierarchy predicate 'sameAs'"):
         Vocabulary.from_plain({**thesis.plain(), "predicates": ["sameAs"]})

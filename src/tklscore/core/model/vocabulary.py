@@ -208,25 +208,28 @@ class Vocabulary:
         return cls(graph, sources=sources, predicates=chosen, prefixes=prefixes)
 
     def plain(self) -> dict:
-        """The vocabulary as plain data (JSON's types): its classes ``[iri, label]`` and links
-        ``[parent, child]`` in the graph's order, its prefixes, predicates and sources."""
+        """The vocabulary as plain data, flat (JSON's types; a document of a few arrays, which
+        the JSON reader need not walk for its depth): its classes and their labels, its links as
+        parents beside children, in the graph's order; its prefixes, predicates and sources."""
         graph = self.graph
-        return {"classes": [[iri, graph.nodes[iri]["label"]] for iri in graph.nodes],
-                "links": [[parent, child] for parent, child in graph.edges],
-                "prefixes": [[prefix, namespace] for prefix, namespace in self.prefixes.items()],
-                "predicates": list(self.predicates), "sources": list(self.sources)}
+        links = list(graph.edges)
+        return {"classes": list(graph.nodes), "labels": [graph.nodes[iri]["label"] for iri in graph.nodes],
+                "parents": [parent for parent, _ in links], "children": [child for _, child in links],
+                "prefixes": dict(self.prefixes), "predicates": list(self.predicates), "sources": list(self.sources)}
 
     @classmethod
     def from_plain(cls, data, name: str = "vocabulary") -> Vocabulary:
         """The vocabulary :meth:`plain` gave; ``name`` says where ``data`` came from when it is not that."""
         try:
             graph = nx.DiGraph()
-            graph.add_nodes_from((str(iri), {"label": str(label)}) for iri, label in data["classes"])
-            graph.add_edges_from((str(parent), str(child)) for parent, child in data["links"])
-            prefixes = [(str(prefix), str(namespace)) for prefix, namespace in data["prefixes"]]
+            graph.add_nodes_from((str(iri), {"label": str(label)})
+                                 for iri, label in zip(data["classes"], data["labels"], strict=True))
+            graph.add_edges_from((str(parent), str(child))
+                                 for parent, child in zip(data["parents"], data["children"], strict=True))
+            prefixes = [(str(prefix), str(namespace)) for prefix, namespace in data["prefixes"].items()]
             return cls(graph, sources=[str(s) for s in data["sources"]], predicates=cls._predicates(data["predicates"]),
                        prefixes=prefixes)
-        except (KeyError, TypeError, ValueError) as error:   # InputError is a ValueError: said as it is
+        except (KeyError, TypeError, ValueError, AttributeError) as error:   # InputError is a ValueError: said as it is
             if isinstance(error, InputError):
                 raise
             raise InputError(f"is not a vocabulary's plain data ({error.__class__.__name__}: {error})",
