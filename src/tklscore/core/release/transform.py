@@ -21,7 +21,7 @@ import pandas as pd
 from tklscore.core.errors import InputError, check_seed
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
-from tklscore.core.tables.codes import Codes, factorize, group_ids
+from tklscore.core.tables.codes import Codes, factorize, group_ids, run_sizes, run_starts
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
 
@@ -329,6 +329,8 @@ class LevelCache:
         self._selections: dict[ReleaseDefinition, tuple[np.ndarray, list[str]]] = {}
         self._selected_counts: dict[tuple[ReleaseDefinition, str], np.ndarray] = {}
         self._whole: dict[ReleaseDefinition, bool] = {}
+        self._finest: dict = {}      # selection → its finest classes (:meth:`classes`)
+        self._at_first: dict = {}    # (selection, column, level) → the codes at the finest classes' first rows
         self._every = np.arange(len(source), dtype=np.int64)
         self._every.setflags(write=False)   # every row, shared by every transformation without a selection
 
@@ -361,6 +363,54 @@ class LevelCache:
             self._whole = {**self._whole, selection: len(positions) == len(self.source) and bool(
                 np.array_equal(positions, np.arange(len(positions))))}
         return self._whole[selection]
+
+    def classes(self, selection: ReleaseDefinition | None,
+                qi: dict[str, Generalised]) -> tuple[np.ndarray, int, np.ndarray]:
+        """The selected rows' classes on the QIs generalised as ``qi`` says (each QI → its
+        column at a level), numbered as :func:`group_ids` numbers them over the rows, and each
+        class's size. A class is a union of the finest classes (the QIs' source values), found
+        once per selection: the QIs are grouped over one entry per finest class, then one
+        gather gives each row its class (a search transforms the selection at every node)."""
+        finest = self._finest_classes(selection)
+        if finest is None:   # no row selected
+            classes, count = group_ids([(g.codes[:0], len(g.labels)) for g in qi.values()], 0)
+            return classes, count, np.zeros(count, dtype=np.int64)
+        of_row, first, sizes = finest
+        columns = [(self._at_finest(selection, name, g, first), len(g.labels)) for name, g in qi.items()]
+        ids, count = group_ids(columns, len(first), represented=len(of_row))
+        return ids[of_row], count, np.bincount(ids, weights=sizes, minlength=count).astype(np.int64)
+
+    def _finest_classes(self, selection: ReleaseDefinition | None):
+        """The selected rows' classes on the QIs' source values, numbered in the order of their
+        first rows: each row's class, each class's first row (a source position) and its rows
+        (as floats, weights of a count); None when nothing is selected."""
+        if selection in self._finest:
+            return self._finest[selection]
+        rows, _ = self.selected(selection)
+        whole = self.whole(selection)
+        found = None
+        if len(rows):
+            text = [self.column(c).text for c in self.roles.qi]
+            ids, count = group_ids([(t.codes if whole else t.codes[rows], t.cardinality) for t in text], len(rows))
+            order = np.argsort(ids, kind="stable")           # each class's rows together, in row order
+            starts = np.flatnonzero(run_starts(ids[order]))  # every id occurs: class c starts at starts[c]
+            first = order[starts]
+            by_first = np.argsort(first, kind="stable")
+            renumber = np.empty(count, dtype=np.int64)
+            renumber[by_first] = np.arange(count, dtype=np.int64)
+            found = (renumber[ids], rows[first[by_first]], run_sizes(starts, len(rows))[by_first].astype(np.float64))
+        self._finest = {selection: found}    # the latest selection's only: a search keeps to one
+        self._at_first = {}
+        return found
+
+    def _at_finest(self, selection, name: str, g: Generalised, first: np.ndarray) -> np.ndarray:
+        """``g``'s codes at each finest class's first row (constant on the class), kept per level."""
+        key = (selection, name, g.level)
+        codes = self._at_first.get(key)
+        if codes is None:
+            codes = g.codes[first]
+            self._at_first = {**self._at_first, key: codes}
+        return codes
 
     def selected_value_counts(self, selection: ReleaseDefinition | None, name: str) -> np.ndarray:
         """How many of the selected rows hold each distinct value of column ``name``."""
@@ -408,11 +458,7 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
         generalised[column] = g
         if column in roles.qi:
             qi_levels[column] = g.level
-    whole = cache.whole(design.selection)   # a search transforms it at every node: no copy of each column
-    qi = [(generalised[c].codes if whole else generalised[c].codes[selected], len(generalised[c].labels))
-          for c in roles.qi]
-    classes, n_classes = group_ids(qi, len(selected))
-    sizes = np.bincount(classes, minlength=n_classes)
+    classes, n_classes, sizes = cache.classes(design.selection, {c: generalised[c] for c in roles.qi})
     dropped, left = suppressed_rows(classes, sizes, design.suppress_below, design.suppression_limit)
     notes = [suppression_note(design, left)] if left else []
     if not len(dropped):   # every selected row published (the selection is read-only)
