@@ -21,7 +21,7 @@ import pandas as pd
 from tklscore.core.errors import InputError, check_seed
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
-from tklscore.core.tables.codes import Codes, factorize, group_ids, run_sizes, run_starts
+from tklscore.core.tables.codes import Codes, compact, factorize, group_ids, run_starts
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
 
@@ -397,14 +397,11 @@ class LevelCache:
         found = None
         if len(rows):
             text = [self.column(c).text for c in self.roles.qi]
-            ids, count = group_ids([(t.codes if whole else t.codes[rows], t.cardinality) for t in text], len(rows))
-            order = np.argsort(ids, kind="stable")           # each class's rows together, in row order
-            starts = np.flatnonzero(run_starts(ids[order]))  # every id occurs: class c starts at starts[c]
-            first = order[starts]
-            by_first = np.argsort(first, kind="stable")
-            renumber = np.empty(count, dtype=np.int64)
-            renumber[by_first] = np.arange(count, dtype=np.int64)
-            found = (renumber[ids], rows[first[by_first]], run_sizes(starts, len(rows))[by_first].astype(np.float64))
+            ids, _ = group_ids([(t.codes if whole else t.codes[rows], t.cardinality) for t in text], len(rows))
+            of_row, _ = compact(ids)   # hashed: numbered in the order of first appearance
+            # class c's first row is where the highest class so far becomes c
+            first = np.flatnonzero(run_starts(np.maximum.accumulate(of_row)))
+            found = (of_row, rows[first], np.bincount(of_row).astype(np.float64))
         self._finest = {selection: found}    # the latest selection's only: a search keeps to one
         self._at_first = {}
         return found
