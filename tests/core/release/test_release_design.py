@@ -127,6 +127,32 @@ def test_suppressed_records_are_never_published(s, data):
     assert not suppressed & set(published_rows)
 
 
+def test_a_transformations_classes_are_the_group_by_of_its_generalised_rows():
+    """The classes a transformation finds over one entry per finest class (the QIs' source
+    values) are those of a group-by of the selected rows' generalised QIs: the same ids and
+    sizes, with a row selection, a removed QI and suppression."""
+    from tklscore.core.tables.codes import group_ids
+    from tklscore.core.tables.loading import load_table
+
+    table = load_table(ADULT / "adult.csv", delimiter=";")
+    qi = ["sex", "age", "race", "education"]
+    designer = ReleaseDesigner(table, Roles(qi=qi, sa=["salary-class"]),
+                               {c: load_arx_csv(ADULT / f"adult_hierarchy_{c}.csv", c) for c in qi})
+    some = ReleaseDefinition("some", "ids", ids=tuple(str(i) for i in range(0, len(table), 3)))
+    designs = [ReleaseDesign(levels=dict(zip(qi, levels)), suppress_below=5, suppression_limit=0.02,
+                             removed=removed, selection=selection)
+               for levels, removed, selection in [((0, 0, 0, 0), (), None), ((1, 2, 0, 1), (), None),
+                                                  ((0, 1, 1, 2), ("race",), None), ((0, 0, 0, 0), (), some),
+                                                  ((1, 3, 1, 0), ("sex",), some), ((0, 2, 0, 1), (), None)]]
+    for design in designs:
+        t = designer.transform(design)
+        expected, count = group_ids([(t.generalised[c].codes[t.selected], len(t.generalised[c].labels))
+                                     for c in qi], len(t.selected))
+        assert np.array_equal(t.selected_classes, expected), design
+        assert np.array_equal(t.class_sizes, np.bincount(expected, minlength=count)), design
+    assert len(designer.transform(designs[3]).selected) == len(some.ids)
+
+
 def test_transformations_on_the_thesis_example():
     example, designer = thesis_designer({"City": Hierarchy.groups("City", [{"Alberta": ["Calgary", "Edmonton"]}]),
                                          "Age": Hierarchy.intervals("Age", [10, 20])})

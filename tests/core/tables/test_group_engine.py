@@ -168,3 +168,25 @@ def test_warm_columns_keeps_the_codes_and_numbers_and_leaves_a_non_number_column
     assert "c" not in table._numeric_counts
     with pytest.raises(InputError):
         table.numeric("c")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 49999), st.integers(0, 2)), min_size=1, max_size=80),
+       st.sampled_from([0, 15000]))
+def test_group_ids_over_one_entry_per_group_number_the_groups_as_over_the_rows(groups, more):
+    """Columns constant on groups of rows, given once per group (in the order of the groups'
+    first rows) with ``represented`` rows, get the ids their rows get: the compactions are the
+    rows' — key order from a presence table, first appearance from hashing (2·50,000 keys exceed
+    the presence table of 80 rows, not that of 15,000)."""
+    rng = np.random.default_rng(len(groups) + more)
+    rows = np.concatenate([np.arange(len(groups)), rng.integers(0, len(groups), more)])
+    rng.shuffle(rows)
+    cards = (2, 50000, 3)
+    columns = [np.asarray([g[i] for g in groups], dtype=np.int64) for i in range(3)]
+    over_rows = group_ids([(c[rows], k) for c, k in zip(columns, cards)], len(rows))
+    present, first = np.unique(rows, return_index=True)    # each group's first row
+    order = present[np.argsort(first, kind="stable")]      # the groups in the order of their first rows
+    ids, count = group_ids([(c[order], k) for c, k in zip(columns, cards)], len(order), represented=len(rows))
+    by_group = np.empty(len(groups), dtype=np.int64)
+    by_group[order] = ids
+    assert count == over_rows[1] and np.array_equal(by_group[rows], over_rows[0])

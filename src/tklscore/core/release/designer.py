@@ -354,7 +354,7 @@ class ReleaseDesigner:
             handle.write(buffer.getvalue())
 
     def precision(self, transformed: Transformed) -> float:
-        n, suppressed = len(transformed.selected), len(transformed.suppressed)
+        n, suppressed = len(transformed.selected), transformed.suppressed_count
         values = [attribute_precision(*_qi_level_height(transformed, c), suppressed, n) for c in self.roles.qi]
         return float(np.mean(values)) if values else 1.0
 

@@ -260,8 +260,8 @@ class _Node:
         self.transformed = designer.transform(design)
         self.k = _smallest_published_class(self.transformed)
         selected = len(self.transformed.selected)
-        self.published = len(self.transformed.published)
-        self.share = len(self.transformed.suppressed) / selected if selected else 0.0
+        self.published = self.transformed.published_count   # counts from the classes: no row gathered
+        self.share = self.transformed.suppressed_count / selected if selected else 0.0
         self.loss = 1.0 - designer.precision(self.transformed) if self.published else 1.0
         self.l: int | None = None
         self.t: float | None = None
@@ -328,16 +328,10 @@ class _Node:
 
 def _smallest_published_class(transformed) -> int:
     """k of the published table (0 when nothing is published): the smallest class of the
-    selected rows that suppression kept (it drops whole classes), without renumbering them."""
-    classes, dropped = transformed.selected_classes, transformed.suppressed_mask
-    if classes is None or dropped is None:
-        classes, dropped = transformed.published_class_ids, None
-    if not len(classes):
-        return 0
-    sizes = np.bincount(classes) if dropped is None or transformed.class_sizes is None else \
-        transformed.class_sizes.copy()
-    if dropped is not None and len(transformed.suppressed):
-        sizes[classes[dropped]] = 0
+    selected rows that suppression kept (it drops whole classes)."""
+    sizes = transformed.class_sizes
+    if transformed.dropped is not None:
+        sizes = sizes[~transformed.dropped]
     kept = sizes[sizes > 0]
     return int(kept.min()) if len(kept) else 0
 

@@ -21,7 +21,7 @@ import pandas as pd
 from tklscore.core.errors import InputError, check_seed
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.selection import ReleaseDefinition, resolve_release
-from tklscore.core.tables.codes import Codes, factorize, group_ids
+from tklscore.core.tables.codes import Codes, compact, factorize, group_ids, run_starts
 from tklscore.core.tables.loading import Table
 from tklscore.core.tables.roles import Roles
 
@@ -185,23 +185,47 @@ class ColumnLevels:
 @dataclass
 class Transformed:
     """A transformed release: ``selected`` source rows (after the row selection), of which
-    ``published`` are released and ``suppressed`` are not; ``qi``: each QI's generalised
-    column; ``classes``: the published records' classes on the generalised QIs."""
+    ``published`` are released and ``suppressed`` are not (whole classes: ``dropped``, found
+    from the classes' sizes; the rows are gathered when first asked for — a search asks only
+    for those of the nodes it scores); ``generalised``: each column's generalised codes."""
 
     source: Table
     roles: Roles
     design: ReleaseDesign
     selected: np.ndarray
-    published: np.ndarray
-    suppressed: np.ndarray
     generalised: dict[str, Generalised]
     qi_levels: dict[str, int]
+    selected_classes: np.ndarray        # class of each selected row on the published QIs
+    class_sizes: np.ndarray             # rows of each of those classes among the selected
+    dropped: np.ndarray | None = None   # the suppressed classes (a mask over them); None: none
     unlocated: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     below_limit_left: int = 0     # rows of classes below the suppression size that the budget kept
-    suppressed_mask: np.ndarray | None = None   # over ``selected``
-    selected_classes: np.ndarray | None = None  # class of each selected row on the published QIs
-    class_sizes: np.ndarray | None = None       # rows of each of those classes among the selected
+
+    @cached_property
+    def suppressed_mask(self) -> np.ndarray:
+        """Whether each selected row is suppressed."""
+        if self.dropped is None:
+            return np.zeros(len(self.selected), dtype=bool)
+        return self.dropped[self.selected_classes]
+
+    @cached_property
+    def published(self) -> np.ndarray:
+        """The published source rows (every selected row when nothing is suppressed)."""
+        return self.selected if self.dropped is None else self.selected[~self.suppressed_mask]
+
+    @cached_property
+    def suppressed(self) -> np.ndarray:
+        return self.selected[:0] if self.dropped is None else self.selected[self.suppressed_mask]
+
+    @cached_property
+    def suppressed_count(self) -> int:
+        """How many selected rows are suppressed (from the classes' sizes, without the rows)."""
+        return 0 if self.dropped is None else int(self.class_sizes[self.dropped].sum())
+
+    @property
+    def published_count(self) -> int:
+        return len(self.selected) - self.suppressed_count
 
     @cached_property
     def columns(self) -> list[str]:
@@ -241,9 +265,9 @@ class Transformed:
     @cached_property
     def published_class_ids(self) -> np.ndarray:
         """Dense class ids (0..) of the published rows on the published QIs."""
+        if self.dropped is None:
+            return self.selected_classes
         classes = self.selected_classes[~self.suppressed_mask]
-        if len(self.suppressed) == 0:
-            return classes
         present = np.zeros(int(self.selected_classes.max()) + 1, dtype=bool)
         present[classes] = True
         return (np.cumsum(present) - 1)[classes]
@@ -281,26 +305,8 @@ def check_design(source: Table, roles: Roles, design: ReleaseDesign, hierarchies
                              row=source.row_number(row), column=column)
 
 
-def suppress(classes: np.ndarray, n_classes: int, below: int, limit: float) -> tuple[np.ndarray, int]:
-    """Rows (indices into ``classes``) in classes smaller than ``below``, smallest classes
-    first, as long as the total stays within ``limit`` × rows; and how many rows in small
-    classes remain published (0 when the budget suffices)."""
-    n = len(classes)
-    if below <= 1 or n == 0:
-        return np.zeros(0, dtype=np.int64), 0
-    return suppressed_rows(classes, np.bincount(classes, minlength=n_classes), below, limit)
-
-
-def suppressed_rows(classes: np.ndarray, sizes: np.ndarray, below: int, limit: float) -> tuple[np.ndarray, int]:
-    """:func:`suppress` given the classes' ``sizes``."""
-    if below <= 1 or not len(classes):
-        return np.zeros(0, dtype=np.int64), 0
-    mask, left = suppressed_classes(sizes, below, limit)
-    return (np.flatnonzero(mask[classes]) if mask.any() else np.zeros(0, dtype=np.int64)), left
-
-
 def suppressed_classes(sizes: np.ndarray, below: int, limit: float) -> tuple[np.ndarray, int]:
-    """Which classes (by id; ``sizes`` their sizes, n = their sum) :func:`suppress` drops:
+    """Which classes (by id; ``sizes`` their sizes, n = their sum) suppression drops:
     those smaller than ``below``, smallest first and in id order among equal sizes, while
     the rows dropped stay within ``limit`` × n; and the rows of small classes left."""
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -329,6 +335,8 @@ class LevelCache:
         self._selections: dict[ReleaseDefinition, tuple[np.ndarray, list[str]]] = {}
         self._selected_counts: dict[tuple[ReleaseDefinition, str], np.ndarray] = {}
         self._whole: dict[ReleaseDefinition, bool] = {}
+        self._finest: dict = {}      # selection → its finest classes (:meth:`classes`)
+        self._at_first: dict = {}    # (selection, column, level) → the codes at the finest classes' first rows
         self._every = np.arange(len(source), dtype=np.int64)
         self._every.setflags(write=False)   # every row, shared by every transformation without a selection
 
@@ -361,6 +369,51 @@ class LevelCache:
             self._whole = {**self._whole, selection: len(positions) == len(self.source) and bool(
                 np.array_equal(positions, np.arange(len(positions))))}
         return self._whole[selection]
+
+    def classes(self, selection: ReleaseDefinition | None,
+                qi: dict[str, Generalised]) -> tuple[np.ndarray, int, np.ndarray]:
+        """The selected rows' classes on the QIs generalised as ``qi`` says (each QI → its
+        column at a level), numbered as :func:`group_ids` numbers them over the rows, and each
+        class's size. A class is a union of the finest classes (the QIs' source values), found
+        once per selection: the QIs are grouped over one entry per finest class, then one
+        gather gives each row its class (a search transforms the selection at every node)."""
+        finest = self._finest_classes(selection)
+        if finest is None:   # no row selected
+            classes, count = group_ids([(g.codes[:0], len(g.labels)) for g in qi.values()], 0)
+            return classes, count, np.zeros(count, dtype=np.int64)
+        of_row, first, sizes = finest
+        columns = [(self._at_finest(selection, name, g, first), len(g.labels)) for name, g in qi.items()]
+        ids, count = group_ids(columns, len(first), represented=len(of_row))
+        return ids[of_row], count, np.bincount(ids, weights=sizes, minlength=count).astype(np.int64)
+
+    def _finest_classes(self, selection: ReleaseDefinition | None):
+        """The selected rows' classes on the QIs' source values, numbered in the order of their
+        first rows: each row's class, each class's first row (a source position) and its rows
+        (as floats, weights of a count); None when nothing is selected."""
+        if selection in self._finest:
+            return self._finest[selection]
+        rows, _ = self.selected(selection)
+        whole = self.whole(selection)
+        found = None
+        if len(rows):
+            text = [self.column(c).text for c in self.roles.qi]
+            ids, _ = group_ids([(t.codes if whole else t.codes[rows], t.cardinality) for t in text], len(rows))
+            of_row, _ = compact(ids)   # hashed: numbered in the order of first appearance
+            # class c's first row is where the highest class so far becomes c
+            first = np.flatnonzero(run_starts(np.maximum.accumulate(of_row)))
+            found = (of_row, rows[first], np.bincount(of_row).astype(np.float64))
+        self._finest = {selection: found}    # the latest selection's only: a search keeps to one
+        self._at_first = {}
+        return found
+
+    def _at_finest(self, selection, name: str, g: Generalised, first: np.ndarray) -> np.ndarray:
+        """``g``'s codes at each finest class's first row (constant on the class), kept per level."""
+        key = (selection, name, g.level)
+        codes = self._at_first.get(key)
+        if codes is None:
+            codes = g.codes[first]
+            self._at_first = {**self._at_first, key: codes}
+        return codes
 
     def selected_value_counts(self, selection: ReleaseDefinition | None, name: str) -> np.ndarray:
         """How many of the selected rows hold each distinct value of column ``name``."""
@@ -408,20 +461,12 @@ def transform(source: Table, roles: Roles, design: ReleaseDesign, hierarchies: d
         generalised[column] = g
         if column in roles.qi:
             qi_levels[column] = g.level
-    whole = cache.whole(design.selection)   # a search transforms it at every node: no copy of each column
-    qi = [(generalised[c].codes if whole else generalised[c].codes[selected], len(generalised[c].labels))
-          for c in roles.qi]
-    classes, n_classes = group_ids(qi, len(selected))
-    sizes = np.bincount(classes, minlength=n_classes)
-    dropped, left = suppressed_rows(classes, sizes, design.suppress_below, design.suppression_limit)
+    classes, n_classes, sizes = cache.classes(design.selection, {c: generalised[c] for c in roles.qi})
+    dropped, left = (suppressed_classes(sizes, design.suppress_below, design.suppression_limit)
+                     if design.suppress_below > 1 and len(classes) else (None, 0))
     notes = [suppression_note(design, left)] if left else []
-    if not len(dropped):   # every selected row published (the selection is read-only)
-        return Transformed(source, roles, design, selected, selected, selected[:0], generalised, qi_levels,
-                           unlocated, notes, left, np.zeros(len(selected), dtype=bool), classes, sizes)
-    keep = np.ones(len(selected), dtype=bool)
-    keep[dropped] = False
-    return Transformed(source, roles, design, selected, selected[keep], selected[~keep], generalised,
-                       qi_levels, unlocated, notes, left, ~keep, classes, sizes)
+    return Transformed(source, roles, design, selected, generalised, qi_levels, classes, sizes,
+                       dropped if dropped is not None and dropped.any() else None, unlocated, notes, left)
 
 
 def export_published(transformed: Transformed, path, inputs=()) -> int:

@@ -345,15 +345,17 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
     every = []                              # the j-th SA's groups all hold more than one value
     for j in range(s):
-        if j == 0:     # the prefix is the class itself
-            run, n_runs = pairs // np.int64(cards[0] * suffix[0]), max(int(count), 1)
+        if j == s - 1:   # no suffix: each group is a run of the pairs, its count the run's length
+            runs = run_sizes(np.flatnonzero(run_starts(pairs // np.int64(cards[j]))), m)
+            d = np.repeat(runs, runs)
+            del runs
         else:
-            run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
-            run -= 1
-            n_runs = int(run[-1]) + 1
-        if suffix[j] == 1:
-            d = np.bincount(run, minlength=n_runs)[run]
-        else:
+            if j == 0:     # the prefix is the class itself
+                run, n_runs = pairs // np.int64(cards[0] * suffix[0]), max(int(count), 1)
+            else:
+                run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
+                run -= 1
+                n_runs = int(run[-1]) + 1
             size = n_runs * suffix[j]
             run *= np.int64(suffix[j])
             run += pairs % np.int64(suffix[j])
@@ -361,7 +363,7 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
                 d = np.bincount(run, minlength=size)[run]
             else:   # the group's pairs are distinct values of the SA: at most its cardinality
                 d = group_sizes(run, groups.positions, bound=cards[j])
-        del run
+            del run
         np.minimum(l, d, out=l)
         open_ = d > 1
         every.append(bool(open_.all()))

@@ -62,26 +62,31 @@ def factorize(values, *, ordered: bool = False) -> Codes:
     return Codes(codes.astype(np.int64, copy=False), uniques)
 
 
-def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
+def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
+              represented: int | None = None) -> tuple[np.ndarray, int]:
     """Dense ids 0..G-1 of the groups of rows sharing the values of all ``columns``
     (each a :class:`Codes` or a ``(codes, cardinality)`` pair); all rows in one group when
-    there are no columns. Ids are in no particular order."""
+    there are no columns. Ids are in no particular order. ``represented``: the entries stand
+    for groups of that many rows, one entry per group in the order of the groups' first rows,
+    each column constant on a group: each entry gets the id its rows would get (the same
+    compactions, decided by the rows' count)."""
     pairs = [(c.codes, c.cardinality) if isinstance(c, Codes) else c for c in columns]
     if not pairs:
         return np.zeros(n, dtype=np.int64), (1 if n else 0)
+    rows = n if represented is None else represented
     if len(pairs) == 1 and n and int(pairs[0][0].min()) >= 0:
         key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
-        return compact(key, size)
+        return compact(key, size, rows)
     key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
-    dense = dense_limit(n)
+    dense = dense_limit(rows)
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality > dense and size > 1:
-            key, size = compact(key, size)  # keep the combined key small (and in int64)
+            key, size = compact(key, size, rows)  # keep the combined key small (and in int64)
         key = key * np.int64(cardinality)   # a new array: the codes added in place
         key += codes
         size *= cardinality
-    return compact(key, size)
+    return compact(key, size, rows)
 
 
 def partition(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
@@ -137,10 +142,11 @@ def dense_limit(n: int) -> int:
     return max(8 * n, 1 << 16)
 
 
-def compact(key: np.ndarray, size: int | None = None) -> tuple[np.ndarray, int]:
+def compact(key: np.ndarray, size: int | None = None, rows: int | None = None) -> tuple[np.ndarray, int]:
     """Renumber the distinct keys 0..G-1: by a presence table when the key space is small
-    (O(n + size), no hashing), else by hash factorisation."""
-    n = len(key)
+    (O(n + size), no hashing), else by hash factorisation (ids in order of first appearance).
+    ``rows``: the rows the keys stand for, when that is not their count (:func:`group_ids`)."""
+    n = len(key) if rows is None else rows
     if size is not None and size <= dense_limit(n):
         present = np.zeros(size, dtype=np.bool_)
         present[key] = True
