@@ -224,18 +224,48 @@ dpv:Diagnosis rdfs:subClassOf dpv:HealthRecord .
     view = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(view)
     assert view.open_vocabulary([str(path)])
+    assert view.vocabulary_label.text() == "Reading mini.ttl…"   # in a process of its own
+    qtbot.waitUntil(lambda: view.vocabulary_paths == [str(path)], timeout=30000)
     assert settings.value(SETTINGS_KEY, [], list) == [str(path)]
-    assert "mini.ttl" in view.vocabulary_label.text() and "9 classes" in view.vocabulary_label.text()
+    assert view.vocabulary_label.text() == "mini.ttl — 9 classes"
+    assert view.vocabulary.parents(DPV + "Diagnosis") == [DPV + "HealthRecord"]
     assert view.conflicts == []  # this vocabulary has no class with two parents
     again = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(again)
-    assert again.vocabulary_paths == [str(path)] and DPV + "Diagnosis" in again.vocabulary
+    qtbot.waitUntil(lambda: again.vocabulary_paths == [str(path)], timeout=30000)
+    assert DPV + "Diagnosis" in again.vocabulary
     assert again.align("Initial Diagnosis", DPV + "Diagnosis")
     assert thesis_workbench.model.find("A.Initial-Diagnosis").parent == DPV + "Diagnosis"
-    assert not view.open_vocabulary([str(tmp_path / "missing.ttl")])
-    assert view.message.isVisible() or view.message.text()
+    assert view.open_vocabulary([str(tmp_path / "missing.ttl")])
+    qtbot.waitUntil(lambda: view.message.text() != "", timeout=30000)
+    assert "missing.ttl" in view.message.text() and view.vocabulary_paths == [str(path)]
+    assert view.vocabulary_label.text() == "mini.ttl — 9 classes"   # the vocabulary read before stays
     again.use_builtin_vocabulary()
     assert settings.value(SETTINGS_KEY, [], list) == []
+
+
+def test_a_vocabulary_file_is_parsed_apart_and_its_errors_said(qtbot, thesis_workbench, settings, tmp_path,
+                                                                monkeypatch):
+    """The files are parsed in another process: this one never parses RDF for them; a file
+    that cannot be read is said with its line, and the remembered files that cannot be read
+    give way to the shipped vocabulary."""
+    import rdflib
+
+    parsed = []
+    parse = rdflib.Graph.parse
+    monkeypatch.setattr(rdflib.Graph, "parse", lambda self, *a, **k: parsed.append(k) or parse(self, *a, **k))
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("@prefix x: <urn:x#> .\nx:a x:b .\nx:c x:d\n", encoding="utf-8")
+    settings.setValue(SETTINGS_KEY, [str(bad)])
+    view = ModelView(thesis_workbench, settings=settings)
+    qtbot.addWidget(view)
+    assert view.vocabulary is None and view.vocabulary_label.text() == "Reading bad.ttl…"
+    qtbot.waitUntil(lambda: view.vocabulary is not None, timeout=30000)
+    assert view.message.text().startswith("The remembered vocabulary could not be opened, using the shipped one: "
+                                          f"{bad}: cannot be read as turtle")
+    assert "bad syntax" in view.message.text()
+    assert view.vocabulary.key == "thesis" and view.vocabulary_label.text().startswith("built-in: ")
+    assert parsed == []
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -323,33 +353,34 @@ def test_the_view_reads_only_the_vocabulary_its_model_was_built_with(qtbot, thes
     assert read == ["thesis"] and view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
 
 
-def test_a_shipped_vocabulary_not_read_yet_is_read_beside_the_ui_thread(qtbot, thesis_workbench, settings,
-                                                                        monkeypatch):
-    import threading
+def test_a_shipped_vocabulary_is_read_at_once_from_its_digest(qtbot, thesis_workbench, settings, monkeypatch):
+    import rdflib
 
     import tklscore.core.model.vocabulary as vocabulary
-    import tklscore.gui.model.vocabulary_panel as panel
 
-    threads, shipped = [], vocabulary._shipped
-    monkeypatch.setattr(panel, "shipped_is_read", lambda key: False)   # as in a fresh application
-    monkeypatch.setattr(vocabulary, "_shipped", lambda key: threads.append(threading.current_thread()) or shipped(key))
+    monkeypatch.setattr(rdflib.Graph, "parse", lambda *a, **k: pytest.fail("a shipped vocabulary was parsed"))
+    vocabulary._shipped.cache_clear()   # as in a fresh application
+    try:
+        view = ModelView(thesis_workbench, settings=settings)
+        qtbot.addWidget(view)
+        assert view.vocabulary.key == "thesis" and view.vocabulary_label.text().startswith("built-in: ")
+        view.use_shipped("dpv-2.3")
+        assert view.vocabulary_label.text() == "built-in: DPV 2.3 personal data categories (W3C) — 269 classes"
+    finally:
+        vocabulary._shipped.cache_clear()
+
+
+def test_reading_a_vocabulary_cancelled_says_so(qtbot, thesis_workbench, settings, tmp_path):
+    path = tmp_path / "mini.ttl"
+    path.write_text("@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+                    "<urn:x#B> rdfs:subClassOf <urn:x#A> .\n", encoding="utf-8")
     view = ModelView(thesis_workbench, settings=settings)
     qtbot.addWidget(view)
-    assert view.vocabulary is None and view.vocabulary_label.text() == f"Reading {vocabulary.SHIPPED['thesis'].title}…"
-    assert view.vocabulary_panel.chooser.currentData() == "thesis"
-    qtbot.waitUntil(lambda: view.vocabulary is not None, timeout=10000)
-    assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
-    assert threads and threading.main_thread() not in threads
-
-
-def test_reading_a_vocabulary_cancelled_says_so(qtbot, thesis_workbench, settings, monkeypatch):
-    import tklscore.gui.model.vocabulary_panel as panel
-
-    monkeypatch.setattr(panel, "shipped_is_read", lambda key: False)
-    view = ModelView(thesis_workbench, settings=settings)
-    qtbot.addWidget(view)
-    thesis_workbench.runner.cancel_all()     # the status bar's Cancel, before its thread begins
-    qtbot.waitUntil(lambda: "not read (cancelled)" in view.vocabulary_label.text(), timeout=10000)
-    assert view.vocabulary is None and view.vocabulary_panel.reading is None
-    view.use_shipped("thesis")                # the officer chooses one: read at once
-    assert view.vocabulary.key == "thesis" and "built-in" in view.vocabulary_label.text()
+    view.open_vocabulary([str(path)])
+    thesis_workbench.runner.cancel_all()     # the status bar's Cancel
+    qtbot.waitUntil(lambda: "not read (cancelled)" in view.vocabulary_label.text(), timeout=30000)
+    assert view.vocabulary_label.text().startswith("mini.ttl not read (cancelled); still built-in: ")
+    assert view.vocabulary.key == "thesis" and view.vocabulary_panel.reading is None
+    assert settings.value(SETTINGS_KEY, [], list) == []   # not remembered
+    view.use_shipped("dpv-2.3")                # the officer chooses one: read at once
+    assert view.vocabulary.key == "dpv-2.3" and "built-in" in view.vocabulary_label.text()

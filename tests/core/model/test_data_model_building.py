@@ -453,10 +453,3 @@ def test_a_model_checked_against_another_table(expert_model, subset, adult):
 def test_source_name_is_the_file_name(adult):
     assert source_name(adult) == "adult.csv" and Path(adult.name).name == "adult.csv"
     assert math.isfinite(len(adult))
-
-
-def test_a_shipped_vocabulary_says_once_it_has_been_read():
-    from tklscore.core.model.vocabulary import THESIS, shipped_is_read
-
-    Vocabulary.shipped(THESIS)
-    assert shipped_is_read(THESIS) and not shipped_is_read("no such vocabulary")

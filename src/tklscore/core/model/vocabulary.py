@@ -14,6 +14,13 @@
 ``label``; its nodes are the IRIs (strings) of the classes: everything typed
 ``rdfs:Class``/``owl:Class``/``skos:Concept`` and everything on either side of a hierarchy
 link.
+
+A vocabulary is also plain data (:meth:`Vocabulary.plain`, :meth:`Vocabulary.from_plain`: its
+classes with their labels, its links, its prefixes). A shipped vocabulary is read from its
+digest, that plain data written beside its Turtle by ``scripts/digest_vocabularies.py`` with
+the SHA-256 of each file it was made from (:func:`digest_document`): reading it parses no RDF
+(DPV 2.3 took a tenth of a second or more of parsing, the interpreter lock held throughout).
+A digest whose files have changed since is not used: the Turtle is parsed instead.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ class ShippedVocabulary:
     prefixes: tuple[tuple[str, str], ...]
     predicates: tuple[str, ...]
     default_root: str | None = None
+    digest: str | None = None   # the plain data parsed from ``files`` (``resources/``), see digest_document
 
 
 THESIS = "thesis"
@@ -65,11 +73,12 @@ DPV = "https://w3id.org/dpv#"
 DPV_PD = "https://w3id.org/dpv/pd#"
 SHIPPED: dict[str, ShippedVocabulary] = {
     THESIS: ShippedVocabulary(THESIS, "the thesis' taxonomy (DPV v0.1 structure, 9 classes)", (BUILTIN_THESIS,),
-                              (("dpv", "http://www.w3.org/ns/dpv#"),), ("subClassOf",)),
+                              (("dpv", "http://www.w3.org/ns/dpv#"),), ("subClassOf",),
+                              digest="thesis_taxonomy.digest.json"),
     DPV_2_3: ShippedVocabulary(DPV_2_3, "DPV 2.3 personal data categories (W3C)",
                                ("dpv/dpv-2.3-pd.ttl", "dpv/dpv-2.3-personal_data.ttl"),
                                (("pd", DPV_PD), ("dpv-pd", DPV_PD), ("dpv", DPV)), ("subClassOf", "broader"),
-                               DPV + "PersonalData"),
+                               DPV + "PersonalData", digest="dpv/dpv-2.3.digest.json"),
 }
 """The vocabularies tklscore ships, by key; DPV 2.3 is the default for a new model."""
 DEFAULT_VOCABULARY = DPV_2_3
@@ -132,6 +141,22 @@ class Vocabulary:
             parse_rdf_file(path, rdf, "vocabulary file")
         return cls.from_rdf(rdf, predicates=chosen, sources=[str(p) for p in paths])
 
+    @classmethod
+    def load_apart(cls, paths: Sequence[str | Path], predicates: Sequence[str] | str = ("subClassOf", "broader"),
+                   cancelled=None) -> Vocabulary:
+        """:meth:`load` in a process of its own (:func:`~tklscore.core.apart.run_apart`): the
+        caller's threads keep the interpreter lock while the files are parsed; ``cancelled()``
+        stops it. Files that are missing are said before the process starts."""
+        from tklscore.core.apart import run_apart
+        from tklscore.core.errors import existing_file
+
+        paths = [str(existing_file(p, "vocabulary file")) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+        if not paths:
+            raise InputError("no vocabulary file given")
+        plain = run_apart(_plain_of, paths, list(cls._predicates(predicates)), cancelled=cancelled,
+                          what="reading the vocabulary")
+        return cls.from_plain(plain, ", ".join(paths))
+
     @staticmethod
     def _predicates(predicates: Sequence[str] | str) -> tuple[str, ...]:
         if isinstance(predicates, str):
@@ -181,6 +206,34 @@ class Vocabulary:
         used = {iri[:len(iri) - len(local_name(iri))] for iri in graph.nodes}
         prefixes = [(str(p), str(ns)) for p, ns in rdf.namespaces() if p and str(ns) in used]
         return cls(graph, sources=sources, predicates=chosen, prefixes=prefixes)
+
+    def plain(self) -> dict:
+        """The vocabulary as plain data, flat (JSON's types; a document of a few arrays, which
+        the JSON reader need not walk for its depth): its classes and their labels, its links as
+        parents beside children, in the graph's order; its prefixes, predicates and sources."""
+        graph = self.graph
+        links = list(graph.edges)
+        return {"classes": list(graph.nodes), "labels": [graph.nodes[iri]["label"] for iri in graph.nodes],
+                "parents": [parent for parent, _ in links], "children": [child for _, child in links],
+                "prefixes": dict(self.prefixes), "predicates": list(self.predicates), "sources": list(self.sources)}
+
+    @classmethod
+    def from_plain(cls, data, name: str = "vocabulary") -> Vocabulary:
+        """The vocabulary :meth:`plain` gave; ``name`` says where ``data`` came from when it is not that."""
+        try:
+            graph = nx.DiGraph()
+            graph.add_nodes_from((str(iri), {"label": str(label)})
+                                 for iri, label in zip(data["classes"], data["labels"], strict=True))
+            graph.add_edges_from((str(parent), str(child))
+                                 for parent, child in zip(data["parents"], data["children"], strict=True))
+            prefixes = [(str(prefix), str(namespace)) for prefix, namespace in data["prefixes"].items()]
+            return cls(graph, sources=[str(s) for s in data["sources"]], predicates=cls._predicates(data["predicates"]),
+                       prefixes=prefixes)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:   # InputError is a ValueError: said as it is
+            if isinstance(error, InputError):
+                raise
+            raise InputError(f"is not a vocabulary's plain data ({error.__class__.__name__}: {error})",
+                             file=name) from None
 
     @classmethod
     def builtin_thesis(cls) -> Vocabulary:
@@ -289,13 +342,9 @@ class Vocabulary:
                 else "give a class by its full IRI, prefix:name or local name")
 
 
-def shipped_is_read(key: str) -> bool:
-    """Whether the shipped vocabulary ``key`` has been read in this process (the next
-    :meth:`Vocabulary.shipped` of it is then at once; DPV 2.3 takes a tenth of a second to read)."""
-    return key in _READ
-
-
-_READ: set[str] = set()
+def _plain_of(paths: list[str], predicates: list[str]) -> dict:
+    """In :meth:`Vocabulary.load_apart`'s process: the files' vocabulary as plain data."""
+    return Vocabulary.load(paths, predicates).plain()
 
 
 @lru_cache(maxsize=None)
@@ -303,8 +352,44 @@ def _shipped(key: str) -> Vocabulary:
     from tklscore.core.files.resources import resource_path
 
     shipped = SHIPPED[key]
-    vocabulary = Vocabulary.load([resource_path(name) for name in shipped.files], predicates=shipped.predicates)
+    paths = [resource_path(name) for name in shipped.files]
+    vocabulary = _digested(shipped, paths) or Vocabulary.load(paths, predicates=shipped.predicates)
     read = Vocabulary(vocabulary.graph, vocabulary.sources, vocabulary.predicates, key=key,
                       prefixes=shipped.prefixes, default_root=shipped.default_root, title=shipped.title)
-    _READ.add(key)
     return read
+
+
+def _file_hashes(shipped: ShippedVocabulary, paths: Sequence[Path]) -> dict[str, str]:
+    from tklscore.core.files.digest import sha256_of
+
+    return {name: sha256_of(path) for name, path in zip(shipped.files, paths)}
+
+
+def digest_document(key: str) -> dict:
+    """The digest of the shipped vocabulary ``key`` as parsing its files gives it now: the
+    files' SHA-256 and the vocabulary's plain data (its sources as names in ``resources/``).
+    ``scripts/digest_vocabularies.py`` writes it; a test checks that the shipped digest equals it."""
+    from tklscore.core.files.resources import resource_path
+
+    shipped = SHIPPED[key]
+    paths = [resource_path(name) for name in shipped.files]
+    plain = Vocabulary.load(paths, predicates=shipped.predicates).plain()
+    plain["sources"] = list(shipped.files)
+    return {"vocabulary": key, "files": _file_hashes(shipped, paths), **plain}
+
+
+def _digested(shipped: ShippedVocabulary, paths: Sequence[Path]) -> Vocabulary | None:
+    """The shipped vocabulary from its digest; None without one, or when a file it was made from has changed."""
+    from tklscore.core.files.json_file import read_json
+    from tklscore.core.files.resources import resource_path
+
+    if shipped.digest is None:
+        return None
+    try:
+        document = read_json(resource_path(shipped.digest), "vocabulary digest")
+    except InputError:
+        return None
+    if not isinstance(document, dict) or document.get("files") != _file_hashes(shipped, paths):
+        return None
+    document = {**document, "sources": [str(path) for path in paths]}
+    return Vocabulary.from_plain(document, shipped.digest)

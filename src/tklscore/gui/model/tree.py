@@ -458,21 +458,24 @@ class VocabularyModel(QStandardItemModel):
         label = vocabulary.label
         roots = sorted((n for n in graph.nodes if graph.in_degree(n) == 0), key=lambda n: (label(n).lower(), n))
 
-        def add(parent_item: QStandardItem, iri: str, path: frozenset) -> None:
+        flags = (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled
+                 | Qt.ItemFlag.ItemIsDropEnabled)
+
+        def row_of(iri: str, path: frozenset) -> list[QStandardItem]:
+            """The class's row with its subtree, built apart from the model (no signal per row)."""
             row = [QStandardItem(label(iri)), QStandardItem(iri)]
             for item in row:
                 item.setData(iri, IRI_ROLE)
-                item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                              | Qt.ItemFlag.ItemIsDragEnabled | Qt.ItemFlag.ItemIsDropEnabled)
+                item.setFlags(flags)
                 item.setToolTip(iri)
-            parent_item.appendRow(row)
             self.class_items.append(row[0])
             for child in sorted(graph.successors(iri), key=lambda n: (label(n).lower(), n)):
                 if child not in path:
-                    add(row[0], child, path | {child})
+                    row[0].appendRow(row_of(child, path | {child}))
+            return row
 
         for root in roots:
-            add(self.invisibleRootItem(), root, frozenset({root}))
+            self.invisibleRootItem().appendRow(row_of(root, frozenset({root})))
 
     def mark(self, in_model: set[str], aligned: set[str], pruned: set[str]) -> None:
         """Show which classes are in the model's taxonomy (bold), have a column aligned

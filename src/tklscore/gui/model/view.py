@@ -47,7 +47,7 @@ class ModelView(QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #a40000;")
         self.message.hide()
-        self.vocabulary_panel = VocabularyPanel(self.settings, self.show_error, runner=workbench.runner)
+        self.vocabulary_panel = VocabularyPanel(self.settings, self.show_error, workbench.runner)
         self.edits = ModelEdits(workbench, self.show_error, self.message.hide, lambda: self.vocabulary,
                                 lambda: self.tree_panel.selected_iri())
         self.tree_panel = TreePanel(workbench, self.edits)
@@ -141,7 +141,7 @@ class ModelView(QWidget):
     def refresh(self) -> None:
         model = self.workbench.model
         if (model is not None and model.vocabulary in SHIPPED and not self.vocabulary_paths
-                and self.vocabulary_panel.reading != model.vocabulary
+                and not self.vocabulary_panel.reading   # files the user opened come first
                 and (self.vocabulary is None or self.vocabulary.key != model.vocabulary)):
             self.vocabulary_panel.use_shipped(model.vocabulary, remember=False)   # the model's own vocabulary
         self.tree_panel.refresh()

@@ -1,6 +1,7 @@
 """The vocabulary browser of the Model view: the vocabulary chosen (DPV 2.3's personal-data
-categories or the thesis' taxonomy, both shipped, or DPV/RDF files the user opens — remembered
-in QSettings), searchable, its classes dragged onto a column's attribute to align it."""
+categories or the thesis' taxonomy, both shipped and read from their digests at once, or
+DPV/RDF files the user opens, read in a process of their own — remembered in QSettings),
+searchable, its classes dragged onto a column's attribute to align it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QTreeView, QVBoxLayout, QWidget)
 
-from tklscore.core.errors import InputError
-from tklscore.core.model.vocabulary import DEFAULT_VOCABULARY, SHIPPED, Vocabulary, shipped_is_read
+from tklscore.core.model.vocabulary import DEFAULT_VOCABULARY, SHIPPED, Vocabulary
 from tklscore.gui.model.tree import IRI_ROLE, ClassFilter, VocabularyModel
 from tklscore.gui.tasks import SIDE
 
@@ -22,12 +22,12 @@ FILES = "files"
 class VocabularyPanel(QWidget):
     vocabularyChanged = Signal()
 
-    def __init__(self, settings, show_error, parent: QWidget | None = None, runner=None):
+    def __init__(self, settings, show_error, runner, parent: QWidget | None = None):
         super().__init__(parent)
         self.settings = settings
         self.show_error = show_error
-        self.runner = runner          # the task runner that reads a shipped vocabulary not read yet
-        self.reading: str | None = None   # the shipped vocabulary being read in the background
+        self.runner = runner          # the task runner that reads vocabulary files (in a process of their own)
+        self.reading: tuple[str, ...] | None = None   # the files being read in the background
         self.vocabulary: Vocabulary | None = None
         self.vocabulary_paths: list[str] = []
         layout = QVBoxLayout(self)
@@ -78,65 +78,61 @@ class VocabularyPanel(QWidget):
         the model was built with, which the view shows in place of the one remembered (so that
         it is read once, not the remembered one first) —; else the shipped one remembered."""
         paths = [str(p) for p in (self.settings.value(SETTINGS_KEY, [], list) or [])]
-        if paths:
-            try:
-                self._set(Vocabulary.load(paths), paths)
-                return
-            except (InputError, OSError) as error:
-                self.show_error(f"The remembered vocabulary could not be opened, using the shipped one: {error}")
         key = models if models in SHIPPED else str(self.settings.value(SHIPPED_KEY, DEFAULT_VOCABULARY))
         key = key if key in SHIPPED else DEFAULT_VOCABULARY
-        if self.runner is None or shipped_is_read(key):
-            self._set(Vocabulary.shipped(key), [])
+        if paths:
+            def unreadable(message: str) -> None:
+                self.show_error(f"The remembered vocabulary could not be opened, using the shipped one: {message}")
+                self._set(Vocabulary.shipped(key), [])
+
+            self._read_files(paths, remember=False, failed=unreadable)
             return
-        # a tenth of a second or more of the UI thread when the view is first shown: read beside it
-        self.reading = key
-        self.chooser.setCurrentIndex(self.chooser.findData(key))
-        self.vocabulary_label.setText(f"Reading {SHIPPED[key].title}…")
-
-        def read(vocabulary: Vocabulary) -> None:
-            if self.reading == key:   # else the user chose another vocabulary meanwhile
-                self._set(vocabulary, [])
-
-        def failed(message: str) -> None:
-            if self.reading == key:
-                self.reading = None
-                self.show_error(message)
-
-        def cancelled(_value) -> None:
-            if self.reading == key:
-                self.reading = None
-                self.vocabulary_label.setText(f"{SHIPPED[key].title} not read (cancelled): choose a vocabulary above "
-                                              f"or open one")
-
-        self.runner.start("Reading the vocabulary", lambda control: Vocabulary.shipped(key), read, failed,
-                          owner=self, lane=SIDE, on_cancelled=cancelled)
+        self._set(Vocabulary.shipped(key), [])   # from its digest: a few milliseconds
 
     def open_vocabulary(self, paths: list[str] | None = None) -> bool:
-        """Open vocabulary files (a dialog when ``paths`` is None) and remember them."""
+        """Open vocabulary files (a dialog when ``paths`` is None) and remember them once read;
+        False when no file was chosen."""
         if paths is None:
             paths, _ = QFileDialog.getOpenFileNames(self, "Open vocabulary", "", VOCABULARY_FILTER)
             if not paths:
                 return False
-        paths = [str(p) for p in paths]
-        self.setCursor(Qt.CursorShape.WaitCursor)
-        try:
-            vocabulary = Vocabulary.load(paths)
-        except (InputError, OSError) as error:
-            self.show_error(str(error))
-            return False
-        finally:
-            self.unsetCursor()
-        self._set(vocabulary, paths)
-        self.settings.setValue(SETTINGS_KEY, paths)
+        self._read_files([str(p) for p in paths], remember=True, failed=self.show_error)
         return True
+
+    def _read_files(self, paths: list[str], remember: bool, failed) -> None:
+        """Read vocabulary files in a process of their own (rdflib's parsing would hold the
+        interpreter lock from the UI thread), on the side lane."""
+        def read(vocabulary: Vocabulary) -> None:
+            if self.reading == token:   # else another vocabulary was chosen meanwhile
+                self._set(vocabulary, paths)
+                if remember:
+                    self.settings.setValue(SETTINGS_KEY, paths)
+
+        def unread(message: str) -> None:
+            if self.reading == token:
+                self.reading = None
+                self._show_current()
+                failed(message)
+
+        def cancelled(_value) -> None:
+            if self.reading == token:
+                self.reading = None
+                self._show_current()
+                self.vocabulary_label.setText(f"{names} not read (cancelled)"
+                                              + ("" if self.vocabulary is None else f"; still {self._where()}"))
+
+        names = ", ".join(p.rsplit("/", 1)[-1] for p in paths)
+        self.reading = token = tuple(paths)
+        self.vocabulary_label.setText(f"Reading {names}…")
+        self.runner.start("Reading the vocabulary", lambda control: Vocabulary.load_apart(
+            paths, cancelled=lambda: control.cancelled), read, unread, owner=self, lane=SIDE, on_cancelled=cancelled)
 
     def use_shipped(self, key: str, remember: bool = True) -> None:
         """A vocabulary tklscore ships (``dpv-2.3``, ``thesis``)."""
         if remember:
             self.settings.remove(SETTINGS_KEY)
             self.settings.setValue(SHIPPED_KEY, key)
-        if self.vocabulary is None or self.vocabulary.key != key or self.vocabulary_paths:
+        if self.vocabulary is None or self.vocabulary.key != key or self.vocabulary_paths or self.reading:
             self._set(Vocabulary.shipped(key), [])
 
     def _set(self, vocabulary: Vocabulary, paths: list[str]) -> None:
@@ -145,6 +141,16 @@ class VocabularyPanel(QWidget):
         self.vocabulary_paths = list(paths)
         self.class_model.set_vocabulary(vocabulary)
         self._open_at_root(vocabulary)
+        self._show_current()
+        self.vocabularyChanged.emit()
+
+    def _where(self) -> str:
+        paths, vocabulary = self.vocabulary_paths, self.vocabulary
+        return ", ".join(p.rsplit("/", 1)[-1] for p in paths) if paths else f"built-in: {vocabulary.title}"
+
+    def _show_current(self) -> None:
+        """The chooser and the label on the vocabulary shown (none yet: the chooser on the default)."""
+        vocabulary, paths = self.vocabulary, self.vocabulary_paths
         index = self.chooser.findData(FILES)
         if paths:
             if index < 0:
@@ -152,15 +158,12 @@ class VocabularyPanel(QWidget):
                 index = self.chooser.count() - 1
             self.chooser.setItemText(index, "Opened: " + ", ".join(p.rsplit("/", 1)[-1] for p in paths))
             self.chooser.setCurrentIndex(index)
-            where = ", ".join(p.rsplit("/", 1)[-1] for p in paths)
         else:
             if index >= 0:
                 self.chooser.removeItem(index)
-            self.chooser.setCurrentIndex(self.chooser.findData(vocabulary.key))
-            where = f"built-in: {vocabulary.title}"
-        self.vocabulary_label.setText(f"{where} — {len(vocabulary):,} classes")
-        self.vocabulary_label.setToolTip("\n".join(paths or vocabulary.sources))
-        self.vocabularyChanged.emit()
+            self.chooser.setCurrentIndex(self.chooser.findData(vocabulary.key if vocabulary else DEFAULT_VOCABULARY))
+        self.vocabulary_label.setText("" if vocabulary is None else f"{self._where()} — {len(vocabulary):,} classes")
+        self.vocabulary_label.setToolTip("" if vocabulary is None else "\n".join(paths or vocabulary.sources))
 
     def _open_at_root(self, vocabulary: Vocabulary) -> None:
         """The classes below the vocabulary's root open (DPV's personal-data categories under
