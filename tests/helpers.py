@@ -5,9 +5,10 @@ import os
 from tklscore.cli import main
 
 
-def engine_examples(thorough: int) -> int:
-    """How many examples a hypothesis comparison of an out-of-core engine with memory runs (each
-    costs dozens of DuckDB statements): half of ``thorough`` by default, all of them with
+def examples(thorough: int) -> int:
+    """How many examples a costly hypothesis comparison runs (an out-of-core engine against
+    memory: dozens of DuckDB statements each; a brute-force or peer oracle: pycanon, the
+    exhaustive PIA optimum recomputed): half of ``thorough`` by default, all of them with
     ``TKLSCORE_THOROUGH=1``. Every other hypothesis setting is hypothesis' default."""
     return thorough if os.environ.get("TKLSCORE_THOROUGH") == "1" else max(1, thorough // 2)
 

@@ -23,7 +23,7 @@ from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.release.transform import ReleaseDesign
 from tklscore.core.tables.codes import group_ids, group_ids_of_groups
 
-from helpers import engine_examples
+from helpers import examples
 
 import duckdb  # noqa: E402,F401  (a hard dependency: its tests fail, never skip, without it)
 
@@ -135,7 +135,7 @@ WEIGHTS = Weights([("disease", "flu", 0.1), ("disease", "hiv", 0.6), ("disease",
                    ("disease", "", 0.0), ("age", "[0,10)", 0.2), ("age", "[10,inf)", 0.35)])
 
 
-@settings(max_examples=engine_examples(40), deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(designs(), st.sampled_from([1.0, 3.0, math.inf]), st.booleans())

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from disclosure_support import PARAMS, VALUE_WEIGHTS, cases, table_1
-from helpers import run_cli
+from helpers import examples, run_cli
 from tklscore.core import InputError, Weights
 from tklscore.core.engines.disclosure_risk import disclosure_files
 from tklscore.core.risk.disclosure_risk import AttributeParameters, disclosure_risk
@@ -60,7 +60,7 @@ def test_b2_oracles(tmp_path, kind, epsilon, printed):
     assert engine.ids.tolist() == ["0", "1", "2", "3", "4"]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cases(), st.sampled_from([0.0, 0.01, 0.2]), st.sampled_from(["csv", "parquet"]),
        st.sampled_from([0.01, 0.5, 0.0]))
 def test_random_tables_as_in_memory(case, epsilon, kind, threshold):

@@ -21,7 +21,7 @@ from tklscore.core.tables.spaces import strip_frame
 from tklscore.core.release.filters import ColumnKind, FilterError, SqlColumn, Text, parse_filter
 from tklscore.core.release.selection import filter_positions
 
-from helpers import engine_examples
+from helpers import examples
 
 TEXTS = ["", "a", "b", "007", "7", "B b", "x'y", "Ü", "1.50", "30", "a\\b", "x\\", "\"", "1e400", " 5 "]
 NUMBERS = ["3", "3.5", "-1", "0", "30", "1e2", "007", "", ".5", "+2", "1.", "-0"]
@@ -359,7 +359,7 @@ def check_against_reference(frame: pd.DataFrame, tree, path: Path, backends) -> 
         assert engine_ids(backend, path, ANY_ROLES, expression) == expected, (backend.name, expression)
 
 
-@settings(max_examples=engine_examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sources(), trees)
 def test_memory_and_duckdb_select_what_the_reference_selects(backend, frame, tree):
     with tempfile.TemporaryDirectory() as folder:
@@ -411,7 +411,7 @@ def typed_tables(draw):
     })
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(typed_tables(), st.data())
 def test_sql_selection_equals_filter_positions_on_typed_parquet(backend, table, data):
     roles = Roles(qi=["s"], sa=["Age"], continuous=["Age"])

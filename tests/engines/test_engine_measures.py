@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from tklscore.core import Roles, load_table
 from tklscore.core.engines.measures import measure_files
 from tklscore.core.risk import measure_table
@@ -70,7 +70,7 @@ def measured_tables(draw):
     return frame, population, sa, options
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(measured_tables())
 def test_random_tables_measure_as_in_memory(case):
     frame, population_frame, sa, options = case

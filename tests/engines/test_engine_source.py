@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from helpers import examples
 from tklscore.core import InputError, load_table
 from tklscore.core.engines.duckdb_engine import DuckDBBackend
 from tklscore.core.engines.source import SourceSummary, column_values, describe_source
@@ -136,7 +137,7 @@ def parquet_tables(draw):
     return pa.table(columns)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parquet_tables())
 def test_random_parquet_reads_as_load_table(backend, table):
     with tempfile.TemporaryDirectory() as folder:
@@ -145,7 +146,7 @@ def test_random_parquet_reads_as_load_table(backend, table):
         assert_like_memory(path, backend, preview_rows=4)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(1, 10).flatmap(lambda n: st.lists(st.lists(_TEXT, min_size=n, max_size=n), min_size=1,
                                                      max_size=4)),
        st.sampled_from([",", ";", "\t"]))

@@ -26,7 +26,7 @@ from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.release.suggest import Constraints, suggest
 from tklscore.core.release.transform import ReleaseDesign
 
-from helpers import engine_examples
+from helpers import examples
 
 ADULT = DATA / "adult"
 ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country"]
@@ -89,7 +89,7 @@ def tables(draw):
     return frame, roles, hierarchies, weights, constraints, ReleaseDesign(removed=removed)
 
 
-@settings(max_examples=engine_examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=tables())
 def test_random_tables_give_the_in_memory_front(case):
     frame, roles, hierarchies, weights, constraints, base = case
@@ -205,7 +205,7 @@ def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, co
     return found, lattice, max(seen, default=0)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=tables(), chunk_rows=st.integers(1, 6))
 def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows):
     frame, roles, hierarchies, weights, constraints, base = case

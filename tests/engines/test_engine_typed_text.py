@@ -35,7 +35,7 @@ from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, 
 from tklscore.core.risk.lens import risk_lens
 from tklscore.core.tables.role_guesses import profile_table
 
-from helpers import engine_examples
+from helpers import examples
 
 import duckdb  # noqa: E402,F401  (a hard dependency: its tests fail, never skip, without it)
 
@@ -232,7 +232,7 @@ def test_a_release_s_risk_lens_as_in_memory(source):
     assert engine.disclosure.d_max == pytest.approx(float(memory.disclosure.d.max()), rel=1e-12, abs=1e-12)
 
 
-@settings(max_examples=engine_examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(typed_tables(), st.lists(st.sampled_from(list("ijfbd")), min_size=1, max_size=3, unique=True),
        st.sampled_from(list("sfbj")))
 def test_random_typed_tables_score_as_in_memory(table, qi, sa):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import run_cli
+from helpers import examples, run_cli
 from tklscore.core import InputError, Roles, Scorer, Weights, load_table, load_weights, locate_by_ids, locate_table
 from tklscore.core.engines import parse_memory_limit, score_files
 
@@ -113,14 +113,14 @@ def tables(draw):
     return pd.DataFrame(columns), n_qi, n_sa, continuous, published
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.sampled_from([1.0, 2.0, math.inf]))
 def test_random_tables_score_alike(case, x):
     assert_random_case_scores_alike(case, x, lambda path, roles, weights, ids: score_files(
         "duckdb", path, roles, weights, rows=ids, x=x))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.integers(1, 4))
 def test_random_tables_score_alike_with_pairs_streamed_in_small_batches(case, rows):
     """A continuous SA's (class, value) pairs are read a batch at a time (a class split
@@ -195,7 +195,7 @@ def assert_random_case_scores_alike(case, x, score_in_engine) -> None:
     assert_same_report(engine, memory)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.sampled_from([1.0, math.inf]))
 def test_random_tables_score_alike_when_no_combination_key_fits(case, x):
     """With the (class, SA values) key wider than a BIGINT the combinations are their
@@ -241,7 +241,7 @@ def published_by_position(draw):
     return frame, published
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(published_by_position())
 def test_published_file_located_by_position_as_in_memory(case):
     """Without --id-column the engine locates a published file's rows as locate_table does."""

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from pia_support import EX, T, bob_assessment, ex
 from tklscore.core.errors import InputError
 from tklscore.core.pia import (
@@ -328,7 +329,7 @@ def test_suggested_preferences():
 # property: the exhaustive optimum is the cheapest valid solution, checked from scratch
 # --------------------------------------------------------------------------------------
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adult_support import ADULT, ADULT_QI, adult_args
-from helpers import run_cli
+from helpers import examples, run_cli
 from test_properties import scenarios
 
 from tklscore.core import Roles, Scorer, Table, Weights
@@ -286,7 +286,7 @@ def small_table(data):
     return Table.from_frame(frame), Roles(qi=["a", "b"], sa=["s"]), hierarchies, weights
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_suggested_front_meets_constraints_and_is_the_brute_force_pareto_front(data):
     table, roles, hierarchies, weights = small_table(data)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import examples
 from tklscore.core import InputError, Table, load_table
 from tklscore.core.risk import measure_table
 from tklscore.core.risk.population_uniqueness import digamma, hypergeometric_one, population_uniques, trigamma
@@ -275,7 +276,7 @@ def tables(draw):
     return frame, qi, sa, ["amount"] if continuous else []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables())
 def test_agrees_with_pycanon_on_generated_tables(case):
     _compare_with_pycanon(*case)
