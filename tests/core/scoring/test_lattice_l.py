@@ -24,14 +24,14 @@ def _levels_of(codes: np.ndarray, height: int) -> list[np.ndarray]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2 ** 16), n=st.integers(1, 300), sas=st.integers(1, 3),
-       order=st.sampled_from(["top-down", "shuffled", "bottom-up"]), removed=st.booleans())
-def test_every_node_equals_the_plain_l(seed, n, sas, order, removed):
+       order=st.sampled_from(["top-down", "shuffled", "bottom-up"]), removed=st.booleans(), packed=st.booleans())
+def test_every_node_equals_the_plain_l(seed, n, sas, order, removed, packed):
     rng = np.random.default_rng(seed)
     heights = [3, 2]
     qi = [rng.integers(0, 8, n), rng.integers(0, 4, n), rng.integers(0, 3, n)]   # the third never generalised
     sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (3, 6, 40)[:sas]]
     groups = sa_groups(sa, n)
-    lattice = LatticeL()
+    lattice = LatticeL(packed=packed)     # packed: the masks kept a bit a row (the out-of-core search's)
     nodes = list(itertools.product(*[range(h + 1) for h in heights]))
     if order == "top-down":
         nodes.sort(key=lambda node: (-sum(node), node))
@@ -62,6 +62,24 @@ def test_every_node_equals_the_plain_l(seed, n, sas, order, removed):
         if known is not None:   # both ways of counting, whichever the rows left open choose
             assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist()
             assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist()
+
+
+def test_the_masks_kept_are_counted_in_bytes_and_packed_a_bit_a_row():
+    """A node's masks are kept while the kept masks' bytes fit the budget (a None mask takes
+    none; packed, a bit a row), always the last two nodes'; a kept mask reads back as it was given."""
+    n = 1000
+    rng = np.random.default_rng(7)
+    masks = [rng.random(n) < 0.5 for _ in range(3)]
+    for packed, size in ((False, n), (True, n // 8)):
+        lattice = LatticeL(budget=4 * size, packed=packed)
+        lattice.keep((1, 0), None, [masks[0], None], n)            # one mask: size bytes
+        lattice.keep((0, 1), None, [masks[1], masks[2]], n)        # two: 3·size kept in all
+        assert [m.tolist() for m in lattice.known((0, 0), None, 2)] == [
+            (masks[0] & masks[1]).tolist(), masks[2].tolist()]
+        lattice.keep((2, 0), None, [masks[2], masks[0]], n)        # 5·size: the oldest dropped
+        assert lattice.known((1, 0), None, 2) is not None and lattice.known((0, 0), None, 2)[0].tolist() == \
+            masks[1].tolist()
+        assert lattice.node_bytes(n, 2) == 2 * size
 
 
 def _single_valued(classes, sa, i):

@@ -244,21 +244,21 @@ class AggregateLattice:
         :class:`LatticeL` at most a quarter of it, but two nodes' at least)."""
         if budget is None:
             budget = search_budget(getattr(backend, "memory_limit", None))
-            node_masks = len(self.uniques) * self.rows       # a node's l-DF masks, a byte a row and SA
-            self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks))
+            node_masks = LatticeL(packed=True).node_bytes(self.rows, len(self.uniques))   # a bit a row and SA
+            self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks), packed=True)
             budget = max(budget - self.held_bytes(), 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
         else:
-            self._lattice_l = LatticeL(MASKS_KEPT)
+            self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
         self.chunk_rows = piece_rows(self.rows, budget)
         self.whole = self.chunk_rows >= self.rows     # every row counted at once
 
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
         SA combinations' groupings, weights and records (:data:`COMBINATION_BYTES` each), the
-        l-DF masks :class:`LatticeL` keeps and the two nodes' in flight (each a byte a row and
-        SA for the masks it reads and those it assembles)."""
+        l-DF masks :class:`LatticeL` keeps (a bit a row and SA) and the two nodes' in flight (each
+        a byte a row and SA for the masks it reads and those it assembles)."""
         masks = 2 * 2 * len(self.uniques) * self.rows
-        kept = max(self._lattice_l.budget, 2 * len(self.uniques) * self.rows)
+        kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, len(self.uniques)))
         return COMBINATION_BYTES * self.combos + kept + masks
 
     # ------------------------------------------------------------------ what suggest() asks
@@ -291,7 +291,7 @@ class AggregateLattice:
         """Every node is scored: what only scoring reads (the l-DF masks, the rows' SA
         groupings) is freed before the chosen releases' l and t are counted, and the engine's
         memory limit is the one it was opened with again."""
-        self._lattice_l = LatticeL(self._lattice_l.budget)
+        self._lattice_l = LatticeL(self._lattice_l.budget, packed=True)
         self._row_groups = {}
         self._sa_groups = {}
         self.designer.backend.engine_memory(None)
@@ -659,13 +659,14 @@ class _RowGroups:
         return self.at(self._groups.full[0]), self._groups.full[1]
 
     @cached_property
-    def others(self) -> list:
-        return [None if o is None else (self.at(o[0]), o[1]) for o in self._groups.others]
+    def others(self) -> "_Fields":
+        return _Fields(self._groups.others, self._combo)
 
     @cached_property
-    def codes(self) -> tuple:
+    def codes(self) -> "_Fields":
         """Each kept SA's value code of each row (``codes``: the combinations'), and its cardinality."""
-        return tuple((self.at(codes), cardinality) for codes, (_, cardinality) in zip(self._codes, self._groups.codes))
+        return _Fields([(codes, cardinality) for codes, (_, cardinality) in zip(self._codes, self._groups.codes)],
+                       self._combo)
 
     @property
     def positions(self) -> np.ndarray:
@@ -686,6 +687,38 @@ class _RowGroups:
         key <<= np.int64(width)
         key |= _positions(n)
         return order, cards, places, key, width
+
+
+class _Fields:
+    """Groupings of the SA combinations (``fields``: each a (code of each combination,
+    cardinality), or None) read at some rows (``combo``: each row's combination): each
+    grouping gathered at every row when first indexed and then kept, or only at the rows a
+    count reads (:meth:`at_rows`, e.g. the l-DF's open rows) without gathering the others."""
+
+    def __init__(self, fields, combo: np.ndarray):
+        self._fields, self._combo = list(fields), combo
+        self._gathered: dict[int, tuple[np.ndarray, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, int] | None:
+        field = self._fields[i]
+        if field is None:
+            return None
+        gathered = self._gathered.get(i)
+        if gathered is None:
+            gathered = self._gathered[i] = (field[0][self._combo], field[1])
+        return gathered
+
+    def cardinality(self, i: int) -> int | None:
+        field = self._fields[i]
+        return None if field is None else field[1]
+
+    def at_rows(self, i: int, rows: np.ndarray) -> np.ndarray:
+        """Grouping ``i``'s code of each of ``rows`` (positions among the rows)."""
+        gathered = self._gathered.get(i)
+        return gathered[0][rows] if gathered is not None else self._fields[i][0][self._combo[rows]]
 
 
 _POSITIONS = [np.zeros(0, dtype=np.int64)]

@@ -444,42 +444,59 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
     a row whose l is still above 1 (:func:`_touched`)."""
     ids, count = classes
     n = len(ids)
-    full, n_full = groups.full
     l = _open_l(known, n)
     masks: list = [None] * len(groups.others)
     order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
     for i in order:
-        others = groups.others[i]
+        n_o = _cardinality(groups.others, i)
         mask = known[i]
         # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
         wide = mask is not None and 2 * np.count_nonzero(mask) > n
         rows = None if mask is None or wide else np.flatnonzero(mask)
-        n_o = 1 if others is None else max(int(others[1]), 1)
-        size = count * n_o
+        size = count * max(n_o or 1, 1)
         # each row's group of QI ∪ (SA \\ {A_i}) as one key (the class alone when they do not fit)
-        grouped = others is None or size < 1 << 62
+        grouped = n_o is None or size < 1 << 62
         key = ids if rows is None else ids[rows]
-        if grouped and others is not None:
-            key = key * np.int64(n_o)
-            key += others[0] if rows is None else others[0][rows]
+        if grouped and n_o is not None:
+            key = key * np.int64(max(n_o, 1))
+            key += _rows_of(groups.others, i, rows)
         if len(key):
             rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
                 key = key[sub]
         d = None
         if grouped and groups.codes:    # the distinct values of A_i in each group, by one sort
-            values, cardinality = groups.codes[i]
-            d = _distinct_by_sort(key, size, values if rows is None else values[rows], cardinality, groups.positions)
+            d = _distinct_by_sort(key, size, _rows_of(groups.codes, i, rows), _cardinality(groups.codes, i),
+                                  groups.positions)
         if d is None:
+            full, n_full = groups.full
             c = ids if rows is None else ids[rows]
-            o = None if others is None else (others[0] if rows is None else others[0][rows])
+            o = None if n_o is None else _rows_of(groups.others, i, rows)
             full_rows = full if rows is None else full[rows]
             d = (_distinct_in_groups(c, count, full_rows, n_full, key=(key, size)) if grouped and size <= dense_limit(n)
-                 else _distinct_in_groups(c, count, full_rows, n_full, o=(o, n_o)))
+                 else _distinct_in_groups(c, count, full_rows, n_full, o=(o, max(n_o or 1, 1))))
         masks[i] = _counted(l, d, rows, mask)
         if step is not None:
             step()
     return l, masks
+
+
+def _cardinality(fields, i: int) -> int | None:
+    """The cardinality of the grouping ``fields[i]`` (None: no grouping), without reading its
+    codes (a grouping whose fields are gathered when read, :class:`~tklscore.core.engines.lattice._Fields`)."""
+    cardinality = getattr(fields, "cardinality", None)
+    if cardinality is not None:
+        return cardinality(i)
+    return None if fields[i] is None else fields[i][1]
+
+
+def _rows_of(fields, i: int, rows: np.ndarray | None) -> np.ndarray:
+    """The codes of the grouping ``fields[i]`` at ``rows`` (None: every row); a grouping gathered
+    when read gathers only these (:class:`~tklscore.core.engines.lattice._Fields`)."""
+    if rows is None:
+        return fields[i][0]
+    at_rows = getattr(fields, "at_rows", None)
+    return at_rows(i, rows) if at_rows is not None else fields[i][0][rows]
 
 
 def _open_l(known: list, n: int) -> np.ndarray:
@@ -608,11 +625,14 @@ class LatticeL:
     specialisation of it; only rows open at every computed generalisation are counted.
     A node is keyed by its QI levels (``-1``: removed, never generalised further) and
     anything else its groups depend on (``extra``); the masks of the recent nodes are kept,
-    at most ``budget`` bytes. Thread-safe (a search scores nodes on two workers)."""
+    at most ``budget`` bytes (``packed``: a bit a row, for a search over many rows, whose
+    nodes' generalisations would otherwise be dropped before their specialisations come).
+    Thread-safe (a search scores nodes on two workers)."""
 
-    def __init__(self, budget: int = 256 << 20):
-        self.budget = budget
+    def __init__(self, budget: int = 256 << 20, packed: bool = False):
+        self.budget, self.packed = budget, packed
         self._masks: dict = {}
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def l(self, classes: tuple[np.ndarray, int], groups: SaGroups, levels: tuple[int, ...], extra=None,
@@ -622,16 +642,28 @@ class LatticeL:
         self.keep(levels, extra, masks, len(classes[0]))
         return l
 
+    def node_bytes(self, n: int, s: int) -> int:
+        """What a node's masks of ``n`` rows and ``s`` SAs take at most."""
+        return s * (-(-n // 8) if self.packed else n)
+
     def keep(self, levels: tuple[int, ...], extra, masks: list, n: int) -> None:
         """Keep a node's masks (one per SA, each of ``n`` rows or None) for its specialisations;
         a caller that counts a node's rows in pieces (:mod:`tklscore.core.engines.lattice`)
         keeps the masks it assembled, in the rows' order at every node."""
+        if self.packed:
+            masks = [None if mask is None else np.packbits(mask) for mask in masks]
+        size = sum(0 if mask is None else mask.nbytes for mask in masks)
         with self._lock:
-            self._masks.pop((levels, extra), None)
-            self._masks[(levels, extra)] = masks
-            size = max(1, n * len(masks))
-            while len(self._masks) > max(2, self.budget // size):
-                self._masks.pop(next(iter(self._masks)))
+            self._forget((levels, extra))
+            self._masks[(levels, extra)] = (n, masks, size)
+            self._bytes += size
+            while len(self._masks) > 2 and self._bytes > self.budget:
+                self._forget(next(iter(self._masks)))
+
+    def _forget(self, key) -> None:
+        kept = self._masks.pop(key, None)
+        if kept is not None:
+            self._bytes -= kept[2]
 
     def known(self, levels: tuple[int, ...], extra, s: int) -> list | None:
         """The ``known`` masks of :func:`l_of_classes` for a node: each SA's rows open at
@@ -639,17 +671,20 @@ class LatticeL:
         with self._lock:
             found = [self._masks.get((levels[:j] + (levels[j] + 1,) + levels[j + 1:], extra))
                      for j in range(len(levels)) if levels[j] >= 0]
-        found = [masks for masks in found if masks is not None]
+        found = [kept for kept in found if kept is not None]
         if not found:
             return None
+        n = found[0][0]
         known = []
         for i in range(s):
-            given = [masks[i] for masks in found if masks[i] is not None]
+            given = [masks[i] for _, masks, _ in found if masks[i] is not None]
             mask = given[0] if len(given) == 1 else None    # one generalisation's: read, never written
             if len(given) > 1:
-                mask = np.logical_and(given[0], given[1])
+                mask = np.bitwise_and(given[0], given[1])
                 for other in given[2:]:
                     mask &= other
+            if mask is not None and self.packed:
+                mask = np.unpackbits(mask, count=n).view(np.bool_)
             known.append(mask)
         return known
 
