@@ -292,33 +292,3 @@ def test_closing_never_waits_for_the_preload():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True True True ['first']"   # quit mid-import: 'second' is never begun
     assert took < 20, took   # not the 30 s the import still had to go
-
-
-def test_plots_made_ahead_are_the_ahp_views_own(qtbot, thesis_window, monkeypatch):
-    """Plots made while the window is idle serve the first views that ask for a plot, made as
-    one made then (no parent, the same size), and go with their window."""
-    from PySide6.QtWidgets import QWidget
-
-    from tklscore.gui import plots
-
-    monkeypatch.setattr(plots, "_spares", [])
-    plots.make_spares(thesis_window)
-    qtbot.waitUntil(lambda: len(plots._spares) == plots.SPARES, timeout=5000)
-    spares = [plot for _, plot in plots._spares]
-    fresh = plots.pg.PlotWidget(viewBox=plots.MenuOnDemandViewBox())
-    assert all(s.parent() is None and s.size() == fresh.size() and not s.isVisible() for s in spares)
-    thesis_window.show_view("ahp")
-    view = thesis_window.views["ahp"]
-    charts = [view.results.chart, view.sensitivity.chart]
-    assert sorted(map(id, charts)) == sorted(map(id, spares)) and plots._spares == []
-    qtbot.waitUntil(lambda: all(c.isVisible() and c.width() > 200 for c in charts), timeout=5000)
-    assert view.sensitivity.chart.backgroundBrush().color().name() == "#ffffff"   # as asked for
-    other = QWidget()
-    plots.make_spares(other)
-    qtbot.waitUntil(lambda: len(plots._spares) == plots.SPARES, timeout=5000)
-    theirs = [id(plot) for _, plot in plots._spares]
-    import shiboken6
-
-    shiboken6.delete(other)
-    assert plots._live() == 0   # gone with their window
-    assert id(plots.plot_widget(background="w")) not in theirs

@@ -9,9 +9,6 @@ has painted and no task runs (never beside the open's loading and scoring), at t
 priority; a view shown while its module is being imported waits for that import (Python's
 import lock) instead of making it. Once per process: later windows find the modules loaded.
 
-Once the modules are imported and no task runs, the plots the first views will ask for are
-made ahead on the UI thread, one per turn (``plots.make_spares``).
-
 The thread is a daemon and stops between modules once the application quits: closing the
 window never waits for an import it no longer needs."""
 
@@ -22,13 +19,11 @@ import threading
 import time
 from importlib import import_module
 
-import shiboken6
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QCoreApplication
 
 from tklscore.gui.after_paint import after_pending_paints
 from tklscore.gui.tasks import run_in_background
 
-POLL_MS = 100   # how often the UI thread looks whether the modules are imported, for the plots made ahead
 _started = threading.Event()
 _quitting = threading.Event()     # the application is quitting: no further module is imported
 done = threading.Event()          # set once every module asked for is imported (or failed to)
@@ -63,17 +58,6 @@ def preload_views(window) -> None:
         if listening:
             runner.busy.disconnect(idle)
         start(view_modules(window))
-        QTimer.singleShot(POLL_MS, spares)
-
-    def spares() -> None:
-        if not shiboken6.isValid(window):
-            return
-        if not done.is_set() or runner.current:
-            QTimer.singleShot(POLL_MS, spares)
-            return
-        from tklscore.gui.plots import make_spares   # imported by the thread (the AHP view's module)
-
-        make_spares(window)
 
     after_pending_paints(window, begin)
 
