@@ -266,3 +266,29 @@ def test_the_views_modules_are_imported_off_the_ui_thread_once_the_window_is_idl
     preload.preload_views(window)                      # once per process
     qtbot.wait(20)
     assert len(imported) == len(window.entries)
+
+
+def test_closing_never_waits_for_the_preload():
+    """The interpreter exits while the preload thread is still importing (each module here
+    takes 30 s): the thread is a daemon, and once the application quits it imports no more."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("import time\n"
+            "from PySide6.QtCore import QCoreApplication, QTimer\n"
+            "from tklscore.gui import preload\n"
+            "app = QCoreApplication([])\n"
+            "imported = []\n"
+            "preload.import_module = lambda name: imported.append(name) or time.sleep(30)\n"
+            "thread = preload.start(['first', 'second'])\n"
+            "QTimer.singleShot(200, app.quit)\n"
+            "app.exec()\n"
+            "print(thread.daemon, thread.is_alive(), preload._quitting.is_set(), imported, flush=True)\n")
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    took = time.perf_counter() - began
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True True True ['first']"   # quit mid-import: 'second' is never begun
+    assert took < 20, took   # not the 30 s the import still had to go

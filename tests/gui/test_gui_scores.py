@@ -446,3 +446,69 @@ def test_the_charts_behind_the_first_tab_are_built_when_drawn_or_shown(qtbot, wo
     menu = box.getMenu(None)
     assert isinstance(menu, ViewBoxMenu) and box.getMenu(None) is menu and box.getContextMenus(None)
     assert "View All" in [action.text() for action in menu.actions()]
+
+
+def test_score_model_files_are_read_apart_and_never_score_stale(view, qtbot, monkeypatch, tmp_path):
+    """M-Score's and L-Severity's model files are parsed in a process of their own (this one
+    parses no RDF: its parser refuses here), read once while the files are unchanged; while
+    they are read no score is shown, and a bad file changes nothing and is named."""
+    import os
+
+    from tklscore.core.examples import thesis_example
+    from tklscore.core.model.lseverity_model import thesis_lseverity_model
+    from tklscore.core.model.mscore_model import thesis_example_model
+    from tklscore.core.scoring.scores import Scorer
+    from tklscore.core.scoring.weights import Weights, WeightsPerScore
+    from tklscore.core.scoring.weights_source import FILE, SCORE_MODELS
+    from tklscore.gui import weights_state
+
+    bench = view.workbench
+    folder = str(tmp_path / "example")   # the fixture's thesis files
+    m_file, l_file = os.path.join(folder, "mscore_model.ttl"), os.path.join(folder, "lseverity_model.ttl")
+    example = thesis_example()
+    expected = Scorer(example.source, example.roles).score_with_own_weights(
+        bench.current_release(), WeightsPerScore(bench.model.to_weights(), Weights(thesis_example_model().weights()),
+                                                 thesis_lseverity_model().to_weights()), 1.0, True)
+
+    def no_parsing_here(*_args, **_kwargs):
+        raise AssertionError("RDF parsed in the window's process")
+
+    monkeypatch.setattr("tklscore.core.model.weight_models.parse_rdf_file", no_parsing_here)
+    reads, read = [], weights_state.load_score_models
+
+    def counted(paths, **options):
+        reads.append(paths)
+        return read(paths, **options)
+
+    monkeypatch.setattr(weights_state, "load_score_models", counted)
+    bench.use_score_models([l_file, m_file])
+    assert bench.project.weights_use == FILE and bench.weights is not None   # nothing changed until read
+    qtbot.waitUntil(lambda: bench.project.weights_use == SCORE_MODELS and not bench.runner.current
+                    and bench.current_report() is not None, timeout=30000)
+    report = bench.current_report()
+    assert report.scores.m_score == expected.scores.m_score
+    assert report.scores.l_severity == expected.scores.l_severity and round(report.scores.tkl, 5) == 4.92534
+    assert bench.project.score_model_paths == [l_file, m_file] and len(reads) == 1
+    bench.set_weights_use(FILE)
+    bench.set_weights_use(SCORE_MODELS)   # the files unchanged: their weights at once, not read again
+    assert bench.weights_per_score is not None and len(reads) == 1
+
+    stat = os.stat(m_file)
+    os.utime(m_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))   # changed on disk: read again
+    bench.set_weights_use(SCORE_MODELS)
+    assert bench.weights is None and not bench.reports   # no score from the models as they were
+    assert bench.weights_problem == "Reading the score models lseverity_model.ttl and mscore_model.ttl…"
+    qtbot.waitUntil(lambda: bench.weights is not None and bench.current_report() is not None
+                    and not bench.runner.current, timeout=30000)
+    assert bench.current_report().scores.l_severity == expected.scores.l_severity and len(reads) == 2
+
+    broken = os.path.join(folder, "broken.ttl")
+    with open(broken, "w", encoding="utf-8") as handle:
+        handle.write("@prefix ls: <urn:x#> .\nls:a ls:b \n")
+    for paths, said in (([m_file, m_file], "choose one M-Score model and one L-Severity model (mscore_model.ttl "
+                                           "holds an M-Score model; mscore_model.ttl holds an M-Score model)"),
+                        ([m_file, broken], "broken.ttl")):
+        with qtbot.waitSignal(bench.failed, timeout=30000) as failed:
+            bench.use_score_models(paths)
+        assert said in failed.args[0]
+        assert bench.project.score_model_paths == [l_file, m_file] and bench.weights_per_score is not None

@@ -7,7 +7,10 @@ Importing a view's module makes no QObject (the modules define classes, function
 values: colours, brushes, texts), so it may run off the UI thread. It begins once the window
 has painted and no task runs (never beside the open's loading and scoring), at the tasks'
 priority; a view shown while its module is being imported waits for that import (Python's
-import lock) instead of making it. Once per process: later windows find the modules loaded."""
+import lock) instead of making it. Once per process: later windows find the modules loaded.
+
+The thread is a daemon and stops between modules once the application quits: closing the
+window never waits for an import it no longer needs."""
 
 from __future__ import annotations
 
@@ -16,10 +19,13 @@ import threading
 import time
 from importlib import import_module
 
+from PySide6.QtCore import QCoreApplication
+
 from tklscore.gui.after_paint import after_pending_paints
 from tklscore.gui.tasks import run_in_background
 
 _started = threading.Event()
+_quitting = threading.Event()     # the application is quitting: no further module is imported
 done = threading.Event()          # set once every module asked for is imported (or failed to)
 took: dict[str, float] = {}       # wall and CPU seconds of the preload thread, once done
 
@@ -51,9 +57,20 @@ def preload_views(window) -> None:
         _started.set()
         if listening:
             runner.busy.disconnect(idle)
-        threading.Thread(target=_import_all, args=(view_modules(window),), name="tklscore-preload-views").start()
+        start(view_modules(window))
 
     after_pending_paints(window, begin)
+
+
+def start(names: list[str]) -> threading.Thread:
+    """The thread importing ``names``: a daemon, so that the interpreter's exit does not join it,
+    importing no further module once the application quits."""
+    application = QCoreApplication.instance()
+    if application is not None:
+        application.aboutToQuit.connect(_quitting.set)
+    thread = threading.Thread(target=_import_all, args=(names,), name="tklscore-preload-views", daemon=True)
+    thread.start()
+    return thread
 
 
 def _import_all(names: list[str]) -> None:
@@ -61,6 +78,8 @@ def _import_all(names: list[str]) -> None:
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
         for name in names:
+            if _quitting.is_set():
+                break
             # a module that fails to import is imported again when its view is built, and says why there
             with contextlib.suppress(Exception):
                 import_module(name)   # at once where it is loaded already

@@ -5,6 +5,7 @@ project, undo stack and signals, and rescoring)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from PySide6.QtGui import QUndoCommand
@@ -14,10 +15,10 @@ from tklscore.core.files.rdf import parse_rdf_file
 from tklscore.core.model.data_model import TklDataModel
 from tklscore.core.model.lseverity_model import thesis_lseverity_model
 from tklscore.core.model.mscore_model import thesis_example_model as thesis_mscore_model
-from tklscore.core.model.weight_models import LSEVERITY_MODEL, MSCORE_MODEL, load_weight_model
+from tklscore.core.model.weight_models import load_score_models
 from tklscore.core.scoring.scores import parse_x
 from tklscore.core.scoring.weights import Weights, WeightsPerScore, load_weights
-from tklscore.gui.tasks import TaskControl
+from tklscore.gui.tasks import SIDE, TaskControl
 from tklscore.core.scoring.weights_source import (FILE, KINDS, MODEL, SCORE_MODELS, WeightsSource, file_source,
                                                   model_source, score_models_source)
 
@@ -57,6 +58,10 @@ class WeightsState:
     weights: Weights | None = None
     weights_per_score: WeightsPerScore | None = None
     weights_problem: str | None = None
+    # M-Score's and L-Severity's model files read (their weights) or why not, by _files_key
+    _score_models_cache: dict[tuple, tuple[Weights, Weights] | str]
+    _score_models_reads: set[tuple]            # those being read
+    _choosing_score_models: tuple | None = None   # the files the officer chose, until read
 
     def set_x(self, x: float) -> None:
         self.project.x = parse_x(x)
@@ -76,13 +81,14 @@ class WeightsState:
         self.set_weights_use(FILE)
 
     def use_score_models(self, paths: list[str]) -> None:
-        """Score M-Score and L-Severity with their own models (two files, in either order)."""
-        kinds = sorted(load_weight_model(p).kind for p in paths)
-        if kinds != sorted([MSCORE_MODEL, LSEVERITY_MODEL]):
-            raise InputError(f"choose one M-Score model and one L-Severity model (these files hold: "
-                             f"{', '.join(kinds) or 'nothing'})")
-        self.project.score_model_paths = [str(p) for p in paths]
-        self.set_weights_use(SCORE_MODELS)
+        """Score M-Score and L-Severity with their own models (two files, in either order),
+        once both are read off the UI thread (until then the weights in use stay; a file that
+        cannot be read changes nothing and is said)."""
+        paths = [str(p) for p in paths]
+        key = _files_key(paths)
+        self._score_models_cache.pop(key, None)   # chosen again: read again
+        self._choosing_score_models = key
+        self._read_score_models(paths, key)
 
     def weights_choices(self) -> list[str]:
         """The sources of weights this project can score with (weights_source.KINDS)."""
@@ -196,6 +202,10 @@ class WeightsState:
                 self.weights_problem = "Choose weights: a tkl-Data Model or a weights file"
             if use == SCORE_MODELS and self.weights is not None:
                 self.weights_per_score = self._score_models(self.weights)
+                if self.weights_per_score is None:   # being read: no scores until then
+                    self.weights = None
+                    names = " and ".join(Path(p).name for p in self.project.score_model_paths)
+                    self.weights_problem = f"Reading the score models {names}…"
         except InputError as error:
             self.weights, self.weights_per_score = None, None
             self.weights_problem = str(error)
@@ -220,9 +230,74 @@ class WeightsState:
         self.scoresChanged.emit()
         self._fail(self.weights_problem)
 
-    def _score_models(self, tkl: Weights) -> WeightsPerScore:
-        if self.project.score_model_paths:
-            models = {m.kind: m.to_weights() for m in map(load_weight_model, self.project.score_model_paths)}
-            return WeightsPerScore(tkl, models[MSCORE_MODEL], models[LSEVERITY_MODEL])
-        return WeightsPerScore(tkl, Weights(thesis_mscore_model().weights(), name="thesis Figure 3.1"),
-                               thesis_lseverity_model().to_weights("thesis Table 3.7"))
+    def _score_models(self, tkl: Weights) -> WeightsPerScore | None:
+        """Each score's own weights; None while their model files are read (off the UI thread:
+        the scores then wait for them, never shown with models these files no longer hold)."""
+        paths = self.project.score_model_paths
+        if not paths:
+            return WeightsPerScore(tkl, Weights(thesis_mscore_model().weights(), name="thesis Figure 3.1"),
+                                   thesis_lseverity_model().to_weights("thesis Table 3.7"))
+        key = _files_key(paths)
+        read = self._score_models_cache.get(key)
+        if isinstance(read, str):
+            raise InputError(read)
+        if read is None:
+            self._read_score_models(paths, key)
+            return None
+        return WeightsPerScore(tkl, *read)
+
+    def _read_score_models(self, paths: list[str], key: tuple) -> None:
+        """Read M-Score's and L-Severity's model files in a process of their own, on the side
+        lane; what they give (or why not) is kept for as long as the files are unchanged."""
+        if key in self._score_models_reads:
+            return
+        self._score_models_reads.add(key)
+        names = " and ".join(Path(p).name for p in paths)
+
+        def settle(read) -> None:
+            self._score_models_reads.discard(key)
+            self._score_models_cache[key] = read
+            if self._choosing_score_models == key:
+                self._choosing_score_models = None
+                if isinstance(read, str):
+                    self._fail(read)   # the weights in use stay
+                    return
+                self.project.score_model_paths = list(paths)
+                self.set_weights_use(SCORE_MODELS)
+            elif self._score_models_wanted() == key:
+                self._refresh_weights()
+                self.modelChanged.emit()
+                self.rescore()
+
+        def cancelled(_value) -> None:
+            self._score_models_reads.discard(key)
+            if self._choosing_score_models == key:
+                self._choosing_score_models = None
+            elif self._score_models_wanted() == key:
+                self.weights = self.weights_per_score = None
+                self.weights_problem = (f"The score models {names} were not read (cancelled): choose them again "
+                                        f"with Score models… in the Scores view")
+                self.modelChanged.emit()
+                self.rescore()
+
+        self.runner.start(f"Reading the score models {names}",
+                          lambda control: load_score_models(paths, cancelled=lambda: control.cancelled),
+                          settle, settle, lane=SIDE, on_cancelled=cancelled)
+
+    def _score_models_wanted(self) -> tuple | None:
+        """The score model files the current weights wait for (their key), if any."""
+        if self.weights_use() != SCORE_MODELS or not self.project.score_model_paths:
+            return None
+        return _files_key(self.project.score_model_paths)
+
+
+def _files_key(paths: list[str]) -> tuple:
+    """Files as read: each path with its size and change time (an edited file is read again)."""
+    def stat(path: str) -> tuple:
+        try:
+            found = os.stat(path)
+        except OSError:
+            return (path,)   # the read says what is wrong with it
+        return path, found.st_size, found.st_mtime_ns
+
+    return tuple(map(stat, map(str, paths)))

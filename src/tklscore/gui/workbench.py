@@ -67,6 +67,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
         self._generation = {"source": 0, "scorer": 0, "scores": 0}
         self._dirty = False
         self._model_pending = None  # the opened project's model being read (a token)
+        self._score_models_cache, self._score_models_reads = {}, set()   # weights_state.py
         self._saves = 0            # explicit saves so far
         self.memory_share = DEFAULT_MEMORY_SHARE   # a source larger than this share of free memory: DuckDB
         self.engine_choice: EngineChoice | None = None
@@ -83,7 +84,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
 
     def new_project(self) -> None:
         self.runner.cancel_all()
-        self._model_pending = None
+        self._model_pending = self._choosing_score_models = None
         self.project = Project()
         self.project_path = None
         self.table = self.scorer = self.model = self.weights = self.weights_per_score = None

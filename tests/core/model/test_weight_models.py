@@ -100,3 +100,16 @@ def test_weights_or_model_reads_either(tmp_path):
     assert load_weights_or_model(tmp_path / "w.csv").entries[0].weight == 0.5
     assert load_weights_or_model(tmp_path / "l.ttl").fingerprint == thesis_lseverity_model().to_weights(
         str(tmp_path / "l.ttl")).fingerprint
+
+
+def test_score_models_read_apart_give_the_weights_read_here(tmp_path):
+    from tklscore.core.model.weight_models import load_score_models
+
+    m_file, l_file = thesis_example_model().save(tmp_path / "m.ttl"), thesis_lseverity_model().save(tmp_path / "l.ttl")
+    m, l = load_score_models([l_file, m_file])
+    assert m.fingerprint == load_weight_model(m_file).to_weights().fingerprint and m.name == str(m_file)
+    assert l.fingerprint == load_weight_model(l_file).to_weights().fingerprint and l.name == str(l_file)
+    thesis_model().save(tmp_path / "tkl.ttl")
+    with pytest.raises(InputError, match=r"^choose one M-Score model and one L-Severity model \(tkl.ttl holds a "
+                                         r"tkl-Data Model; m.ttl holds an M-Score model\)$"):
+        load_score_models([tmp_path / "tkl.ttl", m_file])

@@ -75,6 +75,31 @@ def load_weight_model(path: str | os.PathLike) -> WeightModel:
     return WeightModel(kind, model, file)
 
 
+def read_score_models(paths: list[str]) -> dict[str, dict]:
+    """M-Score's and L-Severity's own models from two files, in either order: by kind, each
+    one's file and weights as ``[attribute, value, weight]`` lists — plain data, the answer of
+    :func:`load_score_models`' process."""
+    models = [load_weight_model(p) for p in paths]
+    if sorted(m.kind for m in models) != sorted([MSCORE_MODEL, LSEVERITY_MODEL]):
+        held = "; ".join(f"{Path(m.file).name} holds an {m.kind}" if m.kind != TKL_DATA_MODEL
+                         else f"{Path(m.file).name} holds a {m.kind}" for m in models)
+        raise InputError(f"choose one M-Score model and one L-Severity model ({held or 'no file chosen'})")
+    return {m.kind: {"file": m.file, "weights": [[e.attribute, e.value, e.weight] for e in m.to_weights().entries]}
+            for m in models}
+
+
+def load_score_models(paths, cancelled=None) -> tuple[Weights, Weights]:
+    """M-Score's and L-Severity's weights from their two model files, parsed in a process of
+    its own (:func:`~tklscore.core.apart.run_apart`: rdflib's parsing holds the interpreter
+    lock); ``cancelled()`` stops it. The weights are those :func:`load_weight_model` gives."""
+    from tklscore.core.apart import run_apart
+
+    read = run_apart(read_score_models, [str(p) for p in paths], cancelled=cancelled,
+                     what="reading the M-Score and L-Severity models")
+    return tuple(Weights([tuple(e) for e in read[kind]["weights"]], name=read[kind]["file"])
+                 for kind in (MSCORE_MODEL, LSEVERITY_MODEL))
+
+
 def load_weights_or_model(path: str | os.PathLike) -> Weights:
     """Weights from a weights CSV (``.csv``/``.tsv``/``.txt``) or from any weight model file."""
     from tklscore.core.scoring.weights import load_weights
