@@ -448,11 +448,12 @@ def test_the_charts_behind_the_first_tab_are_built_when_drawn_or_shown(qtbot, wo
     assert "View All" in [action.text() for action in menu.actions()]
 
 
-def test_score_model_files_are_read_apart_and_never_score_stale(view, qtbot, monkeypatch, tmp_path):
-    """M-Score's and L-Severity's model files are parsed in a process of their own (this one
-    parses no RDF: its parser refuses here), read once while the files are unchanged; while
-    they are read no score is shown, and a bad file changes nothing and is named."""
+def test_score_model_files_are_read_off_the_ui_thread_and_never_score_stale(view, qtbot, monkeypatch, tmp_path):
+    """M-Score's and L-Severity's model files are never parsed on the UI thread (its parser
+    refuses there), read once while the files are unchanged; while they are read no score is
+    shown, and a bad file changes nothing and is named."""
     import os
+    import threading
 
     from tklscore.core.examples import thesis_example
     from tklscore.core.model.lseverity_model import thesis_lseverity_model
@@ -470,10 +471,17 @@ def test_score_model_files_are_read_apart_and_never_score_stale(view, qtbot, mon
         bench.current_release(), WeightsPerScore(bench.model.to_weights(), Weights(thesis_example_model().weights()),
                                                  thesis_lseverity_model().to_weights()), 1.0, True)
 
-    def no_parsing_here(*_args, **_kwargs):
-        raise AssertionError("RDF parsed in the window's process")
+    from tklscore.core.model import weight_models
 
-    monkeypatch.setattr("tklscore.core.model.weight_models.parse_rdf_file", no_parsing_here)
+    parse, parsed_on = weight_models.parse_rdf_file, []
+
+    def off_the_ui_thread(*args, **kwargs):
+        parsed_on.append(threading.current_thread())
+        if threading.current_thread() is threading.main_thread():
+            raise AssertionError("RDF parsed on the UI thread")
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(weight_models, "parse_rdf_file", off_the_ui_thread)
     reads, read = [], weights_state.load_score_models
 
     def counted(paths, **options):
@@ -489,6 +497,7 @@ def test_score_model_files_are_read_apart_and_never_score_stale(view, qtbot, mon
     assert report.scores.m_score == expected.scores.m_score
     assert report.scores.l_severity == expected.scores.l_severity and round(report.scores.tkl, 5) == 4.92534
     assert bench.project.score_model_paths == [l_file, m_file] and len(reads) == 1
+    assert len(parsed_on) == 2 and threading.main_thread() not in parsed_on   # small files: in a thread, not apart
     bench.set_weights_use(FILE)
     bench.set_weights_use(SCORE_MODELS)   # the files unchanged: their weights at once, not read again
     assert bench.weights_per_score is not None and len(reads) == 1

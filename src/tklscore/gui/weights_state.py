@@ -247,8 +247,9 @@ class WeightsState:
         return WeightsPerScore(tkl, *read)
 
     def _read_score_models(self, paths: list[str], key: tuple) -> None:
-        """Read M-Score's and L-Severity's model files in a process of their own, on the side
-        lane; what they give (or why not) is kept for as long as the files are unchanged."""
+        """Read M-Score's and L-Severity's model files on the side lane (large ones in a process
+        of their own: :func:`~tklscore.core.model.weight_models.load_score_models`); what they
+        give (or why not) is kept for as long as the files are unchanged."""
         if key in self._score_models_reads:
             return
         self._score_models_reads.add(key)

@@ -102,14 +102,28 @@ def test_weights_or_model_reads_either(tmp_path):
         str(tmp_path / "l.ttl")).fingerprint
 
 
-def test_score_models_read_apart_give_the_weights_read_here(tmp_path):
+@pytest.mark.parametrize("apart", [True, False])
+def test_score_models_read_apart_or_here_give_the_weights_read_here(tmp_path, apart):
     from tklscore.core.model.weight_models import load_score_models
 
     m_file, l_file = thesis_example_model().save(tmp_path / "m.ttl"), thesis_lseverity_model().save(tmp_path / "l.ttl")
-    m, l = load_score_models([l_file, m_file])
+    m, l = load_score_models([l_file, m_file], apart=apart)
     assert m.fingerprint == load_weight_model(m_file).to_weights().fingerprint and m.name == str(m_file)
     assert l.fingerprint == load_weight_model(l_file).to_weights().fingerprint and l.name == str(l_file)
     thesis_model().save(tmp_path / "tkl.ttl")
     with pytest.raises(InputError, match=r"^choose one M-Score model and one L-Severity model \(tkl.ttl holds a "
                                          r"tkl-Data Model; m.ttl holds an M-Score model\)$"):
-        load_score_models([tmp_path / "tkl.ttl", m_file])
+        load_score_models([tmp_path / "tkl.ttl", m_file], apart=apart)
+
+
+def test_score_models_go_apart_by_their_size(tmp_path, monkeypatch):
+    from tklscore.core.model import weight_models
+
+    m_file, l_file = thesis_example_model().save(tmp_path / "m.ttl"), thesis_lseverity_model().save(tmp_path / "l.ttl")
+    went = []
+    monkeypatch.setattr("tklscore.core.apart.run_apart", lambda function, *args, **_: went.append(1) or function(*args))
+    weight_models.load_score_models([l_file, m_file])
+    assert went == []
+    monkeypatch.setattr(weight_models, "APART_BYTES", 100)
+    weight_models.load_score_models([l_file, m_file])
+    assert went == [1]

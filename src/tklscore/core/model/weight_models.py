@@ -88,16 +88,37 @@ def read_score_models(paths: list[str]) -> dict[str, dict]:
             for m in models}
 
 
-def load_score_models(paths, cancelled=None) -> tuple[Weights, Weights]:
-    """M-Score's and L-Severity's weights from their two model files, parsed in a process of
-    its own (:func:`~tklscore.core.apart.run_apart`: rdflib's parsing holds the interpreter
-    lock); ``cancelled()`` stops it. The weights are those :func:`load_weight_model` gives."""
-    from tklscore.core.apart import run_apart
+APART_BYTES = 1 << 20
+"""Model files of this many bytes or more (together) are parsed in a process of their own:
+rdflib's parsing holds the interpreter lock for long enough to stall the window. Smaller ones
+(a model file is a few kilobytes, ~35 ms of parsing) are parsed in the calling thread, sparing
+the one to three seconds a new interpreter takes to start and import rdflib."""
 
-    read = run_apart(read_score_models, [str(p) for p in paths], cancelled=cancelled,
-                     what="reading the M-Score and L-Severity models")
+
+def load_score_models(paths, cancelled=None, apart: bool | None = None) -> tuple[Weights, Weights]:
+    """M-Score's and L-Severity's weights from their two model files, the weights
+    :func:`load_weight_model` gives: parsed in a process of their own
+    (:func:`~tklscore.core.apart.run_apart`; ``cancelled()`` stops it) when ``apart`` is True,
+    or, when it is None, when the files hold :data:`APART_BYTES` or more; else here."""
+    paths = [str(p) for p in paths]
+    if apart is None:
+        apart = sum(_size(p) for p in paths) >= APART_BYTES
+    if apart:
+        from tklscore.core.apart import run_apart
+
+        read = run_apart(read_score_models, paths, cancelled=cancelled,
+                         what="reading the M-Score and L-Severity models")
+    else:
+        read = read_score_models(paths)
     return tuple(Weights([tuple(e) for e in read[kind]["weights"]], name=read[kind]["file"])
                  for kind in (MSCORE_MODEL, LSEVERITY_MODEL))
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0   # the read says what is wrong with it
 
 
 def load_weights_or_model(path: str | os.PathLike) -> Weights:
