@@ -18,14 +18,14 @@ from tklscore.core.engines.backend import Backend, memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import (ordered_emd_of_batches, variational_distance_of_pairs,
-                                                          weighted_class_value_pairs)
+from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_of_batches,
+                                                          variational_distance_of_pairs, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
 from tklscore.core.scoring.sums import exact_sum
-from tklscore.core.tables.codes import group_ids
+from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
 
@@ -114,11 +114,11 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for a caller that reads it once: the totals (``totals``), or else its own statement."""
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", plan.value_codes(i))
-    warnings, cardinalities, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
+    warnings, values, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
     backend.materialize("classes", plan.classes())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
-    radix = (n_classes, *cardinalities)
+    radix = (n_classes, *(len(v) for v in values))
     backend.materialize("combos", plan.combinations(radix))
     per_combination = replace(plan, weighted=True, counted="combos")
     pairs = PairSource(backend, per_combination, n)   # a combination is a record or more
@@ -126,7 +126,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
     if not kept and totals and pairs.counted_rows is not None:    # read once, by the totals: summed here
-        return Scored(combination_totals(pairs.counted_rows, sizes, class_t, per_code), warnings,
+        return Scored(combination_totals(pairs.counted_rows, sizes, class_t, values, per_code), warnings,
                       plan.combination(radix), radix)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
@@ -135,20 +135,18 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
 
 
 def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
-                       per_code: list[np.ndarray]) -> pd.Series:
+                       values: list[np.ndarray], per_code: list[np.ndarray]) -> pd.Series:
     """:meth:`.Plan.totals` of :meth:`.Plan.combination_scores` over the combinations' fetched
-    class ids, codes and counts (``rows``, :func:`fetch_counted_rows`), with the same
-    floating-point operations in the same order: each SA's l-DF the combinations in its group
-    of QI ∪ (SA \\ {A_i}), W the weights added in SA order from 0.0, the record scores, and
-    the sums exact (:func:`~tklscore.core.scoring.sums.exact_sum`, as in memory)."""
+    class ids, codes and counts (``rows``, :func:`fetch_counted_rows`; ``values``: each SA's
+    values by code, ``per_code`` their weights), with the same floating-point operations in the
+    same order: the l-DF of :func:`~tklscore.core.scoring.distinguishing_factors.l_distinguishing_factor`
+    over the combinations (a group of QI ∪ (SA \\ {A_i}) holds as many values of A_i as
+    combinations), W the weights added in SA order from 0.0, the record scores, and the sums
+    exact (:func:`~tklscore.core.scoring.sums.exact_sum`, as in memory)."""
     cid, counts = rows["cid"], rows["cnt"]
     codes = [rows[f"c{i}"] for i in range(len(per_code))]
-    l = None
-    for i in range(len(codes)):
-        group, groups = group_ids([(cid, len(sizes))] + [(codes[j], len(per_code[j])) for j in range(len(codes))
-                                                        if j != i], len(cid))
-        distinct = np.bincount(group, minlength=groups)[group]
-        l = distinct if l is None else np.minimum(l, distinct)
+    l = l_distinguishing_factor([], [Codes(code, v) for code, v in zip(codes, values)], len(cid),
+                                classes=(cid, len(sizes)))
     w = np.zeros(len(cid))
     for code, weight in zip(codes, per_code):
         w = w + weight[code]
@@ -335,12 +333,12 @@ def score_set(totals: pd.Series, x: float) -> ScoreSet:
 
 
 def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
-                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[int], list[np.ndarray]]:
+                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
     """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
     as the in-memory engine does (``Weights.weights_of``); the weights' warnings, each
-    SA's number of distinct values and its weights by code."""
+    SA's distinct values by code and their weights."""
     missing: list[tuple[str, str]] = []
-    cardinalities, per_code = [], []
+    by_code, per_code = [], []
     values = backend.fetch(plan.distinct_values()) if roles.sa else None
     bounds = np.searchsorted(values["sa"].to_numpy(dtype=np.int64), np.arange(len(roles.sa) + 1)) if roles.sa else []
     for i, name in enumerate(roles.sa):
@@ -352,11 +350,11 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
         if absent.any():
             missing += [(name, shown_value(v)) for v in uniques[absent]]
             per_value = np.where(absent, 0.0, per_value)
-        cardinalities.append(len(uniques))
+        by_code.append(uniques)
         per_code.append(per_value)
         backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
                                                        "w": per_value}))
-    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), cardinalities, per_code
+    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), by_code, per_code
 
 
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,
