@@ -161,13 +161,14 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     n_classes = len(sizes)
     radix = (n_classes, *(len(v) for v in values))
     per_combination = replace(plan, weighted=True, counted="combos")
-    read_once = not kept and not keep_combinations and fetches_counted_rows(backend, per_combination, n)
-    (backend.view if read_once else backend.materialize)("combos", plan.combinations(radix))
+    summed_here = not kept and fetches_counted_rows(backend, per_combination, n)    # no ``scored``
+    (backend.view if summed_here and not keep_combinations else backend.materialize)(
+        "combos", plan.combinations(radix, groups=not summed_here))
     pairs = PairSource(backend, per_combination, n)   # a combination is a record or more
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
-    if not kept and pairs.counted_rows is not None:    # summed here, no ``scored``
+    if summed_here:
         fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code)
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
