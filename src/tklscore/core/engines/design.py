@@ -351,7 +351,8 @@ class EngineDesigner:
             # no per-record rows asked: the release's totals are its combinations' scores times
             # their records less those suppressed (read from the suppressed rows only)
             if suppressed:
-                gone = replace(score_plan, source=f"({plan.suppressed_rows()})")
+                backend.materialize("suppressed_g", plan.suppressed_rows())
+                gone = replace(score_plan, source="suppressed_g")
                 by = ", ".join(scored.combination)
                 backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
                                             f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")

@@ -405,11 +405,11 @@ class DesignPlan:
         return f"SELECT {', '.join(chosen + [flag])} FROM {rows} LEFT JOIN dropped AS d ON {on}"
 
     def suppressed_values(self) -> str:
-        """Over the finest aggregate: the rows of the suppressed classes (``dropped``) with
-        each QI's value as written and ``cnt`` (few: within the suppression budget)."""
+        """Over the finest aggregate: the rows of the suppressed classes (``suppressed_g``,
+        :meth:`suppressed_rows` kept) with each QI's value as written and ``cnt`` (few: within
+        the suppression budget)."""
         values = ", ".join(f"f.q{j}" for j in range(len(self.keys)))
-        return (f"SELECT {values}, f.cnt FROM ({self.suppressed_rows()}) AS g "
-                f"JOIN {self.source} AS f ON f.rid = g.rid")
+        return f"SELECT {values}, f.cnt FROM suppressed_g AS g JOIN {self.source} AS f ON f.rid = g.rid"
 
     @staticmethod
     def suppressed_value_use(j: int) -> str:
@@ -418,7 +418,8 @@ class DesignPlan:
         return f"SELECT q{j} AS v, CAST(SUM(cnt) AS BIGINT) AS s FROM suppressed_values GROUP BY q{j}"
 
     def suppressed_rows(self) -> str:
-        """The rows of ``gsrc`` in a suppressed class (``dropped``)."""
+        """``suppressed_g``: the rows of ``gsrc`` in a suppressed class (``dropped``), kept once
+        for the release's scores and utility (one pass over ``gsrc``)."""
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
         return f"SELECT g.* FROM gsrc AS g JOIN dropped AS d ON {on}"
 
