@@ -348,19 +348,7 @@ class EngineDesigner:
         step()
         released = None
         if weighted:
-            # no per-record rows asked: the release's totals are its combinations' scores times
-            # their records less those suppressed (read from the suppressed rows only)
-            if suppressed:
-                backend.materialize("suppressed_g", plan.suppressed_rows())
-                gone = replace(score_plan, source="suppressed_g")
-                by = ", ".join(scored.combination)
-                backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
-                                            f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
-            if scored.fetched is not None:
-                gone = backend.fetch("SELECT * FROM gone") if suppressed else pd.DataFrame()
-                released = scored.fetched.totals(scored.fetched.released(gone, score_plan.radix(scored.radix)))
-            else:
-                backend.view("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
+            released = _released_totals(backend, plan, score_plan, scored, bool(suppressed))
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
@@ -597,6 +585,24 @@ class EngineDesigner:
         else:
             raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
                              file=str(path))
+
+
+def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, scored, any_dropped: bool):
+    """Over the aggregate, no per-record rows asked: the release's totals are its combinations'
+    scores times their records less those suppressed (``gone``, read from the suppressed rows
+    only), summed in Python from the fetched combinations — or None: ``published_scored`` is
+    a view of them, which :func:`.finish_report` sums."""
+    if any_dropped:
+        backend.materialize("suppressed_g", plan.suppressed_rows())
+        gone = replace(score_plan, source="suppressed_g")
+        by = ", ".join(scored.combination)
+        backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
+                                    f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
+    if scored.fetched is None:
+        backend.view("published_scored", plan.released_combinations(scored.combination, any_dropped))
+        return None
+    gone = backend.fetch("SELECT * FROM gone") if any_dropped else pd.DataFrame()
+    return scored.fetched.totals(scored.fetched.released(gone, score_plan.radix(scored.radix)))
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:
