@@ -384,3 +384,46 @@ def test_cli_engine_refusals_exit_2_with_the_reason(capsys, tmp_path, data_dir):
     assert code == 2 and "not a size" in err
     code, _, err = run_cli(capsys, ["release", *base, "--engine", "duckdb", "--output", tmp_path / "x.json"])
     assert code == 2 and "choose .csv or .parquet" in err
+
+
+@pytest.mark.parametrize("levels, below", [({}, 2), ({"q1": 1}, 17)])
+def test_a_releases_totals_from_fetched_combinations_are_the_engines(tmp_path, monkeypatch, levels, below):
+    """A release's totals over the aggregate summed in Python from its fetched combinations,
+    less the records of the suppressed classes (a small source), are those of the engine's
+    statement over them (a large one): counts and maxima equal, the sums to 1e-13 — and the
+    in-memory designer's to the last bit (both exact sums)."""
+    from tklscore.core.engines import scoring
+
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(400)], "q0": rng.choice(list("abcdefg"), 400),
+                          "q1": rng.integers(0, 30, 400).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 400),
+                          "age": rng.choice(["3", "7", "12", "41.5", "99"], 400)})
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
+    weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.2),
+                       ("age", "[10,inf)", 0.35)])
+    hierarchies = {"q1": Hierarchy.intervals("q1", [10, 20])}
+    design = ReleaseDesign("d", levels, below, 0.3)
+    found, fetched = [], []
+    for share in (scoring.FETCHED_SHARE, 0.0):
+        monkeypatch.setattr(scoring, "FETCHED_SHARE", share)
+        with open_backend("duckdb") as backend:
+            designer = EngineDesigner(backend, str(path), roles, hierarchies, cache=False)
+            summed = []
+            monkeypatch.setattr(scoring, "combination_totals", lambda *args, _sum=scoring.combination_totals:
+                                summed.append(args[-1] is not None) or _sum(*args))
+            found.append(designer.evaluate(design, weights))
+            fetched.append(any(summed))
+    assert fetched == [True, False]        # summed in Python, then by the engine's statement
+    python, engine = found
+    assert 0 < python.suppressed_rows == engine.suppressed_rows
+    for key in ("tkl_max", "m_score_inf"):
+        assert getattr(python.report.scores, key) == getattr(engine.report.scores, key), key
+    assert python.report.published_rows == engine.report.published_rows
+    for key in ("tkl", "l_severity"):
+        assert getattr(python.report.scores, key) == pytest.approx(getattr(engine.report.scores, key), rel=1e-13), key
+    memory = ReleaseDesigner(load_table(path), roles, hierarchies).evaluate(design, weights)
+    assert memory.suppressed_rows == python.suppressed_rows
+    assert (python.report.scores.tkl, python.report.scores.l_severity) == (memory.report.scores.tkl,
+                                                                          memory.report.scores.l_severity)

@@ -135,6 +135,23 @@ def test_the_reproduction_a_float_qi_of_nan_and_missing_cells(tmp_path):
     assert_same_report(engine, memory)
 
 
+@pytest.mark.parametrize("kind", [pa.int64(), pa.string(), pa.float64()])
+def test_a_repeated_identifier_is_named_as_written_whatever_its_type(tmp_path, kind):
+    """An integer identifier column is checked for repeats as numbers, a text or float one as
+    its text: each names the first repeated id in text order ('10' before '9') as written."""
+    from tklscore.core import InputError
+
+    ids = [9, 10, 3, 10, 9, 4]
+    column = pa.array([str(i) for i in ids]) if kind == pa.string() else pa.array(ids, kind)
+    path = tmp_path / "repeated.parquet"
+    pq.write_table(pa.table({"id": column, "q": list("aabbab"), "s": list("uvuvvu")}), path)
+    written = "10.0" if kind == pa.float64() else "10"
+    with open_backend("duckdb") as backend:
+        with pytest.raises(InputError, match=rf"identifier '{written}' appears 2 times") as error:
+            EngineDesigner(backend, str(path), Roles(qi=["q"], sa=["s"], identifier="id"), cache=False)
+    assert error.value.column == "id"
+
+
 @pytest.mark.parametrize("zeros", [[-0.0, 0.0, 0.0, 1.0], [0.0, -0.0, -0.0, 1.0]])
 def test_a_float_column_s_zeros_are_one_value_written_as_the_first(tmp_path, zeros):
     """The loader reads 0.0 and -0.0 as one value, written as the column's first zero: one

@@ -254,11 +254,24 @@ class Backend:
         """An identifier column of ``src`` holds each id once (the in-memory rule)."""
         if not roles.identifier:
             return
-        duplicate = self.run("cannot be read", name, lambda: self.fetch(
-            "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"))
+        duplicate = self.run("cannot be read", name, lambda: self.fetch(self._duplicate_id_sql(roles)))
         if len(duplicate):
             raise InputError(f"identifier '{duplicate['id'].iloc[0]}' appears {int(duplicate['times'].iloc[0])} "
                              f"times", file=name, column=roles.identifier, hint="an identifier column must be unique")
+
+    def _duplicate_id_sql(self, roles: Roles) -> str:
+        """The first id of ``src`` (in text order) held by more than one record, and how many:
+        grouped by the file's own column where its text is one-to-one with it (integers without
+        a missing cell: grouped as numbers, about half the work of grouping their text)."""
+        import pyarrow as pa
+
+        scan = self.source_scan
+        raw = _columns(scan, [roles.identifier])[roles.identifier]
+        if pa.types.is_integer(self._kinds(scan)[raw]) and not self._holds_missing(scan, raw):
+            column = self.q(raw)
+            return (f"SELECT CAST(v AS STRING) AS id, times FROM (SELECT {column} AS v, COUNT(*) AS times FROM "
+                    f"{scan.relation} GROUP BY {column} HAVING COUNT(*) > 1) AS d ORDER BY id LIMIT 1")
+        return "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"
 
     def _check_sample_weights(self, scan: Scan, raw: str, column: str) -> None:
         """Sampling weights are finite numbers ≥ 0 (as the in-memory engine reads them)."""

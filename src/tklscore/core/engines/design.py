@@ -240,7 +240,7 @@ class EngineDesigner:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True, distinct=rows_are_combinations(self.backend, self.roles))
                 totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
-                                                  kept=False)    # ``scored``: read once, by the totals
+                                                  kept=False, keep_combinations=False)   # read once, by the totals
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed
                     self.backend.drop(relation)
                 if int(totals["w_above"] or 0):
@@ -340,25 +340,21 @@ class EngineDesigner:
             per_value = weights.weights_of(name, uniques, name in roles.continuous)
             return np.where(np.isnan(per_value), 0.0, per_value)
 
-        # over the aggregate ``scored`` and the released combinations are each read once (a
-        # view: no table written), by the release's totals
+        # over the aggregate the combinations' scores are summed in Python when they are fetched,
+        # else ``scored`` and the released combinations are each read once (a view: no table
+        # written), by the release's totals
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
                                totals=False)
         step()
+        released = None
         if weighted:
-            # no per-record rows asked: the release's totals are its combinations' scores times
-            # their records less those suppressed (read from the suppressed rows only)
-            if suppressed:
-                gone = replace(score_plan, source=f"({plan.suppressed_rows()})")
-                by = ", ".join(scored.combination)
-                backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
-                                            f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
-            backend.view("published_scored", plan.released_combinations(scored.combination, bool(suppressed)))
+            released = _released_totals(backend, plan, score_plan, scored, bool(suppressed))
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
-        report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False)
-        if weighted:
+        report = finish_report(backend, score_plan, self.n, whole_totals, x, notes, records_path, fetch=False,
+                               totals=released)
+        if weighted and released is None:
             for relation in ("published_scored", "scored"):   # views over relations the measures replace
                 backend.drop(relation)
         notes = report.warnings
@@ -589,6 +585,24 @@ class EngineDesigner:
         else:
             raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
                              file=str(path))
+
+
+def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, scored, any_dropped: bool):
+    """Over the aggregate, no per-record rows asked: the release's totals are its combinations'
+    scores times their records less those suppressed (``gone``, read from the suppressed rows
+    only), summed in Python from the fetched combinations — or None: ``published_scored`` is
+    a view of them, which :func:`.finish_report` sums."""
+    if any_dropped:
+        backend.materialize("suppressed_g", plan.suppressed_rows())
+        gone = replace(score_plan, source="suppressed_g")
+        by = ", ".join(scored.combination)
+        backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
+                                    f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
+    if scored.fetched is None:
+        backend.view("published_scored", plan.released_combinations(scored.combination, any_dropped))
+        return None
+    gone = backend.fetch("SELECT * FROM gone") if any_dropped else pd.DataFrame()
+    return scored.fetched.totals(scored.fetched.released(gone, score_plan.radix(scored.radix)))
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:

@@ -219,8 +219,10 @@ class DuckDBBackend(Backend):
         return self._timed("fetch", sql, lambda: self.con.execute(sql, list(params) if params else None).df())
 
     def fetch_arrow(self, sql: str):
-        relation = self.con.sql(sql)
-        return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+        def run():
+            relation = self.con.sql(sql)
+            return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+        return self._timed("fetch_arrow", sql, run)
 
     def fetch_batches(self, sql: str, rows: int):
         reader = self.con.sql(sql).to_arrow_reader(max(1, int(rows)))

@@ -194,28 +194,28 @@ class Plan:
             return None
         return " + ".join(f"{c} * {place}" if place != 1 else c for c, place in zip(columns, places))
 
-    def combinations(self, sizes: tuple[int, ...]) -> str:
+    def combinations(self, sizes: tuple[int, ...], groups: bool = True) -> str:
         """``combos``: the distinct (class, SA values) combinations of the records of
         ``source`` (coded as :meth:`coded` codes them, in the same statement: the records are
-        never kept as codes), each with ``cnt``, the records holding it, and (with a key)
-        ``g{i}``, the key of its group of QI ∪ (SA \\ {A_i}): the key with A_i's code
-        zeroed. Every record score is a function of its combination."""
+        never kept as codes), each with ``cnt``, the records holding it, and (with a key and
+        ``groups``; :meth:`combination_scores` reads them) ``g{i}``, the key of its group of
+        QI ∪ (SA \\ {A_i}): the key with A_i's code zeroed. Every record score is a function
+        of its combination."""
         codes = [f"c{i}" for i in range(len(self.sa))]
         places = self.radix(sizes)
         coded = f"({self.coded(sizes)}) AS coded"
+        named = ", ".join((["key"] if places is not None else []) + ["cid"] + codes)
+        keyed = ""
+        if places is not None and groups:
+            keyed = ", " + ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
         if self.distinct:    # every row its own combination: coded as it is, nothing to group
             assert self.weighted, "distinct rows are the finest aggregate's, each with its cnt"
-            if places is None:
-                return f"SELECT {', '.join(['cid'] + codes)}, cnt, rid FROM {coded}"
-            groups = ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
-            return f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM {coded}"
+            return f"SELECT {named}, cnt, rid{keyed} FROM {coded}"
         if places is None:
-            keys = ", ".join(["cid"] + codes)
-            return f"SELECT {keys}, {self.count} AS cnt, MIN(rid) AS rid FROM {coded} GROUP BY {keys}"
+            return f"SELECT {named}, {self.count} AS cnt, MIN(rid) AS rid FROM {coded} GROUP BY {named}"
         picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes + ["rid"])
-        groups = ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
-        return (f"SELECT key, cid, {', '.join(codes)}, cnt, rid, {groups} FROM (SELECT key, {picked}, "
-                f"{self.count} AS cnt FROM {coded} GROUP BY key) AS grouped")
+        return (f"SELECT {named}, cnt, rid{keyed} FROM (SELECT key, {picked}, {self.count} AS cnt FROM {coded} "
+                f"GROUP BY key) AS grouped")
 
     # ------------------------------------------------------------------ a release measured as it is coded
 
@@ -405,11 +405,11 @@ class DesignPlan:
         return f"SELECT {', '.join(chosen + [flag])} FROM {rows} LEFT JOIN dropped AS d ON {on}"
 
     def suppressed_values(self) -> str:
-        """Over the finest aggregate: the rows of the suppressed classes (``dropped``) with
-        each QI's value as written and ``cnt`` (few: within the suppression budget)."""
+        """Over the finest aggregate: the rows of the suppressed classes (``suppressed_g``,
+        :meth:`suppressed_rows` kept) with each QI's value as written and ``cnt`` (few: within
+        the suppression budget)."""
         values = ", ".join(f"f.q{j}" for j in range(len(self.keys)))
-        return (f"SELECT {values}, f.cnt FROM ({self.suppressed_rows()}) AS g "
-                f"JOIN {self.source} AS f ON f.rid = g.rid")
+        return f"SELECT {values}, f.cnt FROM suppressed_g AS g JOIN {self.source} AS f ON f.rid = g.rid"
 
     @staticmethod
     def suppressed_value_use(j: int) -> str:
@@ -418,7 +418,8 @@ class DesignPlan:
         return f"SELECT q{j} AS v, CAST(SUM(cnt) AS BIGINT) AS s FROM suppressed_values GROUP BY q{j}"
 
     def suppressed_rows(self) -> str:
-        """The rows of ``gsrc`` in a suppressed class (``dropped``)."""
+        """``suppressed_g``: the rows of ``gsrc`` in a suppressed class (``dropped``), kept once
+        for the release's scores and utility (one pass over ``gsrc``)."""
         on = " AND ".join(f"d.{k} = g.{k}" for k in self.keys)
         return f"SELECT g.* FROM gsrc AS g JOIN dropped AS d ON {on}"
 

@@ -18,14 +18,14 @@ from tklscore.core.engines.backend import Backend, memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import (ordered_emd_of_batches, variational_distance_of_pairs,
-                                                          weighted_class_value_pairs)
+from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_of_batches,
+                                                          variational_distance_of_pairs, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
 from tklscore.core.scoring.sums import exact_sum
-from tklscore.core.tables.codes import group_ids
+from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
 
@@ -54,7 +54,7 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     missing = backend.unlocated()
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
-    whole, warnings, combination, radix = score_records(backend, whole_plan, roles, weights, missing_weight_zero, n)
+    whole, warnings, combination, radix, _ = score_records(backend, whole_plan, roles, weights, missing_weight_zero, n)
     backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
     contradicting = conflict_warning(*backend.conflicts(roles))
     if contradicting:
@@ -68,12 +68,14 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
 
 def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: float, warnings: list[str],
                   records_path: str | None, fetch: bool, unlocated: list[str] = (),
-                  stream: bool = False) -> ScoreReport:
+                  stream: bool = False, totals: pd.Series | None = None) -> ScoreReport:
     """The :class:`ScoreReport` of ``published_scored`` (a release's scored records in
-    release order) from its totals and the whole source's; its records written to
+    release order) from its totals (``totals``: summed already, :func:`combination_totals`;
+    then no ``published_scored`` is read) and the whole source's; its records written to
     ``records_path``, or kept on disk (``stream``: ``report.stored``), or fetched
     (``fetch``), or left in the engine."""
-    totals = backend.fetch(plan.totals("published_scored")).iloc[0]
+    if totals is None:
+        totals = backend.fetch(plan.totals("published_scored")).iloc[0]
     scores, whole_scores = score_set(totals, x), score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
@@ -92,6 +94,41 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
                        whole_scores, records_path=records_path, unlocated=list(unlocated), stored=stored)
 
 
+class Combinations(NamedTuple):
+    """A relation's combinations fetched into Python (:func:`fetch_counted_rows`) with what
+    their scores need: each class's size and t, each SA's values by code and their weights."""
+
+    rows: dict[str, np.ndarray]
+    sizes: np.ndarray
+    class_t: np.ndarray
+    values: list[np.ndarray]
+    per_code: list[np.ndarray]
+
+    def totals(self, released: np.ndarray | None = None) -> pd.Series:
+        return combination_totals(self.rows, self.sizes, self.class_t, self.values, self.per_code, released)
+
+    def released(self, gone: pd.DataFrame, places: tuple[int, ...] | None) -> np.ndarray:
+        """Each combination's records less those ``gone`` holds (``combination`` columns —
+        the key in mixed radix of ``places`` (:meth:`.Plan.radix`), or the class id and codes —
+        and ``cnt``: the suppressed records of each combination)."""
+        rows = self.rows
+        counts = rows["cnt"].copy()
+        if not len(gone):
+            return counts
+        columns = ["cid"] + [f"c{i}" for i in range(len(self.values))]
+        if places is not None:
+            keys = np.zeros(len(counts), dtype=np.int64)
+            for column, place in zip(columns, places):
+                keys += rows[column] * place
+            at = pd.Index(keys).get_indexer(gone["key"].to_numpy(dtype=np.int64))
+        else:
+            at = pd.MultiIndex.from_arrays([rows[c] for c in columns]).get_indexer(
+                pd.MultiIndex.from_frame(gone[columns].astype(np.int64)))
+        assert (at >= 0).all(), "a suppressed combination is one of the combinations"
+        counts[at] -= gone["cnt"].to_numpy(dtype=np.int64)
+        return counts
+
+
 class Scored(NamedTuple):
     """What :func:`score_records` leaves: the totals over the records, the weights' warnings
     and the columns naming a combination in ``coded`` and ``scored``."""
@@ -100,10 +137,11 @@ class Scored(NamedTuple):
     warnings: list[str]
     combination: list[str]
     radix: tuple[int, ...]   # the number of classes and of each SA's codes (:meth:`.Plan.radix`)
+    fetched: Combinations | None = None   # not ``kept`` and fetched: no ``scored``, the totals summed in Python
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
-                  weigh=None, kept: bool = True, totals: bool = True) -> Scored:
+                  weigh=None, kept: bool = True, totals: bool = True, keep_combinations: bool = True) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
     combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
@@ -111,23 +149,28 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     each times its records. ``weigh(i, name,
     uniques)``: the weight of each distinct value of SA i (NaN: none), by default the
     weights file's. Not ``kept``: ``scored`` is a :meth:`~.Backend.view` (no table written),
-    for a caller that reads it once: the totals (``totals``), or else its own statement."""
+    for a caller that reads it once: the totals (``totals``), or else its own statement — or,
+    when the combinations are fetched (:func:`fetch_counted_rows`), none at all: the totals are
+    summed in Python (``fetched``; with ``totals`` and not ``keep_combinations``, ``combos``
+    is a view, read once by that fetch)."""
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", plan.value_codes(i))
-    warnings, cardinalities, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
+    warnings, values, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
     backend.materialize("classes", plan.classes())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
     n_classes = len(sizes)
-    radix = (n_classes, *cardinalities)
-    backend.materialize("combos", plan.combinations(radix))
+    radix = (n_classes, *(len(v) for v in values))
     per_combination = replace(plan, weighted=True, counted="combos")
+    summed_here = not kept and fetches_counted_rows(backend, per_combination, n)    # no ``scored``
+    (backend.view if summed_here and not keep_combinations else backend.materialize)(
+        "combos", plan.combinations(radix, groups=not summed_here))
     pairs = PairSource(backend, per_combination, n)   # a combination is a record or more
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
-    if not kept and totals and pairs.counted_rows is not None:    # read once, by the totals: summed here
-        return Scored(combination_totals(pairs.counted_rows, sizes, class_t, per_code), warnings,
-                      plan.combination(radix), radix)
+    if summed_here:
+        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code)
+        return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
     summed = backend.fetch(plan.totals("scored", weighted=True)).iloc[0] if totals else None
@@ -135,27 +178,35 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
 
 
 def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
-                       per_code: list[np.ndarray]) -> pd.Series:
+                       values: list[np.ndarray], per_code: list[np.ndarray],
+                       released: np.ndarray | None = None) -> pd.Series:
     """:meth:`.Plan.totals` of :meth:`.Plan.combination_scores` over the combinations' fetched
-    class ids, codes and counts (``rows``, :func:`fetch_counted_rows`), with the same
-    floating-point operations in the same order: each SA's l-DF the combinations in its group
-    of QI ∪ (SA \\ {A_i}), W the weights added in SA order from 0.0, the record scores, and
-    the sums exact (:func:`~tklscore.core.scoring.sums.exact_sum`, as in memory)."""
-    cid, counts = rows["cid"], rows["cnt"]
+    class ids, codes and counts (``rows``, :func:`fetch_counted_rows`; ``values``: each SA's
+    values by code, ``per_code`` their weights), with the same floating-point operations in the
+    same order: the l-DF of :func:`~tklscore.core.scoring.distinguishing_factors.l_distinguishing_factor`
+    over the combinations (a group of QI ∪ (SA \\ {A_i}) holds as many values of A_i as
+    combinations), W the weights added in SA order from 0.0, the record scores, and the sums
+    exact (:func:`~tklscore.core.scoring.sums.exact_sum`, as in memory). ``released``: each
+    combination's records in a release (:meth:`.Plan.released_combinations`: the factors are
+    the whole relation's, the totals over the released records only, maxima over the
+    combinations holding one)."""
+    cid = rows["cid"]
+    counts = rows["cnt"] if released is None else released
     codes = [rows[f"c{i}"] for i in range(len(per_code))]
-    l = None
-    for i in range(len(codes)):
-        group, groups = group_ids([(cid, len(sizes))] + [(codes[j], len(per_code[j])) for j in range(len(codes))
-                                                        if j != i], len(cid))
-        distinct = np.bincount(group, minlength=groups)[group]
-        l = distinct if l is None else np.minimum(l, distinct)
+    l = l_distinguishing_factor([], [Codes(code, v) for code, v in zip(codes, values)], len(cid),
+                                classes=(cid, len(sizes)))
     w = np.zeros(len(cid))
     for code, weight in zip(codes, per_code):
         w = w + weight[code]
     scores = record_scores(sizes[cid].astype(np.float64), l.astype(np.float64), class_t[cid], w)
-    return pd.Series({"n": int(counts.sum()), "tkl": exact_sum(scores.tkl, counts), "tkl_max": float(scores.tkl.max()),
-                      "m_inf": float(scores.m_score.max()), "l_severity": exact_sum(scores.l_severity, counts),
-                      "w_max": float(w.max()), "w_above": int(counts[w > 1.0 + 1e-12].sum())})
+    held = counts > 0
+
+    def largest(x: np.ndarray) -> float:
+        return float(x[held].max()) if held.any() else float("nan")    # SQL's MAX of no rows: NULL
+
+    return pd.Series({"n": int(counts.sum()), "tkl": exact_sum(scores.tkl, counts), "tkl_max": largest(scores.tkl),
+                      "m_inf": largest(scores.m_score), "l_severity": exact_sum(scores.l_severity, counts),
+                      "w_max": largest(w), "w_above": int(counts[w > 1.0 + 1e-12].sum())})
 
 
 PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers
@@ -262,14 +313,19 @@ FETCHED_SHARE = 1 / 16
 each) may take in Python to be fetched once rather than grouped and streamed SA by SA."""
 
 
+def fetches_counted_rows(backend: Backend, plan: Plan, rows: int) -> bool:
+    """Whether :func:`fetch_counted_rows` fetches ``plan.counted``'s ``rows``."""
+    return not backend.few_statements and bool(plan.sa) and \
+        rows * (len(plan.sa) + 2) * 8 <= FETCHED_SHARE * memory_bytes(backend.memory_limit)
+
+
 def fetch_counted_rows(backend: Backend, plan: Plan, rows: int) -> dict[str, np.ndarray] | None:
     """``plan.counted``'s class ids, codes and counts (``cid``, ``c{i}``, ``cnt``) as int64
     arrays, fetched in one statement on an engine whose statements are cheap (not
     :attr:`.Backend.few_statements`) while the ``rows`` fit :data:`FETCHED_SHARE` of its
     memory; else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
     four grouped statements (one a sort of 1M pairs, streamed), ~0.3 s from these."""
-    if backend.few_statements or not plan.sa or \
-            rows * (len(plan.sa) + 2) * 8 > FETCHED_SHARE * memory_bytes(backend.memory_limit):
+    if not fetches_counted_rows(backend, plan, rows):
         return None
     codes = [f"c{i}" for i in range(len(plan.sa))]
     table = backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}{', cnt' if plan.weighted else ''} "
@@ -335,12 +391,12 @@ def score_set(totals: pd.Series, x: float) -> ScoreSet:
 
 
 def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
-                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[int], list[np.ndarray]]:
+                      missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
     """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
     as the in-memory engine does (``Weights.weights_of``); the weights' warnings, each
-    SA's number of distinct values and its weights by code."""
+    SA's distinct values by code and their weights."""
     missing: list[tuple[str, str]] = []
-    cardinalities, per_code = [], []
+    by_code, per_code = [], []
     values = backend.fetch(plan.distinct_values()) if roles.sa else None
     bounds = np.searchsorted(values["sa"].to_numpy(dtype=np.int64), np.arange(len(roles.sa) + 1)) if roles.sa else []
     for i, name in enumerate(roles.sa):
@@ -352,11 +408,11 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
         if absent.any():
             missing += [(name, shown_value(v)) for v in uniques[absent]]
             per_value = np.where(absent, 0.0, per_value)
-        cardinalities.append(len(uniques))
+        by_code.append(uniques)
         per_code.append(per_value)
         backend.register(f"weights_{i}", pd.DataFrame({f"c{i}": np.arange(len(uniques), dtype=np.int64),
                                                        "w": per_value}))
-    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), cardinalities, per_code
+    return missing_weights_notes(missing, weights, missing_weight_zero, roles.continuous), by_code, per_code
 
 
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,
