@@ -117,6 +117,12 @@ def search_budget(memory_limit: int | None) -> int:
     resident = _resident_bytes()
     if resident is None:
         return int(SEARCH_SHARE * memory_limit)
+    return _beyond_engine(memory_limit, resident)
+
+
+def _beyond_engine(memory_limit: int, resident: int) -> int:
+    """The bytes of a memory limit left beyond the engine's share (:data:`ENGINE_SHARE`) and
+    what the process holds now (``resident``)."""
     return int((1.0 - ENGINE_SHARE) * memory_limit) - resident
 
 
@@ -272,13 +278,9 @@ class AggregateLattice:
         backend = self.designer.backend
         limit, resident = getattr(backend, "memory_limit", None), _resident_bytes()
         bounded = limit is not None and resident is not None
-        if bounded:     # the engine's statements within what the process leaves them
-            backend.engine_memory(max(int((1.0 - ENGINE_SHARE) * limit) - resident, int(ENGINE_SHARE * limit)))
-        try:
-            totals, _ = self.designer.whole_source(weights, missing_weight_zero)
-        except BaseException:
-            backend.engine_memory(None)
-            raise
+        if bounded:     # the engine's statements within what the process leaves them (search_done restores it)
+            backend.engine_memory(max(_beyond_engine(limit, resident), int(ENGINE_SHARE * limit)))
+        totals, _ = self.designer.whole_source(weights, missing_weight_zero)
         if bounded and backend.engine_memory(int(ENGINE_SHARE * limit)) and self._default_budget:
             # the engine idle while the search counts: its buffers given back, the pieces sized again
             self._size_pieces(backend, None)

@@ -18,6 +18,7 @@ import math
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -150,19 +151,14 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
     # l ≥ 1 and t ≤ 1 hold for every published table: l and t are then computed only for
     # the releases shown, not to filter
     filter_models = constraints.l > 1 or constraints.t < 1.0
-    prepare = getattr(designer, "prepare_search", None)    # a designer of its own nodes (out of core)
-    searched = getattr(designer, "search_done", None)      # ... which frees what it held, even after an error
+    search = designer if isinstance(designer, LatticeSearch) else _InMemorySearch(designer)
     failed_k: set[tuple[int, ...]] = set()
     evaluated: list[_Node] = []
     pending: deque = deque()
     stopped = False
     visited = 0
     try:
-        if prepare is not None:
-            prepare(weights, x, missing_weight_zero)
-        else:
-            designer.scorer.whole_source_scores(weights, x, missing_weight_zero)  # once, before the workers share it
-        node_of = getattr(designer, "lattice_node", None) or (lambda levels, design: _Node(levels, design, designer))
+        search.prepare_search(weights, x, missing_weight_zero)
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
             try:
                 for index, node in enumerate(nodes):
@@ -181,7 +177,7 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
                         failed_k.add(node)
                         continue
                     levels = dict(zip(columns, node))
-                    entry = node_of(levels, base.with_levels(levels))
+                    entry = search.lattice_node(levels, base.with_levels(levels))
                     evaluated.append(entry)
                     if not entry.meets_k(constraints):
                         failed_k.add(node)
@@ -202,8 +198,7 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
                     future.cancel()
                 raise
     finally:
-        if searched is not None:
-            searched()
+        search.search_done()   # what the search held freed, even after an error
     if progress is not None and not stopped:
         progress(1.0)
     reached = visited if stopped else None   # nodes evaluated or skipped before the cancel
@@ -249,6 +244,38 @@ def _releases(n: int) -> str:
 
 def _best(n: int) -> str:
     return "1 is the best trade-off" if n == 1 else f"{n:,} are the best trade-offs"
+
+
+@runtime_checkable
+class LatticeSearch(Protocol):
+    """What :func:`suggest` asks of the designer it searches with: the whole source's scores
+    (the normalisation) once before the nodes, each node evaluated, and what the search held
+    freed once every node is scored, even after an error. The out-of-core designer's
+    :class:`~tklscore.core.engines.lattice.AggregateLattice` is one; the in-memory
+    :class:`ReleaseDesigner` is searched through :class:`_InMemorySearch`."""
+
+    def prepare_search(self, weights: Weights, x: float, missing_weight_zero: bool) -> None: ...
+
+    def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "_Node": ...
+
+    def search_done(self) -> None: ...
+
+
+class _InMemorySearch:
+    """:class:`LatticeSearch` over the in-memory designer: the whole source's scores computed
+    once, before the workers share them; its nodes :class:`_Node`; nothing held after."""
+
+    def __init__(self, designer: ReleaseDesigner):
+        self.designer = designer
+
+    def prepare_search(self, weights: Weights, x: float, missing_weight_zero: bool) -> None:
+        self.designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
+
+    def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "_Node":
+        return _Node(levels, design, self.designer)
+
+    def search_done(self) -> None:
+        pass
 
 
 class _Node:
