@@ -204,8 +204,7 @@ class WeightsState:
                 self.weights_per_score = self._score_models(self.weights)
                 if self.weights_per_score is None:   # being read: no scores until then
                     self.weights = None
-                    names = " and ".join(Path(p).name for p in self.project.score_model_paths)
-                    self.weights_problem = f"Reading the score models {names}…"
+                    self.weights_problem = f"Reading the score models {_file_names(self.project.score_model_paths)}…"
         except InputError as error:
             self.weights, self.weights_per_score = None, None
             self.weights_problem = str(error)
@@ -253,7 +252,7 @@ class WeightsState:
         if key in self._score_models_reads:
             return
         self._score_models_reads.add(key)
-        names = " and ".join(Path(p).name for p in paths)
+        names = _file_names(paths)
 
         def settle(read) -> None:
             self._score_models_reads.discard(key)
@@ -290,6 +289,11 @@ class WeightsState:
         if self.weights_use() != SCORE_MODELS or not self.project.score_model_paths:
             return None
         return _files_key(self.project.score_model_paths)
+
+
+def _file_names(paths: list[str]) -> str:
+    """The files' names as a message says them: "a.ttl and b.ttl"."""
+    return " and ".join(Path(p).name for p in paths)
 
 
 def _files_key(paths: list[str]) -> tuple:
