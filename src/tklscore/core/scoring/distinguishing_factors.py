@@ -34,20 +34,31 @@ from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, SortedGro
                                         run_sizes, run_starts, sort_with_positions, sorted_groups)
 
 
-@dataclass(frozen=True)
 class DistinguishingFactors:
     """Per-record factors (arrays aligned with the records they were computed for) and,
-    for explanations, each equivalence class's t-closeness per sensitive attribute."""
+    for explanations, each equivalence class's t-closeness per sensitive attribute.
+    ``k`` may be given as None with ``class_sizes`` (each equivalence class's size): it is
+    then gathered per record when first read (a search that sums tkl never reads it)."""
 
-    k: np.ndarray
-    l: np.ndarray
-    t: np.ndarray
-    equivalence_class: np.ndarray
-    class_t: dict[str, np.ndarray]
+    __slots__ = ("_k", "l", "t", "equivalence_class", "class_t", "_class_sizes")
+
+    def __init__(self, k: np.ndarray | None, l: np.ndarray, t: np.ndarray, equivalence_class: np.ndarray,
+                 class_t: dict[str, np.ndarray], class_sizes: np.ndarray | None = None):
+        if k is None and class_sizes is None:
+            raise ValueError("k or the class sizes it is read from must be given")
+        self._k, self.l, self.t, self.equivalence_class, self.class_t = k, l, t, equivalence_class, class_t
+        self._class_sizes = class_sizes
+
+    @property
+    def k(self) -> np.ndarray:
+        if self._k is None:   # two threads may both gather it: the same array
+            self._k = self._class_sizes[self.equivalence_class]
+        return self._k
 
     def take(self, positions: np.ndarray) -> "DistinguishingFactors":
-        return DistinguishingFactors(self.k[positions], self.l[positions], self.t[positions],
-                                     self.equivalence_class[positions], self.class_t)
+        return DistinguishingFactors(None if self._k is None else self._k[positions], self.l[positions],
+                                     self.t[positions], self.equivalence_class[positions], self.class_t,
+                                     self._class_sizes)
 
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
@@ -73,7 +84,6 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
     n = len(next(iter(sa.values())).codes)
     classes, n_classes = classes if classes is not None else group_ids(qi, n)
     class_sizes = np.bincount(classes, minlength=n_classes)
-    k = class_sizes[classes]
     step()
     # the first continuous SA goes first after the class in the full key: the full groups,
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
@@ -147,7 +157,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
         class_t[name] = per_class
         np.maximum(highest, per_class, out=highest)
         step()
-    return DistinguishingFactors(k, l, highest[classes], classes, class_t)
+    return DistinguishingFactors(None, l, highest[classes], classes, class_t, class_sizes)
 
 
 class _SharedWork:
