@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from tklscore.core.scoring.distinguishing_factors import (class_value_counts, compute_distinguishing_factors,
                                                           l_distinguishing_factor)
-from tklscore.core.tables.codes import Codes, compact, group_ids, group_sizes, mixed_radix, run_sizes, sorted_groups
+from tklscore.core.tables.codes import (Codes, compact, group_ids, group_sizes, mixed_radix, run_sizes, sorted_groups,
+                                        table_counts)
 
 
 def _codes(values: list[int], declared: int) -> Codes:
@@ -104,6 +105,19 @@ def test_group_sizes_count_each_keys_elements(values, offset):
     assert sizes.dtype == np.int64 and np.array_equal(sizes, expected)
     narrow = group_sizes(key, np.arange(len(key) + 3, dtype=np.int64), bound=max(counts, default=1))
     assert narrow.dtype.itemsize <= 1 and np.array_equal(narrow, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=60), st.integers(0, 3), st.sampled_from([0, 1, 255, 256, 65535, 65536]))
+def test_table_counts_count_each_keys_elements_in_the_narrowest_integers(values, spare, repeat):
+    """Each element's count of its key, from a table of one, two or four bytes an entry: exact up
+    to the bound (a key held 255 times in bytes, 256 times in two bytes, 65,536 times in four)."""
+    key = np.asarray(values + [7] * repeat, dtype=np.int64)
+    bound = max(repeat + values.count(7), max([values.count(v) for v in values], default=1), 1)
+    counts = table_counts(key, 31 + spare, bound=bound)
+    _, inverse, held = np.unique(key, return_inverse=True, return_counts=True)
+    assert counts.tolist() == held[inverse.reshape(-1)].tolist()
+    assert counts.dtype == np.min_scalar_type(bound) and counts.dtype.itemsize <= (1 if bound < 256 else 4)
 
 
 @given(st.lists(st.integers(-3, 3), max_size=40))

@@ -31,7 +31,7 @@ import pandas as pd
 
 from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, SortedGroups, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
                                         dense_limit, group_ids, group_sizes, mixed_radix, partition, run_lengths,
-                                        run_sizes, run_starts, sort_with_positions, sorted_groups)
+                                        run_sizes, run_starts, sort_with_positions, sorted_groups, table_counts)
 
 
 class DistinguishingFactors:
@@ -351,42 +351,50 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     order, pairs, lengths = _packed_runs(packed, bits)   # lengths: the rows of each pair
     del packed
     m = len(pairs)
-    l = np.full(m, np.iinfo(np.int64).max, dtype=np.int64)
+    # each pair's l and its bits in the narrowest integers that hold them: a group holds at most
+    # every value of an SA, so l ≤ the fewest (the last SA's, whose counts are runs)
+    narrow = np.min_scalar_type((min(cards) + 1) << s)
+    narrow = narrow if narrow.kind == "u" and narrow.itemsize < 8 else np.dtype(np.int64)
+    l = np.full(m, min(cards), dtype=narrow)
     opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
     every = []                              # the j-th SA's groups all hold more than one value
     for j in range(s):
         if j == s - 1:   # no suffix: each group is a run of the pairs, its count the run's length
             runs = run_sizes(np.flatnonzero(run_starts(pairs // np.int64(cards[j]))), m)
-            d = np.repeat(runs, runs)
+            d = np.repeat(runs.astype(narrow, copy=False), runs)
             del runs
         else:
+            # the key without A_j's digit: (the prefix's run, the suffix); no remainder taken (slow)
+            above = pairs // np.int64(suffix[j])       # (class, the SAs before A_j, A_j)
+            rest = above * np.int64(suffix[j])
+            np.subtract(pairs, rest, out=rest)         # the suffix's digits
+            above //= np.int64(cards[j])               # (class, the SAs before A_j)
             if j == 0:     # the prefix is the class itself
-                run, n_runs = pairs // np.int64(cards[0] * suffix[0]), max(int(count), 1)
+                run, n_runs = above, max(int(count), 1)
             else:
-                run = np.cumsum(run_starts(pairs // np.int64(cards[j] * suffix[j])), dtype=np.int64)
+                run = run_starts(above).view(np.uint8).astype(np.int64)
+                np.cumsum(run, out=run)
                 run -= 1
                 n_runs = int(run[-1]) + 1
+            del above
             size = n_runs * suffix[j]
             run *= np.int64(suffix[j])
-            run += pairs % np.int64(suffix[j])
-            if size <= dense_limit(m):
-                d = np.bincount(run, minlength=size)[run]
-            else:   # the group's pairs are distinct values of the SA: at most its cardinality
-                d = group_sizes(run, groups.positions, bound=cards[j])
+            run += rest
+            del rest
+            # the group's pairs are distinct values of the SA: at most its cardinality
+            d = (table_counts(run, size, cards[j]) if size <= dense_limit(m)
+                 else group_sizes(run, groups.positions, bound=cards[j]))
             del run
         np.minimum(l, d, out=l)
         open_ = d > 1
         every.append(bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
-    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass, in the
-    # narrowest integers that hold them (a group holds at most every value of an SA: l ≤ the fewest)
-    l <<= np.int64(s)
+    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
+    l <<= narrow.type(s)
     l |= opened
     del opened
-    narrow = np.min_scalar_type((min(cards) + 1) << s)
-    narrow = narrow if narrow.kind == "u" and narrow.itemsize < 8 else np.dtype(np.int64)
     rows = np.empty(n, dtype=narrow)
-    rows[order] = np.repeat(l.astype(narrow, copy=False), lengths)
+    rows[order] = np.repeat(l, lengths)
     del l, order, lengths
     masks: list = [None] * s
     low = None

@@ -262,6 +262,18 @@ def group_sizes(key: np.ndarray, positions: np.ndarray | None = None, bound: int
     return sizes
 
 
+def table_counts(key: np.ndarray, size: int, bound: int) -> np.ndarray:
+    """For each element of an integer ``key`` (each < ``size``), how many elements hold its
+    value, when no value is held more than ``bound`` times: counted in a table of the
+    narrowest unsigned integers that hold ``bound`` (``np.add.at``). ``bincount``'s table
+    takes eight bytes an entry, one or two here: on a table of millions of entries, most of
+    the time is memory first touched, so this is several times faster."""
+    dtype = np.min_scalar_type(max(int(bound), 1))
+    table = np.zeros(max(int(size), 1), dtype=dtype)
+    np.add.at(table, key, dtype.type(1))
+    return table[key]
+
+
 def sort_with_positions(key: np.ndarray, positions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(order, key[order])`` with ``order`` a permutation sorting the integer ``key``.
     When each key and its position fit together in 63 bits the two are packed into one
