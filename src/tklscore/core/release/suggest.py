@@ -209,12 +209,11 @@ def suggest(designer: ReleaseDesigner, weights: Weights, constraints: Constraint
             if candidate.shortfall == 0.0:
                 meeting[tuple(candidate.levels.items())] = (candidate, entry)
     if meeting:
-        front = []
-        for candidate in pareto_front([c for c, _ in meeting.values()]):
-            entry = meeting[tuple(candidate.levels.items())][1]
-            entry.complete_models()
-            entry.done()
-            front.append(entry.candidate(constraints))
+        chosen = [meeting[tuple(c.levels.items())][1] for c in pareto_front([c for c, _ in meeting.values()])]
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tklscore-suggest") as workers:
+            for _ in workers.map(_Node.models_and_done, chosen):   # the front's l and t, two at once
+                pass
+        front = [entry.candidate(constraints) for entry in chosen]
         return Suggestions(size, len(evaluated), front, True,
                            ("of the releases evaluated before the search was cancelled, " if stopped else "")
                            + f"{_releases(len(meeting))} the constraints; {_best(len(front))} (no other is both "
@@ -267,15 +266,19 @@ class _InMemorySearch:
 
     def __init__(self, designer: ReleaseDesigner):
         self.designer = designer
+        self._parallel = designer.parallel
 
     def prepare_search(self, weights: Weights, x: float, missing_weight_zero: bool) -> None:
         self.designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
+        # two nodes are scored at once, one on each core: a node's t-DFs beside its l-DF would
+        # put four threads on them
+        self._parallel, self.designer.parallel = self.designer.parallel, False
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "_Node":
         return _Node(levels, design, self.designer)
 
     def search_done(self) -> None:
-        pass
+        self.designer.parallel = self._parallel
 
 
 class _Node:
@@ -340,6 +343,10 @@ class _Node:
 
     def score_and_done(self, weights, x, missing_weight_zero) -> None:
         self.complete_scores(weights, x, missing_weight_zero)
+        self.done()
+
+    def models_and_done(self) -> None:
+        self.complete_models()
         self.done()
 
     def candidate(self, c: Constraints, optimistic: bool = False) -> Candidate:
