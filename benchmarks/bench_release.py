@@ -23,6 +23,8 @@ The machine is shared; every figure is the median of the repeats and should be r
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -96,13 +98,19 @@ def adult() -> tuple[Table, Roles, dict[str, Hierarchy], Weights]:
     return table, roles, hierarchies, Weights(ramp_weights(table.frame, roles.sa), name="adult synthetic weights")
 
 
+def front_sha1(found) -> str:
+    """The SHA-1 of a search's result as JSON (its front, number for number): a change that must
+    keep the front compares it with the base's."""
+    return hashlib.sha1(json.dumps(found.to_json_dict(), sort_keys=True).encode()).hexdigest()
+
+
 def bench_suggest_adult(repeats: int):
     table, roles, hierarchies, weights = adult()
     timing = timed(lambda: suggest(ReleaseDesigner(table, roles, hierarchies), weights,
                                    Constraints(k=5, suppression_limit=0.02)), max(repeats, 2))
     found, median, times = timing.result, timing.wall, timing.walls
     print(f"  adult: {len(table)} rows, lattice {found.lattice_size}, evaluated {found.evaluated}, "
-          f"front {len(found.front)}")
+          f"front {len(found.front)} (SHA-1 of its JSON {front_sha1(found)})")
     print(f"  suggest (whole lattice), median of {len(times)}: wall {median:.2f} s (runs: "
           f"{', '.join(f'{t:.2f}' for t in times)}), CPU {timing.cpu:.2f} s (all threads) — target "
           f"≤ {TARGET_ADULT_S} s: {verdict(median <= TARGET_ADULT_S)}; peak RSS {peak_rss_mb():.0f} MB")
@@ -141,7 +149,7 @@ def bench_suggest_large(source: Table, weights: Weights, sensitive: int = 4) -> 
     timing = timed(lambda: suggest(designer, weights, Constraints(k=10, suppression_limit=0.01)))
     found, elapsed, cpu = timing.result, timing.wall, timing.cpu
     print(f"  {len(source):,} rows: lattice {found.lattice_size} nodes, evaluated {found.evaluated}, front "
-          f"{len(found.front)}, {'met' if found.met else 'not met'}: wall {elapsed:.1f} s, CPU {cpu:.1f} s (all "
+          f"{len(found.front)} (SHA-1 of its JSON {front_sha1(found)}), {'met' if found.met else 'not met'}: wall {elapsed:.1f} s, CPU {cpu:.1f} s (all "
           f"threads) — target ≤ {TARGET_LARGE_S} s: {verdict(elapsed <= TARGET_LARGE_S)}; peak RSS "
           f"{peak_rss_mb():.0f} MB (load {load_average():.1f})")
     print(f"  {'PASS' if elapsed <= TARGET_LARGE_S else 'MISS'}: suggest on {len(source):,} rows, {elapsed:.1f} s wall "
