@@ -477,40 +477,6 @@ def test_the_search_shortcuts_keep_adults_front(monkeypatch):
     assert _front(fast) == _front(slow) and fast.evaluated == slow.evaluated
 
 
-def test_the_search_scores_whole_nodes_on_its_two_workers_and_gives_the_designer_back(monkeypatch):
-    """suggest's two workers each score a whole node: no node's t-DFs are handed to BESIDE beside
-    its l-DF (four threads on two cores); afterwards — also after an error — the designer runs
-    the parts of one evaluation beside each other again."""
-    import tklscore.core.release.designer as designer_module
-
-    example = thesis_example()
-    hierarchies = {"City": Hierarchy.masking("City")}
-    compute = designer_module.compute_distinguishing_factors
-    beside, failing = [], []
-
-    def spy(*args, **kwargs):
-        beside.append(kwargs.get("beside"))
-        if failing:
-            raise InputError("a node failed")
-        return compute(*args, **kwargs)
-
-    monkeypatch.setattr(designer_module, "compute_distinguishing_factors", spy)
-    designer = ReleaseDesigner(example.source, example.roles, hierarchies)
-    found = suggest(designer, example.weights, Constraints(k=1))
-    assert found.evaluated >= 2 and len(beside) >= 2 and beside == [None] * len(beside)
-    assert designer.parallel
-    searched = len(beside)
-    designer.evaluate(ReleaseDesign(name="again", removed={"City"}), example.weights)   # a node not searched
-    assert len(beside) == searched + 1 and beside[-1] is designer_module.BESIDE
-    failing.append(True)
-    with pytest.raises(InputError, match="a node failed"):
-        suggest(ReleaseDesigner(example.source, example.roles, hierarchies), example.weights, Constraints(k=1))
-    fresh = ReleaseDesigner(example.source, example.roles, hierarchies)
-    with pytest.raises(InputError):
-        suggest(fresh, example.weights, Constraints(k=1))
-    assert fresh.parallel
-
-
 def test_suggest_on_adult_with_its_hierarchies():
     from tklscore.core.tables.loading import load_table
 

@@ -266,19 +266,15 @@ class _InMemorySearch:
 
     def __init__(self, designer: ReleaseDesigner):
         self.designer = designer
-        self._parallel = designer.parallel
 
     def prepare_search(self, weights: Weights, x: float, missing_weight_zero: bool) -> None:
         self.designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
-        # two nodes are scored at once, one on each core: a node's t-DFs beside its l-DF would
-        # put four threads on them
-        self._parallel, self.designer.parallel = self.designer.parallel, False
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "_Node":
         return _Node(levels, design, self.designer)
 
     def search_done(self) -> None:
-        self.designer.parallel = self._parallel
+        pass
 
 
 class _Node:
