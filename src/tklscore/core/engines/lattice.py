@@ -55,8 +55,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import (LatticeL, SaGroups, l_of_classes, ordered_emd_from_pairs,
-                                                          sa_groups, weighted_class_value_pairs)
+from tklscore.core.scoring.distinguishing_factors import (Groupings, LatticeL, SaGroups, l_of_classes,
+                                                          ordered_emd_from_pairs, sa_groups, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
 from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
@@ -421,8 +421,8 @@ class AggregateLattice:
             # combinations' own codes are combo_s, their positions a piece's own
             narrow = (lambda grouping: None if grouping is None else
                       (grouping[0].astype(_small(grouping[1]), copy=False), grouping[1]))
-            groups = SaGroups(narrow(groups.full), [narrow(o) for o in groups.others], groups.order, groups.radix,
-                              codes=tuple((None, cardinality) for _, cardinality in groups.codes))
+            groups = SaGroups(narrow(groups.full), Groupings([narrow(o) for o in groups.others]), groups.order,
+                              groups.radix, codes=Groupings([(None, cardinality) for _, cardinality in groups.codes]))
             found[key] = (groups, representative)
             found = found[key]
         return found
@@ -691,18 +691,16 @@ class _RowGroups:
         return order, cards, places, key, width
 
 
-class _Fields:
+class _Fields(Groupings):
     """Groupings of the SA combinations (``fields``: each a (code of each combination,
     cardinality), or None) read at some rows (``combo``: each row's combination): each
     grouping gathered at every row when first indexed and then kept, or only at the rows a
     count reads (:meth:`at_rows`, e.g. the l-DF's open rows) without gathering the others."""
 
     def __init__(self, fields, combo: np.ndarray):
-        self._fields, self._combo = list(fields), combo
+        super().__init__(fields)
+        self._combo = combo
         self._gathered: dict[int, tuple[np.ndarray, int]] = {}
-
-    def __len__(self) -> int:
-        return len(self._fields)
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, int] | None:
         field = self._fields[i]
@@ -713,12 +711,9 @@ class _Fields:
             gathered = self._gathered[i] = (field[0][self._combo], field[1])
         return gathered
 
-    def cardinality(self, i: int) -> int | None:
-        field = self._fields[i]
-        return None if field is None else field[1]
-
-    def at_rows(self, i: int, rows: np.ndarray) -> np.ndarray:
-        """Grouping ``i``'s code of each of ``rows`` (positions among the rows)."""
+    def at_rows(self, i: int, rows: np.ndarray | None) -> np.ndarray:
+        if rows is None:
+            return self[i][0]
         gathered = self._gathered.get(i)
         return gathered[0][rows] if gathered is not None else self._fields[i][0][self._combo[rows]]
 
