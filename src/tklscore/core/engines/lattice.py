@@ -55,7 +55,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import (Groupings, LatticeL, SaGroups, l_of_classes,
+from tklscore.core.scoring.distinguishing_factors import (Groupings, LatticeL, SaGroups, bits_at, l_of_classes,
                                                           ordered_emd_from_pairs, sa_groups, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
@@ -82,8 +82,14 @@ of the two nodes scored at a time. Measured on the benchmark's table (4 SAs) at 
 peak RSS 850 MB above the aggregate's arrays, 256 MB of it :class:`LatticeL`'s masks."""
 
 PIECE_ROW_BYTES = 200
-"""What a node's l-DF and t take a row of a piece of whole classes (their temporaries, two
-nodes scored at a time)."""
+"""What one node's l-DF and t take a row of a piece of whole classes (their temporaries; a
+class of more rows than a piece: a distinct SA combination of it). Measured (tracemalloc over
+numpy's allocations) on the benchmark's table at 1M rows, pieces of 100k–200k rows: 140–205
+bytes a row beside the node's masks, the top node's one class 100 an SA combination."""
+
+NODES_AT_ONCE = 2
+"""The nodes scored at a time (:func:`~tklscore.core.release.suggest.suggest`'s two workers),
+each with its own piece."""
 
 
 COMBINATION_BYTES = 60
@@ -102,10 +108,11 @@ MIN_PIECE_ROWS = 1 << 16
 def piece_rows(rows: int, budget: int) -> int:
     """The most rows of an aggregate of ``rows`` a node counts at once within ``budget`` bytes:
     every row when they fit (:data:`WHOLE_ROW_BYTES`), else pieces of whole classes of at most
-    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations."""
+    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations:
+    the pieces of the :data:`NODES_AT_ONCE` nodes in flight within the budget together."""
     if rows * WHOLE_ROW_BYTES <= budget:
         return max(rows, 1)
-    return max(1, int(budget) // (2 * PIECE_ROW_BYTES))
+    return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
 
 
 def search_budget(memory_limit: int | None) -> int:
@@ -252,7 +259,7 @@ class AggregateLattice:
             budget = search_budget(getattr(backend, "memory_limit", None))
             node_masks = LatticeL(packed=True).node_bytes(self.rows, len(self.uniques))   # a bit a row and SA
             self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks), packed=True)
-            budget = max(budget - self.held_bytes(), 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
+            budget = max(budget - self.held_bytes(), NODES_AT_ONCE * 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
         else:
             self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
         self.chunk_rows = piece_rows(self.rows, budget)
@@ -261,10 +268,13 @@ class AggregateLattice:
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
         SA combinations' groupings, weights and records (:data:`COMBINATION_BYTES` each), the
-        l-DF masks :class:`LatticeL` keeps (a bit a row and SA) and the two nodes' in flight (each
-        a byte a row and SA for the masks it reads and those it assembles)."""
-        masks = 2 * 2 * len(self.uniques) * self.rows
-        kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, len(self.uniques)))
+        l-DF masks :class:`LatticeL` keeps (a bit a row and SA) and those of the nodes in flight
+        (:data:`NODES_AT_ONCE`): each assembles a byte a row and SA and reads its
+        generalisations' a bit a row (their intersection a copy; counted in pieces, the bits
+        are read at each piece's rows, never unpacked whole)."""
+        s = len(self.uniques)
+        masks = NODES_AT_ONCE * (s * self.rows + self._lattice_l.node_bytes(self.rows, s))
+        kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, s))
         return COMBINATION_BYTES * self.combos + kept + masks
 
     # ------------------------------------------------------------------ what suggest() asks
@@ -453,7 +463,8 @@ class AggregateLattice:
         w = self.weight_sum(weights, kept)
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
         extra = tuple(kept)
-        known = self._lattice_l.known(levels, extra, len(groups.others))
+        # counted in pieces, the masks stay a bit a row and each piece reads its rows' bits
+        known = self._lattice_l.known(levels, extra, len(groups.others), unpack=self.whole)
         class_of_finest = classes.of_finest
         if self.whole:
             rows = self.row_groups(kept)
@@ -475,7 +486,8 @@ class AggregateLattice:
             rows = _RowGroups(groups, self.combo[at], codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
                                             ~dropped[inside], rows.at(w), self.cnt[at],
-                                            None if known is None else [None if m is None else m[at] for m in known])
+                                            None if known is None else [None if m is None else bits_at(m, at)
+                                                                        for m in known])
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
@@ -534,7 +546,7 @@ class AggregateLattice:
             records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
             for table, mask in zip(open_known or (), known or ()):
                 if mask is not None:
-                    table[g] = mask[rows]    # a row's mask is its (coarser class, SA values) group's
+                    table[g] = bits_at(mask, rows)   # a row's mask is its (coarser class, SA values) group's
         at = np.flatnonzero(present)
         l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
                                 None if open_known is None else [None if m is None else m[at] for m in open_known])

@@ -678,9 +678,11 @@ class LatticeL:
         if kept is not None:
             self._bytes -= kept[2]
 
-    def known(self, levels: tuple[int, ...], extra, s: int) -> list | None:
+    def known(self, levels: tuple[int, ...], extra, s: int, unpack: bool = True) -> list | None:
         """The ``known`` masks of :func:`l_of_classes` for a node: each SA's rows open at
-        every kept direct generalisation (None: none kept)."""
+        every kept direct generalisation (None: none kept); with ``packed`` and not ``unpack``,
+        a bit a row as kept (:func:`bits_at` reads some rows' bits: a caller counting the rows
+        in pieces holds no byte a row)."""
         with self._lock:
             found = [self._masks.get((levels[:j] + (levels[j] + 1,) + levels[j + 1:], extra))
                      for j in range(len(levels)) if levels[j] >= 0]
@@ -696,10 +698,19 @@ class LatticeL:
                 mask = np.bitwise_and(given[0], given[1])
                 for other in given[2:]:
                     mask &= other
-            if mask is not None and self.packed:
+            if mask is not None and self.packed and unpack:
                 mask = np.unpackbits(mask, count=n).view(np.bool_)
             known.append(mask)
         return known
+
+
+def bits_at(packed: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The bits of ``rows`` in a mask packed a bit a row (:func:`numpy.packbits`' order), as booleans."""
+    shift = np.bitwise_and(rows, 7).astype(np.uint8)
+    np.subtract(np.uint8(7), shift, out=shift)
+    bits = np.right_shift(packed[np.right_shift(rows, 3)], shift)
+    bits &= np.uint8(1)
+    return bits.view(np.bool_)
 
 
 def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
