@@ -486,8 +486,7 @@ class AggregateLattice:
             rows = _RowGroups(groups, self.combo[at], codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
                                             ~dropped[inside], rows.at(w), self.cnt[at],
-                                            None if known is None else [None if m is None else bits_at(m, at)
-                                                                        for m in known])
+                                            None if known is None else bits_at(known, at))
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
@@ -544,9 +543,9 @@ class AggregateLattice:
             g = full[self.combo[rows]]
             present[g] = True
             records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
-            for table, mask in zip(open_known or (), known or ()):
+            for table, mask in zip(open_known or (), bits_at(known, rows) if known is not None else ()):
                 if mask is not None:
-                    table[g] = bits_at(mask, rows)   # a row's mask is its (coarser class, SA values) group's
+                    table[g] = mask    # a row's mask is its (coarser class, SA values) group's
         at = np.flatnonzero(present)
         l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
                                 None if open_known is None else [None if m is None else m[at] for m in open_known])

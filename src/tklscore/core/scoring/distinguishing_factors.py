@@ -704,13 +704,23 @@ class LatticeL:
         return known
 
 
-def bits_at(packed: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The bits of ``rows`` in a mask packed a bit a row (:func:`numpy.packbits`' order), as booleans."""
+def bits_at(masks: list, rows: np.ndarray) -> list:
+    """Each mask's bits of ``rows`` as booleans (``masks``: packed a bit a row in
+    :func:`numpy.packbits`' order, or None, kept)."""
+    if all(mask is None for mask in masks):
+        return list(masks)
+    byte = np.right_shift(rows, 3)
     shift = np.bitwise_and(rows, 7).astype(np.uint8)
     np.subtract(np.uint8(7), shift, out=shift)
-    bits = np.right_shift(packed[np.right_shift(rows, 3)], shift)
-    bits &= np.uint8(1)
-    return bits.view(np.bool_)
+    out = []
+    for mask in masks:
+        if mask is not None:
+            mask = mask[byte]
+            mask >>= shift
+            mask &= np.uint8(1)
+            mask = mask.view(np.bool_)
+        out.append(mask)
+    return out
 
 
 def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
