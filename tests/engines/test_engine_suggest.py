@@ -235,11 +235,32 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
         return masks
 
     monkeypatch.setattr(LatticeL, "known", recorded)
+    import threading
+    import time
+
+    from tklscore.core.engines.lattice import AggregateLattice
+
+    inside, most_inside, lock, one_class = [0], [0], threading.Lock(), AggregateLattice._one_class
+
+    def counted(self, *args):
+        with lock:
+            inside[0] += 1
+            most_inside[0] = max(most_inside[0], inside[0])
+        try:
+            time.sleep(0.002)     # long enough for the other worker to come in, were it let in
+            return one_class(self, *args)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(AggregateLattice, "_one_class", counted)
     engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(200), path, roles, hierarchies, weights,
                                               constraints, delimiter=";")
     assert_same_suggestions(engine, memory)
     # the generalisations' masks are read a bit a row: no node unpacks them whole
     assert read and all(m.dtype == np.uint8 and len(m) == -(-lattice.rows // 8) for m in read)
+    # a class larger than a piece (over its distinct SA combinations, up to all of them) one node at a time
+    assert most_inside[0] == 1
     assert not lattice.whole and lattice.chunk_rows == 200
     assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
     assert most <= max(400, lattice.combos) < lattice.rows

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -249,6 +250,9 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
+        # a class of more rows than a piece is counted over its distinct SA combinations (up to all
+        # of them, whatever the piece size): one node at a time, the other's pieces beside it
+        self._one_class_at_once = threading.Lock()
 
     def _size_pieces(self, backend, budget: int | None) -> None:
         """The rows a node counts at once (:attr:`chunk_rows`; :attr:`whole`: every row) within
@@ -477,8 +481,9 @@ class AggregateLattice:
         total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
-                                         known, masks)
+                with self._one_class_at_once:
+                    total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
+                                             w, known, masks)
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
