@@ -175,9 +175,9 @@ def test_cli_suggest_with_an_engine_gives_the_in_memory_json(capsys, tmp_path):
 
 def pieces_budget(chunk_rows: int) -> int:
     """A search budget whose pieces hold at most ``2 · chunk_rows`` rows."""
-    from tklscore.core.engines.lattice import PIECE_ROW_BYTES
+    from tklscore.core.engines.lattice import NODES_AT_ONCE, PIECE_ROW_BYTES
 
-    return 2 * PIECE_ROW_BYTES * chunk_rows
+    return NODES_AT_ONCE * 2 * PIECE_ROW_BYTES * chunk_rows
 
 
 def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, constraints, base=None, **reading):
@@ -225,9 +225,42 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
     constraints = Constraints(k=3, l=2, t=0.4, suppression_limit=0.02)
     path = ADULT / "adult_subset.csv"
     memory = suggest(ReleaseDesigner(load_table(path, delimiter=";"), roles, hierarchies), weights, constraints)
+    from tklscore.core.scoring.distinguishing_factors import LatticeL
+
+    read, known = [], LatticeL.known
+
+    def recorded(self, *args, **kwargs):
+        masks = known(self, *args, **kwargs)
+        read.extend(m for m in masks or () if m is not None)
+        return masks
+
+    monkeypatch.setattr(LatticeL, "known", recorded)
+    import threading
+    import time
+
+    from tklscore.core.engines.lattice import AggregateLattice
+
+    inside, most_inside, lock, one_class = [0], [0], threading.Lock(), AggregateLattice._one_class
+
+    def counted(self, *args):
+        with lock:
+            inside[0] += 1
+            most_inside[0] = max(most_inside[0], inside[0])
+        try:
+            time.sleep(0.002)     # long enough for the other worker to come in, were it let in
+            return one_class(self, *args)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(AggregateLattice, "_one_class", counted)
     engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(200), path, roles, hierarchies, weights,
                                               constraints, delimiter=";")
     assert_same_suggestions(engine, memory)
+    # the generalisations' masks are read a bit a row: no node unpacks them whole
+    assert read and all(m.dtype == np.uint8 and len(m) == -(-lattice.rows // 8) for m in read)
+    # a class larger than a piece (over its distinct SA combinations, up to all of them) one node at a time
+    assert most_inside[0] == 1
     assert not lattice.whole and lattice.chunk_rows == 200
     assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
     assert most <= max(400, lattice.combos) < lattice.rows
@@ -294,8 +327,13 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 1 << 30 if memory_limit == 2 << 30 else 0)
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == module.MASKS_KEPT
-    held = module.COMBINATION_BYTES * 2_000_000 + module.MASKS_KEPT + 2 * 2 * 4 * 10_000_000
+    # two nodes in flight, each assembling a byte a row and SA and reading a bit a row and SA
+    held = module.COMBINATION_BYTES * 2_000_000 + module.MASKS_KEPT + 2 * (4 * 10_000_000 + 4 * 10_000_000 // 8)
+    assert aggregate.held_bytes() == held
     assert aggregate.chunk_rows == module.piece_rows(10_000_000, (1 << 30) - held) and not aggregate.whole
+    # the largest pieces of the two nodes in flight (twice the chunk each) and what is held fit the budget
+    assert aggregate.chunk_rows == ((1 << 30) - held) // (2 * 2 * module.PIECE_ROW_BYTES) == 744_132
+    assert 2 * 2 * aggregate.chunk_rows * module.PIECE_ROW_BYTES + held <= 1 << 30
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 30 << 20)   # little left: the fewest rows
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == 2 * 4 * 10_000_000 // 8    # two nodes' masks (a bit a row) at least

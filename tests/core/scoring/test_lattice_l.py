@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tklscore.core.scoring.distinguishing_factors import (LatticeL, _distinct_by_sort, _l_by_runs, _l_over_pairs,
-                                                          _l_per_attribute, l_distinguishing_factor, l_of_classes,
-                                                          sa_groups)
+                                                          _l_per_attribute, bits_at, l_distinguishing_factor,
+                                                          l_of_classes, sa_groups)
 from tklscore.core.tables.codes import Codes, group_ids
 
 
@@ -80,6 +80,24 @@ def test_the_masks_kept_are_counted_in_bytes_and_packed_a_bit_a_row():
         assert lattice.known((1, 0), None, 2) is not None and lattice.known((0, 0), None, 2)[0].tolist() == \
             masks[1].tolist()
         assert lattice.node_bytes(n, 2) == 2 * size
+
+
+def test_packed_masks_are_read_at_some_rows_without_unpacking():
+    """known(unpack=False) hands the packed intersection (a bit a row); bits_at reads any rows'
+    bits of it, in any order and repeated, as the unpacked mask holds them."""
+    n = 1003
+    rng = np.random.default_rng(11)
+    masks = [rng.random(n) < 0.5 for _ in range(3)]
+    lattice = LatticeL(budget=1 << 20, packed=True)
+    lattice.keep((1, 0), None, [masks[0], None], n)
+    lattice.keep((0, 1), None, [masks[1], masks[2]], n)
+    packed = lattice.known((0, 0), None, 2, unpack=False)
+    assert all(m.dtype == np.uint8 and len(m) == -(-n // 8) for m in packed)
+    rows = np.concatenate([rng.integers(0, n, 300), [0, 7, 8, n - 1, n - 1]]).astype(np.int64)
+    first, second, none = bits_at(packed + [None], rows)
+    assert first.tolist() == (masks[0] & masks[1])[rows].tolist()
+    assert second.tolist() == masks[2][rows].tolist() and none is None
+    assert bits_at([None], rows) == [None] and len(bits_at(packed, rows[:0])[0]) == 0
 
 
 def _single_valued(classes, sa, i):

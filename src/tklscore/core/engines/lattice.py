@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -55,8 +56,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import (LatticeL, SaGroups, l_of_classes, ordered_emd_from_pairs,
-                                                          sa_groups, weighted_class_value_pairs)
+from tklscore.core.scoring.distinguishing_factors import (Groupings, LatticeL, SaGroups, bits_at, l_of_classes,
+                                                          ordered_emd_from_pairs, sa_groups, weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
 from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
@@ -82,8 +83,14 @@ of the two nodes scored at a time. Measured on the benchmark's table (4 SAs) at 
 peak RSS 850 MB above the aggregate's arrays, 256 MB of it :class:`LatticeL`'s masks."""
 
 PIECE_ROW_BYTES = 200
-"""What a node's l-DF and t take a row of a piece of whole classes (their temporaries, two
-nodes scored at a time)."""
+"""What one node's l-DF and t take a row of a piece of whole classes (their temporaries; a
+class of more rows than a piece: a distinct SA combination of it). Measured (tracemalloc over
+numpy's allocations) on the benchmark's table at 1M rows, pieces of 100k–200k rows: 140–205
+bytes a row beside the node's masks, the top node's one class 100 an SA combination."""
+
+NODES_AT_ONCE = 2
+"""The nodes scored at a time (:func:`~tklscore.core.release.suggest.suggest`'s two workers),
+each with its own piece."""
 
 
 COMBINATION_BYTES = 60
@@ -102,10 +109,11 @@ MIN_PIECE_ROWS = 1 << 16
 def piece_rows(rows: int, budget: int) -> int:
     """The most rows of an aggregate of ``rows`` a node counts at once within ``budget`` bytes:
     every row when they fit (:data:`WHOLE_ROW_BYTES`), else pieces of whole classes of at most
-    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations."""
+    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations:
+    the pieces of the :data:`NODES_AT_ONCE` nodes in flight within the budget together."""
     if rows * WHOLE_ROW_BYTES <= budget:
         return max(rows, 1)
-    return max(1, int(budget) // (2 * PIECE_ROW_BYTES))
+    return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
 
 
 def search_budget(memory_limit: int | None) -> int:
@@ -242,6 +250,9 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
+        # a class of more rows than a piece is counted over its distinct SA combinations (up to all
+        # of them, whatever the piece size): one node at a time, the other's pieces beside it
+        self._one_class_at_once = threading.Lock()
 
     def _size_pieces(self, backend, budget: int | None) -> None:
         """The rows a node counts at once (:attr:`chunk_rows`; :attr:`whole`: every row) within
@@ -252,7 +263,7 @@ class AggregateLattice:
             budget = search_budget(getattr(backend, "memory_limit", None))
             node_masks = LatticeL(packed=True).node_bytes(self.rows, len(self.uniques))   # a bit a row and SA
             self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks), packed=True)
-            budget = max(budget - self.held_bytes(), 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
+            budget = max(budget - self.held_bytes(), NODES_AT_ONCE * 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
         else:
             self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
         self.chunk_rows = piece_rows(self.rows, budget)
@@ -261,10 +272,13 @@ class AggregateLattice:
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
         SA combinations' groupings, weights and records (:data:`COMBINATION_BYTES` each), the
-        l-DF masks :class:`LatticeL` keeps (a bit a row and SA) and the two nodes' in flight (each
-        a byte a row and SA for the masks it reads and those it assembles)."""
-        masks = 2 * 2 * len(self.uniques) * self.rows
-        kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, len(self.uniques)))
+        l-DF masks :class:`LatticeL` keeps (a bit a row and SA) and those of the nodes in flight
+        (:data:`NODES_AT_ONCE`): each assembles a byte a row and SA and reads its
+        generalisations' a bit a row (their intersection a copy; counted in pieces, the bits
+        are read at each piece's rows, never unpacked whole)."""
+        s = len(self.uniques)
+        masks = NODES_AT_ONCE * (s * self.rows + self._lattice_l.node_bytes(self.rows, s))
+        kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, s))
         return COMBINATION_BYTES * self.combos + kept + masks
 
     # ------------------------------------------------------------------ what suggest() asks
@@ -421,8 +435,8 @@ class AggregateLattice:
             # combinations' own codes are combo_s, their positions a piece's own
             narrow = (lambda grouping: None if grouping is None else
                       (grouping[0].astype(_small(grouping[1]), copy=False), grouping[1]))
-            groups = SaGroups(narrow(groups.full), [narrow(o) for o in groups.others], groups.order, groups.radix,
-                              codes=tuple((None, cardinality) for _, cardinality in groups.codes))
+            groups = SaGroups(narrow(groups.full), Groupings([narrow(o) for o in groups.others]), groups.order,
+                              groups.radix, codes=Groupings([(None, cardinality) for _, cardinality in groups.codes]))
             found[key] = (groups, representative)
             found = found[key]
         return found
@@ -453,7 +467,8 @@ class AggregateLattice:
         w = self.weight_sum(weights, kept)
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
         extra = tuple(kept)
-        known = self._lattice_l.known(levels, extra, len(groups.others))
+        # counted in pieces, the masks stay a bit a row and each piece reads its rows' bits
+        known = self._lattice_l.known(levels, extra, len(groups.others), unpack=self.whole)
         class_of_finest = classes.of_finest
         if self.whole:
             rows = self.row_groups(kept)
@@ -466,8 +481,9 @@ class AggregateLattice:
         total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative, w,
-                                         known, masks)
+                with self._one_class_at_once:
+                    total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
+                                             w, known, masks)
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
@@ -475,7 +491,7 @@ class AggregateLattice:
             rows = _RowGroups(groups, self.combo[at], codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
                                             ~dropped[inside], rows.at(w), self.cnt[at],
-                                            None if known is None else [None if m is None else m[at] for m in known])
+                                            None if known is None else bits_at(known, at))
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
@@ -532,9 +548,9 @@ class AggregateLattice:
             g = full[self.combo[rows]]
             present[g] = True
             records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
-            for table, mask in zip(open_known or (), known or ()):
+            for table, mask in zip(open_known or (), bits_at(known, rows) if known is not None else ()):
                 if mask is not None:
-                    table[g] = mask[rows]    # a row's mask is its (coarser class, SA values) group's
+                    table[g] = mask    # a row's mask is its (coarser class, SA values) group's
         at = np.flatnonzero(present)
         l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
                                 None if open_known is None else [None if m is None else m[at] for m in open_known])
@@ -691,18 +707,16 @@ class _RowGroups:
         return order, cards, places, key, width
 
 
-class _Fields:
+class _Fields(Groupings):
     """Groupings of the SA combinations (``fields``: each a (code of each combination,
     cardinality), or None) read at some rows (``combo``: each row's combination): each
     grouping gathered at every row when first indexed and then kept, or only at the rows a
     count reads (:meth:`at_rows`, e.g. the l-DF's open rows) without gathering the others."""
 
     def __init__(self, fields, combo: np.ndarray):
-        self._fields, self._combo = list(fields), combo
+        super().__init__(fields)
+        self._combo = combo
         self._gathered: dict[int, tuple[np.ndarray, int]] = {}
-
-    def __len__(self) -> int:
-        return len(self._fields)
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, int] | None:
         field = self._fields[i]
@@ -713,12 +727,9 @@ class _Fields:
             gathered = self._gathered[i] = (field[0][self._combo], field[1])
         return gathered
 
-    def cardinality(self, i: int) -> int | None:
-        field = self._fields[i]
-        return None if field is None else field[1]
-
-    def at_rows(self, i: int, rows: np.ndarray) -> np.ndarray:
-        """Grouping ``i``'s code of each of ``rows`` (positions among the rows)."""
+    def at_rows(self, i: int, rows: np.ndarray | None) -> np.ndarray:
+        if rows is None:
+            return self[i][0]
         gathered = self._gathered.get(i)
         return gathered[0][rows] if gathered is not None else self._fields[i][0][self._combo[rows]]
 

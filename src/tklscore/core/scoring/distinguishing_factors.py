@@ -223,6 +223,36 @@ def factors_without_quasi_identifiers(sa_at_published: list[Codes]) -> Distingui
     return DistinguishingFactors(k, l, np.zeros(n), np.zeros(n, dtype=np.int64), {})
 
 
+class Groupings:
+    """Groupings of some rows (each a (code of each row, cardinality), or None: no grouping),
+    asked in one way by every count: ``groupings[i]`` (the codes of every row),
+    :meth:`cardinality` (without reading the codes) and :meth:`at_rows` (the codes of some
+    rows only). Here every grouping is held whole; a lattice's are gathered when read
+    (:class:`~tklscore.core.engines.lattice._Fields`)."""
+
+    def __init__(self, fields):
+        self._fields = list(fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, int] | None:
+        return self._fields[i]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def cardinality(self, i: int) -> int | None:
+        """Grouping ``i``'s number of groups (None: no grouping)."""
+        field = self._fields[i]
+        return None if field is None else field[1]
+
+    def at_rows(self, i: int, rows: np.ndarray | None) -> np.ndarray:
+        """Grouping ``i``'s code of each of ``rows`` (positions among the rows; None: every row)."""
+        codes = self[i][0]
+        return codes if rows is None else codes[rows]
+
+
 @dataclass(frozen=True)
 class SaGroups:
     """The groupings of the rows by the sensitive attributes alone, which the l-DF of any
@@ -232,11 +262,11 @@ class SaGroups:
     records reach l = 1 there and later SAs need only look at the others)."""
 
     full: tuple[np.ndarray, int]
-    others: list
+    others: Groupings
     order: tuple[int, ...]
     radix: tuple | None = None   # the SAs' mixed-radix key of each row for :func:`_l_by_runs`
     value_counts: tuple = ()     # each SA's count of each value code over the rows (the t-DF's table distribution)
-    codes: tuple = ()            # each SA's (codes, cardinality): :func:`_distinct_by_sort` counts its values
+    codes: Groupings = Groupings(())   # each SA's (codes, cardinality): :func:`_distinct_by_sort` counts its values
     positions: np.ndarray | None = None   # 0..n-1, read (sliced) by every sort that packs positions
     joint: dict = field(default_factory=dict, compare=False, repr=False)  # SA indices → their joint code per row
 
@@ -244,11 +274,12 @@ class SaGroups:
 def sa_groups(sa: list[Codes], n: int) -> SaGroups:
     columns = [(c.codes, c.cardinality) for c in sa]
     return SaGroups(group_ids(columns, n),
-                    [None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
-                     for i in range(len(columns))],
+                    Groupings([None if len(columns) == 1 else group_ids(columns[:i] + columns[i + 1:], n)
+                               for i in range(len(columns))]),
                     tuple(sorted(range(len(columns)), key=lambda i: columns[i][1])), _sa_radix(columns),
                     tuple(np.bincount(codes, minlength=cardinality) for codes, cardinality in columns),
-                    tuple((codes.astype(np.int64, copy=False), max(int(cardinality), 1)) for codes, cardinality in columns),
+                    Groupings([(codes.astype(np.int64, copy=False), max(int(cardinality), 1))
+                               for codes, cardinality in columns]),
                     np.arange(n, dtype=np.int64))
 
 
@@ -466,7 +497,7 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
     masks: list = [None] * len(groups.others)
     order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
     for i in order:
-        n_o = _cardinality(groups.others, i)
+        n_o = groups.others.cardinality(i)
         mask = known[i]
         # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
         wide = mask is not None and 2 * np.count_nonzero(mask) > n
@@ -477,19 +508,19 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         key = ids if rows is None else ids[rows]
         if grouped and n_o is not None:
             key = key * np.int64(max(n_o, 1))
-            key += _rows_of(groups.others, i, rows)
+            key += groups.others.at_rows(i, rows)
         if len(key):
             rows, sub = _touched(key, size if grouped else count, l, rows, mask if wide else None)
             if sub is not None:
                 key = key[sub]
         d = None
         if grouped and groups.codes:    # the distinct values of A_i in each group, by one sort
-            d = _distinct_by_sort(key, size, _rows_of(groups.codes, i, rows), _cardinality(groups.codes, i),
+            d = _distinct_by_sort(key, size, groups.codes.at_rows(i, rows), groups.codes.cardinality(i),
                                   groups.positions)
         if d is None:
             full, n_full = groups.full
             c = ids if rows is None else ids[rows]
-            o = None if n_o is None else _rows_of(groups.others, i, rows)
+            o = None if n_o is None else groups.others.at_rows(i, rows)
             full_rows = full if rows is None else full[rows]
             d = (_distinct_in_groups(c, count, full_rows, n_full, key=(key, size)) if grouped and size <= dense_limit(n)
                  else _distinct_in_groups(c, count, full_rows, n_full, o=(o, max(n_o or 1, 1))))
@@ -497,24 +528,6 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
         if step is not None:
             step()
     return l, masks
-
-
-def _cardinality(fields, i: int) -> int | None:
-    """The cardinality of the grouping ``fields[i]`` (None: no grouping), without reading its
-    codes (a grouping whose fields are gathered when read, :class:`~tklscore.core.engines.lattice._Fields`)."""
-    cardinality = getattr(fields, "cardinality", None)
-    if cardinality is not None:
-        return cardinality(i)
-    return None if fields[i] is None else fields[i][1]
-
-
-def _rows_of(fields, i: int, rows: np.ndarray | None) -> np.ndarray:
-    """The codes of the grouping ``fields[i]`` at ``rows`` (None: every row); a grouping gathered
-    when read gathers only these (:class:`~tklscore.core.engines.lattice._Fields`)."""
-    if rows is None:
-        return fields[i][0]
-    at_rows = getattr(fields, "at_rows", None)
-    return at_rows(i, rows) if at_rows is not None else fields[i][0][rows]
 
 
 def _open_l(known: list, n: int) -> np.ndarray:
@@ -683,9 +696,11 @@ class LatticeL:
         if kept is not None:
             self._bytes -= kept[2]
 
-    def known(self, levels: tuple[int, ...], extra, s: int) -> list | None:
+    def known(self, levels: tuple[int, ...], extra, s: int, unpack: bool = True) -> list | None:
         """The ``known`` masks of :func:`l_of_classes` for a node: each SA's rows open at
-        every kept direct generalisation (None: none kept)."""
+        every kept direct generalisation (None: none kept); with ``packed`` and not ``unpack``,
+        a bit a row as kept (:func:`bits_at` reads some rows' bits: a caller counting the rows
+        in pieces holds no byte a row)."""
         with self._lock:
             found = [self._masks.get((levels[:j] + (levels[j] + 1,) + levels[j + 1:], extra))
                      for j in range(len(levels)) if levels[j] >= 0]
@@ -701,10 +716,29 @@ class LatticeL:
                 mask = np.bitwise_and(given[0], given[1])
                 for other in given[2:]:
                     mask &= other
-            if mask is not None and self.packed:
+            if mask is not None and self.packed and unpack:
                 mask = np.unpackbits(mask, count=n).view(np.bool_)
             known.append(mask)
         return known
+
+
+def bits_at(masks: list, rows: np.ndarray) -> list:
+    """Each mask's bits of ``rows`` as booleans (``masks``: packed a bit a row in
+    :func:`numpy.packbits`' order, or None, kept)."""
+    if all(mask is None for mask in masks):
+        return list(masks)
+    byte = np.right_shift(rows, 3)
+    shift = np.bitwise_and(rows, 7).astype(np.uint8)
+    np.subtract(np.uint8(7), shift, out=shift)
+    out = []
+    for mask in masks:
+        if mask is not None:
+            mask = mask[byte]
+            mask >>= shift
+            mask &= np.uint8(1)
+            mask = mask.view(np.bool_)
+        out.append(mask)
+    return out
 
 
 def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
