@@ -365,3 +365,54 @@ def test_rows_of_the_aggregate_are_coded_ungrouped_only_when_each_is_a_combinati
             assert designer.finest.rows == (6 if path.name == "distinct.csv" else 7)
             result = designer.evaluate(DESIGN, weights, preview=20)
         same(result, in_memory(path, weights))
+
+
+def test_the_cache_is_written_beside_the_statements_that_follow(tmp_path):
+    """DuckDB writes a relation aside on a connection of its own: the caller goes on at once;
+    a statement that would replace or drop the relation read waits for the work first."""
+    import threading
+
+    done, go = [], threading.Event()
+    with open_backend("duckdb") as backend:
+        backend.materialize("kept", "SELECT range AS x FROM range(1000)")
+
+        def work(write_parquet):
+            assert go.wait(30), "the caller went on only after the work: not aside"
+            write_parquet("SELECT x FROM kept", str(tmp_path / "kept.parquet"))
+            done.append("written")
+            return "done"
+        wait = backend.aside("kept", work)
+        assert backend.count("kept") == 1000 and done == []      # the caller's statements meanwhile
+        threading.Timer(0.2, go.set).start()
+        backend.materialize("kept", "SELECT 1 AS x")           # replacing it waits for the work
+        assert done == ["written"] and wait() == "done"
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(tmp_path / "kept.parquet").num_rows == 1000
+
+
+def test_a_process_that_ends_without_closing_still_finishes_the_cache(source, weights, cache):
+    """The cache's thread is not a daemon: a process that exits while it writes finishes it
+    (the next designer reuses a whole cache, never half of one)."""
+    import subprocess
+    import sys
+
+    # the cache's last step held a second on its thread: the exit must wait for it
+    script = ("import sys, threading, time; from tklscore.core.engines import open_backend, finest; "
+              "from tklscore.core.engines.design import EngineDesigner; from test_engine_finest import ROLES, "
+              "HIERARCHIES; of = finest.Fingerprint.of\n"
+              "def held(path):\n"
+              "    if threading.current_thread() is not threading.main_thread(): time.sleep(1)\n"
+              "    return of(path)\n"
+              "finest.Fingerprint.of = held; backend = open_backend('duckdb'); "
+              "designer = EngineDesigner(backend, sys.argv[1], ROLES, HIERARCHIES); "
+              "print(designer.finest.pending is not None)")
+    here = os.path.dirname(__file__)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.path.dirname(here)]))
+    run = subprocess.run([sys.executable, "-c", script, str(source)], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "True"           # left to the exit, not settled
+    finest, result, _ = evaluate(source, weights)
+    assert finest.reused
+    same(result, in_memory(source, weights))
