@@ -126,15 +126,6 @@ class Backend:
     def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def aside(self, reading: str, work):
-        """``work(write_parquet)`` beside the statements that follow, where the back-end can
-        (``write_parquet(sql, path)``: :meth:`write_parquet` on a connection of its own, reading
-        only the relation ``reading``, which nothing replaces or drops until the work is done);
-        returns ``wait()``: the work's result, or its error, once it is done. The default: the
-        work done now."""
-        result = work(self.write_parquet)
-        return lambda: result
-
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
              relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:  # pragma: no cover - interface
         """``relation``: the file with ``__rid``; a CSV's cells with the spaces around them

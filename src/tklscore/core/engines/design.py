@@ -481,7 +481,6 @@ class EngineDesigner:
                 f"ORDER BY s.__rid" + (f" LIMIT {int(limit)}" if limit is not None else ""))
 
     def close(self) -> None:
-        self.finest.settle()    # the cache written beside the evaluation: finished, its note final
         if self.own_backend:
             self.backend.close()
 

@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import tempfile
-import threading
 import time
 import weakref
 from pathlib import Path
@@ -167,7 +166,6 @@ class DuckDBBackend(Backend):
         # relation shadows a table of its name, so a name changing kind drops the other one
         self._made: dict[str, str] = {}
         self._uncompressed = False    # :meth:`materialize` writes temporary tables (:meth:`expect_rows`)
-        self._asides: list[tuple[str, threading.Thread]] = []   # work beside the statements (:meth:`aside`)
         self._catalog = self.con.execute("SELECT current_database()").fetchone()[0]
         self._decoded = 0
         self.con.execute(f"SET temp_directory = {_literal(str(self.folder / 'spill'))}")
@@ -198,47 +196,7 @@ class DuckDBBackend(Backend):
         return True
 
     def close(self) -> None:
-        self._settle()
         self._finalizer()
-
-    def aside(self, reading: str, work):
-        """:meth:`Backend.aside` on a thread with a connection of its own (a cursor of this
-        database), while ``reading`` is a table of the work database, which every connection
-        sees (a temporary relation is this connection's own: the work is done now). A statement
-        of this connection that would make, replace or drop ``reading`` first waits for the work,
-        and so does :meth:`close`; the thread is not a daemon, so the process finishes it before
-        it exits (the work folder is removed after it)."""
-        if self._made.get(reading) != "TABLE":
-            return super().aside(reading, work)
-        cursor = self.con.cursor()
-        box: dict = {}
-
-        def run():
-            try:
-                box["result"] = work(lambda sql, path: self._copy(sql, path, "FORMAT PARQUET", cursor))
-            except BaseException as error:   # noqa: BLE001 - raised by wait(), in the caller's thread
-                box["error"] = error
-            finally:
-                with contextlib.suppress(Exception):
-                    cursor.close()
-
-        thread = threading.Thread(target=run, name=f"tklscore-aside-{reading}")
-        self._asides.append((reading, thread))
-        thread.start()
-
-        def wait():
-            thread.join()
-            if "error" in box:
-                raise box["error"]
-            return box.get("result")
-        return wait
-
-    def _settle(self, name: str | None = None) -> None:
-        """Wait for the work beside the statements that reads ``name`` (None: all of it)."""
-        for reading, thread in list(self._asides):
-            if name is None or reading == name:
-                thread.join()
-                self._asides.remove((reading, thread))
 
     # ------------------------------------------------------------------ primitives
 
@@ -290,9 +248,7 @@ class DuckDBBackend(Backend):
                                                         list(params) if params else None))
 
     def _making(self, name: str, kind: str) -> str:
-        """``kind``, once the relation of ``name`` of another kind is dropped (and once the work
-        beside the statements that reads it is done)."""
-        self._settle(name)
+        """``kind``, once the relation of ``name`` of another kind is dropped."""
         if self._made.get(name, kind) != kind:
             self.drop(name)
         self._made[name] = kind
@@ -306,12 +262,11 @@ class DuckDBBackend(Backend):
             self.con.execute("RESET disabled_optimizers")
 
     def view(self, name: str, sql: str) -> None:
-        self.drop(name)    # a table, or a view, of the name (once the work beside that reads it is done)
+        self.drop(name)    # a table, or a view, of the name
         self.con.execute(f"CREATE TEMP VIEW {name} AS {sql}")
         self._made[name] = "TEMP VIEW"
 
     def drop(self, name: str) -> bool:
-        self._settle(name)
         kind = self._made.pop(name, "TABLE")
         where = f'"{self._catalog}"' if kind == "TABLE" else "temp"
         self.con.execute(f"DROP {'VIEW' if kind == 'TEMP VIEW' else 'TABLE'} IF EXISTS {where}.main.{name}")
@@ -338,14 +293,12 @@ class DuckDBBackend(Backend):
         needed; NULL as an empty cell), atomically."""
         self._copy(sql, path, "FORMAT CSV, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"'")
 
-    def _copy(self, sql: str, path: str, options: str, con=None) -> None:
+    def _copy(self, sql: str, path: str, options: str) -> None:
         """``COPY`` the rows of ``sql`` to ``path`` through :func:`~tklscore.core.files.atomic.atomic_path`
-        (never over an input; the mode kept; a full disk said as such, the old file kept); ``con``:
-        the connection that runs it (default: the back-end's)."""
-        con = con if con is not None else self.con
+        (never over an input; the mode kept; a full disk said as such, the old file kept)."""
         with atomic_path(path, self.inputs) as temporary:
             try:
-                self._timed("copy", sql, lambda: con.execute(
+                self._timed("copy", sql, lambda: self.con.execute(
                     f"COPY ({sql}) TO {_literal(str(temporary))} ({options}, USE_TMP_FILE false)"))
             except self._duckdb.Error as exc:
                 if is_disk_full(exc):

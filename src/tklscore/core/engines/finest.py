@@ -22,9 +22,7 @@ removed and rebuilt, never used. The Parquet file is written through
 :mod:`tklscore.core.files.atomic` (a full disk leaves the source, the earlier outputs and an
 earlier cache untouched; the evaluation then goes on with the aggregate kept in the engine,
 and its note says what ran out), and the JSON file only after it, so a half-written cache is
-never taken for a whole one. Both are written beside the statements that follow
-(:meth:`.Backend.aside`: on DuckDB a thread with a connection of its own, which the back-end's
-close and the process's exit wait for); :meth:`FinestAggregate.settle` waits for them.
+never taken for a whole one.
 
 When a cache pays for itself (``score``): the designer always works over the aggregate (a
 design's classes, suppression and utility are its roll-ups), but ``score --engine duckdb``
@@ -43,9 +41,7 @@ import contextlib
 import hashlib
 import json
 import os
-import threading
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tklscore.core.engines.backend import Backend
@@ -96,62 +92,14 @@ class FinestAggregate:
     rows: int           # distinct combinations
     records: int        # records of the source (Σ cnt)
     reused: bool        # read from the cache, not from the file
-    target: Path | None   # the cache file (None: not kept on disk), perhaps still being written (``pending``)
-    told: str           # what happened, in words, as far as known (``note`` once settled)
+    path: Path | None   # the cache file (None: not kept on disk)
+    note: str           # what happened, in words (the CLI's stderr, the views' notes)
     skipped: bool = False   # not built (it would not pay for itself): no :data:`RELATION`; the records answer
-    pending: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
-    # the cache being written beside the statements (Backend.aside): why it was not kept, or None
-    keeping: "_Keeping | None" = field(default=None, repr=False, compare=False)
-
-    def settle(self) -> "FinestAggregate":
-        """Once the cache written beside the statements is done: ``path`` and ``note`` say
-        whether it was kept (a cache not kept leaves no file: ``path`` None)."""
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            failed = pending()
-            if failed is not None:
-                self.target, self.told = None, failed
-        return self
-
-    @property
-    def path(self) -> Path | None:
-        """The cache file (None: not kept on disk), once it is written."""
-        return self.settle().target
-
-    @property
-    def note(self) -> str:
-        """What happened, in words (the CLI's stderr, the views' notes), once the cache is written."""
-        return self.settle().told
 
     @property
     def said(self) -> bool:
         """The note is worth saying to the user (reused, not built, or not kept for a reason)."""
         return self.reused or self.skipped or "not cached:" in self.note
-
-
-class _Keeping:
-    """A cache being written beside the statements, and what is written beside it once it is
-    kept (:func:`keep_totals`): then, on the writing thread, or at once when it is kept
-    already; never when it was not."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.done = self.kept = False
-        self.after: list[Callable[[], None]] = []
-
-    def then(self, action: Callable[[], None]) -> None:
-        with self.lock:
-            if not self.done:
-                self.after.append(action)
-                return
-        if self.kept:
-            action()
-
-    def finish(self, kept: bool) -> None:
-        with self.lock:
-            self.done, self.kept, after, self.after = True, kept, self.after, []
-        for action in after if kept else ():
-            action()
 
 
 def cache_name(fingerprint: Fingerprint, roles: Roles, engine: str, options: dict) -> str:
@@ -263,36 +211,23 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
     if target is None:
         return FinestAggregate(rows, records, False, None, f"aggregate of the source computed ({rows:,} "
                                                             f"combinations of {records:,} records; not cached)")
-    computed = f"aggregate of the source computed ({rows:,} combinations of {records:,} records)"
-    keeping = _Keeping()
-
-    def keep(write_parquet) -> str | None:
-        """The cache written: the Parquet file, then the JSON file that vouches for it; None, or
-        why nothing is kept (then neither file is left)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        backend.write_parquet(f"SELECT {', '.join(_keys(roles))}, cnt, rid FROM {RELATION}", str(target))
+        if Fingerprint.of(local) != fingerprint:      # the file changed while it was read: keep nothing
+            raise _Changed()
+        text = json.dumps({"source": asdict(fingerprint), "records": records, "version": VERSION})
         temporary = meta.with_name(f".{meta.name}.{os.getpid()}.tmp")
-        kept = False
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            write_parquet(f"SELECT {', '.join(_keys(roles))}, cnt, rid FROM {RELATION}", str(target))
-            if Fingerprint.of(local) != fingerprint:      # the file changed while it was read: keep nothing
-                raise _Changed()
-            text = json.dumps({"source": asdict(fingerprint), "records": records, "version": VERSION})
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, meta)
-            kept = True
-        except (InputError, OSError, _Changed) as error:
-            _remove(target)
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, meta)
+    except (InputError, OSError, _Changed) as error:
+        _remove(target)
+        with contextlib.suppress(NameError):
             _remove(temporary)
-            return f"{computed} but not cached: {_why(error, folder)}"
-        finally:
-            keeping.finish(kept)
-        return None
-
-    # written beside the evaluation's statements (only the first evaluation of a file pays it, and
-    # the file is for later ones); the note says whether it was kept once it is done (settle)
+        return FinestAggregate(rows, records, False, None, f"aggregate of the source computed ({rows:,} "
+                               f"combinations of {records:,} records) but not cached: {_why(error, folder)}")
     return FinestAggregate(rows, records, False, target, f"aggregate of the source computed and cached "
-                                                         f"({rows:,} combinations of {records:,} records; {target})",
-                           pending=backend.aside(RELATION, keep), keeping=keeping)
+                                                         f"({rows:,} combinations of {records:,} records; {target})")
 
 
 class _Changed(Exception):
@@ -344,29 +279,20 @@ def weights_digest(weights, missing_weight_zero: bool) -> str:
 
 def kept_totals(finest: FinestAggregate, key: str) -> tuple[dict, list[str]] | None:
     """The whole source's score totals under the weights ``key``, kept beside a cached aggregate."""
-    if finest.target is None:
+    if finest.path is None:
         return None
     try:
-        kept = json.loads(_totals_path(finest.target).read_text(encoding="utf-8")).get(key)
+        kept = json.loads(_totals_path(finest.path).read_text(encoding="utf-8")).get(key)
     except (OSError, ValueError, AttributeError):
         return None
     return (kept["totals"], list(kept["notes"])) if isinstance(kept, dict) else None
 
 
 def keep_totals(finest: FinestAggregate, key: str, totals: dict, notes: list[str]) -> None:
-    """Keep the whole source's totals beside the aggregate (a cache: a failure keeps nothing),
-    once the aggregate's own cache is kept (never beside a cache that was not)."""
-    if finest.target is None:
+    """Keep the whole source's totals beside the aggregate (a cache: a failure keeps nothing)."""
+    if finest.path is None:
         return
-    target = finest.target
-    if finest.keeping is not None:
-        finest.keeping.then(lambda: _write_totals(target, key, totals, notes))
-    else:
-        _write_totals(target, key, totals, notes)
-
-
-def _write_totals(target: Path, key: str, totals: dict, notes: list[str]) -> None:
-    path = _totals_path(target)
+    path = _totals_path(finest.path)
     with contextlib.suppress(OSError, ValueError):
         try:
             kept = json.loads(path.read_text(encoding="utf-8"))
