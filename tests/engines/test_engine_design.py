@@ -427,3 +427,19 @@ def test_a_releases_totals_from_fetched_combinations_are_the_engines(tmp_path, m
     assert memory.suppressed_rows == python.suppressed_rows
     assert (python.report.scores.tkl, python.report.scores.l_severity) == (memory.report.scores.tkl,
                                                                           memory.report.scores.l_severity)
+
+
+def test_suppressed_records_of_an_unknown_combination_are_an_error_not_a_wrong_count():
+    """Combinations.released takes each suppressed combination's records from its own row; one
+    that is not among the combinations raises (a miss would index the last row), also under -O."""
+    from tklscore.core.engines.scoring import Combinations
+
+    rows = {"cid": np.array([0, 0, 1]), "c0": np.array([0, 1, 0]), "cnt": np.array([3, 2, 4])}
+    combinations = Combinations(rows, np.array([5, 4]), np.zeros(2), [np.array(["a", "b"])], [np.zeros(2)])
+    places = (2, 1)    # key = cid * 2 + c0
+    gone = pd.DataFrame({"key": [2], "cnt": [4]})
+    assert combinations.released(gone, places).tolist() == [3, 2, 0]
+    both = pd.DataFrame({"cid": [0], "c0": [1], "cnt": [2]})
+    assert combinations.released(both, None).tolist() == [3, 0, 4]
+    with pytest.raises(RuntimeError, match="1 suppressed combination"):
+        combinations.released(pd.DataFrame({"key": [3], "cnt": [1]}), places)

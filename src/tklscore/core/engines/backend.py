@@ -243,7 +243,7 @@ class Backend:
                                  f"({many} such cell(s) in all)", file=str(path),
                                  row=rid + scan.header_rows, column=c,
                                  hint="fix the value, or treat the column as categorical")
-        if roles.identifier:
+        if roles.identifier and not self._whole_numbers(scan, stripped[roles.identifier]):
             empty = self.run("cannot be read", path,
                              lambda: self.fetch("SELECT rid FROM src WHERE id = '' ORDER BY rid LIMIT 1"))
             if len(empty):
@@ -263,15 +263,20 @@ class Backend:
         """The first id of ``src`` (in text order) held by more than one record, and how many:
         grouped by the file's own column where its text is one-to-one with it (integers without
         a missing cell: grouped as numbers, about half the work of grouping their text)."""
-        import pyarrow as pa
-
         scan = self.source_scan
         raw = _columns(scan, [roles.identifier])[roles.identifier]
-        if pa.types.is_integer(self._kinds(scan)[raw]) and not self._holds_missing(scan, raw):
+        if self._whole_numbers(scan, raw):
             column = self.q(raw)
             return (f"SELECT CAST(v AS STRING) AS id, times FROM (SELECT {column} AS v, COUNT(*) AS times FROM "
                     f"{scan.relation} GROUP BY {column} HAVING COUNT(*) > 1) AS d ORDER BY id LIMIT 1")
         return "SELECT id, COUNT(*) AS times FROM src GROUP BY id HAVING COUNT(*) > 1 ORDER BY id LIMIT 1"
+
+    def _whole_numbers(self, scan: Scan, raw: str) -> bool:
+        """A column of integers without a missing cell: its text (``CAST AS STRING``) is one-to-one
+        with its numbers and never empty."""
+        import pyarrow as pa
+
+        return pa.types.is_integer(self._kinds(scan)[raw]) and not self._holds_missing(scan, raw)
 
     def _check_sample_weights(self, scan: Scan, raw: str, column: str) -> None:
         """Sampling weights are finite numbers ≥ 0 (as the in-memory engine reads them)."""

@@ -331,7 +331,8 @@ class EngineDesigner:
         # the scores
         kept_roles = Roles(qi=roles.qi, sa=kept, continuous=[c for c in kept if c in roles.continuous],
                            identifier=roles.identifier)
-        score_plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in kept), "gsrc", weighted)
+        score_plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in kept), "gsrc", weighted,
+                          class_codes=True)
 
         def weigh(i, name, uniques):
             if name in group_weights:

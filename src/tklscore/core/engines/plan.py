@@ -33,6 +33,8 @@ class Plan:
     counted: str = "coded"  # the relation the (class, value) counts read: ``coded``, or ``combos`` (weighted)
     distinct: bool = False  # (weighted) each row of ``source`` is a combination of its own: no two rows share
                             # their QI and SA values (the finest aggregate, :func:`.finest.rows_are_combinations`)
+    class_codes: bool = False   # ``source`` also holds ``k0..``, each QI's integer code, one-to-one with its
+                                # text (a design's ``gsrc``): classes are grouped and joined on the codes
 
     @property
     def count(self) -> str:
@@ -70,11 +72,24 @@ class Plan:
 
     # ------------------------------------------------------------------ equivalence classes
 
+    @property
+    def class_keys(self) -> list[str]:
+        """The columns a record's class is found by: the QIs' codes (:attr:`class_codes`), else their values."""
+        return [f"k{j}" for j in range(self.n_qi)] if self.class_codes else self.qi
+
     def classes(self) -> str:
-        """One row per equivalence class: its QI values, size k and a dense id ``cid``."""
+        """One row per equivalence class: its QI values (and with :attr:`class_codes` their
+        codes), size k and a dense id ``cid`` in the order of the values."""
         keys = ", ".join(self.qi)
-        return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
-                f"FROM (SELECT {keys}, {self.count} AS k FROM {self.source} GROUP BY {keys}) AS grouped")
+        if self.class_codes:   # grouped on integers; a code's value is the one its rows hold
+            codes = ", ".join(self.class_keys)
+            values = ", ".join(f"MIN({q}) AS {q}" for q in self.qi)
+            grouped = f"SELECT {codes}, {values}, {self.count} AS k FROM {self.source} GROUP BY {codes}"
+            keys_out = f"{keys}, {codes}"
+        else:
+            grouped, keys_out = f"SELECT {keys}, {self.count} AS k FROM {self.source} GROUP BY {keys}", keys
+        return (f"SELECT {keys_out}, k, CAST(ROW_NUMBER() OVER (ORDER BY {keys}) - 1 AS BIGINT) AS cid "
+                f"FROM ({grouped}) AS grouped")
 
     def coded(self, sizes: tuple[int, ...] | None = None) -> str:
         """Every record as integers: its class id and the code of each SA value (needs
@@ -85,7 +100,7 @@ class Plan:
         key = self.combination_key(sizes, ["classes.cid"] + codes) if sizes is not None else None
         selected = ", ".join(["src.rid", "src.id", "classes.cid"] + codes + (["src.cnt"] if self.weighted else [])
                              + ([f"{key} AS key"] if key is not None else []))
-        return f"SELECT {selected} FROM {self.source} AS src JOIN classes USING ({', '.join(self.qi)}) {joins}"
+        return f"SELECT {selected} FROM {self.source} AS src JOIN classes USING ({', '.join(self.class_keys)}) {joins}"
 
     def variational_distance(self, i: int, n: int, pairs: str | None = None) -> str:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) per class, absent values adding C_v/n, on exact

@@ -124,7 +124,9 @@ class Combinations(NamedTuple):
         else:
             at = pd.MultiIndex.from_arrays([rows[c] for c in columns]).get_indexer(
                 pd.MultiIndex.from_frame(gone[columns].astype(np.int64)))
-        assert (at >= 0).all(), "a suppressed combination is one of the combinations"
+        if (at < 0).any():   # an index of -1 would take the records from the last combination: a wrong score
+            raise RuntimeError(f"{int((at < 0).sum())} suppressed combination(s) are not among the release's "
+                               f"{len(counts)} combinations: the engine's relations disagree")
         counts[at] -= gone["cnt"].to_numpy(dtype=np.int64)
         return counts
 
