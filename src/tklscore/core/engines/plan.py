@@ -292,13 +292,17 @@ class Plan:
                 "LEAST(1.0, records.w) / records.k AS m_score, records.w / records.k AS l_severity")
 
     def totals(self, relation: str, weighted: bool | None = None) -> str:
-        """Σ RS_tkl, max RS_tkl, max RS_M, Σ RS_L, |relation|, and how many W(r) exceed 1
-        (``weighted``: each row stands for ``cnt`` records; default: the plan's)."""
+        """What the totals are made of, in one statement (:func:`.scoring.fetch_totals` adds
+        them up): each distinct RS_tkl with its records (``gt`` 0), each distinct RS_L with
+        its records (``gl`` 0), and a row of the whole ``relation`` (both 1): its records, max
+        RS_M, max W(r) and how many W(r) exceed 1 (``weighted``: each row stands for ``cnt``
+        records; default: the plan's). The engine sums only integers: a sum of doubles there
+        depends on the rows' order and the threads, so the scores are summed exactly in Python."""
         plan = self if weighted is None else replace(self, weighted=weighted)
-        return (f"SELECT {plan.count} AS n, SUM({plan.times('tkl')}) AS tkl, MAX(tkl) AS tkl_max, "
-                f"MAX(m_score) AS m_inf, SUM({plan.times('l_severity')}) AS l_severity, MAX(w) AS w_max, "
+        return (f"SELECT GROUPING(tkl) AS gt, GROUPING(l_severity) AS gl, tkl, l_severity, {plan.count} AS n, "
+                f"MAX(m_score) AS m_inf, MAX(w) AS w_max, "
                 f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if plan.weighted else 1} ELSE 0 END) AS w_above "
-                f"FROM {relation}")
+                f"FROM {relation} GROUP BY GROUPING SETS ((tkl), (l_severity), ())")
 
     def published_records(self, on: str = "id", source: str = "src") -> str:
         """The plan over the published records only (``published`` joined to ``source`` on

@@ -75,7 +75,7 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
     ``records_path``, or kept on disk (``stream``: ``report.stored``), or fetched
     (``fetch``), or left in the engine."""
     if totals is None:
-        totals = backend.fetch(plan.totals("published_scored")).iloc[0]
+        totals = fetch_totals(backend, plan, "published_scored")
     scores, whole_scores = score_set(totals, x), score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
@@ -92,6 +92,26 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
         records["id"] = records["id"].astype(object)
     return ScoreReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records, notes,
                        whole_scores, records_path=records_path, unlocated=list(unlocated), stored=stored)
+
+
+def fetch_totals(backend: Backend, plan: Plan, relation: str, weighted: bool | None = None) -> pd.Series:
+    """:meth:`.Plan.totals` of ``relation`` (a release's scored records, or a relation's
+    scored combinations, ``weighted``), the sums exact (:func:`~tklscore.core.scoring.sums.exact_sum`
+    of each distinct score times its records): the in-memory engine's totals to the bit, in
+    whatever order and on however many threads the engine read the rows."""
+    parts = backend.fetch(plan.totals(relation, weighted))
+    by_tkl, by_l = parts[parts["gt"] == 0], parts[parts["gl"] == 0]
+    whole = parts[(parts["gt"] == 1) & (parts["gl"] == 1)]
+    if whole.empty:    # Spark gives no row of the whole of no rows
+        whole = pd.Series({"n": 0, "m_inf": float("nan"), "w_max": float("nan"), "w_above": 0})
+    else:
+        whole = whole.iloc[0]
+    tkl = by_tkl["tkl"].to_numpy(dtype=np.float64)
+    return pd.Series({"n": int(whole["n"]), "tkl": exact_sum(tkl, by_tkl["n"].to_numpy(dtype=np.int64)),
+                      "tkl_max": float(tkl.max()) if len(tkl) else float("nan"), "m_inf": whole["m_inf"],
+                      "l_severity": exact_sum(by_l["l_severity"].to_numpy(dtype=np.float64),
+                                              by_l["n"].to_numpy(dtype=np.int64)),
+                      "w_max": whole["w_max"], "w_above": whole["w_above"]})
 
 
 class Combinations(NamedTuple):
@@ -173,7 +193,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
-    summed = backend.fetch(plan.totals("scored", weighted=True)).iloc[0] if totals else None
+    summed = fetch_totals(backend, plan, "scored", weighted=True) if totals else None
     return Scored(summed, warnings, plan.combination(radix), radix)
 
 
