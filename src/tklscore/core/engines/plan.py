@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tklscore.core.scoring.sums import HALF_BITS, UNIT_BELOW
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -292,17 +294,27 @@ class Plan:
                 "LEAST(1.0, records.w) / records.k AS m_score, records.w / records.k AS l_severity")
 
     def totals(self, relation: str, weighted: bool | None = None) -> str:
-        """What the totals are made of, in one statement (:func:`.scoring.fetch_totals` adds
-        them up): each distinct RS_tkl with its records (``gt`` 0), each distinct RS_L with
-        its records (``gl`` 0), and a row of the whole ``relation`` (both 1): its records, max
-        RS_M, max W(r) and how many W(r) exceed 1 (``weighted``: each row stands for ``cnt``
-        records; default: the plan's). The engine sums only integers: a sum of doubles there
-        depends on the rows' order and the threads, so the scores are summed exactly in Python."""
+        """Σ RS_tkl and Σ RS_L as integer sums by unit (``ut``, ``ul``; ``{t,l}_high``,
+        ``{t,l}_low``: :mod:`~tklscore.core.scoring.sums`, which :func:`.scoring.fetch_totals`
+        adds up exactly), and, in the row of the whole ``relation`` (``gt`` and ``gl`` 1): its
+        records, max RS_tkl, max RS_M, max RS_L, max W(r), how many W(r) exceed 1 and how many
+        scores are NaN or ±inf (``{t,l}_odd``) (``weighted``: each row stands for ``cnt``
+        records; default: the plan's). The engine sums integers only: a sum of doubles there
+        would depend on the order of the rows and the threads. One statement (one job on Spark),
+        a few rows: a unit for each power of two the scores span."""
         plan = self if weighted is None else replace(self, weighted=weighted)
-        return (f"SELECT GROUPING(tkl) AS gt, GROUPING(l_severity) AS gl, tkl, l_severity, {plan.count} AS n, "
-                f"MAX(m_score) AS m_inf, MAX(w) AS w_max, "
-                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if plan.weighted else 1} ELSE 0 END) AS w_above "
-                f"FROM {relation} GROUP BY GROUPING SETS ((tkl), (l_severity), ())")
+        c = "cnt" if plan.weighted else "1"
+        units = ", ".join(f"{_unit(x)} AS {u}" for x, u in (("tkl", "ut"), ("l_severity", "ul")))
+        sums = ", ".join(f"CAST(COALESCE(SUM(CAST({part} AS BIGINT) * c), 0) AS BIGINT) AS {name}_{half}"
+                         for x, u, name in (("tkl", "ut", "t"), ("l_severity", "ul", "l"))
+                         for half, part in zip(("high", "low"), _halves(x, u)))
+        odd = ", ".join(f"SUM(CASE WHEN {_finite(x)} THEN 0 ELSE c END) AS {name}_odd"
+                        for x, name in (("tkl", "t"), ("l_severity", "l")))
+        return (f"SELECT GROUPING(ut) AS gt, GROUPING(ul) AS gl, ut, ul, {sums}, {plan.count} AS n, "
+                f"MAX(tkl) AS tkl_max, MAX(m_score) AS m_inf, MAX(l_severity) AS l_max, MAX(w) AS w_max, "
+                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN c ELSE 0 END) AS w_above, {odd} "
+                f"FROM (SELECT tkl, l_severity, m_score, w, {c} AS c{', cnt' if plan.weighted else ''}, {units} "
+                f"FROM {relation}) AS scores GROUP BY GROUPING SETS ((ut), (ul), ())")
 
     def published_records(self, on: str = "id", source: str = "src") -> str:
         """The plan over the published records only (``published`` joined to ``source`` on
@@ -317,6 +329,27 @@ class Plan:
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
                 f"FROM published AS p JOIN coded AS c ON c.id = p.id JOIN scored AS s USING "
                 f"({', '.join(combination)})")
+
+
+def _finite(x: str) -> str:
+    """``x`` is a number (not NaN, not ±inf: both engines order NaN above every number)."""
+    return f"ABS({x}) <= 1.7976931348623157E308"
+
+
+def _unit(x: str) -> str:
+    """The exponent of the unit of ``x`` (:data:`~tklscore.core.scoring.sums.UNIT_BELOW` below
+    its leading bit, whatever LOG2's last bit; never below a double's smallest, 2**-1074),
+    NULL for 0, NaN and ±inf: ``x / 2**unit`` is an integer below 2**56."""
+    return (f"CASE WHEN {x} <> 0 AND {_finite(x)} THEN "
+            f"GREATEST(CAST(FLOOR(LOG2(ABS({x}))) AS BIGINT) - {UNIT_BELOW}, -1074) END")
+
+
+def _halves(x: str, unit: str) -> tuple[str, str]:
+    """``x / 2**unit`` (exact: a power of two) as its high and low integers of
+    :data:`~tklscore.core.scoring.sums.HALF_BITS` bits (doubles, each exact)."""
+    scaled = f"({x} / POWER(2E0, {unit}))"
+    high = f"FLOOR({scaled} / {1 << HALF_BITS}E0)"
+    return high, f"({scaled} - {high} * {1 << HALF_BITS}E0)"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
-from tklscore.core.scoring.sums import exact_sum
+from tklscore.core.scoring.sums import exact_sum, sum_of_units
 from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
@@ -95,23 +95,25 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
 
 
 def fetch_totals(backend: Backend, plan: Plan, relation: str, weighted: bool | None = None) -> pd.Series:
-    """:meth:`.Plan.totals` of ``relation`` (a release's scored records, or a relation's
-    scored combinations, ``weighted``), the sums exact (:func:`~tklscore.core.scoring.sums.exact_sum`
-    of each distinct score times its records): the in-memory engine's totals to the bit, in
-    whatever order and on however many threads the engine read the rows."""
+    """:meth:`.Plan.totals` of ``relation`` (a release's scored records, or a relation's scored
+    combinations, ``weighted``), the sums exact (:func:`~tklscore.core.scoring.sums.sum_of_units`):
+    the in-memory engine's totals to the bit, whatever order and threads the engine read the
+    rows in; a few rows fetched, never the records."""
     parts = backend.fetch(plan.totals(relation, weighted))
-    by_tkl, by_l = parts[parts["gt"] == 0], parts[parts["gl"] == 0]
-    whole = parts[(parts["gt"] == 1) & (parts["gl"] == 1)]
-    if whole.empty:    # Spark gives no row of the whole of no rows
-        whole = pd.Series({"n": 0, "m_inf": float("nan"), "w_max": float("nan"), "w_above": 0})
-    else:
-        whole = whole.iloc[0]
-    tkl = by_tkl["tkl"].to_numpy(dtype=np.float64)
-    return pd.Series({"n": int(whole["n"]), "tkl": exact_sum(tkl, by_tkl["n"].to_numpy(dtype=np.int64)),
-                      "tkl_max": float(tkl.max()) if len(tkl) else float("nan"), "m_inf": whole["m_inf"],
-                      "l_severity": exact_sum(by_l["l_severity"].to_numpy(dtype=np.float64),
-                                              by_l["n"].to_numpy(dtype=np.int64)),
-                      "w_max": whole["w_max"], "w_above": whole["w_above"]})
+    at = np.flatnonzero((parts["gt"] == 1).to_numpy() & (parts["gl"] == 1).to_numpy())
+    if not len(at) or not int(parts["n"].iloc[at[0]]):   # no rows (Spark gives no row of the whole of none)
+        return pd.Series({"n": 0, "tkl": 0.0, "tkl_max": float("nan"), "m_inf": float("nan"), "l_severity": 0.0,
+                          "w_max": float("nan"), "w_above": 0})
+    whole = {name: parts[name].iloc[at[0]] for name in parts.columns}   # each column's type kept (not a row's)
+
+    def total(grouping: str, unit: str, name: str, largest: str) -> float:
+        rows = parts[(parts[grouping] == 0) & parts[unit].notna()]
+        return sum_of_units(rows[unit], rows[f"{name}_high"], rows[f"{name}_low"],
+                            odd=float(whole[largest]) if int(whole[f"{name}_odd"]) else None)
+
+    return pd.Series({"n": int(whole["n"]), "tkl": total("gt", "ut", "t", "tkl_max"), "tkl_max": whole["tkl_max"],
+                      "m_inf": whole["m_inf"], "l_severity": total("gl", "ul", "l", "l_max"), "w_max": whole["w_max"],
+                      "w_above": whole["w_above"]})
 
 
 class Combinations(NamedTuple):
