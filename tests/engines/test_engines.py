@@ -90,8 +90,8 @@ def test_cli_engine_duckdb_equals_memory(capsys, tmp_path, data_dir):
 def test_totals_are_the_in_memory_sums_to_the_bit_on_several_threads(tmp_path):
     """Record scores spread over twelve orders of magnitude: the engine's own sum of them
     (SUM of doubles, its order the threads') missed the exact sum in the last bits (tkl
-    507.0489814430112 for 507.0489814430111, L-Severity 51.55733164884856 for …861); summed
-    exactly in Python from each distinct score's records they are the in-memory totals."""
+    507.0489814430112 for 507.0489814430111, L-Severity 51.55733164884856 for …861); as integer
+    sums by power of two (Plan.totals) added exactly (sums.sum_of_units) they are the in-memory totals."""
     from tklscore.core.engines.duckdb_engine import DuckDBBackend
 
     rng = np.random.default_rng(7)
