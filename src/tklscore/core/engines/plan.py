@@ -295,26 +295,23 @@ class Plan:
 
     def totals(self, relation: str, weighted: bool | None = None) -> str:
         """Σ RS_tkl and Σ RS_L as integer sums by unit (``ut``, ``ul``; ``{t,l}_high``,
-        ``{t,l}_low``: :mod:`~tklscore.core.scoring.sums`, which :func:`.scoring.fetch_totals`
-        adds up exactly), and, in the row of the whole ``relation`` (``gt`` and ``gl`` 1): its
-        records, max RS_tkl, max RS_M, max RS_L, max W(r), how many W(r) exceed 1 and how many
-        scores are NaN or ±inf (``{t,l}_odd``) (``weighted``: each row stands for ``cnt``
-        records; default: the plan's). The engine sums integers only: a sum of doubles there
-        would depend on the order of the rows and the threads. One statement (one job on Spark),
-        a few rows: a unit for each power of two the scores span."""
+        ``{t,l}_low``: :mod:`~tklscore.core.scoring.sums`), and the records, max RS_tkl, max RS_M,
+        max RS_L, max W(r), how many W(r) exceed 1 and how many scores are NaN or ±inf
+        (``{t,l}_odd``), for each pair of units of ``relation``'s rows — a few rows, which
+        :func:`.scoring.fetch_totals` adds up (``weighted``: each row stands for ``cnt`` records;
+        default: the plan's). The engine sums integers only: a sum of doubles there would depend
+        on the order of the rows and the threads."""
         plan = self if weighted is None else replace(self, weighted=weighted)
-        c = "cnt" if plan.weighted else "1"
         units = ", ".join(f"{_unit(x)} AS {u}" for x, u in (("tkl", "ut"), ("l_severity", "ul")))
         sums = ", ".join(f"CAST(COALESCE(SUM(CAST({part} AS BIGINT) * c), 0) AS BIGINT) AS {name}_{half}"
                          for x, u, name in (("tkl", "ut", "t"), ("l_severity", "ul", "l"))
                          for half, part in zip(("high", "low"), _halves(x, u)))
-        odd = ", ".join(f"SUM(CASE WHEN {_finite(x)} THEN 0 ELSE c END) AS {name}_odd"
+        odd = ", ".join(f"CAST(SUM(CASE WHEN {_finite(x)} THEN 0 ELSE c END) AS BIGINT) AS {name}_odd"
                         for x, name in (("tkl", "t"), ("l_severity", "l")))
-        return (f"SELECT GROUPING(ut) AS gt, GROUPING(ul) AS gl, ut, ul, {sums}, {plan.count} AS n, "
-                f"MAX(tkl) AS tkl_max, MAX(m_score) AS m_inf, MAX(l_severity) AS l_max, MAX(w) AS w_max, "
-                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN c ELSE 0 END) AS w_above, {odd} "
-                f"FROM (SELECT tkl, l_severity, m_score, w, {c} AS c{', cnt' if plan.weighted else ''}, {units} "
-                f"FROM {relation}) AS scores GROUP BY GROUPING SETS ((ut), (ul), ())")
+        return (f"SELECT ut, ul, {sums}, CAST(SUM(c) AS BIGINT) AS n, MAX(tkl) AS tkl_max, MAX(m_score) AS m_inf, "
+                f"MAX(l_severity) AS l_max, MAX(w) AS w_max, "
+                f"CAST(SUM(CASE WHEN w > 1.0 + 1e-12 THEN c ELSE 0 END) AS BIGINT) AS w_above, {odd} FROM (SELECT tkl, l_severity, m_score, w, {'cnt' if plan.weighted else '1'} AS c, "
+                f"{units} FROM {relation}) AS scores GROUP BY ut, ul")
 
     def published_records(self, on: str = "id", source: str = "src") -> str:
         """The plan over the published records only (``published`` joined to ``source`` on

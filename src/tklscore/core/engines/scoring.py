@@ -100,20 +100,24 @@ def fetch_totals(backend: Backend, plan: Plan, relation: str, weighted: bool | N
     the in-memory engine's totals to the bit, whatever order and threads the engine read the
     rows in; a few rows fetched, never the records."""
     parts = backend.fetch(plan.totals(relation, weighted))
-    at = np.flatnonzero((parts["gt"] == 1).to_numpy() & (parts["gl"] == 1).to_numpy())
-    if not len(at) or not int(parts["n"].iloc[at[0]]):   # no rows (Spark gives no row of the whole of none)
+    if parts.empty:
         return pd.Series({"n": 0, "tkl": 0.0, "tkl_max": float("nan"), "m_inf": float("nan"), "l_severity": 0.0,
                           "w_max": float("nan"), "w_above": 0})
-    whole = {name: parts[name].iloc[at[0]] for name in parts.columns}   # each column's type kept (not a row's)
 
-    def total(grouping: str, unit: str, name: str, largest: str) -> float:
-        rows = parts[(parts[grouping] == 0) & parts[unit].notna()]
-        return sum_of_units(rows[unit], rows[f"{name}_high"], rows[f"{name}_low"],
-                            odd=float(whole[largest]) if int(whole[f"{name}_odd"]) else None)
+    def column(name: str) -> np.ndarray:
+        return parts[name].to_numpy()
 
-    return pd.Series({"n": int(whole["n"]), "tkl": total("gt", "ut", "t", "tkl_max"), "tkl_max": whole["tkl_max"],
-                      "m_inf": whole["m_inf"], "l_severity": total("gl", "ul", "l", "l_max"), "w_max": whole["w_max"],
-                      "w_above": whole["w_above"]})
+    def largest(name: str) -> float:
+        return float(np.max(column(name).astype(np.float64)))    # NaN if one is
+
+    def total(unit: str, name: str, largest_score: str) -> float:
+        at = parts[unit].notna().to_numpy()
+        return sum_of_units(column(unit)[at], column(f"{name}_high")[at], column(f"{name}_low")[at],
+                            odd=largest(largest_score) if column(f"{name}_odd").astype(np.int64).sum() else None)
+
+    return pd.Series({"n": int(column("n").astype(np.int64).sum()), "tkl": total("ut", "t", "tkl_max"),
+                      "tkl_max": largest("tkl_max"), "m_inf": largest("m_inf"), "l_severity": total("ul", "l", "l_max"),
+                      "w_max": largest("w_max"), "w_above": int(column("w_above").astype(np.int64).sum())})
 
 
 class Combinations(NamedTuple):
