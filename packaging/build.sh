@@ -5,7 +5,8 @@
 #   bash packaging/build.sh zipapp    # dist/tklscore.pyz (python -m zipapp of the wheel's package) + smoke test
 #   bash packaging/build.sh all       # all three (what CI runs)
 # Each smoke test runs `tklscore demo` and renders the Scores view offscreen
-# (`gui --example thesis --view scores --screenshot`), then checks the outputs.
+# (`gui --example thesis --view scores --screenshot`), then checks the outputs; the desktop
+# build's also reads files in the frozen application started as run_apart starts it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -60,6 +61,46 @@ smoke() {  # smoke EXECUTABLE LABEL: demo and a GUI screenshot, run from a folde
   rm -rf "$work"
 }
 
+smoke_apart() {  # smoke_apart EXECUTABLE: the frozen application as the process run_apart starts (APART_FLAG)
+  # The wheel's run_apart, told it is frozen, starts EXECUTABLE --tklscore-apart as the frozen
+  # window does (Vocabulary.load_apart: a vocabulary the user opened; load_score_models: large
+  # score model files) and reads its JSON answer: a value, and an InputError said as it was.
+  local exe=$1 work
+  work=$(mktemp -d)
+  (cd "$work" && bounded desktop "$BUILD/wheel-venv/bin/python" - "$exe" <<'PY'
+import sys
+from pathlib import Path
+
+sys.frozen, sys.executable = True, sys.argv[1]   # run_apart starts the frozen application itself
+from tklscore.core.apart import APART_FLAG
+from tklscore.core.errors import InputError
+from tklscore.core.model.lseverity_model import thesis_lseverity_model
+from tklscore.core.model.mscore_model import thesis_example_model
+from tklscore.core.model.vocabulary import Vocabulary
+from tklscore.core.model.weight_models import load_score_models
+
+Path("v.ttl").write_text("@prefix x: <urn:x#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+                         "x:Flu a rdfs:Class ; rdfs:label \"Flu\" ; rdfs:subClassOf x:Disease .\n"
+                         "x:Disease a rdfs:Class .\n", encoding="utf-8")
+vocabulary = Vocabulary.load_apart(["v.ttl"])
+assert sorted(vocabulary.graph.nodes) == ["urn:x#Disease", "urn:x#Flu"], sorted(vocabulary.graph.nodes)
+assert list(vocabulary.graph.edges) == [("urn:x#Disease", "urn:x#Flu")], list(vocabulary.graph.edges)
+files = [str(thesis_lseverity_model().save("l.ttl")), str(thesis_example_model().save("m.ttl"))]
+apart, here = load_score_models(files, apart=True), load_score_models(files, apart=False)
+assert [w.fingerprint for w in apart] == [w.fingerprint for w in here] and len(apart[0].entries) > 0
+Path("bad.ttl").write_text("@prefix x: <urn:x#> .\nx:a x:b\n", encoding="utf-8")
+try:
+    Vocabulary.load_apart(["bad.ttl"])
+except InputError as error:
+    assert error.file == "bad.ttl" and "cannot be read as turtle" in error.message, (error.file, error.message)
+else:
+    raise AssertionError("a broken vocabulary read in the frozen application raised nothing")
+print(f"desktop: {APART_FLAG}: a vocabulary, the score models and a broken file's error read in the frozen application")
+PY
+  )
+  rm -rf "$work"
+}
+
 build_wheel() {
   step "wheel"
   rm -f dist/tklscore-*.whl
@@ -107,6 +148,7 @@ build_desktop() {
   echo "dist/tklscore: $(du -sh dist/tklscore | cut -f1)"
   step "desktop: smoke test of the built binary"
   smoke "$ROOT/dist/tklscore/tklscore" desktop
+  smoke_apart "$ROOT/dist/tklscore/tklscore"
 }
 
 build_zipapp() {  # the package as one file, run by a Python that has tklscore's dependencies

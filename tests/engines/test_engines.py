@@ -26,14 +26,11 @@ TOLERANCE = 1e-12
 
 
 def assert_same_report(engine, memory) -> None:
+    """The same records' scores (to ``TOLERANCE``) and the same totals to the bit: both sum exactly."""
     assert engine.source_rows == memory.source_rows and engine.published_rows == memory.published_rows
     for name in ("scores", "normalized_source", "normalized_max"):
         ours, theirs = getattr(engine, name).as_dict(), getattr(memory, name).as_dict()
-        for key in ours:
-            if theirs[key] is None:
-                assert ours[key] is None, (name, key)
-            else:
-                assert ours[key] == pytest.approx(theirs[key], rel=TOLERANCE, abs=TOLERANCE), (name, key)
+        assert ours == theirs, name
     a, b = engine.records.reset_index(drop=True), memory.records.reset_index(drop=True)
     assert a["id"].tolist() == b["id"].tolist()
     assert a["k"].tolist() == b["k"].tolist() and a["l"].tolist() == b["l"].tolist()
@@ -88,6 +85,66 @@ def test_cli_engine_duckdb_equals_memory(capsys, tmp_path, data_dir):
     assert code == 0, err
     assert json.loads(out)["records_file"] == str(tmp_path / "r.parquet")
     assert pd.read_parquet(tmp_path / "r.parquet")["tkl"].tolist() == [r["tkl"] for r in a["records"]]
+
+
+def test_totals_are_the_in_memory_sums_to_the_bit_on_several_threads(tmp_path):
+    """Record scores spread over twelve orders of magnitude: the engine's own sum of them
+    (SUM of doubles, its order the threads') missed the exact sum in the last bits (tkl
+    507.0489814430112 for 507.0489814430111, L-Severity 51.55733164884856 for …861); as integer
+    sums by power of two (Plan.totals) added exactly (sums.sum_of_units) they are the in-memory totals."""
+    from tklscore.core.engines.duckdb_engine import DuckDBBackend
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(n)], "q0": [f"v{x}" for x in rng.integers(0, 40, n)],
+                          "q1": [f"u{x}" for x in rng.integers(0, 7, n)],
+                          "s0": rng.choice(["a", "b", "c", "d", "e"], n), "s1": rng.choice(["x", "y", "z"], n)})
+    weights = Weights([("s0", "a", 0.9), ("s0", "b", 1e-9), ("s0", "c", 1 / 3), ("s0", "d", 3e-5), ("s0", "e", 0.1),
+                       ("s1", "x", 1e-13), ("s1", "y", 0.7), ("s1", "z", 1 / 7)])
+    roles = Roles(qi=["q0", "q1"], sa=["s0", "s1"], identifier="id")
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    table = load_table(path)
+    ids = [f"r{i}" for i in range(0, n, 3)]
+    memory = Scorer(table, roles).score(locate_by_ids(table, ids, "id"), weights)
+    with DuckDBBackend(threads=4) as backend:
+        engine = score_files("duckdb", str(path), roles, weights, rows=ids, backend=backend)
+    assert memory.scores.tkl == 507.0489814430111 and memory.scores.l_severity == 51.55733164884861
+    assert_same_report(engine, memory)
+
+
+def test_engine_totals_are_exact_over_the_doubles_range_in_any_order():
+    """Plan.totals' integer sums by unit, added by fetch_totals: exact_sum of the same terms
+    (each times its count) over scores from 2**-1074 to 1e300, on four threads, over records
+    or weighted rows; NaN or inf as numpy sums them; no rows, nothing."""
+    from tklscore.core.engines.duckdb_engine import DuckDBBackend
+    from tklscore.core.engines.plan import Plan
+    from tklscore.core.engines.scoring import fetch_totals
+    from tklscore.core.scoring.sums import exact_sum
+
+    rng = np.random.default_rng(3)
+    n = 20000
+    x = rng.random(n) * 10.0 ** rng.integers(-300, 300, n)
+    x[:6] = [0.0, 5e-324, 2.2250738585072014e-308, 1e299, 1.0, 1.0 + 2.0 ** -52]
+    x[6:20] = 2.0 ** rng.integers(-1074, 1000, 14)
+    cnt = rng.integers(1, 1 << 15, n)
+    cnt[:2] = [1 << 33, 12345678901]      # far more records than a row holds
+    frame = pd.DataFrame({"tkl": x, "l_severity": x[::-1].copy(), "m_score": x / 2, "w": x, "cnt": cnt})
+    plan = Plan(1, (False,))
+    with DuckDBBackend(threads=4) as backend:
+        backend.register("scores", frame)
+        backend.materialize("t", "SELECT * FROM scores")
+        weighted, records = fetch_totals(backend, plan, "t", weighted=True), fetch_totals(backend, plan, "t")
+        assert weighted["tkl"] == exact_sum(x, cnt) and weighted["l_severity"] == exact_sum(x[::-1], cnt)
+        assert records["tkl"] == exact_sum(x) and records["l_severity"] == exact_sum(x[::-1])
+        assert weighted["n"] == cnt.sum() and records["n"] == n and records["tkl_max"] == x.max()
+        assert weighted["w_above"] == cnt[x > 1.0 + 1e-12].sum() and records["m_inf"] == x.max() / 2
+        backend.materialize("odd", "SELECT CAST(t AS DOUBLE) AS tkl, CAST(l AS DOUBLE) AS l_severity, 0.5 AS m_score, "
+                                   "0.5 AS w FROM (VALUES ('1', '1'), ('inf', 'nan'), ('2', 'inf')) AS v(t, l)")
+        odd = fetch_totals(backend, plan, "odd")
+        assert odd["tkl"] == math.inf and math.isnan(odd["l_severity"]) and odd["n"] == 3
+        none = fetch_totals(backend, plan, "(SELECT * FROM t WHERE cnt < 0)", weighted=True)
+        assert (none["n"], none["tkl"], none["l_severity"], none["w_above"]) == (0, 0.0, 0.0, 0)
 
 
 # ------------------------------------------------------------------ random tables

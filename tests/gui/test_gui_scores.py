@@ -521,3 +521,9 @@ def test_score_model_files_are_read_off_the_ui_thread_and_never_score_stale(view
             bench.use_score_models(paths)
         assert said in failed.args[0]
         assert bench.project.score_model_paths == [l_file, m_file] and bench.weights_per_score is not None
+        # kept: the files in use as they are now and those read last, not the files before the edit
+        assert list(bench._score_models_cache) == [weights_state._files_key([l_file, m_file]),
+                                                   weights_state._files_key(paths)]
+    bench.set_weights_use(FILE)
+    bench.set_weights_use(SCORE_MODELS)   # the files in use kept through the failed choices: not read again
+    assert bench.weights_per_score is not None and len(reads) == 4

@@ -8,7 +8,10 @@ point hands that to :func:`serve`) — and never re-runs the caller's main scrip
 multiprocessing's ``spawn`` does). It sends the function's module-level name and arguments
 as JSON and reads the answer as JSON text, never pickled: the caller only decodes plain data,
 whatever the file read in the other process held. An :class:`InputError` there is raised
-here as it was; cancelling stops the process."""
+here as it was; cancelling stops the process.
+
+:func:`read_files` is how a caller reads files a user chose this way: the files checked here,
+their content read apart (or here, when small) as plain data, and rebuilt here from it."""
 
 from __future__ import annotations
 
@@ -18,13 +21,36 @@ import subprocess
 import sys
 import traceback
 from importlib import import_module
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Sequence
 
-from tklscore.core.errors import Cancelled, InputError
+from tklscore.core.errors import Cancelled, InputError, existing_file
 
 POLL_S = 0.05   # how often a caller waiting for the answer looks whether it was cancelled
 APART_FLAG = "--tklscore-apart"   # a frozen build's entry point: serve() (packaging/tklscore_main.py)
 _ERROR_FIELDS = ("message", "file", "row", "column", "hint")
+APART_BYTES = 1 << 20
+"""Files of this many bytes or more (together) are read apart by :func:`read_files` when the
+caller leaves it to their size: rdflib's parsing holds the interpreter lock long enough to
+stall the window. Smaller ones (a model file is a few kilobytes, ~35 ms of parsing) are read
+in the calling thread, sparing the one to three seconds a new interpreter takes to start and
+import rdflib."""
+
+
+def read_files(read: Callable, paths: Sequence[str | Path], *args, rebuild: Callable, kind: str = "file",
+               what: str = "reading the files", apart: bool | None = True, cancelled: Callable[[], bool] | None = None):
+    """``rebuild(read(paths, *args))``: ``read`` (a module-level function of the files' paths
+    as text and JSON-typed ``args``) gives the files' content as plain data, and ``rebuild``
+    makes the caller's object of it. ``read`` runs in a process of its own (:func:`run_apart`;
+    ``cancelled()`` stops it, ``what`` names the work) when ``apart``, or, when it is None,
+    when the files hold :data:`APART_BYTES` or more; else here — through the same plain data,
+    so that where the files were read changes nothing. A file that is missing (or not a
+    regular file) is said here, as a ``kind``, before any process starts."""
+    paths = [str(existing_file(path, kind)) for path in paths]
+    if apart is None:
+        apart = sum(os.path.getsize(path) for path in paths) >= APART_BYTES
+    plain = run_apart(read, paths, *args, cancelled=cancelled, what=what) if apart else read(paths, *args)
+    return rebuild(plain)
 
 
 def run_apart(function: Callable, *args, cancelled: Callable[[], bool] | None = None, what: str = "the work"):

@@ -58,7 +58,8 @@ class WeightsState:
     weights: Weights | None = None
     weights_per_score: WeightsPerScore | None = None
     weights_problem: str | None = None
-    # M-Score's and L-Severity's model files read (their weights) or why not, by _files_key
+    # M-Score's and L-Severity's model files read (their weights) or why not, by _files_key: at
+    # most two, the project's files as they are now and the files read last (_keep_score_models)
     _score_models_cache: dict[tuple, tuple[Weights, Weights] | str]
     _score_models_reads: set[tuple]            # those being read
     _choosing_score_models: tuple | None = None   # the files the officer chose, until read
@@ -256,7 +257,7 @@ class WeightsState:
 
         def settle(read) -> None:
             self._score_models_reads.discard(key)
-            self._score_models_cache[key] = read
+            self._keep_score_models(key, read)
             if self._choosing_score_models == key:
                 self._choosing_score_models = None
                 if isinstance(read, str):
@@ -283,6 +284,15 @@ class WeightsState:
         self.runner.start(f"Reading the score models {names}",
                           lambda control: load_score_models(paths, cancelled=lambda: control.cancelled),
                           settle, settle, lane=SIDE, on_cancelled=cancelled)
+
+    def _keep_score_models(self, key: tuple, read) -> None:
+        """Keep what the files ``key`` gave (their weights or why not) and, of what was kept,
+        only the project's score model files as they are now (switching back to them reads
+        nothing): a file edited or a pair chosen before is let go."""
+        paths = self.project.score_model_paths
+        current = _files_key(paths) if paths else None
+        self._score_models_cache = {k: v for k, v in self._score_models_cache.items() if k == current}
+        self._score_models_cache[key] = read
 
     def _score_models_wanted(self) -> tuple | None:
         """The score model files the current weights wait for (their key), if any."""

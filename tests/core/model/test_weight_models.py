@@ -117,13 +117,17 @@ def test_score_models_read_apart_or_here_give_the_weights_read_here(tmp_path, ap
 
 
 def test_score_models_go_apart_by_their_size(tmp_path, monkeypatch):
+    from tklscore.core import apart
     from tklscore.core.model import weight_models
 
     m_file, l_file = thesis_example_model().save(tmp_path / "m.ttl"), thesis_lseverity_model().save(tmp_path / "l.ttl")
     went = []
-    monkeypatch.setattr("tklscore.core.apart.run_apart", lambda function, *args, **_: went.append(1) or function(*args))
-    weight_models.load_score_models([l_file, m_file])
+    monkeypatch.setattr(apart, "run_apart", lambda function, *args, **_: went.append(function) or function(*args))
+    here = weight_models.load_score_models([l_file, m_file])
     assert went == []
-    monkeypatch.setattr(weight_models, "APART_BYTES", 100)
-    weight_models.load_score_models([l_file, m_file])
-    assert went == [1]
+    monkeypatch.setattr(apart, "APART_BYTES", 100)
+    assert [w.fingerprint for w in weight_models.load_score_models([l_file, m_file])] == [w.fingerprint for w in here]
+    assert went == [weight_models.read_score_models]
+    with pytest.raises(InputError, match="model file not found"):   # said before any process starts
+        weight_models.load_score_models([l_file, tmp_path / "missing.ttl"], apart=True)
+    assert went == [weight_models.read_score_models]

@@ -53,3 +53,28 @@ def test_nothing_sums_to_zero_and_nan_or_infinity_as_numpy_gives_them():
     assert exact_sum(np.array([1.0, np.inf] * 40)) == math.inf
     assert exact_sum([1e-320, 1e-320, 3e-310], [1, 2, 3]) == exact([1e-320, 1e-320, 3e-310], [1, 2, 3])
     assert exact_sum([1e300, -1e300, 1.0] * 20) == 20.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.floats(min_value=0, max_value=1e290, allow_nan=False, allow_infinity=False), max_size=60),
+       counts=st.lists(st.integers(1, 1 << 33), min_size=1, max_size=60))
+def test_integer_parts_by_unit_add_up_to_the_exact_sum(values, counts):
+    """An engine's integer sums by unit (the parts Plan.totals writes in SQL, here in Python:
+    x = (high · 2**28 + low) · 2**unit) added by sum_of_units: exact_sum of the same terms."""
+    from tklscore.core.scoring.sums import HALF_BITS, UNIT_BELOW, sum_of_units
+
+    counts = (counts * (len(values) // len(counts) + 1))[:len(values)]
+    sums: dict[int, list[int]] = {}
+    for x, c in zip(values, counts):
+        if x:
+            unit = max(math.frexp(x)[1] - 1 - UNIT_BELOW, -1074)
+            scaled = Fraction(x) / Fraction(2) ** unit
+            assert scaled.denominator == 1 and scaled < 2 ** 56
+            high, low = divmod(int(scaled), 1 << HALF_BITS)
+            parts = sums.setdefault(unit, [0, 0])
+            parts[0] += high * c
+            parts[1] += low * c
+    units = list(sums)
+    total = sum_of_units(units, [sums[u][0] for u in units], [sums[u][1] for u in units])
+    assert total == exact_sum(np.array(values, dtype=np.float64), np.array(counts, dtype=np.int64)) == exact(values, counts)
+    assert sum_of_units([], [], []) == 0.0 and math.isnan(sum_of_units([0], [1], [0], odd=math.nan))

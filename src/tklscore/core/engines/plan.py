@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tklscore.core.scoring.sums import HALF_BITS, UNIT_BELOW
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -307,13 +309,24 @@ class Plan:
                 "LEAST(1.0, records.w) / records.k AS m_score, records.w / records.k AS l_severity")
 
     def totals(self, relation: str, weighted: bool | None = None) -> str:
-        """Σ RS_tkl, max RS_tkl, max RS_M, Σ RS_L, |relation|, and how many W(r) exceed 1
-        (``weighted``: each row stands for ``cnt`` records; default: the plan's)."""
+        """Σ RS_tkl and Σ RS_L as integer sums by unit (``ut``, ``ul``; ``{t,l}_high``,
+        ``{t,l}_low``: :mod:`~tklscore.core.scoring.sums`), and the records, max RS_tkl, max RS_M,
+        max RS_L, max W(r), how many W(r) exceed 1 and how many scores are NaN or ±inf
+        (``{t,l}_odd``), for each pair of units of ``relation``'s rows — a few rows, which
+        :func:`.scoring.fetch_totals` adds up (``weighted``: each row stands for ``cnt`` records;
+        default: the plan's). The engine sums integers only: a sum of doubles there would depend
+        on the order of the rows and the threads."""
         plan = self if weighted is None else replace(self, weighted=weighted)
-        return (f"SELECT {plan.count} AS n, SUM({plan.times('tkl')}) AS tkl, MAX(tkl) AS tkl_max, "
-                f"MAX(m_score) AS m_inf, SUM({plan.times('l_severity')}) AS l_severity, MAX(w) AS w_max, "
-                f"SUM(CASE WHEN w > 1.0 + 1e-12 THEN {'cnt' if plan.weighted else 1} ELSE 0 END) AS w_above "
-                f"FROM {relation}")
+        units = ", ".join(f"{_unit(x)} AS {u}" for x, u in (("tkl", "ut"), ("l_severity", "ul")))
+        sums = ", ".join(f"CAST(COALESCE(SUM(CAST({part} AS BIGINT) * c), 0) AS BIGINT) AS {name}_{half}"
+                         for x, u, name in (("tkl", "ut", "t"), ("l_severity", "ul", "l"))
+                         for half, part in zip(("high", "low"), _halves(x, u)))
+        odd = ", ".join(f"CAST(SUM(CASE WHEN {_finite(x)} THEN 0 ELSE c END) AS BIGINT) AS {name}_odd"
+                        for x, name in (("tkl", "t"), ("l_severity", "l")))
+        return (f"SELECT ut, ul, {sums}, CAST(SUM(c) AS BIGINT) AS n, MAX(tkl) AS tkl_max, MAX(m_score) AS m_inf, "
+                f"MAX(l_severity) AS l_max, MAX(w) AS w_max, "
+                f"CAST(SUM(CASE WHEN w > 1.0 + 1e-12 THEN c ELSE 0 END) AS BIGINT) AS w_above, {odd} FROM (SELECT tkl, l_severity, m_score, w, {'cnt' if plan.weighted else '1'} AS c, "
+                f"{units} FROM {relation}) AS scores GROUP BY ut, ul")
 
     def published_records(self, on: str = "id", source: str = "src") -> str:
         """The plan over the published records only (``published`` joined to ``source`` on
@@ -328,6 +341,27 @@ class Plan:
         return ("SELECT p.pos, p.id, s.k, s.l, s.t, s.w AS weight_sum, s.w, s.tkl, s.m_score, s.l_severity "
                 f"FROM published AS p JOIN coded AS c ON c.id = p.id JOIN scored AS s USING "
                 f"({', '.join(combination)})")
+
+
+def _finite(x: str) -> str:
+    """``x`` is a number (not NaN, not ±inf: both engines order NaN above every number)."""
+    return f"ABS({x}) <= 1.7976931348623157E308"
+
+
+def _unit(x: str) -> str:
+    """The exponent of the unit of ``x`` (:data:`~tklscore.core.scoring.sums.UNIT_BELOW` below
+    its leading bit, whatever LOG2's last bit; never below a double's smallest, 2**-1074),
+    NULL for 0, NaN and ±inf: ``x / 2**unit`` is an integer below 2**56."""
+    return (f"CASE WHEN {x} <> 0 AND {_finite(x)} THEN "
+            f"GREATEST(CAST(FLOOR(LOG2(ABS({x}))) AS BIGINT) - {UNIT_BELOW}, -1074) END")
+
+
+def _halves(x: str, unit: str) -> tuple[str, str]:
+    """``x / 2**unit`` (exact: a power of two) as its high and low integers of
+    :data:`~tklscore.core.scoring.sums.HALF_BITS` bits (doubles, each exact)."""
+    scaled = f"({x} / POWER(2E0, {unit}))"
+    high = f"FLOOR({scaled} / {1 << HALF_BITS}E0)"
+    return high, f"({scaled} - {high} * {1 << HALF_BITS}E0)"
 
 
 @dataclass(frozen=True)

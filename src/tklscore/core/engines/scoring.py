@@ -24,7 +24,7 @@ from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
-from tklscore.core.scoring.sums import exact_sum
+from tklscore.core.scoring.sums import exact_sum, sum_of_units
 from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
@@ -75,7 +75,7 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
     ``records_path``, or kept on disk (``stream``: ``report.stored``), or fetched
     (``fetch``), or left in the engine."""
     if totals is None:
-        totals = backend.fetch(plan.totals("published_scored")).iloc[0]
+        totals = fetch_totals(backend, plan, "published_scored")
     scores, whole_scores = score_set(totals, x), score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
@@ -92,6 +92,32 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
         records["id"] = records["id"].astype(object)
     return ScoreReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records, notes,
                        whole_scores, records_path=records_path, unlocated=list(unlocated), stored=stored)
+
+
+def fetch_totals(backend: Backend, plan: Plan, relation: str, weighted: bool | None = None) -> pd.Series:
+    """:meth:`.Plan.totals` of ``relation`` (a release's scored records, or a relation's scored
+    combinations, ``weighted``), the sums exact (:func:`~tklscore.core.scoring.sums.sum_of_units`):
+    the in-memory engine's totals to the bit, whatever order and threads the engine read the
+    rows in; a few rows fetched, never the records."""
+    parts = backend.fetch(plan.totals(relation, weighted))
+    if parts.empty:
+        return pd.Series({"n": 0, "tkl": 0.0, "tkl_max": float("nan"), "m_inf": float("nan"), "l_severity": 0.0,
+                          "w_max": float("nan"), "w_above": 0})
+
+    def column(name: str) -> np.ndarray:
+        return parts[name].to_numpy()
+
+    def largest(name: str) -> float:
+        return float(np.max(column(name).astype(np.float64)))    # NaN if one is
+
+    def total(unit: str, name: str, largest_score: str) -> float:
+        at = parts[unit].notna().to_numpy()
+        return sum_of_units(column(unit)[at], column(f"{name}_high")[at], column(f"{name}_low")[at],
+                            odd=largest(largest_score) if column(f"{name}_odd").astype(np.int64).sum() else None)
+
+    return pd.Series({"n": int(column("n").astype(np.int64).sum()), "tkl": total("ut", "t", "tkl_max"),
+                      "tkl_max": largest("tkl_max"), "m_inf": largest("m_inf"), "l_severity": total("ul", "l", "l_max"),
+                      "w_max": largest("w_max"), "w_above": int(column("w_above").astype(np.int64).sum())})
 
 
 class Combinations(NamedTuple):
@@ -175,7 +201,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
-    summed = backend.fetch(plan.totals("scored", weighted=True)).iloc[0] if totals else None
+    summed = fetch_totals(backend, plan, "scored", weighted=True) if totals else None
     return Scored(summed, warnings, plan.combination(radix), radix)
 
 

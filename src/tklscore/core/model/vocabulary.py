@@ -147,15 +147,14 @@ class Vocabulary:
         """:meth:`load` in a process of its own (:func:`~tklscore.core.apart.run_apart`): the
         caller's threads keep the interpreter lock while the files are parsed; ``cancelled()``
         stops it. Files that are missing are said before the process starts."""
-        from tklscore.core.apart import run_apart
-        from tklscore.core.errors import existing_file
+        from tklscore.core.apart import read_files
 
-        paths = [str(existing_file(p, "vocabulary file")) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+        paths = [str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
         if not paths:
             raise InputError("no vocabulary file given")
-        plain = run_apart(_plain_of, paths, list(cls._predicates(predicates)), cancelled=cancelled,
+        return read_files(_plain_of, paths, list(cls._predicates(predicates)), kind="vocabulary file",
+                          rebuild=lambda plain: cls.from_plain(plain, ", ".join(paths)), cancelled=cancelled,
                           what="reading the vocabulary")
-        return cls.from_plain(plain, ", ".join(paths))
 
     @staticmethod
     def _predicates(predicates: Sequence[str] | str) -> tuple[str, ...]:

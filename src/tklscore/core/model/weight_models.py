@@ -88,37 +88,21 @@ def read_score_models(paths: list[str]) -> dict[str, dict]:
             for m in models}
 
 
-APART_BYTES = 1 << 20
-"""Model files of this many bytes or more (together) are parsed in a process of their own:
-rdflib's parsing holds the interpreter lock for long enough to stall the window. Smaller ones
-(a model file is a few kilobytes, ~35 ms of parsing) are parsed in the calling thread, sparing
-the one to three seconds a new interpreter takes to start and import rdflib."""
-
-
 def load_score_models(paths, cancelled=None, apart: bool | None = None) -> tuple[Weights, Weights]:
     """M-Score's and L-Severity's weights from their two model files, the weights
-    :func:`load_weight_model` gives: parsed in a process of their own
-    (:func:`~tklscore.core.apart.run_apart`; ``cancelled()`` stops it) when ``apart`` is True,
-    or, when it is None, when the files hold :data:`APART_BYTES` or more; else here."""
-    paths = [str(p) for p in paths]
-    if apart is None:
-        apart = sum(_size(p) for p in paths) >= APART_BYTES
-    if apart:
-        from tklscore.core.apart import run_apart
+    :func:`load_weight_model` gives: parsed in a process of their own (``cancelled()`` stops
+    it) when ``apart`` is True, or, when it is None, when the files are large
+    (:func:`~tklscore.core.apart.read_files`); else here."""
+    from tklscore.core.apart import read_files
 
-        read = run_apart(read_score_models, paths, cancelled=cancelled,
-                         what="reading the M-Score and L-Severity models")
-    else:
-        read = read_score_models(paths)
+    return read_files(read_score_models, list(paths), kind="model file", rebuild=_score_weights, apart=apart,
+                      cancelled=cancelled, what="reading the M-Score and L-Severity models")
+
+
+def _score_weights(read: dict[str, dict]) -> tuple[Weights, Weights]:
+    """M-Score's and L-Severity's :class:`Weights` from :func:`read_score_models`' plain data."""
     return tuple(Weights([tuple(e) for e in read[kind]["weights"]], name=read[kind]["file"])
                  for kind in (MSCORE_MODEL, LSEVERITY_MODEL))
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0   # the read says what is wrong with it
 
 
 def load_weights_or_model(path: str | os.PathLike) -> Weights:

@@ -18,6 +18,13 @@ How (vectorised, no Python loop over the terms):
   remainders, 2**29 or more times smaller at a million terms, go round again until none is left.
 - :func:`exact_parts` returns those exact partial sums: parts of pieces are added by
   concatenating them, and ``math.fsum`` rounds their total once (correctly).
+
+An engine (DuckDB, Spark) sums a relation's scores without fetching them: its SQL
+(:meth:`tklscore.core.engines.plan.Plan.totals`) writes each finite score ``x`` as an integer
+times a power of two, ``x = (high · 2**HALF_BITS + low) · 2**unit`` (exact: a double scaled by a
+power of two), and sums ``cnt · high`` and ``cnt · low`` as integers by ``unit`` — exact in any
+order and on any number of threads; :func:`sum_of_units` adds those sums exactly and rounds
+once, to the double :func:`exact_sum` gives for the same terms.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ SPLIT = 134217729.0         # 2**27 + 1: Veltkamp's factor, two halves of at mos
 WHOLE_BITS = 27             # a count below 2**27 times a 26-bit half is exact
 BLOCK = 1 << 15             # terms summed a block at a time (the block's temporaries stay in cache)
 LEVELS = 8                  # terms spread wider than this many extractions: math.fsum the rest
+HALF_BITS = 28              # an engine's integer parts of a score: two of at most 28 bits (:func:`sum_of_units`)
+UNIT_BELOW = 54             # a score's unit: 2**(⌊log2 |x|⌋ - 54), its integer below 2**56 whatever log2's last bit
 
 
 def exact_sum(values, counts=None) -> float:
@@ -99,3 +108,21 @@ def exact_products(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
     lower = (whole & ((1 << WHOLE_BITS) - 1)).astype(np.float64)
     shift = float(1 << WHOLE_BITS)
     return np.concatenate((high * lower, low * lower, high * upper * shift, low * upper * shift))
+
+
+def sum_of_units(units, highs, lows, odd: float | None = None) -> float:
+    """Σ (highs · 2**HALF_BITS + lows) · 2**units — integer sums an engine made by unit (see
+    above) — exactly, rounded once to the nearest double: :func:`exact_sum` of the same terms.
+    ``odd``: the largest of the terms that are NaN or ±inf, if any (then the sum is it, as
+    numpy's sum gives a NaN or an infinity)."""
+    if odd is not None:
+        return float(odd)
+    units = [int(u) for u in units]
+    if not units:
+        return 0.0
+    lowest = min(units)
+    total = sum(((int(h) << HALF_BITS) + int(l)) << (u - lowest) for u, h, l in zip(units, highs, lows))
+    try:
+        return float(total << lowest) if lowest >= 0 else total / (1 << -lowest)   # both rounded once, correctly
+    except OverflowError:
+        return math.copysign(math.inf, total)
