@@ -356,6 +356,26 @@ def test_spark_keeps_a_relation_once_and_computes_it_when_first_read(spark):
         assert spark_jobs(spark) > started
 
 
+def test_an_empty_frame_registers_without_python_workers(spark):
+    """An empty frame (no published ids, no dropped rows) becomes a typed empty relation made in
+    the JVM: PySpark's createDataFrame takes an empty pandas frame past Arrow to an RDD of pickled
+    rows, which starts Python workers (on a cluster, Python on every executor)."""
+    frame = pd.DataFrame({"pos": pd.Series([], dtype="int64"), "v": pd.Series([], dtype=object),
+                          "w": pd.Series([], dtype="float64"), "b": pd.Series([], dtype=bool),
+                          "odd `name": pd.Series([], dtype="uint8")})
+    with SparkBackend(session=spark) as backend:
+        backend.register("empty_one", frame)
+        relation = spark.table("empty_one")
+        assert relation.dtypes == [("pos", "bigint"), ("v", "string"), ("w", "double"), ("b", "boolean"),
+                                   ("odd `name", "bigint")]
+        plan = relation._jdf.queryExecution().executedPlan().toString()
+        assert "ExistingRDD" not in plan and "Range" in plan, plan
+        counted = backend.fetch("SELECT COUNT(*) AS n, SUM(w) AS s FROM empty_one")
+        assert counted["n"].tolist() == [0] and counted["s"].isna().all()
+        backend.register("one", pd.DataFrame({"pos": pd.Series([7], dtype="int64"), "v": ["x"]}))   # rows: Arrow's way
+        assert backend.fetch("SELECT pos, v FROM one").values.tolist() == [[7, "x"]]
+
+
 def test_disclosure_risk_on_spark(spark, tmp_path):
     """``disclosure-risk --engine spark``: Table 1 of Orooji & Knapp as in memory (the B2 oracle)."""
     from disclosure_support import PARAMS, VALUE_WEIGHTS, table_1

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helpers import run_cli
+from helpers import TEST_SPARK_CONF, run_cli
 from test_adult import QI, SA, WEIGHTS
 from test_engine_design import assert_same
 
@@ -43,9 +43,10 @@ SPARK_HOME = Path(PYSPARK.origin).resolve().parent
 ROWS = 2000
 START_TIMEOUT = 300          # seconds for the three JVMs to come up on a loaded machine
 NO_PYTHON = "/nonexistent/python-on-the-workers"
-# tiny tables: few shuffle partitions; compiling whole-stage code and re-planning cost more than they save
-SMALL = {"spark.sql.shuffle.partitions": "2", "spark.sql.codegen.wholeStage": "false",
-         "spark.sql.adaptive.enabled": "false"}
+# tiny tables: few shuffle partitions; compiling whole-stage code and re-planning cost more than they save;
+# the driver's and the executors' JVMs with the tests' settings (helpers.TEST_SPARK_CONF: none changes a number)
+SMALL = {"spark.sql.shuffle.partitions": "2", **TEST_SPARK_CONF,
+         "spark.executor.extraJavaOptions": TEST_SPARK_CONF["spark.driver.extraJavaOptions"]}
 
 
 @dataclass
@@ -93,7 +94,9 @@ def free_port() -> int:
 def spark_env(root: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
     return env | {"SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOCAL_HOSTNAME": "localhost",
-                  "SPARK_CONF_DIR": str(root / "conf"), "SPARK_LOG_DIR": str(root), "SPARK_PID_DIR": str(root)}
+                  "SPARK_CONF_DIR": str(root / "conf"), "SPARK_LOG_DIR": str(root), "SPARK_PID_DIR": str(root),
+                  # the master's and the workers' JVMs: the client compiler and one collector thread, as the driver's
+                  "SPARK_DAEMON_JAVA_OPTS": TEST_SPARK_CONF["spark.driver.extraJavaOptions"]}
 
 
 @pytest.fixture(scope="module")

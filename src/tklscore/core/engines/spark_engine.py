@@ -370,8 +370,17 @@ class SparkBackend(Backend):
         self._cached[name] = frame
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
+        from pyspark.sql import functions as F
+
         types = {"i": "BIGINT", "u": "BIGINT", "f": "DOUBLE", "b": "BOOLEAN"}
-        schema = ", ".join(f"{self.q(c)} {types.get(frame[c].dtype.kind, 'STRING')}" for c in frame.columns)
+        kinds = [types.get(frame[c].dtype.kind, "STRING") for c in frame.columns]
+        if len(frame) == 0:
+            # PySpark sends an empty frame through Python workers (its Arrow path takes rows only):
+            # an empty relation of those types is made in the JVM, no Python process started
+            self._view(name, self.spark.range(0).select(*[F.lit(None).cast(k).alias(c)
+                                                          for c, k in zip(frame.columns, kinds)]))
+            return
+        schema = ", ".join(f"{self.q(c)} {k}" for c, k in zip(frame.columns, kinds))
         self._view(name, self.spark.createDataFrame(frame, schema=schema))
 
     def write_parquet(self, sql: str, path: str) -> None:
