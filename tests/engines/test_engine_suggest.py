@@ -20,6 +20,7 @@ from paths import DATA
 from tklscore.core import InputError, Roles, Weights, load_table
 from tklscore.core.engines import open_backend
 from tklscore.core.engines.design import EngineDesigner
+from tklscore.core.engines.lattice import WHOLE_ROW_BYTES
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.hierarchy import Hierarchy, load_arx_csv
 from tklscore.core.release.selection import ReleaseDefinition
@@ -216,8 +217,13 @@ def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_ro
         engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(chunk_rows), path, roles, hierarchies,
                                                   weights, constraints, base)
     assert_same_suggestions(engine, memory)
-    # a piece of whole classes holds at most twice the chunk; a larger class its distinct SA groups or values
-    assert most <= max(2 * chunk_rows, lattice.combos)
+    # a small aggregate fits the budget whole; a larger one comes in pieces of whole classes of at most
+    # twice the chunk, a larger class over its distinct SA groups or values
+    assert lattice.whole == (lattice.rows * WHOLE_ROW_BYTES <= pieces_budget(chunk_rows))
+    if lattice.whole:
+        assert most <= lattice.rows == lattice.chunk_rows
+    else:
+        assert lattice.chunk_rows == chunk_rows and most <= max(2 * chunk_rows, lattice.combos)
 
 
 def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front(monkeypatch):
