@@ -366,13 +366,14 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            if weighted:   # the released combinations as the scores coded them, not coded again
+            if weighted:   # the released combinations as the scores coded them, not coded again; every
+                # row selected and whole classes suppressed: each released class is whole in ``gsrc``
                 _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
                 backend.materialize("published_g", plan.published_generalised())
             risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
                                      population="gsrc", name=self.source, population_name="source",
-                                     weighted=weighted, coded=weighted)
+                                     weighted=weighted, coded=weighted, whole_classes=weighted)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
