@@ -487,7 +487,7 @@ class EngineDesigner:
 
     def _number_of(self, column: str) -> str:
         """A column of ``__source`` AS s as a number (NULL where it holds none)."""
-        return f"TRY_CAST(TRIM(CAST(s.{self.backend.q(self._stripped(column))} AS STRING)) AS DOUBLE)"
+        return self.backend.column_number(self.backend.source_scan, self._stripped(column), "s.")
 
     def _numbers(self, column: str) -> None:
         """An error naming the first record of ``column`` that holds no finite number."""
