@@ -127,6 +127,7 @@ class EngineDesigner:
         self._micro: dict[str, str] = {}
         self._whole: dict = {}
         self._value_records: dict[str, np.ndarray] = {}   # each QI value's records in the source
+        self._source_codes = False   # ``source_codes_{i}``: each SA's codes in the whole source, kept
         self._released = False
 
     def lattice(self):
@@ -241,6 +242,9 @@ class EngineDesigner:
                             weighted=True, distinct=rows_are_combinations(self.backend, self.roles))
                 totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
                                                   kept=False, keep_combinations=False)   # read once, by the totals
+                for i in range(len(self.roles.sa)):    # a few rows each: what a design's unchanged SA is coded by
+                    self.backend.materialize(f"source_codes_{i}", f"SELECT * FROM codes_{i}")
+                self._source_codes = True
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed
                     self.backend.drop(relation)
                 if int(totals["w_above"] or 0):
@@ -344,8 +348,11 @@ class EngineDesigner:
         # over the aggregate the combinations' scores are summed in Python when they are fetched,
         # else ``scored`` and the released combinations are each read once (a view: no table
         # written), by the release's totals
+        # over the aggregate an SA published as it is holds the whole source's values: coded as they are there
+        codes_of = {new: f"source_codes_{i}" for new, (i, how, _) in enumerate(sa_parts)
+                    if weighted and how == "value" and self._source_codes}
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
-                               totals=False)
+                               totals=False, codes_of=codes_of)
         step()
         released = None
         if weighted:
