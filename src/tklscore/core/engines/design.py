@@ -158,8 +158,12 @@ class EngineDesigner:
         """The distinct values of a column, in the order they first appear, and its labels."""
         if name not in self._columns:
             if name in self.roles.qi or name in self.roles.sa:
-                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name), RELATION))
-                values = frame.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
+                qi = name in self.roles.qi    # a QI's records of each value too (the utility's), in the same pass
+                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name), RELATION, qi))
+                frame = frame.sort_values("first", kind="stable")
+                values = frame["v"].to_numpy(dtype=object)
+                if qi:
+                    self._value_records[name] = frame["c"].to_numpy(dtype=np.int64)
             else:
                 text = self.backend.column_text(self.backend.source_scan, self._stripped(name))
                 values = self.backend.fetch(f"SELECT {text} AS v, MIN(__rid) AS first FROM __source GROUP BY {text}")
@@ -431,9 +435,8 @@ class EngineDesigner:
             column = self.column(name)
             index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
             if plan.weighted and whole:
-                # every row selected: each value's records are the aggregate's, whatever the design
-                if name not in self._value_records:
-                    self._value_records[name] = _placed(self.backend.fetch(plan.value_use(j, True)), "c", index, size)
+                # every row selected: each value's records are the aggregate's, whatever the design,
+                # counted with the values (:meth:`column`)
                 counts = self._value_records[name]
                 held = (_placed(self.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
                         else np.zeros(size, dtype=np.int64))

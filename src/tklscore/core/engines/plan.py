@@ -397,10 +397,12 @@ class DesignPlan:
         return [f"k{j}" for j in range(len(self.qi_maps))]
 
     @staticmethod
-    def first_appearance(column: str, source: str = "src") -> str:
+    def first_appearance(column: str, source: str = "src", counted: bool = False) -> str:
         """Each distinct value of a ``src`` column with its first record (the in-memory codes'
-        order: values as they first appear)."""
-        return f"SELECT {column} AS v, MIN(rid) AS first FROM {source} GROUP BY {column}"
+        order: values as they first appear); ``counted``: and ``c``, the records holding it
+        (``source`` weighted: the finest aggregate's ``cnt`` summed)."""
+        count = ", CAST(SUM(cnt) AS BIGINT) AS c" if counted else ""
+        return f"SELECT {column} AS v, MIN(rid) AS first{count} FROM {source} GROUP BY {column}"
 
     @staticmethod
     def distinct_numbers(i: int, source: str = "src") -> str:
@@ -496,10 +498,9 @@ class DesignPlan:
 
     def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
-        them are suppressed (the utility's counts)."""
-        if self.weighted:   # every row is selected: the aggregate's records of each value
-            return (f"SELECT f.q{j} AS v, CAST(SUM(f.cnt) AS BIGINT) AS c, CAST(0 AS BIGINT) AS s FROM "
-                    f"{self.source} AS f GROUP BY f.q{j}")
+        them are suppressed (the utility's counts; over the aggregate every row is selected: each
+        value's records counted with the values, :meth:`first_appearance`)."""
+        assert not self.weighted, "over the aggregate the values' records are the aggregate's"
         return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
                 f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
 
