@@ -111,14 +111,14 @@ class EngineDesigner:
         _columns(backend.source_scan, list(roles.qi) + list(roles.sa)
                  + ([roles.identifier] if roles.identifier else []))
         options = {"delimiter": delimiter, "encoding": encoding, "keep_spaces": backend.keep_spaces}
-        self.finest = open_finest(backend, self.source, roles, options, partial(self._open_records, True), cache,
-                                  expect=True)   # the generalised source, its combinations: at most a row a record
+        self.finest = open_finest(backend, self.source, roles, options, partial(self._open_records, True), cache)
         if self._records_open and backend.drop("src"):   # read into the aggregate: no longer kept
             self._records_open = False
         if drop_absent_hierarchies:
             self.hierarchies = {c: h for c, h in self.hierarchies.items() if c in self.columns}
         _check_hierarchies(self.hierarchies, self.columns, self.source)
         self.n = self.finest.records
+        backend.expect_rows(self.n)     # the generalised source, its combinations: at most a row a record
         if self.n == 0:
             raise InputError("the source table has no records", file=self.source)
         self._last = None      # the last evaluation's (QI maps, any class dropped, over the aggregate)

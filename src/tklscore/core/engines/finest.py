@@ -168,14 +168,11 @@ def pays(rows: int, records: int) -> bool:
 
 
 def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_records, use_cache: bool = True,
-                folder: Path | None = None, only_if_it_pays: bool = False, expect: bool = False) -> FinestAggregate:
+                folder: Path | None = None, only_if_it_pays: bool = False) -> FinestAggregate:
     """:data:`RELATION` in ``backend``: the finest aggregate of the source ``path`` under
     ``roles``, read from the cache when it still matches the file, else computed from the
     records (``open_records()`` opens ``src``, with the checks of the records) and kept;
-    with ``only_if_it_pays``, computed only when it :func:`pays` (else ``skipped``).
-    ``expect``: the back-end is told the source's records (:meth:`~.Backend.expect_rows`,
-    the cache's count or ``src``'s) before the aggregate is made, which is then kept as
-    the relations after it are (at 1M rows a temporary table: half the CPU to write)."""
+    with ``only_if_it_pays``, computed only when it :func:`pays` (else ``skipped``)."""
     local = Path(path)
     fingerprint = None
     if use_cache and local.is_file():
@@ -188,8 +185,6 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
         target, meta = folder / f"{name}.parquet", folder / f"{name}.json"
         kept = _kept(meta, fingerprint)
         if kept is not None and target.exists():
-            if expect:
-                backend.expect_rows(int(kept["records"]))
             try:
                 records = _register(backend, target)
             except InputError:
@@ -203,8 +198,6 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
         _remove(target)
         _remove(_totals_path(target))
     open_records()
-    if expect:
-        backend.expect_rows(backend.count("src"))
     if only_if_it_pays:
         estimate = backend.fetch(estimate_sql(roles)).iloc[0]
         rows, records = int(estimate["rows"]), int(estimate["records"])
