@@ -353,8 +353,8 @@ class EngineDesigner:
         # else ``scored`` and the released combinations are each read once (a view: no table
         # written), by the release's totals
         # over the aggregate an SA published as it is holds the whole source's values: coded as they are there
-        codes_of = {new: f"source_codes_{i}" for new, (i, how, _) in enumerate(sa_parts)
-                    if weighted and how == "value" and self._source_codes}
+        codes_of = {new: f"SELECT s{i} AS s{new}, c{i} AS c{new} FROM source_codes_{i}"
+                    for new, (i, how, _) in enumerate(sa_parts) if weighted and how == "value" and self._source_codes}
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
                                totals=False, codes_of=codes_of)
         step()
