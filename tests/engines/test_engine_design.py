@@ -166,6 +166,24 @@ def test_random_designs_evaluate_alike(case, x, parquet):
             pd.testing.assert_frame_equal(written, expected, check_dtype=False)
 
 
+def test_an_sa_published_as_it_is_after_a_removed_one_is_coded_by_the_whole_sources_codes(tmp_path):
+    """Over the aggregate an SA published unchanged takes the whole source's codes, under its
+    place in the release (the first SA removed: the second is the release's first)."""
+    path = tmp_path / "s.parquet"
+    pd.DataFrame({"id": [f"r{i}" for i in range(12)], "q0": list("aabbccaabbcc"),
+                  "disease": ["flu", "hiv", "cold", "flu"] * 3,
+                  "age": [3.0, 7.0, 12.0, 15.0, 28.0, 41.5, 3.0, 7.0, 12.0, 28.0, 28.0, 3.0]}).to_parquet(path, index=False)
+    roles = Roles(qi=["q0"], sa=["disease", "age"], continuous=["age"], identifier="id")
+    design = ReleaseDesign("d", {}, 2, 0.5, ["disease"])
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles, {}, cache=False)
+        engine = designer.evaluate(design, WEIGHTS)
+        assert designer._source_codes      # the whole source scored here: its codes kept and used
+        compare(engine, ReleaseDesigner(load_table(path), roles, {}).evaluate(design, WEIGHTS), designer)
+        assert backend.fetch("SELECT s0, c0 FROM codes_0 ORDER BY c0")["s0"].tolist() == [3.0, 7.0, 12.0, 15.0,
+                                                                                             28.0, 41.5]
+
+
 def test_suppression_budget_cuts_inside_a_size_as_in_memory(tmp_path):
     """Eight classes of size 1 and four of size 2 (k < 3 for all), interleaved; a budget
     that suppresses some classes of one size but not all keeps the in-memory choice."""

@@ -274,9 +274,39 @@ def test_combination_key_is_mixed_radix_and_zeroes_one_code_per_group():
     assert p.radix(sizes) == (15, 5, 1)
     assert p.combination(sizes) == ["key"]
     assert p.combination_key(sizes, ["cid", "c0", "c1"]) == "cid * 15 + c0 * 5 + c1"
-    assert "key - c0 * 5 AS g0, key - c1 * 1 AS g1" in p.combinations(sizes)
+    assert "key - key % 15 + key % 5 AS g0, key - key % 5 + key % 1 AS g1" in p.combinations(sizes)
     assert p.radix((KEY_SPACE, 2, 1)) is None and p.combination((KEY_SPACE, 2, 1)) == ["cid", "c0", "c1"]
     assert p.radix((KEY_SPACE // 2, 2, 1)) == (2, 1, 1)
+
+
+def test_combinations_read_the_class_and_codes_back_from_the_key():
+    """Grouped by key (below 2**53), a combination's class id, codes and group keys are read
+    back from the key: each the same as the records' own (the rows counted, the first kept)."""
+    from tklscore.core.engines.duckdb_engine import connect
+    from tklscore.core.engines.plan import Plan
+
+    rng = np.random.default_rng(5)
+    sizes, n = (40, 3, 7), 2000
+    cid, c0, c1 = (rng.integers(0, size, n) for size in sizes)
+    con = connect()
+    src = pd.DataFrame({"rid": np.arange(n), "id": np.arange(n).astype(str), "q0": cid.astype(str),
+                        "s0": c0.astype(str), "s1": c1.astype(str)})
+    classes = pd.DataFrame({"q0": np.arange(40).astype(str), "cid": np.arange(40)})
+    codes_0, codes_1 = (pd.DataFrame({f"s{i}": np.arange(size).astype(str), f"c{i}": np.arange(size)})
+                        for i, size in ((0, 3), (1, 7)))
+    for name, frame in (("src", src), ("classes", classes), ("codes_0", codes_0), ("codes_1", codes_1)):
+        con.register(name, frame)
+    sql = Plan(1, (False, False)).combinations(sizes)
+    assert "MIN(cid)" not in sql
+    got = con.execute(sql).df().sort_values("key").reset_index(drop=True)
+    key = cid * 21 + c0 * 7 + c1
+    want = (pd.DataFrame({"key": key, "cid": cid, "c0": c0, "c1": c1, "rid": np.arange(n)})
+            .groupby("key").agg(cid=("cid", "first"), c0=("c0", "first"), c1=("c1", "first"),
+                                cnt=("rid", "size"), rid=("rid", "min")).reset_index())
+    want["g0"], want["g1"] = want["key"] - want["c0"] * 7, want["key"] - want["c1"]
+    assert len(got) == len(want) > 300
+    for column in ("key", "cid", "c0", "c1", "cnt", "rid", "g0", "g1"):
+        assert got[column].astype(np.int64).tolist() == want[column].astype(np.int64).tolist(), column
 
 
 @st.composite

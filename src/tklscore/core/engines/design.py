@@ -127,6 +127,7 @@ class EngineDesigner:
         self._micro: dict[str, str] = {}
         self._whole: dict = {}
         self._value_records: dict[str, np.ndarray] = {}   # each QI value's records in the source
+        self._source_codes = False   # ``source_codes_{i}``: each SA's codes in the whole source, kept
         self._released = False
 
     def lattice(self):
@@ -157,8 +158,12 @@ class EngineDesigner:
         """The distinct values of a column, in the order they first appear, and its labels."""
         if name not in self._columns:
             if name in self.roles.qi or name in self.roles.sa:
-                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name), RELATION))
-                values = frame.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
+                qi = name in self.roles.qi    # a QI's records of each value too (the utility's), in the same pass
+                frame = self.backend.fetch(DesignPlan.first_appearance(self._relation_of(name), RELATION, qi))
+                frame = frame.sort_values("first", kind="stable")
+                values = frame["v"].to_numpy(dtype=object)
+                if qi:
+                    self._value_records[name] = frame["c"].to_numpy(dtype=np.int64)
             else:
                 text = self.backend.column_text(self.backend.source_scan, self._stripped(name))
                 values = self.backend.fetch(f"SELECT {text} AS v, MIN(__rid) AS first FROM __source GROUP BY {text}")
@@ -241,6 +246,9 @@ class EngineDesigner:
                             weighted=True, distinct=rows_are_combinations(self.backend, self.roles))
                 totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
                                                   kept=False, keep_combinations=False)   # read once, by the totals
+                for i in range(len(self.roles.sa)):    # a few rows each: what a design's unchanged SA is coded by
+                    self.backend.materialize(f"source_codes_{i}", f"SELECT * FROM codes_{i}")
+                self._source_codes = True
                 for relation in ("combos", "scored"):    # one row per combination of the source: freed
                     self.backend.drop(relation)
                 if int(totals["w_above"] or 0):
@@ -344,8 +352,11 @@ class EngineDesigner:
         # over the aggregate the combinations' scores are summed in Python when they are fetched,
         # else ``scored`` and the released combinations are each read once (a view: no table
         # written), by the release's totals
+        # over the aggregate an SA published as it is holds the whole source's values: coded as they are there
+        codes_of = {new: f"SELECT s{i} AS s{new}, c{i} AS c{new} FROM source_codes_{i}"
+                    for new, (i, how, _) in enumerate(sa_parts) if weighted and how == "value" and self._source_codes}
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
-                               totals=False)
+                               totals=False, codes_of=codes_of)
         step()
         released = None
         if weighted:
@@ -366,13 +377,14 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
-            if weighted:   # the released combinations as the scores coded them, not coded again
+            if weighted:   # the released combinations as the scores coded them, not coded again; every
+                # row selected and whole classes suppressed: each released class is whole in ``gsrc``
                 _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
                 backend.materialize("published_g", plan.published_generalised())
             risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
                                      population="gsrc", name=self.source, population_name="source",
-                                     weighted=weighted, coded=weighted)
+                                     weighted=weighted, coded=weighted, whole_classes=weighted)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
@@ -423,9 +435,8 @@ class EngineDesigner:
             column = self.column(name)
             index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
             if plan.weighted and whole:
-                # every row selected: each value's records are the aggregate's, whatever the design
-                if name not in self._value_records:
-                    self._value_records[name] = _placed(self.backend.fetch(plan.value_use(j, True)), "c", index, size)
+                # every row selected: each value's records are the aggregate's, whatever the design,
+                # counted with the values (:meth:`column`)
                 counts = self._value_records[name]
                 held = (_placed(self.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
                         else np.zeros(size, dtype=np.int64))
@@ -486,7 +497,7 @@ class EngineDesigner:
 
     def _number_of(self, column: str) -> str:
         """A column of ``__source`` AS s as a number (NULL where it holds none)."""
-        return f"TRY_CAST(TRIM(CAST(s.{self.backend.q(self._stripped(column))} AS STRING)) AS DOUBLE)"
+        return self.backend.column_number(self.backend.source_scan, self._stripped(column), "s.")
 
     def _numbers(self, column: str) -> None:
         """An error naming the first record of ``column`` that holds no finite number."""

@@ -46,18 +46,23 @@ class EngineAggregates(Aggregates):
     records are already coded in the engine — ``classes``, ``codes_{i}`` and ``coded``, as
     :meth:`.Plan.classes`, :meth:`.Plan.value_codes` and :meth:`.Plan.coded` (weighted) make
     them; a designed release's combinations (:meth:`.Plan.released_coded`) — and are read as
-    they are, not coded again from their values."""
+    they are, not coded again from their values. ``whole_classes`` (coded): each class holds
+    every record of ``population`` with its QI values (a release of the whole population less
+    whole suppressed classes), so its population size F is its size k, not grouped again."""
 
     def __init__(self, backend: Backend, roles: Roles, *, source: str = "src", population: str | None = None,
                  n_identifying: int = 0, sample_weight: bool = False, suppressed_marker: str = SUPPRESSION_MARKER,
                  exclude_suppressed: bool = False, name: str = "table", population_name: str = "population",
-                 weighted: bool = False, coded: bool = False):
+                 weighted: bool = False, coded: bool = False, whole_classes: bool = False):
         super().__init__()
         self.backend, self.name, self.population_name = backend, name, population_name
         self.qi, self.sa, self.continuous = list(roles.qi), list(roles.sa), set(roles.continuous)
         self.population, self.n_identifying = population, n_identifying
         self.has_population, self.has_identifiers = population is not None, bool(n_identifying)
         self.has_sample_weights = sample_weight
+        self.whole_classes = whole_classes
+        if whole_classes and not (coded and population is not None):
+            raise ValueError("whole classes are a coded release's, cut from its population")
         if weighted and (n_identifying or sample_weight):
             raise ValueError("identifiers and sampling weights are measured over the records")
         if coded and (not weighted or exclude_suppressed):
@@ -109,7 +114,7 @@ class EngineAggregates(Aggregates):
         if aggregate == IDENTIFIERS:
             return backend.fetch(plan.distinct_identifiers(self.n_identifying))["d"].to_numpy(dtype=np.int64)
         if aggregate == POPULATION:
-            return self._population_sizes()
+            return self.get(CLASS_SIZES) if self.whole_classes else self._population_sizes()
         if aggregate == SUBSETS:
             return _subset_counts(backend, plan, self.qi, lambda _f: None)
         if aggregate == SAMPLE_WEIGHTS:
@@ -150,12 +155,13 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                       exclude_suppressed: bool = False, name: str = "table",
                       population_name: str = "population",
                       sample_weight: bool = False, qi_importance: bool = False, progress=None,
-                      weighted: bool = False, coded: bool = False) -> Measures:
+                      weighted: bool = False, coded: bool = False, whole_classes: bool = False) -> Measures:
     """The measures of the records of ``source`` (``q0.., s0.., y0..``; ``src`` or a
     subset of it), journalist/marketer risk against ``population`` (a relation with
     ``q0..``) when given, sdcMicro's individual risk from the sampling weights ``sw`` of
     ``source`` with ``sample_weight``, QI importance with ``qi_importance``: the registry's
-    measures over :class:`EngineAggregates` (``coded``: the records already coded there).
+    measures over :class:`EngineAggregates` (``coded``: the records already coded there;
+    ``whole_classes``: each of their classes is whole in ``population``, F = k).
     ``progress(fraction)`` may raise to stop."""
     require_quasi_identifiers(roles.qi, name)
     if qi_importance:
@@ -167,7 +173,7 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     aggregates = EngineAggregates(backend, roles, source=source, population=population, n_identifying=n_identifying,
                                   sample_weight=sample_weight, suppressed_marker=suppressed_marker,
                                   exclude_suppressed=exclude_suppressed, name=name, population_name=population_name,
-                                  weighted=weighted, coded=coded)
+                                  weighted=weighted, coded=coded, whole_classes=whole_classes)
     return measure(aggregates, request, progress)
 
 

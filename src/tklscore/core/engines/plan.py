@@ -221,16 +221,27 @@ class Plan:
         codes = [f"c{i}" for i in range(len(self.sa))]
         places = self.radix(sizes)
         coded = f"({self.coded(sizes)}) AS coded"
-        named = ", ".join((["key"] if places is not None else []) + ["cid"] + codes)
+        columns = (["key"] if places is not None else []) + ["cid"] + codes
+        named = ", ".join(columns)
+        picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes + ["rid"])
         keyed = ""
         if places is not None and groups:
             keyed = ", " + ", ".join(f"key - {c} * {place} AS g{i}" for i, (c, place) in enumerate(zip(codes, places[1:])))
+        if places is not None and not self.distinct and _space(sizes) <= EXACT_DOUBLE:
+            # the class id and codes read back from the key: one aggregate a row, not six (at 1M rows
+            # 0.20 CPU-s, not 0.36); an exact multiple below 2**53 divides exactly as a double
+            bounds = [_space(sizes)] + list(places[:-1])
+            named = ", ".join(["key"] + [f"{_digit(bound, place)} AS {c}"
+                                         for c, bound, place in zip(["cid"] + codes, bounds, places)])
+            picked = "MIN(rid) AS rid"
+            if groups:   # the key with code i zeroed, on integers
+                keyed = ", " + ", ".join(f"key - key % {bound} + key % {place} AS g{i}"
+                                         for i, (bound, place) in enumerate(zip(bounds[1:], places[1:])))
         if self.distinct:    # every row its own combination: coded as it is, nothing to group
             assert self.weighted, "distinct rows are the finest aggregate's, each with its cnt"
             return f"SELECT {named}, cnt, rid{keyed} FROM {coded}"
         if places is None:
             return f"SELECT {named}, {self.count} AS cnt, MIN(rid) AS rid FROM {coded} GROUP BY {named}"
-        picked = ", ".join(f"MIN({c}) AS {c}" for c in ["cid"] + codes + ["rid"])
         return (f"SELECT {named}, cnt, rid{keyed} FROM (SELECT key, {picked}, {self.count} AS cnt FROM {coded} "
                 f"GROUP BY key) AS grouped")
 
@@ -386,10 +397,12 @@ class DesignPlan:
         return [f"k{j}" for j in range(len(self.qi_maps))]
 
     @staticmethod
-    def first_appearance(column: str, source: str = "src") -> str:
+    def first_appearance(column: str, source: str = "src", counted: bool = False) -> str:
         """Each distinct value of a ``src`` column with its first record (the in-memory codes'
-        order: values as they first appear)."""
-        return f"SELECT {column} AS v, MIN(rid) AS first FROM {source} GROUP BY {column}"
+        order: values as they first appear); ``counted``: and ``c``, the records holding it
+        (``source`` weighted: the finest aggregate's ``cnt`` summed)."""
+        count = ", CAST(SUM(cnt) AS BIGINT) AS c" if counted else ""
+        return f"SELECT {column} AS v, MIN(rid) AS first{count} FROM {source} GROUP BY {column}"
 
     @staticmethod
     def distinct_numbers(i: int, source: str = "src") -> str:
@@ -485,10 +498,9 @@ class DesignPlan:
 
     def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
-        them are suppressed (the utility's counts)."""
-        if self.weighted:   # every row is selected: the aggregate's records of each value
-            return (f"SELECT f.q{j} AS v, CAST(SUM(f.cnt) AS BIGINT) AS c, CAST(0 AS BIGINT) AS s FROM "
-                    f"{self.source} AS f GROUP BY f.q{j}")
+        them are suppressed (the utility's counts; over the aggregate every row is selected: each
+        value's records counted with the values, :meth:`first_appearance`)."""
+        assert not self.weighted, "over the aggregate the values' records are the aggregate's"
         return (f"SELECT src.q{j} AS v, COUNT(*) AS c, SUM(marked.dropped) AS s FROM marked "
                 f"JOIN src ON src.rid = marked.rid GROUP BY src.q{j}")
 
@@ -528,6 +540,22 @@ def double(value: float) -> str:
 
 
 KEY_SPACE = 1 << 62    # a known set's values as one BIGINT key while the product of the cardinalities fits
+EXACT_DOUBLE = 1 << 53  # every integer up to this is a double
+
+
+def _digit(bound: int, place: int) -> str:
+    """The digit of ``key`` at ``place`` of a mixed radix whose next place is ``bound``."""
+    if place == 1:
+        return f"key % {bound}"
+    return f"CAST((key % {bound} - key % {place}) / {place} AS BIGINT)"
+
+
+def _space(sizes: tuple[int, ...]) -> int:
+    """The number of keys of a mixed radix of ``sizes`` (:meth:`Plan.radix`)."""
+    space = 1
+    for size in sizes:
+        space *= max(int(size), 1)
+    return space
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,8 @@ class Scored(NamedTuple):
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
-                  weigh=None, kept: bool = True, totals: bool = True, keep_combinations: bool = True) -> Scored:
+                  weigh=None, kept: bool = True, totals: bool = True, keep_combinations: bool = True,
+                  codes_of: dict[int, str] | None = None) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
     combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
@@ -180,9 +181,12 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for a caller that reads it once: the totals (``totals``), or else its own statement — or,
     when the combinations are fetched (:func:`fetch_counted_rows`), none at all: the totals are
     summed in Python (``fetched``; with ``totals`` and not ``keep_combinations``, ``combos``
-    is a view, read once by that fetch)."""
+    is a view, read once by that fetch). ``codes_of``: SA i's codes ``(s{i}, c{i})`` as a statement
+    over a relation that holds the codes of the same values (made by an earlier scoring), not
+    made again."""
+    codes_of = codes_of or {}
     for i in range(len(roles.sa)):
-        backend.materialize(f"codes_{i}", plan.value_codes(i))
+        backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
     warnings, values, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
     backend.materialize("classes", plan.classes())
     sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
