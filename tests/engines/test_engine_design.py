@@ -270,7 +270,9 @@ def test_small_sources_keep_uncompressed_relations_large_ones_compressed_with_th
                 .evaluate(design, weights), designer)
         kinds = dict(backend.con.execute("SELECT table_name, temporary FROM duckdb_tables() "
                                          "WHERE table_name IN ('gsrc', 'combos', 'fin')").fetchall())
-        assert kinds == {"gsrc": share > 0, "combos": share > 0, "fin": False}
+        # the aggregate a compressed table, or reused from the cache: a view over its file
+        assert kinds.pop("fin", None) is (None if designer.finest.reused else False)
+        assert kinds == {"gsrc": share > 0, "combos": share > 0}
         backend.expect_rows(0)     # the kind changes: the other kind's table of a name is dropped
         backend.materialize("gsrc", "SELECT 1 AS x")
         assert backend.con.execute("SELECT COUNT(*) FROM duckdb_tables() WHERE table_name = 'gsrc'").fetchone() == (1,)
