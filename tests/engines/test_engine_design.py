@@ -431,6 +431,51 @@ def test_a_releases_totals_from_fetched_combinations_are_the_engines(tmp_path, m
                                                                           memory.report.scores.l_severity)
 
 
+@pytest.mark.parametrize("levels, below", [({}, 2), ({"q1": 1}, 17)])
+def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_same_numbers(tmp_path, monkeypatch,
+                                                                                         levels, below):
+    """Combinations too many to fetch at once (a share of the memory limit too small for them)
+    are fetched in pieces of whole classes, each class's t, l-DF and scores counted in its
+    piece: the release's numbers are those of the combinations fetched whole, to the last bit,
+    and the in-memory designer's."""
+    from tklscore.core.engines import scoring
+    from tklscore.core.engines.backend import memory_bytes
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"id": [f"r{i}" for i in range(300)], "q0": rng.choice(list("abcdef"), 300),
+                          "q1": rng.integers(0, 25, 300).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 300),
+                          "age": rng.choice(["3", "7", "12", "41.5", "99", "64"], 300)})
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
+    weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.7),
+                       ("age", "[10,inf)", 0.35)])
+    hierarchies = {"q1": Hierarchy.intervals("q1", [10, 20])}
+    design = ReleaseDesign("d", levels, below, 0.3)
+    found, pieces = [], []
+    for rows in (None, 40):     # fetched whole, then in pieces of at most 40 combinations
+        share = scoring.FETCHED_SHARE if rows is None else rows * (2 + 2) * 8 / memory_bytes(None)
+        monkeypatch.setattr(scoring, "FETCHED_SHARE", share)
+        with open_backend("duckdb") as backend:
+            designer = EngineDesigner(backend, str(path), roles, hierarchies, cache=False)
+            read = []
+            monkeypatch.setattr(backend, "fetch_arrow", lambda sql, _fetch=backend.fetch_arrow:
+                                read.append(sql) or _fetch(sql))
+            found.append(designer.evaluate(design, weights))
+            pieces.append(sum("WHERE cid >= " in sql for sql in read))
+    whole, pieced = found
+    assert pieces[0] == 0 and pieces[1] >= 3      # 40 combinations a piece, whole classes
+    assert 0 < pieced.suppressed_rows == whole.suppressed_rows
+    assert pieced.report.scores == whole.report.scores
+    assert pieced.report.normalized_source == whole.report.normalized_source
+    a, b = pieced.to_json_dict(), whole.to_json_dict()
+    assert a == b
+    memory = ReleaseDesigner(load_table(path), roles, hierarchies).evaluate(design, weights)
+    a, b = pieced.to_json_dict(), memory.to_json_dict()
+    a.pop("notes"), b.pop("notes")
+    assert_same(a, b)
+
+
 def test_suppressed_records_of_an_unknown_combination_are_an_error_not_a_wrong_count():
     """Combinations.released takes each suppressed combination's records from its own row; one
     that is not among the combinations raises (a miss would index the last row), also under -O."""

@@ -603,7 +603,7 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
         backend.view("published_scored", plan.released_combinations(scored.combination, any_dropped))
         return None
     gone = backend.fetch("SELECT * FROM gone") if any_dropped else pd.DataFrame()
-    return scored.fetched.totals(scored.fetched.released(gone, score_plan.radix(scored.radix)))
+    return scored.fetched.released_totals(gone, score_plan.radix(scored.radix))
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:
