@@ -147,7 +147,15 @@ class Combinations(NamedTuple):
             keys = np.zeros(len(counts), dtype=np.int64)
             for column, place in zip(columns, places):
                 keys += rows[column] * place
-            at = pd.Index(keys).get_indexer(gone["key"].to_numpy(dtype=np.int64))
+            # each suppressed key's row, by a search among the few suppressed keys (an index of
+            # every key would hash them all: 2.4 s for 2.6M combinations)
+            wanted = gone["key"].to_numpy(dtype=np.int64)
+            order = np.argsort(wanted, kind="stable")
+            ranked = wanted[order]
+            near = np.minimum(np.searchsorted(ranked, keys), len(ranked) - 1)
+            hit = np.flatnonzero(ranked[near] == keys)
+            at = np.full(len(wanted), -1, dtype=np.int64)
+            at[order[near[hit]]] = hit
         else:
             at = pd.MultiIndex.from_arrays([rows[c] for c in columns]).get_indexer(
                 pd.MultiIndex.from_frame(gone[columns].astype(np.int64)))
