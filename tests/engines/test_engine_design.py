@@ -388,14 +388,9 @@ def test_cli_engine_refusals_exit_2_with_the_reason(capsys, tmp_path, data_dir):
     assert code == 2 and "choose .csv or .parquet" in err
 
 
-@pytest.mark.parametrize("levels, below", [({}, 2), ({"q1": 1}, 17)])
-def test_a_releases_totals_from_fetched_combinations_are_the_engines(tmp_path, monkeypatch, levels, below):
-    """A release's totals over the aggregate summed in Python from its fetched combinations,
-    less the records of the suppressed classes (a small source), are those of the engine's
-    statement over them (a large one): counts and maxima equal, the sums to 1e-13 — and the
-    in-memory designer's to the last bit (both exact sums)."""
-    from tklscore.core.engines import scoring
-
+def _release_source(tmp_path):
+    """A 400-record source with two QIs (q1 with a hierarchy), a categorical and a continuous
+    SA: its path, roles, weights and hierarchies."""
     rng = np.random.default_rng(11)
     frame = pd.DataFrame({"id": [f"r{i}" for i in range(400)], "q0": rng.choice(list("abcdefg"), 400),
                           "q1": rng.integers(0, 30, 400).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 400),
@@ -405,7 +400,18 @@ def test_a_releases_totals_from_fetched_combinations_are_the_engines(tmp_path, m
     roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
     weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.2),
                        ("age", "[10,inf)", 0.35)])
-    hierarchies = {"q1": Hierarchy.intervals("q1", [10, 20])}
+    return path, roles, weights, {"q1": Hierarchy.intervals("q1", [10, 20])}
+
+
+@pytest.mark.parametrize("levels, below", [({}, 2), ({"q1": 1}, 17)])
+def test_a_releases_totals_from_fetched_combinations_are_the_engines(tmp_path, monkeypatch, levels, below):
+    """A release's totals over the aggregate summed in Python from its fetched combinations,
+    less the records of the suppressed classes (a small source), are those of the engine's
+    statement over them (a large one): counts and maxima equal, the sums to 1e-13 — and the
+    in-memory designer's to the last bit (both exact sums)."""
+    from tklscore.core.engines import scoring
+
+    path, roles, weights, hierarchies = _release_source(tmp_path)
     design = ReleaseDesign("d", levels, below, 0.3)
     found, fetched = [], []
     for share in (scoring.FETCHED_SHARE, 0.0):
@@ -441,16 +447,7 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
     from tklscore.core.engines import scoring
     from tklscore.core.engines.backend import memory_bytes
 
-    rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"id": [f"r{i}" for i in range(300)], "q0": rng.choice(list("abcdef"), 300),
-                          "q1": rng.integers(0, 25, 300).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 300),
-                          "age": rng.choice(["3", "7", "12", "41.5", "99", "64"], 300)})
-    path = tmp_path / "s.csv"
-    frame.to_csv(path, index=False)
-    roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
-    weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.7),
-                       ("age", "[10,inf)", 0.35)])
-    hierarchies = {"q1": Hierarchy.intervals("q1", [10, 20])}
+    path, roles, weights, hierarchies = _release_source(tmp_path)
     design = ReleaseDesign("d", levels, below, 0.3)
     found, pieces = [], []
     for rows in (None, 40):     # fetched whole, then in pieces of at most 40 combinations
