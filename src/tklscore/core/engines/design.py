@@ -292,7 +292,10 @@ class EngineDesigner:
         if not weighted:
             self._open_records()
         plan = DesignPlan(tuple(qi_maps), tuple(sa_parts), RELATION if weighted else "src", weighted)
-        backend.materialize("gsrc", plan.generalised())
+        # over the aggregate a view: its few readers each join the small maps again for less than
+        # writing the generalised rows once (an evaluation of 5M rows: ~4 CPU-s less; the table took
+        # 10.8 CPU-s at 10M)
+        (backend.view if weighted else backend.materialize)("gsrc", plan.generalised())
         step()
         # the rows selected, their classes, suppression
         unlocated = self._select(design, plan)
