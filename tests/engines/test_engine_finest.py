@@ -176,6 +176,26 @@ def test_without_the_cache_nothing_is_written(source, weights, cache):
     same(result, in_memory(source, weights))
 
 
+def test_a_reused_aggregate_is_read_from_a_file_the_cache_cannot_take_away(source, weights, cache):
+    """Reused, the aggregate is a view over the cache file held in the engine's work folder
+    (not copied into a table): a cache removed or rebuilt meanwhile changes nothing."""
+    evaluate(source, weights)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, HIERARCHIES)
+        assert designer.finest.reused
+        assert backend.fetch("SELECT table_type FROM information_schema.tables WHERE table_name = 'fin'")[
+            "table_type"].tolist() == ["VIEW"]
+        cached = designer.finest.path
+        garbage = cached.with_name("other.parquet")
+        garbage.write_bytes(b"PAR1 not parquet at all")
+        os.replace(garbage, cached)     # replaced under it, as the cache writes a file (atomically)
+        result = designer.evaluate(DESIGN, weights)
+        cached.unlink()                 # then removed, as a stale cache is
+        again = designer.evaluate(DESIGN, weights)
+    memory = in_memory(source, weights)
+    same(result, memory), same(again, memory)
+
+
 def test_designs_that_need_the_records_still_read_them(source, weights, cache):
     from tklscore.core.release.selection import ReleaseDefinition
 

@@ -113,6 +113,13 @@ class Backend:
         keeps it (the default)."""
         return False
 
+    def held_file(self, path: str) -> str | None:
+        """A path of the file ``path`` that stays as it is while the back-end is open (a link or
+        a copy in its work folder), so that a relation may be a view over it however the file
+        is replaced or removed meanwhile; None: the back-end cannot (the default), then the
+        relation is kept (:meth:`materialize`)."""
+        return None
+
     def engine_memory(self, limit: int | None) -> bool:
         """Set the engine's own memory limit while it is open (bytes; None: the one it was
         opened with), its buffers above it given back; False: the back-end cannot (the default)."""

@@ -300,7 +300,10 @@ class EngineDesigner:
         if not weighted:
             self._open_records()
         plan = DesignPlan(tuple(qi_maps), tuple(sa_parts), RELATION if weighted else "src", weighted)
-        backend.materialize("gsrc", plan.generalised())
+        # over the aggregate a view: its few readers each join the small maps again for less than
+        # writing the generalised rows once (an evaluation of 5M rows: ~4 CPU-s less; the table took
+        # 10.8 CPU-s at 10M)
+        (backend.view if weighted else backend.materialize)("gsrc", plan.generalised())
         step()
         # the rows selected, their classes, suppression
         unlocated = self._select(design, plan)
@@ -614,7 +617,7 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
         backend.view("published_scored", plan.released_combinations(scored.combination, any_dropped))
         return None
     gone = backend.fetch("SELECT * FROM gone") if any_dropped else pd.DataFrame()
-    return scored.fetched.totals(scored.fetched.released(gone, score_plan.radix(scored.radix)))
+    return scored.fetched.released_totals(gone, score_plan.radix(scored.radix))
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:

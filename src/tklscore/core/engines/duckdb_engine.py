@@ -273,6 +273,21 @@ class DuckDBBackend(Backend):
         self.con.execute(f"DROP {'VIEW' if kind == 'TEMP VIEW' else 'TABLE'} IF EXISTS {where}.main.{name}")
         return True
 
+    def held_file(self, path: str) -> str | None:
+        """A hard link in the work folder (the same file system), else a copy (a file of a
+        cache: ~12 bytes a combination, ~0.2 s per 100 MB); None where neither can be made."""
+        source = Path(path)
+        held = self.folder / f"held-{len(list(self.folder.glob('held-*')))}{source.suffix}"
+        try:
+            os.link(source, held)
+        except OSError:
+            try:
+                shutil.copyfile(source, held)
+            except OSError:
+                held.unlink(missing_ok=True)
+                return None
+        return str(held)
+
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(f"{name}_frame", frame)
         self.con.execute(f"CREATE OR REPLACE {self._making(name, 'TABLE')} {name} AS SELECT * FROM {name}_frame")

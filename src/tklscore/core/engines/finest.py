@@ -257,12 +257,16 @@ def _kept(meta: Path, fingerprint: Fingerprint) -> dict | None:
 
 
 def _register(backend: Backend, target: Path) -> int | None:
-    """The cached aggregate as :data:`RELATION`; its records (None: not the layout written)."""
-    scan = backend.scan(str(target), relation="__finest")
+    """The cached aggregate as :data:`RELATION`; its records (None: not the layout written).
+    A view over the cache file held by the back-end (:meth:`.Backend.held_file`) where it can:
+    copying it into a table of the engine took more CPU than every later read of the file
+    (at 5M combinations, 4.6 s of CPU against 0.2 s a scan of every column)."""
+    held = backend.held_file(str(target))
+    scan = backend.scan(held or str(target), relation="__finest")
     if "cnt" not in scan.columns or "rid" not in scan.columns:
         return None
-    backend.materialize(RELATION, f"SELECT {', '.join(backend.q(c) for c in scan.columns)}, '' AS id "
-                                  f"FROM {scan.relation}")
+    (backend.view if held else backend.materialize)(
+        RELATION, f"SELECT {', '.join(backend.q(c) for c in scan.columns)}, '' AS id FROM {scan.relation}")
     return int(backend.fetch(f"SELECT CAST(COALESCE(SUM(cnt), 0) AS BIGINT) AS n FROM {RELATION}")["n"].iloc[0])
 
 

@@ -18,13 +18,14 @@ from tklscore.core.engines.backend import Backend, memory_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.errors import InputError
-from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_of_batches,
-                                                          variational_distance_of_pairs, weighted_class_value_pairs)
+from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_from_pairs,
+                                                          ordered_emd_of_batches, variational_distance_of_pairs,
+                                                          weighted_class_value_pairs)
 from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet, check_roles, check_x,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
-from tklscore.core.scoring.sums import exact_sum, sum_of_units
+from tklscore.core.scoring.sums import exact_parts, sum_of_units
 from tklscore.core.tables.codes import Codes
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
@@ -146,7 +147,15 @@ class Combinations(NamedTuple):
             keys = np.zeros(len(counts), dtype=np.int64)
             for column, place in zip(columns, places):
                 keys += rows[column] * place
-            at = pd.Index(keys).get_indexer(gone["key"].to_numpy(dtype=np.int64))
+            # each suppressed key's row, by a search among the few suppressed keys (an index of
+            # every key would hash them all: 2.4 s for 2.6M combinations)
+            wanted = gone["key"].to_numpy(dtype=np.int64)
+            order = np.argsort(wanted, kind="stable")
+            ranked = wanted[order]
+            near = np.minimum(np.searchsorted(ranked, keys), len(ranked) - 1)
+            hit = np.flatnonzero(ranked[near] == keys)
+            at = np.full(len(wanted), -1, dtype=np.int64)
+            at[order[near[hit]]] = hit
         else:
             at = pd.MultiIndex.from_arrays([rows[c] for c in columns]).get_indexer(
                 pd.MultiIndex.from_frame(gone[columns].astype(np.int64)))
@@ -155,6 +164,10 @@ class Combinations(NamedTuple):
                                f"{len(counts)} combinations: the engine's relations disagree")
         counts[at] -= gone["cnt"].to_numpy(dtype=np.int64)
         return counts
+
+    def released_totals(self, gone: pd.DataFrame, places: tuple[int, ...] | None) -> pd.Series:
+        """:meth:`totals` of the records released (:meth:`released`)."""
+        return self.totals(self.released(gone, places))
 
 
 class Scored(NamedTuple):
@@ -165,7 +178,8 @@ class Scored(NamedTuple):
     warnings: list[str]
     combination: list[str]
     radix: tuple[int, ...]   # the number of classes and of each SA's codes (:meth:`.Plan.radix`)
-    fetched: Combinations | None = None   # not ``kept`` and fetched: no ``scored``, the totals summed in Python
+    fetched: "Combinations | CombinationPieces | None" = None   # not ``kept`` and fetched (whole or in pieces):
+                                                                # no ``scored``, the totals summed in Python
 
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
@@ -194,8 +208,13 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     radix = (n_classes, *(len(v) for v in values))
     per_combination = replace(plan, weighted=True, counted="combos")
     summed_here = not kept and fetches_counted_rows(backend, per_combination, n)    # no ``scored``
+    # kept for the measures, too many to fetch at once: fetched in pieces of whole classes, summed here
+    in_pieces = not kept and not summed_here and keep_combinations and piece_rows(backend, per_combination) > 0
     (backend.view if summed_here and not keep_combinations else backend.materialize)(
-        "combos", plan.combinations(radix, groups=not summed_here))
+        "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
+    if in_pieces:
+        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n)
+        return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
     pairs = PairSource(backend, per_combination, n)   # a combination is a record or more
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
@@ -222,6 +241,14 @@ def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: 
     combination's records in a release (:meth:`.Plan.released_combinations`: the factors are
     the whole relation's, the totals over the released records only, maxima over the
     combinations holding one)."""
+    return _summed([combination_parts(rows, sizes, class_t, values, per_code, released)])
+
+
+def combination_parts(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
+                      values: list[np.ndarray], per_code: list[np.ndarray],
+                      released: np.ndarray | None = None) -> "_Partial":
+    """:func:`combination_totals` of some whole classes' combinations, to be summed with the
+    other classes' (:func:`_summed`): the same numbers, whatever the pieces."""
     cid = rows["cid"]
     counts = rows["cnt"] if released is None else released
     codes = [rows[f"c{i}"] for i in range(len(per_code))]
@@ -231,14 +258,35 @@ def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: 
     for code, weight in zip(codes, per_code):
         w = w + weight[code]
     scores = record_scores(sizes[cid].astype(np.float64), l.astype(np.float64), class_t[cid], w)
-    held = counts > 0
+    return _Partial(scores, w, counts)
 
-    def largest(x: np.ndarray) -> float:
-        return float(x[held].max()) if held.any() else float("nan")    # SQL's MAX of no rows: NULL
 
-    return pd.Series({"n": int(counts.sum()), "tkl": exact_sum(scores.tkl, counts), "tkl_max": largest(scores.tkl),
-                      "m_inf": largest(scores.m_score), "l_severity": exact_sum(scores.l_severity, counts),
-                      "w_max": largest(w), "w_above": int(counts[w > 1.0 + 1e-12].sum())})
+class _Partial:
+    """The totals of some combinations (whole classes), to be added to others' (:func:`_summed`):
+    counts, the exact parts of the sums (:func:`~tklscore.core.scoring.sums.exact_parts`) and the
+    maxima over the combinations holding a released record (None: none does)."""
+
+    def __init__(self, scores, w: np.ndarray, counts: np.ndarray):
+        held = counts > 0
+
+        def largest(x: np.ndarray) -> float | None:
+            return float(x[held].max()) if held.any() else None
+
+        self.n, self.w_above = int(counts.sum()), int(counts[w > 1.0 + 1e-12].sum())
+        self.tkl, self.l_severity = exact_parts(scores.tkl, counts), exact_parts(scores.l_severity, counts)
+        self.tkl_max, self.m_inf, self.w_max = largest(scores.tkl), largest(scores.m_score), largest(w)
+
+
+def _summed(parts: list[_Partial]) -> pd.Series:
+    """:meth:`.Plan.totals` of the combinations of ``parts``: sums exact, rounded once."""
+    def largest(name: str) -> float:
+        found = [getattr(p, name) for p in parts if getattr(p, name) is not None]
+        return float(np.max(found)) if found else float("nan")    # SQL's MAX of no rows: NULL; NaN wins
+
+    return pd.Series({"n": sum(p.n for p in parts), "tkl": math.fsum(x for p in parts for x in p.tkl),
+                      "tkl_max": largest("tkl_max"), "m_inf": largest("m_inf"),
+                      "l_severity": math.fsum(x for p in parts for x in p.l_severity),
+                      "w_max": largest("w_max"), "w_above": sum(p.w_above for p in parts)})
 
 
 PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integers
@@ -366,6 +414,77 @@ def fetch_counted_rows(backend: Backend, plan: Plan, rows: int) -> dict[str, np.
     if not plan.weighted:
         column["cnt"] = np.ones(table.num_rows, dtype=np.int64)
     return column
+
+
+def piece_rows(backend: Backend, plan: Plan) -> int:
+    """The combinations of ``plan.counted`` a piece of :class:`CombinationPieces` holds at most
+    (as many as :data:`FETCHED_SHARE` allows fetching at once, a class's all whatever its
+    size); 0: no pieces, the engine's statements (an engine whose statements cost a job each,
+    or a share too small for a row)."""
+    if backend.few_statements or not plan.sa:
+        return 0
+    return int(FETCHED_SHARE * memory_bytes(backend.memory_limit) // ((len(plan.sa) + 2) * 8))
+
+
+class CombinationPieces:
+    """The combinations of ``plan.counted`` (a design's ``combos``, too many to fetch at once)
+    fetched in pieces of whole classes — ranges of class ids, each within :func:`piece_rows` —
+    and summed here as :class:`Combinations` sums them fetched whole: each class's t (every
+    value count of the whole relation fetched first), l-DF and scores are its own combinations',
+    and the sums exact, so the totals are the same to the bit. Every piece is read once, by
+    :meth:`released_totals` (or :meth:`totals`): nothing of them is kept."""
+
+    def __init__(self, backend: Backend, plan: Plan, sizes: np.ndarray, values: list[np.ndarray],
+                 per_code: list[np.ndarray], n: int):
+        self.backend, self.plan, self.sizes, self.values, self.per_code, self.n = \
+            backend, plan, sizes, values, per_code, n
+
+    def _bounds(self) -> np.ndarray:
+        """The first class id of each piece, and the number of classes."""
+        rows = self.backend.fetch_arrow(f"SELECT cid, COUNT(*) AS r FROM {self.plan.counted} GROUP BY cid")
+        per_class = np.zeros(len(self.sizes), dtype=np.int64)
+        per_class[rows.column("cid").to_numpy()] = rows.column("r").to_numpy()
+        ends = np.cumsum(per_class)
+        limit, bounds, start = max(piece_rows(self.backend, self.plan), 1), [0], 0
+        while start < len(per_class):
+            before = ends[start - 1] if start else 0
+            stop = max(int(np.searchsorted(ends, before + limit, side="right")), start + 1)
+            bounds.append(stop)
+            start = stop
+        return np.asarray(bounds, dtype=np.int64)
+
+    def totals(self) -> pd.Series:
+        return self.released_totals(pd.DataFrame(), None)
+
+    def released_totals(self, gone: pd.DataFrame, places: tuple[int, ...] | None) -> pd.Series:
+        """The totals of the records released: each combination's less those ``gone`` holds
+        (:meth:`Combinations.released`)."""
+        plan, sizes, n = self.plan, self.sizes, self.n
+        codes = [f"c{i}" for i in range(len(plan.sa))]
+        table_counts = [self.backend.fetch(plan.value_counts(i))["c"].to_numpy(dtype=np.int64)
+                        for i in range(len(plan.sa))]
+        gone_class = ((gone["key"].to_numpy(dtype=np.int64) // places[0]) if places is not None
+                      else gone["cid"].to_numpy(dtype=np.int64)) if len(gone) else np.zeros(0, dtype=np.int64)
+        parts = []
+        bounds = self._bounds()
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            table = self.backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}, cnt FROM {plan.counted} "
+                                             f"WHERE cid >= {int(lo)} AND cid < {int(hi)}")
+            rows = {name: table.column(name).to_numpy().astype(np.int64, copy=False) for name in table.column_names}
+            del table
+            held = gone[(gone_class >= lo) & (gone_class < hi)] if len(gone) else gone
+            released = Combinations(rows, sizes, None, self.values, self.per_code).released(held, places)
+            rows["cid"] = rows["cid"] - lo            # the piece's classes numbered from 0
+            k = sizes[lo:hi]
+            class_t = np.zeros(hi - lo, dtype=np.float64)
+            for i, pairs in enumerate(pairs_of_rows(rows, len(codes))):
+                if plan.continuous[i]:
+                    t = ordered_emd_from_pairs(*pairs, hi - lo, k, table_counts[i], n)
+                else:
+                    t = variational_distance_of_pairs(pairs, hi - lo, k, table_counts[i], n)
+                np.maximum(class_t, t, out=class_t)
+            parts.append(combination_parts(rows, k, class_t, self.values, self.per_code, released))
+        return _summed(parts)
 
 
 def pairs_of_rows(rows: dict[str, np.ndarray], n_sa: int) -> list[tuple[np.ndarray, ...]]:
