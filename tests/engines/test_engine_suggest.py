@@ -359,6 +359,69 @@ def test_the_engine_gives_its_memory_to_the_search_and_takes_it_back():
             assert backend.engine_memory(None) and setting() == before
 
 
+def test_the_engine_is_bounded_by_what_the_process_holds_beside_it(monkeypatch):
+    """Under a memory limit the engine first gives its buffers back, then takes the limit less
+    the engine's share, what the process holds and what it is about to fill — never less than
+    the engine's share; without a limit, or where the resident memory cannot be read, its
+    limit is left as opened."""
+    from tklscore.core.engines import backend as module
+
+    class Recording(module.Backend):
+        def __init__(self, limit):
+            self.memory_limit, self.limits = limit, []
+
+        def engine_memory(self, limit):
+            self.limits.append(limit)
+            return True
+
+    gib, mib = 1 << 30, 1 << 20
+    engine = Recording(2 * gib)
+    monkeypatch.setattr(module, "resident_bytes", lambda: 300 * mib)
+    assert engine.bound_engine(100 * mib)
+    # 2 GiB less its eighth (256 MiB), the 300 MiB held and the 100 MiB to come: 1,392 MiB
+    assert engine.limits == [256 * mib, 1392 * mib]
+    monkeypatch.setattr(module, "resident_bytes", lambda: 1900 * mib)     # the process holds nearly all
+    engine.limits.clear()
+    assert engine.bound_engine() and engine.limits == [256 * mib, 256 * mib]
+    monkeypatch.setattr(module, "resident_bytes", lambda: None)
+    engine.limits.clear()
+    assert not engine.bound_engine() and engine.limits == [256 * mib, None]
+    unbounded = Recording(None)
+    assert not unbounded.bound_engine() and unbounded.limits == []
+
+
+def test_the_aggregate_is_built_within_what_the_process_leaves_the_engine(tmp_path, monkeypatch):
+    """The finest aggregate, the lattice's tables and its fetch run under the engine's limit
+    less what the process holds (a fixed 200 MiB here) and, for the fetch, the arrays it fills;
+    the limit as opened again once the aggregate is read."""
+    from tklscore.core.engines import backend as module
+    from tklscore.core.engines import lattice
+
+    frame = pd.DataFrame({"a": ["1", "2", "3", "4"] * 3, "b": ["x", "y"] * 6, "s": ["p", "q", "r"] * 4})
+    path = tmp_path / "s.csv"
+    frame.to_csv(path, index=False)
+    mib = 1 << 20
+    monkeypatch.setattr(module, "resident_bytes", lambda: 200 * mib)
+    with open_backend("duckdb", "1GiB") as backend:
+        def setting():
+            return backend.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+
+        seen = {}
+        materialize, batches = backend.materialize, backend.fetch_batches
+        monkeypatch.setattr(backend, "materialize", lambda name, sql, params=None: (
+            seen.setdefault(name, setting()), materialize(name, sql, params)))
+        monkeypatch.setattr(backend, "fetch_batches", lambda sql, rows: (
+            seen.setdefault("fetch", setting()), batches(sql, rows))[1])
+        designer = EngineDesigner(backend, str(path), Roles(qi=["a", "b"], sa=["s"]),
+                                  {"a": Hierarchy.intervals("a", [2])}, cache=False)
+        assert setting() == "1.0 GiB"       # as opened, once the aggregate is built
+        aggregate = designer.lattice()
+        fetched = aggregate.combo.nbytes + aggregate.cnt.nbytes + 2 * lattice.BATCH_ROWS * lattice.BATCH_ROW_BYTES
+    # 1 GiB less its eighth and the 200 MiB held: 696 MiB; the fetch, less the arrays it fills too
+    assert seen["fin"] == seen["lattice_rows"] == "696.0 MiB"
+    assert seen["fetch"] == f"{(696 * mib - fetched) >> 20}.0 MiB" == "663.0 MiB"    # whole MiB
+
+
 def test_a_search_that_fails_gives_the_engine_its_memory_back(tmp_path, monkeypatch):
     """An error while the nodes are scored still restores the engine's limit and frees the masks."""
     from tklscore.core.engines import lattice as module

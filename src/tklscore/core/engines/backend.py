@@ -61,6 +61,36 @@ def memory_bytes(limit: int | None) -> int:
         return int(0.8 * (8 << 30))
 
 
+ENGINE_SHARE = 0.125
+"""The share of a memory limit kept free of what the process holds and of the engine's own
+limit: the engine's overshoot beyond that limit (what its allocator keeps), the interpreter's
+growth while a statement runs; and, while the out-of-core search holds its arrays, the least
+the engine is given (:mod:`.lattice`)."""
+
+
+def resident_bytes() -> int | None:
+    """The process's resident memory (Linux's ``/proc/self/statm``; None elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def beyond_engine(memory_limit: int, resident: int) -> int:
+    """The bytes of a memory limit left beyond :data:`ENGINE_SHARE` of it and what the process
+    holds (``resident``)."""
+    return int((1.0 - ENGINE_SHARE) * memory_limit) - resident
+
+
+def engine_limit(memory_limit: int, held: int) -> int:
+    """The engine's own limit for its next statements while the process holds ``held`` bytes
+    beside it: the rest of the memory limit (:func:`beyond_engine`), at least
+    :data:`ENGINE_SHARE` of it (where the process holds nearly all, the engine still works,
+    spilling more)."""
+    return max(beyond_engine(memory_limit, held), int(ENGINE_SHARE * memory_limit))
+
+
 class Backend:
     """An engine: the primitives below, and the plan's inputs built from them."""
 
@@ -124,6 +154,23 @@ class Backend:
         """Set the engine's own memory limit while it is open (bytes; None: the one it was
         opened with), its buffers above it given back; False: the back-end cannot (the default)."""
         return False
+
+    def bound_engine(self, holding: int = 0) -> bool:
+        """Under a memory limit, the engine's limit for the statements to come such that the
+        process stays within it: the engine's buffers given back first (it keeps the pages it
+        read up to its limit), then its limit set to :func:`engine_limit` of what the process
+        holds beside it and ``holding`` bytes more the process will fill while they run (the
+        arrays a fetch fills). The engine alone at the limit the user gave, with the
+        interpreter and its arrays beside it, would take the process past it. False: no
+        limit, the resident memory unknown or a back-end that cannot (its limit as it was)."""
+        limit = self.memory_limit
+        if limit is None or not self.engine_memory(int(ENGINE_SHARE * limit)):
+            return False
+        resident = resident_bytes()
+        if resident is None:
+            self.engine_memory(None)
+            return False
+        return self.engine_memory(engine_limit(limit, resident + holding))
 
     def materialize_joined(self, name: str, sql: str) -> None:
         """:meth:`materialize` a statement of many joins to small tables, joined in the

@@ -172,7 +172,19 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
     """:data:`RELATION` in ``backend``: the finest aggregate of the source ``path`` under
     ``roles``, read from the cache when it still matches the file, else computed from the
     records (``open_records()`` opens ``src``, with the checks of the records) and kept;
-    with ``only_if_it_pays``, computed only when it :func:`pays` (else ``skipped``)."""
+    with ``only_if_it_pays``, computed only when it :func:`pays` (else ``skipped``). Under a
+    memory limit the engine's statements take what the process leaves them
+    (:meth:`~.backend.Backend.bound_engine`), its own limit as opened again afterwards."""
+    bounded = backend.bound_engine()
+    try:
+        return _open_finest(backend, path, roles, options, open_records, use_cache, folder, only_if_it_pays)
+    finally:
+        if bounded:
+            backend.engine_memory(None)
+
+
+def _open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_records, use_cache: bool,
+                 folder: Path | None, only_if_it_pays: bool) -> FinestAggregate:
     local = Path(path)
     fingerprint = None
     if use_cache and local.is_file():

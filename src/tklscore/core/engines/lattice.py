@@ -48,7 +48,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import memory_bytes
+from tklscore.core.engines.backend import ENGINE_SHARE, beyond_engine, memory_bytes
+from tklscore.core.engines.backend import resident_bytes as _resident_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
 from tklscore.core.engines.scoring import score_set
@@ -70,11 +71,6 @@ SEARCH_SHARE = 0.5
 """The share of the memory limit (``--memory-limit``; without one, the engine's default of 80 %
 of the machine's memory) that the search's arrays may take where the process's resident memory
 cannot be read: the rest is the engine's buffers, the interpreter and its libraries."""
-
-ENGINE_SHARE = 0.125
-"""The share of the memory limit kept for the engine's statements while the search holds its
-arrays (the whole source's scores before the search; the interpreter's own growth), where the
-process's resident memory can be read: the search takes the rest of the limit."""
 
 WHOLE_ROW_BYTES = 300
 """What the search takes a row of the aggregate when it counts every row at once: the rows'
@@ -125,13 +121,7 @@ def search_budget(memory_limit: int | None) -> int:
     resident = _resident_bytes()
     if resident is None:
         return int(SEARCH_SHARE * memory_limit)
-    return _beyond_engine(memory_limit, resident)
-
-
-def _beyond_engine(memory_limit: int, resident: int) -> int:
-    """The bytes of a memory limit left beyond the engine's share (:data:`ENGINE_SHARE`) and
-    what the process holds now (``resident``)."""
-    return int((1.0 - ENGINE_SHARE) * memory_limit) - resident
+    return beyond_engine(memory_limit, resident)
 
 
 def _release_arrow_memory() -> None:
@@ -144,17 +134,11 @@ def _release_arrow_memory() -> None:
         pass
 
 
-def _resident_bytes() -> int | None:
-    """The process's resident memory (Linux's ``/proc/self/statm``; None elsewhere)."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-
-
 BATCH_ROWS = 1 << 20
 """The rows of the aggregate fetched from the engine at a time."""
+
+BATCH_ROW_BYTES = 16
+"""What a fetched row takes (its SA combination and records, two 8-byte integers)."""
 
 
 def _small(count: int) -> np.dtype:
@@ -182,6 +166,7 @@ class AggregateLattice:
         self.designer = designer
         self.roles, self.hierarchies = designer.roles, designer.hierarchies
         roles, backend = designer.roles, designer.backend
+        backend.bound_engine()     # the statements below within what the process leaves them
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), RELATION, weighted=True)
         parts, joins, cardinalities = [], [], []
         for j, name in enumerate(roles.qi):
@@ -224,9 +209,11 @@ class AggregateLattice:
         self.combo_s = [column(combos, f"s{i}", _small(len(u))) for i, u in enumerate(self.uniques)]
         self.combos = len(self.combo_s[0]) if self.combo_s else 0
         del combos
-        # each row: its SA combination and records, the rows in finest-class order
+        # each row: its SA combination and records, the rows in finest-class order (the engine's
+        # limit leaves room for them and a batch as fetched and converted)
         self.combo = np.empty(self.rows, dtype=_small(self.combos))
         self.cnt = np.empty(self.rows, dtype=_small(self.n + 1))
+        backend.bound_engine(self.combo.nbytes + self.cnt.nbytes + 2 * BATCH_ROWS * BATCH_ROW_BYTES)
         on_q = " AND ".join(f"g.q{j} = r.q{j}" for j in range(len(roles.qi)))
         on_s = " AND ".join(f"d.s{i} = r.s{i}" for i in range(len(roles.sa)))
         at = 0
@@ -290,12 +277,10 @@ class AggregateLattice:
         """The whole source's scores (normalisation), once before the search; the weights
         checked as every engine checks them."""
         backend = self.designer.backend
-        limit, resident = getattr(backend, "memory_limit", None), _resident_bytes()
-        bounded = limit is not None and resident is not None
-        if bounded:     # the engine's statements within what the process leaves them (search_done restores it)
-            backend.engine_memory(max(_beyond_engine(limit, resident), int(ENGINE_SHARE * limit)))
+        # the engine's statements within what the process leaves them (search_done restores its limit)
+        bounded = backend.bound_engine()
         totals, _ = self.designer.whole_source(weights, missing_weight_zero)
-        if bounded and backend.engine_memory(int(ENGINE_SHARE * limit)) and self._default_budget:
+        if bounded and backend.engine_memory(int(ENGINE_SHARE * backend.memory_limit)) and self._default_budget:
             # the engine idle while the search counts: its buffers given back, the pieces sized again
             self._size_pieces(backend, None)
         # its tkl-Score summed as a node's and as in memory (exactly), not in the engine's order
