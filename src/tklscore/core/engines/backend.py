@@ -85,8 +85,7 @@ class Backend:
         return pa.Table.from_pandas(self.fetch(sql), preserve_index=False)
 
     def arrow_schema(self, sql: str):
-        """The Arrow schema of the rows of ``sql`` (a statement without LIMIT), as
-        :meth:`fetch_arrow` would type them, reading no row."""
+        """The Arrow schema of the rows of ``sql`` (no LIMIT in it) as :meth:`fetch_arrow` types them, no row read."""
         return self.fetch_arrow(f"{sql} LIMIT 0").schema
 
     def fetch_batches(self, sql: str, rows: int):
@@ -234,8 +233,7 @@ class Backend:
         self.run("cannot be read", path, lambda: keep("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         if sample_weight:
             self._check_sample_weights(scan, stripped[sample_weight], sample_weight)
-        # the first record (and how many) holding no number in each continuous SA, and an empty id:
-        # all counted in one statement
+        # in one statement: the first record (and how many) holding no number in each continuous SA, an empty id
         checks = [(c, f"s{i} IS NULL OR isnan(s{i}) OR ABS(s{i}) = CAST('Infinity' AS DOUBLE)")
                   for i, c in enumerate(roles.sa) if c in roles.continuous]
         if roles.identifier and not self._whole_numbers(scan, stripped[roles.identifier]):
