@@ -34,6 +34,9 @@ from tklscore.core.risk.registry import MEASURES
 # weights and every QI's value use over the records in one statement each: 92 over the records
 # (106 before), 45 over the aggregate.
 JOBS_MEASURES = 24
+# A score of four ids of the thesis table: 43 jobs before a scan's types took no job, a relation
+# computed at once was counted then and the source's checks became one statement (session 14): 39.
+JOBS_SCORE = 40
 JOBS_DESIGN_RECORDS = 100
 JOBS_DESIGN_AGGREGATE = 50
 
@@ -76,7 +79,11 @@ def test_thesis_oracles_on_spark(spark, data_dir):
     weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
     table = load_table(source)
     ids = ["3", "4", "5", "6"]
+    before = spark_jobs(spark)
     engine = spark_score(spark, str(source), ROLES, weights, rows=ids)
+    jobs = spark_jobs(spark) - before
+    print(f"score run: {jobs} Spark jobs")
+    assert jobs <= JOBS_SCORE, jobs
     assert_same_report(engine, Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights))
     # Scenario 1 by position: the published file's rows matched in the source without --id-column
     by_position = Roles(qi=QI, sa=SA, continuous=["Age"])
@@ -354,6 +361,15 @@ def test_spark_keeps_a_relation_once_and_computes_it_when_first_read(spark):
         started = spark_jobs(spark)
         backend.run("cannot be read", "file.csv", lambda: backend.materialize("now", "SELECT 1 AS one"))
         assert spark_jobs(spark) > started
+        # ... and counted then: its count, and a statement's types, cost no job
+        started = spark_jobs(spark)
+        typed = ("SELECT one, CAST(one AS STRING) AS s, CAST(one AS DOUBLE) AS d, one > 0 AS b, "
+                 "DATE'2020-01-02' AS t FROM now")
+        schema = backend.arrow_schema(typed)
+        assert backend.count("now") == 1 and spark_jobs(spark) == started
+        assert schema.types == backend.fetch_arrow(f"{typed} LIMIT 0").schema.types   # as a fetch types them
+        backend.materialize("now", "SELECT 1 AS one UNION ALL SELECT 2 AS one")   # replaced: counted anew
+        assert backend.count("now") == 2
 
 
 def test_an_empty_frame_registers_without_python_workers(spark):

@@ -396,3 +396,33 @@ def test_engine_errors_name_what_is_wrong(capsys, tmp_path, data_dir):
                                     "--sa", "Age", "--continuous", "Age", "--weights",
                                     data_dir / "thesis_table_4_2_weights.csv", "--engine", "duckdb"])
     assert code == 2 and "row 6, column 'Age': continuous column holds 'seventy'" in err
+
+
+def test_source_checks_name_the_first_bad_record_of_each_and_count_them(tmp_path):
+    """The continuous SAs' cells that hold no number and an empty id are found in one statement:
+    each error names its first record and counts the rest; the first SA's before the second's,
+    both before an empty id; ids listed twice name the first repeated one, as memory does."""
+    from tklscore.core.engines import open_backend
+
+    roles = Roles(qi=["Job"], sa=["Age", "Height"], continuous=["Age", "Height"], identifier="id")
+    good = {"id": ["a", "b", "c", "d"], "Job": ["x", "y", "x", "y"], "Age": ["30", "40", "50", "60"],
+            "Height": ["1.5", "1.6", "1.7", "1.8"]}
+
+    def opened(**changed) -> None:
+        path = tmp_path / "s.csv"
+        pd.DataFrame({**good, **changed}).to_csv(path, index=False)
+        with open_backend("duckdb") as backend:
+            backend.open_source(str(path), roles)
+
+    with pytest.raises(InputError, match=r"row 3, column 'Height': continuous column holds 'tall', which is not a "
+                                         r"number \(3 such cell\(s\) in all\)"):
+        opened(Height=["1.5", "tall", "", "inf"], id=["a", "", "c", "d"])
+    with pytest.raises(InputError, match=r"row 4, column 'Age': continuous column holds an empty cell.*\(2 such"):
+        opened(Age=["30", "40", "", "nan"], Height=["1.5", "tall", "1.7", "1.8"])
+    with pytest.raises(InputError, match=r"row 5, column 'id': identifier is empty"):
+        opened(id=["a", "b", "c", ""])
+    opened()
+    with open_backend("duckdb") as backend, pytest.raises(InputError, match=r"--rows: id 'b' is listed more than once"):
+        backend.open_published_ids(["a", "b", "c", "b ", "a"])
+    with pytest.raises(InputError, match=r"id 'b' is listed more than once"):   # memory names the same one
+        locate_by_ids(load_table(tmp_path / "s.csv"), ["a", "b", "c", "b", "a"], "id")

@@ -114,6 +114,10 @@ class Backend:
 
         return pa.Table.from_pandas(self.fetch(sql), preserve_index=False)
 
+    def arrow_schema(self, sql: str):
+        """The Arrow schema of the rows of ``sql`` (no LIMIT in it) as :meth:`fetch_arrow` types them, no row read."""
+        return self.fetch_arrow(f"{sql} LIMIT 0").schema
+
     def fetch_batches(self, sql: str, rows: int):
         """The rows of ``sql`` as Arrow record batches of about ``rows`` rows, in its order:
         a back-end that can stream them never holds the whole result in Python."""
@@ -236,7 +240,7 @@ class Backend:
         self.close()
 
     def count(self, relation: str) -> int:
-        """How many rows ``relation`` holds."""
+        """How many rows ``relation`` holds (a back-end may know it without a statement)."""
         return int(self.fetch(f"SELECT COUNT(*) AS n FROM {relation}")["n"].iloc[0])
 
     # ------------------------------------------------------------------ inputs
@@ -283,26 +287,29 @@ class Backend:
         self.run("cannot be read", path, lambda: keep("src", f"SELECT {', '.join(parts)} FROM {scan.relation}"))
         if sample_weight:
             self._check_sample_weights(scan, stripped[sample_weight], sample_weight)
-        for i, c in enumerate(roles.sa):
-            if c not in roles.continuous:
-                continue
-            bad = self.run("cannot be read", path, lambda: self.fetch(
-                f"SELECT rid, COUNT(*) OVER () AS many FROM src WHERE s{i} IS NULL OR isnan(s{i}) "
-                f"OR ABS(s{i}) = CAST('Infinity' AS DOUBLE) ORDER BY rid LIMIT 1"))
-            if len(bad):
-                rid, many = int(bad["rid"].iloc[0]), int(bad["many"].iloc[0])
-                raw = self.fetch(f"SELECT {text(c)} AS v FROM {scan.relation} WHERE __rid = {rid}")["v"].iloc[0]
-                shown = "an empty cell" if raw is None or raw == "" else f"'{raw}'"
-                raise InputError(f"continuous column holds {shown}, which is not a number "
-                                 f"({many} such cell(s) in all)", file=str(path),
-                                 row=rid + scan.header_rows, column=c,
-                                 hint="fix the value, or treat the column as categorical")
+        # in one statement: the first record (and how many) holding no number in each continuous SA, an empty id
+        checks = [(c, f"s{i} IS NULL OR isnan(s{i}) OR ABS(s{i}) = CAST('Infinity' AS DOUBLE)")
+                  for i, c in enumerate(roles.sa) if c in roles.continuous]
         if roles.identifier and not self._whole_numbers(scan, stripped[roles.identifier]):
-            empty = self.run("cannot be read", path,
-                             lambda: self.fetch("SELECT rid FROM src WHERE id = '' ORDER BY rid LIMIT 1"))
-            if len(empty):
-                raise InputError("identifier is empty", file=str(path),
-                                 row=int(empty["rid"].iloc[0]) + scan.header_rows, column=roles.identifier)
+            checks.append((None, "id = ''"))
+        if not checks:
+            return
+        found = self.run("cannot be read", path, lambda: self.fetch("SELECT " + ", ".join(
+            f"MIN(CASE WHEN {bad} THEN rid END) AS b{k}, SUM(CASE WHEN {bad} THEN 1 ELSE 0 END) AS n{k}"
+            for k, (_, bad) in enumerate(checks)) + " FROM src")).iloc[0]
+        for k, (c, _) in enumerate(checks):
+            if pd.isna(found[f"b{k}"]):
+                continue
+            rid = int(found[f"b{k}"])
+            if c is None:
+                raise InputError("identifier is empty", file=str(path), row=rid + scan.header_rows,
+                                 column=roles.identifier)
+            raw = self.fetch(f"SELECT {text(c)} AS v FROM {scan.relation} WHERE __rid = {rid}")["v"].iloc[0]
+            shown = "an empty cell" if raw is None or raw == "" else f"'{raw}'"
+            raise InputError(f"continuous column holds {shown}, which is not a number "
+                             f"({int(found[f'n{k}'])} such cell(s) in all)", file=str(path),
+                             row=rid + scan.header_rows, column=c,
+                             hint="fix the value, or treat the column as categorical")
 
     def check_unique_ids(self, roles: Roles, name: str) -> None:
         """An identifier column of ``src`` holds each id once (the in-memory rule)."""
@@ -401,7 +408,7 @@ class Backend:
                   f"JOIN src ON src.id = pr.id JOIN {self.source_scan.relation} AS sf ON sf.__rid = src.rid")
         self.run("cannot be compared with the source", scan.path, lambda: self.materialize(
             "conflicts", f"SELECT * FROM ({joined}) AS j WHERE {' OR '.join(differs)}"))
-        count = int(self.fetch("SELECT COUNT(*) AS n FROM conflicts")["n"].iloc[0])
+        count = self.count("conflicts")
         first = self.fetch(f"SELECT * FROM conflicts ORDER BY pos LIMIT {SHOWN_CONFLICTS}")
         entries = [conflict_entry(row["id"], int(row["pos"]) + scan.header_rows,
                                   [(c, row[f"m{k}"], row[f"t{k}"]) for k, (_, c) in enumerate(compared)
@@ -420,7 +427,7 @@ class Backend:
         if extra:
             raise InputError(f"column(s) {', '.join(map(repr, extra))} of the published table are not in "
                              f"the source {source.path}", file=scan.path)
-        if int(self.fetch(f"SELECT COUNT(*) AS n FROM {scan.relation}")["n"].iloc[0]) == 0:
+        if self.count(scan.relation) == 0:
             raise InputError("the published table has no records", file=scan.path,
                              hint="a release publishes at least one record")
         names = [f"m{i}" for i in range(len(mine))]
@@ -465,9 +472,8 @@ class Backend:
         parsed.require_columns(stripped)
         columns = {}
         if parsed.columns:
-            schema = self.run("cannot be read", scan.path, lambda: self.fetch_arrow(
-                f"SELECT {', '.join(self.q(stripped[c]) for c in parsed.columns)} FROM {scan.relation} "
-                f"LIMIT 0")).schema
+            schema = self.run("cannot be read", scan.path, lambda: self.arrow_schema(
+                f"SELECT {', '.join(self.q(stripped[c]) for c in parsed.columns)} FROM {scan.relation}"))
             for name, kind in zip(parsed.columns, schema.types):
                 columns[name] = self._filter_column(scan, stripped[name], kind)
         kinds: dict[str, ColumnKind] = {}
@@ -489,8 +495,8 @@ class Backend:
         self.run(f"cannot be filtered by '{expression}'", scan.path, lambda: self.materialize(
             "published", f"SELECT CAST(ROW_NUMBER() OVER (ORDER BY __rid) - 1 AS BIGINT) AS pos, "
                          f"{self._id_sql(roles, scan, stripped)} AS id FROM {scan.relation} WHERE {where}", params))
-        if not int(self.fetch("SELECT COUNT(*) AS n FROM published")["n"].iloc[0]):
-            rows = int(self.fetch(f"SELECT COUNT(*) AS n FROM {scan.relation}")["n"].iloc[0])
+        if not self.count("published"):
+            rows = self.count(scan.relation)
             raise nothing_selected(expression, rows)
 
     def _filter_column(self, scan: Scan, raw: str, kind):
@@ -538,8 +544,7 @@ class Backend:
     def _kinds(self, scan: Scan) -> dict:
         """Each column's Arrow type as the engine reads ``scan`` (one statement per scan)."""
         if not scan.kinds and scan.columns:
-            schema = self.fetch_arrow(f"SELECT {', '.join(self.q(c) for c in scan.columns)} "
-                                      f"FROM {scan.relation} LIMIT 0").schema
+            schema = self.arrow_schema(f"SELECT {', '.join(self.q(c) for c in scan.columns)} FROM {scan.relation}")
             scan.kinds.update(zip(scan.columns, schema.types))
         return scan.kinds
 
@@ -606,9 +611,11 @@ class Backend:
 
     def open_published_ids(self, ids: list[str]) -> None:
         self.unmatched_rows = []
-        self.register("published", pd.DataFrame({"pos": pd.Series(range(len(ids)), dtype="int64"),
-                                                 "id": pd.Series([str(i).strip() for i in ids], dtype=object)}))
-        self._check_published_unique("--rows")
+        wanted = pd.Series([str(i).strip() for i in ids], dtype=object)
+        twice = wanted[wanted.duplicated()]
+        if len(twice):   # the first id listed again, as memory names it (core/tables/published.py)
+            raise InputError(f"id '{twice.iloc[0]}' is listed more than once", file="--rows")
+        self.register("published", pd.DataFrame({"pos": pd.Series(range(len(ids)), dtype="int64"), "id": wanted}))
 
     def _check_published_unique(self, name: str) -> None:
         twice = self.fetch("SELECT id FROM published GROUP BY id HAVING COUNT(*) > 1 LIMIT 1")

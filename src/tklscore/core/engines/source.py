@@ -97,7 +97,7 @@ def column_values(path, column: str, *, delimiter: str | None = None, encoding: 
             raise InputError(f"column '{column}' not found; the table has columns "
                              f"{', '.join(repr(c) for c in reader.columns)}", file=str(path))
         raw = reader.q(reader.raw[reader.columns.index(column)])
-        kind = reader.fetch_arrow(f"SELECT {raw} AS v FROM {reader.relation} LIMIT 0").schema.field(0).type
+        kind = reader.arrow_schema(f"SELECT {raw} AS v FROM {reader.relation}").field(0).type
         key = raw
         if pa.types.is_string(kind) or pa.types.is_large_string(kind):
             key = f"COALESCE({raw}, '')"
@@ -225,6 +225,9 @@ class _Reader:
 
     def fetch_arrow(self, sql: str) -> pa.Table:
         return self.backend.run("cannot be read", self.path, lambda: self.backend.fetch_arrow(sql))
+
+    def arrow_schema(self, sql: str) -> pa.Schema:
+        return self.backend.run("cannot be read", self.path, lambda: self.backend.arrow_schema(sql))
 
     def materialize(self, name: str, sql: str) -> None:
         self.backend.run("cannot be read", self.path, lambda: self.backend.materialize(name, sql))

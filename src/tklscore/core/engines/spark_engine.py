@@ -311,6 +311,7 @@ class SparkBackend(Backend):
         self.inputs: list[str] = []   # every file scanned: an output never replaces one
         self._cached: dict[str, object] = {}
         self._views: list[str] = []
+        self._rows: dict[str, int] = {}   # the rows of each relation computed at once (_keep), counted then
         self._eager = 0               # inside run(): relations computed at once
 
     def close(self) -> None:
@@ -319,6 +320,7 @@ class SparkBackend(Backend):
         for view in self._views:
             self.spark.catalog.dropTempView(view)
         self._cached.clear()
+        self._rows.clear()
         if self._owned:
             self.spark.stop()
 
@@ -333,7 +335,23 @@ class SparkBackend(Backend):
             return frame.toArrow()
         return super().fetch_arrow(sql)
 
+    def arrow_schema(self, sql: str):
+        """As :meth:`Backend.arrow_schema`: the types Spark knows once it has analysed ``sql``,
+        converted as ``toArrow`` converts them, with no job (a ``LIMIT 0`` fetch runs one)."""
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        large = self.spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false").lower() == "true"
+        return to_arrow_schema(self.spark.sql(sql).schema, error_on_duplicated_field_names_in_struct=True,
+                               timezone="UTC", prefers_large_types=large)
+
+    def count(self, relation: str) -> int:
+        """As :meth:`Backend.count`; a relation computed at once was counted then (no statement)."""
+        if relation in self._rows:
+            return self._rows[relation]
+        return super().count(relation)
+
     def _view(self, name: str, frame) -> None:
+        self._rows.pop(name, None)
         previous = self._cached.pop(name, None)
         frame.createOrReplaceTempView(name)
         # the same statement again (a relation of the next evaluation) shares the kept rows of
@@ -364,10 +382,11 @@ class SparkBackend(Backend):
         from pyspark import StorageLevel
 
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
-        if eager:
-            frame.count()
+        rows = frame.count() if eager else None
         self._view(name, frame)
         self._cached[name] = frame
+        if rows is not None:
+            self._rows[name] = rows
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         from pyspark.sql import functions as F
