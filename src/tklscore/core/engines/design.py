@@ -290,7 +290,8 @@ class EngineDesigner:
             continuous = name in roles.continuous
             relation = self._register_map(name, level)
             sa_parts.append((i, "code" if continuous else "label", relation))
-            group_weights[name], note = self._group_weights(name, i, level, weights, continuous)
+            group_weights[name], note = _group_weights(self.backend, name, self.column(name), i, level, weights,
+                                                         continuous, self.elements)
             if note:
                 notes.append(note)
         for name in self.hierarchies:
@@ -403,30 +404,6 @@ class EngineDesigner:
         unlocated = backend.unlocated()
         backend.materialize("sel", plan.selected(True))
         return unlocated
-
-    def _group_weights(self, name: str, i: int, level: int, weights: Weights,
-                       continuous: bool) -> tuple[dict, str | None]:
-        """The weight of each group of SA ``name`` at ``level``, keyed as ``gsrc`` holds it
-        (a label, or a continuous SA's group code): its element's, else the largest weight
-        of the values it covers (as ``ReleaseDesigner._sa_weights``)."""
-        column = self.column(name)
-        group_of_value, groups = column.groups(level)
-        if continuous:
-            # weights of a continuous SA are read over its sorted numbers
-            pairs = self.backend.fetch(DesignPlan.distinct_numbers(i, RELATION)).sort_values("x", kind="stable")
-            index = {v: g for v, g in zip(column.values, group_of_value)}
-            group = np.array([index[v] for v in pairs["v"].tolist()], dtype=np.int64)
-            per_value = weights.weights_of(name, pairs["x"].to_numpy(dtype=np.float64), True)
-        else:
-            group = group_of_value
-            per_value = weights.weights_of(name, column.values, False)
-        per_value = np.where(np.isnan(per_value), 0.0, per_value)
-        largest = np.zeros(len(groups), dtype=np.float64)
-        np.maximum.at(largest, group, per_value)
-        largest, note = generalised_weights(name, level, groups, largest, self.elements)
-        if continuous:
-            return {float(g): largest[g] for g in range(len(groups))}, note
-        return {str(label): largest[g] for g, label in enumerate(groups)}, note
 
     def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
                  suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
@@ -600,6 +577,31 @@ class EngineDesigner:
         else:
             raise InputError(f"cannot write a '{suffix or 'nameless'}' file; choose .csv or .parquet",
                              file=str(path))
+
+
+def _group_weights(backend: Backend, name: str, column: _Column, i: int, level: int, weights: Weights,
+                   continuous: bool, elements) -> tuple[dict, str | None]:
+    """The weight of each group of SA ``name`` (the ``i``-th; ``column``: its values) at
+    ``level``, keyed as ``gsrc`` holds it (a label, or a continuous SA's group code): its
+    element's (``elements``), else the largest weight of the values it covers (as
+    ``ReleaseDesigner._sa_weights``)."""
+    group_of_value, groups = column.groups(level)
+    if continuous:
+        # weights of a continuous SA are read over its sorted numbers
+        pairs = backend.fetch(DesignPlan.distinct_numbers(i, RELATION)).sort_values("x", kind="stable")
+        index = {v: g for v, g in zip(column.values, group_of_value)}
+        group = np.array([index[v] for v in pairs["v"].tolist()], dtype=np.int64)
+        per_value = weights.weights_of(name, pairs["x"].to_numpy(dtype=np.float64), True)
+    else:
+        group = group_of_value
+        per_value = weights.weights_of(name, column.values, False)
+    per_value = np.where(np.isnan(per_value), 0.0, per_value)
+    largest = np.zeros(len(groups), dtype=np.float64)
+    np.maximum.at(largest, group, per_value)
+    largest, note = generalised_weights(name, level, groups, largest, elements)
+    if continuous:
+        return {float(g): largest[g] for g in range(len(groups))}, note
+    return {str(label): largest[g] for g, label in enumerate(groups)}, note
 
 
 def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, scored, any_dropped: bool):

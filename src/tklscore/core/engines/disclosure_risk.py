@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, ColumnTexts, Scan
+from tklscore.core.engines.backend import Backend, Scan
+from tklscore.core.engines.columns import ColumnTexts
 from tklscore.core.engines.plan import DisclosurePlan
 from tklscore.core.errors import InputError
 from tklscore.core.risk.disclosure_risk import (DEFAULT_ALPHA, DEFAULT_EPSILON, DEFAULT_THRESHOLD,
@@ -24,7 +25,7 @@ from tklscore.core.scoring.weights import Weights
 class EngineDisclosureAggregates(DisclosureAggregates):
     """D(r)'s aggregates of ``relation`` (with ``rid``, the record's position, and ``id``)
     in ``backend``; ``columns`` maps each column a user names to its text there, as the
-    loader reads it (:class:`~.backend.ColumnTexts`)."""
+    loader reads it (:class:`~.columns.ColumnTexts`)."""
 
     def __init__(self, backend: Backend, relation: str, columns, *, name: str = "table",
                  header_rows: int = 1):

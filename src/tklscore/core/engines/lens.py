@@ -13,7 +13,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, ColumnTexts
+from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.columns import ColumnTexts
 from tklscore.core.engines.disclosure_risk import disclosure_in_engine
 from tklscore.core.engines.measures import measure_published
 from tklscore.core.engines.plan import Plan
