@@ -410,6 +410,8 @@ def privacy_models(designer: ReleaseDesigner, design: ReleaseDesign, transformed
 def _dense(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes renumbered 0..m-1 keeping their order (the values present in the rows)."""
     present = np.flatnonzero(np.bincount(codes))
+    if len(present) == (int(present[-1]) + 1 if len(present) else 0):   # every code present: already dense
+        return codes, present
     rank = np.zeros(int(codes.max()) + 1 if len(codes) else 0, dtype=np.int64)
     rank[present] = np.arange(len(present))
     return rank[codes], present
