@@ -52,7 +52,7 @@ from tklscore.core.engines.backend import ENGINE_SHARE, beyond_engine, memory_by
 from tklscore.core.engines.backend import resident_bytes as _resident_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
-from tklscore.core.engines.scoring import score_set
+from tklscore.core.engines.scoring import run_bounds, score_set
 from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
@@ -565,12 +565,9 @@ def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, 
     """The entries of the finest classes ``finest`` (``offsets``, ``per_finest``: where each
     one's entries start and how many), in pieces of about ``chunk``."""
     sizes = per_finest[finest]
-    ends = np.cumsum(sizes)
-    start = 0
-    while start < len(finest):
-        stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + chunk, side="right")), start + 1)
+    bounds = run_bounds(sizes, chunk)
+    for start, stop in zip(bounds[:-1], bounds[1:]):
         yield _ranges(offsets[finest[start:stop]], sizes[start:stop])
-        start = stop
 
 
 def _runs(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

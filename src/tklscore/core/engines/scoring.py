@@ -351,9 +351,7 @@ class PairSource:
         counts = counts or (lambda: self.value_counts(i))
         fetched = self.fetched(i)
         if fetched is not None:
-            if self.plan.continuous[i]:
-                return ordered_emd_of_batches([fetched], len(sizes), sizes, counts(), n)
-            return variational_distance_of_pairs(fetched, len(sizes), sizes, counts(), n)
+            return t_of_pairs(fetched, self.plan.continuous[i], sizes, counts(), n)
         if self.plan.continuous[i]:
             table_counts = counts()   # before the batches' statement runs
             return ordered_emd_of_batches(self.batches(i), len(sizes), sizes, table_counts, n)
@@ -444,14 +442,7 @@ class CombinationPieces:
         rows = self.backend.fetch_arrow(f"SELECT cid, COUNT(*) AS r FROM {self.plan.counted} GROUP BY cid")
         per_class = np.zeros(len(self.sizes), dtype=np.int64)
         per_class[rows.column("cid").to_numpy()] = rows.column("r").to_numpy()
-        ends = np.cumsum(per_class)
-        limit, bounds, start = max(piece_rows(self.backend, self.plan), 1), [0], 0
-        while start < len(per_class):
-            before = ends[start - 1] if start else 0
-            stop = max(int(np.searchsorted(ends, before + limit, side="right")), start + 1)
-            bounds.append(stop)
-            start = stop
-        return np.asarray(bounds, dtype=np.int64)
+        return run_bounds(per_class, max(piece_rows(self.backend, self.plan), 1))
 
     def totals(self) -> pd.Series:
         return self.released_totals(pd.DataFrame(), None)
@@ -478,13 +469,31 @@ class CombinationPieces:
             k = sizes[lo:hi]
             class_t = np.zeros(hi - lo, dtype=np.float64)
             for i, pairs in enumerate(pairs_of_rows(rows, len(codes))):
-                if plan.continuous[i]:
-                    t = ordered_emd_from_pairs(*pairs, hi - lo, k, table_counts[i], n)
-                else:
-                    t = variational_distance_of_pairs(pairs, hi - lo, k, table_counts[i], n)
-                np.maximum(class_t, t, out=class_t)
+                np.maximum(class_t, t_of_pairs(pairs, plan.continuous[i], k, table_counts[i], n), out=class_t)
             parts.append(combination_parts(rows, k, class_t, self.values, self.per_code, released))
         return _summed(parts)
+
+
+def t_of_pairs(pairs: tuple[np.ndarray, ...], continuous: bool, sizes: np.ndarray, table_counts: np.ndarray,
+               n: int) -> np.ndarray:
+    """t of each class (``sizes``: their records) from an SA's (class, value code, count) pairs
+    sorted by class then value: the ordered EMD of a continuous SA, the variational distance
+    of a categorical one (``table_counts``: the whole relation's records per value, of ``n``)."""
+    if continuous:
+        return ordered_emd_from_pairs(*pairs, len(sizes), sizes, table_counts, n)
+    return variational_distance_of_pairs(pairs, len(sizes), sizes, table_counts, n)
+
+
+def run_bounds(sizes: np.ndarray, limit: int) -> np.ndarray:
+    """Where runs of consecutive items of ``sizes`` start, each run holding at most ``limit``
+    (an item larger than that alone), and the number of items: the bounds of pieces."""
+    ends = np.cumsum(sizes)
+    bounds, start = [0], 0
+    while start < len(sizes):
+        before = ends[start - 1] if start else 0
+        start = max(int(np.searchsorted(ends, before + limit, side="right")), start + 1)
+        bounds.append(start)
+    return np.asarray(bounds, dtype=np.int64)
 
 
 def pairs_of_rows(rows: dict[str, np.ndarray], n_sa: int) -> list[tuple[np.ndarray, ...]]:
