@@ -128,13 +128,13 @@ class Plan:
 
     def all_class_value_pairs(self) -> str:
         """Every SA's (class, value code, count) pairs in one grouping, ``(sa, cid, idx, c)``
-        sorted by SA, class then value: each record's (SA, code) pairs stacked (Spark SQL's
-        ``STACK``). For an engine whose statements cost a job each (Spark): one job instead
-        of one grouping, one count and one fetch per SA."""
+        in no order (the caller sorts the few it fetches: Spark's sort would cost a job
+        sampling the rows): each record's (SA, code) pairs stacked (Spark SQL's ``STACK``).
+        For an engine whose statements cost a job each (Spark): one job instead of one
+        grouping, one count and one fetch per SA."""
         stacked = ", ".join(f"{i}, c{i}" for i in range(len(self.sa)))
         return (f"SELECT t.sa, cid, t.idx, {self.count} AS c FROM {self.counted} "
-                f"LATERAL VIEW STACK({len(self.sa)}, {stacked}) t AS sa, idx "
-                f"GROUP BY t.sa, cid, t.idx ORDER BY t.sa, cid, t.idx")
+                f"LATERAL VIEW STACK({len(self.sa)}, {stacked}) t AS sa, idx GROUP BY t.sa, cid, t.idx")
 
     def value_counts(self, i: int) -> str:
         """How many records hold each value code of SA i, by code."""

@@ -382,6 +382,8 @@ def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int) -> list[tupl
         return None
     table = backend.fetch_arrow(plan.all_class_value_pairs())
     sa, cid, idx, c = (table.column(name).to_numpy().astype(np.int64, copy=False) for name in ("sa", "cid", "idx", "c"))
+    order = np.lexsort((idx, cid, sa))    # by SA, class then value
+    sa, cid, idx, c = sa[order], cid[order], idx[order], c[order]
     bounds = np.searchsorted(sa, np.arange(len(plan.sa) + 1))
     return [(cid[a:b], idx[a:b], c[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
 

@@ -508,6 +508,13 @@ class SparkBackend(Backend):
                 raw = f"{relation}__raw"
                 self._view(raw, frame)
                 frame = frame.select(*[F.trim(F.col(self.q(c))).alias(c) for c in columns])
+            if len(frame.inputFiles()) == 1 and frame._jdf.rdd().getNumPartitions() == 1:
+                # one file read in one piece (a CSV read multiLine always is, a small Parquet file):
+                # Spark's increasing ids of the only partition are the records' positions, with no
+                # job counting each block's records first
+                self._keep(relation, frame.select(*[F.col(self.q(c)) for c in columns],
+                                                  F.monotonically_increasing_id().alias("__rid")))
+                return Scan(relation, columns, kind, str(path), raw)
             located = frame.select("*", F.col("_metadata.file_path").alias("__file"),
                                    F.col("_metadata.file_block_start").alias("__block"),
                                    F.monotonically_increasing_id().alias("__order"))
