@@ -372,6 +372,28 @@ def test_spark_keeps_a_relation_once_and_computes_it_when_first_read(spark):
         assert backend.count("now") == 2
 
 
+def test_records_are_numbered_in_the_order_of_the_part_files_then_within_them(spark, tmp_path):
+    """``__rid`` of a folder of part files (each file's blocks counted first) and of one of its
+    files alone (read in one piece: Spark's increasing ids, nothing counted first)."""
+    folder = tmp_path / "s.parquet"
+    folder.mkdir()
+    # the second file the larger and written first: Spark packs small files into a part largest first
+    pd.DataFrame({"a": list("defghijk")}).to_parquet(folder / "part-00001.parquet", index=False)
+    pd.DataFrame({"a": list("abc")}).to_parquet(folder / "part-00000.parquet", index=False)
+    packed = {"spark.sql.files.openCostInBytes": "0", "spark.sql.files.minPartitionNum": "1"}   # both files in one part
+    try:
+        for key, value in packed.items():
+            spark.conf.set(key, value)
+        with SparkBackend(session=spark) as backend:
+            for path, expected in ((folder, "abcdefghijk"), (folder / "part-00001.parquet", "defghijk")):
+                scan = backend.scan(str(path))
+                numbered = backend.fetch(f"SELECT __rid, a FROM {scan.relation}").sort_values("__rid")
+                assert numbered["__rid"].tolist() == list(range(len(expected))) and "".join(numbered["a"]) == expected
+    finally:
+        for key in packed:
+            spark.conf.unset(key)
+
+
 def test_an_empty_frame_registers_without_python_workers(spark):
     """An empty frame (no published ids, no dropped rows) becomes a typed empty relation made in
     the JVM: PySpark's createDataFrame takes an empty pandas frame past Arrow to an RDD of pickled

@@ -476,7 +476,8 @@ class SparkBackend(Backend):
              relation: str = "__scan", keep_spaces: bool | None = None) -> Scan:
         """The file (or folder of part files) with ``__rid``: records numbered in the order
         of the files' names and, within a file, in file order — counted per block of the file
-        in parallel, then offset by the records of the blocks before it. A CSV's cells have
+        in parallel, then offset by the records of the blocks before it (one file read in one
+        piece: numbered as Spark reads it, with nothing counted first). A CSV's cells have
         the spaces around them stripped (Spark's ``trim``: U+0020 only) unless ``keep_spaces``."""
         from pyspark.sql import functions as F
         from pyspark.sql.window import Window
