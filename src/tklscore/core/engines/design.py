@@ -44,7 +44,7 @@ from tklscore.core.engines.backend import Backend, _columns
 from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
-from tklscore.core.engines.scoring import finish_report, score_records
+from tklscore.core.engines.scoring import Combinations, finish_report, score_records
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
@@ -362,9 +362,9 @@ class EngineDesigner:
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
                                totals=False, codes_of=codes_of)
         step()
-        released = None
+        released = counts = None
         if weighted:
-            released = _released_totals(backend, plan, score_plan, scored, bool(suppressed))
+            released, counts = _released_totals(backend, plan, score_plan, scored, bool(suppressed))
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
@@ -381,14 +381,17 @@ class EngineDesigner:
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
+            in_python = None
             if weighted:   # the released combinations as the scores coded them, not coded again; every
                 # row selected and whole classes suppressed: each released class is whole in ``gsrc``
-                _code_released(backend, score_plan, scored, bool(suppressed))
+                in_python = _released_counts(backend, score_plan, scored, counts)
+                if in_python is None:
+                    _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
                 backend.materialize("published_g", plan.published_generalised())
             risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
                                      population="gsrc", name=self.source, population_name="source",
-                                     weighted=weighted, coded=weighted, whole_classes=weighted)
+                                     weighted=weighted, coded=weighted, whole_classes=weighted, released=in_python)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
@@ -608,7 +611,8 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
     """Over the aggregate, no per-record rows asked: the release's totals are its combinations'
     scores times their records less those suppressed (``gone``, read from the suppressed rows
     only), summed in Python from the fetched combinations — or None: ``published_scored`` is
-    a view of them, which :func:`.finish_report` sums."""
+    a view of them, which :func:`.finish_report` sums —, and each combination's records
+    released when the combinations were fetched whole (else None)."""
     if any_dropped:
         backend.materialize("suppressed_g", plan.suppressed_rows())
         gone = replace(score_plan, source="suppressed_g")
@@ -617,9 +621,40 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
                                     f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
     if scored.fetched is None:
         backend.view("published_scored", plan.released_combinations(scored.combination, any_dropped))
-        return None
+        return None, None
     gone = backend.fetch("SELECT * FROM gone") if any_dropped else pd.DataFrame()
-    return scored.fetched.released_totals(gone, score_plan.radix(scored.radix))
+    places = score_plan.radix(scored.radix)
+    if isinstance(scored.fetched, Combinations):
+        counts = scored.fetched.released(gone, places)
+        return scored.fetched.totals(counts), counts
+    return scored.fetched.released_totals(gone, places), None
+
+
+def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | None) -> "ReleasedCounts | None":
+    """The release's classes and pairs in Python, as :func:`_code_released` codes them in the
+    engine — the suppressed classes left out and the rest numbered again, an SA's codes ranked
+    again only when a value is no longer released — from its combinations fetched whole and
+    their pairs (``counts``: each one's records released); None when they are not in Python."""
+    from tklscore.core.engines.measures import ReleasedCounts   # the risk code, loaded when measured
+    from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
+
+    combos = scored.fetched
+    if counts is None or combos.pairs is None:
+        return None
+    kept = np.zeros(len(combos.sizes), dtype=bool)
+    kept[combos.rows["cid"][counts > 0]] = True     # whole classes are suppressed
+    renumbered = np.cumsum(kept) - 1
+    pairs = []
+    for (cid, idx, c), values in zip(combos.pairs, combos.values):
+        at = kept[cid]
+        idx = idx[at]
+        held = np.zeros(len(values), dtype=bool)
+        held[idx] = True
+        pairs.append((renumbered[cid[at]], idx if held.all() else (np.cumsum(held) - 1)[idx], c[at]))
+    marked = backend.fetch(f"SELECT cid FROM classes WHERE {plan.suppressed('?')}",
+                           [SUPPRESSION_MARKER] * plan.n_qi)["cid"].to_numpy(dtype=np.int64)
+    marked = marked[kept[marked]]
+    return ReleasedCounts(combos.sizes[kept], pairs, int(combos.sizes[marked].sum()))
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:

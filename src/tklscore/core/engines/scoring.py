@@ -130,6 +130,7 @@ class Combinations(NamedTuple):
     class_t: np.ndarray
     values: list[np.ndarray]
     per_code: list[np.ndarray]
+    pairs: list[tuple[np.ndarray, ...]] | None = None   # each SA's (class, value code, count) pairs, when made
 
     def totals(self, released: np.ndarray | None = None) -> pd.Series:
         return combination_totals(self.rows, self.sizes, self.class_t, self.values, self.per_code, released)
@@ -220,7 +221,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
     if summed_here:
-        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code)
+        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code, pairs.made())
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
@@ -307,6 +308,17 @@ class PairSource:
         self._fetched: list[tuple[np.ndarray, ...]] | bool | None = None   # None: not asked yet; False: streamed
         self.counted_rows: dict[str, np.ndarray] | None = None   # fetched once (:func:`fetch_counted_rows`)
         self._grouped: set[int] = set()
+
+    @classmethod
+    def of_pairs(cls, backend: Backend, plan: Plan, pairs: list[tuple[np.ndarray, ...]]) -> "PairSource":
+        """Each SA's pairs already in Python (sorted by class then value): nothing is grouped."""
+        source = cls(backend, plan, 0)
+        source._fetched = list(pairs)
+        return source
+
+    def made(self) -> list[tuple[np.ndarray, ...]] | None:
+        """Every SA's pairs when they are in Python (fetched or summed from the counted rows)."""
+        return self._fetched if isinstance(self._fetched, list) else None
 
     def fetched(self, i: int) -> tuple[np.ndarray, ...] | None:
         """SA i's pairs when every SA's come in one statement (fetched at the first ask) — or,
