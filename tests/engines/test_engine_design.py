@@ -514,3 +514,33 @@ def test_suppressed_records_of_an_unknown_combination_are_an_error_not_a_wrong_c
     assert combinations.released(both, None).tolist() == [3, 0, 4]
     with pytest.raises(RuntimeError, match="1 suppressed combination"):
         combinations.released(pd.DataFrame({"key": [3], "cnt": [1]}), places)
+
+
+def test_a_design_is_evaluated_within_what_the_process_leaves_the_engine(tmp_path, monkeypatch):
+    """Under a memory limit a design's statements run under the engine's limit less its share,
+    what the process holds (a fixed 200 MiB here) and the room of the combinations it fetches;
+    the limit as opened again once evaluated, also when the evaluation fails."""
+    from tklscore.core.engines import backend as module
+
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"a": ["1", "2", "3", "4"] * 3, "s": ["p", "q", "r"] * 4}).to_csv(path, index=False)
+    monkeypatch.setattr(module, "resident_bytes", lambda: 200 * (1 << 20))
+    with open_backend("duckdb", "1GiB") as backend:
+        def setting():
+            return backend.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+
+        seen = []
+        materialize = backend.materialize
+        monkeypatch.setattr(backend, "materialize", lambda name, sql, params=None: (
+            seen.append((name, setting())), materialize(name, sql, params)))
+        designer = EngineDesigner(backend, str(path), Roles(qi=["a"], sa=["s"]), cache=False)
+        seen.clear()
+        weights = Weights([("s", "p", 0.5), ("s", "q", 0.2), ("s", "r", 0.1)])
+        result = designer.evaluate(ReleaseDesign("d", {}, 3, 0.5), weights)
+        assert result.suppressed_rows == 0 and setting() == "1.0 GiB"
+        # 1 GiB less its eighth, the 200 MiB held and twice a sixteenth for the fetched combinations
+        assert {name for name, _ in seen} >= {"classes", "combos"} and {limit for _, limit in seen} == {"568.0 MiB"}
+        monkeypatch.setattr(backend, "fetch_arrow", lambda sql: (_ for _ in ()).throw(RuntimeError("disk gone")))
+        with pytest.raises(RuntimeError, match="disk gone"):
+            designer.evaluate(ReleaseDesign("e", {}, 2, 0.5), weights)
+        assert setting() == "1.0 GiB"

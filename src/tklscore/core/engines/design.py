@@ -40,11 +40,11 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, _columns
+from tklscore.core.engines.backend import Backend, _columns, engine_bounded
 from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
-from tklscore.core.engines.scoring import Combinations, finish_report, score_records
+from tklscore.core.engines.scoring import Combinations, fetch_room, finish_report, score_records
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
@@ -263,7 +263,15 @@ class EngineDesigner:
                  preview: int = 0, suppressed: int = 0) -> DesignResult:
         """The design's release, its scores, measures and utility (``preview``: the release's
         first rows to keep; ``suppressed``: how many suppressed records' ids to keep;
-        ``records_path``: the per-record scores written as Parquet)."""
+        ``records_path``: the per-record scores written as Parquet). Under a memory limit the
+        engine's statements take what the process leaves them beside the combinations it fetches
+        (:func:`~.backend.engine_bounded`), its own limit as opened again afterwards."""
+        with engine_bounded(self.backend, fetch_room(self.backend)):
+            return self._evaluate(design, weights, x, missing_weight_zero, measures, progress, records_path,
+                                  preview, suppressed)
+
+    def _evaluate(self, design: ReleaseDesign, weights: Weights, x: float, missing_weight_zero: bool,
+                  measures: bool, progress, records_path: str | None, preview: int, suppressed: int) -> DesignResult:
         keep_suppressed = suppressed
         x = check_x(x)
         step = _steps(progress, 8)

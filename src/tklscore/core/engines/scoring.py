@@ -409,6 +409,14 @@ def fetches_counted_rows(backend: Backend, plan: Plan, rows: int) -> bool:
         rows * (len(plan.sa) + 2) * 8 <= FETCHED_SHARE * memory_bytes(backend.memory_limit)
 
 
+def fetch_room(backend: Backend) -> int:
+    """The bytes Python may fill while a relation's combinations are fetched and summed
+    (:func:`fetch_counted_rows`, :class:`CombinationPieces`): the arrays fetched, within
+    :data:`FETCHED_SHARE` of the memory limit, and as much again for the pairs and scores made
+    from them — the room the engine's limit leaves them (:meth:`.Backend.bound_engine`)."""
+    return int(2 * FETCHED_SHARE * memory_bytes(backend.memory_limit))
+
+
 def fetch_counted_rows(backend: Backend, plan: Plan, rows: int) -> dict[str, np.ndarray] | None:
     """``plan.counted``'s class ids, codes and counts (``cid``, ``c{i}``, ``cnt``) as int64
     arrays, fetched in one statement on an engine whose statements are cheap (not
