@@ -539,8 +539,44 @@ def test_a_design_is_evaluated_within_what_the_process_leaves_the_engine(tmp_pat
         result = designer.evaluate(ReleaseDesign("d", {}, 3, 0.5), weights)
         assert result.suppressed_rows == 0 and setting() == "1.0 GiB"
         # 1 GiB less its eighth, the 200 MiB held and twice a sixteenth for the fetched combinations
-        assert {name for name, _ in seen} >= {"classes", "combos"} and {limit for _, limit in seen} == {"568.0 MiB"}
-        monkeypatch.setattr(backend, "fetch_arrow", lambda sql: (_ for _ in ()).throw(RuntimeError("disk gone")))
+        assert {name for name, _ in seen} >= {"classes", "source_codes_0"}
+        assert {limit for _, limit in seen} == {"568.0 MiB"}
+        monkeypatch.setattr(backend, "fetch", lambda *args: (_ for _ in ()).throw(RuntimeError("disk gone")))
         with pytest.raises(RuntimeError, match="disk gone"):
             designer.evaluate(ReleaseDesign("e", {}, 2, 0.5), weights)
         assert setting() == "1.0 GiB"
+
+
+def test_a_designs_classes_counted_in_python_are_the_engines(tmp_path):
+    """A design over the aggregate after the whole source was scored in the process: its classes
+    and combinations counted in Python from the source's (the QIs' values through the design's
+    groups, the classes numbered in the order of their labels as text: "10" before "9", "Z"
+    before "Ä"; every QI removed: every label the marker) give the engine's statements' numbers
+    to the last bit, and the in-memory designer's."""
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"id": [f"r{i}" for i in range(300)], "q0": rng.choice(["9", "10", "100", "Ärger", "Zoo", "a"], 300),
+                  "q1": rng.integers(0, 30, 300).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 300),
+                  "age": rng.choice(["3", "7", "12", "41.5", "99"], 300)}).to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
+    groups = {"Ä-Z": ["Ärger", "Zoo"], "10": ["10", "100"], "9": ["9"], "a": ["a"]}
+    hierarchies = {"q1": Hierarchy.intervals("q1", [10, 20]), "q0": Hierarchy.groups("q0", [groups])}
+    weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.2),
+                       ("age", "[10,inf)", 0.35)])
+    memory_designer = ReleaseDesigner(load_table(path), roles, hierarchies)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles, hierarchies, cache=False)
+        designer.whole_source(weights)
+        counted = designer._source_rows
+        assert counted is not None
+        for design in (ReleaseDesign("d", {"q1": 1}, 4, 0.3), ReleaseDesign("e", {"q0": 1}, 3, 0.2, ["s"]),
+                       ReleaseDesign("all", {}, 2, 0.1, ["q0", "q1"])):
+            found = []
+            for source_rows in (counted, None):     # counted in Python, then by the engine's statements
+                designer._source_rows = source_rows
+                found.append(designer.evaluate(design, weights).to_json_dict())
+            assert found[0] == found[1]
+            memory = memory_designer.evaluate(design, weights).to_json_dict()
+            found[0].pop("notes"), memory.pop("notes")
+            assert_same(found[0], memory)
+    assert found[0]["measures"]["suppressed_rows"] == 300 - found[0]["suppressed_rows"] > 0
