@@ -210,10 +210,16 @@ def test_suppression_budget_cuts_inside_a_size_as_in_memory(tmp_path):
             compare(designer.evaluate(design, WEIGHTS), memory, designer)
 
 
-def test_a_value_only_suppressed_records_hold_leaves_the_measured_values(tmp_path):
-    """Over the aggregate the release is measured from the scores' own codes: when the
-    suppressed class holds the only records of a disease and of an age, the measures' codes
-    are the released values only (t's ordered distance over them), as in memory."""
+def test_a_value_only_suppressed_records_hold_leaves_the_measured_values(tmp_path, monkeypatch):
+    """Over the aggregate the release is measured from the scores' own codes (its combinations
+    fetched: their pairs in Python): when the suppressed class holds the only records of a
+    disease and of an age, the measures' codes are the released values only (t's ordered
+    distance over them), as in memory."""
+    from tklscore.core.engines import design as engine_design
+
+    measured = []
+    monkeypatch.setattr(engine_design, "_released_counts", lambda *args, _counts=engine_design._released_counts:
+                        measured.append(_counts(*args)) or measured[-1])
     frame = pd.DataFrame({"id": [f"r{i}" for i in range(13)],
                           "qa": ["a"] * 6 + ["b"] * 5 + ["c"] * 2,
                           "disease": ["flu", "cold", "flu", "cold", "flu", "flu", "cold", "flu", "cold", "cold",
@@ -228,8 +234,9 @@ def test_a_value_only_suppressed_records_hold_leaves_the_measured_values(tmp_pat
     with open_backend("duckdb") as backend:
         designer = EngineDesigner(backend, str(path), roles)
         compare(designer.evaluate(design, WEIGHTS), memory, designer)
-        assert backend.fetch("SELECT s0 FROM codes_0 ORDER BY c0")["s0"].tolist() == ["cold", "flu"]
-        assert backend.fetch("SELECT s1 FROM codes_1 ORDER BY c1")["s1"].tolist() == [3.0, 7.0, 12.0]
+        (disease, age), = [m.pairs for m in measured]      # cold, flu; 3, 7, 12: hiv, 41.5 and 99 not released
+        assert sorted(set(disease[1].tolist())) == [0, 1] and sorted(set(age[1].tolist())) == [0, 1, 2]
+        assert measured[0].sizes.tolist() == [6, 5] and measured[0].suppressed_rows == 0
         # nothing suppressed (the scores' classes and codes are the release's: a view), then each
         # kind again in turn, over the relations (tables or views) the one before left
         selected = ReleaseDefinition("P", "ids", ids=("r0", "r1", "r11"))
@@ -507,3 +514,69 @@ def test_suppressed_records_of_an_unknown_combination_are_an_error_not_a_wrong_c
     assert combinations.released(both, None).tolist() == [3, 0, 4]
     with pytest.raises(RuntimeError, match="1 suppressed combination"):
         combinations.released(pd.DataFrame({"key": [3], "cnt": [1]}), places)
+
+
+def test_a_design_is_evaluated_within_what_the_process_leaves_the_engine(tmp_path, monkeypatch):
+    """Under a memory limit a design's statements run under the engine's limit less its share,
+    what the process holds (a fixed 200 MiB here) and the room of the combinations it fetches;
+    the limit as opened again once evaluated, also when the evaluation fails."""
+    from tklscore.core.engines import backend as module
+
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"a": ["1", "2", "3", "4"] * 3, "s": ["p", "q", "r"] * 4}).to_csv(path, index=False)
+    monkeypatch.setattr(module, "resident_bytes", lambda: 200 * (1 << 20))
+    with open_backend("duckdb", "1GiB") as backend:
+        def setting():
+            return backend.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+
+        seen = []
+        materialize = backend.materialize
+        monkeypatch.setattr(backend, "materialize", lambda name, sql, params=None: (
+            seen.append((name, setting())), materialize(name, sql, params)))
+        designer = EngineDesigner(backend, str(path), Roles(qi=["a"], sa=["s"]), cache=False)
+        seen.clear()
+        weights = Weights([("s", "p", 0.5), ("s", "q", 0.2), ("s", "r", 0.1)])
+        result = designer.evaluate(ReleaseDesign("d", {}, 3, 0.5), weights)
+        assert result.suppressed_rows == 0 and setting() == "1.0 GiB"
+        # 1 GiB less its eighth, the 200 MiB held and twice a sixteenth for the fetched combinations
+        assert {name for name, _ in seen} >= {"classes", "source_codes_0"}
+        assert {limit for _, limit in seen} == {"568.0 MiB"}
+        monkeypatch.setattr(backend, "fetch", lambda *args: (_ for _ in ()).throw(RuntimeError("disk gone")))
+        with pytest.raises(RuntimeError, match="disk gone"):
+            designer.evaluate(ReleaseDesign("e", {}, 2, 0.5), weights)
+        assert setting() == "1.0 GiB"
+
+
+def test_a_designs_classes_counted_in_python_are_the_engines(tmp_path):
+    """A design over the aggregate after the whole source was scored in the process: its classes
+    and combinations counted in Python from the source's (the QIs' values through the design's
+    groups, the classes numbered in the order of their labels as text: "10" before "9", "Z"
+    before "Ä"; every QI removed: every label the marker) give the engine's statements' numbers
+    to the last bit, and the in-memory designer's."""
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"id": [f"r{i}" for i in range(300)], "q0": rng.choice(["9", "10", "100", "Ärger", "Zoo", "a"], 300),
+                  "q1": rng.integers(0, 30, 300).astype(str), "s": rng.choice(["flu", "cold", "hiv"], 300),
+                  "age": rng.choice(["3", "7", "12", "41.5", "99"], 300)}).to_csv(path, index=False)
+    roles = Roles(qi=["q0", "q1"], sa=["s", "age"], continuous=["age"], identifier="id")
+    groups = {"Ä-Z": ["Ärger", "Zoo"], "10": ["10", "100"], "9": ["9"], "a": ["a"]}
+    hierarchies = {"q1": Hierarchy.intervals("q1", [10, 20]), "q0": Hierarchy.groups("q0", [groups])}
+    weights = Weights([("s", "flu", 0.3), ("s", "cold", 0.1), ("s", "hiv", 0.9), ("age", "[0,10)", 0.2),
+                       ("age", "[10,inf)", 0.35)])
+    memory_designer = ReleaseDesigner(load_table(path), roles, hierarchies)
+    with open_backend("duckdb") as backend:
+        designer = EngineDesigner(backend, str(path), roles, hierarchies, cache=False)
+        designer.whole_source(weights)
+        counted = designer._source_rows
+        assert counted is not None
+        for design in (ReleaseDesign("d", {"q1": 1}, 4, 0.3), ReleaseDesign("e", {"q0": 1}, 3, 0.2, ["s"]),
+                       ReleaseDesign("all", {}, 2, 0.1, ["q0", "q1"])):
+            found = []
+            for source_rows in (counted, None):     # counted in Python, then by the engine's statements
+                designer._source_rows = source_rows
+                found.append(designer.evaluate(design, weights).to_json_dict())
+            assert found[0] == found[1]
+            memory = memory_designer.evaluate(design, weights).to_json_dict()
+            found[0].pop("notes"), memory.pop("notes")
+            assert_same(found[0], memory)
+    assert found[0]["measures"]["suppressed_rows"] == 300 - found[0]["suppressed_rows"] > 0

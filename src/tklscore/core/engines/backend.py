@@ -16,6 +16,8 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import re
 from dataclasses import dataclass, field
@@ -89,6 +91,18 @@ def engine_limit(memory_limit: int, held: int) -> int:
     :data:`ENGINE_SHARE` of it (where the process holds nearly all, the engine still works,
     spilling more)."""
     return max(beyond_engine(memory_limit, held), int(ENGINE_SHARE * memory_limit))
+
+
+@contextlib.contextmanager
+def engine_bounded(backend: "Backend", holding: int = 0):
+    """The statements inside within what the process leaves the engine beside ``holding`` bytes
+    more (:meth:`Backend.bound_engine`), its limit as opened again afterwards, also after an error."""
+    bounded = backend.bound_engine(holding)
+    try:
+        yield bounded
+    finally:
+        if bounded:
+            backend.engine_memory(None)
 
 
 class Backend(ColumnRules):

@@ -40,17 +40,19 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import Backend, _columns
+from tklscore.core.engines.backend import Backend, _columns, engine_bounded
+from tklscore.core.engines.design_classes import SourceCombinations, counted, source_combinations
 from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
-from tklscore.core.engines.scoring import finish_report, score_records
+from tklscore.core.engines.scoring import Combinations, fetch_room, finish_report, score_records
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
 from tklscore.core.release.transform import (ColumnLevels, ReleaseDesign, perturbed_notes, suppressed_classes,
                                              suppression_note)
 from tklscore.core.release.utility import Utility, ValueCounts, utility_of_values
+from tklscore.core.risk.equivalence_classes import SUPPRESSION_MARKER
 from tklscore.core.scoring.scores import check_roles, check_x
 from tklscore.core.scoring.weights import Weights, weights_above_one_note
 from tklscore.core.tables.codes import Codes, group_ids_of_groups
@@ -128,6 +130,7 @@ class EngineDesigner:
         self._whole: dict = {}
         self._value_records: dict[str, np.ndarray] = {}   # each QI value's records in the source
         self._source_codes = False   # ``source_codes_{i}``: each SA's codes in the whole source, kept
+        self._source_rows = None     # the whole source's combinations, fetched when it was scored (.design_classes)
         self._released = False
 
     def lattice(self):
@@ -244,8 +247,10 @@ class EngineDesigner:
             else:
                 plan = Plan(len(self.roles.qi), tuple(c in self.roles.continuous for c in self.roles.sa), RELATION,
                             weighted=True, distinct=rows_are_combinations(self.backend, self.roles))
-                totals, notes, *_ = score_records(self.backend, plan, self.roles, weights, missing_weight_zero, self.n,
-                                                  kept=False, keep_combinations=False)   # read once, by the totals
+                totals, notes, _, _, fetched = score_records(self.backend, plan, self.roles, weights,
+                                                             missing_weight_zero, self.n, kept=False,
+                                                             keep_combinations=False)   # read once, by the totals
+                self._source_rows = _source_rows(self, fetched)
                 for i in range(len(self.roles.sa)):    # a few rows each: what a design's unchanged SA is coded by
                     self.backend.materialize(f"source_codes_{i}", f"SELECT * FROM codes_{i}")
                 self._source_codes = True
@@ -263,7 +268,15 @@ class EngineDesigner:
                  preview: int = 0, suppressed: int = 0) -> DesignResult:
         """The design's release, its scores, measures and utility (``preview``: the release's
         first rows to keep; ``suppressed``: how many suppressed records' ids to keep;
-        ``records_path``: the per-record scores written as Parquet)."""
+        ``records_path``: the per-record scores written as Parquet). Under a memory limit the
+        engine's statements take what the process leaves them beside the combinations it fetches
+        (:func:`~.backend.engine_bounded`), its own limit as opened again afterwards."""
+        with engine_bounded(self.backend, fetch_room(self.backend)):
+            return self._evaluate(design, weights, x, missing_weight_zero, measures, progress, records_path,
+                                  preview, suppressed)
+
+    def _evaluate(self, design: ReleaseDesign, weights: Weights, x: float, missing_weight_zero: bool,
+                  measures: bool, progress, records_path: str | None, preview: int, suppressed: int) -> DesignResult:
         keep_suppressed = suppressed
         x = check_x(x)
         step = _steps(progress, 8)
@@ -314,7 +327,10 @@ class EngineDesigner:
         else:
             count = "CAST(COALESCE(SUM(cnt), 0) AS BIGINT)" if weighted else "COUNT(*)"
             selected = int(backend.fetch(f"SELECT {count} AS n FROM sel")["n"].iloc[0])
-        classes = backend.fetch(plan.selection_classes(whole))
+        counted_here = (counted(self._source_rows, [self.column(c).groups(levels[c]) for c in roles.qi], plan.keys,
+                             SUPPRESSION_MARKER) if weighted and self._source_rows is not None
+                     and all(how == "value" for _, how, _ in sa_parts) else None)
+        classes = counted_here.frame if counted_here is not None else backend.fetch(plan.selection_classes(whole))
         cardinalities = [len(self.column(c).groups(levels[c])[1]) for c in roles.qi]
         keys = [classes[k].to_numpy(dtype=np.int64) for k in plan.keys]
         ids = group_ids_of_groups(list(zip(keys, cardinalities)), classes["first"].to_numpy(dtype=np.int64), selected)
@@ -359,12 +375,14 @@ class EngineDesigner:
         # over the aggregate an SA published as it is holds the whole source's values: coded as they are there
         codes_of = {new: f"SELECT s{i} AS s{new}, c{i} AS c{new} FROM source_codes_{i}"
                     for new, (i, how, _) in enumerate(sa_parts) if weighted and how == "value" and self._source_codes}
+        given = counted_here and counted_here.scored(score_plan.radix, [i for i, _, _ in sa_parts], dropped_rows)
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
-                               totals=False, codes_of=codes_of)
+                               totals=False, codes_of=codes_of, given=given[0] if given else None)
         step()
-        released = None
+        released = counts = None
         if weighted:
-            released = _released_totals(backend, plan, score_plan, scored, bool(suppressed))
+            released, counts = _released_totals(backend, plan, score_plan, scored, bool(suppressed),
+                                                given[1] if given else None)
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
@@ -375,20 +393,23 @@ class EngineDesigner:
                 backend.drop(relation)
         notes = report.warnings
         step()
-        utility = self._utility(design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)], whole)
+        utility = _utility(self, design, plan, levels, selected, suppressed, sizes[~dropped & (sizes > 0)], whole)
         step()
         risk = None
         if measures and published:
             from tklscore.core.engines.measures import measure_in_engine
 
+            in_python = None
             if weighted:   # the released combinations as the scores coded them, not coded again; every
                 # row selected and whole classes suppressed: each released class is whole in ``gsrc``
-                _code_released(backend, score_plan, scored, bool(suppressed))
+                in_python = _released_counts(backend, score_plan, scored, counts, given[2] if given else None)
+                if in_python is None:
+                    _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
                 backend.materialize("published_g", plan.published_generalised())
             risk = measure_in_engine(backend, kept_roles, source="coded" if weighted else "published_g",
                                      population="gsrc", name=self.source, population_name="source",
-                                     weighted=weighted, coded=weighted, whole_classes=weighted)
+                                     weighted=weighted, coded=weighted, whole_classes=weighted, released=in_python)
         step()
         shown = self.release_rows(design, preview) if preview else None
         step()
@@ -404,35 +425,6 @@ class EngineDesigner:
         unlocated = backend.unlocated()
         backend.materialize("sel", plan.selected(True))
         return unlocated
-
-    def _utility(self, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
-                 suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
-        qi = []
-        if plan.weighted and whole and suppressed:
-            self.backend.materialize("suppressed_values", plan.suppressed_values())
-        uses = None
-        for j, name in enumerate(self.roles.qi):
-            column = self.column(name)
-            index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
-            if plan.weighted and whole:
-                # every row selected: each value's records are the aggregate's, whatever the design,
-                # counted with the values (:meth:`column`)
-                counts = self._value_records[name]
-                held = (_placed(self.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
-                        else np.zeros(size, dtype=np.int64))
-            else:   # every QI's in one statement, at the first
-                uses = uses if uses is not None else self.backend.fetch(plan.value_uses(len(self.roles.qi), whole))
-                use = uses[uses["qi"].to_numpy(dtype=np.int64) == j]
-                counts, held = _placed(use, "c", index, size), _placed(use, "s", index, size)
-            level = levels[name]
-            group_of_value = column.groups(level)[0]
-            if name in design.removed:
-                height = max(column.height, 1)
-                level = height
-            else:
-                height = column.height
-            qi.append(ValueCounts(name, counts, held, group_of_value, level, height))
-        return utility_of_values(qi, selected, suppressed, None, class_sizes=class_sizes)
 
     def suppressed_ids(self, limit: int) -> list[str]:
         """The ids of the first ``limit`` rows the last evaluated release suppressed."""
@@ -579,6 +571,37 @@ class EngineDesigner:
                              file=str(path))
 
 
+def _utility(designer: EngineDesigner, design: ReleaseDesign, plan: DesignPlan, levels: dict[str, int], selected: int,
+             suppressed: int, class_sizes: np.ndarray, whole: bool = False) -> Utility:
+    """The release's utility from each QI value's records and those suppressed."""
+    qi = []
+    if plan.weighted and whole and suppressed:
+        designer.backend.materialize("suppressed_values", plan.suppressed_values())
+    uses = None
+    for j, name in enumerate(designer.roles.qi):
+        column = designer.column(name)
+        index, size = {v: k for k, v in enumerate(column.values)}, len(column.values)
+        if plan.weighted and whole:
+            # every row selected: each value's records are the aggregate's, whatever the design,
+            # counted with the values (:meth:`column`)
+            counts = designer._value_records[name]
+            held = (_placed(designer.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
+                    else np.zeros(size, dtype=np.int64))
+        else:   # every QI's in one statement, at the first
+            uses = uses if uses is not None else designer.backend.fetch(plan.value_uses(len(designer.roles.qi), whole))
+            use = uses[uses["qi"].to_numpy(dtype=np.int64) == j]
+            counts, held = _placed(use, "c", index, size), _placed(use, "s", index, size)
+        level = levels[name]
+        group_of_value = column.groups(level)[0]
+        if name in design.removed:
+            height = max(column.height, 1)
+            level = height
+        else:
+            height = column.height
+        qi.append(ValueCounts(name, counts, held, group_of_value, level, height))
+    return utility_of_values(qi, selected, suppressed, None, class_sizes=class_sizes)
+
+
 def _group_weights(backend: Backend, name: str, column: _Column, i: int, level: int, weights: Weights,
                    continuous: bool, elements) -> tuple[dict, str | None]:
     """The weight of each group of SA ``name`` (the ``i``-th; ``column``: its values) at
@@ -604,22 +627,75 @@ def _group_weights(backend: Backend, name: str, column: _Column, i: int, level: 
     return {str(label): largest[g] for g, label in enumerate(groups)}, note
 
 
-def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, scored, any_dropped: bool):
+def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, scored, any_dropped: bool,
+                     dropped: np.ndarray | None = None):
     """Over the aggregate, no per-record rows asked: the release's totals are its combinations'
     scores times their records less those suppressed (``gone``, read from the suppressed rows
     only), summed in Python from the fetched combinations — or None: ``published_scored`` is
-    a view of them, which :func:`.finish_report` sums."""
+    a view of them, which :func:`.finish_report` sums —, and each combination's records
+    released when the combinations were fetched whole (else None). ``dropped``: each class
+    suppressed, when the classes were counted in Python (:mod:`.design_classes`)."""
     if any_dropped:
         backend.materialize("suppressed_g", plan.suppressed_rows())
         gone = replace(score_plan, source="suppressed_g")
         by = ", ".join(scored.combination)
-        backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
-                                    f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
+        if dropped is None:
+            backend.materialize("gone", f"SELECT {by}, CAST(SUM(cnt) AS BIGINT) AS cnt FROM "
+                                        f"({gone.coded(scored.radix)}) AS coded GROUP BY {by}")
+    if dropped is not None:    # whole classes suppressed: their combinations' records all
+        rows = scored.fetched.rows
+        counts = np.where(dropped[rows["cid"]], 0, rows["cnt"])
+        return scored.fetched.totals(counts), counts
     if scored.fetched is None:
         backend.view("published_scored", plan.released_combinations(scored.combination, any_dropped))
-        return None
+        return None, None
     gone = backend.fetch("SELECT * FROM gone") if any_dropped else pd.DataFrame()
-    return scored.fetched.released_totals(gone, score_plan.radix(scored.radix))
+    places = score_plan.radix(scored.radix)
+    if isinstance(scored.fetched, Combinations):
+        counts = scored.fetched.released(gone, places)
+        return scored.fetched.totals(counts), counts
+    return scored.fetched.released_totals(gone, places), None
+
+
+def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | None,
+                     marked: np.ndarray | None = None) -> "ReleasedCounts | None":
+    """The release's classes and pairs in Python, as :func:`_code_released` codes them in the
+    engine — the suppressed classes left out and the rest numbered again, an SA's codes ranked
+    again only when a value is no longer released — from its combinations fetched whole and
+    their pairs (``counts``: each one's records released; ``marked``: each class whose QIs all
+    hold the marker, else asked of ``classes``); None when they are not in Python."""
+    from tklscore.core.engines.measures import ReleasedCounts   # the risk code, loaded when measured
+
+    combos = scored.fetched
+    if counts is None or combos.pairs is None:
+        return None
+    kept = np.zeros(len(combos.sizes), dtype=bool)
+    kept[combos.rows["cid"][counts > 0]] = True     # whole classes are suppressed
+    renumbered = np.cumsum(kept) - 1
+    pairs = []
+    for (cid, idx, c), values in zip(combos.pairs, combos.values):
+        at = kept[cid]
+        idx = idx[at]
+        held = np.zeros(len(values), dtype=bool)
+        held[idx] = True
+        pairs.append((renumbered[cid[at]], idx if held.all() else (np.cumsum(held) - 1)[idx], c[at]))
+    if marked is None:
+        marked = np.zeros(len(kept), dtype=bool)
+        marked[backend.fetch(f"SELECT cid FROM classes WHERE {plan.suppressed('?')}",
+                             [SUPPRESSION_MARKER] * plan.n_qi)["cid"].to_numpy(dtype=np.int64)] = True
+    marked = np.flatnonzero(marked & kept)
+    return ReleasedCounts(combos.sizes[kept], pairs, int(combos.sizes[marked].sum()))
+
+
+def _source_rows(designer: EngineDesigner, fetched) -> "SourceCombinations | None":
+    """The whole source's combinations fetched whole and its classes' QI values (while ``classes``
+    is the whole source's), from which a design's classes are counted in Python; else None."""
+    if not isinstance(fetched, Combinations) or "rid" not in fetched.rows:
+        return None
+    qi = ", ".join(f"q{j}" for j in range(len(designer.roles.qi)))
+    classes = designer.backend.fetch_arrow(f"SELECT {qi} FROM classes ORDER BY cid")
+    return source_combinations(fetched.rows, classes, [designer.column(c) for c in designer.roles.qi],
+                               [len(v) for v in fetched.values])
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:

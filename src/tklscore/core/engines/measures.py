@@ -19,6 +19,7 @@ record) and QI importance (one grouped count of the classes per subset of the QI
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,6 +39,15 @@ QI_IMPORTANCE_MAX = 12     # 4,095 subsets, a grouped count of the classes each
 SUBSETS_PER_STATEMENT = 64
 
 
+class ReleasedCounts(NamedTuple):
+    """A coded release's classes and (class, value) pairs already in Python (a design's
+    combinations fetched whole, :func:`.design._released_counts`): measured without a statement."""
+
+    sizes: np.ndarray                          # each class's records, by class id
+    pairs: list[tuple[np.ndarray, ...]]        # each SA's (class, value code, count), sorted by class then code
+    suppressed_rows: int                       # the records whose QIs all hold the marker
+
+
 class EngineAggregates(Aggregates):
     """The aggregates (:mod:`tklscore.core.risk.aggregates`) of the records of ``source``
     (``q0.., s0.., y0.., sw``; ``src`` or a subset of it) from the plan's group-bys, each
@@ -53,7 +63,8 @@ class EngineAggregates(Aggregates):
     def __init__(self, backend: Backend, roles: Roles, *, source: str = "src", population: str | None = None,
                  n_identifying: int = 0, sample_weight: bool = False, suppressed_marker: str = SUPPRESSION_MARKER,
                  exclude_suppressed: bool = False, name: str = "table", population_name: str = "population",
-                 weighted: bool = False, coded: bool = False, whole_classes: bool = False):
+                 weighted: bool = False, coded: bool = False, whole_classes: bool = False,
+                 released: ReleasedCounts | None = None):
         super().__init__()
         self.backend, self.name, self.population_name = backend, name, population_name
         self.qi, self.sa, self.continuous = list(roles.qi), list(roles.sa), set(roles.continuous)
@@ -67,8 +78,16 @@ class EngineAggregates(Aggregates):
             raise ValueError("identifiers and sampling weights are measured over the records")
         if coded and (not weighted or exclude_suppressed):
             raise ValueError("coded records are a weighted release's combinations, measured as they are")
+        if released is not None and not whole_classes:
+            raise ValueError("released counts are a coded release's of whole classes")
         # weighted: ``source`` and ``population`` hold the finest aggregate's rows (.finest), with ``cnt``
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), "scope", weighted)
+        self.released = released
+        if released is not None:
+            self.plan, self.rows, self.suppressed_rows = replace(plan, source=source), int(released.sizes.sum()), \
+                released.suppressed_rows
+            self.pairs = PairSource.of_pairs(backend, self.plan, released.pairs)
+            return
         markers = [suppressed_marker] * len(roles.qi)   # the marker as a parameter of each QI's test
         # coded: a class's QI values and size are its records'
         count, one, rows = ("CAST(COALESCE(SUM(k), 0) AS BIGINT)", "k", "classes") if coded else (
@@ -103,6 +122,8 @@ class EngineAggregates(Aggregates):
         backend, plan = self.backend, self.plan
         i = self.sa.index(attribute) if attribute is not None else None
         if aggregate == CLASS_SIZES:
+            if self.released is not None:
+                return self.released.sizes
             return backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
         if aggregate == VALUE_COUNTS:
             counts = self.pairs.value_counts(i)
@@ -116,6 +137,8 @@ class EngineAggregates(Aggregates):
         if aggregate == POPULATION:
             return self.get(CLASS_SIZES) if self.whole_classes else self._population_sizes()
         if aggregate == SUBSETS:
+            if self.released is not None:
+                raise ValueError("QI importance groups the classes in the engine: measure the coded release there")
             return _subset_counts(backend, plan, self.qi, lambda _f: None)
         if aggregate == SAMPLE_WEIGHTS:
             records = backend.fetch(f"SELECT c.cid, s.sw FROM coded AS c JOIN {plan.source} AS s ON s.rid = c.rid "
@@ -155,13 +178,15 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
                       exclude_suppressed: bool = False, name: str = "table",
                       population_name: str = "population",
                       sample_weight: bool = False, qi_importance: bool = False, progress=None,
-                      weighted: bool = False, coded: bool = False, whole_classes: bool = False) -> Measures:
+                      weighted: bool = False, coded: bool = False, whole_classes: bool = False,
+                      released: ReleasedCounts | None = None) -> Measures:
     """The measures of the records of ``source`` (``q0.., s0.., y0..``; ``src`` or a
     subset of it), journalist/marketer risk against ``population`` (a relation with
     ``q0..``) when given, sdcMicro's individual risk from the sampling weights ``sw`` of
     ``source`` with ``sample_weight``, QI importance with ``qi_importance``: the registry's
     measures over :class:`EngineAggregates` (``coded``: the records already coded there;
-    ``whole_classes``: each of their classes is whole in ``population``, F = k).
+    ``whole_classes``: each of their classes is whole in ``population``, F = k; ``released``:
+    its classes and pairs in Python already).
     ``progress(fraction)`` may raise to stop."""
     require_quasi_identifiers(roles.qi, name)
     if qi_importance:
@@ -173,7 +198,7 @@ def measure_in_engine(backend: Backend, roles: Roles, *, source: str = "src", po
     aggregates = EngineAggregates(backend, roles, source=source, population=population, n_identifying=n_identifying,
                                   sample_weight=sample_weight, suppressed_marker=suppressed_marker,
                                   exclude_suppressed=exclude_suppressed, name=name, population_name=population_name,
-                                  weighted=weighted, coded=coded, whole_classes=whole_classes)
+                                  weighted=weighted, coded=coded, whole_classes=whole_classes, released=released)
     return measure(aggregates, request, progress)
 
 

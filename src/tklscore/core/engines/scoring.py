@@ -130,6 +130,7 @@ class Combinations(NamedTuple):
     class_t: np.ndarray
     values: list[np.ndarray]
     per_code: list[np.ndarray]
+    pairs: list[tuple[np.ndarray, ...]] | None = None   # each SA's (class, value code, count) pairs, when made
 
     def totals(self, released: np.ndarray | None = None) -> pd.Series:
         return combination_totals(self.rows, self.sizes, self.class_t, self.values, self.per_code, released)
@@ -184,7 +185,7 @@ class Scored(NamedTuple):
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
                   weigh=None, kept: bool = True, totals: bool = True, keep_combinations: bool = True,
-                  codes_of: dict[int, str] | None = None) -> Scored:
+                  codes_of: dict[int, str] | None = None, given: tuple | None = None) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
     combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
@@ -197,30 +198,37 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     summed in Python (``fetched``; with ``totals`` and not ``keep_combinations``, ``combos``
     is a view, read once by that fetch). ``codes_of``: SA i's codes ``(s{i}, c{i})`` as a statement
     over a relation that holds the codes of the same values (made by an earlier scoring), not
-    made again."""
+    made again. ``given``: the classes' sizes and the combinations' rows (as fetched) counted in
+    Python already (:mod:`.design_classes`): no classes or combinations made in the engine."""
     codes_of = codes_of or {}
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
     warnings, values, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
-    backend.materialize("classes", plan.classes())
-    sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
+    if given is None:
+        backend.materialize("classes", plan.classes())
+        sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
+    else:
+        sizes = given[0]
     n_classes = len(sizes)
     radix = (n_classes, *(len(v) for v in values))
     per_combination = replace(plan, weighted=True, counted="combos")
-    summed_here = not kept and fetches_counted_rows(backend, per_combination, n)    # no ``scored``
+    summed_here = given is not None or (not kept and fetches_counted_rows(backend, per_combination, n))  # no ``scored``
     # kept for the measures, too many to fetch at once: fetched in pieces of whole classes, summed here
     in_pieces = not kept and not summed_here and keep_combinations and piece_rows(backend, per_combination) > 0
-    (backend.view if summed_here and not keep_combinations else backend.materialize)(
-        "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
+    if given is None:
+        (backend.view if summed_here and not keep_combinations else backend.materialize)(
+            "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
     if in_pieces:
         pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n)
         return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
-    pairs = PairSource(backend, per_combination, n)   # a combination is a record or more
+    # a combination is a record or more
+    pairs = PairSource(backend, per_combination, n) if given is None else PairSource.of_rows(backend, per_combination,
+                                                                                              given[1])
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
     if summed_here:
-        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code)
+        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code, pairs.made())
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
@@ -307,6 +315,24 @@ class PairSource:
         self._fetched: list[tuple[np.ndarray, ...]] | bool | None = None   # None: not asked yet; False: streamed
         self.counted_rows: dict[str, np.ndarray] | None = None   # fetched once (:func:`fetch_counted_rows`)
         self._grouped: set[int] = set()
+
+    @classmethod
+    def of_rows(cls, backend: Backend, plan: Plan, rows: dict[str, np.ndarray]) -> "PairSource":
+        """The pairs of combinations counted in Python already (as :func:`fetch_counted_rows` fetches them)."""
+        source = cls.of_pairs(backend, plan, pairs_of_rows(rows, len(plan.sa)))
+        source.counted_rows = rows
+        return source
+
+    @classmethod
+    def of_pairs(cls, backend: Backend, plan: Plan, pairs: list[tuple[np.ndarray, ...]]) -> "PairSource":
+        """Each SA's pairs already in Python (sorted by class then value): nothing is grouped."""
+        source = cls(backend, plan, 0)
+        source._fetched = list(pairs)
+        return source
+
+    def made(self) -> list[tuple[np.ndarray, ...]] | None:
+        """Every SA's pairs when they are in Python (fetched or summed from the counted rows)."""
+        return self._fetched if isinstance(self._fetched, list) else None
 
     def fetched(self, i: int) -> tuple[np.ndarray, ...] | None:
         """SA i's pairs when every SA's come in one statement (fetched at the first ask) — or,
@@ -399,16 +425,25 @@ def fetches_counted_rows(backend: Backend, plan: Plan, rows: int) -> bool:
         rows * (len(plan.sa) + 2) * 8 <= FETCHED_SHARE * memory_bytes(backend.memory_limit)
 
 
+def fetch_room(backend: Backend) -> int:
+    """The bytes Python may fill while a relation's combinations are fetched and summed
+    (:func:`fetch_counted_rows`, :class:`CombinationPieces`): the arrays fetched, within
+    :data:`FETCHED_SHARE` of the memory limit, and as much again for the pairs and scores made
+    from them — the room the engine's limit leaves them (:meth:`.Backend.bound_engine`)."""
+    return int(2 * FETCHED_SHARE * memory_bytes(backend.memory_limit))
+
+
 def fetch_counted_rows(backend: Backend, plan: Plan, rows: int) -> dict[str, np.ndarray] | None:
-    """``plan.counted``'s class ids, codes and counts (``cid``, ``c{i}``, ``cnt``) as int64
-    arrays, fetched in one statement on an engine whose statements are cheap (not
-    :attr:`.Backend.few_statements`) while the ``rows`` fit :data:`FETCHED_SHARE` of its
-    memory; else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
+    """``plan.counted``'s class ids, codes and counts (``cid``, ``c{i}``, ``cnt``; of combinations
+    also their first row, ``rid``) as int64 arrays, fetched in one statement on an engine whose
+    statements are cheap (not :attr:`.Backend.few_statements`) while the ``rows`` fit
+    :data:`FETCHED_SHARE` of its memory; else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
     four grouped statements (one a sort of 1M pairs, streamed), ~0.3 s from these."""
     if not fetches_counted_rows(backend, plan, rows):
         return None
     codes = [f"c{i}" for i in range(len(plan.sa))]
-    table = backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}{', cnt' if plan.weighted else ''} "
+    first = ", rid" if plan.counted == "combos" else ""     # a combination's first row (a design's classes')
+    table = backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}{', cnt' if plan.weighted else ''}{first} "
                                 f"FROM {plan.counted}")
     column = {name: table.column(name).to_numpy().astype(np.int64, copy=False) for name in table.column_names}
     if not plan.weighted:

@@ -1,0 +1,157 @@
+"""A design's classes and combinations counted in Python from the whole source's (issue 23
+§1): when the whole source was scored in this process, its combinations were fetched whole
+(:func:`.scoring.fetch_counted_rows`: each one's class, SA codes, records and first row), and
+its classes' QI values with them. A design that selects every row and publishes each SA it
+keeps as it is (over the finest aggregate) then needs no statement for its classes: each
+source class's QI values go through the design's groups (:class:`.design._Column`, applied
+to the distinct values, not the rows), the classes are the distinct group codes, numbered as
+the engine's :meth:`.Plan.classes` numbers them (in the order of their labels), and the
+release's combinations are the source's with the design's class, counted by one sort of
+an integer key — the same classes, codes and counts as the engine's statements, so every
+number is the same.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from tklscore.core.tables.codes import mixed_radix
+
+
+class SourceCombinations(NamedTuple):
+    """The whole source's combinations as fetched (``rows``: ``cid``, ``c{i}``, ``cnt``,
+    ``rid``) and each of its classes' value of each QI, as the index of the value in
+    :meth:`.design.EngineDesigner.column`'s values."""
+
+    rows: dict[str, np.ndarray]
+    values: list[np.ndarray]
+    codes: list[int]       # each SA's number of codes
+
+
+def source_combinations(rows: dict[str, np.ndarray], classes, columns: list,
+                        codes: list[int]) -> SourceCombinations | None:
+    """:class:`SourceCombinations` from the fetched rows and the source's classes' QI values
+    (``classes``: an Arrow table ``q0..`` by class id; ``columns``: each QI's
+    :class:`.design._Column`); None when a value is not among the column's (never: both are
+    the aggregate's)."""
+    import pandas as pd
+
+    values = []
+    for j, column in enumerate(columns):
+        encoded = classes.column(f"q{j}").combine_chunks().dictionary_encode()
+        index = pd.Index(column.values).get_indexer(encoded.dictionary.to_pandas())
+        if (index < 0).any() or encoded.indices.null_count:
+            return None
+        values.append(index[encoded.indices.to_numpy()])
+    return SourceCombinations(rows, values, list(codes))
+
+
+class DesignClasses(NamedTuple):
+    """A design's classes over the source's: each one's QI codes (``keys``), records and first
+    row, and each source class's design class."""
+
+    keys: list[np.ndarray]
+    size: np.ndarray
+    first: np.ndarray
+    of_source: np.ndarray
+
+
+def design_classes(source: SourceCombinations, groups: list[tuple[np.ndarray, int]]) -> DesignClasses:
+    """The classes of a design whose QI ``j`` maps value ``v`` to group ``groups[j][0][v]`` of
+    ``groups[j][1]`` (its cardinality)."""
+    codes = [(group_of_value[values], cardinality) for (group_of_value, cardinality), values in
+             zip(groups, source.values)]
+    radix = mixed_radix(codes)
+    if radix is not None:
+        unique, of_source = np.unique(radix[0], return_inverse=True)
+        keys = [(unique // place) % max(cardinality, 1) for (_, cardinality), place in zip(codes, radix[1])]
+    else:   # a key space beyond an integer: the codes' rows
+        unique, of_source = np.unique(np.stack([c for c, _ in codes], axis=1), axis=0, return_inverse=True)
+        keys = [unique[:, j] for j in range(len(codes))]
+    of_source = of_source.reshape(-1)
+    rows = source.rows
+    of_row = of_source[rows["cid"]]
+    size = np.bincount(of_row, weights=rows["cnt"], minlength=len(keys[0])).astype(np.int64)
+    first = np.full(len(size), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, of_row, rows["rid"])
+    return DesignClasses([k.astype(np.int64) for k in keys], size, first, of_source)
+
+
+def label_order(classes: DesignClasses, labels: list[np.ndarray]) -> np.ndarray:
+    """Each design class's id as :meth:`.Plan.classes` numbers them: in the order of their QIs'
+    labels (text, compared as the engine compares it: by code point), ``labels[j]`` by code."""
+    ranks = []
+    for j, text in enumerate(labels):
+        rank = np.empty(len(text), dtype=np.int64)
+        rank[np.array(sorted(range(len(text)), key=lambda g: (str(text[g]), g)), dtype=np.int64)] = \
+            np.arange(len(text), dtype=np.int64)
+        ranks.append(rank[classes.keys[j]])
+    order = np.lexsort(ranks[::-1]) if ranks else np.zeros(0, dtype=np.int64)
+    cid = np.empty(len(order), dtype=np.int64)
+    cid[order] = np.arange(len(order), dtype=np.int64)
+    return cid
+
+
+def design_combinations(source: SourceCombinations, classes: DesignClasses, cid: np.ndarray, sa: list[int],
+                        places: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """The release's combinations as :func:`.scoring.fetch_counted_rows` fetches them (``cid``,
+    ``c{new}``, ``cnt``, ``rid``): the source's combinations with their class's design class
+    ``cid`` (:func:`label_order`) and the codes of the SAs kept (``sa``: each one's place in
+    the source), grouped by their key in mixed radix of ``places`` (:meth:`.Plan.radix`)."""
+    rows = source.rows
+    key = cid[classes.of_source[rows["cid"]]] * np.int64(places[0])
+    for i, place in zip(sa, places[1:]):
+        key += rows[f"c{i}"] * np.int64(place)
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    unique = ordered[starts]
+    out = {"cid": unique // places[0]}
+    for new, place in enumerate(places[1:]):    # each code read back between its place and the next
+        out[f"c{new}"] = (unique % places[new]) // place
+    out["cnt"] = np.add.reduceat(rows["cnt"][order], starts) if len(starts) else np.zeros(0, dtype=np.int64)
+    out["rid"] = np.minimum.reduceat(rows["rid"][order], starts) if len(starts) else np.zeros(0, dtype=np.int64)
+    return out
+
+
+class Counted(NamedTuple):
+    """A design's classes counted in Python (:func:`counted`): the selection's classes as the
+    engine's statement gives them (``frame``: ``k{j}``, ``size``, ``first``), each one's class id
+    in the scores (``cid``), their labels' codes and the source's combinations."""
+
+    frame: "object"
+    classes: DesignClasses
+    cid: np.ndarray
+    marked: np.ndarray      # each design class whose every QI label is the suppression marker
+    source: SourceCombinations
+
+    def scored(self, radix, sa: list[int], dropped: np.ndarray) -> tuple | None:
+        """What :func:`.scoring.score_records` is ``given`` (the classes' sizes by class id and the
+        release's combinations), each class id's suppression and marking; None when the
+        combinations' key would not fit an integer (:meth:`.Plan.radix` ``radix``)."""
+        sizes = np.zeros(len(self.cid), dtype=np.int64)
+        sizes[self.cid] = self.classes.size
+        places = radix((len(self.cid), *(self.source.codes[i] for i in sa)))
+        if places is None:
+            return None
+        by_cid = np.zeros(len(self.cid), dtype=bool)
+        by_cid[self.cid[dropped]] = True
+        marked = np.zeros(len(self.cid), dtype=bool)
+        marked[self.cid[self.marked]] = True
+        return (sizes, design_combinations(self.source, self.classes, self.cid, sa, places)), by_cid, marked
+
+
+def counted(source: SourceCombinations, groups: list[tuple[np.ndarray, np.ndarray]], keys: list[str],
+            marker: str) -> Counted:
+    """A design's classes from ``groups`` (each QI's ``(group_of_value, labels)`` at its level)."""
+    import pandas as pd
+
+    classes = design_classes(source, [(g, len(labels)) for g, labels in groups])
+    labels = [np.array([str(label) for label in labels], dtype=object) for _, labels in groups]
+    marked = np.ones(len(classes.size), dtype=bool)
+    for text, key in zip(labels, classes.keys):
+        marked &= (text == marker)[key]
+    frame = pd.DataFrame({**dict(zip(keys, classes.keys)), "size": classes.size, "first": classes.first})
+    return Counted(frame, classes, label_order(classes, labels), marked, source)
