@@ -1,3 +1,4 @@
+import gc
 import json
 import os
 import time
@@ -43,6 +44,15 @@ def pytest_collection_modifyitems(items):
             return len(rank)
 
     items.sort(key=place)  # stable: the others keep their order
+
+
+def pytest_collection_finish(session):
+    """What the imports and the collection made (pandas, Qt, DuckDB, hypothesis, every test module:
+    about 100,000 objects) lives till the end: frozen, out of the cycle collector's way, it is not
+    walked again by each full collection the tests' work triggers (measured: the collector's time
+    in a worker's tests about halved, 1.9 -> 1.2 s on six engine and core modules)."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(scope="session")
