@@ -229,6 +229,7 @@ class AggregateLattice:
             backend.drop(name)
         _release_arrow_memory()
         self._default_budget = budget is None
+        self.tables = ValueTables(self)
         self._size_pieces(backend, budget)
         self._whole = None
         self._weights: dict = {}
@@ -266,7 +267,7 @@ class AggregateLattice:
         s = len(self.uniques)
         masks = NODES_AT_ONCE * (s * self.rows + self._lattice_l.node_bytes(self.rows, s))
         kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, s))
-        return COMBINATION_BYTES * self.combos + kept + masks
+        return COMBINATION_BYTES * self.combos + kept + masks + self.tables.bytes
 
     # ------------------------------------------------------------------ what suggest() asks
 
@@ -455,10 +456,11 @@ class AggregateLattice:
         # counted in pieces, the masks stay a bit a row and each piece reads its rows' bits
         known = self._lattice_l.known(levels, extra, len(groups.others), unpack=self.whole)
         class_of_finest = classes.of_finest
+        t = self.tables.t(kept, classes, sizes)      # over the tabled SAs; the others' over the rows
         if self.whole:
             rows = self.row_groups(kept)
             local = np.repeat(class_of_finest.astype(_small(len(sizes)), copy=False), self.finest_rows)
-            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known)
+            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t)
             self._lattice_l.keep(levels, extra, masks, self.rows)
             return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
@@ -468,7 +470,7 @@ class AggregateLattice:
             if isinstance(piece, tuple):
                 with self._one_class_at_once:
                     total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
-                                             w, known, masks)
+                                             w, known, masks, t)
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
@@ -476,7 +478,7 @@ class AggregateLattice:
             rows = _RowGroups(groups, self.combo[at], codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
                                             ~dropped[inside], rows.at(w), self.cnt[at],
-                                            None if known is None else bits_at(known, at))
+                                            None if known is None else bits_at(known, at), t[inside])
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
@@ -493,12 +495,14 @@ class AggregateLattice:
         return found
 
     def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
-                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[list[float], list]:
+                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known,
+                     tabled: np.ndarray) -> tuple[list[float], list]:
         """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
-        ``local``, each whole, of ``sizes`` records; ``published``: each class's), and their
-        l-DF masks (``known``: the rows' masks of the generalisations)."""
+        ``local``, each whole, of ``sizes`` records; ``published``: each class's; ``tabled``:
+        each class's t over the tabled SAs), and their l-DF masks (``known``: the rows' masks
+        of the generalisations)."""
         position = {i: j for j, i in enumerate(kept)}
-        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts)
+        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled)
         l, found = l_of_classes((local, len(sizes)), rows, known)
         score = t[local]
         score += w
@@ -508,17 +512,21 @@ class AggregateLattice:
             score, counts = score[keep], counts[keep]
         return exact_parts(score, counts), found
 
-    def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
+    def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray,
+           tabled: np.ndarray) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
-        SAs, from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
-        t = np.zeros(len(sizes), dtype=np.float64)
+        SAs: ``tabled`` (each class's over the tabled SAs, :class:`ValueTables`) and the others'
+        from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
+        t = np.array(tabled, dtype=np.float64)
         for i in kept:
+            if i in self.tables.tabled:
+                continue
             np.maximum(t, class_t(local, len(sizes), sizes, values(i), len(self.uniques[i]), counts,
                                   self.roles.sa[i] in self.roles.continuous, self.value_counts(i)), out=t)
         return t
 
     def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> list[float]:
+                   representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
         and known masks, once to give each row its group's masks."""
@@ -554,7 +562,8 @@ class AggregateLattice:
             return []
         combos = representative[at]
         t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
-                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64))
+                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64),
+                    tabled[cls:cls + 1])
         score = t[0] + w[combos]
         score /= l
         return exact_parts(score, records[at])
@@ -741,6 +750,105 @@ def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
 _pairs = weighted_class_value_pairs
 
 
+TABLE_CELLS_A_ROW = 4
+"""A categorical SA's (finest class, value) table is kept when it has at most this many cells a
+row of the aggregate: a node's (class, value) counts are then its table's rows added up by class
+(a cell costs a fraction of what a row's gather and count cost), not a pass over the rows."""
+
+TABLE_BLOCK_CELLS = 1 << 18
+"""The cells of a node's (class, value) counts added up at a time (their int64 temporaries)."""
+
+
+class ValueTables:
+    """Each categorical SA's records per (finest class, value) — the finest classes × the SA's
+    values, in the narrowest integers holding a finest class's records — built once from the
+    rows (in pieces of whole finest classes), so that every node's (class, value) counts, its
+    t over those SAs and its published l and t, are roll-ups of tables of its finest classes.
+    Only SAs whose table has at most :data:`TABLE_CELLS_A_ROW` cells a row are tabled; the
+    others (and every continuous SA: its ordered EMD needs its values in order) are counted
+    over the rows."""
+
+    def __init__(self, lattice: "AggregateLattice"):
+        self.lattice = lattice
+        finest = len(lattice.finest_rows)
+        self.dtype = _small(int(lattice.finest_cnt.max(initial=0)) + 1)
+        self.tabled = frozenset(i for i, (name, values) in enumerate(zip(lattice.roles.sa, lattice.uniques))
+                                if name not in lattice.roles.continuous
+                                and finest * max(len(values), 1) <= TABLE_CELLS_A_ROW * max(lattice.rows, 1))
+        self.bytes = sum(finest * max(len(lattice.uniques[i]), 1) for i in self.tabled) * self.dtype.itemsize
+        self._tables: dict[int, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def table(self, i: int) -> np.ndarray:
+        """SA ``i``'s records per (finest class, value code)."""
+        with self._lock:
+            table = self._tables.get(i)
+            if table is None:
+                lattice = self.lattice
+                m = max(len(lattice.uniques[i]), 1)
+                table = np.zeros((len(lattice.finest_rows), m), dtype=self.dtype)
+                for first, last in lattice._finest_pieces():
+                    rows = slice(int(lattice.offsets[first]), int(lattice.offsets[last]))
+                    key = np.repeat(np.arange(0, (last - first) * m, m, dtype=np.int64), lattice.finest_rows[first:last])
+                    key += lattice.combo_s[i][lattice.combo[rows]]
+                    table[first:last] = np.bincount(key, weights=lattice.cnt[rows],
+                                                    minlength=(last - first) * m).reshape(last - first, m)
+                table = self._tables[i] = table
+            return table
+
+    def blocks(self, i: int, classes: "_Classes"):
+        """SA ``i``'s records per (class, value) at a node, a block of its classes at a time:
+        (first class, last class + 1, their counts: classes × values, int64)."""
+        table = self.table(i)
+        per_class = np.bincount(classes.of_finest, minlength=classes.count)
+        start = np.zeros(classes.count + 1, dtype=np.int64)
+        np.cumsum(per_class, out=start[1:])
+        order = classes.order
+        step = max(1, TABLE_BLOCK_CELLS // table.shape[1])
+        for lo in range(0, classes.count, step):
+            hi = min(lo + step, classes.count)
+            first = int(start[lo])
+            yield lo, hi, np.add.reduceat(table[order[first:int(start[hi])]], start[lo:hi] - first, axis=0,
+                                          dtype=np.int64)
+
+    def t(self, kept: list[int], classes: "_Classes", sizes: np.ndarray) -> np.ndarray:
+        """Each class's t over the kept tabled SAs (0 with none): the variational distance of
+        :func:`class_t` on the same integers (every sum exact), so the same doubles."""
+        t = np.zeros(classes.count, dtype=np.float64)
+        for i in kept:
+            if i in self.tabled:
+                whole, n = self.lattice.value_counts(i)
+                for lo, hi, counts in self.blocks(i, classes):
+                    np.maximum(t[lo:hi], _distance(counts, sizes[lo:hi], whole, n), out=t[lo:hi])
+        return t
+
+    def models(self, i: int, classes: "_Classes", published: np.ndarray, sizes: np.ndarray) -> tuple[int, float]:
+        """l and t of SA ``i`` over the published classes (``published``: each class's): the
+        fewest distinct values of a published class, and the largest distance of a published
+        class's values from the published records'."""
+        whole = np.zeros(max(len(self.lattice.uniques[i]), 1), dtype=np.int64)
+        for lo, hi, counts in self.blocks(i, classes):
+            whole += counts[published[lo:hi]].sum(axis=0)
+        n = int(whole.sum())
+        l, t = np.iinfo(np.int64).max, 0.0
+        for lo, hi, counts in self.blocks(i, classes):
+            kept = published[lo:hi]
+            if kept.any():
+                counts = counts[kept]
+                l = min(l, int(np.count_nonzero(counts, axis=1).min()))
+                t = max(t, float(_distance(counts, sizes[lo:hi][kept], whole, n).max()))
+        return l, t
+
+
+def _distance(counts: np.ndarray, sizes: np.ndarray, whole: np.ndarray, n: int) -> np.ndarray:
+    """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class (``counts``: classes × values; ``sizes``: k;
+    ``whole``: C, of ``n`` records), the numerator an exact integer as :func:`class_t` sums it."""
+    numerator = np.multiply(counts, np.int64(n))
+    numerator -= np.multiply.outer(sizes.astype(np.int64, copy=False), whole)
+    np.abs(numerator, out=numerator)
+    return np.clip(numerator.sum(axis=1).astype(np.float64) / (2.0 * sizes * n), 0.0, 1.0)
+
+
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
     """The records holding each of an SA's ``m`` values, and all the records."""
     return np.bincount(values, weights=counts, minlength=m).astype(np.int64), int(counts.sum())
@@ -797,6 +905,10 @@ class AggregateNode(_Node):
             classes, sizes, dropped = self._release()
             l, t = np.iinfo(np.int64).max, 0.0
             for i in lattice.kept(self.design):
+                if i in lattice.tables.tabled:
+                    l_i, t_i = lattice.tables.models(i, classes, ~dropped, sizes)
+                    l, t = min(l, l_i), max(t, t_i)
+                    continue
                 m = len(lattice.uniques[i])
                 table = np.zeros(m, dtype=np.float64)      # the published records of each value
                 for inside, local, value, counts in lattice.class_pairs(i, classes):
