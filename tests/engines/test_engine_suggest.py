@@ -90,7 +90,7 @@ def tables(draw):
     return frame, roles, hierarchies, weights, constraints, ReleaseDesign(removed=removed)
 
 
-@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(26), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=tables())
 def test_random_tables_give_the_in_memory_front(case):
     frame, roles, hierarchies, weights, constraints, base = case

@@ -22,9 +22,12 @@ integer arithmetic:
   drops the same classes; k, the suppressed share and the precision loss from them;
 - l and t of the published table (the constraints of the search): distinct values per class
   (which no count changes) and the variational distance or the ordered EMD over the
-  published classes' weighted (class, value) counts;
+  published classes' weighted (class, value) counts — a categorical SA's rolled up from its
+  (finest class, value) table (:class:`ValueTables`, built once), a node's cost a pass over
+  its finest classes' cells, not over the rows;
 - the normalised tkl-Score: the distinguishing factors of the whole source at the node's
-  levels — k and t from weighted counts, l by :class:`LatticeL` over the rows
+  levels — k and t from weighted counts (a categorical SA's t from its tables), l by
+  :class:`LatticeL` over the rows
   (distinctness is the same over records or their combinations; a class of more rows than
   a piece over its distinct SA combinations) — each row's record scores counted ``cnt``
   times over the published rows, normalised by the whole source's (summed as a node at
