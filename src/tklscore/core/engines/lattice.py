@@ -758,18 +758,15 @@ TABLE_CELLS_A_ROW = 4
 row of the aggregate: a node's (class, value) counts are then its table's rows added up by class
 (a cell costs a fraction of what a row's gather and count cost), not a pass over the rows."""
 
-TABLE_BLOCK_CELLS = 1 << 18
-"""The cells of a node's (class, value) counts added up at a time (their int64 temporaries)."""
-
-
 class ValueTables:
-    """Each categorical SA's records per (finest class, value) — the finest classes × the SA's
-    values, in the narrowest integers holding a finest class's records — built once from the
-    rows (in pieces of whole finest classes), so that every node's (class, value) counts, its
-    t over those SAs and its published l and t, are roll-ups of tables of its finest classes.
-    Only SAs whose table has at most :data:`TABLE_CELLS_A_ROW` cells a row are tabled; the
-    others (and every continuous SA: its ordered EMD needs its values in order) are counted
-    over the rows."""
+    """Each categorical SA's records per (value, finest class) — a row of the finest classes'
+    records a value, in the narrowest integers holding a finest class's records — built once
+    from the rows (in pieces of whole finest classes), so that every node's (class, value)
+    counts, its t over those SAs and its published l and t, are roll-ups of its finest
+    classes' counts: a count by class of each value's row (a pass over the finest classes a
+    value, whatever the node's classes), the distances summed value by value. Only SAs whose
+    table has at most :data:`TABLE_CELLS_A_ROW` cells a row are tabled; the others (and every
+    continuous SA: its ordered EMD needs its values in order) are counted over the rows."""
 
     def __init__(self, lattice: "AggregateLattice"):
         self.lattice = lattice
@@ -783,36 +780,27 @@ class ValueTables:
         self._lock = threading.Lock()
 
     def table(self, i: int) -> np.ndarray:
-        """SA ``i``'s records per (finest class, value code)."""
+        """SA ``i``'s records per (value code, finest class)."""
         with self._lock:
             table = self._tables.get(i)
             if table is None:
                 lattice = self.lattice
                 m = max(len(lattice.uniques[i]), 1)
-                table = np.zeros((len(lattice.finest_rows), m), dtype=self.dtype)
+                table = np.zeros((m, len(lattice.finest_rows)), dtype=self.dtype)
                 for first, last in lattice._finest_pieces():
                     rows = slice(int(lattice.offsets[first]), int(lattice.offsets[last]))
-                    key = np.repeat(np.arange(0, (last - first) * m, m, dtype=np.int64), lattice.finest_rows[first:last])
-                    key += lattice.combo_s[i][lattice.combo[rows]]
-                    table[first:last] = np.bincount(key, weights=lattice.cnt[rows],
-                                                    minlength=(last - first) * m).reshape(last - first, m)
+                    key = lattice.combo_s[i][lattice.combo[rows]].astype(np.int64) * np.int64(last - first)
+                    key += np.repeat(np.arange(last - first, dtype=np.int64), lattice.finest_rows[first:last])
+                    table[:, first:last] = np.bincount(key, weights=lattice.cnt[rows],
+                                                       minlength=(last - first) * m).reshape(m, last - first)
                 table = self._tables[i] = table
             return table
 
-    def blocks(self, i: int, classes: "_Classes"):
-        """SA ``i``'s records per (class, value) at a node, a block of its classes at a time:
-        (first class, last class + 1, their counts: classes × values, int64)."""
-        table = self.table(i)
-        per_class = np.bincount(classes.of_finest, minlength=classes.count)
-        start = np.zeros(classes.count + 1, dtype=np.int64)
-        np.cumsum(per_class, out=start[1:])
-        order = classes.order
-        step = max(1, TABLE_BLOCK_CELLS // table.shape[1])
-        for lo in range(0, classes.count, step):
-            hi = min(lo + step, classes.count)
-            first = int(start[lo])
-            yield lo, hi, np.add.reduceat(table[order[first:int(start[hi])]], start[lo:hi] - first, axis=0,
-                                          dtype=np.int64)
+    def counts(self, i: int, classes: "_Classes"):
+        """SA ``i``'s records of each value by class at a node, a value at a time (its code and
+        each class's records: exact integers as doubles)."""
+        for value, row in enumerate(self.table(i)):
+            yield value, np.bincount(classes.of_finest, weights=row, minlength=classes.count)
 
     def t(self, kept: list[int], classes: "_Classes", sizes: np.ndarray) -> np.ndarray:
         """Each class's t over the kept tabled SAs (0 with none): the variational distance of
@@ -821,8 +809,7 @@ class ValueTables:
         for i in kept:
             if i in self.tabled:
                 whole, n = self.lattice.value_counts(i)
-                for lo, hi, counts in self.blocks(i, classes):
-                    np.maximum(t[lo:hi], _distance(counts, sizes[lo:hi], whole, n), out=t[lo:hi])
+                np.maximum(t, self._distance(self.counts(i, classes), sizes, whole, n), out=t)
         return t
 
     def models(self, i: int, classes: "_Classes", published: np.ndarray, sizes: np.ndarray) -> tuple[int, float]:
@@ -830,26 +817,30 @@ class ValueTables:
         fewest distinct values of a published class, and the largest distance of a published
         class's values from the published records'."""
         whole = np.zeros(max(len(self.lattice.uniques[i]), 1), dtype=np.int64)
-        for lo, hi, counts in self.blocks(i, classes):
-            whole += counts[published[lo:hi]].sum(axis=0)
-        n = int(whole.sum())
-        l, t = np.iinfo(np.int64).max, 0.0
-        for lo, hi, counts in self.blocks(i, classes):
-            kept = published[lo:hi]
-            if kept.any():
-                counts = counts[kept]
-                l = min(l, int(np.count_nonzero(counts, axis=1).min()))
-                t = max(t, float(_distance(counts, sizes[lo:hi][kept], whole, n).max()))
-        return l, t
+        distinct = np.zeros(int(published.sum()), dtype=np.int64)
+        for value, counts in self.counts(i, classes):
+            counts = counts[published]
+            whole[value] = int(counts.sum())
+            distinct += counts > 0
+        if not len(distinct):
+            return np.iinfo(np.int64).max, 0.0
+        shown = ((value, counts[published]) for value, counts in self.counts(i, classes))
+        return int(distinct.min()), float(self._distance(shown, sizes[published], whole, int(whole.sum())).max())
 
-
-def _distance(counts: np.ndarray, sizes: np.ndarray, whole: np.ndarray, n: int) -> np.ndarray:
-    """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class (``counts``: classes × values; ``sizes``: k;
-    ``whole``: C, of ``n`` records), the numerator an exact integer as :func:`class_t` sums it."""
-    numerator = np.multiply(counts, np.int64(n))
-    numerator -= np.multiply.outer(sizes.astype(np.int64, copy=False), whole)
-    np.abs(numerator, out=numerator)
-    return np.clip(numerator.sum(axis=1).astype(np.float64) / (2.0 * sizes * n), 0.0, 1.0)
+    @staticmethod
+    def _distance(counts, sizes: np.ndarray, whole: np.ndarray, n: int) -> np.ndarray:
+        """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class (``counts``: each value's count by class,
+        value by value; ``sizes``: k; ``whole``: C, of ``n`` records), the numerator an exact
+        integer as :func:`class_t` sums it."""
+        k = sizes.astype(np.int64, copy=False)
+        numerator = np.zeros(len(k), dtype=np.int64)
+        for value, c in counts:
+            term = c.astype(np.int64)
+            term *= np.int64(n)
+            term -= k * np.int64(whole[value])
+            np.abs(term, out=term)
+            numerator += term
+        return np.clip(numerator.astype(np.float64) / (2.0 * sizes * n), 0.0, 1.0)
 
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
