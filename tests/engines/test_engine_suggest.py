@@ -90,7 +90,7 @@ def tables(draw):
     return frame, roles, hierarchies, weights, constraints, ReleaseDesign(removed=removed)
 
 
-@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(26), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=tables())
 def test_random_tables_give_the_in_memory_front(case):
     frame, roles, hierarchies, weights, constraints, base = case
@@ -207,10 +207,12 @@ def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, co
 
 
 @settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=tables(), chunk_rows=st.integers(1, 6))
-def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows):
+@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.booleans())
+def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows, tabled):
     frame, roles, hierarchies, weights, constraints, base = case
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as monkeypatch:
+        if not tabled:     # every categorical SA counted over the rows, not rolled up from its value table
+            monkeypatch.setattr("tklscore.core.engines.lattice.TABLE_CELLS_A_ROW", 0)
         path = Path(folder) / "s.csv"
         frame.to_csv(path, index=False)
         memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints, base)
@@ -330,15 +332,17 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     # the fields the piece sizing reads, of an aggregate of 10M rows, 2M SA combinations and 4 SAs
     aggregate = module.AggregateLattice.__new__(module.AggregateLattice)
     aggregate.rows, aggregate.combos, aggregate.uniques = 10_000_000, 2_000_000, [None] * 4
+    aggregate.tables = type("Tables", (), {"bytes": 8 << 20})()     # the categorical SAs' value tables
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 1 << 30 if memory_limit == 2 << 30 else 0)
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == module.MASKS_KEPT
     # two nodes in flight, each assembling a byte a row and SA and reading a bit a row and SA
-    held = module.COMBINATION_BYTES * 2_000_000 + module.MASKS_KEPT + 2 * (4 * 10_000_000 + 4 * 10_000_000 // 8)
+    held = (module.COMBINATION_BYTES * 2_000_000 + module.MASKS_KEPT + 2 * (4 * 10_000_000 + 4 * 10_000_000 // 8)
+            + (8 << 20))
     assert aggregate.held_bytes() == held
     assert aggregate.chunk_rows == module.piece_rows(10_000_000, (1 << 30) - held) and not aggregate.whole
     # the largest pieces of the two nodes in flight (twice the chunk each) and what is held fit the budget
-    assert aggregate.chunk_rows == ((1 << 30) - held) // (2 * 2 * module.PIECE_ROW_BYTES) == 744_132
+    assert aggregate.chunk_rows == ((1 << 30) - held) // (2 * 2 * module.PIECE_ROW_BYTES) == 733_647
     assert 2 * 2 * aggregate.chunk_rows * module.PIECE_ROW_BYTES + held <= 1 << 30
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 30 << 20)   # little left: the fewest rows
     aggregate._size_pieces(backend, None)
@@ -444,3 +448,62 @@ def test_a_search_that_fails_gives_the_engine_its_memory_back(tmp_path, monkeypa
             suggest(aggregate, weights, Constraints(k=1, l=1, t=1.0, max_tkl=1.0, suppression_limit=0.0))
         assert backend.con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == before
         assert aggregate._row_groups == {} and aggregate._sa_groups == {}
+
+
+@pytest.fixture(scope="module")
+def tabled_lattice(tmp_path_factory):
+    """A small aggregate whose categorical SAs are tabled (:class:`ValueTables`), beside a continuous one."""
+    rng = np.random.default_rng(11)
+    n = 300
+    frame = pd.DataFrame({"a": rng.integers(0, 12, n).astype(str), "b": rng.choice(list("xyzw"), n),
+                          "s": rng.choice(list("pqro"), n, p=[0.5, 0.3, 0.15, 0.05]),
+                          "d": rng.choice(list("ABCDEFG"), n), "m": rng.choice(["1", "2.5", "4"], n)})
+    path = tmp_path_factory.mktemp("tables") / "s.csv"
+    frame.to_csv(path, index=False)
+    roles = Roles(qi=["a", "b"], sa=["s", "d", "m"], continuous=["m"])
+    with open_backend("duckdb") as backend:
+        yield EngineDesigner(backend, str(path), roles, {"a": Hierarchy.intervals("a", [4])}).lattice()
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(data=st.data())
+def test_a_nodes_value_counts_rolled_up_from_the_finest_tables_are_the_rows_counted(tabled_lattice, data):
+    """A node's t over the tabled SAs, and its published l and t, rolled up from the (finest class,
+    value) tables are the rows' own: the same doubles as the rows' counts give (class_t), and a
+    direct count's figures."""
+    from tklscore.core.engines.lattice import _Classes, class_t
+
+    lattice = tabled_lattice
+    assert lattice.tables.tabled == {0, 1}
+    finest = len(lattice.finest_rows)
+    groups = data.draw(st.integers(1, finest))
+    of_finest = np.unique(data.draw(st.lists(st.integers(0, groups - 1), min_size=finest, max_size=finest)),
+                          return_inverse=True)[1].astype(np.int64)
+    classes = _Classes(of_finest, int(of_finest.max()) + 1)
+    published = np.array(data.draw(st.lists(st.booleans(), min_size=classes.count, max_size=classes.count)))
+    row_class = np.repeat(of_finest, lattice.finest_rows)
+    cnt = lattice.cnt.astype(np.int64)
+    sizes = np.bincount(row_class, weights=cnt, minlength=classes.count).astype(np.int64)
+    expected_t = np.zeros(classes.count)
+    for i in (0, 1):
+        m, codes = len(lattice.uniques[i]), lattice.combo_s[i][lattice.combo].astype(np.int64)
+        by_rows = class_t(row_class, classes.count, sizes, codes, m, cnt, False, lattice.value_counts(i))
+        np.maximum(expected_t, by_rows, out=expected_t)
+        # a direct count: each class's records of each value
+        counts = np.zeros((classes.count, m), dtype=np.int64)
+        np.add.at(counts, (row_class, codes), cnt)
+        whole = counts.sum(axis=0)
+        naive = 0.5 * np.abs(counts / sizes[:, None] - whole / whole.sum()).sum(axis=1)
+        assert by_rows == pytest.approx(naive, abs=1e-12)
+        if published.any():
+            l, t = lattice.tables.models(i, classes, published, sizes)
+            shown = counts[published]
+            assert l == np.count_nonzero(shown, axis=1).min()
+            table = shown.sum(axis=0)
+            assert t == pytest.approx((0.5 * np.abs(shown / shown.sum(axis=1)[:, None] - table / table.sum())
+                                       .sum(axis=1)).max(), abs=1e-12)
+            rows = published[row_class]
+            assert t == class_t(row_class[rows], classes.count, sizes, codes[rows], m, cnt[rows], False,
+                                (table, int(table.sum())))[published].max()
+    assert np.array_equal(lattice.tables.t([0, 1, 2], classes, sizes), expected_t)     # to the last bit
+    assert not lattice.tables.t([2], classes, sizes).any()     # a continuous SA is counted over the rows

@@ -29,6 +29,7 @@ def test_the_exact_sum_is_the_rounded_real_sum_in_any_order_and_weighted_or_repe
     values, counts = np.array(values, dtype=np.float64), np.array(counts, dtype=np.int64)
     assert exact_sum(values) == exact(values)
     assert exact_sum(values, counts) == exact(values, counts)
+    assert exact_sum(values, np.ones(len(values), dtype=np.int64)) == exact(values)   # every term once
     order = np.random.default_rng(seed).permutation(len(values))
     assert exact_sum(values[order], counts[order]) == exact_sum(values, counts)
     small = np.minimum(counts, 5)

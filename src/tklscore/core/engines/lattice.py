@@ -22,9 +22,12 @@ integer arithmetic:
   drops the same classes; k, the suppressed share and the precision loss from them;
 - l and t of the published table (the constraints of the search): distinct values per class
   (which no count changes) and the variational distance or the ordered EMD over the
-  published classes' weighted (class, value) counts;
+  published classes' weighted (class, value) counts — a categorical SA's rolled up from its
+  (finest class, value) table (:class:`ValueTables`, built once), a node's cost a pass over
+  its finest classes' cells, not over the rows;
 - the normalised tkl-Score: the distinguishing factors of the whole source at the node's
-  levels — k and t from weighted counts, l by :class:`LatticeL` over the rows
+  levels — k and t from weighted counts (a categorical SA's t from its tables), l by
+  :class:`LatticeL` over the rows
   (distinctness is the same over records or their combinations; a class of more rows than
   a piece over its distinct SA combinations) — each row's record scores counted ``cnt``
   times over the published rows, normalised by the whole source's (summed as a node at
@@ -229,6 +232,7 @@ class AggregateLattice:
             backend.drop(name)
         _release_arrow_memory()
         self._default_budget = budget is None
+        self.tables = ValueTables(self)
         self._size_pieces(backend, budget)
         self._whole = None
         self._weights: dict = {}
@@ -266,7 +270,7 @@ class AggregateLattice:
         s = len(self.uniques)
         masks = NODES_AT_ONCE * (s * self.rows + self._lattice_l.node_bytes(self.rows, s))
         kept = max(self._lattice_l.budget, 2 * self._lattice_l.node_bytes(self.rows, s))
-        return COMBINATION_BYTES * self.combos + kept + masks
+        return COMBINATION_BYTES * self.combos + kept + masks + self.tables.bytes
 
     # ------------------------------------------------------------------ what suggest() asks
 
@@ -455,10 +459,11 @@ class AggregateLattice:
         # counted in pieces, the masks stay a bit a row and each piece reads its rows' bits
         known = self._lattice_l.known(levels, extra, len(groups.others), unpack=self.whole)
         class_of_finest = classes.of_finest
+        t = self.tables.t(kept, classes, sizes)      # over the tabled SAs; the others' over the rows
         if self.whole:
             rows = self.row_groups(kept)
             local = np.repeat(class_of_finest.astype(_small(len(sizes)), copy=False), self.finest_rows)
-            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known)
+            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t)
             self._lattice_l.keep(levels, extra, masks, self.rows)
             return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
@@ -468,7 +473,7 @@ class AggregateLattice:
             if isinstance(piece, tuple):
                 with self._one_class_at_once:
                     total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
-                                             w, known, masks)
+                                             w, known, masks, t)
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
@@ -476,7 +481,7 @@ class AggregateLattice:
             rows = _RowGroups(groups, self.combo[at], codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
                                             ~dropped[inside], rows.at(w), self.cnt[at],
-                                            None if known is None else bits_at(known, at))
+                                            None if known is None else bits_at(known, at), t[inside])
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
@@ -493,12 +498,14 @@ class AggregateLattice:
         return found
 
     def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
-                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known) -> tuple[list[float], list]:
+                     published: np.ndarray, w: np.ndarray, counts: np.ndarray, known,
+                     tabled: np.ndarray) -> tuple[list[float], list]:
         """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
-        ``local``, each whole, of ``sizes`` records; ``published``: each class's), and their
-        l-DF masks (``known``: the rows' masks of the generalisations)."""
+        ``local``, each whole, of ``sizes`` records; ``published``: each class's; ``tabled``:
+        each class's t over the tabled SAs), and their l-DF masks (``known``: the rows' masks
+        of the generalisations)."""
         position = {i: j for j, i in enumerate(kept)}
-        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts)
+        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled)
         l, found = l_of_classes((local, len(sizes)), rows, known)
         score = t[local]
         score += w
@@ -508,17 +515,21 @@ class AggregateLattice:
             score, counts = score[keep], counts[keep]
         return exact_parts(score, counts), found
 
-    def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray) -> np.ndarray:
+    def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray,
+           tabled: np.ndarray) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
-        SAs, from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
-        t = np.zeros(len(sizes), dtype=np.float64)
+        SAs: ``tabled`` (each class's over the tabled SAs, :class:`ValueTables`) and the others'
+        from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
+        t = np.array(tabled, dtype=np.float64)
         for i in kept:
+            if i in self.tables.tabled:
+                continue
             np.maximum(t, class_t(local, len(sizes), sizes, values(i), len(self.uniques[i]), counts,
                                   self.roles.sa[i] in self.roles.continuous, self.value_counts(i)), out=t)
         return t
 
     def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list) -> list[float]:
+                   representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
         and known masks, once to give each row its group's masks."""
@@ -554,7 +565,8 @@ class AggregateLattice:
             return []
         combos = representative[at]
         t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
-                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64))
+                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64),
+                    tabled[cls:cls + 1])
         score = t[0] + w[combos]
         score /= l
         return exact_parts(score, records[at])
@@ -741,6 +753,96 @@ def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
 _pairs = weighted_class_value_pairs
 
 
+TABLE_CELLS_A_ROW = 4
+"""A categorical SA's (finest class, value) table is kept when it has at most this many cells a
+row of the aggregate: a node's (class, value) counts are then its table's rows added up by class
+(a cell costs a fraction of what a row's gather and count cost), not a pass over the rows."""
+
+class ValueTables:
+    """Each categorical SA's records per (value, finest class) — a row of the finest classes'
+    records a value, in the narrowest integers holding a finest class's records — built once
+    from the rows (in pieces of whole finest classes), so that every node's (class, value)
+    counts, its t over those SAs and its published l and t, are roll-ups of its finest
+    classes' counts: a count by class of each value's row (a pass over the finest classes a
+    value, whatever the node's classes), the distances summed value by value. Only SAs whose
+    table has at most :data:`TABLE_CELLS_A_ROW` cells a row are tabled; the others (and every
+    continuous SA: its ordered EMD needs its values in order) are counted over the rows."""
+
+    def __init__(self, lattice: "AggregateLattice"):
+        self.lattice = lattice
+        finest = len(lattice.finest_rows)
+        self.dtype = _small(int(lattice.finest_cnt.max(initial=0)) + 1)
+        self.tabled = frozenset(i for i, (name, values) in enumerate(zip(lattice.roles.sa, lattice.uniques))
+                                if name not in lattice.roles.continuous
+                                and finest * max(len(values), 1) <= TABLE_CELLS_A_ROW * max(lattice.rows, 1))
+        self.bytes = sum(finest * max(len(lattice.uniques[i]), 1) for i in self.tabled) * self.dtype.itemsize
+        self._tables: dict[int, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def table(self, i: int) -> np.ndarray:
+        """SA ``i``'s records per (value code, finest class)."""
+        with self._lock:
+            table = self._tables.get(i)
+            if table is None:
+                lattice = self.lattice
+                m = max(len(lattice.uniques[i]), 1)
+                table = np.zeros((m, len(lattice.finest_rows)), dtype=self.dtype)
+                for first, last in lattice._finest_pieces():
+                    rows = slice(int(lattice.offsets[first]), int(lattice.offsets[last]))
+                    key = lattice.combo_s[i][lattice.combo[rows]].astype(np.int64) * np.int64(last - first)
+                    key += np.repeat(np.arange(last - first, dtype=np.int64), lattice.finest_rows[first:last])
+                    table[:, first:last] = np.bincount(key, weights=lattice.cnt[rows],
+                                                       minlength=(last - first) * m).reshape(m, last - first)
+                table = self._tables[i] = table
+            return table
+
+    def counts(self, i: int, classes: "_Classes"):
+        """SA ``i``'s records of each value by class at a node, a value at a time (its code and
+        each class's records: exact integers as doubles)."""
+        for value, row in enumerate(self.table(i)):
+            yield value, np.bincount(classes.of_finest, weights=row, minlength=classes.count)
+
+    def t(self, kept: list[int], classes: "_Classes", sizes: np.ndarray) -> np.ndarray:
+        """Each class's t over the kept tabled SAs (0 with none): the variational distance of
+        :func:`class_t` on the same integers (every sum exact), so the same doubles."""
+        t = np.zeros(classes.count, dtype=np.float64)
+        for i in kept:
+            if i in self.tabled:
+                whole, n = self.lattice.value_counts(i)
+                np.maximum(t, self._distance(self.counts(i, classes), sizes, whole, n), out=t)
+        return t
+
+    def models(self, i: int, classes: "_Classes", published: np.ndarray, sizes: np.ndarray) -> tuple[int, float]:
+        """l and t of SA ``i`` over the published classes (``published``: each class's): the
+        fewest distinct values of a published class, and the largest distance of a published
+        class's values from the published records'."""
+        whole = np.zeros(max(len(self.lattice.uniques[i]), 1), dtype=np.int64)
+        distinct = np.zeros(int(published.sum()), dtype=np.int64)
+        for value, counts in self.counts(i, classes):
+            counts = counts[published]
+            whole[value] = int(counts.sum())
+            distinct += counts > 0
+        if not len(distinct):
+            return np.iinfo(np.int64).max, 0.0
+        shown = ((value, counts[published]) for value, counts in self.counts(i, classes))
+        return int(distinct.min()), float(self._distance(shown, sizes[published], whole, int(whole.sum())).max())
+
+    @staticmethod
+    def _distance(counts, sizes: np.ndarray, whole: np.ndarray, n: int) -> np.ndarray:
+        """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class (``counts``: each value's count by class,
+        value by value; ``sizes``: k; ``whole``: C, of ``n`` records), the numerator an exact
+        integer as :func:`class_t` sums it."""
+        k = sizes.astype(np.int64, copy=False)
+        numerator = np.zeros(len(k), dtype=np.int64)
+        for value, c in counts:
+            term = c.astype(np.int64)
+            term *= np.int64(n)
+            term -= k * np.int64(whole[value])
+            np.abs(term, out=term)
+            numerator += term
+        return np.clip(numerator.astype(np.float64) / (2.0 * sizes * n), 0.0, 1.0)
+
+
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
     """The records holding each of an SA's ``m`` values, and all the records."""
     return np.bincount(values, weights=counts, minlength=m).astype(np.int64), int(counts.sum())
@@ -797,6 +899,10 @@ class AggregateNode(_Node):
             classes, sizes, dropped = self._release()
             l, t = np.iinfo(np.int64).max, 0.0
             for i in lattice.kept(self.design):
+                if i in lattice.tables.tabled:
+                    l_i, t_i = lattice.tables.models(i, classes, ~dropped, sizes)
+                    l, t = min(l, l_i), max(t, t_i)
+                    continue
                 m = len(lattice.uniques[i])
                 table = np.zeros(m, dtype=np.float64)      # the published records of each value
                 for inside, local, value, counts in lattice.class_pairs(i, classes):

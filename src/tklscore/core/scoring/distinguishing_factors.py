@@ -877,10 +877,12 @@ def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.n
         total = np.bincount(key, weights=counts, minlength=n_classes * m)
         pair = np.flatnonzero(total)
         total = total[pair].astype(np.int64)
-    else:
-        groups = sorted_groups(key)
-        pair = groups.keys
-        total = np.bincount(groups.inverse, weights=counts, minlength=len(pair)).astype(np.int64)
+    else:   # one sort; each pair's records added over its run (no row numbered by its pair)
+        order, ordered = sort_with_positions(key)
+        starts = np.flatnonzero(run_starts(ordered))
+        pair = ordered[starts]
+        total = (np.add.reduceat(np.asarray(counts)[order], starts, dtype=np.int64) if len(starts)
+                 else np.zeros(0, dtype=np.int64))
     cls, val = np.divmod(pair, np.int64(m))
     return cls, val, total
 

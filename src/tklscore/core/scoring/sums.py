@@ -100,6 +100,8 @@ def exact_products(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
     high = scaled - (scaled - x)
     low = x - high
     top = int(counts.max())
+    if top == 1 and int(counts.min()) == 1:      # every term counted once (most rows of an aggregate): x itself
+        return x
     if top < 1 << WHOLE_BITS:
         c = counts.astype(np.float64)
         return np.concatenate((high * c, low * c))
