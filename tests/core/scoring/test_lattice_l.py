@@ -202,6 +202,19 @@ def test_distinct_values_by_sort_are_the_brute_force_counts(seed, m, size, cardi
     assert _distinct_by_sort(key, 1 << 62, values, 2, None) is None or m == 0   # keys past 63 bits: not sorted
 
 
+def _top_down(seed: int, low: int, high: int, cards: tuple):
+    """A seeded table of ``low`` to ``high`` rows — two QIs, each level halving their codes, SAs
+    of ``cards`` values — and its 12 level combinations top down: (n, sa, groups, [(node, classes)])."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(low, high))
+    qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+    sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in cards]
+    nodes = sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node))
+    return n, sa, sa_groups(sa, n), [
+        (node, group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n))
+        for node in nodes]
+
+
 def test_open_rows_decide_how_a_node_is_counted(monkeypatch):
     """One sort of the rows the masks hold whenever the keys fit (one integer beside the
     positions); else one cost rule: SA by SA over the open rows while they are fewer than APART
@@ -226,15 +239,9 @@ def test_open_rows_decide_how_a_node_is_counted(monkeypatch):
             if not fits:
                 patched.setattr(factors_module, "_l_by_runs", lambda *args, **kwargs: None)
             for seed in range(10):
-                rng = np.random.default_rng(seed)
-                n = int(rng.integers(50, 400))
-                qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
-                sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)]
-                groups = sa_groups(sa, n)
+                n, sa, groups, nodes = _top_down(seed, 50, 400, (2, 3, 40))
                 lattice = LatticeL()
-                for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
-                    classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1)
-                                         for codes, level in zip(qi, node)], n)
+                for node, classes in nodes:
                     assert lattice.l(classes, groups, node).tolist() == \
                         l_distinguishing_factor([], sa, n, classes=classes).tolist(), (seed, node)
         # every node but the top one had masks
@@ -253,14 +260,9 @@ def test_the_widest_mask_counted_apart_gives_the_plain_l(monkeypatch, wide, shar
     monkeypatch.setattr(factors_module, "WIDE", wide)
     monkeypatch.setattr(factors_module, "OPEN_SHARE", share)
     for seed in range(4):
-        rng = np.random.default_rng(seed)
-        n = int(rng.integers(50, 200))
-        qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
-        sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (3, 4, 40)]
-        groups = sa_groups(sa, n)
+        n, sa, groups, nodes = _top_down(seed, 50, 200, (3, 4, 40))
         lattice = LatticeL()
-        for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
-            classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n)
+        for node, classes in nodes:
             plain = l_distinguishing_factor([], sa, n, classes=classes)
             known = lattice.known(node, None, len(sa))
             assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
