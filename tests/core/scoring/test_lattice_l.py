@@ -50,18 +50,20 @@ def test_every_node_equals_the_plain_l(seed, n, sas, order, removed, packed):
         plain = l_distinguishing_factor([], sa, n, classes=classes)
         assert got.tolist() == plain.tolist(), (node, order)
         assert l_of_classes(classes, groups)[0].tolist() == plain.tolist()
-        runs = _l_by_runs(classes, groups)     # every row counted by one sort: exact masks
+        runs = _l_by_runs(classes, groups)     # every row counted by one sort: each mask its live groups' rows
         if runs is not None:
             assert runs[0].tolist() == plain.tolist()
             for i, mask in enumerate(runs[1]):
-                single = _single_valued(classes, sa, i)
-                assert (mask is None and not single.any()) or (mask is not None and mask.tolist() == (~single).tolist())
+                live = _in_live_groups(classes, sa, i, plain)
+                assert (mask is None and live.all()) or (mask is not None and mask.tolist() == live.tolist())
         else:
             assert len(sa) == 1
         known = lattice.known(key, "sa", len(sa))
-        if known is not None:   # both ways of counting, whichever the rows left open choose
+        if known is not None:   # every way of counting, whichever the rows left open choose
             assert _l_per_attribute(classes, groups, known)[0].tolist() == plain.tolist()
             assert _l_over_pairs(classes, groups, known)[0].tolist() == plain.tolist()
+            if runs is not None:   # the rows the masks hold only, the widest mask's SA perhaps bounded
+                assert _l_by_runs(classes, groups, known)[0].tolist() == plain.tolist()
 
 
 def test_the_masks_kept_are_counted_in_bytes_and_packed_a_bit_a_row():
@@ -100,14 +102,12 @@ def test_packed_masks_are_read_at_some_rows_without_unpacking():
     assert bits_at([None], rows) == [None] and len(bits_at(packed, rows[:0])[0]) == 0
 
 
-def _single_valued(classes, sa, i):
-    """Whether each row's group of QI ∪ (SA \\ {A_i}) holds one value of A_i (by brute force)."""
+def _in_live_groups(classes, sa, i, l):
+    """Whether each row's group of QI ∪ (SA \\ {A_i}) holds a row whose l is above 1 (brute force)."""
     ids = classes[0]
-    values: dict = {}
     keys = [(int(ids[r]),) + tuple(int(c.codes[r]) for j, c in enumerate(sa) if j != i) for r in range(len(ids))]
-    for r, key in enumerate(keys):
-        values.setdefault(key, set()).add(int(sa[i].codes[r]))
-    return np.array([len(values[key]) == 1 for key in keys], dtype=bool)
+    live = {key for key, value in zip(keys, l.tolist()) if value > 1}
+    return np.array([key in live for key in keys], dtype=bool)
 
 
 def test_masks_say_which_groups_may_hold_more_than_one_value():
@@ -117,10 +117,9 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     l, masks = l_of_classes(classes, sa_groups(sa, 4))
     assert l.tolist() == [1, 1, 1, 1]
     assert masks[1].tolist() == [False, False, False, False]    # A_1 is one value given A_0 = 0, 1 or 2
-    # every row may hold more than one (A_0's groups were not counted: every l was 1), or the exact rows
-    assert masks[0] is None or masks[0].tolist() == [False, False, True, True]
-    assert _l_over_pairs(classes, sa_groups(sa, 4))[1][0] is None
-    assert _l_by_runs(classes, sa_groups(sa, 4))[1][0].tolist() == [False, False, True, True]
+    # A_0's groups hold two values where A_1 = 1, but no row of l above 1: a finer node need not count them
+    assert masks[0].tolist() == [False, False, False, False]
+    assert _l_over_pairs(classes, sa_groups(sa, 4))[1][0] is None   # SA by SA: not counted, every row may
     # two SAs where neither settles a row alone: both masks exact
     sa = [Codes(np.array([0, 1, 0, 1]), np.arange(2)), Codes(np.array([0, 0, 1, 1]), np.arange(2))]
     l, masks = l_of_classes(classes, sa_groups(sa, 4))
@@ -130,12 +129,12 @@ def test_masks_say_which_groups_may_hold_more_than_one_value():
     l, finer_masks = l_of_classes(finer, sa_groups(sa, 4), masks)
     assert l.tolist() == [1, 1, 1, 1]          # A_1 is one value in (class, A_0): 0 → {0}, 1 → {0} …
     assert finer_masks[1].tolist() == [False] * 4
-    # counting SA by SA, the rows of a group a coarser node settled (its mask clear) are 1 without
-    # being counted; one sort of every row counts them exactly (the same l under a true mask)
+    # the rows of a group a coarser node settled (its mask clear) are 1 without being counted, by
+    # every way of counting
     settled = [np.array([True, True, False, False]), masks[1]]
     assert _l_per_attribute(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
     assert _l_over_pairs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
-    assert _l_by_runs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 2, 2]
+    assert _l_by_runs(classes, sa_groups(sa, 4), settled)[0].tolist() == [2, 2, 1, 1]
 
 
 def test_one_sort_writes_back_l_and_masks_wider_than_a_byte():
@@ -147,8 +146,8 @@ def test_one_sort_writes_back_l_and_masks_wider_than_a_byte():
     sa = [Codes(grid % 256, np.arange(256)), Codes(np.minimum(grid // 256, 255), np.arange(256))]
     l, masks = _l_by_runs(classes, sa_groups(sa, len(grid)))
     assert l.dtype == np.int64 and l[:-3].tolist() == [256] * (256 * 256) and l[-3:].tolist() == [1, 1, 1]
-    # the small class's 3 values of A_0 share A_1 = 255: only A_1's mask leaves them out
-    assert masks[0] is None and masks[1][:-3].all() and not masks[1][-3:].any()
+    # the small class's rows are 1: no mask holds them, each holds the big class's
+    assert all(mask[:-3].all() and not mask[-3:].any() for mask in masks)
     rng = np.random.default_rng(9)
     n = 120
     classes = group_ids([(rng.integers(0, 3, n), 3)], n)
@@ -156,8 +155,8 @@ def test_one_sort_writes_back_l_and_masks_wider_than_a_byte():
     l, masks = _l_by_runs(classes, sa_groups(sa, n))
     assert l.tolist() == l_distinguishing_factor([], sa, n, classes=classes).tolist()
     for i, mask in enumerate(masks):
-        single = _single_valued(classes, sa, i)
-        assert (mask is None and not single.any()) or (mask is not None and mask.tolist() == (~single).tolist())
+        live = _in_live_groups(classes, sa, i, l)
+        assert (mask is None and live.all()) or (mask is not None and mask.tolist() == live.tolist())
 
 
 @pytest.mark.parametrize("by_sort", [True, False])
@@ -203,10 +202,24 @@ def test_distinct_values_by_sort_are_the_brute_force_counts(seed, m, size, cardi
     assert _distinct_by_sort(key, 1 << 62, values, 2, None) is None or m == 0   # keys past 63 bits: not sorted
 
 
+def _top_down(seed: int, low: int, high: int, cards: tuple):
+    """A seeded table of ``low`` to ``high`` rows — two QIs, each level halving their codes, SAs
+    of ``cards`` values — and its 12 level combinations top down: (n, sa, groups, [(node, classes)])."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(low, high))
+    qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
+    sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in cards]
+    nodes = sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node))
+    return n, sa, sa_groups(sa, n), [
+        (node, group_ids([(codes // (2 ** level), int(codes.max()) + 1) for codes, level in zip(qi, node)], n))
+        for node in nodes]
+
+
 def test_open_rows_decide_how_a_node_is_counted(monkeypatch):
-    """One cost rule: a node is counted SA by SA over its open rows while they are fewer than
-    APART of the rows, summed over the SAs; else by one sort of every row. Its l-DF is the
-    plain one at every node, whichever way."""
+    """One sort of the rows the masks hold whenever the keys fit (one integer beside the
+    positions); else one cost rule: SA by SA over the open rows while they are fewer than APART
+    of the rows, summed over the SAs, or over every row's pairs. The l-DF is the plain one at
+    every node, whichever way."""
     import tklscore.core.scoring.distinguishing_factors as factors_module
 
     assert not factors_module._apart([None, None], 10)         # no mask: every row may be above 1
@@ -216,26 +229,49 @@ def test_open_rows_decide_how_a_node_is_counted(monkeypatch):
     assert factors_module._apart([narrow, narrow, wide], 100)   # 106 of 300 open
     assert not factors_module._apart([wide, narrow, None], 100)  # 203 of 300
     assert factors_module._apart([narrow], 100) and not factors_module._apart([wide], 100)
-    for apart in (0.0, 1.01):                                   # never, or at every node with masks
+    for fits, apart in ((True, 1.01), (False, 0.0), (False, 1.01)):
         counted = []
         original = factors_module._l_per_attribute
         with monkeypatch.context() as patched:
             patched.setattr(factors_module, "_l_per_attribute",
                             lambda *args, **kwargs: counted.append(1) or original(*args, **kwargs))
             patched.setattr(factors_module, "APART", apart)
+            if not fits:
+                patched.setattr(factors_module, "_l_by_runs", lambda *args, **kwargs: None)
             for seed in range(10):
-                rng = np.random.default_rng(seed)
-                n = int(rng.integers(50, 400))
-                qi = [rng.integers(0, 8, n), rng.integers(0, 4, n)]
-                sa = [Codes(rng.integers(0, m, n), np.arange(m)) for m in (2, 3, 40)]
-                groups = sa_groups(sa, n)
+                n, sa, groups, nodes = _top_down(seed, 50, 400, (2, 3, 40))
                 lattice = LatticeL()
-                for node in sorted(itertools.product(range(4), range(3)), key=lambda node: (-sum(node), node)):
-                    classes = group_ids([(codes // (2 ** level), int(codes.max()) + 1)
-                                         for codes, level in zip(qi, node)], n)
+                for node, classes in nodes:
                     assert lattice.l(classes, groups, node).tolist() == \
                         l_distinguishing_factor([], sa, n, classes=classes).tolist(), (seed, node)
-        assert len(counted) == (0 if apart == 0.0 else 10 * (12 - 1))   # every node but the top one had masks
+        # every node but the top one had masks
+        assert len(counted) == (10 * (12 - 1) if not fits and apart > 1 else 0)
+
+
+@pytest.mark.parametrize("wide, share", [(0.0, 1.0), (1e9, 0.0)])
+def test_the_widest_mask_counted_apart_gives_the_plain_l(monkeypatch, wide, share):
+    """The widest mask's SA counted apart (``WIDE`` 0: at every node with masks) — its count
+    among the other masks' rows a lower bound, its groups counted whole where the bound is
+    below the other SAs' l — or not at all (``WIDE`` huge), over the masks' rows only or every
+    row (``OPEN_SHARE``): the l-DF is the plain one at every node, and each mask holds every
+    group holding a row of l above 1."""
+    import tklscore.core.scoring.distinguishing_factors as factors_module
+
+    monkeypatch.setattr(factors_module, "WIDE", wide)
+    monkeypatch.setattr(factors_module, "OPEN_SHARE", share)
+    for seed in range(4):
+        n, sa, groups, nodes = _top_down(seed, 50, 200, (3, 4, 40))
+        lattice = LatticeL()
+        for node, classes in nodes:
+            plain = l_distinguishing_factor([], sa, n, classes=classes)
+            known = lattice.known(node, None, len(sa))
+            assert lattice.l(classes, groups, node).tolist() == plain.tolist(), (seed, node)
+            if known is not None:
+                l, masks = _l_by_runs(classes, groups, known)
+                assert l.tolist() == plain.tolist(), (seed, node)
+                for i, mask in enumerate(masks):
+                    got = np.ones(n, dtype=bool) if mask is None else mask
+                    assert not (_in_live_groups(classes, sa, i, plain) & ~got).any(), (seed, node, i)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -243,8 +279,9 @@ def test_open_rows_decide_how_a_node_is_counted(monkeypatch):
 def test_groups_selected_through_a_hashed_table_count_exactly(seed, n, sas, slots):
     """Counting SA by SA with the groups' keys hashed into a table (their key space too large
     for one): groups that share a slot with a group still above 1 are counted too, each
-    whole, so the l-DF stays the plain one and the masks lie between the exact ones and the
-    generalisations'. Here every key space is hashed, into a few slots (many collisions)."""
+    whole, so the l-DF stays the plain one and each SA's mask lies between the rows of the
+    groups holding a row of l above 1 and the generalisations' mask. Here every key space is
+    hashed, into a few slots (many collisions)."""
     import tklscore.core.scoring.distinguishing_factors as factors_module
 
     rng = np.random.default_rng(seed)
@@ -266,9 +303,8 @@ def test_groups_selected_through_a_hashed_table_count_exactly(seed, n, sas, slot
             l, masks = _l_per_attribute(classes, groups, known)
             assert l.tolist() == plain.tolist(), node
             for i, mask in enumerate(masks):
-                single = _single_valued(classes, sa, i)
                 got = np.ones(n, dtype=bool) if mask is None else mask
-                assert not (~got & ~single).any(), node                  # a group closed holds one value
+                assert not (~got & _in_live_groups(classes, sa, i, plain)).any(), node   # every live group kept
                 if known[i] is not None:
                     assert not (got & ~known[i]).any(), node             # never wider than the known
     finally:

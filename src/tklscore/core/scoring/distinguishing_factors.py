@@ -315,22 +315,23 @@ def l_distinguishing_factor_of_classes(classes: tuple[np.ndarray, int], groups: 
 
 def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
                  step=None) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The l-DF of every row under QI ``classes``, and for each SA A_i the rows whose group
-    of QI ∪ (SA \\ {A_i}) may hold more than one value of A_i (a mask per SA, in the order
-    of ``groups``): what a finer set of classes needs to know (:class:`LatticeL`).
+    """The l-DF of every row under QI ``classes``, and for each SA A_i a mask of the rows a
+    finer set of classes must count for A_i (a mask per SA, in the order of ``groups``; None:
+    every row): what it needs to know (:class:`LatticeL`).
 
     The group of QI ∪ (SA \\ {A_i}) is (class, others[i]); its distinct values of A_i are
-    its distinct (class, full) pairs. ``known[i]`` (a mask, or None for every row) holds
-    the rows whose group can hold more than one value of A_i — every other row's is a single
-    value, so its l is 1 — and must hold whole groups (a coarser set of classes' masks do:
-    each of its groups is a union of these). Once a row's l is 1 it cannot fall further:
-    counting SA by SA (:data:`APART`), only the groups holding a row whose l is still above 1
-    are counted (the others' masks stay set: not known to be single). A mask of None: every
-    row may."""
-    if known is not None and _apart(known, len(classes[0])):
-        return _l_per_attribute(classes, groups, known, step)
+    its distinct (class, full) pairs. A mask holds whole groups and every group that holds a
+    row whose l is above 1 (perhaps more: the groups of more than one value, or of a coarser
+    node). Generalising only merges groups, so a row whose l is 1 here is 1 at every finer set
+    of classes, and a row above 1 there has each group inside its group here: given
+    ``known`` (the coarser node's masks, or their intersection), a row outside some mask is 1
+    without being counted, and the rows of every mask hold the whole groups of the others.
+    Counted by one sort of the rows some mask holds (:func:`_l_by_runs`), or, when its keys do
+    not fit in one integer, SA by SA (:data:`APART`) or over every row's pairs."""
     found = _l_by_runs(classes, groups, known)
     if found is None:
+        if known is not None and _apart(known, len(classes[0])):
+            return _l_per_attribute(classes, groups, known, step)
         return _l_over_pairs(classes, groups, known, step)
     if step is not None:
         for _ in groups.others:
@@ -339,13 +340,11 @@ def l_of_classes(classes: tuple[np.ndarray, int], groups: SaGroups, known: list 
 
 
 APART = 0.55
-"""The cost rule between the two ways of counting a node's groups: counting each SA's open
-rows apart (:func:`_l_per_attribute`) costs about a fixed time per open row, one sort of
-every row (:func:`_l_by_runs`) about a fixed time per row and SA; the first is cheaper while
-the open rows, summed over the SAs, are fewer than APART times the rows times the SAs.
-Measured both ways at every node of whole searches — the benchmark's 1M-row synthetic table
-(4 SAs), its 100k-row sample, Adult (2 SAs) —: a search's l-DF time under this rule is within
-2 % of the better way taken at each node, on each table (any value from 0.5 to 0.65: 5 %)."""
+"""When :func:`_l_by_runs`' keys do not fit, the cost rule between the two other ways of counting
+a node's groups: counting each SA's open rows apart (:func:`_l_per_attribute`) costs about a
+fixed time per open row, every row's pairs (:func:`_l_over_pairs`) about a fixed time per row
+and SA; the first is cheaper while the open rows, summed over the SAs, are fewer than APART
+times the rows times the SAs."""
 
 
 def _apart(known: list, n: int) -> bool:
@@ -357,15 +356,18 @@ def _apart(known: list, n: int) -> bool:
 
 def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
                known: list | None = None) -> tuple[np.ndarray, list] | None:
-    """:func:`l_of_classes` with every row counted, by one sort: the rows' keys (class, the SAs
-    with most values first) in mixed radix, sorted, give the distinct (class, full) pairs in
-    order. A group of QI ∪ (SA \\ {A_i}) holds as many values of A_i as it holds pairs; its
-    pairs share the prefix (class, the SAs before A_i), a run of the sorted pairs, and the
-    suffix (the SAs after A_i): each SA's groups are counted by (run, suffix), by a table
-    when it is small enough, and are runs themselves for the last SA. None when the keys do
-    not fit in 63 bits beside the row positions, or with fewer than two SAs (or more than 24).
-    ``known`` (as :func:`l_of_classes`) is not read: every row is counted exactly, and a row
-    outside a coarser node's mask (one value there) counts one value here."""
+    """:func:`l_of_classes` by one sort: the keys (class, the SAs with most values first) in
+    mixed radix of the rows the masks of ``known`` hold (:func:`_open_rows`; every row without
+    masks), sorted, give their distinct (class, full) pairs in order. A group of
+    QI ∪ (SA \\ {A_i}) holds as many values of A_i as it holds pairs; its pairs share the prefix
+    (class, the SAs before A_i), a run of the sorted pairs, and the suffix (the SAs after A_i):
+    each SA's groups are counted by (run, suffix), by a table when it is small enough, and are
+    runs themselves for the last SA. A row in every mask has each group whole among the rows
+    counted, so its l is exact; any other row's is 1 (:func:`l_of_classes`) — but for the SA
+    whose mask is far the widest, whose groups the rows counted may cut short: their count is
+    a lower bound, and only the groups of rows where it is below the other SAs' l are counted
+    whole (:func:`_bounded_exactly`). None when the keys do not fit in 63 bits beside the row
+    positions, or with fewer than two SAs (or more than 24)."""
     ids, count = classes
     n = len(ids)
     if groups.radix is None or n == 0 or len(groups.radix[0]) > 24:
@@ -376,10 +378,18 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     span = math.prod(cards)
     if max(int(count), 1) * span >= 1 << (63 - bits):
         return None
+    rows, inside, bounded = _open_rows(known, n, bound=len(groups.codes) > 0)
+    if rows is not None and not len(rows):    # no row in any mask: every l is 1
+        return np.ones(n, dtype=np.int64), [np.zeros(n, dtype=np.bool_) for _ in order_sa]
+    wide = None if bounded is None else order_sa.index(bounded)   # its place in the keys
     # each row's (class, SAs) key and its position packed in one integer: sorted by value
-    packed = np.multiply(ids, np.int64(span << bits), dtype=np.int64)
-    packed += packed_sa
-    order, pairs, lengths = _packed_runs(packed, bits)   # lengths: the rows of each pair
+    if rows is None:
+        packed = np.multiply(ids, np.int64(span << bits), dtype=np.int64)
+        packed += packed_sa
+    else:
+        packed = np.multiply(ids[rows], np.int64(span << bits), dtype=np.int64)
+        packed += packed_sa[rows]
+    order, pairs, firsts, lengths = _packed_runs(packed, bits)   # order: the rows by pair; lengths: the rows of each pair
     del packed
     m = len(pairs)
     # each pair's l and its bits in the narrowest integers that hold them: a group holds at most
@@ -387,12 +397,14 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     narrow = np.min_scalar_type((min(cards) + 1) << s)
     narrow = narrow if narrow.kind == "u" and narrow.itemsize < 8 else np.dtype(np.int64)
     l = np.full(m, min(cards), dtype=narrow)
-    opened = np.zeros(m, dtype=bit)         # bit j: the pair's group of the j-th SA holds more than one value
-    every = []                              # the j-th SA's groups all hold more than one value
+    lower = None                            # the widest SA's count among the rows counted
+    grouped: list = []                      # each SA's group of each pair: (key, key space), or the runs
     for j in range(s):
         if j == s - 1:   # no suffix: each group is a run of the pairs, its count the run's length
-            runs = run_sizes(np.flatnonzero(run_starts(pairs // np.int64(cards[j]))), m)
+            starts = np.flatnonzero(run_starts(pairs // np.int64(cards[j])))
+            runs = run_sizes(starts, m)
             d = np.repeat(runs.astype(narrow, copy=False), runs)
+            grouped.append((starts, runs))
             del runs
         else:
             # the key without A_j's digit: (the prefix's run, the suffix); no remainder taken (slow)
@@ -415,33 +427,160 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
             # the group's pairs are distinct values of the SA: at most its cardinality
             d = (table_counts(run, size, cards[j]) if size <= dense_limit(m)
                  else group_sizes(run, groups.positions, bound=cards[j]))
+            grouped.append((run, size))
             del run
-        np.minimum(l, d, out=l)
-        open_ = d > 1
-        every.append(bool(open_.all()))
+        if j == wide:
+            lower = d
+        else:
+            np.minimum(l, d, out=l)
+        del d
+    first = None
+    if inside is not None:   # a pair outside some mask: its groups may be cut short here, its l is 1
+        first = order[firsts]    # a row of each pair
+        del firsts
+        l[~inside[first]] = 1
+    wide_mask = None
+    if wide is not None:
+        wide_mask = _bounded_exactly(classes, groups, bounded, known[bounded], l, lower, first)
+    del lower
+    # bit j: the pair's group of the j-th SA holds a pair whose l is above 1 — what a finer node
+    # counts of A_j (a group of more than one value without such a pair would only cost it time)
+    live = l > 1
+    opened = np.zeros(m, dtype=bit)
+    every = []                              # the j-th SA's groups each hold such a pair
+    for j, (key, size) in enumerate(grouped):
+        grouped[j] = None
+        if j == wide:
+            every.append(False)
+            continue
+        if j == s - 1:
+            open_ = np.repeat(np.logical_or.reduceat(live, key), size) if m else live
+        else:
+            open_ = _holding(key, size, live)
+        every.append(rows is None and bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
+    del live, grouped
     # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
     l <<= narrow.type(s)
     l |= opened
     del opened
-    rows = np.empty(n, dtype=narrow)
-    rows[order] = np.repeat(l, lengths)
+    if rows is None:
+        out = np.empty(n, dtype=narrow)
+    else:                                   # the rows not counted: l 1, in no group that matters
+        out = np.full(n, 1 << s, dtype=narrow)
+    out[order] = np.repeat(l, lengths)
     del l, order, lengths
     masks: list = [None] * s
     low = None
     if s <= 8 and not all(every):   # the bits, one byte a row
-        low = rows if narrow == np.uint8 else rows.astype(np.uint8)
+        low = out if narrow == np.uint8 else out.astype(np.uint8)
     for j, i in enumerate(order_sa):
-        if every[j]:
+        if j == wide:
+            masks[i] = wide_mask
+        elif every[j]:
             continue
-        if low is not None:
+        elif low is not None:
             mask = np.right_shift(low, np.uint8(j))
             mask &= np.uint8(1)
             masks[i] = mask.view(np.bool_)
         else:
-            masks[i] = np.bitwise_and(rows, narrow.type(1 << j)) != 0
+            masks[i] = np.bitwise_and(out, narrow.type(1 << j)) != 0
     del low
-    return np.right_shift(rows, narrow.type(s)).astype(np.int64, copy=False), masks
+    return np.right_shift(out, narrow.type(s)).astype(np.int64, copy=False), masks
+
+
+def _open_rows(known: list | None, n: int, bound: bool = True) -> tuple[np.ndarray | None, np.ndarray | None,
+                                                                        int | None]:
+    """The rows :func:`_l_by_runs` counts (None: every row — no masks, a mask of None, or most
+    rows), the rows every mask holds (None: no mask given), and the SA whose mask is left out
+    of the first (None: none; ``bound``: one may be): one holding more than WIDE times the rows
+    of the others' masks."""
+    if known is None or not any(mask is not None for mask in known):
+        return None, None, None
+    given = [mask for mask in known if mask is not None]
+    inside = given[0].copy()
+    for mask in given[1:]:
+        inside &= mask
+    if len(given) < len(known):
+        return None, inside, None
+    sizes = [int(np.count_nonzero(mask)) for mask in known]
+    widest = int(np.argmax(sizes))
+    union = None
+    for i, mask in enumerate(known):
+        if i != widest:
+            union = mask.copy() if union is None else np.logical_or(union, mask, out=union)
+    bounded = widest if bound and sizes[widest] > WIDE * int(np.count_nonzero(union)) else None
+    if bounded is None:
+        union |= known[widest]
+    rows = np.flatnonzero(union)
+    return (None, inside, None) if len(rows) > OPEN_SHARE * n else (rows, inside, bounded)
+
+
+OPEN_SHARE = 0.8
+"""Above this share of the rows open, :func:`_l_by_runs` counts every row (no gather)."""
+
+WIDE = 1.5
+"""An SA's mask holding more than WIDE times the rows of the others' is counted apart
+(:func:`_bounded_exactly`)."""
+
+
+def _bounded_exactly(classes: tuple[np.ndarray, int], groups: SaGroups, i: int, mask: np.ndarray,
+                     l: np.ndarray, lower: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """SA ``i``'s part of :func:`_l_by_runs` when its mask was left out of the rows counted:
+    ``lower`` is each pair's count of A_i's values among the rows counted, at most its group's
+    (``first``: a row of each pair), ``l`` the pairs' l over the other SAs. Where the lower
+    bound reaches l, l is exact; the other pairs' groups are found among the mask's rows and
+    counted whole, and l lowered (in place). Returns SA i's mask for the finer nodes: the rows
+    of its groups holding a row of l above 1 — or, when no group needed counting, ``mask``.
+    """
+    short = np.flatnonzero(lower < l)
+    if not len(short):
+        return mask
+    ids, count = classes
+    n_o = max(int(groups.others.cardinality(i) or 1), 1)
+    size = max(int(count), 1) * n_o
+    rows = np.flatnonzero(mask)
+    key = ids[rows] * np.int64(n_o)
+    key += groups.others.at_rows(i, rows)
+
+    def key_of(pairs: np.ndarray) -> np.ndarray:
+        at = first[pairs]
+        return ids[at] * np.int64(n_o) + groups.others.at_rows(i, at)
+
+    sub = np.flatnonzero(_among(key, size, key_of(short)))
+    counted = rows[sub]
+    d = _distinct_by_sort(key[sub], size, groups.codes.at_rows(i, counted), groups.codes.cardinality(i),
+                          groups.positions)
+    if d is None:   # the keys do not fit beside the positions: the group-bys
+        full, n_full = groups.full
+        d = _distinct_in_groups(ids[counted], count, full[counted], n_full, key=(key[sub], size)) \
+            if size <= dense_limit(len(ids)) else \
+            _distinct_in_groups(ids[counted], count, full[counted], n_full, o=(groups.others.at_rows(i, counted), n_o))
+    position = np.empty(len(ids), dtype=np.int64)   # each counted row's place, read at the pairs' rows
+    position[counted] = np.arange(len(counted), dtype=np.int64)
+    l[short] = np.minimum(l[short], d[position[first[short]]])
+    out = np.zeros(len(ids), dtype=np.bool_)
+    out[rows[_among(key, size, key_of(np.flatnonzero(l > 1)))]] = True
+    return out
+
+
+def _among(key: np.ndarray, size: int, wanted: np.ndarray) -> np.ndarray:
+    """Whether each ``key`` (< ``size``) is one of ``wanted`` — by a table of the key space when
+    it is small enough, else of the keys hashed (a key sharing a slot with a wanted one is taken
+    too: every group is taken whole or not at all)."""
+    if size <= dense_limit(len(key)):
+        slot, wanted_slot, table = key, wanted, size
+    else:
+        bits = min(max(int(8 * len(wanted)).bit_length(), 16), 62)
+        slot, wanted_slot, table = _slots(key, bits), _slots(wanted, bits), 1 << bits
+    touched = np.zeros(table, dtype=np.bool_)
+    touched[wanted_slot] = True
+    return touched[slot]
+
+
+def _holding(key: np.ndarray, size: int, live: np.ndarray) -> np.ndarray:
+    """Whether each entry's group (``key`` < ``size``) holds a ``live`` entry (:func:`_among`)."""
+    return _among(key, size, key[live])
 
 
 def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
@@ -494,7 +633,7 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
     ids, count = classes
     n = len(ids)
     l = _open_l(known, n)
-    masks: list = [None] * len(groups.others)
+    counted: dict = {}   # each SA's counted rows (None: all), their groups' keys and the keys' space
     order = [i for i in groups.order if known[i] is not None] + [i for i in groups.order if known[i] is None]
     for i in order:
         n_o = groups.others.cardinality(i)
@@ -524,10 +663,29 @@ def _l_per_attribute(classes: tuple[np.ndarray, int], groups: SaGroups, known: l
             full_rows = full if rows is None else full[rows]
             d = (_distinct_in_groups(c, count, full_rows, n_full, key=(key, size)) if grouped and size <= dense_limit(n)
                  else _distinct_in_groups(c, count, full_rows, n_full, o=(o, max(n_o or 1, 1))))
-        masks[i] = _counted(l, d, rows, mask)
+        if rows is None:
+            np.minimum(l, d, out=l)
+        else:
+            l[rows] = np.minimum(l[rows], d)
+        counted[i] = (rows, key, size if grouped else count)
         if step is not None:
             step()
-    return l, masks
+    return l, [_live_groups(l, *counted[i], n) for i in range(len(groups.others))]
+
+
+def _live_groups(l: np.ndarray, rows: np.ndarray | None, key: np.ndarray, size: int, n: int) -> np.ndarray | None:
+    """The mask a node hands its specialisations for one SA: the rows of its groups (``key`` of
+    the counted ``rows``, None: all) that hold a row whose l is above 1 (None: every row). A
+    specialisation's row of l above 1 had it here, and its group lies inside its group here:
+    the rows outside are 1 there, and every group it counts is whole inside the mask."""
+    if not len(key):
+        return np.zeros(n, dtype=np.bool_)
+    rows, _ = _touched(key, size, l, rows)
+    if rows is None:
+        return None
+    mask = np.zeros(n, dtype=np.bool_)
+    mask[rows] = True
+    return mask
 
 
 def _open_l(known: list, n: int) -> np.ndarray:
@@ -561,15 +719,7 @@ def _touched(key: np.ndarray, size: int, l: np.ndarray, entries: np.ndarray | No
     table and the keys are hashed into one: every selected group is selected whole, so its
     count stays exact —, and their positions among ``entries`` (None: all); ``within``: a
     mask of whole groups (over every entry) the entries are also taken from."""
-    live = key[(l if entries is None else l[entries]) > 1]
-    if size <= dense_limit(len(l)):
-        slot, live_slot, table = key, live, size
-    else:
-        bits = min(max(int(8 * len(live)).bit_length(), 16), 62)
-        slot, live_slot, table = _slots(key, bits), _slots(live, bits), 1 << bits
-    touched = np.zeros(table, dtype=np.bool_)
-    touched[live_slot] = True
-    selected = touched[slot]
+    selected = _holding(key, size, (l if entries is None else l[entries]) > 1)
     if within is not None:
         selected &= within
     if selected.all():
@@ -594,13 +744,13 @@ def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.
 
 def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``packed`` (each key shifted left by ``bits``, its entry's position in the low bits) sorted
-    in place: the positions in key order, the distinct keys in increasing order, and how many
-    entries hold each."""
+    in place: the positions in key order, the distinct keys in increasing order, where each
+    one's entries start among the positions and how many entries hold each."""
     packed.sort()
     order = packed & np.int64((1 << bits) - 1)
     packed >>= np.int64(bits)
     starts = np.flatnonzero(run_starts(packed))
-    return order, packed[starts], run_sizes(starts, len(packed))
+    return order, packed[starts], starts, run_sizes(starts, len(packed))
 
 
 def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
@@ -619,7 +769,7 @@ def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinalit
     packed += values
     packed <<= np.int64(bits)
     packed |= positions[:m] if positions is not None and len(positions) >= m else np.arange(m, dtype=np.int64)
-    order, pairs, per_pair = _packed_runs(packed, bits)   # per_pair: entries of each distinct (group, value)
+    order, pairs, _, per_pair = _packed_runs(packed, bits)   # per_pair: entries of each distinct (group, value)
     del packed
     pairs //= np.int64(cardinality)
     group_starts = np.flatnonzero(run_starts(pairs))
