@@ -17,7 +17,6 @@ its 0-based record position), :meth:`~Backend.fetch` (and :meth:`~Backend.fetch_
 from __future__ import annotations
 
 import contextlib
-
 import os
 import re
 from dataclasses import dataclass, field

@@ -758,6 +758,7 @@ TABLE_CELLS_A_ROW = 4
 row of the aggregate: a node's (class, value) counts are then its table's rows added up by class
 (a cell costs a fraction of what a row's gather and count cost), not a pass over the rows."""
 
+
 class ValueTables:
     """Each categorical SA's records per (value, finest class) — a row of the finest classes'
     records a value, in the narrowest integers holding a finest class's records — built once
