@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tklscore.core.tables.codes import mixed_radix
+from tklscore.core.tables.codes import mixed_radix, run_starts
 
 
 class SourceCombinations(NamedTuple):
@@ -106,7 +106,7 @@ def design_combinations(source: SourceCombinations, classes: DesignClasses, cid:
         key += rows[f"c{i}"] * np.int64(place)
     order = np.argsort(key, kind="stable")
     ordered = key[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    starts = np.flatnonzero(run_starts(ordered))
     unique = ordered[starts]
     out = {"cid": unique // places[0]}
     for new, place in enumerate(places[1:]):    # each code read back between its place and the next

@@ -44,7 +44,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tklscore.core.engines.backend import Backend
+from tklscore.core.engines.backend import Backend, engine_bounded
 from tklscore.core.errors import InputError
 from tklscore.core.tables.roles import Roles
 
@@ -175,12 +175,8 @@ def open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_r
     with ``only_if_it_pays``, computed only when it :func:`pays` (else ``skipped``). Under a
     memory limit the engine's statements take what the process leaves them
     (:meth:`~.backend.Backend.bound_engine`), its own limit as opened again afterwards."""
-    bounded = backend.bound_engine()
-    try:
+    with engine_bounded(backend):
         return _open_finest(backend, path, roles, options, open_records, use_cache, folder, only_if_it_pays)
-    finally:
-        if bounded:
-            backend.engine_memory(None)
 
 
 def _open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_records, use_cache: bool,
