@@ -112,6 +112,7 @@ class Backend(ColumnRules):
     float_text_exact = True     # CAST(DOUBLE AS STRING) writes a float as Python does (the loader's text)
     unmatched_rows: list[int] = []
     few_statements = False      # each statement costs a job (Spark): a plan asks for fewer, larger ones
+    holds_files = False         # :meth:`held_file` gives a path: a relation may be a view over a file it wrote
     keep_spaces = False         # a CSV's spaces around values kept (core/tables/spaces.py: stripped by default)
     memory_limit: int | None = None   # the --memory-limit in bytes (None: none given)
 

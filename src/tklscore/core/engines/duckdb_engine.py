@@ -145,6 +145,7 @@ def _literal(text: str) -> str:
 
 class DuckDBBackend(Backend):
     name = "duckdb"
+    holds_files = True
 
     def __init__(self, memory_limit: str | None = None, threads: int | None = None):
         try:

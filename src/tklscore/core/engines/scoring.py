@@ -261,10 +261,12 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for a caller that reads it once: the totals (``totals``), or else its own statement — or,
     when the combinations are fetched (:func:`fetch_counted_rows`), none at all: the totals are
     summed in Python (``fetched``; with ``totals`` and not ``keep_combinations``, ``combos``
-    is a view, read once by that fetch). ``codes_of``: SA i's codes ``(s{i}, c{i})`` as a statement
-    over a relation that holds the codes of the same values (made by an earlier scoring), not
-    made again. ``given``: the classes' sizes and the combinations' rows (as fetched) counted in
-    Python already (:mod:`.design_classes`): no classes or combinations made in the engine."""
+    is a view, read once by that fetch), or, too many for that, fetched in pieces
+    (:class:`CombinationPieces`, ``combos`` kept for them). ``codes_of``: SA i's codes
+    ``(s{i}, c{i})`` as a statement over a relation that holds the codes of the same values
+    (made by an earlier scoring), not made again. ``given``: the classes' sizes and the
+    combinations' rows (as fetched) counted in Python already (:mod:`.design_classes`): no
+    classes or combinations made in the engine."""
     codes_of = codes_of or {}
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
@@ -281,8 +283,9 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     # ``scored`` is registered from here
     summed_here = given is not None or ((not kept or backend.few_statements)
                                         and fetches_counted_rows(backend, per_combination, n))
-    # kept for the measures, too many to fetch at once: fetched in pieces of whole classes, summed here
-    in_pieces = not kept and not summed_here and keep_combinations and piece_rows(backend, per_combination) > 0
+    # too many to fetch at once: kept, fetched in pieces of whole classes and summed here (the whole
+    # source of 10M rows scored in 17.9 CPU-s, against 37.2 by the engine's t and totals statements)
+    in_pieces = not kept and not summed_here and piece_rows(backend, per_combination) > 0
     if given is None:
         (backend.view if summed_here and (kept or not keep_combinations) else backend.materialize)(
             "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
