@@ -34,14 +34,18 @@ from tklscore.core.risk.registry import MEASURES
 # weights and every QI's value use over the records in one statement each: 92 over the records
 # (106 before), 45 over the aggregate. Since a file read in one piece is numbered with no job counting
 # its blocks and every SA's pairs are sorted in Python, not by Spark (session 15): a measure run 19 → 17,
-# over the records 91 → 88, over the aggregate 40 → 38.
+# over the records 91 → 88, over the aggregate 40 → 38. Since a source's combinations are scored in
+# Python while they fit a batch (scoring.FETCHED_BATCH; session 16): their t, l-DF, scores and totals
+# from one fetch, no pairs statement and no totals statement over ``scored`` (6 + 10 jobs): over the
+# records 88 → 71, over the aggregate 38 → 26.
 JOBS_MEASURES = 17
 # A score of four ids of the thesis table: 43 jobs before a scan's types took no job, a relation
 # computed at once was counted then and the source's checks became one statement (session 14): 39;
-# 37 since (session 15, as above).
-JOBS_SCORE = 37
-JOBS_DESIGN_RECORDS = 88
-JOBS_DESIGN_AGGREGATE = 38
+# 37 since (session 15, as above); 19 since its release's totals and records are made in Python
+# too, from one fetch of the published records' values and one of the classes' (session 16).
+JOBS_SCORE = 19
+JOBS_DESIGN_RECORDS = 71
+JOBS_DESIGN_AGGREGATE = 26
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +58,28 @@ def spark():
 def spark_jobs(session) -> int:
     """How many jobs the session has run (job ids are consecutive; the tracker keeps the last ones)."""
     return max(session.sparkContext.statusTracker().getJobIdsForGroup(None), default=-1) + 1
+
+
+@pytest.fixture
+def totals_statements(monkeypatch):
+    """The totals statements run (:func:`~tklscore.core.engines.scoring.fetch_totals`): none while
+    a source's combinations are scored in Python."""
+    from tklscore.core.engines import scoring
+
+    run = []
+    monkeypatch.setattr(scoring, "fetch_totals", lambda *args, _real=scoring.fetch_totals, **kwargs:
+                        run.append(args[2]) or _real(*args, **kwargs))
+    return run
+
+
+@pytest.fixture
+def in_spark(monkeypatch, totals_statements):
+    """The combinations scored by Spark's statements (pairs, t, l-DF, scores, totals), as beyond a
+    batch: a test-only batch of 0 (``scoring.FETCHED_BATCH``); the statements run are the totals'."""
+    from tklscore.core.engines import scoring
+
+    monkeypatch.setattr(scoring, "FETCHED_BATCH", 0)
+    return totals_statements
 
 
 def spark_score(session, *args, **kwargs):
@@ -77,7 +103,7 @@ def test_session_is_local_and_quiet(spark):
     assert spark_engine.os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
 
 
-def test_thesis_oracles_on_spark(spark, data_dir):
+def test_thesis_oracles_on_spark(spark, data_dir, totals_statements):
     source = data_dir / "thesis_table_3_1.csv"
     weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
     table = load_table(source)
@@ -86,7 +112,8 @@ def test_thesis_oracles_on_spark(spark, data_dir):
     engine = spark_score(spark, str(source), ROLES, weights, rows=ids)
     jobs = spark_jobs(spark) - before
     print(f"score run: {jobs} Spark jobs")
-    assert jobs <= JOBS_SCORE, jobs
+    # the combinations scored in Python (a batch holds them): no totals statement (the bound fails too)
+    assert jobs <= JOBS_SCORE and totals_statements == [], (jobs, totals_statements)
     assert_same_report(engine, Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights))
     # Scenario 1 by position: the published file's rows matched in the source without --id-column
     by_position = Roles(qi=QI, sa=SA, continuous=["Age"])
@@ -590,9 +617,10 @@ def test_spark_names_a_line_that_is_not_utf8_past_the_sample(spark, tmp_path):
         backend.scan(str(path))
 
 
-def test_records_kept_on_disk_by_spark_page_as_in_memory(spark, data_dir):
+def test_records_kept_on_disk_by_spark_page_as_in_memory(spark, data_dir, in_spark):
     """A release scored with ``stream``: Spark writes its records as part files into the
-    store's folder; pages, the top-N and every record equal memory's."""
+    store's folder; pages, the top-N and every record equal memory's. Its combinations are
+    scored by Spark's statements (``in_spark``; the other scores here take the batch in Python)."""
     from tklscore.core.engines.record_store import POSITION
     from tklscore.core.engines.scoring import score_in_engine
 
@@ -605,6 +633,7 @@ def test_records_kept_on_disk_by_spark_page_as_in_memory(spark, data_dir):
         backend.open_source(str(source), ROLES)
         backend.open_published_ids(ids)
         report = score_in_engine(backend, ROLES, weights, stream=True)
+    assert in_spark == ["scored", "published_scored"]
     store = report.stored
     try:
         assert report.records.empty and store.path.is_dir() and len(store) == 5
@@ -638,12 +667,14 @@ def test_spark_detects_the_delimiter_as_the_loader_does(spark, data_dir):
     assert sorted(values["value"].tolist()) == sorted(codes.uniques)
 
 
-def test_typed_parquet_columns_read_as_the_loader_s_text_on_spark(spark, tmp_path):
+def test_typed_parquet_columns_read_as_the_loader_s_text_on_spark(spark, tmp_path, monkeypatch, totals_statements):
     """A typed Parquet source on Spark (core/engines/backend.py ``column_text``): a float's NaN
     and missing cells empty, an integer column with a missing cell as floats, booleans
     ``True``/``False`` — score, a design over the aggregate with its records, D(r) and the
     profiles as in memory. What still differs on Spark is how some floats are written
-    (``1.0E20`` for ``1e+20``, ``float_text_exact``): this table's floats are written alike."""
+    (``1.0E20`` for ``1e+20``, ``float_text_exact``): this table's floats are written alike.
+    The design over the aggregate scored by Spark's statements (a batch of 0, as ``in_spark``), the
+    score in Python."""
     import pyarrow.parquet as pq
     from test_engine_design import assert_same as assert_same_json
     from test_engine_disclosure_risk import assert_same as assert_same_disclosure
@@ -663,15 +694,20 @@ def test_typed_parquet_columns_read_as_the_loader_s_text_on_spark(spark, tmp_pat
     table = load_table(source)
     assert_same_report(spark_score(spark, str(source), TYPED, WEIGHTS, rows=IDS[:7]),
                        Scorer(table, TYPED).score(locate_by_ids(table, IDS[:7], "id"), WEIGHTS))
+    assert totals_statements == []
     design = ReleaseDesign("aggregate", {"f": 1}, 2, 0.5)
     memory = ReleaseDesigner(table, TYPED, HIERARCHIES).evaluate(design, WEIGHTS)
     params = [AttributeParameters("f", 0.5, 1.0), AttributeParameters("n", 0.25, 1.0),
               AttributeParameters("b", 0.5, 0.5), AttributeParameters("d", 0.5, 1.0)]
     weights = Weights([("f", "", 0.5), ("f", "1.0", 0.25), ("n", "31.0", 0.6), ("b", "True", 0.3),
                        ("d", "2000-01-01", 0.2)])
+    from tklscore.core.engines import scoring
+
+    monkeypatch.setattr(scoring, "FETCHED_BATCH", 0)
     with SparkBackend(session=spark) as backend:
         designer = EngineDesigner(backend, str(source), TYPED, HIERARCHIES)
         engine = designer.evaluate(design, WEIGHTS, preview=100)
+        assert totals_statements == ["scored", "published_scored"]    # the whole source's, the release's
         a, b = engine.to_json_dict(), memory.to_json_dict()
         a.pop("notes"), b.pop("notes")
         assert_same_json(a, b)

@@ -55,33 +55,78 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     missing = backend.unlocated()
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
-    whole, warnings, combination, radix, _ = score_records(backend, whole_plan, roles, weights, missing_weight_zero, n)
-    backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
+    whole, warnings, combination, radix, fetched = score_records(backend, whole_plan, roles, weights,
+                                                                missing_weight_zero, n)
+    in_python = isinstance(fetched, Combinations)    # scored in Python: the records' values fetched
+    records_here = in_python and records_path is None and not stream
+    if not records_here:
+        backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
     contradicting = conflict_warning(*backend.conflicts(roles))
     if contradicting:
         warnings.append(contradicting)
     if int(whole["w_above"] or 0):
         warnings.append(weights_above_one_note(int(whole["w_above"]), float(whole["w_max"])))
-    backend.materialize("published_scored", plan.published(combination))
+    if not records_here:
+        backend.materialize("published_scored", plan.published(combination))
+    totals = records = None
+    if in_python:
+        totals, records = published_of_combinations(backend, plan, fetched, radix, records_here)
     return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing,
-                         stream=stream)
+                         stream=stream, totals=totals, records=records)
+
+
+def published_of_combinations(backend: Backend, plan: Plan, fetched: "Combinations", radix: tuple[int, ...],
+                              records: bool) -> tuple[pd.Series, pd.DataFrame | None]:
+    """The totals of the published records whose combinations were scored in Python (``fetched``,
+    with their ``scores``), and with ``records`` the records in published order
+    (:data:`RECORD_QUERY`'s columns), no statement over ``scored``: the records' QI and SA values
+    fetched in one statement (no ``coded``: its joins to ``classes`` and each SA's codes cost Spark
+    a job each) and found among the classes' and the codes' values (equal text, equal numbers, as
+    those joins find them)."""
+    qi, sa = plan.qi, plan.sa
+    rows = backend.fetch(f"SELECT p.pos{', p.id' if records else ''}, {', '.join(f's.{c}' for c in qi + sa)} "
+                         f"FROM published AS p JOIN src AS s ON s.id = p.id")   # in no order: a sort costs a job
+    classes = backend.fetch(f"SELECT cid, {', '.join(qi)} FROM classes")
+    found = pd.MultiIndex.from_frame(classes[qi]).get_indexer(pd.MultiIndex.from_frame(rows[qi])) if qi else \
+        np.zeros(len(rows), dtype=np.int64)
+    named = {"cid": np.where(found < 0, -1, classes["cid"].to_numpy(dtype=np.int64)[found])}
+    for i, (column, values) in enumerate(zip(sa, fetched.values)):
+        named[f"c{i}"] = pd.Index(values).get_indexer(rows[column].to_numpy(dtype=values.dtype))
+    if any((codes < 0).any() for codes in named.values()):   # never: the values are the same relation's
+        raise RuntimeError("a published record's values are not among the classes' and codes' values: the "
+                           "engine's relations disagree")
+    places = plan.radix(radix)
+    named = pd.DataFrame({"key": sum(named[c] * place for c, place in zip(named, places))} if places is not None
+                         else named)
+    at = fetched.index_of(named, places, "published")
+    totals = fetched.totals(np.bincount(at, minlength=len(fetched.rows["cid"])))
+    if not records:
+        return totals, None
+    order = np.argsort(rows["pos"].to_numpy(dtype=np.int64), kind="stable")
+    at, scores = at[order], fetched.scores
+    out = pd.DataFrame({"id": rows["id"].to_numpy(dtype=object)[order]})
+    for column, name in zip(RECORD_COLUMNS[1:], ("k", "l", "t", "w", "tkl", "m_score", "l_severity")):
+        out[column] = scores[name].to_numpy()[at]
+    return totals, out
 
 
 def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: float, warnings: list[str],
                   records_path: str | None, fetch: bool, unlocated: list[str] = (),
-                  stream: bool = False, totals: pd.Series | None = None) -> ScoreReport:
+                  stream: bool = False, totals: pd.Series | None = None,
+                  records: pd.DataFrame | None = None) -> ScoreReport:
     """The :class:`ScoreReport` of ``published_scored`` (a release's scored records in
     release order) from its totals (``totals``: summed already, :func:`combination_totals`;
     then no ``published_scored`` is read) and the whole source's; its records written to
     ``records_path``, or kept on disk (``stream``: ``report.stored``), or fetched
-    (``fetch``), or left in the engine."""
+    (``fetch``; ``records``: made already), or left in the engine."""
     if totals is None:
         totals = fetch_totals(backend, plan, "published_scored")
     scores, whole_scores = score_set(totals, x), score_set(whole, x)
     p = int(totals["n"])
     by_source = normalise_by_source(scores, whole_scores, p)
     notes = list(warnings) + normalisation_notes(by_source) + ([unlocated_note(list(unlocated))] if unlocated else [])
-    records, stored = pd.DataFrame(columns=list(RECORD_COLUMNS)), None
+    made, stored = records, None
+    records = pd.DataFrame(columns=list(RECORD_COLUMNS))
     if records_path is not None:
         backend.write_parquet(RECORD_QUERY, records_path)
     elif stream:
@@ -89,7 +134,7 @@ def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: flo
 
         stored = RecordStore.in_work_folder(lambda path: backend.write_parquet(RECORD_QUERY, path))
     elif fetch:
-        records = backend.fetch(RECORD_QUERY)
+        records = backend.fetch(RECORD_QUERY) if made is None else made
         records["id"] = records["id"].astype(object)
     return ScoreReport(n, p, x, scores, by_source, normalise_by_theoretical_max(scores, p, x), records, notes,
                        whole_scores, records_path=records_path, unlocated=list(unlocated), stored=stored)
@@ -131,40 +176,60 @@ class Combinations(NamedTuple):
     values: list[np.ndarray]
     per_code: list[np.ndarray]
     pairs: list[tuple[np.ndarray, ...]] | None = None   # each SA's (class, value code, count) pairs, when made
+    scores: pd.DataFrame | None = None    # registered as ``scored`` (:meth:`scored`), when kept
 
     def totals(self, released: np.ndarray | None = None) -> pd.Series:
         return combination_totals(self.rows, self.sizes, self.class_t, self.values, self.per_code, released)
+
+    def keys(self, places: tuple[int, ...]) -> np.ndarray:
+        """Each combination's key in mixed radix of ``places`` (:meth:`.Plan.radix`), as the engine's."""
+        keys = np.zeros(len(self.rows["cid"]), dtype=np.int64)
+        for column, place in zip(["cid"] + [f"c{i}" for i in range(len(self.values))], places):
+            keys += self.rows[column] * place
+        return keys
+
+    def index_of(self, named: pd.DataFrame, places: tuple[int, ...] | None, what: str) -> np.ndarray:
+        """The row of each combination ``named`` names (its ``key`` in mixed radix of ``places``, or
+        its class id and codes); an error when one is not among them (``what``: which ones)."""
+        if places is not None:
+            keys = self.keys(places)
+            # each named key's row, by a search among the distinct named keys (an index of every key
+            # would hash them all: 2.4 s for 2.6M combinations, when a few suppressed ones are named)
+            wanted, named_at = np.unique(named["key"].to_numpy(dtype=np.int64), return_inverse=True)
+            found = np.full(len(wanted), -1, dtype=np.int64)
+            if len(wanted):
+                near = np.minimum(np.searchsorted(wanted, keys), len(wanted) - 1)
+                hit = np.flatnonzero(wanted[near] == keys)
+                found[near[hit]] = hit
+            at = found[named_at.reshape(-1)]
+        else:
+            columns = ["cid"] + [f"c{i}" for i in range(len(self.values))]
+            at = pd.MultiIndex.from_arrays([self.rows[c] for c in columns]).get_indexer(
+                pd.MultiIndex.from_frame(named[columns].astype(np.int64)))
+        if (at < 0).any():   # an index of -1 would take the records from the last combination: a wrong score
+            raise RuntimeError(f"{int((at < 0).sum())} {what} combination(s) are not among the "
+                               f"{len(self.rows['cid'])} combinations scored: the engine's relations disagree")
+        return at
 
     def released(self, gone: pd.DataFrame, places: tuple[int, ...] | None) -> np.ndarray:
         """Each combination's records less those ``gone`` holds (``combination`` columns —
         the key in mixed radix of ``places`` (:meth:`.Plan.radix`), or the class id and codes —
         and ``cnt``: the suppressed records of each combination)."""
-        rows = self.rows
-        counts = rows["cnt"].copy()
+        counts = self.rows["cnt"].copy()
         if not len(gone):
             return counts
-        columns = ["cid"] + [f"c{i}" for i in range(len(self.values))]
-        if places is not None:
-            keys = np.zeros(len(counts), dtype=np.int64)
-            for column, place in zip(columns, places):
-                keys += rows[column] * place
-            # each suppressed key's row, by a search among the few suppressed keys (an index of
-            # every key would hash them all: 2.4 s for 2.6M combinations)
-            wanted = gone["key"].to_numpy(dtype=np.int64)
-            order = np.argsort(wanted, kind="stable")
-            ranked = wanted[order]
-            near = np.minimum(np.searchsorted(ranked, keys), len(ranked) - 1)
-            hit = np.flatnonzero(ranked[near] == keys)
-            at = np.full(len(wanted), -1, dtype=np.int64)
-            at[order[near[hit]]] = hit
-        else:
-            at = pd.MultiIndex.from_arrays([rows[c] for c in columns]).get_indexer(
-                pd.MultiIndex.from_frame(gone[columns].astype(np.int64)))
-        if (at < 0).any():   # an index of -1 would take the records from the last combination: a wrong score
-            raise RuntimeError(f"{int((at < 0).sum())} suppressed combination(s) are not among the release's "
-                               f"{len(counts)} combinations: the engine's relations disagree")
-        counts[at] -= gone["cnt"].to_numpy(dtype=np.int64)
+        counts[self.index_of(gone, places, "suppressed")] -= gone["cnt"].to_numpy(dtype=np.int64)
         return counts
+
+    def scored(self, places: tuple[int, ...] | None) -> pd.DataFrame:
+        """:meth:`.Plan.combination_scores` of the combinations, by their key in mixed radix of
+        ``places`` or their class id and codes (:meth:`.Plan.combination`): the same numbers."""
+        cid, l, w, scores = combination_scores(self.rows, self.sizes, self.class_t, self.values, self.per_code)
+        named = {"key": self.keys(places)} if places is not None else \
+            {c: self.rows[c] for c in ["cid"] + [f"c{i}" for i in range(len(self.values))]}
+        return pd.DataFrame({**named, "cnt": self.rows["cnt"], "k": self.sizes[cid], "l": l.astype(np.int64),
+                             "t": self.class_t[cid], "w": w, "tkl": scores.tkl, "m_score": scores.m_score,
+                             "l_severity": scores.l_severity})
 
     def released_totals(self, gone: pd.DataFrame, places: tuple[int, ...] | None) -> pd.Series:
         """:meth:`totals` of the records released (:meth:`released`)."""
@@ -214,12 +279,15 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     n_classes = len(sizes)
     radix = (n_classes, *(len(v) for v in values))
     per_combination = replace(plan, weighted=True, counted="combos")
-    summed_here = given is not None or (not kept and fetches_counted_rows(backend, per_combination, n))  # no ``scored``
+    # summed here, no statement over ``scored``; kept, on an engine whose statements cost a job each,
+    # ``scored`` is registered from here
+    summed_here = given is not None or ((not kept or backend.few_statements)
+                                        and fetches_counted_rows(backend, per_combination, n))
     # too many to fetch at once: kept, fetched in pieces of whole classes and summed here (the whole
     # source of 10M rows scored in 17.9 CPU-s, against 37.2 by the engine's t and totals statements)
     in_pieces = not kept and not summed_here and piece_rows(backend, per_combination) > 0
     if given is None:
-        (backend.view if summed_here and not keep_combinations else backend.materialize)(
+        (backend.view if summed_here and (kept or not keep_combinations) else backend.materialize)(
             "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
     if in_pieces:
         pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n)
@@ -232,6 +300,9 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
     if summed_here:
         fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code, pairs.made())
+        if kept:
+            fetched = fetched._replace(scores=fetched.scored(plan.radix(radix)))
+            backend.register("scored", fetched.scores)
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
     (backend.materialize if kept else backend.view)("scored", plan.combination_scores(radix))
@@ -260,16 +331,21 @@ def combination_parts(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: n
                       released: np.ndarray | None = None) -> "_Partial":
     """:func:`combination_totals` of some whole classes' combinations, to be summed with the
     other classes' (:func:`_summed`): the same numbers, whatever the pieces."""
+    _, _, w, scores = combination_scores(rows, sizes, class_t, values, per_code)
+    return _Partial(scores, w, rows["cnt"] if released is None else released)
+
+
+def combination_scores(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
+                       values: list[np.ndarray], per_code: list[np.ndarray]):
+    """Each combination's class id, l, W(r) and record scores (:func:`combination_totals` says how)."""
     cid = rows["cid"]
-    counts = rows["cnt"] if released is None else released
     codes = [rows[f"c{i}"] for i in range(len(per_code))]
     l = l_distinguishing_factor([], [Codes(code, v) for code, v in zip(codes, values)], len(cid),
                                 classes=(cid, len(sizes)))
     w = np.zeros(len(cid))
     for code, weight in zip(codes, per_code):
         w = w + weight[code]
-    scores = record_scores(sizes[cid].astype(np.float64), l.astype(np.float64), class_t[cid], w)
-    return _Partial(scores, w, counts)
+    return cid, l, w, record_scores(sizes[cid].astype(np.float64), l.astype(np.float64), class_t[cid], w)
 
 
 class _Partial:
@@ -305,7 +381,8 @@ PAIR_BATCH_ROWS = 1 << 20   # (class, value) pairs held at once: ~24 MB of integ
 
 class PairSource:
     """Each SA's (class, value code, count) pairs of ``plan.counted``, and what they give
-    (value counts, t), as the engine serves them best: every SA's fetched once in one
+    (value counts, t), as the engine serves them best: read once (not ``keep``), from the counted
+    rows fetched once (:func:`fetch_counted_rows`); else every SA's fetched once in one
     statement (:func:`pairs_in_one_statement`), else grouped in the engine SA by SA and
     streamed in batches of whole classes; with ``keep``, each SA's grouped once into
     ``pairs_{i}`` for every later ask. ``log``: a list told what was grouped (``names``: the
@@ -341,13 +418,15 @@ class PairSource:
         """SA i's pairs when every SA's come in one statement (fetched at the first ask) — or,
         read once (not ``keep``), from the counted rows fetched once — else None."""
         if self._fetched is None:
-            fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
-            if fetched is not None:
-                self._note("every attribute")
-            elif not self.keep:
+            fetched = None
+            if not self.keep:
                 self.counted_rows = fetch_counted_rows(self.backend, self.plan, self.rows)
                 if self.counted_rows is not None:
                     fetched = pairs_of_rows(self.counted_rows, len(self.plan.sa))
+            if fetched is None:
+                fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
+                if fetched is not None:
+                    self._note("every attribute")
             self._fetched = False if fetched is None else fetched
         return self._fetched[i] if self._fetched else None
 
@@ -421,11 +500,20 @@ FETCHED_SHARE = 1 / 16
 """The share of the memory limit that the counted rows' class ids, codes and counts (8 bytes
 each) may take in Python to be fetched once rather than grouped and streamed SA by SA."""
 
+FETCHED_BATCH = 3 * PAIR_BATCH_ROWS
+"""On an engine whose statements cost a job each (:attr:`.Backend.few_statements`), whose results
+reach Python through one driver, the most integers of counted rows fetched at once: a batch of
+pairs' (:data:`PAIR_BATCH_ROWS` of three). Within it a relation's combinations are scored in
+Python (no statement for their t, l-DF, scores and totals); beyond it, in the engine."""
+
 
 def fetches_counted_rows(backend: Backend, plan: Plan, rows: int) -> bool:
-    """Whether :func:`fetch_counted_rows` fetches ``plan.counted``'s ``rows``."""
-    return not backend.few_statements and bool(plan.sa) and \
-        rows * (len(plan.sa) + 2) * 8 <= FETCHED_SHARE * memory_bytes(backend.memory_limit)
+    """Whether :func:`fetch_counted_rows` fetches ``plan.counted``'s ``rows``: while they fit
+    :data:`FETCHED_SHARE` of the memory limit, and on an engine whose statements cost a job
+    each, :data:`FETCHED_BATCH`."""
+    cells = rows * (len(plan.sa) + 2)
+    return bool(plan.sa) and cells * 8 <= FETCHED_SHARE * memory_bytes(backend.memory_limit) and \
+        (not backend.few_statements or cells <= FETCHED_BATCH)
 
 
 def fetch_room(backend: Backend) -> int:
@@ -438,9 +526,8 @@ def fetch_room(backend: Backend) -> int:
 
 def fetch_counted_rows(backend: Backend, plan: Plan, rows: int) -> dict[str, np.ndarray] | None:
     """``plan.counted``'s class ids, codes and counts (``cid``, ``c{i}``, ``cnt``; of combinations
-    also their first row, ``rid``) as int64 arrays, fetched in one statement on an engine whose
-    statements are cheap (not :attr:`.Backend.few_statements`) while the ``rows`` fit
-    :data:`FETCHED_SHARE` of its memory; else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
+    also their first row, ``rid``) as int64 arrays, fetched in one statement while the ``rows``
+    fit (:func:`fetches_counted_rows`); else None. At 1M rows (192k classes) the whole source's t took 1.0 s of CPU in
     four grouped statements (one a sort of 1M pairs, streamed), ~0.3 s from these."""
     if not fetches_counted_rows(backend, plan, rows):
         return None
