@@ -101,6 +101,12 @@ MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
 when the search's budget is small: a quarter of it, but always two nodes')."""
 
+ONE_CLASS_ROW_BYTES = 50
+"""What a row of a class larger than a piece takes while its full SA groups are gathered
+(:meth:`AggregateLattice._one_class`: its position, combination, records as a double and a
+bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
+in pieces that many times larger, within what a piece may take."""
+
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
 
@@ -241,6 +247,7 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
+        self._full_identity = None     # (the full groups, whether they are the combinations)
         # a class of more rows than a piece is counted over its distinct SA combinations (up to all
         # of them, whatever the piece size): one node at a time, the other's pieces beside it
         self._one_class_at_once = threading.Lock()
@@ -299,6 +306,7 @@ class AggregateLattice:
         self._lattice_l = LatticeL(self._lattice_l.budget, packed=True)
         self._row_groups = {}
         self._sa_groups = {}
+        self._full_identity = None
         self.designer.backend.engine_memory(None)
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
@@ -532,23 +540,27 @@ class AggregateLattice:
                    representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
-        and known masks, once to give each row its group's masks."""
+        and known masks, once to give each row its group's masks. A row here costs a fraction
+        of a piece's (:data:`ONE_CLASS_ROW_BYTES`): the pieces are as many times larger, so the
+        tables over every full group are added to a few times a class, not once every
+        :attr:`chunk_rows` rows."""
         (finest,) = piece
         cls = int(class_of_finest[finest[0]])
         full, n_full = groups.full
-        present = np.zeros(n_full, dtype=np.bool_)
+        identity = self._full_is_combo(groups)
         records = np.zeros(n_full, dtype=np.float64)
         open_known = None if known is None else [None if m is None else np.ones(n_full, dtype=np.bool_)
                                                   for m in known]
-        for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
-            g = full[self.combo[rows]]
-            present[g] = True
+        step = max(self.chunk_rows, self.chunk_rows * PIECE_ROW_BYTES // ONE_CLASS_ROW_BYTES)
+        for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
+            g = self.combo[rows] if identity else full[self.combo[rows]]
             records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
             for table, mask in zip(open_known or (), bits_at(known, rows) if known is not None else ()):
                 if mask is not None:
                     table[g] = mask    # a row's mask is its (coarser class, SA values) group's
-        at = np.flatnonzero(present)
-        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
+        at = np.flatnonzero(records)     # every row holds a record: the groups present
+        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
+                                _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
                                 None if open_known is None else [None if m is None else m[at] for m in open_known])
         if any(m is not None for m in found):
             tables = []
@@ -558,8 +570,8 @@ class AggregateLattice:
                     table = np.ones(n_full, dtype=np.bool_)
                     table[at] = mask
                 tables.append(table)
-            for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
-                g = full[self.combo[rows]]
+            for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
+                g = self.combo[rows] if identity else full[self.combo[rows]]
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
         if dropped[cls]:
             return []
@@ -571,6 +583,16 @@ class AggregateLattice:
         score /= l
         return exact_parts(score, records[at])
 
+    def _full_is_combo(self, groups: SaGroups) -> bool:
+        """Whether the full SA groups are the SA combinations themselves, numbered alike (every
+        SA kept: the combinations are distinct and numbered in the order of their codes, as
+        the groups are), so a row's group is its combination without a gather."""
+        full, n_full = groups.full
+        if n_full != self.combos:
+            return False
+        if self._full_identity is None or self._full_identity[0] is not full:
+            self._full_identity = (full, bool(np.array_equal(full, _positions(self.combos))))
+        return self._full_identity[1]
 
 
 def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
