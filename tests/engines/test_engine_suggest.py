@@ -207,12 +207,15 @@ def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, co
 
 
 @settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.booleans())
-def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows, tabled):
+@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.booleans(), gathered=st.booleans())
+def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows, tabled, gathered):
     frame, roles, hierarchies, weights, constraints, base = case
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as monkeypatch:
         if not tabled:     # every categorical SA counted over the rows, not rolled up from its value table
             monkeypatch.setattr("tklscore.core.engines.lattice.TABLE_CELLS_A_ROW", 0)
+        if gathered:       # a large class's rows read at their full SA groups, never at their combinations
+            monkeypatch.setattr("tklscore.core.engines.lattice.AggregateLattice._full_is_combo",
+                                lambda self, groups: False)
         path = Path(folder) / "s.csv"
         frame.to_csv(path, index=False)
         memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints, base)
@@ -463,6 +466,14 @@ def tabled_lattice(tmp_path_factory):
     roles = Roles(qi=["a", "b"], sa=["s", "d", "m"], continuous=["m"])
     with open_backend("duckdb") as backend:
         yield EngineDesigner(backend, str(path), roles, {"a": Hierarchy.intervals("a", [4])}).lattice()
+
+
+def test_the_full_sa_groups_are_the_combinations_only_when_every_sa_is_kept(tabled_lattice):
+    lattice = tabled_lattice
+    groups, _ = lattice.sa_groups([0, 1, 2])
+    assert np.array_equal(groups.full[0], np.arange(lattice.combos)) and lattice._full_is_combo(groups)
+    groups, _ = lattice.sa_groups([0, 2])
+    assert groups.full[1] < lattice.combos and not lattice._full_is_combo(groups)
 
 
 @settings(max_examples=examples(25), deadline=None)
