@@ -207,12 +207,15 @@ def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, co
 
 
 @settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.booleans())
-def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows, tabled):
+@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.booleans(), gathered=st.booleans())
+def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows, tabled, gathered):
     frame, roles, hierarchies, weights, constraints, base = case
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as monkeypatch:
         if not tabled:     # every categorical SA counted over the rows, not rolled up from its value table
             monkeypatch.setattr("tklscore.core.engines.lattice.TABLE_CELLS_A_ROW", 0)
+        if gathered:       # a large class's rows read at their full SA groups, never at their combinations
+            monkeypatch.setattr("tklscore.core.engines.lattice.AggregateLattice._full_is_combo",
+                                lambda self, groups: False)
         path = Path(folder) / "s.csv"
         frame.to_csv(path, index=False)
         memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints, base)
@@ -465,7 +468,7 @@ def tabled_lattice(tmp_path_factory):
         yield EngineDesigner(backend, str(path), roles, {"a": Hierarchy.intervals("a", [4])}).lattice()
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(21), deadline=None)
 @given(data=st.data())
 def test_a_nodes_value_counts_rolled_up_from_the_finest_tables_are_the_rows_counted(tabled_lattice, data):
     """A node's t over the tabled SAs, and its published l and t, rolled up from the (finest class,
@@ -507,3 +510,34 @@ def test_a_nodes_value_counts_rolled_up_from_the_finest_tables_are_the_rows_coun
                                 (table, int(table.sum())))[published].max()
     assert np.array_equal(lattice.tables.t([0, 1, 2], classes, sizes), expected_t)     # to the last bit
     assert not lattice.tables.t([2], classes, sizes).any()     # a continuous SA is counted over the rows
+    # a large class's rows are read at their SA combinations (no gather) only when they are the full groups
+    groups, _ = lattice.sa_groups([0, 1, 2])
+    assert np.array_equal(groups.full[0], np.arange(lattice.combos)) and lattice._full_is_combo(groups)
+    groups, _ = lattice.sa_groups([0, 2])
+    assert groups.full[1] < lattice.combos and not lattice._full_is_combo(groups)
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(cards=st.lists(st.integers(1, 5), min_size=1, max_size=3), data=st.data())
+def test_a_large_classs_l_over_the_array_of_sa_combinations_is_the_direct_count(cards, data):
+    """One class's l-DF over the array of every SA combination (lines along each SA's axis) is
+    the direct count of l_of_classes, and each SA's table opens exactly the lines holding a
+    combination of l above 1."""
+    from tklscore.core.engines.lattice import _l_of_cells
+    from tklscore.core.scoring.distinguishing_factors import l_of_classes, sa_groups
+    from tklscore.core.tables.codes import Codes
+
+    every = np.array(list(np.ndindex(*cards)), dtype=np.int64).reshape(-1, len(cards))
+    chosen = data.draw(st.lists(st.integers(0, len(every) - 1), min_size=1, max_size=len(every), unique=True))
+    combos = every[np.sort(chosen)]       # the distinct SA combinations, in the order of their codes
+    cells = np.ravel_multi_index(tuple(combos.T), cards)
+    at = np.flatnonzero(np.array(data.draw(st.lists(st.booleans(), min_size=len(combos), max_size=len(combos)))))
+    at = at if len(at) else np.zeros(1, dtype=np.int64)     # a class holds a combination at least
+    l, tables = _l_of_cells(cells, at, cards)
+    groups = sa_groups([Codes(combos[at, i], np.arange(c)) for i, c in enumerate(cards)], len(at))
+    expected, _ = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), groups)
+    assert np.array_equal(l, expected)
+    for axis, table in enumerate(tables):
+        others = np.delete(combos, axis, axis=1)
+        live = {tuple(row) for row in others[at][expected > 1]}
+        assert table.tolist() == [tuple(row) in live for row in others]

@@ -101,6 +101,12 @@ MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
 when the search's budget is small: a quarter of it, but always two nodes')."""
 
+ONE_CLASS_ROW_BYTES = 50
+"""What a row of a class larger than a piece takes while its full SA groups are gathered
+(:meth:`AggregateLattice._one_class`: its position, combination, records as a double and a
+bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
+in pieces that many times larger, within what a piece may take."""
+
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
 
@@ -241,6 +247,7 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
+        self._full_identity = self._cells = None    # :meth:`_full_is_combo`'s and :meth:`_combo_cells`' answers
         # a class of more rows than a piece is counted over its distinct SA combinations (up to all
         # of them, whatever the piece size): one node at a time, the other's pieces beside it
         self._one_class_at_once = threading.Lock()
@@ -299,6 +306,7 @@ class AggregateLattice:
         self._lattice_l = LatticeL(self._lattice_l.budget, packed=True)
         self._row_groups = {}
         self._sa_groups = {}
+        self._full_identity = self._cells = None
         self.designer.backend.engine_memory(None)
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
@@ -532,25 +540,32 @@ class AggregateLattice:
                    representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
         """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
         over them), its rows read in pieces twice — once to gather the groups, their records
-        and known masks, once to give each row its group's masks."""
+        and known masks, once to give each row its group's masks. A row here costs a fraction
+        of a piece's (:data:`ONE_CLASS_ROW_BYTES`): the pieces are as many times larger, so the
+        tables over every full group are added to a few times a class, not once every
+        :attr:`chunk_rows` rows."""
         (finest,) = piece
         cls = int(class_of_finest[finest[0]])
         full, n_full = groups.full
-        present = np.zeros(n_full, dtype=np.bool_)
+        identity = self._full_is_combo(groups)
+        cells = self._combo_cells() if identity and len(kept) == len(self.uniques) else None
         records = np.zeros(n_full, dtype=np.float64)
-        open_known = None if known is None else [None if m is None else np.ones(n_full, dtype=np.bool_)
-                                                  for m in known]
-        for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
-            g = full[self.combo[rows]]
-            present[g] = True
+        open_known = None if known is None or cells is not None else [
+            None if m is None else np.ones(n_full, dtype=np.bool_) for m in known]
+        step = max(self.chunk_rows, self.chunk_rows * PIECE_ROW_BYTES // ONE_CLASS_ROW_BYTES)
+        for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
+            g = self.combo[rows] if identity else full[self.combo[rows]]
             records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
-            for table, mask in zip(open_known or (), bits_at(known, rows) if known is not None else ()):
+            for table, mask in zip(open_known or (), bits_at(known, rows) if open_known is not None else ()):
                 if mask is not None:
                     table[g] = mask    # a row's mask is its (coarser class, SA values) group's
-        at = np.flatnonzero(present)
-        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
-                                None if open_known is None else [None if m is None else m[at] for m in open_known])
-        if any(m is not None for m in found):
+        at = np.flatnonzero(records)     # every row holds a record: the groups present
+        if cells is not None:
+            l, tables = _l_of_cells(cells, at, [max(len(self.uniques[i]), 1) for i in kept])
+        else:
+            l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
+                                    _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
+                                    None if open_known is None else [None if m is None else m[at] for m in open_known])
             tables = []
             for mask in found:
                 table = None
@@ -558,8 +573,9 @@ class AggregateLattice:
                     table = np.ones(n_full, dtype=np.bool_)
                     table[at] = mask
                 tables.append(table)
-            for rows in _pieces_of(finest, self.offsets, self.finest_rows, self.chunk_rows):
-                g = full[self.combo[rows]]
+        if any(table is not None for table in tables):
+            for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
+                g = self.combo[rows] if identity else full[self.combo[rows]]
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
         if dropped[cls]:
             return []
@@ -571,6 +587,62 @@ class AggregateLattice:
         score /= l
         return exact_parts(score, records[at])
 
+    def _combo_cells(self) -> np.ndarray | None:
+        """Each SA combination's cell in the array of every combination of the SAs' values (their
+        codes in mixed radix, the first SA's the most significant), or None when that array
+        would hold more than :data:`CELLS_A_COMBINATION` cells a combination."""
+        if self._cells is None:
+            cards = [max(len(u), 1) for u in self.uniques]
+            cells = None
+            if math.prod(cards) <= CELLS_A_COMBINATION * max(self.combos, 1):
+                cells = np.zeros(self.combos, dtype=np.int64)
+                for codes, card in zip(self.combo_s, cards):
+                    cells *= np.int64(card)
+                    cells += codes
+            self._cells = (cells,)
+        return self._cells[0]
+
+    def _full_is_combo(self, groups: SaGroups) -> bool:
+        """Whether the full SA groups are the SA combinations themselves, numbered alike (every
+        SA kept: the combinations are distinct and numbered in the order of their codes, as
+        the groups are), so a row's group is its combination without a gather."""
+        full, n_full = groups.full
+        if n_full != self.combos:
+            return False
+        if self._full_identity is None or self._full_identity[0] is not full:
+            self._full_identity = (full, bool(np.array_equal(full, _positions(self.combos))))
+        return self._full_identity[1]
+
+
+CELLS_A_COMBINATION = 4
+"""A class larger than a piece has its l-DF counted over an array of every combination of the SAs'
+values (:func:`_l_of_cells`) when it holds at most this many cells a distinct SA combination."""
+
+
+def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The l-DF of one class whose distinct SA combinations are ``at`` (every SA kept; ``cells``:
+    each combination's cell in the array of every combination of the SAs' ``cards`` values), and
+    for each SA a table over the combinations: whether the finer classes must count it there.
+
+    In that array the class's groups of QI ∪ (SA \\ {A_i}) are the lines along axis i, and a
+    group's distinct values of A_i the combinations present on its line: a sum along the axis,
+    no sort. A combination's l is the least over the SAs; its group of A_i is open to the finer
+    classes when its line holds a combination whose l is above 1 (:func:`l_of_classes`' rule,
+    exact without the coarser nodes' masks: a row outside one is 1 here too)."""
+    shape = tuple(cards)
+    present = np.zeros(math.prod(shape), dtype=np.bool_)
+    present[cells[at]] = True
+    present = present.reshape(shape)
+    narrow = np.min_scalar_type(max(shape))
+    l = None
+    for axis in range(len(shape)):
+        d = present.sum(axis=axis, keepdims=True, dtype=narrow)
+        l = np.broadcast_to(d, shape).copy() if l is None else np.minimum(l, d, out=l)
+    live = l > 1
+    live &= present
+    tables = [np.broadcast_to(live.any(axis=axis, keepdims=True), shape).ravel()[cells]
+              for axis in range(len(shape))]
+    return l.ravel()[cells[at]].astype(np.int64), tables
 
 
 def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
