@@ -64,14 +64,15 @@ class DistinguishingFactors:
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
                                    progress=None, groups: SaGroups | None = None,
-                                   beside=None, classes: tuple[np.ndarray, int] | None = None,
+                                   beside=None, classes: tuple | None = None,
                                    l_of_groups=None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
     ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
     :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs.
     ``beside``: an executor on which the t-DF runs while the l-DF runs here. ``classes``:
-    ``group_ids(qi, n)`` when the caller has them already. ``l_of_groups(classes, groups,
+    ``group_ids(qi, n)`` when the caller has them already, perhaps with each class's size
+    (``(ids, count, sizes)``). ``l_of_groups(classes, groups,
     step)``: how the l-DF is found from ``groups`` (a :class:`LatticeL`'s, for a lattice)."""
     steps, done = 2 * len(sa) + 1, 0
 
@@ -82,8 +83,8 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             progress(done / steps)
 
     n = len(next(iter(sa.values())).codes)
-    classes, n_classes = classes if classes is not None else group_ids(qi, n)
-    class_sizes = np.bincount(classes, minlength=n_classes)
+    classes, n_classes, *sized = classes if classes is not None else group_ids(qi, n)
+    class_sizes = sized[0] if sized else np.bincount(classes, minlength=n_classes)
     step()
     # the first continuous SA goes first after the class in the full key: the full groups,
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
