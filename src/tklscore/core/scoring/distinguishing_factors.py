@@ -439,7 +439,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     if inside is not None:   # a pair outside some mask: its groups may be cut short here, its l is 1
         first = order[firsts]    # a row of each pair
         del firsts
-        l[~inside[first]] = 1
+        np.multiply(l, inside[first], out=l)   # 0 outside, then 1: two passes, no masked write
+        np.maximum(l, 1, out=l)
     wide_mask = None
     if wide is not None:
         wide_mask = _bounded_exactly(classes, groups, bounded, known[bounded], l, lower, first)
