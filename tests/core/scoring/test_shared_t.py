@@ -75,3 +75,31 @@ def test_a_failing_l_df_starts_no_further_t_df(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         compute_distinguishing_factors(qi, sa, {"amount", "dose"})   # no helper: the caller runs them after its l
     assert started == []
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_categorical_t_summed_over_every_cell_is_the_t_over_the_pairs(seed):
+    """The (class, value) table summed whole (few cells a row) gives each class the very t the
+    distinct pairs and the absent values give (the same exact integer numerator), equal to
+    ½ Σ |p_v − q_v| in fractions."""
+    from fractions import Fraction
+
+    from tklscore.core.scoring.distinguishing_factors import (class_value_counts, variational_distance_by_class,
+                                                              variational_distance_of_pairs)
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(50, 400)), int(rng.integers(2, 9))
+    classes = rng.integers(0, int(rng.integers(1, 12)), n)
+    classes = np.unique(classes, return_inverse=True)[1].reshape(-1)
+    n_classes = int(classes.max()) + 1
+    values = Codes(rng.integers(0, m, n) * (rng.random(n) < 0.8), np.arange(m))   # value 0 common, some absent
+    sizes = np.bincount(classes, minlength=n_classes)
+    counts = np.bincount(values.codes, minlength=m)
+    whole = variational_distance_by_class(classes, n_classes, sizes, values)   # n_classes·m ≤ 4n: the table
+    assert n_classes * m <= 4 * n
+    pairs = variational_distance_of_pairs(class_value_counts(classes, n_classes, values), n_classes, sizes, counts, n)
+    assert whole.tolist() == pairs.tolist()
+    for c in range(n_classes):
+        inside = np.bincount(values.codes[classes == c], minlength=m)
+        exact = sum(abs(Fraction(int(inside[v]), int(sizes[c])) - Fraction(int(counts[v]), n)) for v in range(m)) / 2
+        assert whole[c] == float(exact)

@@ -183,10 +183,10 @@ class ReleaseDesigner:
         return design.level(name) if name in self.hierarchies else 0
 
     def factors(self, design: ReleaseDesign, progress=None,
-                classes: tuple[np.ndarray, int] | None = None) -> DistinguishingFactors | None:
+                classes: tuple | None = None) -> DistinguishingFactors | None:
         """Distinguishing factors of every source record for the design's levels (None
         without QIs: they then depend on the published records); ``classes``: the source
-        rows' classes on the generalised QIs, when known."""
+        rows' classes on the generalised QIs and their count (and each class's size), when known."""
         if not self.roles.qi:
             return None
         kept_sa = [s for s in self.roles.sa if s not in design.removed]
@@ -215,10 +215,11 @@ class ReleaseDesigner:
                 self._factors.popitem(last=False)
         return factors
 
-    def _source_classes(self, transformed: Transformed) -> tuple[np.ndarray, int] | None:
+    def _source_classes(self, transformed: Transformed) -> tuple[np.ndarray, int, np.ndarray] | None:
         """The classes of every source row on the release's QIs as :meth:`factors` forms them,
-        when the transformation grouped them already: its selection holds every row in order,
-        and each QI left at level 0 keeps its values apart. Else None."""
+        their count and each one's size, when the transformation grouped them already: its
+        selection holds every row in order, and each QI left at level 0 keeps its values apart.
+        Else None."""
         classes = transformed.selected_classes
         if classes is None or not len(classes) or not self.levels.whole(transformed.design.selection):
             return None
@@ -226,7 +227,7 @@ class ReleaseDesigner:
             g = transformed.generalised[column]
             if column not in transformed.design.removed and g.level == 0 and len(g.labels) != original.cardinality:
                 return None
-        return classes, int(classes.max()) + 1
+        return classes, len(transformed.class_sizes), transformed.class_sizes
 
     def _generalised(self, column: str, design: ReleaseDesign):
         levels = self.levels.column(column)

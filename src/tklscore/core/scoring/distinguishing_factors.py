@@ -64,14 +64,15 @@ class DistinguishingFactors:
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
                                    continuous: frozenset[str] | set[str],
                                    progress=None, groups: SaGroups | None = None,
-                                   beside=None, classes: tuple[np.ndarray, int] | None = None,
+                                   beside=None, classes: tuple | None = None,
                                    l_of_groups=None) -> DistinguishingFactors:
     """k-, l- and t-DF of every source record, with ``qi`` (at least one) and ``sa``
     (at least one, name → codes; a continuous SA's uniques are sorted numbers).
     ``progress(fraction)`` is called between the steps (it may raise to stop). ``groups``:
     :func:`sa_groups` of ``sa`` when the caller keeps them for many sets of QIs.
     ``beside``: an executor on which the t-DF runs while the l-DF runs here. ``classes``:
-    ``group_ids(qi, n)`` when the caller has them already. ``l_of_groups(classes, groups,
+    ``group_ids(qi, n)`` when the caller has them already, perhaps with each class's size
+    (``(ids, count, sizes)``). ``l_of_groups(classes, groups,
     step)``: how the l-DF is found from ``groups`` (a :class:`LatticeL`'s, for a lattice)."""
     steps, done = 2 * len(sa) + 1, 0
 
@@ -82,8 +83,8 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
             progress(done / steps)
 
     n = len(next(iter(sa.values())).codes)
-    classes, n_classes = classes if classes is not None else group_ids(qi, n)
-    class_sizes = np.bincount(classes, minlength=n_classes)
+    classes, n_classes, *sized = classes if classes is not None else group_ids(qi, n)
+    class_sizes = sized[0] if sized else np.bincount(classes, minlength=n_classes)
     step()
     # the first continuous SA goes first after the class in the full key: the full groups,
     # sorted, then hand over its (class, value) pairs sorted as the ordered EMD needs them
@@ -438,7 +439,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     if inside is not None:   # a pair outside some mask: its groups may be cut short here, its l is 1
         first = order[firsts]    # a row of each pair
         del firsts
-        l[~inside[first]] = 1
+        np.multiply(l, inside[first], out=l)   # 0 outside, then 1: two passes, no masked write
+        np.maximum(l, 1, out=l)
     wide_mask = None
     if wide is not None:
         wide_mask = _bounded_exactly(classes, groups, bounded, known[bounded], l, lower, first)
@@ -1048,8 +1050,33 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     count of each value code, when the caller keeps it."""
     if table_counts is None:
         table_counts = np.bincount(values.codes, minlength=values.cardinality)
+    m = max(int(values.cardinality), 1)
+    if pairs is None and n_classes * m <= 4 * len(classes):   # every (class, value) cell counted: summed whole
+        key = classes * np.int64(m)
+        key += values.codes
+        table = np.bincount(key, minlength=n_classes * m).reshape(n_classes, m)
+        return _variational_distance_of_table(table, class_sizes, table_counts, len(classes))
     pairs = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
     return variational_distance_of_pairs(pairs, n_classes, class_sizes, table_counts, len(classes))
+
+
+def _variational_distance_of_table(table: np.ndarray, class_sizes: np.ndarray, table_counts: np.ndarray,
+                                   n: int) -> np.ndarray:
+    """:func:`variational_distance_of_pairs` from each class's count of each value (``table``,
+    classes × m): ½ Σ_v |c_v·n − C_v·k| over every cell in exact integers — the same integer as
+    the sum over the pairs and the absent values, so the same t —, a block of classes at a time
+    (:data:`TABLE_BLOCK`)."""
+    m = table.shape[1]
+    sizes = class_sizes.astype(np.int64, copy=False)
+    counts = np.asarray(table_counts, dtype=np.int64)
+    total = np.empty(len(table), dtype=np.int64)
+    block = max(1, TABLE_BLOCK // max(m, 1))
+    for lo in range(0, len(table), block):
+        cells = table[lo:lo + block] * np.int64(n)
+        cells -= np.multiply.outer(sizes[lo:lo + block], counts)
+        np.abs(cells, out=cells)
+        total[lo:lo + block] = cells.sum(axis=1)
+    return np.clip(total / (2.0 * class_sizes * n), 0.0, 1.0)
 
 
 def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray, table_counts: np.ndarray,
