@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tklscore.core.tables.codes import mixed_radix, run_starts
+from tklscore.core.tables.codes import mixed_radix, radix_key, run_starts
 
 
 class SourceCombinations(NamedTuple):
@@ -101,9 +101,7 @@ def design_combinations(source: SourceCombinations, classes: DesignClasses, cid:
     ``cid`` (:func:`label_order`) and the codes of the SAs kept (``sa``: each one's place in
     the source), grouped by their key in mixed radix of ``places`` (:meth:`.Plan.radix`)."""
     rows = source.rows
-    key = cid[classes.of_source[rows["cid"]]] * np.int64(places[0])
-    for i, place in zip(sa, places[1:]):
-        key += rows[f"c{i}"] * np.int64(place)
+    key = radix_key([cid[classes.of_source[rows["cid"]]]] + [rows[f"c{i}"] for i in sa], places)
     order = np.argsort(key, kind="stable")
     ordered = key[order]
     starts = np.flatnonzero(run_starts(ordered))

@@ -60,8 +60,9 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import (Groupings, LatticeL, SaGroups, bits_at, l_of_classes,
-                                                          ordered_emd_from_pairs, sa_groups, weighted_class_value_pairs)
+from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups, bits_at,
+                                                          l_of_classes, ordered_emd_from_pairs, sa_groups,
+                                                          weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
 from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
@@ -824,11 +825,6 @@ def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
 
 _pairs = weighted_class_value_pairs
 
-
-TABLE_CELLS_A_ROW = 4
-"""A categorical SA's (finest class, value) table is kept when it has at most this many cells a
-row of the aggregate: a node's (class, value) counts are then its table's rows added up by class
-(a cell costs a fraction of what a row's gather and count cost), not a pass over the rows."""
 
 
 class ValueTables:

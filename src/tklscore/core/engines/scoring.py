@@ -26,7 +26,7 @@ from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
 from tklscore.core.scoring.sums import exact_parts, sum_of_units
-from tklscore.core.tables.codes import Codes
+from tklscore.core.tables.codes import Codes, radix_key
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
 
@@ -96,8 +96,7 @@ def published_of_combinations(backend: Backend, plan: Plan, fetched: "Combinatio
         raise RuntimeError("a published record's values are not among the classes' and codes' values: the "
                            "engine's relations disagree")
     places = plan.radix(radix)
-    named = pd.DataFrame({"key": sum(named[c] * place for c, place in zip(named, places))} if places is not None
-                         else named)
+    named = pd.DataFrame({"key": radix_key(list(named.values()), places)} if places is not None else named)
     at = fetched.index_of(named, places, "published")
     totals = fetched.totals(np.bincount(at, minlength=len(fetched.rows["cid"])))
     if not records:
@@ -183,10 +182,7 @@ class Combinations(NamedTuple):
 
     def keys(self, places: tuple[int, ...]) -> np.ndarray:
         """Each combination's key in mixed radix of ``places`` (:meth:`.Plan.radix`), as the engine's."""
-        keys = np.zeros(len(self.rows["cid"]), dtype=np.int64)
-        for column, place in zip(["cid"] + [f"c{i}" for i in range(len(self.values))], places):
-            keys += self.rows[column] * place
-        return keys
+        return radix_key([self.rows[c] for c in ["cid"] + [f"c{i}" for i in range(len(self.values))]], places)
 
     def index_of(self, named: pd.DataFrame, places: tuple[int, ...] | None, what: str) -> np.ndarray:
         """The row of each combination ``named`` names (its ``key`` in mixed radix of ``places``, or

@@ -1039,6 +1039,13 @@ def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.n
     return cls, val, total
 
 
+TABLE_CELLS_A_ROW = 4
+"""A categorical SA's (class, value) counts are kept as a whole table when it has at most this many
+cells a row: counting and summing every cell costs less than a row's gather and count (the
+in-memory t, :func:`variational_distance_by_class`; out of core, a (finest class, value) table
+whose rows a node adds up by class, :class:`~tklscore.core.engines.lattice.ValueTables`)."""
+
+
 def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
                                   values: Codes, pairs=None, table_counts: np.ndarray | None = None) -> np.ndarray:
     """½ Σ_v |p_v − q_v| between each class's distribution of a categorical SA (p,
@@ -1051,7 +1058,7 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     if table_counts is None:
         table_counts = np.bincount(values.codes, minlength=values.cardinality)
     m = max(int(values.cardinality), 1)
-    if pairs is None and n_classes * m <= 4 * len(classes):   # every (class, value) cell counted: summed whole
+    if pairs is None and n_classes * m <= TABLE_CELLS_A_ROW * len(classes):   # every cell counted, summed whole
         key = classes * np.int64(m)
         key += values.codes
         table = np.bincount(key, minlength=n_classes * m).reshape(n_classes, m)

@@ -208,10 +208,15 @@ def mixed_radix(columns: list[tuple[np.ndarray, int]], limit: int = 1 << 62) -> 
     if size >= limit:
         return None
     places.reverse()
-    key = np.zeros(len(columns[0][0]) if columns else 0, dtype=np.int64)
-    for (codes, _), place in zip(columns, places):
-        key += codes.astype(np.int64, copy=False) * np.int64(place)
-    return key, places
+    return radix_key([codes for codes, _ in columns], places), places
+
+
+def radix_key(columns: list[np.ndarray], places) -> np.ndarray:
+    """Σ codes·place of each row over ``columns`` with their ``places`` in a mixed radix."""
+    key = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
+    for codes, place in zip(columns, places):
+        key += np.asarray(codes).astype(np.int64, copy=False) * np.int64(place)
+    return key
 
 
 @dataclass(frozen=True)
