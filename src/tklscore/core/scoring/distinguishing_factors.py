@@ -404,31 +404,37 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     l = np.full(m, min(cards), dtype=narrow)
     lower = None                            # the widest SA's count among the rows counted
     grouped: list = []                      # each SA's group of each pair: (key, key space)
+    # q[j]: (class, the SAs up to A_j) of each pair — each one division of the next
+    q: list = [None] * s
+    q[s - 1] = pairs
+    for j in range(s - 2, -1, -1):
+        q[j] = q[j + 1] // np.int64(cards[j + 1])
     for j in range(s):
         if j == s - 1:   # no suffix: each group is a run of the pairs, its count the run's length
-            starts, run = _run_ids(pairs // np.int64(cards[j]))
+            starts, run = _run_ids(q[j - 1])
             d = run_sizes(starts, m).astype(narrow, copy=False)[run]
             grouped.append((run, len(starts)))
             del starts, run
         else:
-            # the key without A_j's digit: (the prefix's run, the suffix); no remainder taken (slow)
-            above = pairs // np.int64(suffix[j])       # (class, the SAs before A_j, A_j)
-            rest = above * np.int64(suffix[j])
-            np.subtract(pairs, rest, out=rest)         # the suffix's digits
-            above //= np.int64(cards[j])               # (class, the SAs before A_j)
+            # the key without A_j's digit: (the prefix, the suffix's digits) = pairs − (q[j] − prefix)·suffix
+            prefix = q[j - 1] if j else q[0] // np.int64(cards[0])    # (class, the SAs before A_j)
             if j == 0 or max(int(count), 1) * (span // cards[j]) <= dense_limit(m):
                 # the prefix itself is a key small enough for a table: no runs numbered
-                run, n_runs = above, max(int(count), 1) * math.prod(cards[:j])
+                n_runs = max(int(count), 1) * math.prod(cards[:j])
+                run = np.subtract(q[j], prefix)
             else:
-                run = run_starts(above).view(np.uint8).astype(np.int64)
-                np.cumsum(run, out=run)
-                run -= 1
+                first = run_starts(prefix)
+                first[:1] = False
+                run = np.cumsum(first, dtype=np.int64)   # the prefix's run
+                del first
                 n_runs = int(run[-1]) + 1
-            del above
+                np.subtract(q[j], run, out=run)
+            del prefix
+            if j:
+                q[j - 1] = None   # read by A_j only
             size = n_runs * suffix[j]
             run *= np.int64(suffix[j])
-            run += rest
-            del rest
+            np.subtract(pairs, run, out=run)
             # the group's pairs are distinct values of the SA: at most its cardinality
             d = (table_counts(run, size, cards[j]) if size <= dense_limit(m)
                  else group_sizes(run, groups.positions, bound=cards[j]))
