@@ -362,8 +362,10 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     masks), sorted, give their distinct (class, full) pairs in order. A group of
     QI ∪ (SA \\ {A_i}) holds as many values of A_i as it holds pairs; its pairs share the prefix
     (class, the SAs before A_i), a run of the sorted pairs, and the suffix (the SAs after A_i):
-    each SA's groups are counted by (run, suffix), by a table when it is small enough, and are
-    runs themselves for the last SA. A row in every mask has each group whole among the rows
+    each SA's groups are counted by (run, suffix) — the prefix itself instead of its run when
+    that key is small enough for a table —, by a table when it is small enough, and are runs
+    themselves for the last SA (each pair's run, like each sorted row's pair, numbered by one
+    count of the runs' starts). A row in every mask has each group whole among the rows
     counted, so its l is exact; any other row's is 1 (:func:`l_of_classes`) — but for the SA
     whose mask is far the widest, whose groups the rows counted may cut short: their count is
     a lower bound, and only the groups of rows where it is below the other SAs' l are counted
