@@ -61,7 +61,7 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups, bits_at,
-                                                          l_of_classes, ordered_emd_from_pairs, sa_groups,
+                                                          l_of_classes, ordered_emd_of_weighted, sa_groups,
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
@@ -923,9 +923,9 @@ def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.n
     (``values``: ranks in numeric order), else the variational distance — the in-memory
     formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept)."""
     table_counts, n = table if table is not None else value_counts(values, m, counts)
-    cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
     if continuous:
-        return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, sizes, table_counts, n)
+        return ordered_emd_of_weighted(classes, n_classes, sizes, values, m, counts, table_counts, n)
+    cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
     k = sizes[cls]
     inside = np.abs(pair_counts * n - table_counts[val] * k)
     numerator = (np.bincount(cls, weights=inside, minlength=n_classes)

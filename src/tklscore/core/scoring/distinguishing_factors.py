@@ -1142,6 +1142,22 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, len(classes), exact)
 
 
+def ordered_emd_of_weighted(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, values: np.ndarray,
+                            m: int, counts: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` of rows standing for ``counts`` records each (an
+    aggregate's; ``values``: ranks < ``m``; ``value_counts``: the table's records of each rank,
+    ``n`` in all): over the (class, rank) table while it has at most :data:`TABLE_CELLS_A_ROW`
+    cells a row and its sums are exact integers (:func:`_ordered_emd_of_table`, the same
+    integer), else over the distinct pairs."""
+    if m > 1 and n_classes * m <= TABLE_CELLS_A_ROW * len(classes) and float(m) * n * n < 2.0 ** 62:
+        key = np.multiply(classes, np.int64(m), dtype=np.int64)
+        key += values
+        table = np.bincount(key, weights=counts, minlength=n_classes * m).astype(np.int64)
+        return _ordered_emd_of_table(table.reshape(n_classes, m), class_sizes, value_counts, n)
+    cls, val, pair_counts = weighted_class_value_pairs(classes, n_classes, values, m, counts)
+    return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, class_sizes, value_counts, n)
+
+
 def _ordered_emd_of_table(table: np.ndarray, class_sizes: np.ndarray, value_counts: np.ndarray,
                           n: int) -> np.ndarray:
     """:func:`ordered_emd_from_pairs` in exact integers from each class's count of each value
