@@ -885,16 +885,22 @@ class ValueTables:
         """l and t of SA ``i`` over the published classes (``published``: each class's): the
         fewest distinct values of a published class, and the largest distance of a published
         class's values from the published records'."""
-        whole = np.zeros(max(len(self.lattice.uniques[i]), 1), dtype=np.int64)
         distinct = np.zeros(int(published.sum()), dtype=np.int64)
-        for value, counts in self.counts(i, classes):
-            counts = counts[published]
-            whole[value] = int(counts.sum())
-            distinct += counts > 0
         if not len(distinct):
             return np.iinfo(np.int64).max, 0.0
-        shown = ((value, counts[published]) for value, counts in self.counts(i, classes))
-        return int(distinct.min()), float(self._distance(shown, sizes[published], whole, int(whole.sum())).max())
+        # the published records of each value from the finest classes' (no count by class), so
+        # the classes' counts are made once, each value's distinct classes counted on the way
+        at_finest = published[classes.of_finest]
+        whole = np.array([row.sum(where=at_finest, dtype=np.int64) for row in self.table(i)], dtype=np.int64)
+
+        def shown():
+            for value, counts in self.counts(i, classes):
+                counts = counts[published]
+                np.add(distinct, counts > 0, out=distinct)
+                yield value, counts
+
+        t = self._distance(shown(), sizes[published], whole, int(whole.sum()))
+        return int(distinct.min()), float(t.max())
 
     @staticmethod
     def _distance(counts, sizes: np.ndarray, whole: np.ndarray, n: int) -> np.ndarray:
