@@ -62,6 +62,7 @@ from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups, bits_at,
                                                           l_of_classes, ordered_emd_of_weighted, sa_groups,
+                                                          variational_distance_of_numerator, variational_numerator,
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
@@ -907,15 +908,10 @@ class ValueTables:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class (``counts``: each value's count by class,
         value by value; ``sizes``: k; ``whole``: C, of ``n`` records), the numerator an exact
         integer as :func:`class_t` sums it."""
-        k = sizes.astype(np.int64, copy=False)
-        numerator = np.zeros(len(k), dtype=np.int64)
+        numerator = np.zeros(len(sizes), dtype=np.int64)
         for value, c in counts:
-            term = c.astype(np.int64)
-            term *= np.int64(n)
-            term -= k * np.int64(whole[value])
-            np.abs(term, out=term)
-            numerator += term
-        return np.clip(numerator.astype(np.float64) / (2.0 * sizes * n), 0.0, 1.0)
+            numerator += variational_numerator(c[:, None], sizes, whole[value:value + 1], n)
+        return variational_distance_of_numerator(numerator, sizes, n)
 
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:

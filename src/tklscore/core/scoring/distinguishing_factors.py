@@ -1074,16 +1074,30 @@ def _variational_distance_of_table(table: np.ndarray, class_sizes: np.ndarray, t
     the sum over the pairs and the absent values, so the same t —, a block of classes at a time
     (:data:`TABLE_BLOCK`)."""
     m = table.shape[1]
-    sizes = class_sizes.astype(np.int64, copy=False)
-    counts = np.asarray(table_counts, dtype=np.int64)
     total = np.empty(len(table), dtype=np.int64)
     block = max(1, TABLE_BLOCK // max(m, 1))
     for lo in range(0, len(table), block):
-        cells = table[lo:lo + block] * np.int64(n)
-        cells -= np.multiply.outer(sizes[lo:lo + block], counts)
-        np.abs(cells, out=cells)
-        total[lo:lo + block] = cells.sum(axis=1)
-    return np.clip(total / (2.0 * class_sizes * n), 0.0, 1.0)
+        total[lo:lo + block] = variational_numerator(table[lo:lo + block], class_sizes[lo:lo + block], table_counts, n)
+    return variational_distance_of_numerator(total, class_sizes, n)
+
+
+def variational_numerator(cells: np.ndarray, class_sizes: np.ndarray, table_counts: np.ndarray, n: int) -> np.ndarray:
+    """Σ_v |c_v·n − C_v·k| of each class over some values, in exact integers: ``cells`` each
+    class's count of each of those values (classes × values), ``class_sizes`` k, ``table_counts``
+    the table's count C_v of each of those values, of ``n`` records — the numerator of the
+    variational distance (:func:`variational_distance_of_numerator`), whether a whole (class,
+    value) table is summed at once or its value columns one by one (out of core,
+    :class:`~tklscore.core.engines.lattice.ValueTables`)."""
+    term = cells.astype(np.int64)
+    term *= np.int64(n)
+    term -= np.multiply.outer(class_sizes.astype(np.int64, copy=False), np.asarray(table_counts, dtype=np.int64))
+    np.abs(term, out=term)
+    return term.sum(axis=1)
+
+
+def variational_distance_of_numerator(numerator: np.ndarray, class_sizes: np.ndarray, n: int) -> np.ndarray:
+    """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class from its :func:`variational_numerator` over every value."""
+    return np.clip(numerator / (2.0 * class_sizes * n), 0.0, 1.0)
 
 
 def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray, table_counts: np.ndarray,
