@@ -910,7 +910,7 @@ class ValueTables:
         integer as :func:`class_t` sums it."""
         numerator = np.zeros(len(sizes), dtype=np.int64)
         for value, c in counts:
-            numerator += variational_numerator(c[:, None], sizes, whole[value:value + 1], n)
+            numerator += variational_numerator(c, sizes, whole[value], n)
         return variational_distance_of_numerator(numerator, sizes, n)
 
 

@@ -1083,8 +1083,9 @@ def _variational_distance_of_table(table: np.ndarray, class_sizes: np.ndarray, t
 
 def variational_numerator(cells: np.ndarray, class_sizes: np.ndarray, table_counts: np.ndarray, n: int) -> np.ndarray:
     """Σ_v |c_v·n − C_v·k| of each class over some values, in exact integers: ``cells`` each
-    class's count of each of those values (classes × values), ``class_sizes`` k, ``table_counts``
-    the table's count C_v of each of those values, of ``n`` records — the numerator of the
+    class's count of each of those values (classes × values; or of one value, a vector),
+    ``class_sizes`` k, ``table_counts`` the table's count C_v of each of those values (or of the
+    one), of ``n`` records — the numerator of the
     variational distance (:func:`variational_distance_of_numerator`), whether a whole (class,
     value) table is summed at once or its value columns one by one (out of core,
     :class:`~tklscore.core.engines.lattice.ValueTables`)."""
@@ -1092,7 +1093,7 @@ def variational_numerator(cells: np.ndarray, class_sizes: np.ndarray, table_coun
     term *= np.int64(n)
     term -= np.multiply.outer(class_sizes.astype(np.int64, copy=False), np.asarray(table_counts, dtype=np.int64))
     np.abs(term, out=term)
-    return term.sum(axis=1)
+    return term if term.ndim == 1 else term.sum(axis=1)
 
 
 def variational_distance_of_numerator(numerator: np.ndarray, class_sizes: np.ndarray, n: int) -> np.ndarray:
