@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tklscore.core.scoring.distinguishing_factors import (_ordered_emd_of_table, ordered_emd_by_class,
-                                                          ordered_emd_from_pairs)
+                                                          ordered_emd_from_pairs, ordered_emd_of_weighted)
 from tklscore.core.tables.codes import Codes
 
 
@@ -47,6 +47,14 @@ def test_the_table_of_counts_gives_the_steps_t_exactly(seed, n, n_classes, m, em
     assert np.array_equal(ordered_emd_by_class(ids, n_classes, sizes, values), steps, equal_nan=True)
     np.testing.assert_allclose(ordered_emd_by_class(ids, n_classes, sizes, values, exact=False), steps,
                                rtol=1e-12, atol=1e-15)
+    # an aggregate's rows (each distinct pair once, with its records) and the rows themselves:
+    # a table or the pairs, whichever the cells a row choose, the same t
+    pairs, records = np.unique(ids * np.int64(m) + codes, return_counts=True)
+    cls, val = np.divmod(pairs, np.int64(m))
+    for rows in ((cls, val, records.astype(np.int8 if records.max() < 128 else np.int64)),
+                 (ids, codes, np.ones(n, dtype=np.int8))):
+        assert np.array_equal(ordered_emd_of_weighted(rows[0], n_classes, sizes, rows[1], m, rows[2],
+                                                      np.bincount(codes, minlength=m), n), steps, equal_nan=True)
 
 
 def test_the_table_of_counts_on_a_small_example():

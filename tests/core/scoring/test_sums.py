@@ -34,6 +34,8 @@ def test_the_exact_sum_is_the_rounded_real_sum_in_any_order_and_weighted_or_repe
     assert exact_sum(values[order], counts[order]) == exact_sum(values, counts)
     small = np.minimum(counts, 5)
     assert exact_sum(np.repeat(values, small)) == exact_sum(values, small)
+    mostly_once = np.where(np.arange(len(values)) % 3 == 0, small, 1)     # an aggregate's: most rows one record
+    assert exact_sum(values, mostly_once) == exact(values, mostly_once)
 
 
 def test_a_sum_of_many_terms_over_blocks_and_pieces_is_exact():

@@ -61,7 +61,8 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups, bits_at,
-                                                          l_of_classes, ordered_emd_from_pairs, sa_groups,
+                                                          l_of_classes, ordered_emd_of_weighted, sa_groups,
+                                                          variational_distance_of_numerator, variational_numerator,
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts
@@ -885,31 +886,32 @@ class ValueTables:
         """l and t of SA ``i`` over the published classes (``published``: each class's): the
         fewest distinct values of a published class, and the largest distance of a published
         class's values from the published records'."""
-        whole = np.zeros(max(len(self.lattice.uniques[i]), 1), dtype=np.int64)
         distinct = np.zeros(int(published.sum()), dtype=np.int64)
-        for value, counts in self.counts(i, classes):
-            counts = counts[published]
-            whole[value] = int(counts.sum())
-            distinct += counts > 0
         if not len(distinct):
             return np.iinfo(np.int64).max, 0.0
-        shown = ((value, counts[published]) for value, counts in self.counts(i, classes))
-        return int(distinct.min()), float(self._distance(shown, sizes[published], whole, int(whole.sum())).max())
+        # the published records of each value from the finest classes' (no count by class), so
+        # the classes' counts are made once, each value's distinct classes counted on the way
+        at_finest = published[classes.of_finest]
+        whole = np.array([row.sum(where=at_finest, dtype=np.int64) for row in self.table(i)], dtype=np.int64)
+
+        def shown():
+            for value, counts in self.counts(i, classes):
+                counts = counts[published]
+                np.add(distinct, counts > 0, out=distinct)
+                yield value, counts
+
+        t = self._distance(shown(), sizes[published], whole, int(whole.sum()))
+        return int(distinct.min()), float(t.max())
 
     @staticmethod
     def _distance(counts, sizes: np.ndarray, whole: np.ndarray, n: int) -> np.ndarray:
         """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class (``counts``: each value's count by class,
         value by value; ``sizes``: k; ``whole``: C, of ``n`` records), the numerator an exact
         integer as :func:`class_t` sums it."""
-        k = sizes.astype(np.int64, copy=False)
-        numerator = np.zeros(len(k), dtype=np.int64)
+        numerator = np.zeros(len(sizes), dtype=np.int64)
         for value, c in counts:
-            term = c.astype(np.int64)
-            term *= np.int64(n)
-            term -= k * np.int64(whole[value])
-            np.abs(term, out=term)
-            numerator += term
-        return np.clip(numerator.astype(np.float64) / (2.0 * sizes * n), 0.0, 1.0)
+            numerator += variational_numerator(c, sizes, whole[value], n)
+        return variational_distance_of_numerator(numerator, sizes, n)
 
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
@@ -923,9 +925,9 @@ def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.n
     (``values``: ranks in numeric order), else the variational distance — the in-memory
     formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept)."""
     table_counts, n = table if table is not None else value_counts(values, m, counts)
-    cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
     if continuous:
-        return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, sizes, table_counts, n)
+        return ordered_emd_of_weighted(classes, n_classes, sizes, values, m, counts, table_counts, n)
+    cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
     k = sizes[cls]
     inside = np.abs(pair_counts * n - table_counts[val] * k)
     numerator = (np.bincount(cls, weights=inside, minlength=n_classes)

@@ -1111,16 +1111,31 @@ def _variational_distance_of_table(table: np.ndarray, class_sizes: np.ndarray, t
     the sum over the pairs and the absent values, so the same t —, a block of classes at a time
     (:data:`TABLE_BLOCK`)."""
     m = table.shape[1]
-    sizes = class_sizes.astype(np.int64, copy=False)
-    counts = np.asarray(table_counts, dtype=np.int64)
     total = np.empty(len(table), dtype=np.int64)
     block = max(1, TABLE_BLOCK // max(m, 1))
     for lo in range(0, len(table), block):
-        cells = table[lo:lo + block] * np.int64(n)
-        cells -= np.multiply.outer(sizes[lo:lo + block], counts)
-        np.abs(cells, out=cells)
-        total[lo:lo + block] = cells.sum(axis=1)
-    return np.clip(total / (2.0 * class_sizes * n), 0.0, 1.0)
+        total[lo:lo + block] = variational_numerator(table[lo:lo + block], class_sizes[lo:lo + block], table_counts, n)
+    return variational_distance_of_numerator(total, class_sizes, n)
+
+
+def variational_numerator(cells: np.ndarray, class_sizes: np.ndarray, table_counts: np.ndarray, n: int) -> np.ndarray:
+    """Σ_v |c_v·n − C_v·k| of each class over some values, in exact integers: ``cells`` each
+    class's count of each of those values (classes × values; or of one value, a vector),
+    ``class_sizes`` k, ``table_counts`` the table's count C_v of each of those values (or of the
+    one), of ``n`` records — the numerator of the
+    variational distance (:func:`variational_distance_of_numerator`), whether a whole (class,
+    value) table is summed at once or its value columns one by one (out of core,
+    :class:`~tklscore.core.engines.lattice.ValueTables`)."""
+    term = cells.astype(np.int64)
+    term *= np.int64(n)
+    term -= np.multiply.outer(class_sizes.astype(np.int64, copy=False), np.asarray(table_counts, dtype=np.int64))
+    np.abs(term, out=term)
+    return term if term.ndim == 1 else term.sum(axis=1)
+
+
+def variational_distance_of_numerator(numerator: np.ndarray, class_sizes: np.ndarray, n: int) -> np.ndarray:
+    """½ Σ_v |c_v·n − C_v·k| / (k·n) of each class from its :func:`variational_numerator` over every value."""
+    return np.clip(numerator / (2.0 * class_sizes * n), 0.0, 1.0)
 
 
 def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray, table_counts: np.ndarray,
@@ -1185,6 +1200,22 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
     if value_counts is None:
         value_counts = np.bincount(values.codes, minlength=m)
     return ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, len(classes), exact)
+
+
+def ordered_emd_of_weighted(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, values: np.ndarray,
+                            m: int, counts: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` of rows standing for ``counts`` records each (an
+    aggregate's; ``values``: ranks < ``m``; ``value_counts``: the table's records of each rank,
+    ``n`` in all): over the (class, rank) table while it has at most :data:`TABLE_CELLS_A_ROW`
+    cells a row and its sums are exact integers (:func:`_ordered_emd_of_table`, the same
+    integer), else over the distinct pairs."""
+    if m > 1 and n_classes * m <= TABLE_CELLS_A_ROW * len(classes) and float(m) * n * n < 2.0 ** 62:
+        key = np.multiply(classes, np.int64(m), dtype=np.int64)
+        key += values
+        table = np.bincount(key, weights=counts, minlength=n_classes * m).astype(np.int64)
+        return _ordered_emd_of_table(table.reshape(n_classes, m), class_sizes, value_counts, n)
+    cls, val, pair_counts = weighted_class_value_pairs(classes, n_classes, values, m, counts)
+    return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, class_sizes, value_counts, n)
 
 
 def _ordered_emd_of_table(table: np.ndarray, class_sizes: np.ndarray, value_counts: np.ndarray,

@@ -97,11 +97,19 @@ def exact_products(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
     scaled = x * SPLIT
     if not np.isfinite(scaled).all():         # too large to split (or NaN/inf): as numpy multiplies
         return x * counts
+    top = int(counts.max())
+    once = counts == 1
+    ones = int(np.count_nonzero(once))
+    if ones == x.size:      # every term counted once (most rows of an aggregate): x itself
+        return x
+    if top < 1 << WHOLE_BITS and 2 * ones > x.size:    # most counted once: those as they are, the others split
+        rest = ~once
+        split, c = x[rest], counts[rest].astype(np.float64)
+        high = scaled[rest]
+        high -= high - split
+        return np.concatenate((x[once], high * c, (split - high) * c))
     high = scaled - (scaled - x)
     low = x - high
-    top = int(counts.max())
-    if top == 1 and int(counts.min()) == 1:      # every term counted once (most rows of an aggregate): x itself
-        return x
     if top < 1 << WHOLE_BITS:
         c = counts.astype(np.float64)
         return np.concatenate((high * c, low * c))
