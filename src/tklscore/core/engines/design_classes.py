@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from tklscore.core.tables.codes import mixed_radix, radix_key, run_starts
 
@@ -36,8 +37,6 @@ def source_combinations(rows: dict[str, np.ndarray], classes, columns: list,
     (``classes``: an Arrow table ``q0..`` by class id; ``columns``: each QI's
     :class:`.design._Column`); None when a value is not among the column's (never: both are
     the aggregate's)."""
-    import pandas as pd
-
     values = []
     for j, column in enumerate(columns):
         encoded = classes.column(f"q{j}").combine_chunks().dictionary_encode()
@@ -144,8 +143,6 @@ class Counted(NamedTuple):
 def counted(source: SourceCombinations, groups: list[tuple[np.ndarray, np.ndarray]], keys: list[str],
             marker: str) -> Counted:
     """A design's classes from ``groups`` (each QI's ``(group_of_value, labels)`` at its level)."""
-    import pandas as pd
-
     classes = design_classes(source, [(g, len(labels)) for g, labels in groups])
     labels = [np.array([str(label) for label in labels], dtype=object) for _, labels in groups]
     marked = np.ones(len(classes.size), dtype=bool)
