@@ -161,6 +161,12 @@ class Backend(ColumnRules):
         keeps it (the default)."""
         return False
 
+    def rename(self, name: str, new: str) -> None:
+        """Keep the relation ``name`` (a table) as ``new`` (any relation of that name replaced);
+        by default copied, then ``name`` dropped."""
+        self.materialize(new, f"SELECT * FROM {name}")
+        self.drop(name)
+
     def held_file(self, path: str) -> str | None:
         """A path of the file ``path`` that stays as it is while the back-end is open (a link or
         a copy in its work folder), so that a relation may be a view over it however the file

@@ -45,7 +45,8 @@ from tklscore.core.engines.design_classes import SourceCombinations, counted, so
 from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
-from tklscore.core.engines.scoring import Combinations, fetch_room, finish_report, score_records
+from tklscore.core.engines.scoring import (CombinationPieces, Combinations, fetch_room, finish_report,
+                                           score_records)
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
@@ -375,14 +376,15 @@ class EngineDesigner:
         # over the aggregate an SA published as it is holds the whole source's values: coded as they are there
         codes_of = {new: f"SELECT s{i} AS s{new}, c{i} AS c{new} FROM source_codes_{i}"
                     for new, (i, how, _) in enumerate(sa_parts) if weighted and how == "value" and self._source_codes}
-        given = counted_here and counted_here.scored(score_plan.radix, [i for i, _, _ in sa_parts], dropped_rows)
+        given = counted_here and counted_here.scored(score_plan, [i for i, _, _ in sa_parts], dropped_rows, backend)
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
                                totals=False, codes_of=codes_of, given=given[0] if given else None)
         step()
         released = counts = None
         if weighted:
             released, counts = _released_totals(backend, plan, score_plan, scored, bool(suppressed),
-                                                given[1] if given else None)
+                                                given[1] if given and isinstance(scored.fetched, Combinations)
+                                                else None)
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
@@ -688,14 +690,22 @@ def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | 
 
 
 def _source_rows(designer: EngineDesigner, fetched) -> "SourceCombinations | None":
-    """The whole source's combinations fetched whole and its classes' QI values (while ``classes``
-    is the whole source's), from which a design's classes are counted in Python; else None."""
-    if not isinstance(fetched, Combinations) or "rid" not in fetched.rows:
+    """The whole source's combinations fetched whole — or, read in pieces, kept in the engine as
+    ``source_combos`` and each class's records and first row — and its classes' QI values
+    (while ``classes`` and ``combos`` are the whole source's), from which a design's classes are
+    counted in Python; else None."""
+    relation = None
+    if isinstance(fetched, CombinationPieces) and fetched.first is not None:
+        designer.backend.rename("combos", relation := "source_combos")
+        rows = {"cid": np.arange(len(fetched.sizes), dtype=np.int64), "cnt": fetched.sizes, "rid": fetched.first}
+    elif isinstance(fetched, Combinations) and "rid" in fetched.rows:
+        rows = fetched.rows
+    else:
         return None
     qi = ", ".join(f"q{j}" for j in range(len(designer.roles.qi)))
     classes = designer.backend.fetch_arrow(f"SELECT {qi} FROM classes ORDER BY cid")
-    return source_combinations(fetched.rows, classes, [designer.column(c) for c in designer.roles.qi],
-                               [len(v) for v in fetched.values])
+    return source_combinations(rows, classes, [designer.column(c) for c in designer.roles.qi],
+                               [len(v) for v in fetched.values], relation)
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:

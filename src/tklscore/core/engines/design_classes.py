@@ -24,19 +24,24 @@ from tklscore.core.tables.codes import mixed_radix, radix_key, run_starts
 class SourceCombinations(NamedTuple):
     """The whole source's combinations as fetched (``rows``: ``cid``, ``c{i}``, ``cnt``,
     ``rid``) and each of its classes' value of each QI, as the index of the value in
-    :meth:`.design.EngineDesigner.column`'s values."""
+    :meth:`.design.EngineDesigner.column`'s values. Too many to fetch, the combinations stay
+    in the engine as ``relation`` (the same columns) and ``rows`` holds each class as one
+    (``cid``, ``cnt``: its records, ``rid``: its first): a design's classes are counted here
+    all the same, its combinations grouped in the engine on integers
+    (:meth:`.Plan.combinations_of_classes`)."""
 
     rows: dict[str, np.ndarray]
     values: list[np.ndarray]
     codes: list[int]       # each SA's number of codes
+    relation: str | None = None
 
 
-def source_combinations(rows: dict[str, np.ndarray], classes, columns: list,
-                        codes: list[int]) -> SourceCombinations | None:
-    """:class:`SourceCombinations` from the fetched rows and the source's classes' QI values
-    (``classes``: an Arrow table ``q0..`` by class id; ``columns``: each QI's
-    :class:`.design._Column`); None when a value is not among the column's (never: both are
-    the aggregate's)."""
+def source_combinations(rows: dict[str, np.ndarray], classes, columns: list, codes: list[int],
+                        relation: str | None = None) -> SourceCombinations | None:
+    """:class:`SourceCombinations` from the fetched rows (or classes, with ``relation``) and the
+    source's classes' QI values (``classes``: an Arrow table ``q0..`` by class id; ``columns``:
+    each QI's :class:`.design._Column`); None when a value is not among the column's (never:
+    both are the aggregate's)."""
     values = []
     for j, column in enumerate(columns):
         encoded = classes.column(f"q{j}").combine_chunks().dictionary_encode()
@@ -44,7 +49,7 @@ def source_combinations(rows: dict[str, np.ndarray], classes, columns: list,
         if (index < 0).any() or encoded.indices.null_count:
             return None
         values.append(index[encoded.indices.to_numpy()])
-    return SourceCombinations(rows, values, list(codes))
+    return SourceCombinations(rows, values, list(codes), relation)
 
 
 class DesignClasses(NamedTuple):
@@ -118,26 +123,43 @@ class Counted(NamedTuple):
     engine's statement gives them (``frame``: ``k{j}``, ``size``, ``first``), each one's class id
     in the scores (``cid``), their labels' codes and the source's combinations."""
 
-    frame: "object"
+    frame: pd.DataFrame
     classes: DesignClasses
     cid: np.ndarray
     marked: np.ndarray      # each design class whose every QI label is the suppression marker
     source: SourceCombinations
+    labels: list[np.ndarray]    # each QI's labels by code
 
-    def scored(self, radix, sa: list[int], dropped: np.ndarray) -> tuple | None:
+    def scored(self, plan, sa: list[int], dropped: np.ndarray, backend) -> tuple | None:
         """What :func:`.scoring.score_records` is ``given`` (the classes' sizes by class id and the
-        release's combinations), each class id's suppression and marking; None when the
-        combinations' key would not fit an integer (:meth:`.Plan.radix` ``radix``)."""
+        release's combinations — None: made in the engine as ``combos``, with ``classes``, the
+        source's combinations being there), each class id's suppression and marking; None when
+        the combinations' key would not fit an integer (``plan``: the scores', :meth:`.Plan.radix`)."""
         sizes = np.zeros(len(self.cid), dtype=np.int64)
         sizes[self.cid] = self.classes.size
-        places = radix((len(self.cid), *(self.source.codes[i] for i in sa)))
+        radix = (len(self.cid), *(self.source.codes[i] for i in sa))
+        places = plan.radix(radix)
         if places is None:
             return None
         by_cid = np.zeros(len(self.cid), dtype=bool)
         by_cid[self.cid[dropped]] = True
         marked = np.zeros(len(self.cid), dtype=bool)
         marked[self.cid[self.marked]] = True
-        return (sizes, design_combinations(self.source, self.classes, self.cid, sa, places)), by_cid, marked
+        if self.source.relation is None:
+            return (sizes, design_combinations(self.source, self.classes, self.cid, sa, places)), by_cid, marked
+        backend.register("class_map", pd.DataFrame({"was": np.arange(len(self.classes.of_source), dtype=np.int64),
+                                                    "cid": self.cid[self.classes.of_source]}))
+        backend.materialize("combos", plan.combinations_of_classes(radix, sa, self.source.relation))
+        backend.register("classes", self.table(plan))
+        return (sizes, None), by_cid, marked
+
+    def table(self, plan) -> pd.DataFrame:
+        """``classes`` as :meth:`.Plan.classes` makes them (``plan``: with class codes), by class id."""
+        order = np.argsort(self.cid)
+        keys = [k[order] for k in self.classes.keys]
+        return pd.DataFrame({**{q: pd.Series(text[k], dtype=object) for q, text, k in zip(plan.qi, self.labels, keys)},
+                             **dict(zip(plan.class_keys, keys)), "k": self.classes.size[order],
+                             "cid": np.arange(len(order), dtype=np.int64)})
 
 
 def counted(source: SourceCombinations, groups: list[tuple[np.ndarray, np.ndarray]], keys: list[str],
@@ -149,4 +171,5 @@ def counted(source: SourceCombinations, groups: list[tuple[np.ndarray, np.ndarra
     for text, key in zip(labels, classes.keys):
         marked &= (text == marker)[key]
     frame = pd.DataFrame({**dict(zip(keys, classes.keys)), "size": classes.size, "first": classes.first})
-    return Counted(frame, classes, label_order(classes, labels), marked, source)
+    return Counted(frame, classes, label_order(classes, labels), marked, source, labels)
+

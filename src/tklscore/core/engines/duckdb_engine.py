@@ -268,6 +268,13 @@ class DuckDBBackend(Backend):
         self.con.execute(f"CREATE TEMP VIEW {name} AS {sql}")
         self._made[name] = "TEMP VIEW"
 
+    def rename(self, name: str, new: str) -> None:
+        """No copy: the table renamed in its catalog."""
+        self.drop(new)
+        kind = self._made.pop(name, "TABLE")
+        self.con.execute(f"ALTER TABLE {name} RENAME TO {new}")
+        self._made[new] = kind
+
     def drop(self, name: str) -> bool:
         kind = self._made.pop(name, "TABLE")
         where = f'"{self._catalog}"' if kind == "TABLE" else "temp"

@@ -246,6 +246,30 @@ class Plan:
         return (f"SELECT {named}, cnt, rid{keyed} FROM (SELECT key, {picked}, {self.count} AS cnt FROM {coded} "
                 f"GROUP BY key) AS grouped")
 
+    def combinations_of_classes(self, sizes: tuple[int, ...], sa: list[int], relation: str) -> str | None:
+        """``combos`` as :meth:`combinations` makes them (no ``g{i}``), from the combinations of
+        another plan over the same records (``relation``: ``cid``, ``c{i}``, ``cnt``, ``rid``; the
+        whole source's) whose classes this plan's merge — ``class_map(was, cid)``: each of its
+        classes' class here — and whose SA ``sa[new]`` is SA ``new`` here, coded alike: integers
+        grouped, no value read again. None when the key would not fit (:meth:`radix`)."""
+        places = self.radix(sizes)
+        if places is None:
+            return None
+        codes = [f"c{i}" for i in range(len(self.sa))]
+        key = " + ".join([f"m.cid * {places[0]}"] + [f"s.c{i} * {place}" if place != 1 else f"s.c{i}"
+                                                      for i, place in zip(sa, places[1:])])
+        space = places[0] * max(int(sizes[0]), 1)
+        if space <= EXACT_DOUBLE:    # read back from the key, as :meth:`combinations` does
+            bounds = [space] + list(places[:-1])
+            named, picked = ", ".join(["key"] + [f"{_digit(bound, place)} AS {c}" for c, bound, place in
+                                                 zip(["cid"] + codes, bounds, places)]), ""
+        else:
+            named = ", ".join(["key", "cid"] + codes)
+            picked = ", MIN(m.cid) AS cid, " + ", ".join(f"MIN(s.c{i}) AS c{new}" for new, i in enumerate(sa))
+        return (f"SELECT {named}, cnt, rid FROM (SELECT {key} AS key{picked}, {self.count} AS cnt, "
+                f"MIN(s.rid) AS rid FROM {relation} AS s JOIN class_map AS m ON m.was = s.cid GROUP BY {key}) "
+                f"AS grouped")
+
     # ------------------------------------------------------------------ a release measured as it is coded
 
     def suppressed_class_ids(self, combination: list[str]) -> str:

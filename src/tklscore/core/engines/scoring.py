@@ -262,7 +262,8 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     ``(s{i}, c{i})`` as a statement over a relation that holds the codes of the same values
     (made by an earlier scoring), not made again. ``given``: the classes' sizes and the
     combinations' rows (as fetched) counted in Python already (:mod:`.design_classes`): no
-    classes or combinations made in the engine."""
+    classes or combinations made here (rows None: ``classes`` and ``combos`` made in the engine
+    by the caller)."""
     codes_of = codes_of or {}
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
@@ -277,8 +278,9 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     per_combination = replace(plan, weighted=True, counted="combos")
     # summed here, no statement over ``scored``; kept, on an engine whose statements cost a job each,
     # ``scored`` is registered from here
-    summed_here = given is not None or ((not kept or backend.few_statements)
-                                        and fetches_counted_rows(backend, per_combination, n))
+    rows_given = given is not None and given[1] is not None
+    summed_here = rows_given or ((not kept or backend.few_statements)
+                                 and fetches_counted_rows(backend, per_combination, n))
     # too many to fetch at once: kept, fetched in pieces of whole classes and summed here (the whole
     # source of 10M rows scored in 17.9 CPU-s, against 37.2 by the engine's t and totals statements)
     in_pieces = not kept and not summed_here and piece_rows(backend, per_combination) > 0
@@ -289,8 +291,8 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n)
         return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
     # a combination is a record or more
-    pairs = PairSource(backend, per_combination, n) if given is None else PairSource.of_rows(backend, per_combination,
-                                                                                              given[1])
+    pairs = PairSource.of_rows(backend, per_combination, given[1]) if rows_given else \
+        PairSource(backend, per_combination, n)
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
@@ -559,12 +561,17 @@ class CombinationPieces:
                  per_code: list[np.ndarray], n: int):
         self.backend, self.plan, self.sizes, self.values, self.per_code, self.n = \
             backend, plan, sizes, values, per_code, n
+        self.first: np.ndarray | None = None    # each class's first row, once the pieces were read
 
     def _bounds(self) -> np.ndarray:
-        """The first class id of each piece, and the number of classes."""
-        rows = self.backend.fetch_arrow(f"SELECT cid, COUNT(*) AS r FROM {self.plan.counted} GROUP BY cid")
+        """The first class id of each piece, and the number of classes (and :attr:`first`)."""
+        rows = self.backend.fetch_arrow(f"SELECT cid, COUNT(*) AS r, MIN(rid) AS first FROM {self.plan.counted} "
+                                        f"GROUP BY cid")
+        at = rows.column("cid").to_numpy()
         per_class = np.zeros(len(self.sizes), dtype=np.int64)
-        per_class[rows.column("cid").to_numpy()] = rows.column("r").to_numpy()
+        per_class[at] = rows.column("r").to_numpy()
+        self.first = np.zeros(len(self.sizes), dtype=np.int64)
+        self.first[at] = rows.column("first").to_numpy()
         return run_bounds(per_class, max(piece_rows(self.backend, self.plan), 1))
 
     def totals(self) -> pd.Series:
