@@ -505,6 +505,17 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
     assert_same(a, b)
 
 
+def test_a_releases_numbering_is_one_rule():
+    """The suppressed classes left out and the rest numbered again in class order; an SA's codes
+    ranked again only when one is no longer released (what both back-ends apply)."""
+    from tklscore.core.engines.design_classes import released_numbering
+
+    class_id, codes = released_numbering(np.array([True, False, True, True]),
+                                         [np.array([True, True]), np.array([False, True, False, True])])
+    assert class_id.tolist() == [0, -1, 1, 2]
+    assert codes[0] is None and codes[1].tolist() == [-1, 0, -1, 1]
+
+
 def test_suppressed_records_of_an_unknown_combination_are_an_error_not_a_wrong_count():
     """Combinations.released takes each suppressed combination's records from its own row; one
     that is not among the combinations raises (a miss would index the last row), also under -O."""

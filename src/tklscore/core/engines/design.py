@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, _columns, engine_bounded
-from tklscore.core.engines.design_classes import SourceCombinations, counted, source_combinations
+from tklscore.core.engines.design_classes import SourceCombinations, counted, released_numbering, source_combinations
 from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
@@ -661,9 +661,8 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
 
 def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | None,
                      marked: np.ndarray | None = None) -> "ReleasedCounts | None":
-    """The release's classes and pairs in Python, as :func:`_code_released` codes them in the
-    engine — the suppressed classes left out and the rest numbered again, an SA's codes ranked
-    again only when a value is no longer released — from its combinations fetched whole and
+    """The release's classes and pairs in Python, numbered as :func:`_code_released` numbers them
+    in the engine, by :func:`.design_classes.released_numbering` — from its combinations fetched whole and
     their pairs (``counts``: each one's records released; ``marked``: each class whose QIs all
     hold the marker, else asked of ``classes``); None when they are not in Python."""
     from tklscore.core.engines.measures import ReleasedCounts   # the risk code, loaded when measured
@@ -673,14 +672,12 @@ def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | 
         return None
     kept = np.zeros(len(combos.sizes), dtype=bool)
     kept[combos.rows["cid"][counts > 0]] = True     # whole classes are suppressed
-    renumbered = np.cumsum(kept) - 1
-    pairs = []
-    for (cid, idx, c), values in zip(combos.pairs, combos.values):
-        at = kept[cid]
-        idx = idx[at]
-        held = np.zeros(len(values), dtype=bool)
-        held[idx] = True
-        pairs.append((renumbered[cid[at]], idx if held.all() else (np.cumsum(held) - 1)[idx], c[at]))
+    released = [(cid[kept[cid]], idx[kept[cid]], c[kept[cid]]) for cid, idx, c in combos.pairs]
+    held = [np.zeros(len(values), dtype=bool) for values in combos.values]
+    for (_, idx, _), h in zip(released, held):
+        h[idx] = True
+    class_id, codes = released_numbering(kept, held)
+    pairs = [(class_id[cid], idx if code is None else code[idx], c) for (cid, idx, c), code in zip(released, codes)]
     if marked is None:
         marked = np.zeros(len(kept), dtype=bool)
         marked[backend.fetch(f"SELECT cid FROM classes WHERE {plan.suppressed('?')}",
@@ -710,17 +707,29 @@ def _source_rows(designer: EngineDesigner, fetched) -> "SourceCombinations | Non
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:
     """``classes``, ``codes_{i}`` and ``coded`` of a release evaluated over the aggregate,
-    from its scores' (``plan``, ``scored``): the suppressed classes left out and the rest
-    numbered again, an SA's codes ranked again only when a value is no longer released."""
+    from its scores' (``plan``, ``scored``), numbered in the engine as
+    :func:`.design_classes.released_numbering` (the rule) says from the classes kept and the
+    codes held, a few rows fetched."""
     if not any_dropped:
         backend.view("coded", plan.released_coded(any_dropped=False))
         return
     backend.materialize("gone_classes", plan.suppressed_class_ids(scored.combination))
-    backend.materialize("released_classes", plan.released_classes())
-    held = backend.fetch(plan.released_value_counts()).iloc[0] if plan.sa else {}
-    recoded = tuple(i for i, size in enumerate(scored.radix[1:]) if int(held[f"d{i}"]) < size)
+    kept = np.ones(scored.radix[0], dtype=bool)
+    kept[backend.fetch("SELECT cid FROM gone_classes")["cid"].to_numpy(dtype=np.int64)] = False
+    held = [np.zeros(size, dtype=bool) for size in scored.radix[1:]]
+    if plan.sa:
+        values = backend.fetch(plan.released_values())
+        for i, h in enumerate(held):
+            h[values[f"c{i}"].dropna().to_numpy(dtype=np.int64)] = True
+    class_id, codes = released_numbering(kept, held)
+    was = np.flatnonzero(kept)
+    backend.register("released_ids", pd.DataFrame({"was": was, "cid": class_id[was]}))
+    recoded = tuple(i for i, code in enumerate(codes) if code is not None)
     for i in recoded:
+        was = np.flatnonzero(codes[i] >= 0)
+        backend.register(f"released_code_ids_{i}", pd.DataFrame({"was": was, f"c{i}": codes[i][was]}))
         backend.materialize(f"released_codes_{i}", plan.released_codes(i))
+    backend.materialize("released_classes", plan.released_classes())
     backend.materialize("coded", plan.released_coded(recoded))
     backend.materialize("classes", f"SELECT {', '.join(plan.qi)}, k, cid FROM released_classes")
     for i in recoded:

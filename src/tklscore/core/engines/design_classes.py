@@ -173,3 +173,16 @@ def counted(source: SourceCombinations, groups: list[tuple[np.ndarray, np.ndarra
     frame = pd.DataFrame({**dict(zip(keys, classes.keys)), "size": classes.size, "first": classes.first})
     return Counted(frame, classes, label_order(classes, labels), marked, source, labels)
 
+
+def released_numbering(kept: np.ndarray, held: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """The rule of a release measured as its scores coded it (over the aggregate; its measures read
+    these numbers, never its values coded again), whichever back-end applies it: the suppressed
+    classes left out and the kept ones (``kept``: by class id) numbered again densely in class
+    order; an SA's codes ranked again densely in code order (its values' order) only when one
+    of its values is no longer released (``held[i]``: each code of SA i a released record holds),
+    else left as they are (None). Each class's new id by its old (-1: suppressed) and each SA's
+    new code by its old (-1: not released)."""
+    def dense(mask: np.ndarray) -> np.ndarray:
+        return np.where(mask, np.cumsum(mask) - 1, -1)
+
+    return dense(kept), [None if h.all() else dense(h) for h in held]
