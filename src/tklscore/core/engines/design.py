@@ -175,6 +175,12 @@ class EngineDesigner:
             self._columns[name] = _Column(name, values, self.hierarchies.get(name), name in self.roles.continuous)
         return self._columns[name]
 
+    def value_records(self, name: str) -> np.ndarray:
+        """How many records of the whole source hold each value of QI ``name``, by the value's
+        index in :meth:`column`'s values (counted with them)."""
+        self.column(name)
+        return self._value_records[name]
+
     def _index(self, name: str) -> int:
         return self.columns.index(name)
 
@@ -586,7 +592,7 @@ def _utility(designer: EngineDesigner, design: ReleaseDesign, plan: DesignPlan, 
         if plan.weighted and whole:
             # every row selected: each value's records are the aggregate's, whatever the design,
             # counted with the values (:meth:`column`)
-            counts = designer._value_records[name]
+            counts = designer.value_records(name)
             held = (_placed(designer.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
                     else np.zeros(size, dtype=np.int64))
         else:   # every QI's in one statement, at the first
