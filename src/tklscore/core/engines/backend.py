@@ -201,7 +201,10 @@ class Backend(ColumnRules):
         order written (searching for an order would cost more than the joins)."""
         self.materialize(name, sql)
 
-    def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
+    def write_parquet(self, sql: str, path: str, reads: str | None = None) -> None:  # pragma: no cover - interface
+        """The rows of ``sql`` written as Parquet at ``path``; ``reads``: the file ``sql`` reads,
+        named by an error of the reading rather than the file written, where the back-end can
+        tell them apart."""
         raise NotImplementedError
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,
