@@ -477,8 +477,8 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
 
     path, roles, weights, hierarchies = _release_source(tmp_path)
     design = ReleaseDesign("d", levels, below, 0.3)
-    found, pieces, kept = [], [], []
-    for rows in (None, 40):     # fetched whole, then in pieces of at most 40 combinations
+    found, pieces, kept, made = [], [], [], []
+    for rows in (None, 150):     # fetched whole, then in pieces of at most 150 combinations
         share = scoring.FETCHED_SHARE if rows is None else rows * (2 + 2) * 8 / memory_bytes(None)
         monkeypatch.setattr(scoring, "FETCHED_SHARE", share)
         with open_backend("duckdb") as backend:
@@ -486,14 +486,19 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
             read = []
             monkeypatch.setattr(backend, "fetch_arrow", lambda sql, _fetch=backend.fetch_arrow:
                                 read.append(sql) or _fetch(sql))
+            monkeypatch.setattr(backend, "materialize", lambda name, sql, params=None, _made=backend.materialize:
+                                made.append(name) or _made(name, sql, params))
             found.append(designer.evaluate(design, weights))
             pieces.append(sum("WHERE cid >= " in sql for sql in read))
             # the whole source's in pieces too: kept in the engine, the design's classes counted from
             # its classes, its combinations grouped from the source's by a class map
             kept.append(designer._source_rows.relation)
     whole, pieced = found
-    assert pieces[0] == 0 and pieces[1] >= 3      # 40 combinations a piece, whole classes
+    assert pieces[0] == 0 and pieces[1] >= 3      # 150 combinations a piece, whole classes
     assert kept == [None, "source_combos"]
+    # the design's pairs kept from its pieces while they fit a piece's room (q1 at level 1: few classes;
+    # not every value's): measured from them, no coded release in the engine
+    assert ("coded" in made) == (levels == {})
     assert 0 < pieced.suppressed_rows == whole.suppressed_rows
     assert pieced.report.scores == whole.report.scores
     assert pieced.report.normalized_source == whole.report.normalized_source

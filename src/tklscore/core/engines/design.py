@@ -410,7 +410,8 @@ class EngineDesigner:
             in_python = None
             if weighted:   # the released combinations as the scores coded them, not coded again; every
                 # row selected and whole classes suppressed: each released class is whole in ``gsrc``
-                in_python = _released_counts(backend, score_plan, scored, counts, given[2] if given else None)
+                in_python = _released_counts(backend, score_plan, scored, _kept_classes(scored, counts, given),
+                                             given[2] if given else None)
                 if in_python is None:
                     _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
@@ -665,19 +666,32 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
     return scored.fetched.released_totals(gone, places), None
 
 
-def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | None,
+def _kept_classes(scored, counts: np.ndarray | None, given) -> np.ndarray | None:
+    """Each class of a release over the aggregate that keeps its records (whole classes are
+    suppressed): from its combinations' records released when fetched whole (``counts``), else
+    from the classes dropped when counted in Python (``given``, :meth:`.design_classes.Counted.scored`)
+    for combinations read in pieces; None when neither is in Python."""
+    if counts is not None and isinstance(scored.fetched, Combinations):
+        kept = np.zeros(len(scored.fetched.sizes), dtype=bool)
+        kept[scored.fetched.rows["cid"][counts > 0]] = True
+        return kept
+    if given and isinstance(scored.fetched, CombinationPieces):
+        return ~given[1]
+    return None
+
+
+def _released_counts(backend: Backend, plan: Plan, scored, kept: np.ndarray | None,
                      marked: np.ndarray | None = None) -> "ReleasedCounts | None":
     """The release's classes and pairs in Python, numbered as :func:`_code_released` numbers them
-    in the engine, by :func:`.design_classes.released_numbering` — from its combinations fetched whole and
-    their pairs (``counts``: each one's records released; ``marked``: each class whose QIs all
-    hold the marker, else asked of ``classes``); None when they are not in Python."""
+    in the engine, by :func:`.design_classes.released_numbering` — from its combinations' pairs
+    made in Python (fetched whole, or read in pieces and kept) (``kept``: each class that keeps
+    its records, :func:`_kept_classes`; ``marked``: each class whose QIs all hold the marker,
+    else asked of ``classes``); None when they are not in Python."""
     from tklscore.core.engines.measures import ReleasedCounts   # the risk code, loaded when measured
 
     combos = scored.fetched
-    if counts is None or combos.pairs is None:
+    if kept is None or combos.pairs is None:
         return None
-    kept = np.zeros(len(combos.sizes), dtype=bool)
-    kept[combos.rows["cid"][counts > 0]] = True     # whole classes are suppressed
     released = [(cid[kept[cid]], idx[kept[cid]], c[kept[cid]]) for cid, idx, c in combos.pairs]
     held = [np.zeros(len(values), dtype=bool) for values in combos.values]
     for (_, idx, _), h in zip(released, held):

@@ -288,7 +288,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         (backend.view if summed_here and (kept or not keep_combinations) else backend.materialize)(
             "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
     if in_pieces:
-        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n)
+        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n, keep_pairs=given is not None)
         return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
     # a combination is a record or more
     pairs = PairSource.of_rows(backend, per_combination, given[1]) if rows_given else \
@@ -558,10 +558,14 @@ class CombinationPieces:
     :meth:`released_totals` (or :meth:`totals`): nothing of them is kept."""
 
     def __init__(self, backend: Backend, plan: Plan, sizes: np.ndarray, values: list[np.ndarray],
-                 per_code: list[np.ndarray], n: int):
+                 per_code: list[np.ndarray], n: int, keep_pairs: bool = False):
         self.backend, self.plan, self.sizes, self.values, self.per_code, self.n = \
             backend, plan, sizes, values, per_code, n
+        self.keep_pairs = keep_pairs
         self.first: np.ndarray | None = None    # each class's first row, once the pieces were read
+        # with ``keep_pairs``, each SA's (class, value code, count) pairs of every piece, kept while
+        # they fit a piece's room (a design's classes, measured from them), else None
+        self.pairs: list[tuple[np.ndarray, ...]] | None = None
 
     def _bounds(self) -> np.ndarray:
         """The first class id of each piece, and the number of classes (and :attr:`first`)."""
@@ -586,7 +590,8 @@ class CombinationPieces:
                         for i in range(len(plan.sa))]
         gone_class = ((gone["key"].to_numpy(dtype=np.int64) // places[0]) if places is not None
                       else gone["cid"].to_numpy(dtype=np.int64)) if len(gone) else np.zeros(0, dtype=np.int64)
-        parts = []
+        parts, room = [], piece_rows(self.backend, plan) * (len(codes) + 2)
+        kept = [[] for _ in codes] if self.keep_pairs else None
         bounds = self._bounds()
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             table = self.backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}, cnt FROM {plan.counted} "
@@ -600,7 +605,15 @@ class CombinationPieces:
             class_t = np.zeros(hi - lo, dtype=np.float64)
             for i, pairs in enumerate(pairs_of_rows(rows, len(codes))):
                 np.maximum(class_t, t_of_pairs(pairs, plan.continuous[i], k, table_counts[i], n), out=class_t)
+                if kept is not None:
+                    kept[i].append((pairs[0] + lo, pairs[1], pairs[2]))
+                    room -= 3 * len(pairs[0])
+            if room < 0:
+                kept = None
             parts.append(combination_parts(rows, k, class_t, self.values, self.per_code, released))
+        self.pairs = None if kept is None else [tuple(np.concatenate([p[j] for p in pieces]) if pieces else
+                                                      np.zeros(0, dtype=np.int64) for j in range(3))
+                                                for pieces in kept]
         return _summed(parts)
 
 
