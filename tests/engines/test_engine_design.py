@@ -493,7 +493,12 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
             # the whole source's in pieces too: kept in the engine, the design's classes counted from
             # its classes, its combinations grouped from the source's by a class map
             kept.append(designer._source_rows.relation)
-    whole, pieced = found
+            if rows is not None:     # the design's classes and combinations by the engine's statements
+                designer._source_rows, made_by_engine = None, len(made)
+                found.append(designer.evaluate(design, weights))
+                assert ("coded" in made[made_by_engine:]) == (levels == {})
+    whole, pieced, by_engine = found
+    assert by_engine.to_json_dict() == pieced.to_json_dict()
     assert pieces[0] == 0 and pieces[1] >= 3      # 150 combinations a piece, whole classes
     assert kept == [None, "source_combos"]
     # the design's pairs kept from its pieces while they fit a piece's room (q1 at level 1: few classes;

@@ -384,7 +384,8 @@ class EngineDesigner:
                     for new, (i, how, _) in enumerate(sa_parts) if weighted and how == "value" and self._source_codes}
         given = counted_here and counted_here.scored(score_plan, [i for i, _, _ in sa_parts], dropped_rows, backend)
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
-                               totals=False, codes_of=codes_of, given=given[0] if given else None)
+                               totals=False, codes_of=codes_of, given=given[0] if given else None,
+                               keep_pairs=weighted)
         step()
         released = counts = None
         if weighted:
@@ -410,7 +411,7 @@ class EngineDesigner:
             in_python = None
             if weighted:   # the released combinations as the scores coded them, not coded again; every
                 # row selected and whole classes suppressed: each released class is whole in ``gsrc``
-                in_python = _released_counts(backend, score_plan, scored, _kept_classes(scored, counts, given),
+                in_python = _released_counts(backend, score_plan, scored, _kept_classes(scored, counts),
                                              given[2] if given else None)
                 if in_python is None:
                     _code_released(backend, score_plan, scored, bool(suppressed))
@@ -666,17 +667,16 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
     return scored.fetched.released_totals(gone, places), None
 
 
-def _kept_classes(scored, counts: np.ndarray | None, given) -> np.ndarray | None:
+def _kept_classes(scored, counts: np.ndarray | None) -> np.ndarray | None:
     """Each class of a release over the aggregate that keeps its records (whole classes are
     suppressed): from its combinations' records released when fetched whole (``counts``), else
-    from the classes dropped when counted in Python (``given``, :meth:`.design_classes.Counted.scored`)
-    for combinations read in pieces; None when neither is in Python."""
+    as its pieces were read (:attr:`.CombinationPieces.kept`); None when neither is in Python."""
     if counts is not None and isinstance(scored.fetched, Combinations):
         kept = np.zeros(len(scored.fetched.sizes), dtype=bool)
         kept[scored.fetched.rows["cid"][counts > 0]] = True
         return kept
-    if given and isinstance(scored.fetched, CombinationPieces):
-        return ~given[1]
+    if isinstance(scored.fetched, CombinationPieces):
+        return scored.fetched.kept
     return None
 
 

@@ -246,7 +246,8 @@ class Scored(NamedTuple):
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
                   weigh=None, kept: bool = True, totals: bool = True, keep_combinations: bool = True,
-                  codes_of: dict[int, str] | None = None, given: tuple | None = None) -> Scored:
+                  codes_of: dict[int, str] | None = None, given: tuple | None = None,
+                  keep_pairs: bool = False) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
     combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
@@ -263,7 +264,8 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     (made by an earlier scoring), not made again. ``given``: the classes' sizes and the
     combinations' rows (as fetched) counted in Python already (:mod:`.design_classes`): no
     classes or combinations made here (rows None: ``classes`` and ``combos`` made in the engine
-    by the caller)."""
+    by the caller). ``keep_pairs``: combinations read in pieces keep their pieces' pairs while they fit
+    (:class:`CombinationPieces` ``keep_pairs``; a release measured from them)."""
     codes_of = codes_of or {}
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
@@ -288,7 +290,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         (backend.view if summed_here and (kept or not keep_combinations) else backend.materialize)(
             "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
     if in_pieces:
-        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n, keep_pairs=given is not None)
+        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n, keep_pairs=keep_pairs)
         return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
     # a combination is a record or more
     pairs = PairSource.of_rows(backend, per_combination, given[1]) if rows_given else \
@@ -555,7 +557,8 @@ class CombinationPieces:
     and summed here as :class:`Combinations` sums them fetched whole: each class's t (every
     value count of the whole relation fetched first), l-DF and scores are its own combinations',
     and the sums exact, so the totals are the same to the bit. Every piece is read once, by
-    :meth:`released_totals` (or :meth:`totals`): nothing of them is kept."""
+    :meth:`released_totals` (or :meth:`totals`): nothing of them is kept but, with ``keep_pairs``,
+    their (class, value) pairs while they fit."""
 
     def __init__(self, backend: Backend, plan: Plan, sizes: np.ndarray, values: list[np.ndarray],
                  per_code: list[np.ndarray], n: int, keep_pairs: bool = False):
@@ -566,6 +569,7 @@ class CombinationPieces:
         # with ``keep_pairs``, each SA's (class, value code, count) pairs of every piece, kept while
         # they fit a piece's room (a design's classes, measured from them), else None
         self.pairs: list[tuple[np.ndarray, ...]] | None = None
+        self.kept: np.ndarray | None = None    # each class that keeps records, once released_totals ran
 
     def _bounds(self) -> np.ndarray:
         """The first class id of each piece, and the number of classes (and :attr:`first`)."""
@@ -592,6 +596,8 @@ class CombinationPieces:
                       else gone["cid"].to_numpy(dtype=np.int64)) if len(gone) else np.zeros(0, dtype=np.int64)
         parts, room = [], piece_rows(self.backend, plan) * (len(codes) + 2)
         kept = [[] for _ in codes] if self.keep_pairs else None
+        self.kept = np.ones(len(sizes), dtype=bool)
+        self.kept[gone_class] = False       # whole classes are suppressed
         bounds = self._bounds()
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             table = self.backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}, cnt FROM {plan.counted} "
