@@ -692,7 +692,10 @@ def _released_counts(backend: Backend, plan: Plan, scored, kept: np.ndarray | No
     combos = scored.fetched
     if kept is None or combos.pairs is None:
         return None
-    released = [(cid[kept[cid]], idx[kept[cid]], c[kept[cid]]) for cid, idx, c in combos.pairs]
+    released = []
+    for cid, idx, c in combos.pairs:
+        at = kept[cid]
+        released.append((cid[at], idx[at], c[at]))
     held = [np.zeros(len(values), dtype=bool) for values in combos.values]
     for (_, idx, _), h in zip(released, held):
         h[idx] = True
