@@ -362,8 +362,10 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     masks), sorted, give their distinct (class, full) pairs in order. A group of
     QI ∪ (SA \\ {A_i}) holds as many values of A_i as it holds pairs; its pairs share the prefix
     (class, the SAs before A_i), a run of the sorted pairs, and the suffix (the SAs after A_i):
-    each SA's groups are counted by (run, suffix), by a table when it is small enough, and are
-    runs themselves for the last SA. A row in every mask has each group whole among the rows
+    each SA's groups are counted by (run, suffix) — the prefix itself instead of its run when
+    that key is small enough for a table —, by a table when it is small enough, and are runs
+    themselves for the last SA (each pair's run, like each sorted row's pair, numbered by one
+    count of the runs' starts). A row in every mask has each group whole among the rows
     counted, so its l is exact; any other row's is 1 (:func:`l_of_classes`) — but for the SA
     whose mask is far the widest, whose groups the rows counted may cut short: their count is
     a lower bound, and only the groups of rows where it is below the other SAs' l are counted
@@ -390,7 +392,11 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     else:
         packed = np.multiply(ids[rows], np.int64(span << bits), dtype=np.int64)
         packed += packed_sa[rows]
-    order, pairs, firsts, lengths = _packed_runs(packed, bits)   # order: the rows by pair; lengths: the rows of each pair
+    packed.sort()
+    order = packed & np.int64((1 << bits) - 1)   # the rows by pair
+    packed >>= np.int64(bits)
+    firsts, pair_of = _run_ids(packed)    # where each pair's rows start; each sorted row's pair
+    pairs = packed[firsts]
     del packed
     m = len(pairs)
     # each pair's l and its bits in the narrowest integers that hold them: a group holds at most
@@ -399,32 +405,38 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     narrow = narrow if narrow.kind == "u" and narrow.itemsize < 8 else np.dtype(np.int64)
     l = np.full(m, min(cards), dtype=narrow)
     lower = None                            # the widest SA's count among the rows counted
-    grouped: list = []                      # each SA's group of each pair: (key, key space), or the runs
+    grouped: list = []                      # each SA's group of each pair: (key, key space)
+    # q[j]: (class, the SAs up to A_j) of each pair — each one division of the next
+    q: list = [None] * s
+    q[s - 1] = pairs
+    for j in range(s - 2, -1, -1):
+        q[j] = q[j + 1] // np.int64(cards[j + 1])
     for j in range(s):
         if j == s - 1:   # no suffix: each group is a run of the pairs, its count the run's length
-            starts = np.flatnonzero(run_starts(pairs // np.int64(cards[j])))
-            runs = run_sizes(starts, m)
-            d = np.repeat(runs.astype(narrow, copy=False), runs)
-            grouped.append((starts, runs))
-            del runs
+            starts, run = _run_ids(q[j - 1])
+            d = run_sizes(starts, m).astype(narrow, copy=False)[run]
+            grouped.append((run, len(starts)))
+            del starts, run
         else:
-            # the key without A_j's digit: (the prefix's run, the suffix); no remainder taken (slow)
-            above = pairs // np.int64(suffix[j])       # (class, the SAs before A_j, A_j)
-            rest = above * np.int64(suffix[j])
-            np.subtract(pairs, rest, out=rest)         # the suffix's digits
-            above //= np.int64(cards[j])               # (class, the SAs before A_j)
-            if j == 0:     # the prefix is the class itself
-                run, n_runs = above, max(int(count), 1)
+            # the key without A_j's digit: (the prefix, the suffix's digits) = pairs − (q[j] − prefix)·suffix
+            prefix = q[j - 1] if j else q[0] // np.int64(cards[0])    # (class, the SAs before A_j)
+            if j == 0 or max(int(count), 1) * (span // cards[j]) <= dense_limit(m):
+                # the prefix itself is a key small enough for a table: no runs numbered
+                n_runs = max(int(count), 1) * math.prod(cards[:j])
+                run = np.subtract(q[j], prefix)
             else:
-                run = run_starts(above).view(np.uint8).astype(np.int64)
-                np.cumsum(run, out=run)
-                run -= 1
+                first = run_starts(prefix)
+                first[:1] = False
+                run = np.cumsum(first, dtype=np.int64)   # the prefix's run
+                del first
                 n_runs = int(run[-1]) + 1
-            del above
+                np.subtract(q[j], run, out=run)
+            del prefix
+            if j:
+                q[j - 1] = None   # read by A_j only
             size = n_runs * suffix[j]
             run *= np.int64(suffix[j])
-            run += rest
-            del rest
+            np.subtract(pairs, run, out=run)
             # the group's pairs are distinct values of the SA: at most its cardinality
             d = (table_counts(run, size, cards[j]) if size <= dense_limit(m)
                  else group_sizes(run, groups.positions, bound=cards[j]))
@@ -455,14 +467,11 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         if j == wide:
             every.append(False)
             continue
-        if j == s - 1:
-            open_ = np.repeat(np.logical_or.reduceat(live, key), size) if m else live
-        else:
-            open_ = _holding(key, size, live)
+        open_ = _holding(key, size, live)
         every.append(rows is None and bool(open_.all()))
         opened |= open_.view(np.uint8).astype(bit, copy=False) << bit(j)
     del live, grouped
-    # each row's pair: its l and its bits, repeated over its rows and scattered in one pass
+    # each row's pair: its l and its bits, gathered for the sorted rows and scattered in one pass
     l <<= narrow.type(s)
     l |= opened
     del opened
@@ -470,8 +479,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         out = np.empty(n, dtype=narrow)
     else:                                   # the rows not counted: l 1, in no group that matters
         out = np.full(n, 1 << s, dtype=narrow)
-    out[order] = np.repeat(l, lengths)
-    del l, order, lengths
+    out[order] = l[pair_of]
+    del l, order, pair_of
     masks: list = [None] * s
     low = None
     if s <= 8 and not all(every):   # the bits, one byte a row
@@ -541,36 +550,46 @@ def _bounded_exactly(classes: tuple[np.ndarray, int], groups: SaGroups, i: int, 
     ids, count = classes
     n_o = max(int(groups.others.cardinality(i) or 1), 1)
     size = max(int(count), 1) * n_o
-    rows = np.flatnonzero(mask)
-    key = ids[rows] * np.int64(n_o)
+    n = len(ids)
+    entries = int(np.count_nonzero(mask))
+    # a mask holding most rows is read whole (contiguous passes), its rows picked with the groups
+    rows = None if 2 * entries > n else np.flatnonzero(mask)
+    key = np.multiply(ids if rows is None else ids[rows], np.int64(n_o), dtype=np.int64)
     key += groups.others.at_rows(i, rows)
 
-    def key_of(pairs: np.ndarray) -> np.ndarray:
+    def holding(pairs: np.ndarray) -> np.ndarray:   # the rows counted whose group holds one of the pairs
         at = first[pairs]
-        return ids[at] * np.int64(n_o) + groups.others.at_rows(i, at)
+        held = _among(key, size, ids[at] * np.int64(n_o) + groups.others.at_rows(i, at), entries)
+        if rows is None:
+            held &= mask
+        return held
 
-    sub = np.flatnonzero(_among(key, size, key_of(short)))
-    counted = rows[sub]
+    sub = np.flatnonzero(holding(short))
+    counted = sub if rows is None else rows[sub]
     d = _distinct_by_sort(key[sub], size, groups.codes.at_rows(i, counted), groups.codes.cardinality(i),
                           groups.positions)
     if d is None:   # the keys do not fit beside the positions: the group-bys
         full, n_full = groups.full
         d = _distinct_in_groups(ids[counted], count, full[counted], n_full, key=(key[sub], size)) \
-            if size <= dense_limit(len(ids)) else \
+            if size <= dense_limit(n) else \
             _distinct_in_groups(ids[counted], count, full[counted], n_full, o=(groups.others.at_rows(i, counted), n_o))
-    position = np.empty(len(ids), dtype=np.int64)   # each counted row's place, read at the pairs' rows
+    del sub
+    position = np.empty(n, dtype=np.int64)   # each counted row's place, read at the pairs' rows
     position[counted] = np.arange(len(counted), dtype=np.int64)
     l[short] = np.minimum(l[short], d[position[first[short]]])
-    out = np.zeros(len(ids), dtype=np.bool_)
-    out[rows[_among(key, size, key_of(np.flatnonzero(l > 1)))]] = True
+    live = holding(np.flatnonzero(l > 1))
+    if rows is None:
+        return live
+    out = np.zeros(n, dtype=np.bool_)
+    out[rows[live]] = True
     return out
 
 
-def _among(key: np.ndarray, size: int, wanted: np.ndarray) -> np.ndarray:
+def _among(key: np.ndarray, size: int, wanted: np.ndarray, entries: int | None = None) -> np.ndarray:
     """Whether each ``key`` (< ``size``) is one of ``wanted`` — by a table of the key space when
-    it is small enough, else of the keys hashed (a key sharing a slot with a wanted one is taken
-    too: every group is taken whole or not at all)."""
-    if size <= dense_limit(len(key)):
+    it is small enough for ``entries`` keys (None: ``key``'s), else of the keys hashed (a key
+    sharing a slot with a wanted one is taken too: every group is taken whole or not at all)."""
+    if size <= dense_limit(len(key) if entries is None else entries):
         slot, wanted_slot, table = key, wanted, size
     else:
         bits = min(max(int(8 * len(wanted)).bit_length(), 16), 62)
@@ -581,8 +600,17 @@ def _among(key: np.ndarray, size: int, wanted: np.ndarray) -> np.ndarray:
 
 
 def _holding(key: np.ndarray, size: int, live: np.ndarray) -> np.ndarray:
-    """Whether each entry's group (``key`` < ``size``) holds a ``live`` entry (:func:`_among`)."""
-    return _among(key, size, key[live])
+    """Whether each entry's group (``key`` < ``size``) holds a ``live`` entry: :func:`_among` of
+    ``key[live]`` (the same table, the same slots), each entry's flag written to its slot by a
+    maximum (:func:`numpy.maximum.at`) — no live keys gathered first."""
+    if size <= dense_limit(len(key)):
+        slot, table = key, size
+    else:
+        bits = min(max(int(8 * np.count_nonzero(live)).bit_length(), 16), 62)
+        slot, table = _slots(key, bits), 1 << bits
+    touched = np.zeros(table, dtype=np.uint8)
+    np.maximum.at(touched, slot, live.view(np.uint8))
+    return touched.view(np.bool_)[slot]
 
 
 def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list | None = None,
@@ -742,6 +770,15 @@ def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.
         l[counted] = np.minimum(l[counted], d)
         open_[counted] = d > 1
     return None if open_.all() else open_
+
+
+def _run_ids(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of equal values of a sorted ``ordered`` starts, and each element's run
+    (0, 1, …): one count of the starts, no repeat of the runs' lengths."""
+    first = run_starts(ordered)
+    starts = np.flatnonzero(first)
+    first[:1] = False
+    return starts, np.cumsum(first, dtype=np.int64)
 
 
 def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1100,6 +1137,14 @@ def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray
     return np.clip(numerator / (2.0 * class_sizes * n), 0.0, 1.0)
 
 
+EMD_CELLS_A_ROW = 8
+"""A continuous SA's (class, value) counts are summed as a whole table (:func:`_ordered_emd_of_table`)
+up to this many cells a row, else over the distinct pairs found by one sort: measured on the 1M
+lattice's amount SA (500 values), the table costs ~7 ms a million cells, the sort and its steps
+~70–90 ms a million rows, so the table is cheaper up to ~10 cells a row (at 8: 64 MB of counts a
+million rows). The same exact integers either way."""
+
+
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
                          values: Codes, exact: bool | None = None, pairs=None,
                          value_counts: np.ndarray | None = None) -> np.ndarray:
@@ -1120,7 +1165,7 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         # the distinct (class, value) pairs sorted by class then value, with their counts
         key = classes * np.int64(m)
         key += values.codes
-        if n_classes * m <= min(dense_limit(len(classes)), 4 * len(classes)):  # a count per possible pair
+        if n_classes * m <= min(dense_limit(len(classes)), EMD_CELLS_A_ROW * len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
             n = len(classes)
             if exact or (exact is None and float(m) * n * n < 2.0 ** 62):
