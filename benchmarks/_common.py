@@ -450,13 +450,18 @@ class ParquetChunks:
             self.writer.close()
 
 
+def typed_paths(folder: Path, n: int) -> dict[str, Path]:
+    """Where :func:`write_typed_source` writes the inputs of ``n`` rows in ``folder``."""
+    return {"source": folder / f"source_{n}.parquet", "release": folder / f"release_{n}.parquet",
+            "weights": folder / "weights.csv"}
+
+
 def write_typed_source(folder: Path, n: int, seed: int, chunk: int = CHUNK) -> dict[str, Path]:
     """The typed source of ``n`` rows and a 10 % release of it as Parquet (written chunk by
     chunk, each chunk seeded on its own), and the weights CSV: ``{"source", "release", "weights"}``."""
     import pyarrow as pa
 
-    paths = {"source": folder / f"source_{n}.parquet", "release": folder / f"release_{n}.parquet",
-             "weights": folder / "weights.csv"}
+    paths = typed_paths(folder, n)
     rng = np.random.default_rng(seed)
     pool = None
     with ParquetChunks(paths["source"], typed_schema()) as source, \

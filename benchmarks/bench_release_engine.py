@@ -4,6 +4,9 @@ source larger than memory, ``tklscore release --engine duckdb``).
     .venv/bin/python benchmarks/bench_release_engine.py [--rows 12000000] [--memory-limit 2GB]
                                                          [--memory-rows 1000000] [--dir DIR]
 
+``--dir``: the inputs are kept there, and a source already there (an earlier run's) is reused,
+never rewritten; the aggregate cache there is emptied at the start of every run.
+
 Writes (chunk by chunk, as ``bench_engines.py``) a seeded Parquet source of N rows — an
 integer id, QIs age, workclass, occupation, education (hierarchies of ``bench_release.py``),
 SAs disease, medication, diagnosis and the continuous amount — and times, each in a fresh
@@ -31,12 +34,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, load_average, machine, megabytes, peak_rss_mb,  # noqa: E402
-                     run_measured, tklscore_command, verdict, work_folder, write_typed_source)
+                     run_measured, tklscore_command, typed_paths, verdict, work_folder,
+                     write_typed_source)
 
 TARGET_RSS_MB = 3072.0
 LEVELS = {"age": 2, "occupation": 1, "education": 1}
@@ -100,6 +105,13 @@ def _met(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
+def reused_source(folder: Path, n: int) -> dict[str, Path] | None:
+    """The inputs of ``n`` rows already in ``folder`` (an earlier run's, under ``--dir``), never
+    rewritten; None when one is missing."""
+    paths = typed_paths(folder, n)
+    return paths if all(p.exists() for p in paths.values()) else None
+
+
 def hierarchy_files(folder: Path) -> list[str]:
     from bench_release import synthetic_hierarchies
 
@@ -130,11 +142,19 @@ def main(argv=None) -> int:
         for n in sorted({args.memory_rows, args.rows}):
             watch = Stopwatch()
             (folder / str(n)).mkdir(exist_ok=True)
-            inputs[n] = write_typed_source(folder / str(n), n, args.seed)
-            print(f"{n:,} rows: inputs written in {watch.wall:.0f} s (source {megabytes(inputs[n]['source'])} MB "
-                  f"Parquet)")
+            inputs[n] = reused_source(folder / str(n), n)
+            if inputs[n] is None:
+                inputs[n] = write_typed_source(folder / str(n), n, args.seed)
+                print(f"{n:,} rows: inputs written in {watch.wall:.0f} s (source {megabytes(inputs[n]['source'])} "
+                      f"MB Parquet)")
+            else:
+                print(f"{n:,} rows: inputs reused from {folder / str(n)} (source {megabytes(inputs[n]['source'])} "
+                      f"MB Parquet, never rewritten; the seed is the one they were written with)")
         me = [sys.executable, str(Path(__file__).resolve())]
-        os.environ["TKLSCORE_CACHE_DIR"] = str(folder / "aggregate-cache")   # the children's cache
+        # the children's cache, emptied first: the first evaluation reads the file, never an earlier run's cache
+        cache = folder / "aggregate-cache"
+        shutil.rmtree(cache, ignore_errors=True)
+        os.environ["TKLSCORE_CACHE_DIR"] = str(cache)
         small = inputs[args.memory_rows]
         peer = run_measured(me + ["--child", "memory", small["source"], small["weights"], args.memory_limit])
         p = json.loads(peer.out)

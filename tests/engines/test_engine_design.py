@@ -477,8 +477,8 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
 
     path, roles, weights, hierarchies = _release_source(tmp_path)
     design = ReleaseDesign("d", levels, below, 0.3)
-    found, pieces = [], []
-    for rows in (None, 40):     # fetched whole, then in pieces of at most 40 combinations
+    found, pieces, kept, made = [], [], [], []
+    for rows in (None, 150):     # fetched whole, then in pieces of at most 150 combinations
         share = scoring.FETCHED_SHARE if rows is None else rows * (2 + 2) * 8 / memory_bytes(None)
         monkeypatch.setattr(scoring, "FETCHED_SHARE", share)
         with open_backend("duckdb") as backend:
@@ -486,10 +486,24 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
             read = []
             monkeypatch.setattr(backend, "fetch_arrow", lambda sql, _fetch=backend.fetch_arrow:
                                 read.append(sql) or _fetch(sql))
+            monkeypatch.setattr(backend, "materialize", lambda name, sql, params=None, _made=backend.materialize:
+                                made.append(name) or _made(name, sql, params))
             found.append(designer.evaluate(design, weights))
             pieces.append(sum("WHERE cid >= " in sql for sql in read))
-    whole, pieced = found
-    assert pieces[0] == 0 and pieces[1] >= 3      # 40 combinations a piece, whole classes
+            # the whole source's in pieces too: kept in the engine, the design's classes counted from
+            # its classes, its combinations grouped from the source's by a class map
+            kept.append(designer._source_rows.relation)
+            if rows is not None:     # the design's classes and combinations by the engine's statements
+                designer._source_rows, made_by_engine = None, len(made)
+                found.append(designer.evaluate(design, weights))
+                assert ("coded" in made[made_by_engine:]) == (levels == {})
+    whole, pieced, by_engine = found
+    assert by_engine.to_json_dict() == pieced.to_json_dict()
+    assert pieces[0] == 0 and pieces[1] >= 3      # 150 combinations a piece, whole classes
+    assert kept == [None, "source_combos"]
+    # the design's pairs kept from its pieces while they fit a piece's room (q1 at level 1: few classes;
+    # not every value's): measured from them, no coded release in the engine
+    assert ("coded" in made) == (levels == {})
     assert 0 < pieced.suppressed_rows == whole.suppressed_rows
     assert pieced.report.scores == whole.report.scores
     assert pieced.report.normalized_source == whole.report.normalized_source
@@ -499,6 +513,17 @@ def test_a_releases_combinations_fetched_in_pieces_of_whole_classes_give_the_sam
     a, b = pieced.to_json_dict(), memory.to_json_dict()
     a.pop("notes"), b.pop("notes")
     assert_same(a, b)
+
+
+def test_a_releases_numbering_is_one_rule():
+    """The suppressed classes left out and the rest numbered again in class order; an SA's codes
+    ranked again only when one is no longer released (what both back-ends apply)."""
+    from tklscore.core.engines.design_classes import released_numbering
+
+    class_id, codes = released_numbering(np.array([True, False, True, True]),
+                                         [np.array([True, True]), np.array([False, True, False, True])])
+    assert class_id.tolist() == [0, -1, 1, 2]
+    assert codes[0] is None and codes[1].tolist() == [-1, 0, -1, 1]
 
 
 def test_suppressed_records_of_an_unknown_combination_are_an_error_not_a_wrong_count():

@@ -368,6 +368,32 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
         assert said in str(error.value)
 
 
+def test_a_damaged_page_of_a_parquet_source_is_named_as_the_source_and_no_partial_cache_is_kept(tmp_path, cache):
+    """A Parquet source with a damaged data page the checks never read (they read statistics and
+    other columns), met while its aggregate is written straight to the cache file: the error
+    names the source file, not the cache file, and leaves no cache file to reuse."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from tklscore.core.errors import InputError
+
+    rng = np.random.default_rng(1)
+    path = tmp_path / "source.parquet"
+    pd.DataFrame({"id": [f"r{i}" for i in range(2000)], "q": rng.choice(list("abc"), 2000),
+                  "s": rng.choice(["x", "y", "z"], 2000)}).to_parquet(path, index=False, compression="snappy")
+    page = pq.ParquetFile(path).metadata.row_group(0).column(2).data_page_offset    # column s
+    data = bytearray(path.read_bytes())
+    data[page + 40:page + 70] = b"\xff" * 30
+    path.write_bytes(bytes(data))
+    roles = Roles(qi=["q"], sa=["s"], identifier="id")
+    for _ in range(2):    # the second open reads the file again: nothing was kept
+        with open_backend("duckdb") as backend, pytest.raises(InputError) as error:
+            EngineDesigner(backend, str(path), roles)
+        assert error.value.file == str(path) and "cannot be read: a part of the file is damaged" in str(error.value)
+        assert not [p for p in cache.glob("*") if p.suffix in (".parquet", ".json")]
+
+
 def test_rows_of_the_aggregate_are_coded_ungrouped_only_when_each_is_a_combination(tmp_path, data_dir, weights,
                                                                                    cache):
     """The whole source's combinations are the aggregate's rows coded as they are when no two

@@ -241,11 +241,11 @@ def test_a_full_disk_in_the_work_folder_says_so_and_leaves_nothing(tmp_path, mon
     random_source(path, 5, n=200)
     real = duckdb_engine.DuckDBBackend._copy
 
-    def full(self, sql, target, options):
+    def full(self, sql, target, options, reads=None):
         if target.endswith("records.parquet"):
             raise duckdb_engine.InputError(*duckdb_engine.write_error(
                 duckdb.IOException("IO Error: No space left on device"), target).args)
-        return real(self, sql, target, options)
+        return real(self, sql, target, options, reads)
     monkeypatch.setattr(duckdb_engine.DuckDBBackend, "_copy", full)
     before = set(p.name for p in duckdb_engine.Path(duckdb_engine.tempfile.gettempdir()).iterdir()
                  if p.name.startswith(f"{duckdb_engine.WORK_PREFIX}{os_pid()}-"))

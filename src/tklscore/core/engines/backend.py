@@ -161,6 +161,12 @@ class Backend(ColumnRules):
         keeps it (the default)."""
         return False
 
+    def rename(self, name: str, new: str) -> None:
+        """Keep the relation ``name`` (a table) as ``new`` (any relation of that name replaced);
+        by default copied, then ``name`` dropped."""
+        self.materialize(new, f"SELECT * FROM {name}")
+        self.drop(name)
+
     def held_file(self, path: str) -> str | None:
         """A path of the file ``path`` that stays as it is while the back-end is open (a link or
         a copy in its work folder), so that a relation may be a view over it however the file
@@ -195,7 +201,10 @@ class Backend(ColumnRules):
         order written (searching for an order would cost more than the joins)."""
         self.materialize(name, sql)
 
-    def write_parquet(self, sql: str, path: str) -> None:  # pragma: no cover - interface
+    def write_parquet(self, sql: str, path: str, reads: str | None = None) -> None:  # pragma: no cover - interface
+        """The rows of ``sql`` written as Parquet at ``path``; ``reads``: the file ``sql`` reads,
+        named by an error of the reading rather than the file written, where the back-end can
+        tell them apart."""
         raise NotImplementedError
 
     def scan(self, path: str, delimiter: str | None = None, encoding: str | None = None,

@@ -41,11 +41,12 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, _columns, engine_bounded
-from tklscore.core.engines.design_classes import SourceCombinations, counted, source_combinations
+from tklscore.core.engines.design_classes import SourceCombinations, counted, released_numbering, source_combinations
 from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, open_finest, rows_are_combinations,
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
-from tklscore.core.engines.scoring import Combinations, fetch_room, finish_report, score_records
+from tklscore.core.engines.scoring import (CombinationPieces, Combinations, fetch_room, finish_report,
+                                           score_records)
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
@@ -173,6 +174,12 @@ class EngineDesigner:
                 values = values.sort_values("first", kind="stable")["v"].to_numpy(dtype=object)
             self._columns[name] = _Column(name, values, self.hierarchies.get(name), name in self.roles.continuous)
         return self._columns[name]
+
+    def value_records(self, name: str) -> np.ndarray:
+        """How many records of the whole source hold each value of QI ``name``, by the value's
+        index in :meth:`column`'s values (counted with them)."""
+        self.column(name)
+        return self._value_records[name]
 
     def _index(self, name: str) -> int:
         return self.columns.index(name)
@@ -375,14 +382,16 @@ class EngineDesigner:
         # over the aggregate an SA published as it is holds the whole source's values: coded as they are there
         codes_of = {new: f"SELECT s{i} AS s{new}, c{i} AS c{new} FROM source_codes_{i}"
                     for new, (i, how, _) in enumerate(sa_parts) if weighted and how == "value" and self._source_codes}
-        given = counted_here and counted_here.scored(score_plan.radix, [i for i, _, _ in sa_parts], dropped_rows)
+        given = counted_here and counted_here.scored(score_plan, [i for i, _, _ in sa_parts], dropped_rows, backend)
         scored = score_records(backend, score_plan, kept_roles, weights, True, self.n, weigh, kept=not weighted,
-                               totals=False, codes_of=codes_of, given=given[0] if given else None)
+                               totals=False, codes_of=codes_of, given=given[0] if given else None,
+                               keep_pairs=weighted)
         step()
         released = counts = None
         if weighted:
             released, counts = _released_totals(backend, plan, score_plan, scored, bool(suppressed),
-                                                given[1] if given else None)
+                                                given[1] if given and isinstance(scored.fetched, Combinations)
+                                                else None)
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))
@@ -402,7 +411,8 @@ class EngineDesigner:
             in_python = None
             if weighted:   # the released combinations as the scores coded them, not coded again; every
                 # row selected and whole classes suppressed: each released class is whole in ``gsrc``
-                in_python = _released_counts(backend, score_plan, scored, counts, given[2] if given else None)
+                in_python = _released_counts(backend, score_plan, scored, _kept_classes(scored, counts),
+                                             given[2] if given else None)
                 if in_python is None:
                     _code_released(backend, score_plan, scored, bool(suppressed))
             else:          # measured as it is, not copied
@@ -584,7 +594,7 @@ def _utility(designer: EngineDesigner, design: ReleaseDesign, plan: DesignPlan, 
         if plan.weighted and whole:
             # every row selected: each value's records are the aggregate's, whatever the design,
             # counted with the values (:meth:`column`)
-            counts = designer._value_records[name]
+            counts = designer.value_records(name)
             held = (_placed(designer.backend.fetch(plan.suppressed_value_use(j)), "s", index, size) if suppressed
                     else np.zeros(size, dtype=np.int64))
         else:   # every QI's in one statement, at the first
@@ -657,28 +667,40 @@ def _released_totals(backend: Backend, plan: DesignPlan, score_plan: Plan, score
     return scored.fetched.released_totals(gone, places), None
 
 
-def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | None,
+def _kept_classes(scored, counts: np.ndarray | None) -> np.ndarray | None:
+    """Each class of a release over the aggregate that keeps its records (whole classes are
+    suppressed): from its combinations' records released when fetched whole (``counts``), else
+    as its pieces were read (:attr:`.CombinationPieces.kept`); None when neither is in Python."""
+    if counts is not None and isinstance(scored.fetched, Combinations):
+        kept = np.zeros(len(scored.fetched.sizes), dtype=bool)
+        kept[scored.fetched.rows["cid"][counts > 0]] = True
+        return kept
+    if isinstance(scored.fetched, CombinationPieces):
+        return scored.fetched.kept
+    return None
+
+
+def _released_counts(backend: Backend, plan: Plan, scored, kept: np.ndarray | None,
                      marked: np.ndarray | None = None) -> "ReleasedCounts | None":
-    """The release's classes and pairs in Python, as :func:`_code_released` codes them in the
-    engine — the suppressed classes left out and the rest numbered again, an SA's codes ranked
-    again only when a value is no longer released — from its combinations fetched whole and
-    their pairs (``counts``: each one's records released; ``marked``: each class whose QIs all
-    hold the marker, else asked of ``classes``); None when they are not in Python."""
+    """The release's classes and pairs in Python, numbered as :func:`_code_released` numbers them
+    in the engine, by :func:`.design_classes.released_numbering` — from its combinations' pairs
+    made in Python (fetched whole, or read in pieces and kept) (``kept``: each class that keeps
+    its records, :func:`_kept_classes`; ``marked``: each class whose QIs all hold the marker,
+    else asked of ``classes``); None when they are not in Python."""
     from tklscore.core.engines.measures import ReleasedCounts   # the risk code, loaded when measured
 
     combos = scored.fetched
-    if counts is None or combos.pairs is None:
+    if kept is None or combos.pairs is None:
         return None
-    kept = np.zeros(len(combos.sizes), dtype=bool)
-    kept[combos.rows["cid"][counts > 0]] = True     # whole classes are suppressed
-    renumbered = np.cumsum(kept) - 1
-    pairs = []
-    for (cid, idx, c), values in zip(combos.pairs, combos.values):
+    released = []
+    for cid, idx, c in combos.pairs:
         at = kept[cid]
-        idx = idx[at]
-        held = np.zeros(len(values), dtype=bool)
-        held[idx] = True
-        pairs.append((renumbered[cid[at]], idx if held.all() else (np.cumsum(held) - 1)[idx], c[at]))
+        released.append((cid[at], idx[at], c[at]))
+    held = [np.zeros(len(values), dtype=bool) for values in combos.values]
+    for (_, idx, _), h in zip(released, held):
+        h[idx] = True
+    class_id, codes = released_numbering(kept, held)
+    pairs = [(class_id[cid], idx if code is None else code[idx], c) for (cid, idx, c), code in zip(released, codes)]
     if marked is None:
         marked = np.zeros(len(kept), dtype=bool)
         marked[backend.fetch(f"SELECT cid FROM classes WHERE {plan.suppressed('?')}",
@@ -688,29 +710,49 @@ def _released_counts(backend: Backend, plan: Plan, scored, counts: np.ndarray | 
 
 
 def _source_rows(designer: EngineDesigner, fetched) -> "SourceCombinations | None":
-    """The whole source's combinations fetched whole and its classes' QI values (while ``classes``
-    is the whole source's), from which a design's classes are counted in Python; else None."""
-    if not isinstance(fetched, Combinations) or "rid" not in fetched.rows:
+    """The whole source's combinations fetched whole — or, read in pieces, kept in the engine as
+    ``source_combos`` and each class's records and first row — and its classes' QI values
+    (while ``classes`` and ``combos`` are the whole source's), from which a design's classes are
+    counted in Python; else None."""
+    relation = None
+    if isinstance(fetched, CombinationPieces) and fetched.first is not None:
+        designer.backend.rename("combos", relation := "source_combos")
+        rows = {"cid": np.arange(len(fetched.sizes), dtype=np.int64), "cnt": fetched.sizes, "rid": fetched.first}
+    elif isinstance(fetched, Combinations) and "rid" in fetched.rows:
+        rows = fetched.rows
+    else:
         return None
     qi = ", ".join(f"q{j}" for j in range(len(designer.roles.qi)))
     classes = designer.backend.fetch_arrow(f"SELECT {qi} FROM classes ORDER BY cid")
-    return source_combinations(fetched.rows, classes, [designer.column(c) for c in designer.roles.qi],
-                               [len(v) for v in fetched.values])
+    return source_combinations(rows, classes, [designer.column(c) for c in designer.roles.qi],
+                               [len(v) for v in fetched.values], relation)
 
 
 def _code_released(backend: Backend, plan: Plan, scored, any_dropped: bool) -> None:
     """``classes``, ``codes_{i}`` and ``coded`` of a release evaluated over the aggregate,
-    from its scores' (``plan``, ``scored``): the suppressed classes left out and the rest
-    numbered again, an SA's codes ranked again only when a value is no longer released."""
+    from its scores' (``plan``, ``scored``), numbered in the engine as
+    :func:`.design_classes.released_numbering` (the rule) says from the classes kept and the
+    codes held, a few rows fetched."""
     if not any_dropped:
         backend.view("coded", plan.released_coded(any_dropped=False))
         return
     backend.materialize("gone_classes", plan.suppressed_class_ids(scored.combination))
-    backend.materialize("released_classes", plan.released_classes())
-    held = backend.fetch(plan.released_value_counts()).iloc[0] if plan.sa else {}
-    recoded = tuple(i for i, size in enumerate(scored.radix[1:]) if int(held[f"d{i}"]) < size)
+    kept = np.ones(scored.radix[0], dtype=bool)
+    kept[backend.fetch("SELECT cid FROM gone_classes")["cid"].to_numpy(dtype=np.int64)] = False
+    held = [np.zeros(size, dtype=bool) for size in scored.radix[1:]]
+    if plan.sa:
+        values = backend.fetch(plan.released_values())
+        for i, h in enumerate(held):
+            h[values[f"c{i}"].dropna().to_numpy(dtype=np.int64)] = True
+    class_id, codes = released_numbering(kept, held)
+    was = np.flatnonzero(kept)
+    backend.register("released_ids", pd.DataFrame({"was": was, "cid": class_id[was]}))
+    recoded = tuple(i for i, code in enumerate(codes) if code is not None)
     for i in recoded:
+        was = np.flatnonzero(codes[i] >= 0)
+        backend.register(f"released_code_ids_{i}", pd.DataFrame({"was": was, f"c{i}": codes[i][was]}))
         backend.materialize(f"released_codes_{i}", plan.released_codes(i))
+    backend.materialize("released_classes", plan.released_classes())
     backend.materialize("coded", plan.released_coded(recoded))
     backend.materialize("classes", f"SELECT {', '.join(plan.qi)}, k, cid FROM released_classes")
     for i in recoded:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from tklscore.core.tables.codes import mixed_radix, radix_key, run_starts
 
@@ -23,21 +24,24 @@ from tklscore.core.tables.codes import mixed_radix, radix_key, run_starts
 class SourceCombinations(NamedTuple):
     """The whole source's combinations as fetched (``rows``: ``cid``, ``c{i}``, ``cnt``,
     ``rid``) and each of its classes' value of each QI, as the index of the value in
-    :meth:`.design.EngineDesigner.column`'s values."""
+    :meth:`.design.EngineDesigner.column`'s values. Too many to fetch, the combinations stay
+    in the engine as ``relation`` (the same columns) and ``rows`` holds each class as one
+    (``cid``, ``cnt``: its records, ``rid``: its first): a design's classes are counted here
+    all the same, its combinations grouped in the engine on integers
+    (:meth:`.Plan.combinations_of_classes`)."""
 
     rows: dict[str, np.ndarray]
     values: list[np.ndarray]
     codes: list[int]       # each SA's number of codes
+    relation: str | None = None
 
 
-def source_combinations(rows: dict[str, np.ndarray], classes, columns: list,
-                        codes: list[int]) -> SourceCombinations | None:
-    """:class:`SourceCombinations` from the fetched rows and the source's classes' QI values
-    (``classes``: an Arrow table ``q0..`` by class id; ``columns``: each QI's
-    :class:`.design._Column`); None when a value is not among the column's (never: both are
-    the aggregate's)."""
-    import pandas as pd
-
+def source_combinations(rows: dict[str, np.ndarray], classes, columns: list, codes: list[int],
+                        relation: str | None = None) -> SourceCombinations | None:
+    """:class:`SourceCombinations` from the fetched rows (or classes, with ``relation``) and the
+    source's classes' QI values (``classes``: an Arrow table ``q0..`` by class id; ``columns``:
+    each QI's :class:`.design._Column`); None when a value is not among the column's (never:
+    both are the aggregate's)."""
     values = []
     for j, column in enumerate(columns):
         encoded = classes.column(f"q{j}").combine_chunks().dictionary_encode()
@@ -45,7 +49,7 @@ def source_combinations(rows: dict[str, np.ndarray], classes, columns: list,
         if (index < 0).any() or encoded.indices.null_count:
             return None
         values.append(index[encoded.indices.to_numpy()])
-    return SourceCombinations(rows, values, list(codes))
+    return SourceCombinations(rows, values, list(codes), relation)
 
 
 class DesignClasses(NamedTuple):
@@ -119,37 +123,66 @@ class Counted(NamedTuple):
     engine's statement gives them (``frame``: ``k{j}``, ``size``, ``first``), each one's class id
     in the scores (``cid``), their labels' codes and the source's combinations."""
 
-    frame: "object"
+    frame: pd.DataFrame
     classes: DesignClasses
     cid: np.ndarray
     marked: np.ndarray      # each design class whose every QI label is the suppression marker
     source: SourceCombinations
+    labels: list[np.ndarray]    # each QI's labels by code
 
-    def scored(self, radix, sa: list[int], dropped: np.ndarray) -> tuple | None:
+    def scored(self, plan, sa: list[int], dropped: np.ndarray, backend) -> tuple | None:
         """What :func:`.scoring.score_records` is ``given`` (the classes' sizes by class id and the
-        release's combinations), each class id's suppression and marking; None when the
-        combinations' key would not fit an integer (:meth:`.Plan.radix` ``radix``)."""
+        release's combinations — None: made in the engine as ``combos``, with ``classes``, the
+        source's combinations being there), each class id's suppression and marking; None when
+        the combinations' key would not fit an integer (``plan``: the scores', :meth:`.Plan.radix`)."""
         sizes = np.zeros(len(self.cid), dtype=np.int64)
         sizes[self.cid] = self.classes.size
-        places = radix((len(self.cid), *(self.source.codes[i] for i in sa)))
+        radix = (len(self.cid), *(self.source.codes[i] for i in sa))
+        places = plan.radix(radix)
         if places is None:
             return None
         by_cid = np.zeros(len(self.cid), dtype=bool)
         by_cid[self.cid[dropped]] = True
         marked = np.zeros(len(self.cid), dtype=bool)
         marked[self.cid[self.marked]] = True
-        return (sizes, design_combinations(self.source, self.classes, self.cid, sa, places)), by_cid, marked
+        if self.source.relation is None:
+            return (sizes, design_combinations(self.source, self.classes, self.cid, sa, places)), by_cid, marked
+        backend.register("class_map", pd.DataFrame({"was": np.arange(len(self.classes.of_source), dtype=np.int64),
+                                                    "cid": self.cid[self.classes.of_source]}))
+        backend.materialize("combos", plan.combinations_of_classes(radix, sa, self.source.relation))
+        backend.register("classes", self.table(plan))
+        return (sizes, None), by_cid, marked
+
+    def table(self, plan) -> pd.DataFrame:
+        """``classes`` as :meth:`.Plan.classes` makes them (``plan``: with class codes), by class id."""
+        order = np.argsort(self.cid)
+        keys = [k[order] for k in self.classes.keys]
+        return pd.DataFrame({**{q: pd.Series(text[k], dtype=object) for q, text, k in zip(plan.qi, self.labels, keys)},
+                             **dict(zip(plan.class_keys, keys)), "k": self.classes.size[order],
+                             "cid": np.arange(len(order), dtype=np.int64)})
 
 
 def counted(source: SourceCombinations, groups: list[tuple[np.ndarray, np.ndarray]], keys: list[str],
             marker: str) -> Counted:
     """A design's classes from ``groups`` (each QI's ``(group_of_value, labels)`` at its level)."""
-    import pandas as pd
-
     classes = design_classes(source, [(g, len(labels)) for g, labels in groups])
     labels = [np.array([str(label) for label in labels], dtype=object) for _, labels in groups]
     marked = np.ones(len(classes.size), dtype=bool)
     for text, key in zip(labels, classes.keys):
         marked &= (text == marker)[key]
     frame = pd.DataFrame({**dict(zip(keys, classes.keys)), "size": classes.size, "first": classes.first})
-    return Counted(frame, classes, label_order(classes, labels), marked, source)
+    return Counted(frame, classes, label_order(classes, labels), marked, source, labels)
+
+
+def released_numbering(kept: np.ndarray, held: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """The rule of a release measured as its scores coded it (over the aggregate; its measures read
+    these numbers, never its values coded again), whichever back-end applies it: the suppressed
+    classes left out and the kept ones (``kept``: by class id) numbered again densely in class
+    order; an SA's codes ranked again densely in code order (its values' order) only when one
+    of its values is no longer released (``held[i]``: each code of SA i a released record holds),
+    else left as they are (None). Each class's new id by its old (-1: suppressed) and each SA's
+    new code by its old (-1: not released)."""
+    def dense(mask: np.ndarray) -> np.ndarray:
+        return np.where(mask, np.cumsum(mask) - 1, -1)
+
+    return dense(kept), [None if h.all() else dense(h) for h in held]

@@ -268,6 +268,13 @@ class DuckDBBackend(Backend):
         self.con.execute(f"CREATE TEMP VIEW {name} AS {sql}")
         self._made[name] = "TEMP VIEW"
 
+    def rename(self, name: str, new: str) -> None:
+        """No copy: the table renamed in its catalog."""
+        self.drop(new)
+        kind = self._made.pop(name, "TABLE")
+        self.con.execute(f"ALTER TABLE {name} RENAME TO {new}")
+        self._made[new] = kind
+
     def drop(self, name: str) -> bool:
         kind = self._made.pop(name, "TABLE")
         where = f'"{self._catalog}"' if kind == "TABLE" else "temp"
@@ -294,8 +301,8 @@ class DuckDBBackend(Backend):
         self.con.execute(f"CREATE OR REPLACE {self._making(name, 'TABLE')} {name} AS SELECT * FROM {name}_frame")
         self.con.unregister(f"{name}_frame")
 
-    def write_parquet(self, sql: str, path: str) -> None:
-        self._copy(sql, path, "FORMAT PARQUET")
+    def write_parquet(self, sql: str, path: str, reads: str | None = None) -> None:
+        self._copy(sql, path, "FORMAT PARQUET", reads)
 
     def spreadsheet_safe_sql(self, text: str) -> str:
         """The SQL of :func:`tklscore.core.files.records.spreadsheet_safe` on the text ``text``."""
@@ -310,9 +317,11 @@ class DuckDBBackend(Backend):
         needed; NULL as an empty cell), atomically."""
         self._copy(sql, path, "FORMAT CSV, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"'")
 
-    def _copy(self, sql: str, path: str, options: str) -> None:
+    def _copy(self, sql: str, path: str, options: str, reads: str | None = None) -> None:
         """``COPY`` the rows of ``sql`` to ``path`` through :func:`~tklscore.core.files.atomic.atomic_path`
-        (never over an input; the mode kept; a full disk said as such, the old file kept)."""
+        (never over an input; the mode kept; a full disk said as such, the old file kept; the
+        partial file never left). ``reads``: the file ``sql`` reads, which an error not of the
+        writing (not a full disk, not naming the file written) names."""
         with atomic_path(path, self.inputs) as temporary:
             try:
                 self._timed("copy", sql, lambda: self.con.execute(
@@ -320,6 +329,9 @@ class DuckDBBackend(Backend):
             except self._duckdb.Error as exc:
                 if is_disk_full(exc):
                     raise write_error(exc, str(path)) from None
+                if reads is not None and str(temporary) not in str(exc):
+                    raise InputError(f"cannot be read: a part of the file is damaged ({first_line(exc)})",
+                                     file=str(reads), hint="write the file again from its origin") from None
                 raise InputError(f"cannot be written ({first_line(exc).replace(str(temporary), str(path))})",
                                  file=str(path)) from None
 

@@ -214,7 +214,7 @@ def _open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_
                                    f"combinations of {records:,} records, more than {PAYS_AT:.0%} of them, so a "
                                    f"cache would not pay for itself; scored from the file in one pass", skipped=True)
     direct = target is not None and backend.holds_files    # written to the cache from the records
-    unwritten = _written_to_cache(backend, roles, folder, target) if direct else None
+    unwritten = _written_to_cache(backend, roles, folder, target, path) if direct else None
     records = _register(backend, target) if direct and unwritten is None else None
     if records is None:
         backend.run("cannot be read", path, lambda: backend.materialize(RELATION, finest_sql(roles)))
@@ -245,18 +245,20 @@ def _open_finest(backend: Backend, path: str, roles: Roles, options: dict, open_
                                                          f"({rows:,} combinations of {records:,} records; {target})")
 
 
-def _written_to_cache(backend: Backend, roles: Roles, folder: Path, target: Path) -> BaseException | None:
+def _written_to_cache(backend: Backend, roles: Roles, folder: Path, target: Path,
+                      source: str) -> BaseException | None:
     """The aggregate written from the records straight to the cache file ``target``, which
     :data:`RELATION` is then read from as a reused one is (:func:`_register`, a file the back-end
     holds), not kept in the engine first and copied: at 1M rows 1.1 CPU-s against 1.4-1.8.
     Returns why the file could not be written (a full disk, a folder that cannot be made or
     written in: :func:`~tklscore.core.files.atomic.write_error`'s errors; the aggregate is then
     kept in the engine, and the note says so); the engine's own errors are raised (the records
-    cannot be read, or the statement was interrupted: never run again)."""
+    cannot be read — a damaged part of ``source`` the checks never read: named, no partial
+    file left —, or the statement was interrupted: never run again)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         backend.write_parquet(f"SELECT {', '.join(_keys(roles))}, cnt, rid FROM ({finest_sql(roles)}) AS f",
-                              str(target))
+                              str(target), reads=source)
     except OSError as error:
         return error
     except InputError as error:

@@ -246,6 +246,30 @@ class Plan:
         return (f"SELECT {named}, cnt, rid{keyed} FROM (SELECT key, {picked}, {self.count} AS cnt FROM {coded} "
                 f"GROUP BY key) AS grouped")
 
+    def combinations_of_classes(self, sizes: tuple[int, ...], sa: list[int], relation: str) -> str | None:
+        """``combos`` as :meth:`combinations` makes them (no ``g{i}``), from the combinations of
+        another plan over the same records (``relation``: ``cid``, ``c{i}``, ``cnt``, ``rid``; the
+        whole source's) whose classes this plan's merge — ``class_map(was, cid)``: each of its
+        classes' class here — and whose SA ``sa[new]`` is SA ``new`` here, coded alike: integers
+        grouped, no value read again. None when the key would not fit (:meth:`radix`)."""
+        places = self.radix(sizes)
+        if places is None:
+            return None
+        codes = [f"c{i}" for i in range(len(self.sa))]
+        key = " + ".join([f"m.cid * {places[0]}"] + [f"s.c{i} * {place}" if place != 1 else f"s.c{i}"
+                                                      for i, place in zip(sa, places[1:])])
+        space = places[0] * max(int(sizes[0]), 1)
+        if space <= EXACT_DOUBLE:    # read back from the key, as :meth:`combinations` does
+            bounds = [space] + list(places[:-1])
+            named, picked = ", ".join(["key"] + [f"{_digit(bound, place)} AS {c}" for c, bound, place in
+                                                 zip(["cid"] + codes, bounds, places)]), ""
+        else:
+            named = ", ".join(["key", "cid"] + codes)
+            picked = ", MIN(m.cid) AS cid, " + ", ".join(f"MIN(s.c{i}) AS c{new}" for new, i in enumerate(sa))
+        return (f"SELECT {named}, cnt, rid FROM (SELECT {key} AS key{picked}, {self.count} AS cnt, "
+                f"MIN(s.rid) AS rid FROM {relation} AS s JOIN class_map AS m ON m.was = s.cid GROUP BY {key}) "
+                f"AS grouped")
+
     # ------------------------------------------------------------------ a release measured as it is coded
 
     def suppressed_class_ids(self, combination: list[str]) -> str:
@@ -254,23 +278,27 @@ class Plan:
         return f"SELECT DISTINCT combos.cid FROM combos JOIN gone USING ({', '.join(combination)})"
 
     def released_classes(self) -> str:
-        """The classes released (not in ``gone_classes``), numbered densely in class order as
-        :meth:`classes` numbers them, with ``was``, the class id among all of them."""
-        keys = ", ".join(self.qi)
-        return (f"SELECT {keys}, k, CAST(ROW_NUMBER() OVER (ORDER BY cid) - 1 AS BIGINT) AS cid, cid AS was "
-                f"FROM classes WHERE cid NOT IN (SELECT cid FROM gone_classes)")
+        """The classes released, numbered as ``released_ids(was, cid)`` says (made by
+        :func:`.design_classes.released_numbering`, the rule), with ``was``, the class id among
+        all of them."""
+        keys = ", ".join(f"classes.{q}" for q in self.qi)
+        return (f"SELECT {keys}, classes.k, r.cid, r.was FROM classes JOIN released_ids AS r "
+                f"ON r.was = classes.cid")
 
-    def released_value_counts(self) -> str:
-        """How many distinct codes of each SA the released combinations hold (``d{i}``)."""
-        counts = ", ".join(f"COUNT(DISTINCT c{i}) AS d{i}" for i in range(len(self.sa)))
-        return f"SELECT {counts} FROM combos WHERE cid NOT IN (SELECT cid FROM gone_classes)"
+    def released_values(self) -> str:
+        """The codes of each SA the released combinations hold (not in ``gone_classes``): one row
+        per SA's code, its own column set, the others NULL (codes are never NULL)."""
+        codes = ", ".join(f"c{i}" for i in range(len(self.sa)))
+        sets = ", ".join(f"(c{i})" for i in range(len(self.sa)))
+        return (f"SELECT {codes} FROM combos WHERE cid NOT IN (SELECT cid FROM gone_classes) "
+                f"GROUP BY GROUPING SETS ({sets})")
 
-    def released_codes(self, i: int) -> str:
-        """The codes of SA i the released combinations hold, ranked again (the values in
-        sorted order, as :meth:`value_codes` ranks them), with ``was``, the code among all."""
-        return (f"SELECT s{i}, CAST(ROW_NUMBER() OVER (ORDER BY c{i}) - 1 AS BIGINT) AS c{i}, c{i} AS was "
-                f"FROM codes_{i} WHERE c{i} IN (SELECT DISTINCT c{i} FROM combos "
-                f"WHERE cid NOT IN (SELECT cid FROM gone_classes))")
+    @staticmethod
+    def released_codes(i: int) -> str:
+        """The codes of SA i the released combinations hold, ranked again by ``released_code_ids_{i}(was,
+        c{i})`` (made by :func:`.design_classes.released_numbering`), with ``was``, the code among all."""
+        return (f"SELECT v.s{i}, r.c{i}, r.was FROM codes_{i} AS v JOIN released_code_ids_{i} AS r "
+                f"ON r.was = v.c{i}")
 
     def released_coded(self, recoded: tuple[int, ...] = (), any_dropped: bool = True) -> str:
         """The released combinations as :meth:`coded` codes a release's records — ``rid``,

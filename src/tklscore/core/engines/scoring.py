@@ -246,7 +246,8 @@ class Scored(NamedTuple):
 
 def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, missing_weight_zero: bool, n: int,
                   weigh=None, kept: bool = True, totals: bool = True, keep_combinations: bool = True,
-                  codes_of: dict[int, str] | None = None, given: tuple | None = None) -> Scored:
+                  codes_of: dict[int, str] | None = None, given: tuple | None = None,
+                  keep_pairs: bool = False) -> Scored:
     """``scored``: k, l, t, W(r) and the record scores of every (class, SA values)
     combination of the records of ``plan.source`` (``n`` of them; a record's scores are its
     combination's: ``coded`` of the records read, :meth:`.Plan.published_records`, joined on
@@ -262,7 +263,9 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     ``(s{i}, c{i})`` as a statement over a relation that holds the codes of the same values
     (made by an earlier scoring), not made again. ``given``: the classes' sizes and the
     combinations' rows (as fetched) counted in Python already (:mod:`.design_classes`): no
-    classes or combinations made in the engine."""
+    classes or combinations made here (rows None: ``classes`` and ``combos`` made in the engine
+    by the caller). ``keep_pairs``: combinations read in pieces keep their pieces' pairs while they fit
+    (:class:`CombinationPieces` ``keep_pairs``; a release measured from them)."""
     codes_of = codes_of or {}
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
@@ -277,8 +280,9 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     per_combination = replace(plan, weighted=True, counted="combos")
     # summed here, no statement over ``scored``; kept, on an engine whose statements cost a job each,
     # ``scored`` is registered from here
-    summed_here = given is not None or ((not kept or backend.few_statements)
-                                        and fetches_counted_rows(backend, per_combination, n))
+    rows_given = given is not None and given[1] is not None
+    summed_here = rows_given or ((not kept or backend.few_statements)
+                                 and fetches_counted_rows(backend, per_combination, n))
     # too many to fetch at once: kept, fetched in pieces of whole classes and summed here (the whole
     # source of 10M rows scored in 17.9 CPU-s, against 37.2 by the engine's t and totals statements)
     in_pieces = not kept and not summed_here and piece_rows(backend, per_combination) > 0
@@ -286,11 +290,11 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         (backend.view if summed_here and (kept or not keep_combinations) else backend.materialize)(
             "combos", plan.combinations(radix, groups=not (summed_here or in_pieces)))
     if in_pieces:
-        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n)
+        pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n, keep_pairs=keep_pairs)
         return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
     # a combination is a record or more
-    pairs = PairSource(backend, per_combination, n) if given is None else PairSource.of_rows(backend, per_combination,
-                                                                                              given[1])
+    pairs = PairSource.of_rows(backend, per_combination, given[1]) if rows_given else \
+        PairSource(backend, per_combination, n)
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
@@ -553,18 +557,29 @@ class CombinationPieces:
     and summed here as :class:`Combinations` sums them fetched whole: each class's t (every
     value count of the whole relation fetched first), l-DF and scores are its own combinations',
     and the sums exact, so the totals are the same to the bit. Every piece is read once, by
-    :meth:`released_totals` (or :meth:`totals`): nothing of them is kept."""
+    :meth:`released_totals` (or :meth:`totals`): nothing of them is kept but, with ``keep_pairs``,
+    their (class, value) pairs while they fit."""
 
     def __init__(self, backend: Backend, plan: Plan, sizes: np.ndarray, values: list[np.ndarray],
-                 per_code: list[np.ndarray], n: int):
+                 per_code: list[np.ndarray], n: int, keep_pairs: bool = False):
         self.backend, self.plan, self.sizes, self.values, self.per_code, self.n = \
             backend, plan, sizes, values, per_code, n
+        self.keep_pairs = keep_pairs
+        self.first: np.ndarray | None = None    # each class's first row, once the pieces were read
+        # with ``keep_pairs``, each SA's (class, value code, count) pairs of every piece, kept while
+        # they fit a piece's room (a design's classes, measured from them), else None
+        self.pairs: list[tuple[np.ndarray, ...]] | None = None
+        self.kept: np.ndarray | None = None    # each class that keeps records, once released_totals ran
 
     def _bounds(self) -> np.ndarray:
-        """The first class id of each piece, and the number of classes."""
-        rows = self.backend.fetch_arrow(f"SELECT cid, COUNT(*) AS r FROM {self.plan.counted} GROUP BY cid")
+        """The first class id of each piece, and the number of classes (and :attr:`first`)."""
+        rows = self.backend.fetch_arrow(f"SELECT cid, COUNT(*) AS r, MIN(rid) AS first FROM {self.plan.counted} "
+                                        f"GROUP BY cid")
+        at = rows.column("cid").to_numpy()
         per_class = np.zeros(len(self.sizes), dtype=np.int64)
-        per_class[rows.column("cid").to_numpy()] = rows.column("r").to_numpy()
+        per_class[at] = rows.column("r").to_numpy()
+        self.first = np.zeros(len(self.sizes), dtype=np.int64)
+        self.first[at] = rows.column("first").to_numpy()
         return run_bounds(per_class, max(piece_rows(self.backend, self.plan), 1))
 
     def totals(self) -> pd.Series:
@@ -579,7 +594,10 @@ class CombinationPieces:
                         for i in range(len(plan.sa))]
         gone_class = ((gone["key"].to_numpy(dtype=np.int64) // places[0]) if places is not None
                       else gone["cid"].to_numpy(dtype=np.int64)) if len(gone) else np.zeros(0, dtype=np.int64)
-        parts = []
+        parts, room = [], piece_rows(self.backend, plan) * (len(codes) + 2)
+        kept = [[] for _ in codes] if self.keep_pairs else None
+        self.kept = np.ones(len(sizes), dtype=bool)
+        self.kept[gone_class] = False       # whole classes are suppressed
         bounds = self._bounds()
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             table = self.backend.fetch_arrow(f"SELECT cid, {', '.join(codes)}, cnt FROM {plan.counted} "
@@ -593,7 +611,15 @@ class CombinationPieces:
             class_t = np.zeros(hi - lo, dtype=np.float64)
             for i, pairs in enumerate(pairs_of_rows(rows, len(codes))):
                 np.maximum(class_t, t_of_pairs(pairs, plan.continuous[i], k, table_counts[i], n), out=class_t)
+                if kept is not None:
+                    kept[i].append((pairs[0] + lo, pairs[1], pairs[2]))
+                    room -= 3 * len(pairs[0])
+            if room < 0:
+                kept = None
             parts.append(combination_parts(rows, k, class_t, self.values, self.per_code, released))
+        self.pairs = None if kept is None else [tuple(np.concatenate([p[j] for p in pieces]) if pieces else
+                                                      np.zeros(0, dtype=np.int64) for j in range(3))
+                                                for pieces in kept]
         return _summed(parts)
 
 

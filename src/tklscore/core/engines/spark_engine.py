@@ -402,7 +402,7 @@ class SparkBackend(Backend):
         schema = ", ".join(f"{self.q(c)} {k}" for c, k in zip(frame.columns, kinds))
         self._view(name, self.spark.createDataFrame(frame, schema=schema))
 
-    def write_parquet(self, sql: str, path: str) -> None:
+    def write_parquet(self, sql: str, path: str, reads: str | None = None) -> None:
         """The rows of ``sql`` as a Parquet dataset (a folder of part files, in order) at
         ``path``, written beside it and put in its place when complete: a local target by
         :func:`~tklscore.core.files.atomic.atomic_folder`, a remote one (``hdfs://``,
