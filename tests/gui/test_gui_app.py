@@ -127,7 +127,7 @@ def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp
 
 def test_qt_is_loaded_without_its_import_hook():
     """PySide6's first import puts shiboken's hook in place of Python's import statement (every
-    later import then runs a Python function: ~15 % more CPU for the core's work);
+    later import then runs a Python function: 1.14x the CPU for the core's work);
     ``import_qt`` puts Python's own back. This process loaded Qt through it (tests/conftest.py),
     as the gui and PDF report commands do."""
     import builtins

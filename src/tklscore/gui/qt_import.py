@@ -11,11 +11,12 @@ def import_qt() -> None:
     Importing PySide6 replaces ``builtins.__import__`` by shiboken's ``__feature_import__``,
     which serves only ``from __feature__ import snake_case, true_property`` (the application
     uses neither) and otherwise calls a Python function on every import statement the process
-    runs from then on, and reads the source of each module imported afterwards. pandas and the
-    core import inside functions they call often: with the hook, the core's work in a process
-    that had loaded Qt took about 15 % more CPU (the property and release-design tests: 37 ->
-    32 CPU-s). Called before anything else imports Qt — the ``gui`` and PDF ``report``
-    commands, the test suite's conftest —; once Qt was imported first, the hook stays."""
+    runs from then on, and reads the source of each module imported afterwards. pandas (and
+    hypothesis) import inside functions they call often: with the hook, reading, scoring,
+    measuring and suggesting the thesis example in a process that had loaded Qt took 1.14x the
+    CPU (benchmarks/bench_qt_import.py), the property and release-design tests 1.16x. Called
+    before anything else imports Qt — the ``gui`` and PDF ``report`` commands, the test suite's
+    conftest —; once Qt was imported first, the hook stays."""
     original = builtins.__import__
     import PySide6.QtCore  # noqa: F401  (shiboken installs its hook on its first import)
 
