@@ -8,6 +8,12 @@ import pytest
 from hypothesis import settings
 
 from paths import DATA, TESTS
+from tklscore.gui.qt_import import import_qt
+
+# Qt imported here, before pytest-qt and the GUI tests import it, so that PySide6's import hook is
+# not left on every import statement of every test (tklscore/gui/qt_import.py: the core's and
+# hypothesis' tests took 1.1-1.16x the CPU with it), as the application's commands import Qt
+import_qt()
 
 # Hypothesis's 200 ms deadline per example times the machine, not the code: on a loaded 2-core
 # machine an unchanged test missed it (300 ms). The suite proves speed with benchmarks, not timed tests.

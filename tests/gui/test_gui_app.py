@@ -125,6 +125,17 @@ def test_chart_settings_and_the_model_travel_with_the_project(qtbot, window, tmp
     again.workbench.runner.wait()
 
 
+def test_qt_is_loaded_without_its_import_hook():
+    """PySide6's first import puts shiboken's hook in place of Python's import statement (every
+    later import then runs a Python function: 1.14x the CPU for the core's work);
+    ``import_qt`` puts Python's own back. This process loaded Qt through it (tests/conftest.py),
+    as the gui and PDF report commands do."""
+    import builtins
+
+    assert "PySide6.QtCore" in sys.modules
+    assert builtins.__import__.__name__ == "__import__" and builtins.__import__.__self__ is builtins
+
+
 def test_the_cycle_collector_runs_on_the_ui_thread_only():
     """A cycle holding a Qt object, collected on a task's thread, deadlocked a window (seen in
     CI: a lane thread in ~QObject waiting for the GIL the UI thread held while it waited for that

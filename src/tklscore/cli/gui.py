@@ -21,6 +21,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args) -> int:
+    from tklscore.gui.qt_import import import_qt
+
+    import_qt()
     from tklscore.gui.app import main as gui_main
 
     return gui_main(args)

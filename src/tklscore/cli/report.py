@@ -78,6 +78,9 @@ def _write(args, output: Path, suffix: str, scored) -> int:
 def _write_pdf(output: Path, data) -> Path:
     """The PDF through Qt's text layout and PDF writer (a QGuiApplication for its fonts)."""
     _offscreen_without_display()
+    from tklscore.gui.qt_import import import_qt
+
+    import_qt()
     from PySide6.QtGui import QGuiApplication
 
     from tklscore.gui.report_pdf import write_pdf

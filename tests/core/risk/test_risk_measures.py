@@ -283,7 +283,9 @@ def test_agrees_with_pycanon_on_generated_tables(case):
 
 
 def test_agrees_with_pycanon_on_adult(adult):
-    frame = adult.frame.iloc[:3000]
+    # agreement, not size, is the point: pycanon pays pandas' overhead per class and value (204
+    # classes here, 313 in the first 3,000 rows: 3.5 against 5.9 CPU-s)
+    frame = adult.frame.iloc[:1000]
     _compare_with_pycanon(frame, ["sex", "age", "race"], ["salary-class", "marital-status"], [])
 
 
