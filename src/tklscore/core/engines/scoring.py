@@ -52,12 +52,14 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     if n == 0:
         raise InputError("the source table has no records", file=source_name)
     backend.check_unique_ids(roles, source_name)
-    missing = backend.unlocated()
+    # scored in Python: the published records' values fetched, and with them those the source lacks
+    values = published_values(backend, plan) if combinations_in_python(backend, whole_plan, n) else None
+    missing = backend.unlocated(values)
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
     whole, warnings, combination, radix, fetched = score_records(backend, whole_plan, roles, weights,
                                                                 missing_weight_zero, n)
-    in_python = isinstance(fetched, Combinations)    # scored in Python: the records' values fetched
+    in_python = isinstance(fetched, Combinations) and values is not None
     records_here = in_python and records_path is None and not stream
     if not records_here:
         backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
@@ -70,22 +72,31 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
         backend.materialize("published_scored", plan.published(combination))
     totals = records = None
     if in_python:
-        totals, records = published_of_combinations(backend, plan, fetched, radix, records_here)
+        totals, records = published_of_combinations(backend, plan, fetched, radix, records_here,
+                                                     values[values["located"].notna()])
     return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing,
                          stream=stream, totals=totals, records=records)
 
 
+def published_values(backend: Backend, plan: Plan) -> pd.DataFrame:
+    """Every published record's position, id, QI and SA values and ``located``, its source
+    record's id (missing where the source has none: :meth:`.Backend.unlocated`), in one
+    statement and in no order (a sort costs Spark a job): what :func:`published_of_combinations`
+    totals, fetched before the scores as the check of the records located."""
+    return backend.fetch(f"SELECT p.pos, p.id, s.id AS located, {', '.join(f's.{c}' for c in plan.qi + plan.sa)} "
+                         f"FROM published AS p LEFT JOIN src AS s ON s.id = p.id")
+
+
 def published_of_combinations(backend: Backend, plan: Plan, fetched: "Combinations", radix: tuple[int, ...],
-                              records: bool) -> tuple[pd.Series, pd.DataFrame | None]:
+                              records: bool, rows: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame | None]:
     """The totals of the published records whose combinations were scored in Python (``fetched``,
     with their ``scores``), and with ``records`` the records in published order
-    (:data:`RECORD_QUERY`'s columns), no statement over ``scored``: the records' QI and SA values
-    fetched in one statement (no ``coded``: its joins to ``classes`` and each SA's codes cost Spark
-    a job each) and found among the classes' and the codes' values (equal text, equal numbers, as
-    those joins find them)."""
-    qi, sa = plan.qi, plan.sa
-    rows = backend.fetch(f"SELECT p.pos{', p.id' if records else ''}, {', '.join(f's.{c}' for c in qi + sa)} "
-                         f"FROM published AS p JOIN src AS s ON s.id = p.id")   # in no order: a sort costs a job
+    (:data:`RECORD_QUERY`'s columns), no statement over ``scored``: the records' values
+    (``rows``, those located of :func:`published_values`, or a design's released records' class
+    codes and SA values; no ``coded``: its joins to ``classes`` and each SA's codes cost Spark a
+    job each) found among the classes' keys (:attr:`.Plan.class_keys`) and the codes' values
+    (equal text, equal numbers, as those joins find them)."""
+    qi, sa = plan.class_keys, plan.sa
     classes = backend.fetch(f"SELECT cid, {', '.join(qi)} FROM classes")
     found = pd.MultiIndex.from_frame(classes[qi]).get_indexer(pd.MultiIndex.from_frame(rows[qi])) if qi else \
         np.zeros(len(rows), dtype=np.int64)
@@ -277,8 +288,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     per_combination = replace(plan, weighted=True, counted="combos")
     # summed here, no statement over ``scored``; kept, on an engine whose statements cost a job each,
     # ``scored`` is registered from here
-    summed_here = given is not None or ((not kept or backend.few_statements)
-                                        and fetches_counted_rows(backend, per_combination, n))
+    summed_here = given is not None or combinations_in_python(backend, plan, n, kept)
     # too many to fetch at once: kept, fetched in pieces of whole classes and summed here (the whole
     # source of 10M rows scored in 17.9 CPU-s, against 37.2 by the engine's t and totals statements)
     in_pieces = not kept and not summed_here and piece_rows(backend, per_combination) > 0
@@ -501,6 +511,14 @@ FETCHED_BATCH = 3 * PAIR_BATCH_ROWS
 reach Python through one driver, the most integers of counted rows fetched at once: a batch of
 pairs' (:data:`PAIR_BATCH_ROWS` of three). Within it a relation's combinations are scored in
 Python (no statement for their t, l-DF, scores and totals); beyond it, in the engine."""
+
+
+def combinations_in_python(backend: Backend, plan: Plan, n: int, kept: bool = True) -> bool:
+    """Whether :func:`score_records` fetches the combinations of ``plan.source`` (``n`` records)
+    whole and scores them in Python: read once (not ``kept``), or on an engine whose statements
+    cost a job each, while they fit (:func:`fetches_counted_rows`)."""
+    return (not kept or backend.few_statements) and \
+        fetches_counted_rows(backend, replace(plan, weighted=True, counted="combos"), n)
 
 
 def fetches_counted_rows(backend: Backend, plan: Plan, rows: int) -> bool:
