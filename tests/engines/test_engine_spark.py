@@ -355,26 +355,38 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
     in_memory = ReleaseDesigner(load_table(source), ROLES, hierarchies)
     memory = in_memory.evaluate(whole, weights)
     expected = suggest(in_memory, weights, Constraints(k=2, suppression_limit=0.3))
-    for reuse in range(2):   # the next designer reuses the cache, and the one after it (a reuse keeps it whole)
-        with SparkBackend(session=spark) as backend:
-            designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
-            assert designer.finest.reused and designer.finest.path.is_dir(), designer.finest.note
-            if reuse == 0:   # one evaluation over the reused aggregate
-                before = spark_jobs(spark)
-                engine = designer.evaluate(whole, weights, preview=10)
-                jobs = spark_jobs(spark) - before
-                print(f"design evaluation over the aggregate: {jobs} Spark jobs")
-                assert jobs <= JOBS_DESIGN_AGGREGATE, jobs
-                a, b = engine.to_json_dict(), memory.to_json_dict()
-                a.pop("notes"), b.pop("notes")
-                assert_same(a, b)
-                assert designer.published_ids() == [str(i) for i in memory.transformed.published]
-            found = suggest(designer.lattice(), weights, Constraints(k=2, suppression_limit=0.3))
-            assert [c.levels for c in found.front] == [c.levels for c in expected.front]
-            for a, b in zip(found.front, expected.front):
-                assert_same(a.as_dict(), b.as_dict())
-            # both sum the tkl-Score exactly (core/scoring/sums.py): the same doubles, every node
-            assert [c.tkl_normalized for c in found.all_evaluated] == [c.tkl_normalized for c in expected.all_evaluated]
+    cached = designer.finest.path
+    written = folder_bytes(cached)
+    assert written
+    with SparkBackend(session=spark) as backend:   # the next designer reuses the cache
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        assert designer.finest.reused and designer.finest.path == cached, designer.finest.note
+        before = spark_jobs(spark)   # one evaluation over the reused aggregate
+        engine = designer.evaluate(whole, weights, preview=10)
+        jobs = spark_jobs(spark) - before
+        print(f"design evaluation over the aggregate: {jobs} Spark jobs")
+        assert jobs <= JOBS_DESIGN_AGGREGATE, jobs
+        a, b = engine.to_json_dict(), memory.to_json_dict()
+        a.pop("notes"), b.pop("notes")
+        assert_same(a, b)
+        assert designer.published_ids() == [str(i) for i in memory.transformed.published]
+        found = suggest(designer.lattice(), weights, Constraints(k=2, suppression_limit=0.3))
+        assert [c.levels for c in found.front] == [c.levels for c in expected.front]
+        for a, b in zip(found.front, expected.front):
+            assert_same(a.as_dict(), b.as_dict())
+        # both sum the tkl-Score exactly (core/scoring/sums.py): the same doubles, every node
+        assert [c.tkl_normalized for c in found.all_evaluated] == [c.tkl_normalized for c in expected.all_evaluated]
+    # and the one after it: a reuse keeps the cache whole, the same bytes the search above read (searched
+    # again, they gave the same front: session 16's second search, a duplicate)
+    with SparkBackend(session=spark) as backend:
+        designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
+        assert designer.finest.reused and designer.finest.path == cached, designer.finest.note
+    assert folder_bytes(cached) == written
+
+
+def folder_bytes(folder: Path) -> dict:
+    """Every file's bytes under ``folder``, by its path inside it."""
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_spark_keeps_a_relation_once_and_computes_it_when_first_read(spark):
