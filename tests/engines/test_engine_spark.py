@@ -142,6 +142,7 @@ def test_random_tables_score_as_in_memory(spark, case, x):
 
 
 def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
+    """Paths go to Spark as URIs untouched (file:// here; hdfs:// and s3a:// take the same road)."""
     frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
     frame.assign(id=frame["id"].astype("int64"), Age=frame["Age"].astype("int64")).to_parquet(
         tmp_path / "s.parquet", index=False)
@@ -151,10 +152,11 @@ def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
     code, memory, err = run_cli(capsys, argv)
     assert code == 0, err
     out = tmp_path / "records.parquet"
-    code, engine, err = run_cli(capsys, argv + ["--engine", "spark", "--output", out])
+    code, engine, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *argv[2:], "--engine", "spark",
+                                         "--output", out.as_uri()])
     assert code == 0, err
     expected, summary = json.loads(memory), json.loads(engine)
-    assert summary["records_file"] == str(out)
+    assert summary["records_file"] == out.as_uri()
     for key, value in expected["scores"].items():
         assert summary["scores"][key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
     written = pd.read_parquet(out)  # Spark's folder of part files, in published order
@@ -163,19 +165,13 @@ def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
     assert spark.sparkContext._jsc is not None  # the CLI reused the test's session and left it running
 
 
-def test_cli_spark_reads_and_writes_uris(spark, capsys, tmp_path, data_dir):
-    """Paths go to Spark as URIs untouched (file:// here; hdfs:// and s3a:// take the same road)."""
+def test_cli_spark_uris_that_cannot_be_read_or_written(spark, capsys, tmp_path, data_dir):
+    """A URI naming no file, and a summary (a local file) given as a URI: each said (a URI read and
+    written: test_cli_spark_parquet_in_records_out)."""
     frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
     frame.to_parquet(tmp_path / "s.parquet", index=False)
     common = ["--rows", "3,4,5,6", "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
               "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv", "--format", "json"]
-    out = tmp_path / "records.parquet"
-    code, engine, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *common, "--engine", "spark",
-                                         "--output", out.as_uri()])
-    assert code == 0, err
-    summary = json.loads(engine)
-    assert summary["scores"]["tkl"] == pytest.approx(4.98258, abs=5e-6)
-    assert pd.read_parquet(out)["id"].tolist() == ["3", "4", "5", "6"]
     missing = (tmp_path / "absent.parquet").as_uri()
     code, _, err = run_cli(capsys, ["score", missing, *common, "--engine", "spark"])
     assert code == 2 and "absent.parquet" in err and "not found" in err
@@ -339,14 +335,7 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
     memory = ReleaseDesigner(load_table(source), ROLES, hierarchies).evaluate(design, weights)
     with SparkBackend(session=spark) as backend:
         designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
-        before = spark_jobs(spark)
-        engine = designer.evaluate(design, weights, preview=10)
-        jobs = spark_jobs(spark) - before
-        print(f"design evaluation over the records: {jobs} Spark jobs")
-        assert jobs <= JOBS_DESIGN_RECORDS, jobs
-        a, b = engine.to_json_dict(), memory.to_json_dict()
-        a.pop("notes"), b.pop("notes")
-        assert_same(a, b)
+        assert_evaluated_as_in_memory(spark, designer, design, weights, memory, JOBS_DESIGN_RECORDS, "the records")
         designer.write_release(design, str(tmp_path / "release.parquet"))
     written = pd.read_parquet(tmp_path / "release.parquet")
     pd.testing.assert_frame_equal(written.reset_index(drop=True), memory.transformed.published_table(),
@@ -365,14 +354,7 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
     with SparkBackend(session=spark) as backend:   # the next designer reuses the cache
         designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
         assert designer.finest.reused and designer.finest.path == cached, designer.finest.note
-        before = spark_jobs(spark)   # one evaluation over the reused aggregate
-        engine = designer.evaluate(whole, weights, preview=10)
-        jobs = spark_jobs(spark) - before
-        print(f"design evaluation over the aggregate: {jobs} Spark jobs")
-        assert jobs <= JOBS_DESIGN_AGGREGATE, jobs
-        a, b = engine.to_json_dict(), memory.to_json_dict()
-        a.pop("notes"), b.pop("notes")
-        assert_same(a, b)
+        assert_evaluated_as_in_memory(spark, designer, whole, weights, memory, JOBS_DESIGN_AGGREGATE, "the aggregate")
         assert designer.published_ids() == [str(i) for i in memory.transformed.published]
         found = suggest(designer.lattice(), weights, Constraints(k=2, suppression_limit=0.3))
         assert [c.levels for c in found.front] == [c.levels for c in expected.front]
@@ -386,6 +368,21 @@ def test_a_release_design_on_spark_equals_memory(spark, tmp_path, data_dir):
         designer = EngineDesigner(backend, str(source), ROLES, hierarchies)
         assert designer.finest.reused and designer.finest.path == cached, designer.finest.note
     assert folder_bytes(cached) == written
+
+
+def assert_evaluated_as_in_memory(spark, designer, design, weights, memory, bound: int, over: str) -> None:
+    """``design`` evaluated by ``designer`` in at most ``bound`` Spark jobs (``over``: what it reads),
+    the same result as memory's."""
+    from test_engine_design import assert_same
+
+    before = spark_jobs(spark)
+    engine = designer.evaluate(design, weights, preview=10)
+    jobs = spark_jobs(spark) - before
+    print(f"design evaluation over {over}: {jobs} Spark jobs")
+    assert jobs <= bound, jobs
+    a, b = engine.to_json_dict(), memory.to_json_dict()
+    a.pop("notes"), b.pop("notes")
+    assert_same(a, b)
 
 
 def folder_bytes(folder: Path) -> dict:
