@@ -565,11 +565,16 @@ class Backend(ColumnRules):
         if len(twice):
             raise InputError(f"id '{twice['id'].iloc[0]}' is listed more than once", file=str(name))
 
-    def unlocated(self) -> list[str]:
+    def unlocated(self, published: pd.DataFrame | None = None) -> list[str]:
         """The published records not in the source, as the in-memory engine names them:
-        ``id '…'`` (by id or ids), ``row N`` (matched by position)."""
-        frame = self.fetch("SELECT p.pos, p.id FROM published AS p LEFT JOIN src ON src.id = p.id "
-                           "WHERE src.id IS NULL ORDER BY p.pos")
+        ``id '…'`` (by id or ids), ``row N`` (matched by position). ``published``: every
+        published record fetched already with ``located``, its source record's id (missing
+        where the source has none; :func:`~.scoring.published_values`): no statement."""
+        if published is None:
+            frame = self.fetch("SELECT p.pos, p.id FROM published AS p LEFT JOIN src ON src.id = p.id "
+                               "WHERE src.id IS NULL ORDER BY p.pos")
+        else:
+            frame = published[published["located"].isna()].sort_values("pos", kind="stable")
         return [f"id '{i}'" for i in frame["id"].tolist()] + [f"row {r}" for r in self.unmatched_rows]
 
 

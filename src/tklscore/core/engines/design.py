@@ -46,7 +46,7 @@ from tklscore.core.engines.finest import (RELATION, keep_totals, kept_totals, op
                                           weights_digest)
 from tklscore.core.engines.plan import DesignPlan, Plan
 from tklscore.core.engines.scoring import (CombinationPieces, Combinations, fetch_room, finish_report,
-                                           score_records)
+                                           published_of_combinations, score_records)
 from tklscore.core.errors import InputError
 from tklscore.core.release.designer import DesignResult, generalised_weights
 from tklscore.core.release.hierarchy import Hierarchy
@@ -392,6 +392,11 @@ class EngineDesigner:
             released, counts = _released_totals(backend, plan, score_plan, scored, bool(suppressed),
                                                 given[1] if given and isinstance(scored.fetched, Combinations)
                                                 else None)
+        elif isinstance(scored.fetched, Combinations) and records_path is None:
+            # the combinations scored in Python: the released records' class codes and SA values
+            # fetched and totalled there, no ``coded`` nor ``published_scored``
+            released = published_of_combinations(backend, score_plan, scored.fetched, scored.radix, False,
+                                                  backend.fetch(plan.published_values(len(kept))))[0]
         else:
             backend.materialize("coded", score_plan.published_records("rid", "gsrc").coded(scored.radix))
             backend.materialize("published_scored", plan.published_scored(scored.combination))

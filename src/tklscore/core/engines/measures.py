@@ -25,7 +25,7 @@ import numpy as np
 
 from tklscore.core.engines.backend import Backend
 from tklscore.core.engines.plan import Plan
-from tklscore.core.engines.scoring import PairSource
+from tklscore.core.engines.scoring import PairSource, combinations_of_values, values_by_code
 from tklscore.core.errors import InputError, check_limit
 from tklscore.core.risk.aggregates import (CLASS_SIZES, CLASS_T, IDENTIFIERS, POPULATION, RECORDS,
                                            SAMPLE_WEIGHTS, SUBSETS, VALUE_COUNTS, Aggregates)
@@ -116,7 +116,16 @@ class EngineAggregates(Aggregates):
                 backend.materialize(f"codes_{i}", plan.value_codes(i))
             backend.materialize("classes", plan.classes())
             backend.materialize("coded", plan.coded())
-        self.pairs = PairSource(backend, self.plan, self.rows, keep=True, log=self.fetched, names=self.sa)
+        self.pairs = PairSource(backend, self.plan, self.rows, keep=True, log=self.fetched, names=self.sa,
+                                coded_rows=None if coded else self._coded_rows)
+
+    def _coded_rows(self) -> dict[str, np.ndarray]:
+        """The combinations of the records in scope coded in Python (:func:`~.scoring.combinations_of_values`),
+        every SA's pairs from one statement grouping their values, not from ``coded`` (its joins cost
+        Spark a job each), as a score's combinations are."""
+        plan = self.plan
+        classes = self.backend.fetch(f"SELECT cid, {', '.join(plan.class_keys)} FROM classes")
+        return combinations_of_values(self.backend, plan, classes, values_by_code(self.backend, plan))
 
     def _compute(self, aggregate: str, attribute: str | None):
         backend, plan = self.backend, self.plan

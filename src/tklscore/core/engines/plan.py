@@ -525,6 +525,12 @@ class DesignPlan:
                 f"{', c.cnt' if self.weighted else ''} FROM published AS p JOIN coded AS c ON c.rid = p.rid "
                 f"JOIN scored AS s USING ({', '.join(combination)})")
 
+    def published_values(self, n_sa: int) -> str:
+        """The released records' class codes ``k0..`` and their ``n_sa`` SA values ``s0..`` as
+        published, in no order (their combinations' records, counted in Python)."""
+        columns = ", ".join(f"g.{c}" for c in self.keys + [f"s{i}" for i in range(n_sa)])
+        return f"SELECT {columns} FROM published AS p JOIN gsrc AS g ON g.rid = p.rid"
+
     def value_use(self, j: int, whole: bool = False) -> str:
         """For each value of QI j as written: the selected rows holding it and how many of
         them are suppressed (the utility's counts; over the aggregate every row is selected: each

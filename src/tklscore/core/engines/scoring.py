@@ -52,12 +52,14 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
     if n == 0:
         raise InputError("the source table has no records", file=source_name)
     backend.check_unique_ids(roles, source_name)
-    missing = backend.unlocated()
+    # scored in Python: the published records' values fetched, and with them those the source lacks
+    values = published_values(backend, plan) if combinations_in_python(backend, whole_plan, n) else None
+    missing = backend.unlocated(values)
     if missing and not skip_unlocated:
         raise unlocated_error(missing, published_name)
     whole, warnings, combination, radix, fetched = score_records(backend, whole_plan, roles, weights,
                                                                 missing_weight_zero, n)
-    in_python = isinstance(fetched, Combinations)    # scored in Python: the records' values fetched
+    in_python = isinstance(fetched, Combinations) and values is not None
     records_here = in_python and records_path is None and not stream
     if not records_here:
         backend.materialize("coded", plan.published_records().coded(radix))   # the published records' combinations
@@ -70,31 +72,33 @@ def score_in_engine(backend: Backend, roles: Roles, weights: Weights, x: float =
         backend.materialize("published_scored", plan.published(combination))
     totals = records = None
     if in_python:
-        totals, records = published_of_combinations(backend, plan, fetched, radix, records_here)
+        totals, records = published_of_combinations(backend, plan, fetched, radix, records_here,
+                                                     values[values["located"].notna()])
     return finish_report(backend, plan, n, whole, x, warnings, records_path, fetch=True, unlocated=missing,
                          stream=stream, totals=totals, records=records)
 
 
+def published_values(backend: Backend, plan: Plan) -> pd.DataFrame:
+    """Every published record's position, id, QI and SA values and ``located``, its source
+    record's id (missing where the source has none: :meth:`.Backend.unlocated`), in one
+    statement and in no order (a sort costs Spark a job): what :func:`published_of_combinations`
+    totals, fetched before the scores as the check of the records located."""
+    return backend.fetch(f"SELECT p.pos, p.id, s.id AS located, {', '.join(f's.{c}' for c in plan.qi + plan.sa)} "
+                         f"FROM published AS p LEFT JOIN src AS s ON s.id = p.id")
+
+
 def published_of_combinations(backend: Backend, plan: Plan, fetched: "Combinations", radix: tuple[int, ...],
-                              records: bool) -> tuple[pd.Series, pd.DataFrame | None]:
+                              records: bool, rows: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame | None]:
     """The totals of the published records whose combinations were scored in Python (``fetched``,
     with their ``scores``), and with ``records`` the records in published order
-    (:data:`RECORD_QUERY`'s columns), no statement over ``scored``: the records' QI and SA values
-    fetched in one statement (no ``coded``: its joins to ``classes`` and each SA's codes cost Spark
-    a job each) and found among the classes' and the codes' values (equal text, equal numbers, as
-    those joins find them)."""
-    qi, sa = plan.qi, plan.sa
-    rows = backend.fetch(f"SELECT p.pos{', p.id' if records else ''}, {', '.join(f's.{c}' for c in qi + sa)} "
-                         f"FROM published AS p JOIN src AS s ON s.id = p.id")   # in no order: a sort costs a job
-    classes = backend.fetch(f"SELECT cid, {', '.join(qi)} FROM classes")
-    found = pd.MultiIndex.from_frame(classes[qi]).get_indexer(pd.MultiIndex.from_frame(rows[qi])) if qi else \
-        np.zeros(len(rows), dtype=np.int64)
-    named = {"cid": np.where(found < 0, -1, classes["cid"].to_numpy(dtype=np.int64)[found])}
-    for i, (column, values) in enumerate(zip(sa, fetched.values)):
-        named[f"c{i}"] = pd.Index(values).get_indexer(rows[column].to_numpy(dtype=values.dtype))
-    if any((codes < 0).any() for codes in named.values()):   # never: the values are the same relation's
-        raise RuntimeError("a published record's values are not among the classes' and codes' values: the "
-                           "engine's relations disagree")
+    (:data:`RECORD_QUERY`'s columns), no statement over ``scored``: the records' values
+    (``rows``, those located of :func:`published_values`, or a design's released records' class
+    codes and SA values; no ``coded``: its joins to ``classes`` and each SA's codes cost Spark a
+    job each) found among the classes' keys (:attr:`.Plan.class_keys`) and the codes' values
+    (equal text, equal numbers, as those joins find them)."""
+    classes = fetched.classes if fetched.classes is not None else \
+        backend.fetch(f"SELECT cid, {', '.join(plan.class_keys)} FROM classes")
+    named = coded_values(plan, rows, classes, fetched.values, "a published record's")
     places = plan.radix(radix)
     named = pd.DataFrame({"key": radix_key(list(named.values()), places)} if places is not None else named)
     at = fetched.index_of(named, places, "published")
@@ -107,6 +111,41 @@ def published_of_combinations(backend: Backend, plan: Plan, fetched: "Combinatio
     for column, name in zip(RECORD_COLUMNS[1:], ("k", "l", "t", "w", "tkl", "m_score", "l_severity")):
         out[column] = scores[name].to_numpy()[at]
     return totals, out
+
+
+def coded_values(plan: Plan, rows: pd.DataFrame, classes: pd.DataFrame, values: list[np.ndarray],
+                 what: str) -> dict[str, np.ndarray]:
+    """Each row's class id ``cid`` and SA codes ``c{i}`` as :meth:`.Plan.coded`'s joins give them:
+    its class keys (:attr:`.Plan.class_keys`) found among ``classes``' (with ``cid``), each SA
+    value among ``values`` (each SA's by code): equal text, equal numbers. An error when one is
+    not there (never: the values are the same relation's; ``what``: whose values)."""
+    keys = plan.class_keys
+    found = pd.MultiIndex.from_frame(classes[keys]).get_indexer(pd.MultiIndex.from_frame(rows[keys])) if keys else \
+        np.zeros(len(rows), dtype=np.int64)
+    named = {"cid": np.where(found < 0, -1, classes["cid"].to_numpy(dtype=np.int64)[found])}
+    for i, (column, by_code) in enumerate(zip(plan.sa, values)):
+        named[f"c{i}"] = pd.Index(by_code).get_indexer(rows[column].to_numpy(dtype=by_code.dtype))
+    if any((codes < 0).any() for codes in named.values()):
+        raise RuntimeError(f"{what} values are not among the classes' and codes' values: the engine's relations "
+                           f"disagree")
+    return named
+
+
+def combinations_of_values(backend: Backend, plan: Plan, classes: pd.DataFrame,
+                           values: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The combinations of ``plan.source`` as :func:`fetch_counted_rows` fetches them from
+    ``combos`` (``cid``, ``c{i}``, ``cnt``, ``rid``; in no order) from one statement grouping the
+    records' class keys and SA values, coded here (:func:`coded_values`; ``classes``: their keys
+    by class id, ``values``: each SA's by code): on an engine whose statements cost a job each,
+    one job, not one per join of :meth:`.Plan.coded` (Spark: 6 for 4 SAs)."""
+    grouped = ", ".join(plan.class_keys + plan.sa)
+    frame = backend.fetch(f"SELECT {grouped}, cnt, rid FROM {plan.source}" if plan.distinct else
+                          f"SELECT {grouped}, {plan.count} AS cnt, MIN(rid) AS rid FROM {plan.source} "
+                          f"GROUP BY {grouped}")
+    rows = coded_values(plan, frame, classes, values, "a combination's")
+    rows["cnt"] = frame["cnt"].to_numpy(dtype=np.int64)
+    rows["rid"] = frame["rid"].to_numpy(dtype=np.int64)
+    return rows
 
 
 def finish_report(backend: Backend, plan: Plan, n: int, whole: pd.Series, x: float, warnings: list[str],
@@ -176,6 +215,7 @@ class Combinations(NamedTuple):
     per_code: list[np.ndarray]
     pairs: list[tuple[np.ndarray, ...]] | None = None   # each SA's (class, value code, count) pairs, when made
     scores: pd.DataFrame | None = None    # registered as ``scored`` (:meth:`scored`), when kept
+    classes: pd.DataFrame | None = None   # each class's ``cid`` and keys (:attr:`.Plan.class_keys`), when fetched
 
     def totals(self, released: np.ndarray | None = None) -> pd.Series:
         return combination_totals(self.rows, self.sizes, self.class_t, self.values, self.per_code, released)
@@ -270,19 +310,23 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     for i in range(len(roles.sa)):
         backend.materialize(f"codes_{i}", codes_of.get(i) or plan.value_codes(i))
     warnings, values, per_code = _register_weights(backend, plan, roles, weights, missing_weight_zero, weigh)
+    # summed here, no statement over ``scored``; kept, on an engine whose statements cost a job each,
+    # ``scored`` is registered from here
+    rows_given = given is not None and given[1] is not None
+    summed_here = rows_given or combinations_in_python(backend, plan, n, kept)
+    # on such an engine the combinations are also coded here, from the classes' keys fetched with their sizes
+    coded_here = given is None and summed_here and backend.few_statements
+    classes = None
     if given is None:
         backend.materialize("classes", plan.classes())
-        sizes = backend.fetch("SELECT cid, k FROM classes ORDER BY cid")["k"].to_numpy(dtype=np.int64)
+        classes = backend.fetch(f"SELECT {', '.join(['cid', 'k'] + (plan.class_keys if coded_here else []))} "
+                                f"FROM classes ORDER BY cid")
+        sizes = classes["k"].to_numpy(dtype=np.int64)
     else:
         sizes = given[0]
     n_classes = len(sizes)
     radix = (n_classes, *(len(v) for v in values))
     per_combination = replace(plan, weighted=True, counted="combos")
-    # summed here, no statement over ``scored``; kept, on an engine whose statements cost a job each,
-    # ``scored`` is registered from here
-    rows_given = given is not None and given[1] is not None
-    summed_here = rows_given or ((not kept or backend.few_statements)
-                                 and fetches_counted_rows(backend, per_combination, n))
     # too many to fetch at once: kept, fetched in pieces of whole classes and summed here (the whole
     # source of 10M rows scored in 17.9 CPU-s, against 37.2 by the engine's t and totals statements)
     in_pieces = not kept and not summed_here and piece_rows(backend, per_combination) > 0
@@ -293,13 +337,17 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         pieces = CombinationPieces(backend, per_combination, sizes, values, per_code, n, keep_pairs=keep_pairs)
         return Scored(pieces.totals() if totals else None, warnings, plan.combination(radix), radix, pieces)
     # a combination is a record or more
-    pairs = PairSource.of_rows(backend, per_combination, given[1]) if rows_given else \
-        PairSource(backend, per_combination, n)
+    if coded_here:
+        pairs = PairSource.of_rows(backend, per_combination, combinations_of_values(backend, plan, classes, values))
+    else:
+        pairs = PairSource.of_rows(backend, per_combination, given[1]) if rows_given else \
+            PairSource(backend, per_combination, n)
     class_t = np.zeros(n_classes, dtype=np.float64)
     for i in range(len(roles.sa)):
         np.maximum(class_t, pairs.t(i, n, sizes), out=class_t)
     if summed_here:
-        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code, pairs.made())
+        fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code, pairs.made(),
+                               classes=classes if coded_here else None)
         if kept:
             fetched = fetched._replace(scores=fetched.scored(plan.radix(radix)))
             backend.register("scored", fetched.scores)
@@ -389,8 +437,9 @@ class PairSource:
     SAs' names in it)."""
 
     def __init__(self, backend: Backend, plan: Plan, rows: int, keep: bool = False, log: list | None = None,
-                 names: list[str] | None = None):
+                 names: list[str] | None = None, coded_rows=None):
         self.backend, self.plan, self.rows, self.keep = backend, plan, rows, keep
+        self.coded_rows = coded_rows   # () -> the combinations coded in Python, for every SA's pairs at once
         self.log, self.names = log, names
         self._fetched: list[tuple[np.ndarray, ...]] | bool | None = None   # None: not asked yet; False: streamed
         self.counted_rows: dict[str, np.ndarray] | None = None   # fetched once (:func:`fetch_counted_rows`)
@@ -424,7 +473,7 @@ class PairSource:
                 if self.counted_rows is not None:
                     fetched = pairs_of_rows(self.counted_rows, len(self.plan.sa))
             if fetched is None:
-                fetched = pairs_in_one_statement(self.backend, self.plan, self.rows)
+                fetched = pairs_in_one_statement(self.backend, self.plan, self.rows, self.coded_rows)
                 if fetched is not None:
                     self._note("every attribute")
             self._fetched = False if fetched is None else fetched
@@ -480,14 +529,19 @@ class PairSource:
             self.log.append(f"{PAIRS} of {what}")
 
 
-def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int) -> list[tuple[np.ndarray, ...]] | None:
+def pairs_in_one_statement(backend: Backend, plan: Plan, rows: int,
+                           coded_rows=None) -> list[tuple[np.ndarray, ...]] | None:
     """Every SA's (class, value code, count) pairs as int64 arrays sorted by class then
     value, by SA, fetched in one statement (:meth:`.Plan.all_class_value_pairs`) on an
     engine whose statements cost a job each (:attr:`.Backend.few_statements`) while they
     fit one batch of :data:`PAIR_BATCH_ROWS` (``rows``: the most pairs an SA can have, the
-    rows of ``plan.counted``); else None: each SA's pairs are grouped and streamed alone."""
+    rows of ``plan.counted``); else None: each SA's pairs are grouped and streamed alone.
+    ``coded_rows()``: the combinations coded in Python (:func:`combinations_of_values`), whose
+    pairs are summed here instead (no statement over ``plan.counted``)."""
     if not backend.few_statements or not plan.sa or rows * len(plan.sa) > PAIR_BATCH_ROWS:
         return None
+    if coded_rows is not None:
+        return pairs_of_rows(coded_rows(), len(plan.sa))
     table = backend.fetch_arrow(plan.all_class_value_pairs())
     sa, cid, idx, c = (table.column(name).to_numpy().astype(np.int64, copy=False) for name in ("sa", "cid", "idx", "c"))
     order = np.lexsort((idx, cid, sa))    # by SA, class then value
@@ -505,6 +559,14 @@ FETCHED_BATCH = 3 * PAIR_BATCH_ROWS
 reach Python through one driver, the most integers of counted rows fetched at once: a batch of
 pairs' (:data:`PAIR_BATCH_ROWS` of three). Within it a relation's combinations are scored in
 Python (no statement for their t, l-DF, scores and totals); beyond it, in the engine."""
+
+
+def combinations_in_python(backend: Backend, plan: Plan, n: int, kept: bool = True) -> bool:
+    """Whether :func:`score_records` fetches the combinations of ``plan.source`` (``n`` records)
+    whole and scores them in Python: read once (not ``kept``), or on an engine whose statements
+    cost a job each, while they fit (:func:`fetches_counted_rows`)."""
+    return (not kept or backend.few_statements) and \
+        fetches_counted_rows(backend, replace(plan, weighted=True, counted="combos"), n)
 
 
 def fetches_counted_rows(backend: Backend, plan: Plan, rows: int) -> bool:
@@ -699,6 +761,17 @@ def score_set(totals: pd.Series, x: float) -> ScoreSet:
                     float(totals["l_severity"]))
 
 
+def values_by_code(backend: Backend, plan: Plan) -> list[np.ndarray]:
+    """Each SA's distinct values in code order (``codes_{i}``), in one statement: a categorical
+    SA's text, a continuous one's numbers."""
+    if not plan.sa:
+        return []
+    values = backend.fetch(plan.distinct_values())
+    bounds = np.searchsorted(values["sa"].to_numpy(dtype=np.int64), np.arange(len(plan.sa) + 1))
+    return [(values["x"].to_numpy(dtype=np.float64) if continuous else values["v"].to_numpy(dtype=object))[a:b]
+            for continuous, a, b in zip(plan.continuous, bounds[:-1], bounds[1:])]
+
+
 def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weights,
                       missing_weight_zero: bool, weigh=None) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
     """``weights_{i}(s{i}, w)``: the weight of each distinct value of each SA, looked up
@@ -706,11 +779,7 @@ def _register_weights(backend: Backend, plan: Plan, roles: Roles, weights: Weigh
     SA's distinct values by code and their weights."""
     missing: list[tuple[str, str]] = []
     by_code, per_code = [], []
-    values = backend.fetch(plan.distinct_values()) if roles.sa else None
-    bounds = np.searchsorted(values["sa"].to_numpy(dtype=np.int64), np.arange(len(roles.sa) + 1)) if roles.sa else []
-    for i, name in enumerate(roles.sa):
-        column = values["x"].to_numpy(dtype=np.float64) if plan.continuous[i] else values["v"].to_numpy(dtype=object)
-        uniques = column[bounds[i]:bounds[i + 1]]
+    for i, (name, uniques) in enumerate(zip(roles.sa, values_by_code(backend, plan))):
         per_value = (weights.weights_of(name, uniques, plan.continuous[i]) if weigh is None
                      else weigh(i, name, uniques))
         absent = np.isnan(per_value)
