@@ -395,7 +395,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     packed.sort()
     order = packed & np.int64((1 << bits) - 1)   # the rows by pair
     packed >>= np.int64(bits)
-    firsts, pair_of = _run_ids(packed)    # where each pair's rows start; each sorted row's pair
+    firsts = np.flatnonzero(run_starts(packed))    # where each pair's rows start
+    per_pair = run_sizes(firsts, len(packed))       # and how many rows hold it
     pairs = packed[firsts]
     del packed
     m = len(pairs)
@@ -479,8 +480,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         out = np.empty(n, dtype=narrow)
     else:                                   # the rows not counted: l 1, in no group that matters
         out = np.full(n, 1 << s, dtype=narrow)
-    out[order] = l[pair_of]
-    del l, order, pair_of
+    out[order] = np.repeat(l, per_pair)   # the sorted rows' pairs in order: each pair's l repeated over its rows
+    del l, order, per_pair
     masks: list = [None] * s
     low = None
     if s <= 8 and not all(every):   # the bits, one byte a row
