@@ -392,12 +392,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     else:
         packed = np.multiply(ids[rows], np.int64(span << bits), dtype=np.int64)
         packed += packed_sa[rows]
-    packed.sort()
-    order = packed & np.int64((1 << bits) - 1)   # the rows by pair
-    packed >>= np.int64(bits)
-    firsts = np.flatnonzero(run_starts(packed))    # where each pair's rows start
-    per_pair = run_sizes(firsts, len(packed))       # and how many rows hold it
-    pairs = packed[firsts]
+    # the rows by pair, the pairs, where each one's rows start and how many rows hold it
+    order, pairs, firsts, per_pair = _packed_runs(packed, bits)
     del packed
     m = len(pairs)
     # each pair's l and its bits in the narrowest integers that hold them: a group holds at most
@@ -414,8 +410,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         q[j] = q[j + 1] // np.int64(cards[j + 1])
     for j in range(s):
         if j == s - 1:   # no suffix: each group is a run of the pairs, its count the run's length
-            starts, run = _run_ids(q[j - 1])
-            d = run_sizes(starts, m).astype(narrow, copy=False)[run]
+            starts, sizes, run = _runs(q[j - 1], numbered=True)
+            d = sizes.astype(narrow, copy=False)[run]
             grouped.append((run, len(starts)))
             del starts, run
         else:
@@ -773,24 +769,28 @@ def _counted(l: np.ndarray, d: np.ndarray, counted: np.ndarray | None, mask: np.
     return None if open_.all() else open_
 
 
-def _run_ids(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each run of equal values of a sorted ``ordered`` starts, and each element's run
-    (0, 1, …): one count of the starts, no repeat of the runs' lengths."""
+def _runs(ordered: np.ndarray, numbered: bool = False) -> tuple[np.ndarray, ...]:
+    """The runs of equal values of a sorted ``ordered``: where each starts and its length, and
+    with ``numbered`` each element's run (0, 1, …: one count of the starts)."""
     first = run_starts(ordered)
     starts = np.flatnonzero(first)
+    sizes = run_sizes(starts, len(ordered))
+    if not numbered:
+        return starts, sizes
     first[:1] = False
-    return starts, np.cumsum(first, dtype=np.int64)
+    return starts, sizes, np.cumsum(first, dtype=np.int64)
 
 
-def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``packed`` (each key shifted left by ``bits``, its entry's position in the low bits) sorted
-    in place: the positions in key order, the distinct keys in increasing order, where each
-    one's entries start among the positions and how many entries hold each."""
+    in place and shifted back: the positions in key order, the distinct keys in increasing
+    order, where each one's entries start among the positions and how many entries hold each
+    (:func:`_runs`)."""
     packed.sort()
     order = packed & np.int64((1 << bits) - 1)
     packed >>= np.int64(bits)
-    starts = np.flatnonzero(run_starts(packed))
-    return order, packed[starts], starts, run_sizes(starts, len(packed))
+    starts, sizes = _runs(packed)
+    return order, packed[starts], starts, sizes
 
 
 def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
@@ -812,8 +812,7 @@ def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinalit
     order, pairs, _, per_pair = _packed_runs(packed, bits)   # per_pair: entries of each distinct (group, value)
     del packed
     pairs //= np.int64(cardinality)
-    group_starts = np.flatnonzero(run_starts(pairs))
-    per_group = run_sizes(group_starts, len(pairs))   # distinct values of each group
+    _, per_group = _runs(pairs)   # distinct values of each group
     narrow = np.min_scalar_type(cardinality)   # a group holds at most every value: written back narrow
     d = np.empty(m, dtype=narrow)
     d[order] = np.repeat(np.repeat(per_group.astype(narrow), per_group), per_pair)
@@ -1191,8 +1190,8 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
             counts = counts[pair]
         else:   # one sort (numpy's unique hashes: several times slower on a million keys)
             ordered = np.sort(key)
-            starts = np.flatnonzero(run_starts(ordered))
-            pair, counts = ordered[starts], run_sizes(starts, len(ordered))
+            starts, counts = _runs(ordered)
+            pair = ordered[starts]
         cls, val = np.divmod(pair, np.int64(m))
     else:
         cls, val, counts = pairs
