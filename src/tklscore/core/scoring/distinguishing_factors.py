@@ -1154,10 +1154,18 @@ def variational_distance_of_pairs(pairs, n_classes: int, class_sizes: np.ndarray
 
 EMD_CELLS_A_ROW = 8
 """A continuous SA's (class, value) counts are summed as a whole table (:func:`_ordered_emd_of_table`)
-up to this many cells a row, else over the distinct pairs found by one sort: measured on the 1M
-lattice's amount SA (500 values), the table costs ~7 ms a million cells, the sort and its steps
-~70–90 ms a million rows, so the table is cheaper up to ~10 cells a row (at 8: 64 MB of counts a
-million rows). The same exact integers either way."""
+up to this many cells a row, else over the distinct pairs (:func:`ordered_emd_from_pairs`) — the
+one rule of :func:`_emd_table_fits`, for the rows of memory and the weighted rows of an aggregate
+alike. The same exact integers either way. Measured (``benchmarks/bench_emd_table.py``: 1M rows,
+500 skewed values, thread CPU, least of 5, load 9–14), table / pairs: 0.30–0.42 for rows of memory
+and 0.51–0.66 for weighted rows at 1–8 cells a row, ~1.0–1.1 at 12 and 0.8–1.1 at 16: the table is
+cheaper up to ~12 cells a row in both; 8 keeps its counts to 64 MB a million rows."""
+
+
+def _emd_table_fits(n_classes: int, m: int, rows: int) -> bool:
+    """Whether a continuous SA's (class, value) table of ``n_classes`` × ``m`` cells is summed
+    whole for ``rows`` rows (:data:`EMD_CELLS_A_ROW`)."""
+    return n_classes * m <= EMD_CELLS_A_ROW * rows
 
 
 def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray,
@@ -1180,7 +1188,7 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
         # the distinct (class, value) pairs sorted by class then value, with their counts
         key = classes * np.int64(m)
         key += values.codes
-        if n_classes * m <= min(dense_limit(len(classes)), EMD_CELLS_A_ROW * len(classes)):  # a count per possible pair
+        if _emd_table_fits(n_classes, m, len(classes)):  # a count per possible pair
             counts = np.bincount(key, minlength=n_classes * m)
             n = len(classes)
             if exact or (exact is None and float(m) * n * n < 2.0 ** 62):
@@ -1206,10 +1214,10 @@ def ordered_emd_of_weighted(classes: np.ndarray, n_classes: int, class_sizes: np
                             m: int, counts: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
     """:func:`ordered_emd_from_pairs` of rows standing for ``counts`` records each (an
     aggregate's; ``values``: ranks < ``m``; ``value_counts``: the table's records of each rank,
-    ``n`` in all): over the (class, rank) table while it has at most :data:`TABLE_CELLS_A_ROW`
-    cells a row and its sums are exact integers (:func:`_ordered_emd_of_table`, the same
-    integer), else over the distinct pairs."""
-    if m > 1 and n_classes * m <= TABLE_CELLS_A_ROW * len(classes) and float(m) * n * n < 2.0 ** 62:
+    ``n`` in all): over the (class, rank) table while it fits (:func:`_emd_table_fits`) and its
+    sums are exact integers (:func:`_ordered_emd_of_table`, the same integer), else over the
+    distinct pairs."""
+    if m > 1 and _emd_table_fits(n_classes, m, len(classes)) and float(m) * n * n < 2.0 ** 62:
         key = np.multiply(classes, np.int64(m), dtype=np.int64)
         key += values
         table = np.bincount(key, weights=counts, minlength=n_classes * m).astype(np.int64)
