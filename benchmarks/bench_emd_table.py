@@ -59,7 +59,7 @@ def main(argv=None) -> int:
             if counts is None:
                 return factors._ordered_emd_of_table(np.bincount(key, minlength=n_classes * m).reshape(n_classes, m),
                                                      sizes, *plain)
-            cells_ = np.bincount(key, weights=counts, minlength=n_classes * m).astype(np.int64)
+            cells_ = factors._records_by_key(key, counts, n_classes * m)
             return factors._ordered_emd_of_table(cells_.reshape(n_classes, m), weighted_sizes, *weighted)
 
         def pairs(counts=None):
