@@ -48,10 +48,11 @@ def test_the_table_of_counts_gives_the_steps_t_exactly(seed, n, n_classes, m, em
     np.testing.assert_allclose(ordered_emd_by_class(ids, n_classes, sizes, values, exact=False), steps,
                                rtol=1e-12, atol=1e-15)
     # an aggregate's rows (each distinct pair once, with its records) and the rows themselves:
-    # a table or the pairs, whichever the cells a row choose, the same t
+    # a table or the pairs, whichever the cells a row choose (one rule for both), the same t
     pairs, records = np.unique(ids * np.int64(m) + codes, return_counts=True)
     cls, val = np.divmod(pairs, np.int64(m))
     for rows in ((cls, val, records.astype(np.int8 if records.max() < 128 else np.int64)),
+                 (cls, val, records.astype(np.float64)),     # records as floats: added by bincount's weights
                  (ids, codes, np.ones(n, dtype=np.int8))):
         assert np.array_equal(ordered_emd_of_weighted(rows[0], n_classes, sizes, rows[1], m, rows[2],
                                                       np.bincount(codes, minlength=m), n), steps, equal_nan=True)
