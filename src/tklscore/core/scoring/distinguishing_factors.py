@@ -392,8 +392,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
     else:
         packed = np.multiply(ids[rows], np.int64(span << bits), dtype=np.int64)
         packed += packed_sa[rows]
-    # the rows by pair, the pairs, where each one's rows start and how many rows hold it
-    order, pairs, firsts, per_pair = _packed_runs(packed, bits)
+    # the rows by pair, the pairs, where each one's rows start, and each sorted row's pair
+    order, pairs, firsts, _, pair_of = _packed_runs(packed, bits, numbered=True)
     del packed
     m = len(pairs)
     # each pair's l and its bits in the narrowest integers that hold them: a group holds at most
@@ -476,8 +476,8 @@ def _l_by_runs(classes: tuple[np.ndarray, int], groups: SaGroups,
         out = np.empty(n, dtype=narrow)
     else:                                   # the rows not counted: l 1, in no group that matters
         out = np.full(n, 1 << s, dtype=narrow)
-    out[order] = np.repeat(l, per_pair)   # the sorted rows' pairs in order: each pair's l repeated over its rows
-    del l, order, per_pair
+    out[order] = l[pair_of]
+    del l, order, pair_of
     masks: list = [None] * s
     low = None
     if s <= 8 and not all(every):   # the bits, one byte a row
@@ -781,16 +781,16 @@ def _runs(ordered: np.ndarray, numbered: bool = False) -> tuple[np.ndarray, ...]
     return starts, sizes, np.cumsum(first, dtype=np.int64)
 
 
-def _packed_runs(packed: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _packed_runs(packed: np.ndarray, bits: int, numbered: bool = False) -> tuple[np.ndarray, ...]:
     """``packed`` (each key shifted left by ``bits``, its entry's position in the low bits) sorted
     in place and shifted back: the positions in key order, the distinct keys in increasing
-    order, where each one's entries start among the positions and how many entries hold each
-    (:func:`_runs`)."""
+    order, where each one's entries start among the positions and how many entries hold each,
+    and with ``numbered`` each sorted entry's key (:func:`_runs`)."""
     packed.sort()
     order = packed & np.int64((1 << bits) - 1)
     packed >>= np.int64(bits)
-    starts, sizes = _runs(packed)
-    return order, packed[starts], starts, sizes
+    starts, *runs = _runs(packed, numbered)
+    return (order, packed[starts], starts, *runs)
 
 
 def _distinct_by_sort(key: np.ndarray, size: int, values: np.ndarray, cardinality: int,
