@@ -44,7 +44,7 @@ def main(argv=None) -> int:
           f"{machine()}")
     rng = np.random.default_rng(1)
     values = np.minimum(rng.geometric(10.0 / m, rows) - 1, m - 1).astype(np.int64)   # skewed, like an amount
-    records = rng.integers(1, 4, rows).astype(np.int64)     # an aggregate row's records
+    records = rng.integers(1, 4, rows).astype(np.uint8)     # an aggregate row's records, narrow as the lattice keeps them
     plain = (np.bincount(values, minlength=m), rows)
     weighted = (np.bincount(values, weights=records, minlength=m).astype(np.int64), int(records.sum()))
     for cells in args.cells:
