@@ -168,14 +168,17 @@ class _SourceBlocks:
             w, k_part = weight_sum[part], k[part]
             rs = np.add(t[part], w, out=scored[:len(w)])
             rs /= l[part]
-            self.tkl_max = max(self.tkl_max, float(rs.max()))
-            self.tkl.add(rs)
+            high = float(rs.max())
+            self.tkl_max = max(self.tkl_max, high)
+            self.tkl.add(rs, max(high, -float(rs.min())))
             rs = np.divide(w, k_part, out=scored[:len(w)])
-            self.l_severity.add(rs)
+            high = float(rs.max())
+            self.l_severity.add(rs, max(high, -float(rs.min())))
             if self.above_one:
                 rs = np.minimum(1.0, w, out=other[:len(w)])
                 rs /= k_part
-            self.m_max = max(self.m_max, float(rs.max()))
+                high = float(rs.max())
+            self.m_max = max(self.m_max, high)
 
 
 def m_score_table(n, max_record_score, x: float):
@@ -475,9 +478,11 @@ class Scorer:
         total = first[combined]
         for values, codes in list(zip(per_value, self._sa.values()))[together:]:
             total += values[codes.codes]
-        above = total > 1.0 + 1e-12
-        if above.any():
-            warnings.append(weights_above_one_note(int(above.sum()), float(total.max())))
+        # no W(r) exceeds the sum of each attribute's largest weight, added in the same order
+        if sum(float(values.max()) for values in [first] + per_value[together:]) > 1.0 + 1e-12:
+            above = total > 1.0 + 1e-12
+            if above.any():
+                warnings.append(weights_above_one_note(int(above.sum()), float(total.max())))
         return total, warnings
 
     def _combined_codes(self) -> tuple[int, np.ndarray]:

@@ -72,9 +72,10 @@ class BlockSum:
         self.finite = True   # False once a block held a NaN or ±inf (then :meth:`total` is None)
         self._buffers = (np.empty(BLOCK), np.empty(BLOCK), np.empty(BLOCK))
 
-    def add(self, terms: np.ndarray) -> None:
+    def add(self, terms: np.ndarray, top: float | None = None) -> None:
+        """Add ``terms`` (``top``: their largest magnitude, when the caller has it)."""
         if self.finite:
-            self.finite = _extract(terms, self.parts, self._buffers)
+            self.finite = _extract(terms, self.parts, self._buffers, top)
 
     def merge(self, other: "BlockSum") -> None:
         """Add the terms ``other`` was given."""
@@ -86,14 +87,16 @@ class BlockSum:
         return math.fsum(self.parts) if self.finite else None
 
 
-def _extract(terms: np.ndarray, parts: list[float], buffers) -> bool:
-    """Append to ``parts`` doubles whose exact sum is Σ terms; False for a NaN or ±inf."""
+def _extract(terms: np.ndarray, parts: list[float], buffers, top: float | None = None) -> bool:
+    """Append to ``parts`` doubles whose exact sum is Σ terms (``top``: max |term| if known);
+    False for a NaN or ±inf."""
     n = terms.size
     if n == 0:
         return True
     q, rest, spare = (b[:n] for b in buffers)
     bits = (2 * n).bit_length()                 # σ ≥ 2n · the largest term
-    top = max(float(terms.max()), -float(terms.min()))
+    if top is None:
+        top = max(float(terms.max()), -float(terms.min()))
     if not math.isfinite(top):
         return False
     for _ in range(LEVELS):
