@@ -171,7 +171,7 @@ def run_view(data: Path, qi: list[str], weights: Path, k: int, suppression: floa
     view.run_suggest()
     _wait(app, lambda: view.suggestions is not None, 3600)
     wall, cpu = watch.wall, watch.cpu
-    block = (meter.stop(), meter.longest_cpu, Collections.longest(collections.take()))
+    block = (meter.stop(), meter.longest_cpu, Collections.longest(collections.take()), meter.split)
     gc.callbacks.remove(collections._note)
     found = view.suggestions
     workbench.runner.cancel_all()
@@ -235,8 +235,9 @@ def main(argv=None) -> int:
         view_runs.append(wall)
         print(f"  Design view (Suggest → front shown):           wall {wall:7.2f} s, CPU {cpu:7.2f} s; lattice "
               f"{found.lattice_size}, evaluated {found.evaluated}, front {len(found.front)}; longest "
-              f"event-loop block {block[0] * 1000:.0f} ms (UI thread CPU in it {block[1] * 1000:.0f} ms); longest "
-              f"collection of the cycle collector (UI thread) {block[2]}")
+              f"event-loop block {block[0] * 1000:.0f} ms (UI thread CPU in it {block[1] * 1000:.0f} ms; in the "
+              f"longest the UI thread ran {block[3][0] * 1000:.0f} ms and waited {block[3][1] * 1000:.0f} ms for a "
+              f"CPU, a busy machine's); longest collection of the cycle collector (UI thread) {block[2]}")
         same = [c.as_dict() for c in found.front] == data["front"]
         print(f"  same front: {'yes' if same else 'NO'}; after: {machine()}")
         if not same:
