@@ -32,12 +32,7 @@ def numpy_scalar_snb(sizes, counts, c1, f) -> float:
         return (pu._snb_values(k, f, c1, c2, a, b, np.log),
                 np.reshape(pu._snb_jacobian(k, f, a, b, np.log), (2, 2)))
 
-    c2, u, f2 = float(counts[sizes == 2].sum()), float(counts.sum()), f * f
-    v1 = float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum())
-    v2 = float(((1 - f) ** sizes * counts * (1 + f) ** sizes - 1).sum())
-    v3 = float(((1 - f) ** sizes * counts).sum())
-    v4 = float((sizes * f * (1 - f) ** (sizes - 1) * counts).sum())
-    k = u + c1 * (v1 / v2) * (v3 / v4) * (v3 / v4)
+    c2, k = float(counts[sizes == 2].sum()), pu.snb_k(sizes, counts, c1, f)
     with np.errstate(all="ignore"):
         solution = pu.solve(function, (1.0, 1.0))
         if solution is None:

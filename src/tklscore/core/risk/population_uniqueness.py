@@ -318,18 +318,25 @@ def _pitman_result(t: float, a: float, N: float) -> float:
 
 # ---------------------------------------------------------------------------------- SNB
 
-def _snb(sizes, counts, c1, f) -> float:
-    c2 = float(counts[sizes == 2].sum())
+def snb_k(sizes, counts, c1, f) -> float:
+    """SNB's K, Shlosser's estimator of the number of population classes as ARX writes it
+    (the "- 1" inside the second sum included); NaN where a denominator is 0."""
     u = float(counts.sum())
     f2 = f * f
     v1 = float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum())
-    # Shlosser's estimator as ARX writes it (the "- 1" inside the sum included)
     v2 = float(((1 - f) ** sizes * counts * (1 + f) ** sizes - 1).sum())
     v3 = float(((1 - f) ** sizes * counts).sum())
     v4 = float((sizes * f * (1 - f) ** (sizes - 1) * counts).sum())
     if v2 == 0 or v4 == 0:
         return math.nan
-    k = u + c1 * (v1 / v2) * (v3 / v4) * (v3 / v4)
+    return u + c1 * (v1 / v2) * (v3 / v4) * (v3 / v4)
+
+
+def _snb(sizes, counts, c1, f) -> float:
+    c2 = float(counts[sizes == 2].sum())
+    k = snb_k(sizes, counts, c1, f)
+    if math.isnan(k):
+        return math.nan
 
     def function(x):
         a, b = float(x[0]), float(x[1])
