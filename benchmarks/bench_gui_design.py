@@ -23,11 +23,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from pyqtgraph.util.garbage_collector import GarbageCollector  # noqa: E402
 
 from _common import Stopwatch, machine, peak_rss_mb, verdict  # noqa: E402
 from bench_gui import BlockMeter, project_inputs, wait  # noqa: E402
 from bench_release import synthetic_hierarchies  # noqa: E402
 from tklscore.core.project import Project  # noqa: E402
+from tklscore.gui.app import COLLECT_INTERVAL_S, prepare_ui_process  # noqa: E402
 from tklscore.gui.design.view import DesignView  # noqa: E402
 from tklscore.gui.workbench import Workbench  # noqa: E402
 
@@ -48,11 +50,13 @@ def main(argv=None) -> int:
     project.save(folder / "bench.tklproj")
     print(f"Design view on {args.rows:,} rows, 4 QIs with hierarchies, 4 SAs; {machine()}")
 
+    collector = GarbageCollector(interval=COLLECT_INTERVAL_S)   # as the application runs (gui/app.py run)
     workbench = Workbench()
     workbench.autosave_timer.stop()
     view = DesignView(workbench)
     view.resize(1600, 1000)
     view.show()
+    prepare_ui_process()
     meter = BlockMeter()
     meter.start()
     watch = Stopwatch()
@@ -85,6 +89,7 @@ def main(argv=None) -> int:
     print(f"peak RSS {peak_rss_mb():.0f} MB")
     workbench.runner.cancel_all()
     workbench.runner.wait()
+    collector.timer.stop()
     return 0
 
 

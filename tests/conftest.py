@@ -33,8 +33,8 @@ settings.load_profile("suite")
 LONGEST_FIRST = (
     "engines/test_engine_spark.py", "test_offline.py", "test_properties.py", "core/release/test_release_design.py",
     "engines/test_engine_design.py", "core/risk/test_risk_measures.py", "engines/test_engine_finest.py",
-    "engines/test_engine_suggest.py", "core/risk/test_population_uniqueness.py", "engines/test_engine_measures.py",
-    "engines/test_engines.py", "test_hostile_inputs.py", "engines/test_engine_filter.py",
+    "engines/test_engine_suggest.py", "engines/test_engine_measures.py", "engines/test_engines.py",
+    "test_hostile_inputs.py", "core/risk/test_population_uniqueness.py", "engines/test_engine_filter.py",
     "gui/test_gui_scores_out_of_core.py", "core/tables/test_group_engine.py", "gui/test_gui_scores.py",
     "gui/test_report.py", "engines/test_engine_typed_text.py", "test_nothing_lost.py", "engines/test_bench_100m.py",
     "gui/test_gui_design.py", "gui/test_gui_design_workflow.py", "gui/test_gui_risk.py", "test_real_files.py",

@@ -6,12 +6,11 @@ core when the project reopens; the published table is exported by the engine."""
 
 import json
 import shlex
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
+from helpers import run_cli
 from tklscore.core import Roles
 from tklscore.core.release.designer import DesignResult
 from tklscore.core.release.hierarchy import Hierarchy
@@ -52,7 +51,7 @@ def texts(table):
             for r in range(table.rowCount())]
 
 
-def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_dir):
+def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_dir, capsys):
     workbench, view = open_view(qtbot, data_dir, 1e-9)
     memory_bench, memory_view = open_view(qtbot, data_dir, 1.0)
     try:
@@ -113,10 +112,9 @@ def test_out_of_core_design_view_equals_the_in_memory_one(qtbot, tmp_path, data_
         argv = shlex.split(view.copy_as_command(str(tmp_path / "recipe")))
         assert argv[argv.index("--engine") + 1] == "duckdb" and argv[2] == str(data_dir / "thesis_table_3_1.csv")
         assert "--engine" not in shlex.split(memory_view.copy_as_command(str(tmp_path / "recipe")))
-        done = subprocess.run([sys.executable, "-m", "tklscore", *argv[1:], "--format", "json"], capture_output=True,
-                              text=True, check=False, timeout=300)
-        assert done.returncode == 0, done.stderr
-        out, expected = json.loads(done.stdout), json.loads(json.dumps(engine.to_json_dict()))
+        code, printed, err = run_cli(capsys, [*argv[1:], "--format", "json"])   # main, in this process
+        assert code == 0, err
+        out, expected = json.loads(printed), json.loads(json.dumps(engine.to_json_dict()))
         for key in ("levels", "published_rows", "suppressed_rows", "scores", "normalized", "utility"):
             assert out[key] == expected[key], key
         # saved, then re-evaluated out of core when the project reopens

@@ -7,14 +7,13 @@ evaluate the release again, with the view's very numbers."""
 import json
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from PySide6.QtGui import QGuiApplication
 
+from helpers import run_cli
 from paths import DATA
 from tklscore.core.project import Project
 from tklscore.core.release.designer import ReleaseDesigner
@@ -117,7 +116,7 @@ def test_a_cancelled_search_shows_cancelled_and_the_front_found_so_far(adult_vie
     assert view.result.report.normalized_source.tkl == target.tkl_normalized
 
 
-def test_copy_as_command_reproduces_the_design_on_a_real_file(adult_view, qtbot, tmp_path):
+def test_copy_as_command_reproduces_the_design_on_a_real_file(adult_view, qtbot, tmp_path, capsys):
     view = adult_view
     before = view.result
     view.sliders["age"].setValue(2)
@@ -137,16 +136,17 @@ def test_copy_as_command_reproduces_the_design_on_a_real_file(adult_view, qtbot,
     assert "--weights" in argv and argv[argv.index("--delimiter") + 1] == ";"
     design = json.loads((tmp_path / "recipe" / "designed-release.design.json").read_text())
     assert design["design"]["levels"]["age"] == 2 and design["design"]["selection"]["expression"] == "sex == 'Female'"
-    out = run_command(argv + ["--format", "json"])
+    out = run_command(capsys, argv + ["--format", "json"])
     same_numbers(out, view.result)
     assert view.export.command_dialog.command.toPlainText() == command
 
 
-def run_command(argv: list[str]) -> dict:
-    done = subprocess.run([sys.executable, "-m", "tklscore", *argv[1:]], capture_output=True, text=True,
-                          check=False, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+def run_command(capsys, argv: list[str]) -> dict:
+    """The copied command line's JSON, run by the command-line interface's ``main`` (in this
+    process: a new one only imported the libraries again)."""
+    code, out, err = run_cli(capsys, argv[1:])
+    assert code == 0, err
+    return json.loads(out)
 
 
 def same_numbers(out: dict, result) -> None:
@@ -212,7 +212,7 @@ def test_save_as_release_puts_it_in_the_release_chooser_and_the_report_names_it_
     assert "Alberta" not in chooser_items(win) and "Alberta" not in workbench.reports
 
 
-def test_copy_as_command_on_the_thesis_example_writes_what_it_reads(window, qtbot, tmp_path):
+def test_copy_as_command_on_the_thesis_example_writes_what_it_reads(window, qtbot, tmp_path, capsys):
     view = window.views["design"]
     before = view.result
     view.sliders["Age"].setValue(1)
@@ -227,9 +227,9 @@ def test_copy_as_command_on_the_thesis_example_writes_what_it_reads(window, qtbo
     # the built-in source and the model inside the project are written beside the design JSON
     assert argv[2] == str(tmp_path / "table_3_1.csv") and argv[argv.index("--model") + 1] == str(tmp_path / "model.ttl")
     assert len(load_table(tmp_path / "table_3_1.csv")) == 7
-    same_numbers(run_command(argv + ["--format", "json"]), view.result)
-    text = subprocess.run([sys.executable, "-m", "tklscore", *argv[1:]], capture_output=True, text=True,
-                          check=True, timeout=300).stdout    # the very line copied, as it is
+    same_numbers(run_command(capsys, argv + ["--format", "json"]), view.result)
+    code, text, err = run_cli(capsys, argv[1:])    # the very line copied, as it is
+    assert code == 0, err
     assert f"{view.result.report.scores.tkl:.5f}" in text
 
 

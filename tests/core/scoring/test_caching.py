@@ -124,3 +124,32 @@ def test_role_columns_factorised_beside_are_the_tables_and_errors_keep_role_orde
     for sa in (["v", "u"], ["u", "v"]):   # the first bad continuous column in role order is named
         with pytest.raises(InputError, match=f"column '{sa[0]}'"):
             Scorer(Table(frame, name="t.csv"), Roles(qi=["q"], sa=sa, continuous=sa))
+
+
+def test_reweighing_gives_the_plain_computation_bit_for_bit():
+    """W(r) with the first attributes weighed per combination of values, and the whole
+    source's scores block by block in two halves, equal the record-by-record computation."""
+    from tklscore.core import Table
+    from tklscore.core.scoring.scores import record_scores, source_table_scores, table_scores
+    from tklscore.core.scoring.sums import BLOCK
+    from tklscore.core.tables.roles import Roles
+
+    rng = np.random.default_rng(7)
+    n = BLOCK + 1001   # two blocks, the halves unequal
+    frame = pd.DataFrame({"q": rng.integers(0, 40, n).astype(str), "a": rng.integers(0, 5, n).astype(str),
+                          "b": rng.integers(0, 7, n).astype(str), "c": rng.integers(0, 300, n).astype(str)})
+    scorer = Scorer(Table(frame), Roles(qi=("q",), sa=("a", "b", "c")))
+    weights = Weights([(col, str(v), float(w)) for col, top in (("a", 5), ("b", 7), ("c", 300))
+                       for v, w in zip(range(top), rng.random(top) / 2.5)])
+    total, _ = scorer.record_weights(weights)
+    plain = np.zeros(n)
+    for name, codes in scorer.sa_codes.items():
+        plain += weights.weights_of(name, codes.uniques, False)[codes.codes]
+    assert scorer._combined_codes()[0] == 2   # a × b (35 combinations) together, c (300) alone
+    assert np.array_equal(total, plain)
+    k, l, t = scorer._whole_factors()
+    for w in (total, total * 1.7):   # some W(r) above 1: RS_M computed, not RS_L
+        for x in (1.0, 2.5, float("inf")):
+            assert source_table_scores(k, l, t, w, x) == table_scores(record_scores(k, l, t, w), x)
+    assert source_table_scores(k[:10], l[:10], t[:10], total[:10], 1.0) == \
+        table_scores(record_scores(k[:10], l[:10], t[:10], total[:10]), 1.0)

@@ -176,29 +176,42 @@ def solve(function, start, constraint=None, seed: int = 0) -> np.ndarray | None:
     """ARX's 2-D Newton–Raphson (``NewtonRaphson2D``): ``function(x) -> (F(x), J(x))``,
     x ← x − J⁻¹F until |F_1|, |F_2| ≤ :data:`ACCURACY`; a try ends when x is NaN, breaks
     ``constraint`` or runs past :data:`ITERATIONS_PER_TRY`, and the next starts at a
-    random point in [0, start) (seeded); None after :data:`ITERATIONS_TOTAL` iterations."""
+    random point in [0, start) (seeded); None after :data:`ITERATIONS_TOTAL` iterations.
+    J may be given as a function of no argument, called only when a step needs it. The step
+    is taken in Python floats: the same IEEE double operations as NumPy's scalars (Java's
+    doubles), a fraction of their cost (a solve that fails takes 10,000 steps)."""
     init = np.array(start, dtype=np.float64)
-    rng = np.random.default_rng(seed)
+    restarts = _restarts(np.random.default_rng(seed), init)
     x, total = None, 0
     with np.errstate(all="ignore"):
         while total <= ITERATIONS_TOTAL:
-            x = init.copy() if x is None else rng.random(2) * init
+            x = tuple(init.tolist()) if x is None else next(restarts)
             iterations = 0
             while True:
                 total += 1
                 value, jacobian = function(x)
-                if abs(value[0]) <= ACCURACY and abs(value[1]) <= ACCURACY:
-                    return x
-                (j11, j12), (j21, j22) = np.asarray(jacobian, dtype=np.float64)
-                scalar = np.float64(1.0) / (j11 * j22 - j12 * j21)
-                x = x - np.array([j22 * scalar * value[0] - j12 * scalar * value[1],
-                                  -j21 * scalar * value[0] + j11 * scalar * value[1]])
+                v0, v1 = float(value[0]), float(value[1])
+                if abs(v0) <= ACCURACY and abs(v1) <= ACCURACY:
+                    return np.array(x)
+                if math.isnan(v0) or math.isnan(v1):
+                    x = (math.nan, math.nan)   # a NaN in F is NaN in both coordinates of the step, whatever J is
+                else:
+                    (j11, j12), (j21, j22) = ((float(j[0]), float(j[1])) for j in (jacobian() if callable(jacobian) else jacobian))
+                    det = j11 * j22 - j12 * j21
+                    scalar = 1.0 / det if det != 0 else math.copysign(math.inf, det)  # Java's 1/±0: ±∞
+                    x = (x[0] - (j22 * scalar * v0 - j12 * scalar * v1), x[1] - (-j21 * scalar * v0 + j11 * scalar * v1))
                 if constraint is not None and not constraint(x):
                     break
-                if np.isnan(x).any() or iterations > ITERATIONS_PER_TRY:
+                if math.isnan(x[0]) or math.isnan(x[1]) or iterations > ITERATIONS_PER_TRY:
                     break
                 iterations += 1
     return None
+
+
+def _restarts(rng: np.random.Generator, init: np.ndarray):
+    """The random starts ``rng.random(2) * init``, drawn 256 at a time (the same stream)."""
+    while True:
+        yield from map(tuple, (rng.random((256, 2)) * init).tolist())
 
 
 def _pitman(sizes, counts, n, N, c1) -> float:
@@ -305,53 +318,33 @@ def _pitman_result(t: float, a: float, N: float) -> float:
 
 # ---------------------------------------------------------------------------------- SNB
 
-def _snb(sizes, counts, c1, f) -> float:
-    c2 = float(counts[sizes == 2].sum())
+def snb_k(sizes, counts, c1, f) -> float:
+    """SNB's K, Shlosser's estimator of the number of population classes as ARX writes it
+    (the "- 1" inside the second sum included); NaN where a denominator is 0."""
     u = float(counts.sum())
     f2 = f * f
     v1 = float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum())
-    # Shlosser's estimator as ARX writes it (the "- 1" inside the sum included)
     v2 = float(((1 - f) ** sizes * counts * (1 + f) ** sizes - 1).sum())
     v3 = float(((1 - f) ** sizes * counts).sum())
     v4 = float((sizes * f * (1 - f) ** (sizes - 1) * counts).sum())
     if v2 == 0 or v4 == 0:
         return math.nan
-    k = u + c1 * (v1 / v2) * (v3 / v4) * (v3 / v4)
+    return u + c1 * (v1 / v2) * (v3 / v4) * (v3 / v4)
+
+
+def _snb(sizes, counts, c1, f) -> float:
+    c2 = float(counts[sizes == 2].sum())
+    k = snb_k(sizes, counts, c1, f)
+    if math.isnan(k):
+        return math.nan
 
     def function(x):
-        a, b = np.float64(x[0]), np.float64(x[1])  # numpy scalars: NaN (not complex, not raise) off the domain
-        log = np.log
-        d = (1 - f) * (1 - b)
-        g1 = k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - c1
-        g2 = k * a * b ** a * f2 * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - c2
-        # derivatives as ARX's closed forms (obtained with Matlab)
-        val0 = (b - 1) * (f - 1)
-        val1 = val0 - 1
-        val2 = 1 - val0
-        val3 = a * val0 / val1 - 1
-        val4 = (-b / val1) ** a
-        val7 = b ** a
-        val8 = val7 * f2 * k
-        val9 = a * val8
-        val10 = 2 * val2 ** (a + 2)
-        val11 = val1 ** 2
-        val13 = f * k
-        val14 = f - 1
-        val15 = a - 1
-        val16 = b - 1
-        val17 = val15 * val0
-        val18 = f2 * k
-        val19 = val17 + 2
-        val20 = val18 * val19
-        x1 = -val13 * log(-b / val1) * val3 * val4 - (val13 * val4 * val0) / val1
-        x2 = (a * val13 * (1 / val1 - (b * val14) / val11) * val3 * (-b / val1) ** val15
-              - val13 * val4 * ((a * val14) / val1 - (a * val16 * val14 ** 2) / val11))
-        y1 = ((val9 * log(val2) * val19 * val16) / val10 - (val9 * val16 ** 2 * val14) / val10
-              - (val7 * val20 * val16) / val10 - (a * val7 * val18 * log(b) * val19 * val16) / val10)
-        y2 = (-(val9 * val19) / val10 - (a ** 2 * b ** val15 * val20 * val16) / val10
-              - (a * val7 * val18 * val17) / val10
-              - (a * val7 * val20 * (a + 2) * val0) / (2 * val2 ** (a + 3)))
-        return np.array([g1, g2]), np.array([[x1, x2], [y1, y2]])
+        a, b = float(x[0]), float(x[1])
+        def jacobian():
+            x1, x2, y1, y2 = _in_floats(_snb_jacobian, (k, f), a, b)
+            return (x1, x2), (y1, y2)
+
+        return _in_floats(_snb_values, (k, f, c1, c2), a, b), jacobian
 
     solution = solve(function, (1.0, 1.0))
     if solution is None:
@@ -360,3 +353,65 @@ def _snb(sizes, counts, c1, f) -> float:
     with np.errstate(all="ignore"):
         value = float(np.float64(k) * np.float64(b) ** np.float64(a))
     return value if math.isfinite(value) else math.nan  # ARX would report an infinite estimate
+
+
+def _in_floats(equations, constants, a: float, b: float) -> list[float]:
+    """``equations(*constants, a, b, log)`` in Python floats: the same IEEE double operations as
+    NumPy's scalars (Java's doubles) at a fraction of their cost. Where Python raises instead
+    (x/0, an overflowing power) they are taken on NumPy's scalars; a negative number to a
+    fractional power is complex in Python, NaN in NumPy, and NaN stays NaN through every later
+    operation: a result that is complex is NaN."""
+    try:
+        results = equations(*constants, a, b, _real_log)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        with np.errstate(all="ignore"):
+            return [float(v) for v in equations(*constants, np.float64(a), np.float64(b), np.log)]
+    return [v if type(v) is float else math.nan for v in results]  # noqa: E721
+
+
+def _real_log(v):
+    """NumPy's logarithm of a Python float (``math.log`` differs in the last bit of a few); a
+    complex (NaN to NumPy) passes through, still complex."""
+    return float(np.log(v)) if type(v) is float else v  # noqa: E721
+
+
+def _snb_values(k, f, c1, c2, a, b, log):
+    """SNB's two equations at (α, β) (ARX's ``ModelSNB`` master function), on NumPy scalars or
+    Python floats alike."""
+    d = (1 - f) * (1 - b)
+    g1 = k * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1) - c1
+    g2 = k * a * b ** a * (f * f) * (1 - b) / 2 * (1 - d) ** (a + 2) * (2 - (1 - a) * d) - c2
+    return g1, g2
+
+
+def _snb_jacobian(k, f, a, b, log):
+    """Their derivatives ∂g1/∂α, ∂g1/∂β, ∂g2/∂α, ∂g2/∂β: ARX's closed forms (obtained with
+    Matlab)."""
+    f2 = f * f
+    val0 = (b - 1) * (f - 1)
+    val1 = val0 - 1
+    val2 = 1 - val0
+    val3 = a * val0 / val1 - 1
+    val4 = (-b / val1) ** a
+    val7 = b ** a
+    val8 = val7 * f2 * k
+    val9 = a * val8
+    val10 = 2 * val2 ** (a + 2)
+    val11 = val1 ** 2
+    val13 = f * k
+    val14 = f - 1
+    val15 = a - 1
+    val16 = b - 1
+    val17 = val15 * val0
+    val18 = f2 * k
+    val19 = val17 + 2
+    val20 = val18 * val19
+    x1 = -val13 * log(-b / val1) * val3 * val4 - (val13 * val4 * val0) / val1
+    x2 = (a * val13 * (1 / val1 - (b * val14) / val11) * val3 * (-b / val1) ** val15
+          - val13 * val4 * ((a * val14) / val1 - (a * val16 * val14 ** 2) / val11))
+    y1 = ((val9 * log(val2) * val19 * val16) / val10 - (val9 * val16 ** 2 * val14) / val10
+          - (val7 * val20 * val16) / val10 - (a * val7 * val18 * log(b) * val19 * val16) / val10)
+    y2 = (-(val9 * val19) / val10 - (a ** 2 * b ** val15 * val20 * val16) / val10
+          - (a * val7 * val18 * val17) / val10
+          - (a * val7 * val20 * (a + 2) * val0) / (2 * val2 ** (a + 3)))
+    return x1, x2, y1, y2

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.tables.codes import Codes, run_beside
-from tklscore.core.scoring.sums import exact_sum
+from tklscore.core.scoring.sums import BLOCK, BlockSum, exact_sum
 from tklscore.core.scoring.distinguishing_factors import (BESIDE, DistinguishingFactors, compute_distinguishing_factors,
                                                   factors_without_quasi_identifiers)
 from tklscore.core.errors import InputError
@@ -121,6 +121,64 @@ def table_scores(records: RecordScores, x: float) -> ScoreSet:
         m_score_inf=m_inf,
         l_severity=exact_sum(records.l_severity),
     )
+
+
+def source_table_scores(k: np.ndarray, l: np.ndarray, t: np.ndarray, weight_sum: np.ndarray, x: float) -> ScoreSet:
+    """``table_scores(record_scores(k, l, t, weight_sum), x)``, the same figures bit for bit
+    (exact sums, maxima), scored a block of records at a time in two halves beside each other
+    (:func:`~tklscore.core.tables.codes.run_beside`): the whole source at each weights change,
+    no record score held whole, and RS_M not computed where W(r) ≤ 1, as it is then RS_L."""
+    n = len(weight_sum)
+    if n == 0:
+        return table_scores(record_scores(k, l, t, weight_sum), x)
+    above_one = float(weight_sum.max()) > 1.0
+    middle = min(n, -(-n // (2 * BLOCK)) * BLOCK)
+    halves = [_SourceBlocks(k, l, t, weight_sum, above_one, 0, middle)]
+    if middle < n:
+        halves.append(_SourceBlocks(k, l, t, weight_sum, above_one, middle, n))
+    for error in run_beside(halves):
+        if error is not None:
+            raise error
+    tkl, l_severity = BlockSum(), BlockSum()
+    for half in halves:
+        tkl.merge(half.tkl)
+        l_severity.merge(half.l_severity)
+    if not (tkl.finite and l_severity.finite):   # a NaN or an infinity: as numpy sums them
+        return table_scores(record_scores(k, l, t, weight_sum), x)
+    m_max = max(half.m_max for half in halves)
+    return ScoreSet(tkl=tkl.total(), tkl_max=max(half.tkl_max for half in halves),
+                    m_score=m_score_table(n, m_max, x), m_score_inf=m_max, l_severity=l_severity.total())
+
+
+class _SourceBlocks:
+    """The exact sums and maxima of the record scores of source rows ``start:stop``, a block
+    at a time (called once, on any thread)."""
+
+    def __init__(self, k, l, t, weight_sum, above_one: bool, start: int, stop: int):
+        self.arrays, self.above_one, self.start, self.stop = (k, l, t, weight_sum), above_one, start, stop
+        self.tkl, self.l_severity = BlockSum(), BlockSum()
+        self.tkl_max = self.m_max = -math.inf
+
+    def __call__(self) -> None:
+        k, l, t, weight_sum = self.arrays
+        size = min(BLOCK, self.stop - self.start)
+        scored, other = np.empty(size), np.empty(size)
+        for start in range(self.start, self.stop, BLOCK):
+            part = slice(start, min(start + BLOCK, self.stop))
+            w, k_part = weight_sum[part], k[part]
+            rs = np.add(t[part], w, out=scored[:len(w)])
+            rs /= l[part]
+            high = float(rs.max())
+            self.tkl_max = max(self.tkl_max, high)
+            self.tkl.add(rs, max(high, -float(rs.min())))
+            rs = np.divide(w, k_part, out=scored[:len(w)])
+            high = float(rs.max())
+            self.l_severity.add(rs, max(high, -float(rs.min())))
+            if self.above_one:
+                rs = np.minimum(1.0, w, out=other[:len(w)])
+                rs /= k_part
+                high = float(rs.max())
+            self.m_max = max(self.m_max, high)
 
 
 def m_score_table(n, max_record_score, x: float):
@@ -294,6 +352,7 @@ class Scorer:
         self._last_factors: tuple[np.ndarray, DistinguishingFactors] | None = None
         self._last_ids: tuple[np.ndarray, object] | None = None
         self._whole_float: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._combined: tuple[int, np.ndarray] | None = None
         self.notes = self._missing_value_notes()
 
     def __len__(self) -> int:
@@ -400,27 +459,53 @@ class Scorer:
     def weight_sums(self, weights: Weights, missing_weight_zero: bool = False) -> tuple[np.ndarray, list[str]]:
         """:meth:`record_weights` computed afresh and not kept (it changes nothing in the
         Scorer, so another thread may call it while this one scores)."""
-        total = np.zeros(len(self.source))
+        per_value: list[np.ndarray] = []
         missing: list[tuple[str, str]] = []
         for name, codes in self._sa.items():
-            per_value = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
-            absent = np.isnan(per_value)
+            values = weights.weights_of(name, codes.uniques, name in self.roles.continuous)
+            absent = np.isnan(values)
             if absent.any():
                 missing += [(name, shown_value(v)) for v in codes.uniques[absent]]
-                per_value = np.where(absent, 0.0, per_value)
-            total += per_value[codes.codes]
+                values = np.where(absent, 0.0, values)
+            per_value.append(values)
         warnings = missing_weights_notes(missing, weights, missing_weight_zero, self.roles.continuous)
-        above = total > 1.0 + 1e-12
-        if above.any():
-            warnings.append(weights_above_one_note(int(above.sum()), float(total.max())))
+        # W(r) = ((0 + w_1) + w_2) + …, in role order: the first attributes' sums taken once per
+        # combination of their values, then one gather per other attribute
+        together, combined = self._combined_codes()
+        first = 0.0 + per_value[0]
+        for values in per_value[1:together]:
+            first = np.add.outer(first, values).ravel()
+        total = first[combined]
+        for values, codes in list(zip(per_value, self._sa.values()))[together:]:
+            total += values[codes.codes]
+        # no W(r) exceeds the sum of each attribute's largest weight, added in the same order
+        if sum(float(values.max()) for values in [first] + per_value[together:]) > 1.0 + 1e-12:
+            above = total > 1.0 + 1e-12
+            if above.any():
+                warnings.append(weights_above_one_note(int(above.sum()), float(total.max())))
         return total, warnings
+
+    def _combined_codes(self) -> tuple[int, np.ndarray]:
+        """How many of the first sensitive attributes are weighed together, and each record's
+        combination of their values (mixed radix, the first attribute most significant): as
+        many as keep the combinations at most a quarter of the records (kept; the codes do
+        not change)."""
+        if self._combined is None:
+            codes = list(self._sa.values())
+            together, size, combined = 1, codes[0].cardinality, codes[0].codes
+            while together < len(codes) and size * codes[together].cardinality <= max(1, len(self.source) // 4):
+                combined = combined * codes[together].cardinality + codes[together].codes
+                size *= codes[together].cardinality
+                together += 1
+            self._combined = (together, combined)
+        return self._combined
 
     def whole_source_scores(self, weights: Weights, x: float, missing_weight_zero: bool = False) -> ScoreSet:
         """Scores of S published whole (the denominator of normalisation against the source)."""
         key = (weights.fingerprint, missing_weight_zero, x)
         if key not in self._whole_cache:
             weight_sum, _ = self.record_weights(weights, missing_weight_zero)
-            self._whole_cache[key] = table_scores(record_scores(*self._whole_factors(), weight_sum), x)
+            self._whole_cache[key] = source_table_scores(*self._whole_factors(), weight_sum, x)
             while len(self._whole_cache) > _KEPT_WEIGHTS:
                 del self._whole_cache[next(iter(self._whole_cache))]
         return self._whole_cache[key]

@@ -63,17 +63,43 @@ def exact_parts(values, counts=None) -> list[float]:
     return parts
 
 
-def _extract(terms: np.ndarray, parts: list[float], buffers) -> bool:
-    """Append to ``parts`` doubles whose exact sum is Σ terms; False for a NaN or ±inf."""
+class BlockSum:
+    """:func:`exact_sum` of terms given a block (at most BLOCK terms) at a time: the same
+    figure, without the terms ever held whole."""
+
+    def __init__(self):
+        self.parts: list[float] = []
+        self.finite = True   # False once a block held a NaN or ±inf (then :meth:`total` is None)
+        self._buffers = (np.empty(BLOCK), np.empty(BLOCK), np.empty(BLOCK))
+
+    def add(self, terms: np.ndarray, top: float | None = None) -> None:
+        """Add ``terms`` (``top``: their largest magnitude, when the caller has it)."""
+        if self.finite:
+            self.finite = _extract(terms, self.parts, self._buffers, top)
+
+    def merge(self, other: "BlockSum") -> None:
+        """Add the terms ``other`` was given."""
+        self.parts += other.parts
+        self.finite = self.finite and other.finite
+
+    def total(self) -> float | None:
+        """The exact sum rounded once; None when a term was NaN or ±inf (sum those as numpy does)."""
+        return math.fsum(self.parts) if self.finite else None
+
+
+def _extract(terms: np.ndarray, parts: list[float], buffers, top: float | None = None) -> bool:
+    """Append to ``parts`` doubles whose exact sum is Σ terms (``top``: max |term| if known);
+    False for a NaN or ±inf."""
     n = terms.size
+    if n == 0:
+        return True
     q, rest, spare = (b[:n] for b in buffers)
     bits = (2 * n).bit_length()                 # σ ≥ 2n · the largest term
-    for _ in range(LEVELS):
-        if n == 0:
-            return True
+    if top is None:
         top = max(float(terms.max()), -float(terms.min()))
-        if not math.isfinite(top):
-            return False
+    if not math.isfinite(top):
+        return False
+    for _ in range(LEVELS):
         if top == 0.0:
             return True
         exponent = math.frexp(top)[1] + bits
@@ -85,6 +111,8 @@ def _extract(terms: np.ndarray, parts: list[float], buffers) -> bool:
         parts.append(float(q.sum()))            # every q on one grid, their sum below σ: exact
         np.subtract(terms, q, out=rest)         # exact
         terms, rest, spare = rest, spare, rest
+        # each remainder is at most half of q's grid, ulp(σ) / 2 (no pass to find the largest)
+        top = math.ldexp(1.0, exponent - 53) if terms.any() else 0.0
     parts.extend(terms.tolist())
     return True
 
