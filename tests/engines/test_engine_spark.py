@@ -109,19 +109,24 @@ def test_session_is_local_and_quiet(spark):
     assert spark_engine.os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
 
 
-def test_thesis_oracles_on_spark(spark, data_dir, totals_statements):
+def test_thesis_oracles_on_spark(spark, data_dir, totals_statements, monkeypatch):
     source = data_dir / "thesis_table_3_1.csv"
     weights = load_weights(data_dir / "thesis_table_4_2_weights.csv")
     table = load_table(source)
     ids = ["3", "4", "99", "5", "6"]    # 99: not in the source, found by the fetch of the published values
     with pytest.raises(InputError, match=r"1 published record\(s\) cannot be located in the source: id '99'"):
         spark_score(spark, str(source), ROLES, weights, rows=ids)
+    from tklscore.core.engines import scoring
+
+    factors = []    # the combinations' l-DF: once a score, whatever reads their scores
+    monkeypatch.setattr(scoring, "l_distinguishing_factor", lambda *args, _real=scoring.l_distinguishing_factor,
+                        **kwargs: factors.append(1) or _real(*args, **kwargs))
     before = spark_jobs(spark)
     engine = spark_score(spark, str(source), ROLES, weights, rows=ids, skip_unlocated=True)
     jobs = spark_jobs(spark) - before
     print(f"score run: {jobs} Spark jobs")
     # the combinations scored in Python (a batch holds them): no totals statement (the bound fails too)
-    assert jobs <= JOBS_SCORE and totals_statements == [], (jobs, totals_statements)
+    assert jobs <= JOBS_SCORE and totals_statements == [] and len(factors) == 1, (jobs, totals_statements, factors)
     assert engine.unlocated == ["id '99'"]
     assert_same_report(engine, Scorer(table, ROLES).score(locate_by_ids(table, ids, "id"), weights))
     # Scenario 1 by position: the published file's rows matched in the source without --id-column
