@@ -56,9 +56,20 @@ JOBS_DESIGN_AGGREGATE = 21
 
 @pytest.fixture(scope="module")
 def spark():
-    session, _ = spark_session("local[2]", partitions=2, conf=TEST_SPARK_CONF)   # tests/helpers.py
+    # one shuffle partition: a task a stage, not two, on tables of a few rows (the random tables
+    # take two, ``two_partitions``); measured: 8 % of the module's CPU
+    session, _ = spark_session("local[2]", partitions=1, conf=TEST_SPARK_CONF)   # tests/helpers.py
     yield session
     session.stop()
+
+
+@pytest.fixture
+def two_partitions(spark):
+    """Two shuffle partitions, as the session's own default (two a core): the random tables'
+    groups summed by tasks in parallel, in any order, and still memory's numbers."""
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    yield
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
 
 
 def spark_jobs(session) -> int:
@@ -141,7 +152,7 @@ def test_thesis_oracles_on_spark(spark, data_dir, totals_statements, monkeypatch
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                 HealthCheck.function_scoped_fixture])
 @given(case=tables(), x=st.sampled_from([1.0, math.inf]))
-def test_random_tables_score_as_in_memory(spark, case, x):
+def test_random_tables_score_as_in_memory(spark, two_partitions, case, x):
     assert_random_case_scores_alike(case, x, lambda path, roles, weights, ids: spark_score(
         spark, path, roles, weights, rows=ids, x=x))
 
@@ -492,7 +503,7 @@ def test_disclosure_risk_on_spark(spark, tmp_path):
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
-def test_disclosure_risk_random_tables_on_spark_as_in_memory(spark, data):
+def test_disclosure_risk_random_tables_on_spark_as_in_memory(spark, two_partitions, data):
     """The known sets' terms summed per record in Spark SQL (``records_in_order``) in the
     in-memory engine's order: the same floats, not merely close ones."""
     import numpy as np
@@ -575,7 +586,7 @@ def test_filter_quotes_and_backslashes_on_spark(spark, tmp_path):
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
-def test_filters_on_spark_select_what_the_reference_selects(spark, data):
+def test_filters_on_spark_select_what_the_reference_selects(spark, two_partitions, data):
     """A few random filters (Spark is slow): the reference = memory = DuckDB = Spark."""
     from tklscore.core.engines.duckdb_engine import DuckDBBackend
 
