@@ -5,7 +5,6 @@ its bad input (no PySpark, no Java, a master that is not a URL)."""
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import tempfile
@@ -157,33 +156,9 @@ def test_random_tables_score_as_in_memory(spark, two_partitions, case, x):
         spark, path, roles, weights, rows=ids, x=x))
 
 
-def test_cli_spark_parquet_in_records_out(spark, capsys, tmp_path, data_dir):
-    """Paths go to Spark as URIs untouched (file:// here; hdfs:// and s3a:// take the same road)."""
-    frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
-    frame.assign(id=frame["id"].astype("int64"), Age=frame["Age"].astype("int64")).to_parquet(
-        tmp_path / "s.parquet", index=False)
-    argv = ["score", tmp_path / "s.parquet", "--rows", "6,3,4", "--id-column", "id", "--qi", ",".join(QI),
-            "--sa", ",".join(SA), "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
-            "--format", "json"]
-    code, memory, err = run_cli(capsys, argv)
-    assert code == 0, err
-    out = tmp_path / "records.parquet"
-    code, engine, err = run_cli(capsys, ["score", (tmp_path / "s.parquet").as_uri(), *argv[2:], "--engine", "spark",
-                                         "--output", out.as_uri()])
-    assert code == 0, err
-    expected, summary = json.loads(memory), json.loads(engine)
-    assert summary["records_file"] == out.as_uri()
-    for key, value in expected["scores"].items():
-        assert summary["scores"][key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    written = pd.read_parquet(out)  # Spark's folder of part files, in published order
-    assert written["id"].tolist() == ["6", "3", "4"]
-    assert written["tkl"].tolist() == pytest.approx([r["tkl"] for r in expected["records"]], rel=1e-12)
-    assert spark.sparkContext._jsc is not None  # the CLI reused the test's session and left it running
-
-
 def test_cli_spark_uris_that_cannot_be_read_or_written(spark, capsys, tmp_path, data_dir):
-    """A URI naming no file, and a summary (a local file) given as a URI: each said (a URI read and
-    written: test_cli_spark_parquet_in_records_out)."""
+    """A URI naming no file, and a summary (a local file) given as a URI: each said (a typed Parquet
+    source read and records written as URIs by the command line: test_offline's Spark run)."""
     frame = pd.read_csv(data_dir / "thesis_table_3_1.csv", dtype=str, keep_default_na=False)
     frame.to_parquet(tmp_path / "s.parquet", index=False)
     common = ["--rows", "3,4,5,6", "--id-column", "id", "--qi", ",".join(QI), "--sa", ",".join(SA),
@@ -229,6 +204,7 @@ def test_cli_spark_output_folders_replace_only_ours(spark, capsys, tmp_path, dat
                                     "--continuous", "Age", "--weights", data_dir / "thesis_table_4_2_weights.csv",
                                     "--engine", "spark", "--output", theirs])
     assert code == 2 and "did not write" in err and [p.name for p in theirs.iterdir()] == ["notes.txt"]
+    assert spark.sparkContext._jsc is not None  # the command line reused the test's session and left it running
 
 
 def test_spark_back_end_refuses_to_write_over_what_it_read(spark, tmp_path, data_dir):
