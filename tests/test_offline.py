@@ -39,7 +39,7 @@ def cp1252_source(data_dir: Path, folder: Path) -> tuple[Path, Path]:
 
 
 def score_args(data_dir: Path, source: Path) -> list[str]:
-    return ["score", str(source), "--rows", "0,1,2,5", "--id-column", "id", "--qi", QI, "--sa", SA,
+    return ["score", str(source), "--rows", "5,0,2,1", "--id-column", "id", "--qi", QI, "--sa", SA,
             "--continuous", "Age", "--weights", str(data_dir / "thesis_table_4_2_weights.csv"), "--format", "json"]
 
 
@@ -205,28 +205,34 @@ def clean_environment(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def expected_scores(tmp_path_factory, data_dir) -> dict:
-    """The command line's scores of the UTF-8 source, untraced and in this process (one run for
-    every engine's trace; the traced runs are the subprocesses)."""
+def expected(tmp_path_factory, data_dir) -> dict:
+    """The command line's scores and records of the UTF-8 source, untraced and in this process (one
+    run for every engine's trace; the traced runs are the subprocesses)."""
     from tklscore.cli.main import main
 
     utf8, _ = cp1252_source(data_dir, tmp_path_factory.mktemp("expected"))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(score_args(data_dir, utf8)) == 0
-    return json.loads(out.getvalue())["scores"]
+    return json.loads(out.getvalue())
 
 
 @pytest.mark.parametrize("engine", ["memory", "duckdb", "duckdb-cp1252", "spark"])
-def test_no_connection_leaves_the_machine(tmp_path, data_dir, expected_scores, engine):
+def test_no_connection_leaves_the_machine(tmp_path, data_dir, expected, engine):
     """One run of the command line per engine under strace; Spark in local mode (its JVM,
-    its Python workers) included."""
+    its Python workers) included. Spark's run is also the command line's typed Parquet source read
+    and its records written by Spark, both given as ``file://`` URIs as Spark takes them
+    (``hdfs://`` and ``s3a://`` take the same road): the scores and records are memory's."""
     utf8, cp1252 = cp1252_source(data_dir, tmp_path)
-    expected = expected_scores
     name, _, variant = engine.partition("-")
     source, extra = (cp1252, ["--encoding", "cp1252"]) if variant else (utf8, [])
+    out = tmp_path / "records.parquet"
     if name == "spark":
-        extra += ["--output", str(tmp_path / "records.parquet")]   # Spark writes a folder too
+        frame = pd.read_csv(utf8, dtype=str, keep_default_na=False)
+        frame.assign(id=frame["id"].astype("int64"), Age=frame["Age"].astype("int64")).to_parquet(
+            tmp_path / "source.parquet", index=False)
+        source = (tmp_path / "source.parquet").as_uri()
+        extra += ["--output", out.as_uri()]   # Spark writes a folder of part files
         # the JVM's compiler and collector settings of the tests: half the CPU, the same sockets; one
         # shuffle partition (local mode makes two per core): a task per stage, not four, the same
         # numbers (measured: 35 -> 22 CPU-s of the traced tree, its JVM included)
@@ -240,7 +246,13 @@ def test_no_connection_leaves_the_machine(tmp_path, data_dir, expected_scores, e
                "--engine", name]
     done = subprocess.run(command, capture_output=True, text=True, env=clean_environment(tmp_path), timeout=1500)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout)["scores"] == pytest.approx(expected, rel=1e-12)
+    summary = json.loads(done.stdout)
+    assert summary["scores"] == pytest.approx(expected["scores"], rel=1e-12)
+    if name == "spark":
+        assert summary["records_file"] == out.as_uri()
+        written = pd.read_parquet(out)   # in published order
+        assert written["id"].tolist() == ["5", "0", "2", "1"] == [r["id"] for r in expected["records"]]
+        assert written["tkl"].tolist() == pytest.approx([r["tkl"] for r in expected["records"]], rel=1e-12)
     trace = log.read_text(errors="replace")
     assert re.search(r"^\d+\s+socket\(AF_UNIX", trace, re.MULTILINE), "strace recorded nothing"
     if name == "spark":  # the trace did see Spark's own loopback traffic: the check is not vacuous

@@ -8,7 +8,8 @@ A back-end (DuckDB, Spark) implements :class:`~.backend.Backend`.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -204,9 +205,12 @@ def fetch_totals(backend: Backend, plan: Plan, relation: str, weighted: bool | N
                       "w_max": largest("w_max"), "w_above": int(column("w_above").astype(np.int64).sum())})
 
 
-class Combinations(NamedTuple):
+@dataclass(eq=False)
+class Combinations:
     """A relation's combinations fetched into Python (:func:`fetch_counted_rows`) with what
-    their scores need: each class's size and t, each SA's values by code and their weights."""
+    their scores need: each class's size and t, each SA's values by code and their weights.
+    Their l-DF, W and record scores (:attr:`combination_scores`) and their keys are computed
+    once, whatever reads them (``scored``, the totals, a release's totals and records)."""
 
     rows: dict[str, np.ndarray]
     sizes: np.ndarray
@@ -216,13 +220,26 @@ class Combinations(NamedTuple):
     pairs: list[tuple[np.ndarray, ...]] | None = None   # each SA's (class, value code, count) pairs, when made
     scores: pd.DataFrame | None = None    # registered as ``scored`` (:meth:`scored`), when kept
     classes: pd.DataFrame | None = None   # each class's ``cid`` and keys (:attr:`.Plan.class_keys`), when fetched
+    _keys: dict = field(default_factory=dict, repr=False)   # each combination's key, by ``places``
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns naming a combination: its class id and each SA's code."""
+        return ["cid"] + [f"c{i}" for i in range(len(self.values))]
+
+    @cached_property
+    def per_combination(self):
+        """Each combination's class id, l, W(r) and record scores (:func:`combination_scores`)."""
+        return combination_scores(self.rows, self.sizes, self.class_t, self.values, self.per_code)
 
     def totals(self, released: np.ndarray | None = None) -> pd.Series:
-        return combination_totals(self.rows, self.sizes, self.class_t, self.values, self.per_code, released)
+        return combination_totals(self, released)
 
     def keys(self, places: tuple[int, ...]) -> np.ndarray:
         """Each combination's key in mixed radix of ``places`` (:meth:`.Plan.radix`), as the engine's."""
-        return radix_key([self.rows[c] for c in ["cid"] + [f"c{i}" for i in range(len(self.values))]], places)
+        if places not in self._keys:
+            self._keys[places] = radix_key([self.rows[c] for c in self.columns], places)
+        return self._keys[places]
 
     def index_of(self, named: pd.DataFrame, places: tuple[int, ...] | None, what: str) -> np.ndarray:
         """The row of each combination ``named`` names (its ``key`` in mixed radix of ``places``, or
@@ -239,9 +256,8 @@ class Combinations(NamedTuple):
                 found[near[hit]] = hit
             at = found[named_at.reshape(-1)]
         else:
-            columns = ["cid"] + [f"c{i}" for i in range(len(self.values))]
-            at = pd.MultiIndex.from_arrays([self.rows[c] for c in columns]).get_indexer(
-                pd.MultiIndex.from_frame(named[columns].astype(np.int64)))
+            at = pd.MultiIndex.from_arrays([self.rows[c] for c in self.columns]).get_indexer(
+                pd.MultiIndex.from_frame(named[self.columns].astype(np.int64)))
         if (at < 0).any():   # an index of -1 would take the records from the last combination: a wrong score
             raise RuntimeError(f"{int((at < 0).sum())} {what} combination(s) are not among the "
                                f"{len(self.rows['cid'])} combinations scored: the engine's relations disagree")
@@ -260,9 +276,8 @@ class Combinations(NamedTuple):
     def scored(self, places: tuple[int, ...] | None) -> pd.DataFrame:
         """:meth:`.Plan.combination_scores` of the combinations, by their key in mixed radix of
         ``places`` or their class id and codes (:meth:`.Plan.combination`): the same numbers."""
-        cid, l, w, scores = combination_scores(self.rows, self.sizes, self.class_t, self.values, self.per_code)
-        named = {"key": self.keys(places)} if places is not None else \
-            {c: self.rows[c] for c in ["cid"] + [f"c{i}" for i in range(len(self.values))]}
+        cid, l, w, scores = self.per_combination
+        named = {"key": self.keys(places)} if places is not None else {c: self.rows[c] for c in self.columns}
         return pd.DataFrame({**named, "cnt": self.rows["cnt"], "k": self.sizes[cid], "l": l.astype(np.int64),
                              "t": self.class_t[cid], "w": w, "tkl": scores.tkl, "m_score": scores.m_score,
                              "l_severity": scores.l_severity})
@@ -349,7 +364,7 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
         fetched = Combinations(pairs.counted_rows, sizes, class_t, values, per_code, pairs.made(),
                                classes=classes if coded_here else None)
         if kept:
-            fetched = fetched._replace(scores=fetched.scored(plan.radix(radix)))
+            fetched.scores = fetched.scored(plan.radix(radix))
             backend.register("scored", fetched.scores)
         return Scored(fetched.totals() if totals else None, warnings, plan.combination(radix), radix, fetched)
     backend.register("class_t", pd.DataFrame({"cid": np.arange(n_classes, dtype=np.int64), "k": sizes, "t": class_t}))
@@ -358,29 +373,19 @@ def score_records(backend: Backend, plan: Plan, roles: Roles, weights: Weights, 
     return Scored(summed, warnings, plan.combination(radix), radix)
 
 
-def combination_totals(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
-                       values: list[np.ndarray], per_code: list[np.ndarray],
-                       released: np.ndarray | None = None) -> pd.Series:
-    """:meth:`.Plan.totals` of :meth:`.Plan.combination_scores` over the combinations' fetched
-    class ids, codes and counts (``rows``, :func:`fetch_counted_rows`; ``values``: each SA's
-    values by code, ``per_code`` their weights), with the same floating-point operations in the
-    same order: the l-DF of :func:`~tklscore.core.scoring.distinguishing_factors.l_distinguishing_factor`
+def combination_totals(combinations: Combinations, released: np.ndarray | None = None) -> pd.Series:
+    """:meth:`.Plan.totals` of :meth:`.Plan.combination_scores` over the combinations fetched
+    (:class:`Combinations`: class ids, codes and counts, :func:`fetch_counted_rows`, each SA's
+    values by code and their weights), with the same floating-point operations in the same
+    order: the l-DF of :func:`~tklscore.core.scoring.distinguishing_factors.l_distinguishing_factor`
     over the combinations (a group of QI ∪ (SA \\ {A_i}) holds as many values of A_i as
     combinations), W the weights added in SA order from 0.0, the record scores, and the sums
     exact (:func:`~tklscore.core.scoring.sums.exact_sum`, as in memory). ``released``: each
     combination's records in a release (:meth:`.Plan.released_combinations`: the factors are
     the whole relation's, the totals over the released records only, maxima over the
     combinations holding one)."""
-    return _summed([combination_parts(rows, sizes, class_t, values, per_code, released)])
-
-
-def combination_parts(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
-                      values: list[np.ndarray], per_code: list[np.ndarray],
-                      released: np.ndarray | None = None) -> "_Partial":
-    """:func:`combination_totals` of some whole classes' combinations, to be summed with the
-    other classes' (:func:`_summed`): the same numbers, whatever the pieces."""
-    _, _, w, scores = combination_scores(rows, sizes, class_t, values, per_code)
-    return _Partial(scores, w, rows["cnt"] if released is None else released)
+    counts = combinations.rows["cnt"] if released is None else released
+    return _summed([_Partial(combinations.per_combination, counts)])
 
 
 def combination_scores(rows: dict[str, np.ndarray], sizes: np.ndarray, class_t: np.ndarray,
@@ -401,7 +406,9 @@ class _Partial:
     counts, the exact parts of the sums (:func:`~tklscore.core.scoring.sums.exact_parts`) and the
     maxima over the combinations holding a released record (None: none does)."""
 
-    def __init__(self, scores, w: np.ndarray, counts: np.ndarray):
+    def __init__(self, scored: tuple, counts: np.ndarray):
+        """``scored``: the combinations' :func:`combination_scores`; ``counts``: their records."""
+        _, _, w, scores = scored
         held = counts > 0
 
         def largest(x: np.ndarray) -> float | None:
@@ -678,7 +685,7 @@ class CombinationPieces:
                     room -= 3 * len(pairs[0])
             if room < 0:
                 kept = None
-            parts.append(combination_parts(rows, k, class_t, self.values, self.per_code, released))
+            parts.append(_Partial(combination_scores(rows, k, class_t, self.values, self.per_code), released))
         self.pairs = None if kept is None else [tuple(np.concatenate([p[j] for p in pieces]) if pieces else
                                                       np.zeros(0, dtype=np.int64) for j in range(3))
                                                 for pieces in kept]
