@@ -343,18 +343,10 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     held = (module.COMBINATION_BYTES * 2_000_000 + module.MASKS_KEPT + 2 * (4 * 10_000_000 + 4 * 10_000_000 // 8)
             + (8 << 20))
     assert aggregate.held_bytes() == held
-    assert aggregate.chunk_rows == module.piece_rows(10_000_000, (1 << 30) - held, 2_000_000) and not aggregate.whole
+    assert aggregate.chunk_rows == module.piece_rows(10_000_000, (1 << 30) - held) and not aggregate.whole
     # the largest pieces of the two nodes in flight (twice the chunk each) and what is held fit the budget
     assert aggregate.chunk_rows == ((1 << 30) - held) // (2 * 2 * module.PIECE_ROW_BYTES) == 693_647
     assert 2 * 2 * aggregate.chunk_rows * module.PIECE_ROW_BYTES + held <= 1 << 30
-    # more SA combinations: a class larger than a piece (over up to all of them, one at a time) beside
-    # the other node's piece is what bounds the pieces
-    aggregate.combos = 5_000_000
-    aggregate._size_pieces(backend, None)
-    held = aggregate.held_bytes()
-    large = module.ONE_CLASS_COMBINATION_BYTES * 5_000_000
-    assert aggregate.chunk_rows == ((1 << 30) - held - large) // (3 * module.PIECE_ROW_BYTES) == 144_862
-    assert 3 * aggregate.chunk_rows * module.PIECE_ROW_BYTES + large + held <= 1 << 30
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 30 << 20)   # little left: the fewest rows
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == 2 * 4 * 10_000_000 // 8    # two nodes' masks (a bit a row) at least

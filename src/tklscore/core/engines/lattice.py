@@ -118,27 +118,28 @@ combinations, their records, l, the masks' tables over them and the array of eve
 combination's cells (:meth:`AggregateLattice._one_class`, :func:`_l_of_cells`). Measured
 (tracemalloc over numpy's allocations) on the benchmark's table at 2M rows, the top node's one
 class over 550k combinations read in steps of 262k rows: 82 bytes a combination before its
-arrays were narrowed and freed early, 44 after. Uncounted, at 20M rows (5.2M combinations)
-such a class took twice the piece it stands in for and the search's peak rose above its
-budget: one such class at a time (:attr:`AggregateLattice._one_class_at_once`), beside the
-other node's piece."""
+arrays were narrowed and freed early, 44 after. Not a bound on the pieces: at 20M rows (5.2M
+combinations, ~230 MB) pieces sized for such a class beside the other node's piece (284k rows
+instead of 598k) sent many more classes down this path, one at a time
+(:attr:`AggregateLattice._one_class_at_once`), and the other worker waited on it: the search
+was stopped after 21 minutes and 1,330 CPU-s (session 17's sizing: 12 minutes, 1,065 CPU-s),
+at about the same resident memory (~2 GB). At
+44 bytes such a class of 5.2M combinations (~230 MB) is about what a node's piece of 598k rows
+may take (twice the piece × :data:`PIECE_ROW_BYTES`, ~240 MB)."""
 
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
 
 
-def piece_rows(rows: int, budget: int, combos: int = 0) -> int:
+def piece_rows(rows: int, budget: int) -> int:
     """The most rows of an aggregate of ``rows`` a node counts at once within ``budget`` bytes:
     every row when they fit (:data:`WHOLE_ROW_BYTES`), else pieces of whole classes of at most
     twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations
-    (of ``combos``: :data:`ONE_CLASS_COMBINATION_BYTES` each, and its rows read in steps of half
-    a piece's bytes): the pieces of the :data:`NODES_AT_ONCE` nodes in flight within the budget
-    together, one of them perhaps such a class."""
+    (:data:`ONE_CLASS_COMBINATION_BYTES` each): the pieces of the :data:`NODES_AT_ONCE` nodes in
+    flight within the budget together."""
     if rows * WHOLE_ROW_BYTES <= budget:
         return max(rows, 1)
-    pieces = int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES)
-    beside_large = (int(budget) - ONE_CLASS_COMBINATION_BYTES * combos) // ((2 * NODES_AT_ONCE - 1) * PIECE_ROW_BYTES)
-    return max(1, min(pieces, beside_large))
+    return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
 
 
 def search_budget(memory_limit: int | None) -> int:
@@ -282,10 +283,9 @@ class AggregateLattice:
             node_masks = LatticeL(packed=True).node_bytes(self.rows, len(self.uniques))   # a bit a row and SA
             self._lattice_l = LatticeL(max(min(MASKS_KEPT, budget // 4), 2 * node_masks), packed=True)
             budget = max(budget - self.held_bytes(), NODES_AT_ONCE * 2 * PIECE_ROW_BYTES * MIN_PIECE_ROWS)
-            self.chunk_rows = min(max(piece_rows(self.rows, budget, self.combos), MIN_PIECE_ROWS), max(self.rows, 1))
         else:
             self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
-            self.chunk_rows = piece_rows(self.rows, budget)
+        self.chunk_rows = piece_rows(self.rows, budget)
         self.whole = self.chunk_rows >= self.rows     # every row counted at once
 
     def held_bytes(self) -> int:
