@@ -209,8 +209,9 @@ def fetch_totals(backend: Backend, plan: Plan, relation: str, weighted: bool | N
 class Combinations:
     """A relation's combinations fetched into Python (:func:`fetch_counted_rows`) with what
     their scores need: each class's size and t, each SA's values by code and their weights.
-    Their l-DF, W and record scores (:attr:`combination_scores`) and their keys are computed
-    once, whatever reads them (``scored``, the totals, a release's totals and records)."""
+    Their l-DF, W and record scores (:attr:`per_combination`, by :func:`combination_scores`) and
+    their keys are computed once, whatever reads them (``scored``, the totals, a release's totals
+    and records)."""
 
     rows: dict[str, np.ndarray]
     sizes: np.ndarray
