@@ -94,12 +94,10 @@ NODES_AT_ONCE = 2
 each with its own piece."""
 
 
-COMBINATION_BYTES = 76
+COMBINATION_BYTES = 60
 """What the search holds a distinct SA combination: its groupings over the kept SAs in the
 narrowest integers (about 4 bytes each and a mixed-radix key of 8), a combination of each
-full group (8), its weight and records (8 each), its position (0..n-1, shared by every piece)
-and its cell among every combination of the SAs' values (8 each, once a class is larger than
-a piece)."""
+full group (8), its weight and records (8 each)."""
 
 MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
@@ -111,22 +109,6 @@ ONE_CLASS_ROW_BYTES = 50
 bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
 in pieces that many times larger, within what a piece may take."""
 
-ONE_CLASS_COMBINATION_BYTES = 48
-"""What a class larger than a piece takes a distinct SA combination of it (up to all of them,
-whatever the piece size): its records per combination while its rows are read, then its
-combinations, their records, l, the masks' tables over them and the array of every SA
-combination's cells (:meth:`AggregateLattice._one_class`, :func:`_l_of_cells`). Measured
-(tracemalloc over numpy's allocations) on the benchmark's table at 2M rows, the top node's one
-class over 550k combinations read in steps of 262k rows: 82 bytes a combination before its
-arrays were narrowed and freed early, 44 after. Not a bound on the pieces: at 20M rows (5.2M
-combinations, ~230 MB) pieces sized for such a class beside the other node's piece (284k rows
-instead of 598k) sent many more classes down this path, one at a time
-(:attr:`AggregateLattice._one_class_at_once`), and the other worker waited on it: the search
-was stopped after 21 minutes and 1,330 CPU-s (session 17's sizing: 12 minutes, 1,065 CPU-s),
-at about the same resident memory (~2 GB). At
-44 bytes such a class of 5.2M combinations (~230 MB) is about what a node's piece of 598k rows
-may take (twice the piece × :data:`PIECE_ROW_BYTES`, ~240 MB)."""
-
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
 
@@ -134,9 +116,8 @@ MIN_PIECE_ROWS = 1 << 16
 def piece_rows(rows: int, budget: int) -> int:
     """The most rows of an aggregate of ``rows`` a node counts at once within ``budget`` bytes:
     every row when they fit (:data:`WHOLE_ROW_BYTES`), else pieces of whole classes of at most
-    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations
-    (:data:`ONE_CLASS_COMBINATION_BYTES` each): the pieces of the :data:`NODES_AT_ONCE` nodes in
-    flight within the budget together."""
+    twice this (:data:`PIECE_ROW_BYTES`), a class of more rows over its distinct SA combinations:
+    the pieces of the :data:`NODES_AT_ONCE` nodes in flight within the budget together."""
     if rows * WHOLE_ROW_BYTES <= budget:
         return max(rows, 1)
     return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
@@ -581,15 +562,11 @@ class AggregateLattice:
                 if mask is not None:
                     table[g] = mask    # a row's mask is its (coarser class, SA values) group's
         at = np.flatnonzero(records)     # every row holds a record: the groups present
-        records = records[at]            # the groups' records (exact integers), the table over all freed
-        # what follows holds a few arrays over the class's SA combinations (up to all of them, so
-        # narrow and freed early: :data:`ONE_CLASS_COMBINATION_BYTES`)
-        combos = at if identity else representative[at]
         if cells is not None:
             l, tables = _l_of_cells(cells, at, [max(len(self.uniques[i]), 1) for i in kept])
         else:
             l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
-                                    _RowGroups(groups, combos, [self.combo_s[i] for i in kept]),
+                                    _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
                                     None if open_known is None else [None if m is None else m[at] for m in open_known])
             tables = []
             for mask in found:
@@ -598,37 +575,19 @@ class AggregateLattice:
                     table = np.ones(n_full, dtype=np.bool_)
                     table[at] = mask
                 tables.append(table)
-        del open_known
         if any(table is not None for table in tables):
             for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
                 g = self.combo[rows] if identity else full[self.combo[rows]]
                 _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
-        del tables
         if dropped[cls]:
             return []
-        t = self._one_class_t(kept, combos, records, sizes[cls:cls + 1], tabled[cls:cls + 1])
-        score = w[combos]
-        score += t
+        combos = representative[at]
+        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64),
+                    tabled[cls:cls + 1])
+        score = t[0] + w[combos]
         score /= l
-        return exact_parts(score, records)
-
-    def _one_class_t(self, kept: list[int], combos: np.ndarray, records: np.ndarray, size: np.ndarray,
-                     tabled: np.ndarray) -> float:
-        """t of one class over the kept SAs (``combos``: its distinct SA combinations, of
-        ``records`` each): each SA's records per value summed first (a table of the SA's values,
-        not an array over the combinations), then :func:`class_t` of those — the same integer
-        table, so the same double."""
-        t = float(tabled[0])
-        for i in kept:
-            if i in self.tables.tabled:
-                continue
-            m = len(self.uniques[i])
-            per_value = np.bincount(self.combo_s[i][combos], weights=records, minlength=m)
-            values = np.flatnonzero(per_value)
-            t = max(t, float(class_t(np.zeros(len(values), dtype=np.int64), 1, size, values, m,
-                                     per_value[values].astype(np.int64),
-                                     self.roles.sa[i] in self.roles.continuous, self.value_counts(i))[0]))
-        return t
+        return exact_parts(score, records[at])
 
     def _combo_cells(self) -> np.ndarray | None:
         """Each SA combination's cell in the array of every combination of the SAs' values (their
@@ -663,7 +622,7 @@ values (:func:`_l_of_cells`) when it holds at most this many cells a distinct SA
 
 
 def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The l-DF (in the narrowest unsigned integers holding it) of one class whose distinct SA combinations are ``at`` (every SA kept; ``cells``:
+    """The l-DF of one class whose distinct SA combinations are ``at`` (every SA kept; ``cells``:
     each combination's cell in the array of every combination of the SAs' ``cards`` values), and
     for each SA a table over the combinations: whether the finer classes must count it there.
 
@@ -674,8 +633,7 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
     exact without the coarser nodes' masks: a row outside one is 1 here too)."""
     shape = tuple(cards)
     present = np.zeros(math.prod(shape), dtype=np.bool_)
-    at_cells = cells[at]
-    present[at_cells] = True
+    present[cells[at]] = True
     present = present.reshape(shape)
     narrow = np.min_scalar_type(max(shape))
     l = None
@@ -686,7 +644,7 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
     live &= present
     tables = [np.broadcast_to(live.any(axis=axis, keepdims=True), shape).ravel()[cells]
               for axis in range(len(shape))]
-    return l.ravel()[at_cells], tables
+    return l.ravel()[cells[at]].astype(np.int64), tables
 
 
 def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
