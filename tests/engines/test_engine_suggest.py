@@ -265,13 +265,22 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
                 inside[0] -= 1
 
     monkeypatch.setattr(AggregateLattice, "_one_class", counted)
+    own, own_class = [], AggregateLattice._own_class
+
+    def own_counted(self, piece, *args):
+        own.append(int(self.finest_rows[piece[0]].sum()))
+        return own_class(self, piece, *args)
+
+    monkeypatch.setattr(AggregateLattice, "_own_class", own_counted)
     engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(200), path, roles, hierarchies, weights,
                                               constraints, delimiter=";")
     assert_same_suggestions(engine, memory)
     # the generalisations' masks are read a bit a row: no node unpacks them whole
     assert read and all(m.dtype == np.uint8 and len(m) == -(-lattice.rows // 8) for m in read)
-    # a class larger than a piece (over its distinct SA combinations, up to all of them) one node at a time
+    # a class larger than a piece over its own distinct SA combinations (within what a piece may take,
+    # both nodes at once), a larger one over every combination one node at a time
     assert most_inside[0] == 1
+    assert own and all(200 < rows <= lattice.own_rows for rows in own) and lattice.own_rows < 2 * 200
     assert not lattice.whole and lattice.chunk_rows == 200
     assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
     assert most <= max(400, lattice.combos) < lattice.rows
@@ -347,6 +356,9 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     # the largest pieces of the two nodes in flight (twice the chunk each) and what is held fit the budget
     assert aggregate.chunk_rows == ((1 << 30) - held) // (2 * 2 * module.PIECE_ROW_BYTES) == 733_647
     assert 2 * 2 * aggregate.chunk_rows * module.PIECE_ROW_BYTES + held <= 1 << 30
+    # a class counted over its own SA combinations takes at most what a piece may: two of them in flight fit too
+    assert aggregate.own_rows > aggregate.chunk_rows
+    assert 2 * aggregate.own_rows * module.OWN_CLASS_ROW_BYTES + held <= 1 << 30
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 30 << 20)   # little left: the fewest rows
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == 2 * 4 * 10_000_000 // 8    # two nodes' masks (a bit a row) at least

@@ -109,6 +109,14 @@ ONE_CLASS_ROW_BYTES = 50
 bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
 in pieces that many times larger, within what a piece may take."""
 
+OWN_CLASS_ROW_BYTES = 220
+"""What a row of a class larger than a piece takes while it is counted over its own distinct
+SA combinations (:meth:`AggregateLattice._own_class`): its position, combination, sort order,
+group and records, its known masks' bits, and the l-DF and t of its groups (up to a group a
+row). Measured (tracemalloc over numpy's allocations, one worker) on the benchmark's table at
+1M rows, pieces of 30k rows: 104–210 bytes a row over the classes of 50k–120k rows, a few MB
+besides."""
+
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
 
@@ -121,6 +129,15 @@ def piece_rows(rows: int, budget: int) -> int:
     if rows * WHOLE_ROW_BYTES <= budget:
         return max(rows, 1)
     return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
+
+
+def own_rows(chunk: int) -> int:
+    """The most rows of a class larger than a piece of ``chunk`` rows counted over its own
+    distinct SA combinations (:meth:`AggregateLattice._own_class`; one of more over every
+    combination, :meth:`AggregateLattice._one_class`): what it takes (:data:`OWN_CLASS_ROW_BYTES`
+    a row) within what a piece of whole classes may take (two pieces' rows at
+    :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such classes at once."""
+    return 2 * chunk * PIECE_ROW_BYTES // OWN_CLASS_ROW_BYTES
 
 
 def search_budget(memory_limit: int | None) -> int:
@@ -250,8 +267,8 @@ class AggregateLattice:
         self._row_groups: dict = {}
         self._combo_records = None
         self._full_identity = self._cells = None    # :meth:`_full_is_combo`'s and :meth:`_combo_cells`' answers
-        # a class of more rows than a piece is counted over its distinct SA combinations (up to all
-        # of them, whatever the piece size): one node at a time, the other's pieces beside it
+        # a class of more rows than :attr:`own_rows` is counted over every SA combination of the
+        # source (:meth:`_one_class`, whatever the piece size): one node at a time, the other's pieces beside it
         self._one_class_at_once = threading.Lock()
 
     def _size_pieces(self, backend, budget: int | None) -> None:
@@ -268,6 +285,7 @@ class AggregateLattice:
             self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
         self.chunk_rows = piece_rows(self.rows, budget)
         self.whole = self.chunk_rows >= self.rows     # every row counted at once
+        self.own_rows = own_rows(self.chunk_rows)
 
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
@@ -460,8 +478,9 @@ class AggregateLattice:
         source at the design's levels: each class's t over the kept SAs, each row's l-DF by
         :class:`LatticeL` — over every row at once when the aggregate fits the search's memory
         (:attr:`whole`), else in pieces of whole classes (a class of more than
-        :attr:`chunk_rows` rows over its distinct SA combinations, read in pieces), the
-        masks assembled for the node's specialisations."""
+        :attr:`chunk_rows` rows over its distinct SA combinations: its own, of at most
+        :attr:`own_rows` rows, else every one of the source, read in pieces), the masks
+        assembled for the node's specialisations."""
         groups, representative = self.sa_groups(kept)
         w = self.weight_sum(weights, kept)
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
@@ -481,6 +500,10 @@ class AggregateLattice:
         total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
+                if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
+                    total += self._own_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
+                                             w, known, masks, t)
+                    continue
                 with self._one_class_at_once:
                     total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
                                              w, known, masks, t)
@@ -588,6 +611,43 @@ class AggregateLattice:
         score = t[0] + w[combos]
         score /= l
         return exact_parts(score, records[at])
+
+    def _own_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
+                   representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
+        """:meth:`_one_class` of a class of at most :attr:`own_rows` rows, at a cost of its own rows:
+        its rows read at once, its distinct full SA groups found by a sort of its rows' (runs
+        already in order: a finest class's rows come in combination order), its records, known
+        masks, l-DF and t over those groups, never over every group of the source."""
+        (finest,) = piece
+        cls = int(class_of_finest[finest[0]])
+        full, _ = groups.full
+        rows = _ranges(self.offsets[finest], self.finest_rows[finest])
+        g = self.combo[rows] if self._full_is_combo(groups) else full[self.combo[rows]]
+        order = np.argsort(g, kind="stable")
+        g = g[order]
+        start = np.empty(len(g), dtype=np.bool_)
+        start[:1] = True
+        np.not_equal(g[1:], g[:-1], out=start[1:])
+        at = g[start].astype(np.int64)          # the class's groups, in order
+        del g
+        group = np.empty(len(order), dtype=np.int32 if len(at) < 1 << 31 else np.int64)
+        group[order] = np.cumsum(start, dtype=group.dtype) - 1     # each row's group among them
+        first = order[start]                    # a row of each group: its masks are the group's
+        del order, start
+        records = np.bincount(group, weights=self.cnt[rows], minlength=len(at))
+        own_known = None if known is None else bits_at(known, rows[first])
+        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
+                                _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]), own_known)
+        _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, self.rows)
+        if dropped[cls]:
+            return []
+        combos = representative[at]
+        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+                    lambda i: self.combo_s[i][combos].astype(np.int64), records.astype(np.int64),
+                    tabled[cls:cls + 1])
+        score = t[0] + w[combos]
+        score /= l
+        return exact_parts(score, records)
 
     def _combo_cells(self) -> np.ndarray | None:
         """Each SA combination's cell in the array of every combination of the SAs' values (their
