@@ -269,7 +269,11 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
 
     def own_counted(self, piece, *args):
         own.append(int(self.finest_rows[piece[0]].sum()))
-        return own_class(self, piece, *args)
+        found = own_class(self, piece, *args)
+        # the class's scores over its own combinations are those over every combination of the source
+        *head, masks, t = args
+        assert math.fsum(found) == math.fsum(one_class(self, piece, *head, [None] * len(masks), t))
+        return found
 
     monkeypatch.setattr(AggregateLattice, "_own_class", own_counted)
     engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(200), path, roles, hierarchies, weights,
