@@ -109,13 +109,17 @@ ONE_CLASS_ROW_BYTES = 50
 bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
 in pieces that many times larger, within what a piece may take."""
 
-OWN_CLASS_ROW_BYTES = 220
+OWN_CLASS_ROW_BYTES = 100
 """What a row of a class larger than a piece takes while it is counted over its own distinct
-SA combinations (:meth:`AggregateLattice._own_class`): its position, combination, sort order,
-group and records, its known masks' bits, and the l-DF and t of its groups (up to a group a
-row). Measured (tracemalloc over numpy's allocations, one worker) on the benchmark's table at
-1M rows, pieces of 30k rows: 104–210 bytes a row over the classes of 50k–120k rows, a few MB
-besides."""
+SA combinations (:meth:`AggregateLattice._own_class`) with every SA kept: its position,
+combination, sort order, group and records, and the l-DF of its combinations by their lines
+(:func:`_l_of_own_cells`). Measured (tracemalloc over numpy's allocations, one worker) on the
+benchmark's table at 1M rows, pieces of 30k rows: 63 bytes a row and a few MB besides (78–86
+over the classes of 140k–235k rows)."""
+
+OWN_GROUPS_ROW_BYTES = 220
+"""The same with some SA removed (its l-DF by :func:`l_of_classes` over its combinations' SA
+groupings): measured alike, 104–210 bytes a row over the classes of 50k–120k rows."""
 
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
@@ -131,13 +135,13 @@ def piece_rows(rows: int, budget: int) -> int:
     return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
 
 
-def own_rows(chunk: int) -> int:
+def own_rows(chunk: int, row_bytes: int = OWN_CLASS_ROW_BYTES) -> int:
     """The most rows of a class larger than a piece of ``chunk`` rows counted over its own
     distinct SA combinations (:meth:`AggregateLattice._own_class`; one of more over every
-    combination, :meth:`AggregateLattice._one_class`): what it takes (:data:`OWN_CLASS_ROW_BYTES`
-    a row) within what a piece of whole classes may take (two pieces' rows at
-    :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such classes at once."""
-    return 2 * chunk * PIECE_ROW_BYTES // OWN_CLASS_ROW_BYTES
+    combination, :meth:`AggregateLattice._one_class`): what it takes (``row_bytes`` a row) within
+    what a piece of whole classes may take (two pieces' rows at :data:`PIECE_ROW_BYTES`), so the
+    two nodes in flight may count such classes at once."""
+    return 2 * chunk * PIECE_ROW_BYTES // row_bytes
 
 
 def search_budget(memory_limit: int | None) -> int:
@@ -285,7 +289,8 @@ class AggregateLattice:
             self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
         self.chunk_rows = piece_rows(self.rows, budget)
         self.whole = self.chunk_rows >= self.rows     # every row counted at once
-        self.own_rows = own_rows(self.chunk_rows)
+        self.own_rows = own_rows(self.chunk_rows)     # every SA kept (:func:`_l_of_own_cells`)
+        self.own_groups_rows = own_rows(self.chunk_rows, OWN_GROUPS_ROW_BYTES)    # some removed
 
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
@@ -498,9 +503,10 @@ class AggregateLattice:
         codes = [self.combo_s[i] for i in kept]
         masks: list = [None] * len(groups.others)
         total = []
+        own = self.own_rows if self._own_cells(kept, groups) is not None else self.own_groups_rows
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
+                if int(self.finest_rows[piece[0]].sum()) <= own:
                     total += self._own_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
                                              w, known, masks, t)
                     continue
@@ -635,9 +641,13 @@ class AggregateLattice:
         first = order[start]                    # a row of each group: its masks are the group's
         del order, start
         records = np.bincount(group, weights=self.cnt[rows], minlength=len(at))
-        own_known = None if known is None else bits_at(known, rows[first])
-        l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
-                                _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]), own_known)
+        cells = self._own_cells(kept, groups)
+        if cells is not None:
+            l, found = _l_of_own_cells(cells[at], [max(len(self.uniques[i]), 1) for i in kept])
+        else:
+            l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
+                                    _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
+                                    None if known is None else bits_at(known, rows[first]))
         _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, self.rows)
         if dropped[cls]:
             return []
@@ -648,6 +658,11 @@ class AggregateLattice:
         score = t[0] + w[combos]
         score /= l
         return exact_parts(score, records)
+
+    def _own_cells(self, kept: list[int], groups: SaGroups) -> np.ndarray | None:
+        """The SA combinations' cells (:meth:`_combo_cells`) when a class's l-DF is counted by
+        them: every SA kept, the full groups the combinations themselves."""
+        return self._combo_cells() if len(kept) == len(self.uniques) and self._full_is_combo(groups) else None
 
     def _combo_cells(self) -> np.ndarray | None:
         """Each SA combination's cell in the array of every combination of the SAs' values (their
@@ -705,6 +720,24 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
     tables = [np.broadcast_to(live.any(axis=axis, keepdims=True), shape).ravel()[cells]
               for axis in range(len(shape))]
     return l.ravel()[cells[at]].astype(np.int64), tables
+
+
+def _l_of_own_cells(cells: np.ndarray, cards: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """:func:`_l_of_cells` over only the class's own distinct SA combinations (``cells``: their
+    cells, distinct): a combination's line along axis i is its cell with the i-th code taken
+    out, its count of distinct values of A_i the combinations sharing that line; for each SA a
+    table over the combinations, whether the finer classes must count it there."""
+    stride, l, lines = 1, None, []
+    for card in reversed(cards):
+        line = cells - (cells // stride % card) * stride
+        _, line, count = np.unique(line, return_inverse=True, return_counts=True)
+        d = count[line]
+        l = d if l is None else np.minimum(l, d, out=l)
+        lines.append(line)
+        stride *= card
+    live = l > 1
+    tables = [np.bincount(line, weights=live).astype(np.bool_)[line] for line in reversed(lines)]
+    return l.astype(np.int64), tables
 
 
 def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
