@@ -94,10 +94,11 @@ NODES_AT_ONCE = 2
 each with its own piece."""
 
 
-COMBINATION_BYTES = 60
+COMBINATION_BYTES = 68
 """What the search holds a distinct SA combination: its groupings over the kept SAs in the
 narrowest integers (about 4 bytes each and a mixed-radix key of 8), a combination of each
-full group (8), its weight and records (8 each)."""
+full group (8), its weight and records (8 each), and each node in flight's map of it to its
+number in a class (:meth:`AggregateLattice._take_map`; 4)."""
 
 MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
@@ -274,6 +275,8 @@ class AggregateLattice:
         # a class of more rows than :attr:`own_rows` is counted over every SA combination of the
         # source (:meth:`_one_class`, whatever the piece size): one node at a time, the other's pieces beside it
         self._one_class_at_once = threading.Lock()
+        self._maps: list[np.ndarray] = []       # :meth:`_take_map`'s
+        self._maps_lock = threading.Lock()
 
     def _size_pieces(self, backend, budget: int | None) -> None:
         """The rows a node counts at once (:attr:`chunk_rows`; :attr:`whole`: every row) within
@@ -332,6 +335,7 @@ class AggregateLattice:
         self._row_groups = {}
         self._sa_groups = {}
         self._full_identity = self._cells = None
+        self._maps = []
         self.designer.backend.engine_memory(None)
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
@@ -621,25 +625,29 @@ class AggregateLattice:
     def _own_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
                    representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
         """:meth:`_one_class` of a class of at most :attr:`own_rows` rows, at a cost of its own rows:
-        its rows read at once, its distinct full SA groups found by a sort of its rows' (runs
-        already in order: a finest class's rows come in combination order), its records, known
-        masks, l-DF and t over those groups, never over every group of the source."""
+        its rows read at once, its distinct full SA groups found through a map of every group to
+        its number in the class (one a node in flight, kept; only the class's entries written
+        before they are read), its records, known masks, l-DF and t over those groups, never a
+        pass over every group of the source."""
         (finest,) = piece
         cls = int(class_of_finest[finest[0]])
         full, _ = groups.full
         rows = _ranges(self.offsets[finest], self.finest_rows[finest])
         g = self.combo[rows] if self._full_is_combo(groups) else full[self.combo[rows]]
-        order = np.argsort(g, kind="stable")
-        g = g[order]
-        start = np.empty(len(g), dtype=np.bool_)
-        start[:1] = True
-        np.not_equal(g[1:], g[:-1], out=start[1:])
-        at = g[start].astype(np.int64)          # the class's groups, in order
+        number = self._take_map()
+        try:
+            positions = _positions(len(g))
+            number[g] = positions
+            first = np.flatnonzero(number[g] == positions)     # a row of each group
+            at = np.sort(g[first]).astype(np.int64)           # the class's groups, in order
+            number[at] = _positions(len(at))
+            group = number[g]                                   # each row's group among them
+        finally:
+            self._give_map(number)
         del g
-        group = np.empty(len(order), dtype=np.int32 if len(at) < 1 << 31 else np.int64)
-        group[order] = np.cumsum(start, dtype=group.dtype) - 1     # each row's group among them
-        first = order[start]                    # a row of each group: its masks are the group's
-        del order, start
+        one = np.empty(len(at), dtype=np.int64)
+        one[group[first]] = first          # a row of each group: its masks are the group's
+        first = one
         records = np.bincount(group, weights=self.cnt[rows], minlength=len(at))
         cells = self._own_cells(kept, groups)
         if cells is not None:
@@ -658,6 +666,18 @@ class AggregateLattice:
         score = t[0] + w[combos]
         score /= l
         return exact_parts(score, records)
+
+    def _take_map(self) -> np.ndarray:
+        """A map of each SA combination (or full group) to a number, free for this node's class
+        (:meth:`_own_class`): at most one a node in flight (:data:`COMBINATION_BYTES`)."""
+        with self._maps_lock:
+            if self._maps:
+                return self._maps.pop()
+        return np.empty(self.combos, dtype=np.int32)
+
+    def _give_map(self, number: np.ndarray) -> None:
+        with self._maps_lock:
+            self._maps.append(number)
 
     def _own_cells(self, kept: list[int], groups: SaGroups) -> np.ndarray | None:
         """The SA combinations' cells (:meth:`_combo_cells`) when a class's l-DF is counted by
