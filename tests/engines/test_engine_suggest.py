@@ -284,8 +284,7 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
     # a class larger than a piece over its own distinct SA combinations (within what a piece may take,
     # both nodes at once), a larger one over every combination one node at a time
     assert most_inside[0] == 1
-    assert own and all(200 < rows <= max(lattice.own_rows, lattice.own_groups_rows) for rows in own)
-    assert lattice.own_groups_rows < 2 * 200 < lattice.own_rows == 4 * 200
+    assert own and all(200 < rows <= lattice.own_rows == 4 * 200 for rows in own)
     assert not lattice.whole and lattice.chunk_rows == 200
     assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
     assert most <= max(400, lattice.combos) < lattice.rows
@@ -364,7 +363,6 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     # a class counted over its own SA combinations takes at most what a piece may: two of them in flight fit too
     assert aggregate.own_rows > aggregate.chunk_rows
     assert 2 * aggregate.own_rows * module.OWN_CLASS_ROW_BYTES + held <= 1 << 30
-    assert 2 * aggregate.own_groups_rows * module.OWN_GROUPS_ROW_BYTES + held <= 1 << 30
     monkeypatch.setattr(module, "search_budget", lambda memory_limit: 30 << 20)   # little left: the fewest rows
     aggregate._size_pieces(backend, None)
     assert aggregate._lattice_l.budget == 2 * 4 * 10_000_000 // 8    # two nodes' masks (a bit a row) at least
@@ -541,7 +539,7 @@ def test_a_large_classs_l_over_the_array_of_sa_combinations_is_the_direct_count(
     """One class's l-DF over the array of every SA combination (lines along each SA's axis) is
     the direct count of l_of_classes, and each SA's table opens exactly the lines holding a
     combination of l above 1."""
-    from tklscore.core.engines.lattice import _l_of_cells, _l_of_own_cells
+    from tklscore.core.engines.lattice import _l_of_cells, _l_of_own_groups
     from tklscore.core.scoring.distinguishing_factors import l_of_classes, sa_groups
     from tklscore.core.tables.codes import Codes
 
@@ -559,7 +557,8 @@ def test_a_large_classs_l_over_the_array_of_sa_combinations_is_the_direct_count(
         others = np.delete(combos, axis, axis=1)
         live = {tuple(row) for row in others[at][expected > 1]}
         assert table.tolist() == [tuple(row) in live for row in others]
-    # over only the class's own combinations: the same l and tables at them
-    own_l, own_tables = _l_of_own_cells(cells[at], cards)
+    # over only the class's own combinations (each one's line along each SA: its group of the others)
+    own_l, own_tables = _l_of_own_groups([None if o is None else o[0] for o in groups.others], len(at),
+                                         np.empty(len(at), dtype=np.int32))
     assert np.array_equal(own_l, expected)
     assert all(np.array_equal(own, table[at]) for own, table in zip(own_tables, tables))

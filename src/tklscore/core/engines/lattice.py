@@ -112,15 +112,10 @@ in pieces that many times larger, within what a piece may take."""
 
 OWN_CLASS_ROW_BYTES = 100
 """What a row of a class larger than a piece takes while it is counted over its own distinct
-SA combinations (:meth:`AggregateLattice._own_class`) with every SA kept: its position,
-combination, sort order, group and records, and the l-DF of its combinations by their lines
-(:func:`_l_of_own_cells`). Measured (tracemalloc over numpy's allocations, one worker) on the
-benchmark's table at 1M rows, pieces of 30k rows: 63 bytes a row and a few MB besides (78–86
-over the classes of 140k–235k rows)."""
-
-OWN_GROUPS_ROW_BYTES = 220
-"""The same with some SA removed (its l-DF by :func:`l_of_classes` over its combinations' SA
-groupings): measured alike, 104–210 bytes a row over the classes of 50k–120k rows."""
+SA combinations (:meth:`AggregateLattice._own_class`): its position, combination, group and
+records, and its groups' lines, l-DF and tables (:func:`_l_of_own_groups`; up to a group a row).
+Measured (tracemalloc over numpy's allocations, one worker) on the benchmark's table at 1M
+rows, pieces of 30k rows: see the report of session 19 (ooc20m8)."""
 
 MIN_PIECE_ROWS = 1 << 16
 """The fewest rows a piece holds whatever the budget (below it a piece's fixed costs dominate)."""
@@ -136,13 +131,13 @@ def piece_rows(rows: int, budget: int) -> int:
     return max(1, int(budget) // (NODES_AT_ONCE * 2 * PIECE_ROW_BYTES))
 
 
-def own_rows(chunk: int, row_bytes: int = OWN_CLASS_ROW_BYTES) -> int:
+def own_rows(chunk: int) -> int:
     """The most rows of a class larger than a piece of ``chunk`` rows counted over its own
     distinct SA combinations (:meth:`AggregateLattice._own_class`; one of more over every
-    combination, :meth:`AggregateLattice._one_class`): what it takes (``row_bytes`` a row) within
-    what a piece of whole classes may take (two pieces' rows at :data:`PIECE_ROW_BYTES`), so the
-    two nodes in flight may count such classes at once."""
-    return 2 * chunk * PIECE_ROW_BYTES // row_bytes
+    combination, :meth:`AggregateLattice._one_class`): what it takes (:data:`OWN_CLASS_ROW_BYTES`
+    a row) within what a piece of whole classes may take (two pieces' rows at
+    :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such classes at once."""
+    return 2 * chunk * PIECE_ROW_BYTES // OWN_CLASS_ROW_BYTES
 
 
 def search_budget(memory_limit: int | None) -> int:
@@ -292,8 +287,7 @@ class AggregateLattice:
             self._lattice_l = LatticeL(MASKS_KEPT, packed=True)
         self.chunk_rows = piece_rows(self.rows, budget)
         self.whole = self.chunk_rows >= self.rows     # every row counted at once
-        self.own_rows = own_rows(self.chunk_rows)     # every SA kept (:func:`_l_of_own_cells`)
-        self.own_groups_rows = own_rows(self.chunk_rows, OWN_GROUPS_ROW_BYTES)    # some removed
+        self.own_rows = own_rows(self.chunk_rows)
 
     def held_bytes(self) -> int:
         """What the search will hold beside the aggregate's arrays, whatever its piece size: the
@@ -507,10 +501,9 @@ class AggregateLattice:
         codes = [self.combo_s[i] for i in kept]
         masks: list = [None] * len(groups.others)
         total = []
-        own = self.own_rows if self._own_cells(kept, groups) is not None else self.own_groups_rows
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                if int(self.finest_rows[piece[0]].sum()) <= own:
+                if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
                     total += self._own_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
                                              w, known, masks, t)
                     continue
@@ -642,24 +635,16 @@ class AggregateLattice:
             at = np.sort(g[first]).astype(np.int64)           # the class's groups, in order
             number[at] = _positions(len(at))
             group = number[g]                                   # each row's group among them
+            del g
+            combos = representative[at]
+            l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
+                                        number)
         finally:
             self._give_map(number)
-        del g
-        one = np.empty(len(at), dtype=np.int64)
-        one[group[first]] = first          # a row of each group: its masks are the group's
-        first = one
         records = np.bincount(group, weights=self.cnt[rows], minlength=len(at))
-        cells = self._own_cells(kept, groups)
-        if cells is not None:
-            l, found = _l_of_own_cells(cells[at], [max(len(self.uniques[i]), 1) for i in kept])
-        else:
-            l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
-                                    _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
-                                    None if known is None else bits_at(known, rows[first]))
         _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, self.rows)
         if dropped[cls]:
             return []
-        combos = representative[at]
         t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
                     lambda i: self.combo_s[i][combos].astype(np.int64), records.astype(np.int64),
                     tabled[cls:cls + 1])
@@ -678,11 +663,6 @@ class AggregateLattice:
     def _give_map(self, number: np.ndarray) -> None:
         with self._maps_lock:
             self._maps.append(number)
-
-    def _own_cells(self, kept: list[int], groups: SaGroups) -> np.ndarray | None:
-        """The SA combinations' cells (:meth:`_combo_cells`) when a class's l-DF is counted by
-        them: every SA kept, the full groups the combinations themselves."""
-        return self._combo_cells() if len(kept) == len(self.uniques) and self._full_is_combo(groups) else None
 
     def _combo_cells(self) -> np.ndarray | None:
         """Each SA combination's cell in the array of every combination of the SAs' values (their
@@ -742,22 +722,28 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
     return l.ravel()[cells[at]].astype(np.int64), tables
 
 
-def _l_of_own_cells(cells: np.ndarray, cards: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """:func:`_l_of_cells` over only the class's own distinct SA combinations (``cells``: their
-    cells, distinct): a combination's line along axis i is its cell with the i-th code taken
-    out, its count of distinct values of A_i the combinations sharing that line; for each SA a
-    table over the combinations, whether the finer classes must count it there."""
-    stride, l, lines = 1, None, []
-    for card in reversed(cards):
-        line = cells - (cells // stride % card) * stride
-        _, line, count = np.unique(line, return_inverse=True, return_counts=True)
-        d = count[line]
+def _l_of_own_groups(lines: list, m: int, number: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The l-DF of one class's ``m`` distinct full SA groups (:func:`l_of_classes`' count, exact
+    without the coarser nodes' masks, as :func:`_l_of_cells`), and for each SA a table over them:
+    whether the finer classes must count it there. ``lines``: for each SA, each group's group
+    of the other SAs (None with one SA: one for all) — its values of the SA are the groups
+    sharing it, counted through ``number`` (a free map of at least their cardinality), no sort."""
+    positions = _positions(m)
+    l, inverses = None, []
+    for line in lines:
+        if line is None:
+            inverse, k = np.zeros(m, dtype=np.int32), 1
+        else:
+            number[line] = positions
+            first = np.flatnonzero(number[line] == positions)
+            k = len(first)
+            number[line[first]] = _positions(k)
+            inverse = number[line]
+        d = np.bincount(inverse, minlength=k)[inverse]
         l = d if l is None else np.minimum(l, d, out=l)
-        lines.append(line)
-        stride *= card
+        inverses.append((inverse, k))
     live = l > 1
-    tables = [np.bincount(line, weights=live).astype(np.bool_)[line] for line in reversed(lines)]
-    return l.astype(np.int64), tables
+    return l, [np.bincount(inverse, weights=live, minlength=k).astype(np.bool_)[inverse] for inverse, k in inverses]
 
 
 def _pieces_of(finest: np.ndarray, offsets: np.ndarray, per_finest: np.ndarray, chunk: int):
