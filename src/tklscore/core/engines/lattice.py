@@ -621,8 +621,8 @@ class AggregateLattice:
         """:meth:`_one_class` of a class of at most :attr:`own_rows` rows, at a cost of its own rows:
         its rows read at once, its distinct full SA groups found through a map of every group to
         its number in the class (one a node in flight, kept; only the class's entries written
-        before they are read), its records, known masks, l-DF and t over those groups, never a
-        pass over every group of the source."""
+        before they are read), its records, l-DF (exact without the coarser nodes' masks,
+        ``known`` unread) and t over those groups, never a pass over every group of the source."""
         (finest,) = piece
         cls = int(class_of_finest[finest[0]])
         full, _ = groups.full
