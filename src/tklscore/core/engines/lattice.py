@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -98,7 +99,7 @@ COMBINATION_BYTES = 68
 """What the search holds a distinct SA combination: its groupings over the kept SAs in the
 narrowest integers (about 4 bytes each and a mixed-radix key of 8), a combination of each
 full group (8), its weight and records (8 each), and each node in flight's map of it to its
-number in a class (:meth:`AggregateLattice._take_map`; 4)."""
+number in a class (:class:`_Maps`; 4)."""
 
 MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
@@ -268,11 +269,9 @@ class AggregateLattice:
         self._row_groups: dict = {}
         self._combo_records = None
         self._full_identity = self._cells = None    # :meth:`_full_is_combo`'s and :meth:`_combo_cells`' answers
-        # a class of more rows than :attr:`own_rows` is counted over every SA combination of the
-        # source (:meth:`_one_class`, whatever the piece size): one node at a time, the other's pieces beside it
+        # a class of more than :attr:`own_rows` rows over every SA combination (:meth:`_one_class`): a node at a time
         self._one_class_at_once = threading.Lock()
-        self._maps: list[np.ndarray] = []       # :meth:`_take_map`'s
-        self._maps_lock = threading.Lock()
+        self._maps = _Maps(self.combos)
 
     def _size_pieces(self, backend, budget: int | None) -> None:
         """The rows a node counts at once (:attr:`chunk_rows`; :attr:`whole`: every row) within
@@ -330,7 +329,7 @@ class AggregateLattice:
         self._row_groups = {}
         self._sa_groups = {}
         self._full_identity = self._cells = None
-        self._maps = []
+        self._maps = _Maps(self.combos)
         self.designer.backend.engine_memory(None)
 
     def lattice_node(self, levels: dict[str, int], design: ReleaseDesign) -> "AggregateNode":
@@ -628,20 +627,12 @@ class AggregateLattice:
         full, _ = groups.full
         rows = _ranges(self.offsets[finest], self.finest_rows[finest])
         g = self.combo[rows] if self._full_is_combo(groups) else full[self.combo[rows]]
-        number = self._take_map()
-        try:
-            positions = _positions(len(g))
-            number[g] = positions
-            first = np.flatnonzero(number[g] == positions)     # a row of each group
-            at = np.sort(g[first]).astype(np.int64)           # the class's groups, in order
-            number[at] = _positions(len(at))
-            group = number[g]                                   # each row's group among them
+        with self._maps.free() as number:
+            at, group = _distinct(g, number)
             del g
             combos = representative[at]
             l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
                                         number)
-        finally:
-            self._give_map(number)
         records = np.bincount(group, weights=self.cnt[rows], minlength=len(at))
         _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, self.rows)
         if dropped[cls]:
@@ -652,18 +643,6 @@ class AggregateLattice:
         score = t[0] + w[combos]
         score /= l
         return exact_parts(score, records)
-
-    def _take_map(self) -> np.ndarray:
-        """A map of each SA combination (or full group) to a number, free for this node's class
-        (:meth:`_own_class`): at most one a node in flight (:data:`COMBINATION_BYTES`)."""
-        with self._maps_lock:
-            if self._maps:
-                return self._maps.pop()
-        return np.empty(self.combos, dtype=np.int32)
-
-    def _give_map(self, number: np.ndarray) -> None:
-        with self._maps_lock:
-            self._maps.append(number)
 
     def _combo_cells(self) -> np.ndarray | None:
         """Each SA combination's cell in the array of every combination of the SAs' values (their
@@ -723,23 +702,52 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
     return l.ravel()[cells[at]].astype(np.int64), tables
 
 
+class _Maps:
+    """Maps of each of ``n`` SA combinations (or full groups) to a number, one a node in flight
+    (:meth:`AggregateLattice._own_class`; :data:`COMBINATION_BYTES`), kept for the next class."""
+
+    def __init__(self, n: int):
+        self.n, self._free, self._lock = n, [], threading.Lock()
+
+    @contextmanager
+    def free(self):
+        with self._lock:
+            number = self._free.pop() if self._free else None
+        if number is None:
+            number = np.empty(self.n, dtype=np.int32)
+        try:
+            yield number
+        finally:
+            with self._lock:
+                self._free.append(number)
+
+
+def _distinct(g: np.ndarray, number: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``g`` (``ordered``: in order, else as first met), and each entry's
+    among them, through ``number`` (a free map of at least their cardinality; only ``g``'s
+    entries written before they are read)."""
+    positions = _positions(len(g))
+    number[g] = positions
+    at = g[number[g] == positions].astype(np.int64)
+    if ordered:
+        at.sort()
+    number[at] = _positions(len(at))
+    return at, number[g]
+
+
 def _l_of_own_groups(lines: list, m: int, number: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """The l-DF of one class's ``m`` distinct full SA groups (:func:`l_of_classes`' count, exact
     without the coarser nodes' masks, as :func:`_l_of_cells`), and for each SA a table over them:
     whether the finer classes must count it there. ``lines``: for each SA, each group's group
     of the other SAs (None with one SA: one for all) — its values of the SA are the groups
     sharing it, counted through ``number`` (a free map of at least their cardinality), no sort."""
-    positions = _positions(m)
     l, inverses = None, []
     for line in lines:
         if line is None:
             inverse, k = np.zeros(m, dtype=np.int32), 1
         else:
-            number[line] = positions
-            first = np.flatnonzero(number[line] == positions)
-            k = len(first)
-            number[line[first]] = _positions(k)
-            inverse = number[line]
+            distinct, inverse = _distinct(line, number, ordered=False)
+            k = len(distinct)
         d = np.bincount(inverse, minlength=k)[inverse]
         l = d if l is None else np.minimum(l, d, out=l)
         inverses.append((inverse, k))
