@@ -343,13 +343,32 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumWidth(200)
         self.progress.setRange(0, 100)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.workbench.runner.cancel_all)
+        self.cancel_button.clicked.connect(self.cancel_shown)
         for widget in (self.busy_label, self.progress, self.cancel_button):
             bar.addPermanentWidget(widget)
             widget.hide()
         self.workbench.runner.busy.connect(self._busy)
+        self.workbench.runner.shownChanged.connect(self._show_task)
         self.workbench.runner.progress.connect(lambda value, text: (self._set_progress(value),
                                                                      self.busy_label.setText(text)))
+
+    def _show_task(self) -> None:
+        """The task the status bar follows: its words, its progress, a Cancel naming what it stops
+        (none for a file being written: it is always written to the end)."""
+        task = self.workbench.runner.shown
+        if task is None:
+            return
+        self.busy_label.setText(task.text)
+        self._set_progress(task.percent)
+        self.cancel_button.setText(task.cancel_text)
+        self.cancel_button.setToolTip(f"Stops “{task.name}” only; other work goes on")
+        self.cancel_button.setVisible(not task.always_runs)
+
+    def cancel_shown(self) -> None:
+        """Stop the work the status bar shows (its view says what was cancelled), nothing else."""
+        task = self.workbench.runner.cancel_shown()
+        if task is not None and not task.always_runs:
+            self.statusBar().showMessage(f"Cancelled: {task.name}")
 
     def _set_progress(self, value: int) -> None:
         """A new percentage, painted with the next repaint of the window: QProgressBar repaints
@@ -364,6 +383,8 @@ class MainWindow(QMainWindow):
             widget.setVisible(busy)
         self.busy_label.setText(text)
         self._set_progress(0)
+        if busy:
+            self._show_task()
 
     def _action(self, menu, text, slot, shortcut=None) -> QAction:
         action = QAction(text, self)
@@ -402,6 +423,7 @@ class MainWindow(QMainWindow):
             edit_menu.addAction(redo)
             edit_menu.addSeparator()
             self._action(edit_menu, "&Memory for sources…", self.choose_memory_share)
+            self._action(edit_menu, "&Score again", self.workbench.rescore, QKeySequence(Qt.Key.Key_F5))
             view_menu = self.menuBar().addMenu("&View")
             self.view_actions: dict[str, QAction] = {}
             for number, entry in enumerate(self.entries, start=1):

@@ -523,7 +523,13 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                 self.scoresChanged.emit()
             self._fail(message)
 
-        self.runner.start(f"Scoring{where}", score, done, failed)
+        def stopped(_value) -> None:
+            if generation == self._generation["scores"]:
+                self.status.emit("The scoring was cancelled: " + (
+                    "the Scores view shows the last complete scores, from before the latest change."
+                    if self.reports else "no scores are shown.") + " Edit ▸ Score again (F5) scores them again.")
+
+        self.runner.start(f"Scoring{where}", score, done, failed, on_cancelled=stopped, cancel_text="Cancel the scoring")
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""
