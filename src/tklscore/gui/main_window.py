@@ -423,7 +423,7 @@ class MainWindow(QMainWindow):
             edit_menu.addAction(redo)
             edit_menu.addSeparator()
             self._action(edit_menu, "&Memory for sources…", self.choose_memory_share)
-            self._action(edit_menu, "&Score again", self.workbench.rescore, QKeySequence(Qt.Key.Key_F5))
+            self._action(edit_menu, "&Score again", self.workbench.score_again, QKeySequence(Qt.Key.Key_F5))
             view_menu = self.menuBar().addMenu("&View")
             self.view_actions: dict[str, QAction] = {}
             for number, entry in enumerate(self.entries, start=1):

@@ -308,7 +308,13 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
             self.sourceChanged.emit()
             self._prepare_source()
 
-        self.runner.start("Loading the source table", load, done, failed)
+        def stopped(_value) -> None:
+            if generation == self._generation["source"]:
+                self.status.emit("Loading the source table was cancelled: no source is loaded, so no scores are "
+                                 "shown. Open the source again to load it.")
+
+        self.runner.start("Loading the source table", load, done, failed, on_cancelled=stopped,
+                          cancel_text="Cancel loading")
 
     @property
     def out_of_core(self) -> bool:
@@ -348,7 +354,12 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                              f"(out of core, {source.engine_name})")
             self.sourceChanged.emit()
 
-        self.runner.start(text, describe, done, self._fail)
+        def stopped(_value) -> None:
+            if generation == self._generation["source"]:
+                self.status.emit("Reading the source out of core was cancelled: its columns and records are not "
+                                 "shown. Open the source again to read it.")
+
+        self.runner.start(text, describe, done, self._fail, on_cancelled=stopped, cancel_text="Cancel reading")
 
     @property
     def has_source(self) -> bool:
@@ -401,7 +412,13 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
             self.scorer = prepared.scorer
             self.rescore()
 
-        self.runner.start("Computing the distinguishing factors", build, done, self._fail)
+        def stopped(_value) -> None:
+            if generation == self._generation["scorer"]:
+                self.status.emit("Computing the distinguishing factors was cancelled: no scores are shown. "
+                                 "Edit ▸ Score again (F5) computes them.")
+
+        self.runner.start("Computing the distinguishing factors", build, done, self._fail, on_cancelled=stopped,
+                          cancel_text="Cancel the scoring")
 
     # ------------------------------------------------------------------ releases
 
@@ -467,6 +484,14 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
         return self.resolved.get(definition)
 
     # ------------------------------------------------------------------ scoring
+
+    def score_again(self) -> None:
+        """Edit ▸ Score again: the source prepared for its roles if that was cancelled, and every
+        release scored."""
+        if self.source is not None and self.source is not self._prepared:
+            self._prepare_source()
+        else:
+            self.rescore()
 
     def rescore(self) -> None:
         """Score every release in the background with the current weights and x
