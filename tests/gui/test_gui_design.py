@@ -361,16 +361,3 @@ def test_the_status_bar_s_cancel_stops_the_search_it_names_and_nothing_else(thes
         "<b>The search was cancelled</b> before any release was evaluated. Press Suggest to search again.")
     assert "cancelled" not in view.headline.text() and "k = 2" in view.headline.text()   # the evaluation ran
     assert window.statusBar().currentMessage() == "Cancelled: Suggesting releases"
-
-
-def test_a_cancelled_first_evaluation_says_no_figures_are_shown(view, qtbot):
-    from tklscore.gui.design.results_panel import NOTHING_YET, SUPERSEDED, ResultsPanel
-
-    panel = ResultsPanel()
-    qtbot.addWidget(panel)
-    panel.stopped()
-    assert panel.headline.text() == NOTHING_YET
-    panel.show(view.evaluation)
-    headline = panel.headline.text()
-    panel.stopped()
-    assert panel.headline.text() == headline + SUPERSEDED and "k = " in headline

@@ -7,7 +7,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.scoring.scores import Scorer
-from tklscore.gui.workbench import Workbench
+from tklscore.gui.workbench import Workbench, score_again
 
 
 def wait_scored(qtbot, bench, names=("Scenario 1", "Scenario 2")):
@@ -494,7 +494,7 @@ def test_cancelled_scoring_or_measuring_says_so_and_score_again_computes_it(qtbo
                     and not runner.current, timeout=20000)
     assert said[-1] == ("Computing the distinguishing factors was cancelled: no scores are shown. "
                         "Edit ▸ Score again (F5) computes them.") and workbench.reports == {}
-    workbench.score_again()
+    score_again(workbench)
     qtbot.waitUntil(lambda: {"Scenario 1", "Scenario 2"} <= set(workbench.reports) and not runner.current,
                     timeout=20000)
     runner.shownChanged.disconnect(cancel_the_factors)

@@ -308,13 +308,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
             self.sourceChanged.emit()
             self._prepare_source()
 
-        def stopped(_value) -> None:
-            if generation == self._generation["source"]:
-                self.status.emit("Loading the source table was cancelled: no source is loaded, so no scores are "
-                                 "shown. Open the source again to load it.")
-
-        self.runner.start("Loading the source table", load, done, failed, on_cancelled=stopped,
-                          cancel_text="Cancel loading")
+        self.runner.start("Loading the source table", load, done, failed, **cancelling(self, "source", generation, LOADING))
 
     @property
     def out_of_core(self) -> bool:
@@ -354,12 +348,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                              f"(out of core, {source.engine_name})")
             self.sourceChanged.emit()
 
-        def stopped(_value) -> None:
-            if generation == self._generation["source"]:
-                self.status.emit("Reading the source out of core was cancelled: its columns and records are not "
-                                 "shown. Open the source again to read it.")
-
-        self.runner.start(text, describe, done, self._fail, on_cancelled=stopped, cancel_text="Cancel reading")
+        self.runner.start(text, describe, done, self._fail, **cancelling(self, "source", generation, READING))
 
     @property
     def has_source(self) -> bool:
@@ -412,13 +401,8 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
             self.scorer = prepared.scorer
             self.rescore()
 
-        def stopped(_value) -> None:
-            if generation == self._generation["scorer"]:
-                self.status.emit("Computing the distinguishing factors was cancelled: no scores are shown. "
-                                 "Edit ▸ Score again (F5) computes them.")
-
-        self.runner.start("Computing the distinguishing factors", build, done, self._fail, on_cancelled=stopped,
-                          cancel_text="Cancel the scoring")
+        self.runner.start("Computing the distinguishing factors", build, done, self._fail,
+                          **cancelling(self, "scorer", generation, FACTORS))
 
     # ------------------------------------------------------------------ releases
 
@@ -485,14 +469,6 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
 
     # ------------------------------------------------------------------ scoring
 
-    def score_again(self) -> None:
-        """Edit ▸ Score again: the source prepared for its roles if that was cancelled, and every
-        release scored."""
-        if self.source is not None and self.source is not self._prepared:
-            self._prepare_source()
-        else:
-            self.rescore()
-
     def rescore(self) -> None:
         """Score every release in the background with the current weights and x
         (:func:`tklscore.core.source.score_project`, in memory or out of core alike)."""
@@ -548,13 +524,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                 self.scoresChanged.emit()
             self._fail(message)
 
-        def stopped(_value) -> None:
-            if generation == self._generation["scores"]:
-                self.status.emit("The scoring was cancelled: " + (
-                    "the Scores view shows the last complete scores, from before the latest change."
-                    if self.reports else "no scores are shown.") + " Edit ▸ Score again (F5) scores them again.")
-
-        self.runner.start(f"Scoring{where}", score, done, failed, on_cancelled=stopped, cancel_text="Cancel the scoring")
+        self.runner.start(f"Scoring{where}", score, done, failed, **cancelling(self, "scores", generation, SCORING))
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""
@@ -566,3 +536,36 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
     def _fail(self, message: str) -> None:
         self.status.emit(message)
         self.failed.emit(message)
+
+
+
+# each workbench task's Cancel button, and what the status bar says once it is cancelled (a text,
+# or a function of the workbench)
+LOADING = ("Cancel loading", "Loading the source table was cancelled: no source is loaded, so no scores are shown. "
+                             "Open the source again to load it.")
+READING = ("Cancel reading", "Reading the source out of core was cancelled: its columns and records are not shown. "
+                             "Open the source again to read it.")
+FACTORS = ("Cancel the scoring", "Computing the distinguishing factors was cancelled: no scores are shown. "
+                                 "Edit ▸ Score again (F5) computes them.")
+SCORING = ("Cancel the scoring", lambda workbench: "The scoring was cancelled: " + (
+    "the Scores view shows the last complete scores, from before the latest change." if workbench.reports else
+    "no scores are shown.") + " Edit ▸ Score again (F5) scores them again.")
+
+
+def cancelling(workbench: Workbench, stage: str, generation: int, said: tuple) -> dict:
+    """A workbench task's ``cancel_text`` and ``on_cancelled`` (``said``: one of the above): what
+    the status bar says, unless a newer ``stage`` has superseded the task."""
+    button, text = said
+
+    def stopped(_value) -> None:
+        if generation == workbench._generation[stage]:
+            workbench.status.emit(text(workbench) if callable(text) else text)
+    return {"cancel_text": button, "on_cancelled": stopped}
+
+def score_again(workbench: Workbench) -> None:
+    """Edit ▸ Score again: the source prepared for its roles if that was cancelled, then every
+    release scored."""
+    if workbench.source is not None and workbench.source is not workbench._prepared:
+        workbench._prepare_source()
+    else:
+        workbench.rescore()

@@ -119,6 +119,7 @@ class ResultsPanel(QWidget):
         that none are shown)."""
         if not self.shown:
             self.headline.setText(NOTHING_YET)
+            self.engine_note.setText(self._note())
         elif not self.engine_note.isHidden():
             self.engine_note.setText(self._note() + CANCELLED)
         elif SUPERSEDED not in self.headline.text():
