@@ -1104,29 +1104,39 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     exactly like the table has distance exactly 0. ``pairs``: the result of
     :func:`class_value_counts` when the caller has it already; ``table_counts``: the table's
     count of each value code, when the caller keeps it."""
-    if table_counts is None:
-        table_counts = np.bincount(values.codes, minlength=values.cardinality)
     m = max(int(values.cardinality), 1)
     if pairs is None and n_classes * m <= TABLE_CELLS_A_ROW * len(classes):   # every cell counted, summed whole
-        key = classes * np.int64(m)
-        key += values.codes
-        table = np.bincount(key, minlength=n_classes * m).reshape(n_classes, m)
+        table = _value_class_table(classes, n_classes, class_sizes, values.codes, m)
+        if table_counts is None:
+            table_counts = table.sum(axis=1, dtype=np.int64)
         return _variational_distance_of_table(table, class_sizes, table_counts, len(classes))
+    if table_counts is None:
+        table_counts = np.bincount(values.codes, minlength=values.cardinality)
     pairs = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
     return variational_distance_of_pairs(pairs, n_classes, class_sizes, table_counts, len(classes))
 
 
+def _value_class_table(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, codes: np.ndarray,
+                       m: int) -> np.ndarray:
+    """Each value's count in each class (m × classes), in the narrowest unsigned integers that
+    hold the largest class (``np.add.at``: a quarter or less of ``bincount``'s table to touch)."""
+    dtype = np.min_scalar_type(max(int(class_sizes.max()) if len(class_sizes) else 1, 1))
+    key = np.multiply(codes, np.int64(n_classes), dtype=np.int64)
+    key += classes
+    table = np.zeros(m * max(int(n_classes), 1), dtype=dtype)
+    np.add.at(table, key, dtype.type(1))
+    return table.reshape(m, -1)
+
+
 def _variational_distance_of_table(table: np.ndarray, class_sizes: np.ndarray, table_counts: np.ndarray,
                                    n: int) -> np.ndarray:
-    """:func:`variational_distance_of_pairs` from each class's count of each value (``table``,
-    classes × m): ½ Σ_v |c_v·n − C_v·k| over every cell in exact integers — the same integer as
-    the sum over the pairs and the absent values, so the same t —, a block of classes at a time
-    (:data:`TABLE_BLOCK`)."""
-    m = table.shape[1]
-    total = np.empty(len(table), dtype=np.int64)
-    block = max(1, TABLE_BLOCK // max(m, 1))
-    for lo in range(0, len(table), block):
-        total[lo:lo + block] = variational_numerator(table[lo:lo + block], class_sizes[lo:lo + block], table_counts, n)
+    """:func:`variational_distance_of_pairs` from each value's count in each class (``table``,
+    m × classes): ½ Σ_v |c_v·n − C_v·k| over every cell in exact integers — the same integer as
+    the sum over the pairs and the absent values, so the same t —, a value's classes at a time
+    (contiguous: each pass one vector of the classes)."""
+    total = np.zeros(table.shape[1], dtype=np.int64)
+    for value, cells in enumerate(table):
+        total += variational_numerator(cells, class_sizes, table_counts[value], n)
     return variational_distance_of_numerator(total, class_sizes, n)
 
 
@@ -1287,6 +1297,8 @@ def ordered_emd_from_pairs(cls: np.ndarray, val: np.ndarray, counts: np.ndarray,
         return np.zeros(n_classes)
     if exact is None:
         exact = float(m) * n * n < 2.0 ** 62
+    if exact and len(cls):
+        return _ordered_emd_exact(cls, val, counts, n_classes, class_sizes, value_counts, n)
     number = np.int64 if exact else np.float64
     C = np.cumsum(value_counts).astype(number)
     prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
@@ -1308,4 +1320,71 @@ def ordered_emd_from_pairs(cls: np.ndarray, val: np.ndarray, counts: np.ndarray,
     total = np.zeros(n_classes, dtype=number)
     starts = np.flatnonzero(first)  # pairs are sorted by class: one run per class
     total[cls[starts]] = np.add.reduceat(step, starts) + k[starts] * prefix_C[val[starts]]  # + before the lowest value
+    return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
+
+
+RANK_TABLE_A_PAIR = 16
+""":func:`_ordered_emd_exact` reads each pair's split from a table of every threshold 0..n (two
+bytes an entry for m < 2**15) while n is below this many times the pairs, else searches the
+m cumulative counts (a table entry costs a fraction of a pair's binary search)."""
+
+
+def _ordered_emd_exact(cls: np.ndarray, val: np.ndarray, counts: np.ndarray, n_classes: int,
+                       class_sizes: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` in exact integers (its sums fit in int64), the same
+    integer by fewer passes and temporaries: with P the prefix sums of C, a pair whose class
+    count c holds on [a, b) and whose sign changes at ``split`` adds
+    c·n·(2·split − a − b) + k·(P[a] + P[b] − 2·P[split]); ``split`` is the first i with
+    C(i)·k ≥ c·n, i.e. C(i) ≥ ⌈c·n / k⌉, clipped to [a, b)."""
+    m = len(value_counts)
+    p = len(cls)
+    C = np.cumsum(value_counts, dtype=np.int64)
+    P = np.zeros(m + 1, dtype=np.int64)                 # P[i] = Σ_{j<i} C[j]
+    np.cumsum(C, out=P[1:])
+    starts = np.flatnonzero(run_starts(cls))            # pairs are sorted by class: one run per class
+    lengths = run_sizes(starts, p)
+    ends = starts + lengths
+    ends -= 1                                           # each class's last pair: b = m there
+    cn = np.cumsum(counts, dtype=np.int64)
+    before = cn[starts]
+    before -= counts[starts]                            # records of earlier classes
+    cn -= np.repeat(before, lengths)                    # the class's cumulative count c
+    del before
+    k = np.repeat(np.asarray(class_sizes, dtype=np.int64)[cls[starts]], lengths)
+    cn *= np.int64(n)
+    work = cn + k
+    work -= 1
+    work //= k                                          # ⌈c·n / k⌉
+    if n < RANK_TABLE_A_PAIR * p and int(C[-1]) == n:   # rank[x] = #{i: C(i) < x}, x = 0..n
+        repeats = value_counts.astype(np.int64)
+        repeats[0] += 1
+        split = np.repeat(np.arange(m, dtype=np.min_scalar_type(m)), repeats)[work]
+    else:
+        split = np.searchsorted(C, work, side="left")
+    b = np.empty(p, dtype=np.int64)
+    b[:-1] = val[1:]
+    b[ends] = m
+    np.clip(split, val, b, out=work)
+    del split
+    at_split = P[work]
+    work *= 2
+    work -= val
+    work -= b
+    work *= cn                                          # c·n·(2·split − a − b)
+    del cn
+    at_a = np.take(P, val, out=b)                       # P[a] (b is read no more)
+    at_split *= -2
+    at_split += at_a
+    at_split[:-1] += at_a[1:]                           # + P[b]: the next pair's a within the class,
+    at_split[ends[:-1]] -= at_a[ends[:-1] + 1]          # m after its last pair
+    at_split[ends] += P[m]
+    at_split *= k
+    work += at_split
+    del at_split
+    np.cumsum(work, out=work)       # every step is a sum of magnitudes: the running sum stays below n²·m
+    per_class = work[ends]
+    per_class[1:] -= work[ends[:-1]]
+    per_class += k[starts] * at_a[starts]               # + before the lowest value
+    total = np.zeros(n_classes, dtype=np.int64)
+    total[cls[starts]] = per_class
     return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
