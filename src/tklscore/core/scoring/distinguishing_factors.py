@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, SortedGroups, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
-                                        dense_limit, group_ids, group_sizes, mixed_radix, partition, run_lengths,
-                                        run_sizes, run_starts, sort_with_positions, sorted_groups, table_counts)
+from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
+                                        dense_limit, group_ids, group_sizes, partition, run_lengths,
+                                        run_sizes, run_starts, sort_with_positions, table_counts)
 
 
 class DistinguishingFactors:
@@ -969,27 +969,46 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
 @dataclass(frozen=True)
 class _FullGroups:
     """The groups of rows sharing the QI class and every SA value, found by sorting one
-    mixed-radix key (class, A_0, …, A_{s-1}): ``groups.keys`` are sorted by class, then A_0."""
+    mixed-radix key (class, A_0, …, A_{s-1}): ``keys`` are the distinct keys in increasing
+    order (by class, then A_0), ``counts`` their rows, ``order`` the rows in key order."""
 
-    groups: SortedGroups
+    keys: np.ndarray
+    counts: np.ndarray
+    order: np.ndarray
     places: list[int]
     cardinalities: list[int]
 
     @classmethod
     def build(cls, classes: tuple[np.ndarray, int], sa: list[Codes]) -> "_FullGroups | None":
         columns = [classes] + [(c.codes, c.cardinality) for c in sa]
-        radix = mixed_radix(columns)
-        if radix is None:
+        cardinalities = [max(int(cardinality), 1) for _, cardinality in columns]
+        places = [math.prod(cardinalities[i + 1:]) for i in range(len(columns))]
+        if places[0] * cardinalities[0] >= 1 << 62:
             return None
-        key, places = radix
-        return cls(sorted_groups(key), places[1:], [max(int(c.cardinality), 1) for c in sa])
+        n = len(classes[0])
+        key = np.multiply(columns[0][0], np.int64(cardinalities[1]), dtype=np.int64)   # Horner, in one array
+        for i in range(1, len(columns)):
+            if i > 1:
+                key *= np.int64(cardinalities[i])
+            key += columns[i][0]
+        bits = max(int(n - 1).bit_length(), 1)
+        if places[0] * cardinalities[0] < 1 << (63 - bits):   # each key beside its row: one sort of values
+            key <<= np.int64(bits)
+            key |= np.arange(n, dtype=np.int64)
+            order, keys, _, counts = _packed_runs(key, bits)
+        else:
+            order = np.argsort(key, kind="stable")
+            ordered = key[order]
+            starts, counts = _runs(ordered)
+            keys = ordered[starts]
+        return cls(keys, counts, order, places[1:], cardinalities[1:])
 
     def l_distinguishing_factor(self, step=None) -> np.ndarray:
         """The l-DF of each row. The last attribute's groups are runs of the sorted keys, so it
         goes first; a full group whose l is 1 then cannot fall further, and each other
         attribute sorts only the full groups of the classes that still hold one above 1 (its
         groups lie inside a class, so their counts are whole): usually a small share."""
-        keys = self.groups.keys
+        keys = self.keys
         *others, (_, last_cardinality) = zip(self.places, self.cardinalities)   # its place is 1
         l_full = run_lengths(keys // last_cardinality)
         if step is not None:
@@ -1008,26 +1027,39 @@ class _FullGroups:
                 rows = np.flatnonzero(held[classes])
                 part = keys[rows]
             if len(part):
-                high, rest = np.divmod(part, place * cardinality)  # the key without A_i's digit
-                rest %= place
-                high *= place
-                high += rest
-                groups = sorted_groups(high)
-                distinct = groups.counts[groups.inverse]
+                # the key without A_i's digit, by divisions by constants (no remainder: several times dearer)
+                upper = part // place
+                without = upper // cardinality
+                without *= place
+                upper *= place
+                without += part
+                without -= upper
+                distinct = group_sizes(without, bound=cardinality)
                 if rows is None:
                     np.minimum(l_full, distinct, out=l_full)
                 else:
                     l_full[rows] = np.minimum(l_full[rows], distinct)
             if step is not None:
                 step()
-        return l_full[self.groups.inverse]
+        l = np.empty(len(self.order), dtype=l_full.dtype)
+        l[self.order] = np.repeat(l_full, self.counts)   # each sorted row's group's l, scattered once
+        return l
 
     def leading_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct (class, A_0 code) pairs sorted by class then value, and their counts."""
-        pair = self.groups.keys // self.places[0]
+        pair = self.keys // self.places[0]
         starts = np.flatnonzero(run_starts(pair))
-        cls, val = np.divmod(pair[starts], self.cardinalities[0])
-        return cls, val, np.add.reduceat(self.groups.counts, starts)
+        pair = pair[starts]
+        cls = pair // self.cardinalities[0]
+        val = np.multiply(cls, np.int64(self.cardinalities[0]))
+        np.subtract(pair, val, out=val)
+        running = np.cumsum(self.counts)   # each pair's records: the running count at its last group, less the previous
+        last = np.empty(len(starts), dtype=np.int64)
+        np.subtract(starts[1:], 1, out=last[:-1])
+        last[-1:] = len(self.keys) - 1
+        records = running[last]
+        records[1:] -= running[last[:-1]]
+        return cls, val, records
 
 
 def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
