@@ -94,19 +94,26 @@ class ScoreSet:
 
 @dataclass(frozen=True)
 class RecordScores:
-    """Record scores RS_tkl, RS_M and RS_L of each published record."""
+    """Record scores RS_tkl, RS_M and RS_L of each published record (RS_M None when not asked)."""
 
     tkl: np.ndarray
-    m_score: np.ndarray
+    m_score: np.ndarray | None
     l_severity: np.ndarray
 
 
-def record_scores(k: np.ndarray, l: np.ndarray, t: np.ndarray, weight_sum: np.ndarray) -> RecordScores:
-    return RecordScores(
-        tkl=(t + weight_sum) / l,
-        m_score=np.minimum(1.0, weight_sum) / k,
-        l_severity=weight_sum / k,
-    )
+def record_scores(k: np.ndarray, l: np.ndarray, t: np.ndarray, weight_sum: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, m_score: bool = True) -> RecordScores:
+    """RS_tkl = (t + W) / l, RS_M = min(1, W) / k and RS_L = W / k of records — every record, or a
+    slice of them (:func:`source_table_scores`, a block at a time). ``out``: arrays of the records'
+    length the three are written into (tkl, M, L); ``m_score`` False: RS_M not computed."""
+    tkl_out, m_out, l_out = out if out is not None else (None, None, None)
+    tkl = np.add(t, weight_sum, out=tkl_out)
+    tkl /= l
+    m = None
+    if m_score:
+        m = np.minimum(1.0, weight_sum, out=m_out)
+        m /= k
+    return RecordScores(tkl=tkl, m_score=m, l_severity=np.divide(weight_sum, k, out=l_out))
 
 
 def table_scores(records: RecordScores, x: float) -> ScoreSet:
@@ -162,22 +169,18 @@ class _SourceBlocks:
     def __call__(self) -> None:
         k, l, t, weight_sum = self.arrays
         size = min(BLOCK, self.stop - self.start)
-        scored, other = np.empty(size), np.empty(size)
+        buffers = (np.empty(size), np.empty(size), np.empty(size))
         for start in range(self.start, self.stop, BLOCK):
             part = slice(start, min(start + BLOCK, self.stop))
-            w, k_part = weight_sum[part], k[part]
-            rs = np.add(t[part], w, out=scored[:len(w)])
-            rs /= l[part]
-            high = float(rs.max())
+            w = weight_sum[part]
+            rs = record_scores(k[part], l[part], t[part], w, tuple(b[:len(w)] for b in buffers), self.above_one)
+            high = float(rs.tkl.max())
             self.tkl_max = max(self.tkl_max, high)
-            self.tkl.add(rs, max(high, -float(rs.min())))
-            rs = np.divide(w, k_part, out=scored[:len(w)])
-            high = float(rs.max())
-            self.l_severity.add(rs, max(high, -float(rs.min())))
-            if self.above_one:
-                rs = np.minimum(1.0, w, out=other[:len(w)])
-                rs /= k_part
-                high = float(rs.max())
+            self.tkl.add(rs.tkl, max(high, -float(rs.tkl.min())))
+            high = float(rs.l_severity.max())
+            self.l_severity.add(rs.l_severity, max(high, -float(rs.l_severity.min())))
+            if rs.m_score is not None:
+                high = float(rs.m_score.max())
             self.m_max = max(self.m_max, high)
 
 
