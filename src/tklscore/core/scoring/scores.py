@@ -29,7 +29,7 @@ from tklscore.core.scoring.distinguishing_factors import (BESIDE, Distinguishing
 from tklscore.core.errors import InputError
 from tklscore.core.tables.published import Release, source_ids, unlocated_note
 from tklscore.core.tables.roles import Roles
-from tklscore.core.tables.loading import MISSING, Table
+from tklscore.core.tables.loading import MISSING, TEXT, Table
 from tklscore.core.scoring.weights import Weights, WeightsPerScore, missing_weights_notes, weights_above_one_note
 
 _NOT_COMPUTED = object()
@@ -336,18 +336,18 @@ class Scorer:
 
     def __init__(self, source: Table, roles: Roles):
         check_roles(roles)
-        roles.validate(source)
+        roles.validate(source, numbers=False)   # the numbers are checked as they are factorised, beside the others
         if len(source) == 0:
             raise InputError("the source table has no records", file=source.name)
         self.source = source
         self.roles = roles
-        self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         _factorise_beside(source, roles)
         self._qi = [source.codes(c) for c in roles.qi]
-        self._sa: dict[str, Codes] = {
+        self._sa: dict[str, Codes] = {   # a continuous SA that is not numbers: its error, in role order
             c: source.numeric_codes(c) if c in roles.continuous else source.codes(c)
             for c in roles.sa
         }
+        self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED
         self._weights_cache: dict = {}
         self._whole_cache: dict = {}
@@ -373,11 +373,18 @@ class Scorer:
 
     def ids_of(self, positions: np.ndarray) -> np.ndarray:
         """Ids of source records: the identifier column's values, else row positions."""
-        if self._ids is None:   # the row numbers as text, written by Arrow
+        if self._ids is None:
+            return np.asarray(self._id_texts(positions), dtype=object)
+        return self.source.text_at(self.roles.identifier, np.asarray(positions))
+
+    def _id_texts(self, positions: np.ndarray):
+        """:meth:`ids_of` as the records' id column holds them: the row numbers written by Arrow as
+        Arrow-backed text (no Python string per id) when there is no identifier column."""
+        if self._ids is None:
             import pyarrow as pa
 
-            return pa.array(np.asarray(positions, dtype=np.int64)).cast(pa.string()).to_numpy(zero_copy_only=False)
-        return self.source.text_at(self.roles.identifier, np.asarray(positions))
+            return pd.array(pa.array(np.asarray(positions, dtype=np.int64)).cast(pa.large_string()), dtype=TEXT)
+        return self.ids_of(positions)
 
     def _missing_value_notes(self) -> list[str]:
         notes = []
@@ -421,7 +428,7 @@ class Scorer:
         re-scoring the same rows (e.g. after a weights change) does not write the ids again."""
         last = self._last_release
         if last is None or not np.array_equal(last.positions, positions):
-            last = self._last_release = Release(positions.copy(), self.ids_of(positions))
+            last = self._last_release = Release(positions.copy(), self._id_texts(positions))
         return last
 
     def _whole_factors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
