@@ -1014,17 +1014,20 @@ class _FullGroups:
         if step is not None:
             step()
         class_place = self.places[0] * self.cardinalities[0]
-        classes = None
+        classes = rows = None   # rows: the full groups of the classes holding one above 1 (None: all)
         for place, cardinality in others:
-            live = np.flatnonzero(l_full > 1)
-            if len(live) == len(keys):
-                rows, part = None, keys
+            # l only falls, so those classes are among the last SA's: looked for there
+            live = np.flatnonzero((l_full if rows is None else l_full[rows]) > 1)
+            if rows is None and len(live) == len(keys):
+                part = keys
             else:
                 if classes is None:
                     classes = keys // class_place   # sorted: the full groups of a class are a run
+                among = classes if rows is None else classes[rows]
                 held = np.zeros(int(classes[-1]) + 1, dtype=np.bool_)
-                held[classes[live]] = True
-                rows = np.flatnonzero(held[classes])
+                held[among[live]] = True
+                kept = np.flatnonzero(held[among])
+                rows = kept if rows is None else rows[kept]
                 part = keys[rows]
             if len(part):
                 # the key without A_i's digit, by divisions by constants (no remainder: several times dearer)
