@@ -1016,7 +1016,7 @@ class _FullGroups:
         class_place = self.places[0] * self.cardinalities[0]
         classes = rows = None   # rows: the full groups of the classes holding one above 1 (None: all)
         for place, cardinality in others:
-            # l only falls, so those classes are among the last SA's: looked for there
+            # l only falls, so those classes are among the previous SA's: looked for there
             live = np.flatnonzero((l_full if rows is None else l_full[rows]) > 1)
             if rows is None and len(live) == len(keys):
                 part = keys
@@ -1154,8 +1154,12 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
 def _value_class_table(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, codes: np.ndarray,
                        m: int) -> np.ndarray:
     """Each value's count in each class (m × classes), in the narrowest unsigned integers that
-    hold the largest class (``np.add.at``: a quarter or less of ``bincount``'s table to touch)."""
-    dtype = np.min_scalar_type(max(int(class_sizes.max()) if len(class_sizes) else 1, 1))
+    hold the largest class (``np.add.at``: a quarter or less of ``bincount``'s table to touch) —
+    or every row, when the sizes given are not the rows' (no count wraps round)."""
+    largest = int(class_sizes.max()) if len(class_sizes) else 1
+    if int(class_sizes.sum()) != len(codes):
+        largest = len(codes)
+    dtype = np.min_scalar_type(max(largest, 1))
     key = np.multiply(codes, np.int64(n_classes), dtype=np.int64)
     key += classes
     table = np.zeros(m * max(int(n_classes), 1), dtype=dtype)
