@@ -473,7 +473,8 @@ class AggregateLattice:
         if self.whole:
             rows = self.row_groups(kept)
             local = np.repeat(class_of_finest.astype(_small(len(sizes)), copy=False), self.finest_rows)
-            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t)
+            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t,
+                                             self.beyond_one)
             self._lattice_l.keep(levels, extra, masks, self.rows)
             return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
@@ -509,34 +510,49 @@ class AggregateLattice:
 
     def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
                      published: np.ndarray, w: np.ndarray, counts: np.ndarray, known,
-                     tabled: np.ndarray) -> tuple[list[float], list]:
+                     tabled: np.ndarray, beyond_one=None) -> tuple[list[float], list]:
         """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
         ``local``, each whole, of ``sizes`` records; ``published``: each class's; ``tabled``:
         each class's t over the tabled SAs), and their l-DF masks (``known``: the rows' masks
-        of the generalisations)."""
+        of the generalisations). ``beyond_one``: :attr:`beyond_one` of ``rows`` (every row of
+        the aggregate): each row summed once as memory sums a record, those of more records
+        again for the rest."""
         position = {i: j for j, i in enumerate(kept)}
-        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled)
+        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled, beyond_one)
         l, found = l_of_classes((local, len(sizes)), rows, known)
         score = t[local]
         score += w
         score /= l
+        if beyond_one is not None:
+            if not published.all():
+                score[~published[local]] = 0.0
+            at, extra = beyond_one
+            return exact_parts(score) + exact_parts(score[at], extra), found
         if not published.all():
             keep = published[local]
             score, counts = score[keep], counts[keep]
         return exact_parts(score, counts), found
 
     def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray,
-           tabled: np.ndarray) -> np.ndarray:
+           tabled: np.ndarray, beyond_one=None) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
         SAs: ``tabled`` (each class's over the tabled SAs, :class:`ValueTables`) and the others'
-        from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
+        from the rows' ``values(i)`` of SA i and records (the source's value counts;
+        ``beyond_one``: the rows of more than one record, when kept)."""
         t = np.array(tabled, dtype=np.float64)
         for i in kept:
             if i in self.tables.tabled:
                 continue
             np.maximum(t, class_t(local, len(sizes), sizes, values(i), len(self.uniques[i]), counts,
-                                  self.roles.sa[i] in self.roles.continuous, self.value_counts(i)), out=t)
+                                  self.roles.sa[i] in self.roles.continuous, self.value_counts(i), beyond_one), out=t)
         return t
+
+    @cached_property
+    def beyond_one(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the aggregate that stand for more than one record (few where the QI and
+        SA values nearly tell the records apart) and their records less one."""
+        at = np.flatnonzero(self.cnt > 1)
+        return at, self.cnt[at].astype(np.int64) - 1
 
     def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
                    representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
@@ -954,13 +970,15 @@ def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.nda
 
 
 def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.ndarray, m: int,
-            counts: np.ndarray, continuous: bool, table: tuple[np.ndarray, int] | None = None) -> np.ndarray:
+            counts: np.ndarray, continuous: bool, table: tuple[np.ndarray, int] | None = None,
+            beyond_one=None) -> np.ndarray:
     """t of each class for one SA from weighted rows: the ordered EMD of a continuous SA
     (``values``: ranks in numeric order), else the variational distance — the in-memory
-    formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept)."""
+    formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept;
+    ``beyond_one``: the rows of more than one record, when kept)."""
     table_counts, n = table if table is not None else value_counts(values, m, counts)
     if continuous:
-        return ordered_emd_of_weighted(classes, n_classes, sizes, values, m, counts, table_counts, n)
+        return ordered_emd_of_weighted(classes, n_classes, sizes, values, m, counts, table_counts, n, beyond_one)
     cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
     k = sizes[cls]
     inside = np.abs(pair_counts * n - table_counts[val] * k)
@@ -1009,8 +1027,11 @@ class AggregateNode(_Node):
                     l, t = min(l, l_i), max(t, t_i)
                     continue
                 m = len(lattice.uniques[i])
+                pieces = lattice.class_pairs(i, classes)
+                if lattice.whole:     # one piece of every pair: gathered once for both passes
+                    pieces = list(pieces)
                 table = np.zeros(m, dtype=np.float64)      # the published records of each value
-                for inside, local, value, counts in lattice.class_pairs(i, classes):
+                for inside, local, value, counts in pieces:
                     published = ~dropped[inside][local]
                     table += np.bincount(value[published], weights=counts[published], minlength=m)
                 used = np.flatnonzero(table)
@@ -1018,7 +1039,7 @@ class AggregateNode(_Node):
                 rank[used] = np.arange(len(used))
                 table = table[used].astype(np.int64)
                 table = (table, int(table.sum()))
-                for inside, local, value, counts in lattice.class_pairs(i, classes):
+                for inside, local, value, counts in (pieces if lattice.whole else lattice.class_pairs(i, classes)):
                     kept = ~dropped[inside]
                     if not kept.any():
                         continue
