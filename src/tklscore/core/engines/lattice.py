@@ -240,6 +240,7 @@ class AggregateLattice:
             backend.drop(name)
         _release_arrow_memory()
         self._default_budget = budget is None
+        self._finest_group_codes: dict = {}     # :meth:`_finest_groups`
         self.tables = ValueTables(self)
         self._size_pieces(backend, budget)
         self._whole = None
@@ -321,10 +322,7 @@ class AggregateLattice:
     def classes(self, design: ReleaseDesign) -> tuple[np.ndarray, np.ndarray]:
         """Each finest class's class on the design's generalised QIs, numbered as in memory,
         and each class's size (records)."""
-        keys = []
-        for j, name in enumerate(self.roles.qi):
-            group_of_value, groups = self.designer.column(name).groups(self.designer._level(design, name))
-            keys.append((np.asarray(group_of_value, dtype=np.int64)[self.finest_q[j]], len(groups)))
+        keys = [self._finest_groups(j, self.designer._level(design, name)) for j, name in enumerate(self.roles.qi)]
         groups, n_groups = group_ids(keys, len(self.finest_rid))
         # the finest classes come in record order: a class's first one holds its first record
         representative = np.full(n_groups, len(groups), dtype=np.int64)
@@ -334,6 +332,17 @@ class AggregateLattice:
         class_of_finest = ids[groups]
         sizes = np.bincount(class_of_finest, weights=self.finest_cnt, minlength=n_groups).astype(np.int64)
         return class_of_finest, sizes
+
+    def _finest_groups(self, j: int, level: int) -> tuple[np.ndarray, int]:
+        """Each finest class's group of QI ``j`` at ``level`` (the narrowest integers) and the
+        groups' count, kept: a column's levels are few, every node reads some of them."""
+        key = (j, level)
+        found = self._finest_group_codes.get(key)
+        if found is None:
+            group_of_value, groups = self.designer.column(self.roles.qi[j]).groups(level)
+            codes = np.asarray(group_of_value, dtype=np.int64).astype(_small(len(groups)))[self.finest_q[j]]
+            found = self._finest_group_codes[key] = (codes, len(groups))
+        return found
 
     def precision(self, design: ReleaseDesign, suppressed: int) -> float:
         values = []
