@@ -60,7 +60,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups, bits_at,
+from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups,
+                                                          _records_by_key, bits_at,
                                                           l_of_classes, ordered_emd_of_weighted, sa_groups,
                                                           variational_distance_of_numerator, variational_numerator,
                                                           weighted_class_value_pairs)
@@ -424,7 +425,7 @@ class AggregateLattice:
         kept = self._value_counts.get(i)
         if kept is None:
             if self._combo_records is None:
-                self._combo_records = np.bincount(self.combo, weights=self.cnt, minlength=self.combos)
+                self._combo_records = _records_by_key(self.combo, self.cnt, self.combos)
             kept = self._value_counts[i] = value_counts(self.combo_s[i], len(self.uniques[i]), self._combo_records)
         return kept
 
@@ -975,7 +976,7 @@ class ValueTables:
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
     """The records holding each of an SA's ``m`` values, and all the records."""
-    return np.bincount(values, weights=counts, minlength=m).astype(np.int64), int(counts.sum())
+    return _records_by_key(values, counts, m), int(counts.sum())
 
 
 def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.ndarray, m: int,
