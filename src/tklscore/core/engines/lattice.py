@@ -240,8 +240,7 @@ class AggregateLattice:
         for name in ("lattice_rows", "lattice_c", "lattice_f"):
             backend.drop(name)
         _release_arrow_memory()
-        self._default_budget = budget is None
-        self._finest_group_codes: dict = {}     # :meth:`_finest_groups`
+        self._default_budget, self._finest_group_codes = budget is None, {}    # the latter: :meth:`_finest_groups`'s
         self.tables = ValueTables(self)
         self._size_pieces(backend, budget)
         self._whole = None
