@@ -1111,11 +1111,19 @@ def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.n
     return cls, val, total
 
 
-def _records_by_key(key: np.ndarray, counts: np.ndarray, size: int) -> np.ndarray:
+def _records_by_key(key: np.ndarray, counts: np.ndarray, size: int, beyond_one=None) -> np.ndarray:
     """The records of each key < ``size`` (rows standing for ``counts`` records each), as int64:
     integer counts added in integers (``np.add.at``: half the CPU of ``bincount``'s float weights
     and their cast back on a table of millions of cells — given int64 counts: counts of another
-    type take its generic loop, ten times slower), other counts by ``bincount``."""
+    type take its generic loop, ten times slower), other counts by ``bincount``. ``beyond_one``:
+    the positions of the rows counted more than once and their counts less one (int64), when
+    the caller keeps them: the rows counted by ``bincount`` without weights (integers, half of
+    ``np.add.at``'s CPU again on a large table), those few added."""
+    if beyond_one is not None:
+        table = np.bincount(key, minlength=size)
+        at, extra = beyond_one
+        np.add.at(table, key[at], extra)
+        return table
     if np.issubdtype(counts.dtype, np.integer):
         table = np.zeros(size, dtype=np.int64)
         np.add.at(table, key, counts.astype(np.int64, copy=False))
@@ -1272,16 +1280,17 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
 
 
 def ordered_emd_of_weighted(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, values: np.ndarray,
-                            m: int, counts: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
+                            m: int, counts: np.ndarray, value_counts: np.ndarray, n: int,
+                            beyond_one=None) -> np.ndarray:
     """:func:`ordered_emd_from_pairs` of rows standing for ``counts`` records each (an
     aggregate's; ``values``: ranks < ``m``; ``value_counts``: the table's records of each rank,
     ``n`` in all): over the (class, rank) table while it fits (:func:`_emd_table_fits`) and its
     sums are exact integers (:func:`_ordered_emd_of_table`, the same integer), else over the
-    distinct pairs."""
+    distinct pairs. ``beyond_one``: the rows counted more than once (:func:`_records_by_key`)."""
     if m > 1 and _emd_table_fits(n_classes, m, len(classes)) and float(m) * n * n < 2.0 ** 62:
         key = np.multiply(classes, np.int64(m), dtype=np.int64)
         key += values
-        table = _records_by_key(key, counts, n_classes * m)
+        table = _records_by_key(key, counts, n_classes * m, beyond_one)
         return _ordered_emd_of_table(table.reshape(n_classes, m), class_sizes, value_counts, n)
     cls, val, pair_counts = weighted_class_value_pairs(classes, n_classes, values, m, counts)
     return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, class_sizes, value_counts, n)
