@@ -477,6 +477,33 @@ def write_typed_source(folder: Path, n: int, seed: int, chunk: int = CHUNK) -> d
     return paths
 
 
+SOURCE_FORMAT = 1   # what write_typed_source writes: raised whenever it writes other files
+
+
+def typed_inputs(folder: Path, n: int, seed: int, rewrite: bool = False) -> tuple[dict[str, Path], bool]:
+    """The inputs of :func:`write_typed_source` in ``folder`` and whether they were reused:
+    inputs an earlier run wrote there completely (its stamp: rows, seed, format version and
+    the files' sizes) are reused, never rewritten — nor is an aggregate cached from them
+    rebuilt —; otherwise, or with ``rewrite``, they are written and then stamped."""
+    paths = typed_paths(folder, n)
+    stamp = folder / f"source_{n}.stamp.json"
+
+    def written() -> dict:
+        return {"rows": n, "seed": seed, "format": SOURCE_FORMAT,
+                "bytes": {name: path.stat().st_size for name, path in sorted(paths.items())}}
+
+    if not rewrite and stamp.exists() and all(p.exists() for p in paths.values()):
+        try:
+            if json.loads(stamp.read_text()) == written():
+                return paths, True
+        except ValueError:
+            pass
+    stamp.unlink(missing_ok=True)   # stamped again only once every file is written
+    write_typed_source(folder, n, seed)
+    stamp.write_text(json.dumps(written()))
+    return paths, False
+
+
 def add_source_arguments(parser, rows: int = 20_000_000) -> None:
     """``--rows``, ``--seed``, ``--memory-limit`` and ``--dir``: the generated Parquet source
     of the engines' benchmarks and the engine's limit."""

@@ -2,10 +2,11 @@
 source larger than memory, ``tklscore release --engine duckdb``).
 
     .venv/bin/python benchmarks/bench_release_engine.py [--rows 12000000] [--memory-limit 2GB]
-                                                         [--memory-rows 1000000] [--dir DIR]
+                                                         [--memory-rows 1000000] [--dir DIR] [--rewrite]
 
-``--dir``: the inputs are kept there, and a source already there (an earlier run's) is reused,
-never rewritten; the aggregate cache there is emptied at the start of every run.
+``--dir``: the inputs are kept there, and a source an earlier run wrote there (its stamp: rows,
+seed, format version, ``_common.typed_inputs``) is reused, never rewritten (``--rewrite``: written
+anew); the aggregate cache there is emptied at the start of every run.
 
 Writes (chunk by chunk, as ``bench_engines.py``) a seeded Parquet source of N rows — an
 integer id, QIs age, workclass, occupation, education (hierarchies of ``bench_release.py``),
@@ -40,8 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (CONTINUOUS_SA, QI, SA, Stopwatch, load_average, machine, megabytes, peak_rss_mb,  # noqa: E402
-                     run_measured, tklscore_command, typed_paths, verdict, work_folder,
-                     write_typed_source)
+                     run_measured, tklscore_command, typed_inputs, verdict, work_folder)
 
 TARGET_RSS_MB = 3072.0
 LEVELS = {"age": 2, "occupation": 1, "education": 1}
@@ -105,13 +105,6 @@ def _met(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def reused_source(folder: Path, n: int) -> dict[str, Path] | None:
-    """The inputs of ``n`` rows already in ``folder`` (an earlier run's, under ``--dir``), never
-    rewritten; None when one is missing."""
-    paths = typed_paths(folder, n)
-    return paths if all(p.exists() for p in paths.values()) else None
-
-
 def hierarchy_files(folder: Path) -> list[str]:
     from bench_release import synthetic_hierarchies
 
@@ -130,6 +123,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--memory-limit", default="2GB")
     parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
+    parser.add_argument("--rewrite", action="store_true", help="write the inputs anew even when --dir holds them")
     parser.add_argument("--child", nargs=4, metavar=("MODE", "SOURCE", "WEIGHTS", "LIMIT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -142,14 +136,13 @@ def main(argv=None) -> int:
         for n in sorted({args.memory_rows, args.rows}):
             watch = Stopwatch()
             (folder / str(n)).mkdir(exist_ok=True)
-            inputs[n] = reused_source(folder / str(n), n)
-            if inputs[n] is None:
-                inputs[n] = write_typed_source(folder / str(n), n, args.seed)
+            inputs[n], reused = typed_inputs(folder / str(n), n, args.seed, args.rewrite)
+            if not reused:
                 print(f"{n:,} rows: inputs written in {watch.wall:.0f} s (source {megabytes(inputs[n]['source'])} "
                       f"MB Parquet)")
             else:
                 print(f"{n:,} rows: inputs reused from {folder / str(n)} (source {megabytes(inputs[n]['source'])} "
-                      f"MB Parquet, never rewritten; the seed is the one they were written with)")
+                      f"MB Parquet, written earlier with seed {args.seed}; --rewrite writes them anew)")
         me = [sys.executable, str(Path(__file__).resolve())]
         # the children's cache, emptied first: the first evaluation reads the file, never an earlier run's cache
         cache = folder / "aggregate-cache"

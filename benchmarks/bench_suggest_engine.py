@@ -2,9 +2,10 @@
 source's finest aggregate, against the in-memory ``tklscore suggest`` in the same run.
 
     .venv/bin/python benchmarks/bench_suggest_engine.py [--rows 20000000] [--memory-rows 1000000]
-                                                        [--memory-limit 2GB] [--k 5] [--dir DIR] [--once]
+                                                        [--memory-limit 2GB] [--k 5] [--dir DIR] [--once] [--rewrite]
 
-Writes (chunk by chunk, ``_common.write_typed_source``) seeded Parquet sources of
+Writes (chunk by chunk, ``_common.write_typed_source``; under ``--dir`` once: a later run reuses
+them and the aggregate cached from them, ``_common.typed_inputs``, unless ``--rewrite``) seeded Parquet sources of
 ``--memory-rows`` and ``--rows`` rows — QIs age, workclass, occupation, education with the
 hierarchies of ``bench_release.py`` (a lattice of 162 nodes), SAs disease, medication,
 diagnosis and the continuous amount — and runs, each in a process of its own (its peak RSS
@@ -33,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (CONTINUOUS_SA, QI, SA, load_average, machine, megabytes, run_measured,  # noqa: E402
-                     tklscore_command, verdict, work_folder, write_typed_source)
+                     tklscore_command, typed_inputs, verdict, work_folder)
 from bench_release_engine import hierarchy_files  # noqa: E402
 
 TARGET_SECONDS = 300.0     # 20M rows
@@ -63,6 +64,7 @@ def main(argv=None) -> int:
     parser.add_argument("--suppression", type=float, default=0.02)
     parser.add_argument("--dir", help="folder for the inputs (default: a temporary folder; ~10 bytes a row)")
     parser.add_argument("--once", action="store_true", help="the --rows source searched once (the file read), not twice")
+    parser.add_argument("--rewrite", action="store_true", help="write the inputs anew even when --dir holds them")
     args = parser.parse_args(argv)
     ok = True
     with work_folder(args.dir) as folder:
@@ -71,8 +73,10 @@ def main(argv=None) -> int:
         inputs = {}
         for n in sorted({args.memory_rows, args.rows}):
             (folder / str(n)).mkdir(exist_ok=True)
-            inputs[n] = write_typed_source(folder / str(n), n, args.seed)
-            print(f"{n:,} rows: source {megabytes(inputs[n]['source'])} MB Parquet")
+            inputs[n], reused = typed_inputs(folder / str(n), n, args.seed, args.rewrite)
+            print(f"{n:,} rows: source {megabytes(inputs[n]['source'])} MB Parquet, " + (
+                f"reused from {folder / str(n)} (written earlier with seed {args.seed}; --rewrite writes it anew)"
+                if reused else "written"))
         hierarchies = hierarchy_files(folder)
 
         def command(n: int, *engine: str) -> list[str]:

@@ -25,7 +25,7 @@ SHELL = {"tklscore.gui", "tklscore.gui.app", "tklscore.gui.main_window", "tklsco
          "tklscore.gui.welcome", "tklscore.gui.guard", "tklscore.gui.workbench", "tklscore.gui.weights_state",
          "tklscore.gui.measures_state",
          "tklscore.gui.recovery", "tklscore.gui.model_follower", "tklscore.gui.tasks", "tklscore.gui.when_shown",
-         "tklscore.gui.frame_model", "tklscore.gui.after_paint", "tklscore.gui.preload"}
+         "tklscore.gui.frame_model", "tklscore.gui.after_paint", "tklscore.gui.preload", "tklscore.gui.task_status"}
 # where the command line starts the window, and where the report draws its charts and PDF pages with Qt
 CLI_USES_GUI = {"tklscore.cli.gui", "tklscore.cli.report"}
 

@@ -207,12 +207,15 @@ def suggest_in_pieces(monkeypatch, budget, path, roles, hierarchies, weights, co
 
 
 @settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.booleans(), gathered=st.booleans())
+@given(case=tables(), chunk_rows=st.integers(1, 6), tabled=st.sampled_from(["rows", "table", "cells"]),
+       gathered=st.booleans())
 def test_counting_a_node_in_tiny_pieces_gives_the_in_memory_front(case, chunk_rows, tabled, gathered):
     frame, roles, hierarchies, weights, constraints, base = case
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as monkeypatch:
-        if not tabled:     # every categorical SA counted over the rows, not rolled up from its value table
+        if tabled == "rows":     # every categorical SA counted over the rows, not rolled up from its value table
             monkeypatch.setattr("tklscore.core.engines.lattice.TABLE_CELLS_A_ROW", 0)
+        # a value table kept whole, or as its occupied cells only
+        monkeypatch.setattr("tklscore.core.engines.lattice.PAIRS_A_CELL", 0.0 if tabled == "table" else 1.0)
         if gathered:       # a large class's rows read at their full SA groups, never at their combinations
             monkeypatch.setattr("tklscore.core.engines.lattice.AggregateLattice._full_is_combo",
                                 lambda self, groups: False)

@@ -2,6 +2,8 @@
 panels show the core's numbers; suppression lists the rows; save as release reaches the
 Scores view's comparison; export; suggested releases load on click; hierarchies persist."""
 
+import time
+
 import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
@@ -320,3 +322,42 @@ def test_the_designed_release_report_reads_its_records_ids_off_the_ui_thread(vie
     qtbot.waitUntil(lambda: out.exists() and not view.workbench.runner.current, timeout=30000)
     assert on_ui_thread == [False]
     assert not view.export_report(str(tmp_path / "design.gif")) and not (tmp_path / "design.gif").exists()
+
+
+def test_the_status_bar_s_cancel_stops_the_search_it_names_and_nothing_else(thesis_window, qtbot, monkeypatch):
+    window, workbench = thesis_window, thesis_window.workbench
+    window.show_view("design")
+    view = window.views["design"]
+    qtbot.waitUntil(lambda: view.result is not None and not workbench.runner.current, timeout=20000)
+    search = view.session.suggest
+
+    def held(source, weights, constraints, base, x, progress, cancelled):   # the search waits for the Cancel
+        def stop() -> bool:
+            for _ in range(1000):
+                if cancelled():
+                    break
+                time.sleep(0.01)
+            return cancelled()
+        return search(source, weights, constraints, base, x, progress, stop)
+
+    monkeypatch.setattr(view.session, "suggest", held)
+    seen = []
+
+    def press_cancel() -> None:
+        shown = workbench.runner.shown
+        if shown is not None and shown.name == "Suggesting releases" and shown.begun and not seen:
+            seen.append((window.cancel_button.text(), window.busy_label.text(), window.cancel_button.isVisibleTo(window)))
+            window.cancel_button.click()
+
+    workbench.runner.shownChanged.connect(press_cancel)
+    view.run_suggest()
+    view.sliders["City"].setValue(1)   # a new design, evaluated after the search on the main lane
+    view._evaluate_now()
+    qtbot.waitUntil(lambda: not workbench.runner.current and view.result.transformed.design.level("City") == 1,
+                    timeout=20000)
+    workbench.runner.shownChanged.disconnect(press_cancel)
+    assert seen == [("Cancel the search", "Suggesting releases", True)]
+    assert view.suggestions is None and view.suggest_message.text() == (
+        "<b>The search was cancelled</b> before any release was evaluated. Press Suggest to search again.")
+    assert "cancelled" not in view.headline.text() and "k = 2" in view.headline.text()   # the evaluation ran
+    assert window.statusBar().currentMessage() == "Cancelled: Suggesting releases"

@@ -235,13 +235,17 @@ def test_copy_as_command_on_the_thesis_example_writes_what_it_reads(window, qtbo
 
 def test_a_cancelled_evaluation_says_the_figures_are_the_last_designs(qtbot):
     from tklscore.core.release.session import engine_note
-    from tklscore.gui.design.results_panel import ResultsPanel
+    from tklscore.gui.design.results_panel import NOTHING_YET, ResultsPanel
 
     panel = ResultsPanel()
     qtbot.addWidget(panel)
     panel.show_engine_note(engine_note("DuckDB", 1_000_000))
     panel.evaluating()
     assert "Evaluating the new design" in panel.engine_note.text()
+    panel.stopped()           # the first design's evaluation: no figures are shown
+    assert panel.headline.text() == NOTHING_YET and "Evaluating" not in panel.engine_note.text()
+    panel.shown = True        # an earlier design's figures on screen
+    panel.evaluating()
     panel.stopped()
     note = panel.engine_note.text()
     assert "Evaluating" not in note and note.endswith("the figures below are the last design's.")
@@ -250,6 +254,7 @@ def test_a_cancelled_evaluation_says_the_figures_are_the_last_designs(qtbot):
     memory = ResultsPanel()
     qtbot.addWidget(memory)
     memory.say("4 of 4 records published")
+    memory.shown = True
     memory.stopped()
     memory.stopped()
     assert memory.headline.text().count("cancelled") == 1

@@ -68,7 +68,7 @@ class PaintCounter(QObject):
 def test_a_task_s_progress_is_painted_with_the_window_not_at_once(qtbot, window):
     window.show()
     qtbot.waitExposed(window)
-    window._busy(True, "Loading the source table")
+    window.task_status.busy(True, "Loading the source table")
     bar = window.progress
     counter = PaintCounter(bar)
     qtbot.waitUntil(lambda: counter.paints > 0, timeout=2000)   # laid out and painted once
@@ -78,4 +78,4 @@ def test_a_task_s_progress_is_painted_with_the_window_not_at_once(qtbot, window)
         assert counter.paints == 0 and bar.value() == percent   # no repaint on the UI thread right now
     qtbot.waitUntil(lambda: counter.paints > 0, timeout=2000)   # painted with the window's next update
     assert bar.value() == 70 and window.busy_label.text() == "Loading the source table"
-    window._busy(False, "")
+    window.task_status.busy(False, "")

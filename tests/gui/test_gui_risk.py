@@ -155,3 +155,15 @@ def test_the_risk_view_off_screen_waits_until_it_is_shown(window, qtbot):
     assert view.measures is measured               # nothing recomputed for a view nobody looks at
     window.show_view("risk")
     qtbot.waitUntil(lambda: view.measures is not measured and not window.workbench.runner.current, timeout=20000)
+
+
+def test_the_status_bar_s_cancel_of_a_measurement_says_what_is_still_shown(window, qtbot):
+    view, runner = window.views["risk"], window.workbench.runner
+    shown = view.measures
+    view.recompute()
+    assert window.cancel_button.text() == "Cancel measuring the risk" and runner.shown.name.startswith("Measuring")
+    window.cancel_button.click()                   # before its thread begins: it never runs
+    qtbot.waitUntil(lambda: not runner.current, timeout=20000)
+    assert view.measures is shown and view.verdict_label.text() == (
+        "Measuring the risk of Scenario 1 again was cancelled: the figures below are its last complete "
+        "measurement. Change a parameter to measure again.")

@@ -267,3 +267,29 @@ def test_a_file_being_written_is_written_even_when_cancelled_before_its_thread_b
     task = runner.start("save", lambda control: written.append("file"), lambda _: None, lambda _: None, lane=SAVE)
     runner.cancel_all()                # the window closes: its recovery copy is still written
     assert runner.wait() and written == ["file"] and task.control.cancelled
+
+
+def test_the_status_bar_s_cancel_stops_the_running_task_it_shows_and_no_other(qtbot):
+    import threading
+
+    from tklscore.gui.tasks import SAVE
+
+    runner = TaskRunner()
+    release, results = threading.Event(), []
+
+    def search(control):
+        release.wait(5)
+        control.check()
+        return "front"
+
+    runner.start("Writing the recovery copy", lambda control: "saved", results.append, results.append, lane=SAVE)
+    runner.start("Suggesting releases", search, results.append, results.append,
+                 on_cancelled=lambda value: results.append(("cancelled", value)), cancel_text="Cancel the search")
+    runner.start("Designing the release", lambda control: "figures", results.append, results.append,
+                 cancel_text="Cancel the evaluation")   # waits behind the search on the main lane
+    assert runner.shown.name == "Designing the release"   # nothing has begun: the latest started
+    qtbot.waitUntil(lambda: runner.shown.name == "Suggesting releases" and runner.shown.begun, timeout=5000)
+    assert runner.cancel_shown().cancel_text == "Cancel the search"
+    release.set()
+    qtbot.waitUntil(lambda: not runner.current, timeout=5000)
+    assert sorted(map(str, results)) == ["('cancelled', None)", "figures", "saved"] and runner.shown is None

@@ -7,7 +7,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.examples import thesis_example, thesis_model
 from tklscore.core.release.selection import ReleaseDefinition
 from tklscore.core.scoring.scores import Scorer
-from tklscore.gui.workbench import Workbench
+from tklscore.gui.workbench import Workbench, score_again
 
 
 def wait_scored(qtbot, bench, names=("Scenario 1", "Scenario 2")):
@@ -475,3 +475,28 @@ def test_a_project_closed_before_its_tasks_began_runs_none_of_them(qtbot, workbe
     workbench.new_project()              # before the event loop ran: the opening's tasks are cancelled
     qtbot.waitUntil(lambda: not workbench.runner.current, timeout=5000)
     assert ran == [] and workbench.table is None and workbench.model is None and not workbench.model_pending()
+
+
+def test_cancelled_scoring_or_measuring_says_so_and_score_again_computes_it(qtbot, workbench):
+    said, runner = [], workbench.runner
+    workbench.status.connect(said.append)
+    stop = {"Computing the distinguishing factors": "Cancel the scoring",
+            "Measuring the releases' risk": "Cancel measuring the risk"}
+
+    def cancel_the_factors() -> None:      # as the status bar's Cancel, before the task's thread begins
+        if runner.shown is not None and runner.shown.name in stop:
+            assert runner.shown.cancel_text == stop.pop(runner.shown.name)
+            runner.cancel_shown()
+
+    runner.shownChanged.connect(cancel_the_factors)
+    workbench.load_example("thesis")
+    qtbot.waitUntil(lambda: "Computing the distinguishing factors was cancelled" in " ".join(said)
+                    and not runner.current, timeout=20000)
+    assert said[-1] == ("Computing the distinguishing factors was cancelled: no scores are shown. "
+                        "Edit ▸ Score again (F5) computes them.") and workbench.reports == {}
+    score_again(workbench)
+    qtbot.waitUntil(lambda: {"Scenario 1", "Scenario 2"} <= set(workbench.reports) and not runner.current,
+                    timeout=20000)
+    runner.shownChanged.disconnect(cancel_the_factors)
+    assert stop == {} and workbench.measures == {} and not workbench.measures_pending()   # nothing waits for them
+    assert said[-1].startswith("Measuring the releases' risk was cancelled: their scores are shown")

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QInputDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget)
+                               QMessageBox, QStackedWidget, QVBoxLayout, QWidget)
 
 from tklscore import __version__
 from tklscore.core.errors import InputError
@@ -22,7 +22,8 @@ from tklscore.gui.after_paint import next_turn
 from tklscore.gui.guard import run_guarded
 from tklscore.gui.navigation import OFFICER, PATIENT, WELCOME, ViewEntry, Views, ordered
 from tklscore.gui.welcome import WelcomePage
-from tklscore.gui.workbench import Workbench
+from tklscore.gui.task_status import TaskStatus
+from tklscore.gui.workbench import Workbench, score_again
 
 PROJECT_FILTER = "tkl-Score projects (*.tklproj);;All files (*)"
 MAX_RECENT = 8
@@ -338,32 +339,9 @@ class MainWindow(QMainWindow):
         self.release_info = QLabel("")
         self.release_info.setObjectName("releaseInfo")
         bar.addPermanentWidget(self.release_info)
-        self.busy_label = QLabel("")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(200)
-        self.progress.setRange(0, 100)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.workbench.runner.cancel_all)
-        for widget in (self.busy_label, self.progress, self.cancel_button):
-            bar.addPermanentWidget(widget)
-            widget.hide()
-        self.workbench.runner.busy.connect(self._busy)
-        self.workbench.runner.progress.connect(lambda value, text: (self._set_progress(value),
-                                                                     self.busy_label.setText(text)))
-
-    def _set_progress(self, value: int) -> None:
-        """A new percentage, painted with the next repaint of the window: QProgressBar repaints
-        at once on a new value (the whole window's pending paints with it), on the UI thread
-        that a running task competes with."""
-        self.progress.setUpdatesEnabled(False)
-        self.progress.setValue(value)
-        self.progress.setUpdatesEnabled(True)   # asks for a repaint (an update) instead
-
-    def _busy(self, busy: bool, text: str) -> None:
-        for widget in (self.busy_label, self.progress, self.cancel_button):
-            widget.setVisible(busy)
-        self.busy_label.setText(text)
-        self._set_progress(0)
+        self.task_status = TaskStatus(bar, self.workbench.runner)
+        self.busy_label, self.progress = self.task_status.label, self.task_status.progress
+        self.cancel_button = self.task_status.cancel_button
 
     def _action(self, menu, text, slot, shortcut=None) -> QAction:
         action = QAction(text, self)
@@ -402,6 +380,7 @@ class MainWindow(QMainWindow):
             edit_menu.addAction(redo)
             edit_menu.addSeparator()
             self._action(edit_menu, "&Memory for sources…", self.choose_memory_share)
+            self._action(edit_menu, "&Score again", lambda: score_again(self.workbench), QKeySequence(Qt.Key.Key_F5))
             view_menu = self.menuBar().addMenu("&View")
             self.view_actions: dict[str, QAction] = {}
             for number, entry in enumerate(self.entries, start=1):

@@ -44,9 +44,16 @@ class MeasuresAfterScores:
                 self.measuresChanged.emit()
             self._fail(message)
 
+        def stopped(_value) -> None:
+            if generation == self._generation["scores"]:
+                self._measuring = None
+                self.status.emit("Measuring the releases' risk was cancelled: their scores are shown, their "
+                                 "privacy models and risk are not. The Risk view measures the release it shows.")
+                self.measuresChanged.emit()
+
         self.runner.start("Measuring the releases' risk",
                           lambda control: measure_project(source, definitions, reports, control.progress),
-                          done, failed)
+                          done, failed, on_cancelled=stopped, cancel_text="Cancel measuring the risk")
 
     def measures_pending(self) -> bool:
         """Whether the current scores' releases are still being measured (``measuresChanged`` follows)."""

@@ -56,6 +56,7 @@ class TaskSignals(QObject):
     failed = Signal(str)
     cancelled = Signal()
     stopped = Signal(object)     # beside ``cancelled``: what the function returned anyway (None: it raised)
+    begun = Signal()             # the function began on its lane's thread (it no longer waits its turn)
 
 
 class Task:
@@ -72,6 +73,10 @@ class Task:
         self.owner_connection = None
         self.connections: list = []   # the runner's own, to its signals: broken once it settles
         self.always_runs = False      # a file being written (the save lane) is written even if cancelled
+        self.cancel_text = "Cancel"   # the status bar's button while it shows this task ("Cancel the search")
+        self.text = name              # what the status bar says of it: its last progress text, or its name
+        self.percent = 0
+        self.begun = False            # on the UI thread: its function has begun (it is running, not waiting)
 
     def cancel(self) -> None:
         self.control._cancelled.set()
@@ -83,6 +88,7 @@ class Task:
             # replaced): it never begins, so it takes no CPU from the task that replaced it
             if not self.always_runs:
                 self.control.check()
+            self.signals.begun.emit()
             result = self.function(self.control)
         except Cancelled:
             self.signals.stopped.emit(None)
@@ -141,7 +147,8 @@ class TaskRunner(QObject):
     callbacks dropped (a view closed while its task ran)."""
 
     busy = Signal(bool, str)
-    progress = Signal(int, str)
+    progress = Signal(int, str)   # the shown task's (:attr:`shown`): the status bar follows one task
+    shownChanged = Signal()       # another task is shown, or none
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -152,25 +159,29 @@ class TaskRunner(QObject):
         self.pool = self.pools[MAIN]
         self.current: list[Task] = []
         self._waiting: list[tuple[str, Task]] = []   # started, their threads not yet: the repaint goes first
+        self._shown: Task | None = None
 
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
               owner: QObject | None = None, lane: str = MAIN,
-              on_cancelled: Callable[[object], None] | None = None) -> Task:
+              on_cancelled: Callable[[object], None] | None = None, cancel_text: str = "Cancel") -> Task:
         """Run ``function(control)`` in ``lane``; its value goes to ``on_done``, a specific
         error to ``on_failed``; once cancelled, ``on_cancelled`` (if given) gets what the
-        function returned anyway (a search's partial result) or None."""
+        function returned anyway (a search's partial result) or None. ``cancel_text``: the
+        status bar's button while it shows the task, naming the work it stops."""
         if lane not in self.pools:
             raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
         task.owner = owner
         task.always_runs = lane == SAVE
+        task.cancel_text = cancel_text
         # these lambdas and the task's signals hold each other through Qt, where the garbage
         # collector cannot see: _settle breaks the connections, so that a finished task, its
         # function and what that read (a whole release's frames) are freed
         signals = task.signals
         task.connections = [
             signals.progress.connect(lambda percent, text: self._progress(task, percent, text)),
+            signals.begun.connect(lambda: self._begun(task)),
             signals.finished.connect(lambda result: self._settle(task, on_done, result)),
             signals.failed.connect(lambda message: self._settle(task, on_failed, message)),
             signals.stopped.connect(lambda value: self._settle(task, on_cancelled, value))]
@@ -178,6 +189,7 @@ class TaskRunner(QObject):
             task.owner_connection = owner.destroyed.connect(task.cancel)
         self.current.append(task)
         self.busy.emit(True, name)
+        self._show()
         # the change that started the task has asked the views to repaint: the task's thread
         # begins once they have, so that it does not compete with them for the interpreter lock
         if not self._waiting:
@@ -198,7 +210,36 @@ class TaskRunner(QObject):
 
     def _progress(self, task: Task, percent: int, text: str) -> None:
         if shiboken6.isValid(self) and self._owned(task):
-            self.progress.emit(percent, text)
+            task.percent, task.text = percent, text or task.name
+            if task is self._shown:
+                self.progress.emit(percent, task.text)
+
+    def _begun(self, task: Task) -> None:
+        task.begun = True
+        if shiboken6.isValid(self):
+            self._show()
+
+    @property
+    def shown(self) -> Task | None:
+        """The task the status bar shows and its Cancel stops (None: none runs)."""
+        return self._shown
+
+    def _show(self) -> None:
+        """Show the latest started of the tasks running, else of those waiting their turn (a
+        design evaluated while a search runs waits behind it) — a file being written (the save
+        lane, never cancelled) only when nothing else is under way."""
+        ranked = sorted(enumerate(self.current), key=lambda it: (not it[1].always_runs, it[1].begun, it[0]))
+        shown = ranked[-1][1] if ranked else None
+        if shown is not self._shown:
+            self._shown = shown
+            self.shownChanged.emit()
+
+    def cancel_shown(self) -> Task | None:
+        """The status bar's Cancel: stop the task it shows, and only that one (the others go on)."""
+        task = self._shown
+        if task is not None and not task.always_runs:
+            task.cancel()
+        return task
 
     def _settle(self, task: Task, callback, value) -> None:
         connections, task.connections, task.function = task.connections, [], None
@@ -213,10 +254,12 @@ class TaskRunner(QObject):
         task.owner_connection = None
         if not self.current:
             self.busy.emit(False, "")
+        self._show()
         if callback is not None and self._owned(task):
             callback(value)
 
     def cancel_all(self) -> None:
+        """Stop every task (the window closing, a new project): not the status bar's Cancel."""
         for task in list(self.current):
             task.cancel()
 

@@ -308,7 +308,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
             self.sourceChanged.emit()
             self._prepare_source()
 
-        self.runner.start("Loading the source table", load, done, failed)
+        self.runner.start("Loading the source table", load, done, failed, **cancelling(self, "source", generation, LOADING))
 
     @property
     def out_of_core(self) -> bool:
@@ -348,7 +348,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                              f"(out of core, {source.engine_name})")
             self.sourceChanged.emit()
 
-        self.runner.start(text, describe, done, self._fail)
+        self.runner.start(text, describe, done, self._fail, **cancelling(self, "source", generation, READING))
 
     @property
     def has_source(self) -> bool:
@@ -401,7 +401,8 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
             self.scorer = prepared.scorer
             self.rescore()
 
-        self.runner.start("Computing the distinguishing factors", build, done, self._fail)
+        self.runner.start("Computing the distinguishing factors", build, done, self._fail,
+                          **cancelling(self, "scorer", generation, FACTORS))
 
     # ------------------------------------------------------------------ releases
 
@@ -523,7 +524,7 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
                 self.scoresChanged.emit()
             self._fail(message)
 
-        self.runner.start(f"Scoring{where}", score, done, failed)
+        self.runner.start(f"Scoring{where}", score, done, failed, **cancelling(self, "scores", generation, SCORING))
 
     def _next_generation(self, stage: str) -> int:
         """A new generation of ``stage``; later stages' pending results become stale too."""
@@ -535,3 +536,36 @@ class Workbench(WeightsState, MeasuresAfterScores, Recovery, QObject):
     def _fail(self, message: str) -> None:
         self.status.emit(message)
         self.failed.emit(message)
+
+
+
+# each workbench task's Cancel button, and what the status bar says once it is cancelled (a text,
+# or a function of the workbench)
+LOADING = ("Cancel loading", "Loading the source table was cancelled: no source is loaded, so no scores are shown. "
+                             "Open the source again to load it.")
+READING = ("Cancel reading", "Reading the source out of core was cancelled: its columns and records are not shown. "
+                             "Open the source again to read it.")
+FACTORS = ("Cancel the scoring", "Computing the distinguishing factors was cancelled: no scores are shown. "
+                                 "Edit ▸ Score again (F5) computes them.")
+SCORING = ("Cancel the scoring", lambda workbench: "The scoring was cancelled: " + (
+    "the Scores view shows the last complete scores, from before the latest change." if workbench.reports else
+    "no scores are shown.") + " Edit ▸ Score again (F5) scores them again.")
+
+
+def cancelling(workbench: Workbench, stage: str, generation: int, said: tuple) -> dict:
+    """A workbench task's ``cancel_text`` and ``on_cancelled`` (``said``: one of the above): what
+    the status bar says, unless a newer ``stage`` has superseded the task."""
+    button, text = said
+
+    def stopped(_value) -> None:
+        if generation == workbench._generation[stage]:
+            workbench.status.emit(text(workbench) if callable(text) else text)
+    return {"cancel_text": button, "on_cancelled": stopped}
+
+def score_again(workbench: Workbench) -> None:
+    """Edit ▸ Score again: the source prepared for its roles if that was cancelled, then every
+    release scored."""
+    if workbench.source is not None and workbench.source is not workbench._prepared:
+        workbench._prepare_source()
+    else:
+        workbench.rescore()

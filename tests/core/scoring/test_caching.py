@@ -153,3 +153,27 @@ def test_reweighing_gives_the_plain_computation_bit_for_bit():
             assert source_table_scores(k, l, t, w, x) == table_scores(record_scores(k, l, t, w), x)
     assert source_table_scores(k[:10], l[:10], t[:10], total[:10], 1.0) == \
         table_scores(record_scores(k[:10], l[:10], t[:10], total[:10]), 1.0)
+
+
+def test_record_scores_of_a_slice_written_into_buffers_are_the_records_scores():
+    """The one formula of the record scores (spec scoring.md) serves the whole-source blocks:
+    a slice scored into buffers gives each record's scores bit for bit, RS_M left out on asking."""
+    from tklscore.core.scoring.scores import record_scores
+
+    rng = np.random.default_rng(11)
+    n = 60
+    k, l = rng.integers(1, 9, n), rng.integers(1, 4, n)
+    t, w = rng.random(n), rng.random(n) * 1.6      # some W(r) above 1: RS_M differs from RS_L there
+    whole = record_scores(k, l, t, w)
+    assert np.array_equal(whole.tkl, (t + w) / l)
+    assert np.array_equal(whole.m_score, np.minimum(1.0, w) / k)
+    assert np.array_equal(whole.l_severity, w / k)
+    assert not np.array_equal(whole.m_score, whole.l_severity)
+    part = slice(17, 41)
+    buffers = tuple(np.full(24, np.nan) for _ in range(3))
+    sliced = record_scores(k[part], l[part], t[part], w[part], buffers)
+    for name, buffer in zip(("tkl", "m_score", "l_severity"), buffers):
+        assert getattr(sliced, name) is buffer
+        assert np.array_equal(buffer, getattr(whole, name)[part])
+    without_m = record_scores(k[part], l[part], t[part], w[part], m_score=False)
+    assert without_m.m_score is None and np.array_equal(without_m.tkl, whole.tkl[part])

@@ -56,6 +56,10 @@ def test_the_table_of_counts_gives_the_steps_t_exactly(seed, n, n_classes, m, em
                  (ids, codes, np.ones(n, dtype=np.int8))):
         assert np.array_equal(ordered_emd_of_weighted(rows[0], n_classes, sizes, rows[1], m, rows[2],
                                                       np.bincount(codes, minlength=m), n), steps, equal_nan=True)
+    # the pairs counted once each, those of more records added again (the caller keeps which)
+    beyond = np.flatnonzero(records > 1)
+    assert np.array_equal(ordered_emd_of_weighted(cls, n_classes, sizes, val, m, records, np.bincount(codes, minlength=m),
+                                                  n, (beyond, records[beyond] - 1)), steps, equal_nan=True)
 
 
 def test_the_table_of_counts_on_a_small_example():

@@ -17,8 +17,12 @@ finite = st.floats(min_value=-1e12, max_value=1e12, allow_nan=False, allow_infin
 
 
 def exact(values, counts=None) -> float:
+    """The exact sum in integers over one power-of-two denominator, divided once (Python's
+    integer division rounds correctly): Fraction's sum, without a gcd at every term."""
     counts = [1] * len(values) if counts is None else counts
-    return float(sum((Fraction(float(v)) * int(c) for v, c in zip(values, counts)), Fraction(0)))
+    ratios = [float(v).as_integer_ratio() for v in values]
+    denominator = max((d for _, d in ratios), default=1)
+    return sum(n * (denominator // d) * int(c) for (n, d), c in zip(ratios, counts)) / denominator
 
 
 @settings(max_examples=60, deadline=None)
@@ -81,3 +85,40 @@ def test_integer_parts_by_unit_add_up_to_the_exact_sum(values, counts):
     total = sum_of_units(units, [sums[u][0] for u in units], [sums[u][1] for u in units])
     assert total == exact_sum(np.array(values, dtype=np.float64), np.array(counts, dtype=np.int64)) == exact(values, counts)
     assert sum_of_units([], [], []) == 0.0 and math.isnan(sum_of_units([0], [1], [0], odd=math.nan))
+
+
+def rounded(total: Fraction) -> float:
+    """The exact sum rounded once to a double, ±inf beyond one (Fraction's own arithmetic)."""
+    try:
+        return float(total)
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
+
+
+extreme = st.one_of(st.floats(min_value=1e295, max_value=1.7976931348623157e308),    # near a double's top
+                    st.floats(min_value=5e-324, max_value=1e-300),                   # subnormal and tiny
+                    st.floats(min_value=1e-3, max_value=1e3)).flatmap(lambda v: st.sampled_from([v, -v]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(extreme, max_size=12), counts=st.lists(st.integers(0, (1 << 62) - 1), min_size=12, max_size=12),
+       cut=st.integers(0, 12))
+def test_huge_and_tiny_terms_sum_to_the_rounded_exact_sum_or_an_infinity_beyond_a_double(values, counts, cut):
+    from tklscore.core.scoring.sums import BlockSum, rounded_sum
+
+    counts = counts[:len(values)]
+    once = rounded(sum(map(Fraction, values), Fraction(0)))
+    weighted = rounded(sum((Fraction(v) * c for v, c in zip(values, counts)), Fraction(0)))
+    assert exact_sum(values) == once and exact_sum(values, counts) == weighted
+    assert rounded_sum(exact_parts(values[:cut], counts[:cut]) + exact_parts(values[cut:], counts[cut:])) == weighted
+    block = BlockSum()
+    block.add(np.array(values[:cut]))
+    block.add(np.array(values[cut:]))
+    assert block.total() == once
+
+
+def test_an_exact_sum_within_a_double_is_given_though_partial_sums_overflow():
+    assert exact_sum([1e308, 1e308, -1e308]) == 1e308          # math.fsum alone: OverflowError
+    assert exact_sum([1e308, -1e308], [3, 2]) == 1e308 and exact_sum([1e308, 1e308]) == math.inf
+    with np.errstate(invalid="ignore"):
+        assert exact_sum([-1.5e308], [2]) == -math.inf and math.isnan(exact_sum([math.inf, -math.inf]))

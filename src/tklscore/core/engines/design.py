@@ -691,7 +691,11 @@ def _released_counts(backend: Backend, plan: Plan, scored, kept: np.ndarray | No
     in the engine, by :func:`.design_classes.released_numbering` — from its combinations' pairs
     made in Python (fetched whole, or read in pieces and kept) (``kept``: each class that keeps
     its records, :func:`_kept_classes`; ``marked``: each class whose QIs all hold the marker,
-    else asked of ``classes``); None when they are not in Python."""
+    else asked of ``classes``); None when they are not in Python. By design beside
+    :meth:`.Plan.released_coded` (through :func:`_code_released`), the same classes and pairs
+    as a relation of the engine when the combinations stay there: one numbering rule for both,
+    the measures the same to the bit (``tests/engines/test_engine_design.py``: a release's
+    combinations fetched whole against in pieces, where a design at its finest levels is coded there)."""
     from tklscore.core.engines.measures import ReleasedCounts   # the risk code, loaded when measured
 
     combos = scored.fetched

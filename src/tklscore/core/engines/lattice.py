@@ -61,7 +61,8 @@ from tklscore.core.errors import InputError
 from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
-from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups, bits_at,
+from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups,
+                                                          _records_by_key, bits_at,
                                                           l_of_classes, ordered_emd_of_weighted, sa_groups,
                                                           variational_distance_of_numerator, variational_numerator,
                                                           weighted_class_value_pairs)
@@ -258,7 +259,7 @@ class AggregateLattice:
         for name in ("lattice_rows", "lattice_c", "lattice_f"):
             backend.drop(name)
         _release_arrow_memory()
-        self._default_budget = budget is None
+        self._default_budget, self._finest_group_codes = budget is None, {}    # the latter: :meth:`_finest_groups`'s
         self.tables = ValueTables(self)
         self._size_pieces(backend, budget)
         self._whole = None
@@ -342,10 +343,7 @@ class AggregateLattice:
     def classes(self, design: ReleaseDesign) -> tuple[np.ndarray, np.ndarray]:
         """Each finest class's class on the design's generalised QIs, numbered as in memory,
         and each class's size (records)."""
-        keys = []
-        for j, name in enumerate(self.roles.qi):
-            group_of_value, groups = self.designer.column(name).groups(self.designer._level(design, name))
-            keys.append((np.asarray(group_of_value, dtype=np.int64)[self.finest_q[j]], len(groups)))
+        keys = [self._finest_groups(j, self.designer._level(design, name)) for j, name in enumerate(self.roles.qi)]
         groups, n_groups = group_ids(keys, len(self.finest_rid))
         # the finest classes come in record order: a class's first one holds its first record
         representative = np.full(n_groups, len(groups), dtype=np.int64)
@@ -355,6 +353,17 @@ class AggregateLattice:
         class_of_finest = ids[groups]
         sizes = np.bincount(class_of_finest, weights=self.finest_cnt, minlength=n_groups).astype(np.int64)
         return class_of_finest, sizes
+
+    def _finest_groups(self, j: int, level: int) -> tuple[np.ndarray, int]:
+        """Each finest class's group of QI ``j`` at ``level`` (the narrowest integers) and the
+        groups' count, kept: a column's levels are few, every node reads some of them."""
+        key = (j, level)
+        found = self._finest_group_codes.get(key)
+        if found is None:
+            group_of_value, groups = self.designer.column(self.roles.qi[j]).groups(level)
+            codes = np.asarray(group_of_value, dtype=np.int64).astype(_small(len(groups)))[self.finest_q[j]]
+            found = self._finest_group_codes[key] = (codes, len(groups))
+        return found
 
     def precision(self, design: ReleaseDesign, suppressed: int) -> float:
         values = []
@@ -436,7 +445,7 @@ class AggregateLattice:
         kept = self._value_counts.get(i)
         if kept is None:
             if self._combo_records is None:
-                self._combo_records = np.bincount(self.combo, weights=self.cnt, minlength=self.combos)
+                self._combo_records = _records_by_key(self.combo, self.cnt, self.combos)
             kept = self._value_counts[i] = value_counts(self.combo_s[i], len(self.uniques[i]), self._combo_records)
         return kept
 
@@ -495,7 +504,8 @@ class AggregateLattice:
         if self.whole:
             rows = self.row_groups(kept)
             local = np.repeat(class_of_finest.astype(_small(len(sizes)), copy=False), self.finest_rows)
-            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t)
+            total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t,
+                                             self.beyond_one)
             self._lattice_l.keep(levels, extra, masks, self.rows)
             return math.fsum(total)
         codes = [self.combo_s[i] for i in kept]
@@ -535,34 +545,49 @@ class AggregateLattice:
 
     def _scored_rows(self, kept: list[int], rows: "_RowGroups", local: np.ndarray, sizes: np.ndarray,
                      published: np.ndarray, w: np.ndarray, counts: np.ndarray, known,
-                     tabled: np.ndarray) -> tuple[list[float], list]:
+                     tabled: np.ndarray, beyond_one=None) -> tuple[list[float], list]:
         """Σ cnt · (t + W) / l over the published ones of ``rows`` (their classes numbered by
         ``local``, each whole, of ``sizes`` records; ``published``: each class's; ``tabled``:
         each class's t over the tabled SAs), and their l-DF masks (``known``: the rows' masks
-        of the generalisations)."""
+        of the generalisations). ``beyond_one``: :attr:`beyond_one` of ``rows`` (every row of
+        the aggregate): each row summed once as memory sums a record, those of more records
+        again for the rest."""
         position = {i: j for j, i in enumerate(kept)}
-        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled)
+        t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled, beyond_one)
         l, found = l_of_classes((local, len(sizes)), rows, known)
         score = t[local]
         score += w
         score /= l
+        if beyond_one is not None:
+            if not published.all():
+                score[~published[local]] = 0.0
+            at, extra = beyond_one
+            return exact_parts(score) + exact_parts(score[at], extra), found
         if not published.all():
             keep = published[local]
             score, counts = score[keep], counts[keep]
         return exact_parts(score, counts), found
 
     def _t(self, kept: list[int], local: np.ndarray, sizes: np.ndarray, values, counts: np.ndarray,
-           tabled: np.ndarray) -> np.ndarray:
+           tabled: np.ndarray, beyond_one=None) -> np.ndarray:
         """t of each of the classes ``local`` numbers (``sizes``: their records) over the kept
         SAs: ``tabled`` (each class's over the tabled SAs, :class:`ValueTables`) and the others'
-        from the rows' ``values(i)`` of SA i and records (the source's value counts)."""
+        from the rows' ``values(i)`` of SA i and records (the source's value counts;
+        ``beyond_one``: the rows of more than one record, when kept)."""
         t = np.array(tabled, dtype=np.float64)
         for i in kept:
             if i in self.tables.tabled:
                 continue
             np.maximum(t, class_t(local, len(sizes), sizes, values(i), len(self.uniques[i]), counts,
-                                  self.roles.sa[i] in self.roles.continuous, self.value_counts(i)), out=t)
+                                  self.roles.sa[i] in self.roles.continuous, self.value_counts(i), beyond_one), out=t)
         return t
+
+    @cached_property
+    def beyond_one(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the aggregate that stand for more than one record (few where the QI and
+        SA values nearly tell the records apart) and their records less one."""
+        at = np.flatnonzero(self.cnt > 1)
+        return at, self.cnt[at].astype(np.int64) - 1
 
     def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
                    representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
@@ -935,16 +960,24 @@ def _assemble(masks: list, found: list, rows: np.ndarray, n: int) -> None:
 _pairs = weighted_class_value_pairs
 
 
+PAIRS_A_CELL = 0.25
+"""A categorical SA's (value, finest class) table is kept as its occupied cells when at most this
+share of its cells is occupied: a node counts an occupied cell (a gather and a weighted count)
+at about three times a table cell's cost (measured on the benchmark's table at 1M rows: 1.5M
+occupied of 7.7M cells over three SAs, 10 ms a node against 17 for the whole tables)."""
+
 
 class ValueTables:
     """Each categorical SA's records per (value, finest class) — a row of the finest classes'
-    records a value, in the narrowest integers holding a finest class's records — built once
+    records a value, in the narrowest integers holding a finest class's records, or, when
+    few of those cells are occupied, only the occupied ones (:data:`PAIRS_A_CELL`) — built once
     from the rows (in pieces of whole finest classes), so that every node's (class, value)
     counts, its t over those SAs and its published l and t, are roll-ups of its finest
     classes' counts: a count by class of each value's row (a pass over the finest classes a
-    value, whatever the node's classes), the distances summed value by value. Only SAs whose
-    table has at most :data:`TABLE_CELLS_A_ROW` cells a row are tabled; the others (and every
-    continuous SA: its ordered EMD needs its values in order) are counted over the rows."""
+    value, whatever the node's classes), or one count of the occupied cells, the distances
+    summed value by value. Only SAs whose table has at most :data:`TABLE_CELLS_A_ROW` cells
+    a row are tabled; the others (and every continuous SA: its ordered EMD needs its values in
+    order) are counted over the rows."""
 
     def __init__(self, lattice: "AggregateLattice"):
         self.lattice = lattice
@@ -953,12 +986,17 @@ class ValueTables:
         self.tabled = frozenset(i for i, (name, values) in enumerate(zip(lattice.roles.sa, lattice.uniques))
                                 if name not in lattice.roles.continuous
                                 and finest * max(len(values), 1) <= TABLE_CELLS_A_ROW * max(lattice.rows, 1))
-        self.bytes = sum(finest * max(len(lattice.uniques[i]), 1) for i in self.tabled) * self.dtype.itemsize
-        self._tables: dict[int, np.ndarray] = {}
+        # a whole table's bytes, or at most those of its occupied cells (a value, finest class and records each)
+        self.bytes = sum(finest * max(len(lattice.uniques[i]), 1) * max(
+            self.dtype.itemsize, PAIRS_A_CELL * (_small(len(lattice.uniques[i])).itemsize + _small(finest).itemsize
+                                                 + self.dtype.itemsize)) for i in self.tabled)
+        self.bytes = int(math.ceil(self.bytes))
+        self._tables: dict[int, np.ndarray | tuple] = {}
         self._lock = threading.Lock()
 
-    def table(self, i: int) -> np.ndarray:
-        """SA ``i``'s records per (value code, finest class)."""
+    def table(self, i: int) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """SA ``i``'s records per (value code, finest class): the whole table, or its occupied
+        cells (value codes, finest classes and records; by value, then finest class)."""
         with self._lock:
             table = self._tables.get(i)
             if table is None:
@@ -971,14 +1009,36 @@ class ValueTables:
                     key += np.repeat(np.arange(last - first, dtype=np.int64), lattice.finest_rows[first:last])
                     table[:, first:last] = np.bincount(key, weights=lattice.cnt[rows],
                                                        minlength=(last - first) * m).reshape(m, last - first)
+                if np.count_nonzero(table) <= PAIRS_A_CELL * table.size:
+                    value, finest = np.nonzero(table)
+                    table = (value.astype(_small(m)), finest.astype(_small(table.shape[1])),
+                             table[value, finest])
                 table = self._tables[i] = table
             return table
 
     def counts(self, i: int, classes: "_Classes"):
         """SA ``i``'s records of each value by class at a node, a value at a time (its code and
         each class's records: exact integers as doubles)."""
-        for value, row in enumerate(self.table(i)):
+        table = self.table(i)
+        if isinstance(table, tuple):    # the occupied cells, counted by (value, class) at once
+            value, finest, records = table
+            m = max(len(self.lattice.uniques[i]), 1)
+            key = np.multiply(value, np.int64(classes.count), dtype=np.int64)
+            key += classes.of_finest[finest]
+            yield from enumerate(np.bincount(key, weights=records, minlength=m * classes.count)
+                                 .reshape(m, classes.count))
+            return
+        for value, row in enumerate(table):
             yield value, np.bincount(classes.of_finest, weights=row, minlength=classes.count)
+
+    def records(self, i: int, at_finest: np.ndarray) -> np.ndarray:
+        """SA ``i``'s records of each value in the finest classes ``at_finest`` marks."""
+        table = self.table(i)
+        if isinstance(table, tuple):
+            value, finest, records = table
+            return np.bincount(value, weights=np.where(at_finest[finest], records, 0.0),
+                               minlength=max(len(self.lattice.uniques[i]), 1)).astype(np.int64)
+        return np.array([row.sum(where=at_finest, dtype=np.int64) for row in table], dtype=np.int64)
 
     def t(self, kept: list[int], classes: "_Classes", sizes: np.ndarray) -> np.ndarray:
         """Each class's t over the kept tabled SAs (0 with none): the variational distance of
@@ -999,8 +1059,7 @@ class ValueTables:
             return np.iinfo(np.int64).max, 0.0
         # the published records of each value from the finest classes' (no count by class), so
         # the classes' counts are made once, each value's distinct classes counted on the way
-        at_finest = published[classes.of_finest]
-        whole = np.array([row.sum(where=at_finest, dtype=np.int64) for row in self.table(i)], dtype=np.int64)
+        whole = self.records(i, published[classes.of_finest])
 
         def shown():
             for value, counts in self.counts(i, classes):
@@ -1024,17 +1083,19 @@ class ValueTables:
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
     """The records holding each of an SA's ``m`` values, and all the records."""
-    return np.bincount(values, weights=counts, minlength=m).astype(np.int64), int(counts.sum())
+    return _records_by_key(values, counts, m), int(counts.sum())
 
 
 def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.ndarray, m: int,
-            counts: np.ndarray, continuous: bool, table: tuple[np.ndarray, int] | None = None) -> np.ndarray:
+            counts: np.ndarray, continuous: bool, table: tuple[np.ndarray, int] | None = None,
+            beyond_one=None) -> np.ndarray:
     """t of each class for one SA from weighted rows: the ordered EMD of a continuous SA
     (``values``: ranks in numeric order), else the variational distance — the in-memory
-    formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept)."""
+    formulas on the same integer counts (``table``: :func:`value_counts` of the rows, when kept;
+    ``beyond_one``: the rows of more than one record, when kept)."""
     table_counts, n = table if table is not None else value_counts(values, m, counts)
     if continuous:
-        return ordered_emd_of_weighted(classes, n_classes, sizes, values, m, counts, table_counts, n)
+        return ordered_emd_of_weighted(classes, n_classes, sizes, values, m, counts, table_counts, n, beyond_one)
     cls, val, pair_counts = _pairs(classes, n_classes, values, m, counts)
     k = sizes[cls]
     inside = np.abs(pair_counts * n - table_counts[val] * k)
@@ -1083,8 +1144,11 @@ class AggregateNode(_Node):
                     l, t = min(l, l_i), max(t, t_i)
                     continue
                 m = len(lattice.uniques[i])
+                pieces = lattice.class_pairs(i, classes)
+                if lattice.whole:     # one piece of every pair: gathered once for both passes
+                    pieces = list(pieces)
                 table = np.zeros(m, dtype=np.float64)      # the published records of each value
-                for inside, local, value, counts in lattice.class_pairs(i, classes):
+                for inside, local, value, counts in pieces:
                     published = ~dropped[inside][local]
                     table += np.bincount(value[published], weights=counts[published], minlength=m)
                 used = np.flatnonzero(table)
@@ -1092,7 +1156,7 @@ class AggregateNode(_Node):
                 rank[used] = np.arange(len(used))
                 table = table[used].astype(np.int64)
                 table = (table, int(table.sum()))
-                for inside, local, value, counts in lattice.class_pairs(i, classes):
+                for inside, local, value, counts in (pieces if lattice.whole else lattice.class_pairs(i, classes)):
                     kept = ~dropped[inside]
                     if not kept.any():
                         continue

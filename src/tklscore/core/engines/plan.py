@@ -305,7 +305,12 @@ class Plan:
         ``id``, class id, each SA's code and ``cnt`` — from ``combos``: with ``any_dropped``,
         the classes renumbered by ``released_classes`` and each SA in ``recoded`` by
         ``released_codes_{i}``; else ``combos`` as they are. What the release's measures
-        read (:class:`~.measures.EngineAggregates` with ``coded``): never re-coded from values."""
+        read (:class:`~.measures.EngineAggregates` with ``coded``): never re-coded from values.
+        By design beside :func:`.design._released_counts`, the same classes and pairs in numpy
+        when the combinations are already in Python (fetched whole or kept in pieces); this is
+        for combinations that stay in the engine. Both number by one rule,
+        :func:`.design_classes.released_numbering`, and give the same measures (the combinations
+        fetched whole against fetched in pieces, ``tests/engines/test_engine_design.py``)."""
         if not any_dropped:
             return (f"SELECT rid, '' AS id, cid, {', '.join(f'c{i}' for i in range(len(self.sa)))}, cnt "
                     f"FROM combos")

@@ -26,7 +26,7 @@ from tklscore.core.scoring.scores import (RECORD_COLUMNS, ScoreReport, ScoreSet,
                                           m_score_table, normalisation_notes, normalise_by_source,
                                           normalise_by_theoretical_max, record_scores, shown_value)
 from tklscore.core.scoring.weights import Weights, missing_weights_notes, weights_above_one_note
-from tklscore.core.scoring.sums import exact_parts, sum_of_units
+from tklscore.core.scoring.sums import exact_parts, rounded_sum, sum_of_units
 from tklscore.core.tables.codes import Codes, radix_key
 from tklscore.core.tables.published import conflict_warning, unlocated_error, unlocated_note
 from tklscore.core.tables.roles import Roles
@@ -426,9 +426,9 @@ def _summed(parts: list[_Partial]) -> pd.Series:
         found = [getattr(p, name) for p in parts if getattr(p, name) is not None]
         return float(np.max(found)) if found else float("nan")    # SQL's MAX of no rows: NULL; NaN wins
 
-    return pd.Series({"n": sum(p.n for p in parts), "tkl": math.fsum(x for p in parts for x in p.tkl),
+    return pd.Series({"n": sum(p.n for p in parts), "tkl": rounded_sum([x for p in parts for x in p.tkl]),
                       "tkl_max": largest("tkl_max"), "m_inf": largest("m_inf"),
-                      "l_severity": math.fsum(x for p in parts for x in p.l_severity),
+                      "l_severity": rounded_sum([x for p in parts for x in p.l_severity]),
                       "w_max": largest("w_max"), "w_above": sum(p.w_above for p in parts)})
 
 

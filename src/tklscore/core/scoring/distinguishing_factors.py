@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, SortedGroups, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
-                                        dense_limit, group_ids, group_sizes, mixed_radix, partition, run_lengths,
-                                        run_sizes, run_starts, sort_with_positions, sorted_groups, table_counts)
+from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
+                                        dense_limit, group_ids, group_sizes, partition, run_lengths,
+                                        run_sizes, run_starts, sort_with_positions, table_counts)
 
 
 class DistinguishingFactors:
@@ -969,65 +969,100 @@ def l_distinguishing_factor(qi: list[Codes], sa: list[Codes], n: int, step=None,
 @dataclass(frozen=True)
 class _FullGroups:
     """The groups of rows sharing the QI class and every SA value, found by sorting one
-    mixed-radix key (class, A_0, …, A_{s-1}): ``groups.keys`` are sorted by class, then A_0."""
+    mixed-radix key (class, A_0, …, A_{s-1}): ``keys`` are the distinct keys in increasing
+    order (by class, then A_0), ``counts`` their rows, ``order`` the rows in key order."""
 
-    groups: SortedGroups
+    keys: np.ndarray
+    counts: np.ndarray
+    order: np.ndarray
     places: list[int]
     cardinalities: list[int]
 
     @classmethod
     def build(cls, classes: tuple[np.ndarray, int], sa: list[Codes]) -> "_FullGroups | None":
         columns = [classes] + [(c.codes, c.cardinality) for c in sa]
-        radix = mixed_radix(columns)
-        if radix is None:
+        cardinalities = [max(int(cardinality), 1) for _, cardinality in columns]
+        places = [math.prod(cardinalities[i + 1:]) for i in range(len(columns))]
+        if places[0] * cardinalities[0] >= 1 << 62:
             return None
-        key, places = radix
-        return cls(sorted_groups(key), places[1:], [max(int(c.cardinality), 1) for c in sa])
+        n = len(classes[0])
+        key = np.multiply(columns[0][0], np.int64(cardinalities[1]), dtype=np.int64)   # Horner, in one array
+        for i in range(1, len(columns)):
+            if i > 1:
+                key *= np.int64(cardinalities[i])
+            key += columns[i][0]
+        bits = max(int(n - 1).bit_length(), 1)
+        if places[0] * cardinalities[0] < 1 << (63 - bits):   # each key beside its row: one sort of values
+            key <<= np.int64(bits)
+            key |= np.arange(n, dtype=np.int64)
+            order, keys, _, counts = _packed_runs(key, bits)
+        else:
+            order = np.argsort(key, kind="stable")
+            ordered = key[order]
+            starts, counts = _runs(ordered)
+            keys = ordered[starts]
+        return cls(keys, counts, order, places[1:], cardinalities[1:])
 
     def l_distinguishing_factor(self, step=None) -> np.ndarray:
         """The l-DF of each row. The last attribute's groups are runs of the sorted keys, so it
         goes first; a full group whose l is 1 then cannot fall further, and each other
         attribute sorts only the full groups of the classes that still hold one above 1 (its
         groups lie inside a class, so their counts are whole): usually a small share."""
-        keys = self.groups.keys
+        keys = self.keys
         *others, (_, last_cardinality) = zip(self.places, self.cardinalities)   # its place is 1
         l_full = run_lengths(keys // last_cardinality)
         if step is not None:
             step()
         class_place = self.places[0] * self.cardinalities[0]
-        classes = None
+        classes = rows = None   # rows: the full groups of the classes holding one above 1 (None: all)
         for place, cardinality in others:
-            live = np.flatnonzero(l_full > 1)
-            if len(live) == len(keys):
-                rows, part = None, keys
+            # l only falls, so those classes are among the previous SA's: looked for there
+            live = np.flatnonzero((l_full if rows is None else l_full[rows]) > 1)
+            if rows is None and len(live) == len(keys):
+                part = keys
             else:
                 if classes is None:
                     classes = keys // class_place   # sorted: the full groups of a class are a run
+                among = classes if rows is None else classes[rows]
                 held = np.zeros(int(classes[-1]) + 1, dtype=np.bool_)
-                held[classes[live]] = True
-                rows = np.flatnonzero(held[classes])
+                held[among[live]] = True
+                kept = np.flatnonzero(held[among])
+                rows = kept if rows is None else rows[kept]
                 part = keys[rows]
             if len(part):
-                high, rest = np.divmod(part, place * cardinality)  # the key without A_i's digit
-                rest %= place
-                high *= place
-                high += rest
-                groups = sorted_groups(high)
-                distinct = groups.counts[groups.inverse]
+                # the key without A_i's digit, by divisions by constants (no remainder: several times dearer)
+                upper = part // place
+                without = upper // cardinality
+                without *= place
+                upper *= place
+                without += part
+                without -= upper
+                distinct = group_sizes(without, bound=cardinality)
                 if rows is None:
                     np.minimum(l_full, distinct, out=l_full)
                 else:
                     l_full[rows] = np.minimum(l_full[rows], distinct)
             if step is not None:
                 step()
-        return l_full[self.groups.inverse]
+        l = np.empty(len(self.order), dtype=l_full.dtype)
+        l[self.order] = np.repeat(l_full, self.counts)   # each sorted row's group's l, scattered once
+        return l
 
     def leading_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct (class, A_0 code) pairs sorted by class then value, and their counts."""
-        pair = self.groups.keys // self.places[0]
+        pair = self.keys // self.places[0]
         starts = np.flatnonzero(run_starts(pair))
-        cls, val = np.divmod(pair[starts], self.cardinalities[0])
-        return cls, val, np.add.reduceat(self.groups.counts, starts)
+        pair = pair[starts]
+        cls = pair // self.cardinalities[0]
+        val = np.multiply(cls, np.int64(self.cardinalities[0]))
+        np.subtract(pair, val, out=val)
+        running = np.cumsum(self.counts)   # each pair's records: the running count at its last group, less the previous
+        last = np.empty(len(starts), dtype=np.int64)
+        np.subtract(starts[1:], 1, out=last[:-1])
+        last[-1:] = len(self.keys) - 1
+        records = running[last]
+        records[1:] -= running[last[:-1]]
+        return cls, val, records
 
 
 def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
@@ -1076,11 +1111,19 @@ def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.n
     return cls, val, total
 
 
-def _records_by_key(key: np.ndarray, counts: np.ndarray, size: int) -> np.ndarray:
+def _records_by_key(key: np.ndarray, counts: np.ndarray, size: int, beyond_one=None) -> np.ndarray:
     """The records of each key < ``size`` (rows standing for ``counts`` records each), as int64:
     integer counts added in integers (``np.add.at``: half the CPU of ``bincount``'s float weights
     and their cast back on a table of millions of cells — given int64 counts: counts of another
-    type take its generic loop, ten times slower), other counts by ``bincount``."""
+    type take its generic loop, ten times slower), other counts by ``bincount``. ``beyond_one``:
+    the positions of the rows counted more than once and their counts less one (int64), when
+    the caller keeps them: the rows counted by ``bincount`` without weights (integers, half of
+    ``np.add.at``'s CPU again on a large table), those few added."""
+    if beyond_one is not None:
+        table = np.bincount(key, minlength=size)
+        at, extra = beyond_one
+        np.add.at(table, key[at], extra)
+        return table
     if np.issubdtype(counts.dtype, np.integer):
         table = np.zeros(size, dtype=np.int64)
         np.add.at(table, key, counts.astype(np.int64, copy=False))
@@ -1104,29 +1147,43 @@ def variational_distance_by_class(classes: np.ndarray, n_classes: int, class_siz
     exactly like the table has distance exactly 0. ``pairs``: the result of
     :func:`class_value_counts` when the caller has it already; ``table_counts``: the table's
     count of each value code, when the caller keeps it."""
-    if table_counts is None:
-        table_counts = np.bincount(values.codes, minlength=values.cardinality)
     m = max(int(values.cardinality), 1)
     if pairs is None and n_classes * m <= TABLE_CELLS_A_ROW * len(classes):   # every cell counted, summed whole
-        key = classes * np.int64(m)
-        key += values.codes
-        table = np.bincount(key, minlength=n_classes * m).reshape(n_classes, m)
+        table = _value_class_table(classes, n_classes, class_sizes, values.codes, m)
+        if table_counts is None:
+            table_counts = table.sum(axis=1, dtype=np.int64)
         return _variational_distance_of_table(table, class_sizes, table_counts, len(classes))
+    if table_counts is None:
+        table_counts = np.bincount(values.codes, minlength=values.cardinality)
     pairs = pairs if pairs is not None else class_value_counts(classes, n_classes, values)
     return variational_distance_of_pairs(pairs, n_classes, class_sizes, table_counts, len(classes))
 
 
+def _value_class_table(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, codes: np.ndarray,
+                       m: int) -> np.ndarray:
+    """Each value's count in each class (m × classes), in the narrowest unsigned integers that
+    hold the largest class (``np.add.at``: a quarter or less of ``bincount``'s table to touch) —
+    or every row, when the sizes given are not the rows' (no count wraps round)."""
+    largest = int(class_sizes.max()) if len(class_sizes) else 1
+    if int(class_sizes.sum()) != len(codes):
+        largest = len(codes)
+    dtype = np.min_scalar_type(max(largest, 1))
+    key = np.multiply(codes, np.int64(n_classes), dtype=np.int64)
+    key += classes
+    table = np.zeros(m * max(int(n_classes), 1), dtype=dtype)
+    np.add.at(table, key, dtype.type(1))
+    return table.reshape(m, -1)
+
+
 def _variational_distance_of_table(table: np.ndarray, class_sizes: np.ndarray, table_counts: np.ndarray,
                                    n: int) -> np.ndarray:
-    """:func:`variational_distance_of_pairs` from each class's count of each value (``table``,
-    classes × m): ½ Σ_v |c_v·n − C_v·k| over every cell in exact integers — the same integer as
-    the sum over the pairs and the absent values, so the same t —, a block of classes at a time
-    (:data:`TABLE_BLOCK`)."""
-    m = table.shape[1]
-    total = np.empty(len(table), dtype=np.int64)
-    block = max(1, TABLE_BLOCK // max(m, 1))
-    for lo in range(0, len(table), block):
-        total[lo:lo + block] = variational_numerator(table[lo:lo + block], class_sizes[lo:lo + block], table_counts, n)
+    """:func:`variational_distance_of_pairs` from each value's count in each class (``table``,
+    m × classes): ½ Σ_v |c_v·n − C_v·k| over every cell in exact integers — the same integer as
+    the sum over the pairs and the absent values, so the same t —, a value's classes at a time
+    (contiguous: each pass one vector of the classes)."""
+    total = np.zeros(table.shape[1], dtype=np.int64)
+    for value, cells in enumerate(table):
+        total += variational_numerator(cells, class_sizes, table_counts[value], n)
     return variational_distance_of_numerator(total, class_sizes, n)
 
 
@@ -1223,16 +1280,17 @@ def ordered_emd_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.nd
 
 
 def ordered_emd_of_weighted(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, values: np.ndarray,
-                            m: int, counts: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
+                            m: int, counts: np.ndarray, value_counts: np.ndarray, n: int,
+                            beyond_one=None) -> np.ndarray:
     """:func:`ordered_emd_from_pairs` of rows standing for ``counts`` records each (an
     aggregate's; ``values``: ranks < ``m``; ``value_counts``: the table's records of each rank,
     ``n`` in all): over the (class, rank) table while it fits (:func:`_emd_table_fits`) and its
     sums are exact integers (:func:`_ordered_emd_of_table`, the same integer), else over the
-    distinct pairs."""
+    distinct pairs. ``beyond_one``: the rows counted more than once (:func:`_records_by_key`)."""
     if m > 1 and _emd_table_fits(n_classes, m, len(classes)) and float(m) * n * n < 2.0 ** 62:
         key = np.multiply(classes, np.int64(m), dtype=np.int64)
         key += values
-        table = _records_by_key(key, counts, n_classes * m)
+        table = _records_by_key(key, counts, n_classes * m, beyond_one)
         return _ordered_emd_of_table(table.reshape(n_classes, m), class_sizes, value_counts, n)
     cls, val, pair_counts = weighted_class_value_pairs(classes, n_classes, values, m, counts)
     return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, class_sizes, value_counts, n)
@@ -1287,6 +1345,8 @@ def ordered_emd_from_pairs(cls: np.ndarray, val: np.ndarray, counts: np.ndarray,
         return np.zeros(n_classes)
     if exact is None:
         exact = float(m) * n * n < 2.0 ** 62
+    if exact and len(cls):
+        return _ordered_emd_exact(cls, val, counts, n_classes, class_sizes, value_counts, n)
     number = np.int64 if exact else np.float64
     C = np.cumsum(value_counts).astype(number)
     prefix_C = np.concatenate(([0], np.cumsum(C))).astype(number)  # prefix_C[i] = Σ_{j<i} C[j]
@@ -1308,4 +1368,71 @@ def ordered_emd_from_pairs(cls: np.ndarray, val: np.ndarray, counts: np.ndarray,
     total = np.zeros(n_classes, dtype=number)
     starts = np.flatnonzero(first)  # pairs are sorted by class: one run per class
     total[cls[starts]] = np.add.reduceat(step, starts) + k[starts] * prefix_C[val[starts]]  # + before the lowest value
+    return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)
+
+
+RANK_TABLE_A_PAIR = 16
+""":func:`_ordered_emd_exact` reads each pair's split from a table of every threshold 0..n (two
+bytes an entry for m < 2**15) while n is below this many times the pairs, else searches the
+m cumulative counts (a table entry costs a fraction of a pair's binary search)."""
+
+
+def _ordered_emd_exact(cls: np.ndarray, val: np.ndarray, counts: np.ndarray, n_classes: int,
+                       class_sizes: np.ndarray, value_counts: np.ndarray, n: int) -> np.ndarray:
+    """:func:`ordered_emd_from_pairs` in exact integers (its sums fit in int64), the same
+    integer by fewer passes and temporaries: with P the prefix sums of C, a pair whose class
+    count c holds on [a, b) and whose sign changes at ``split`` adds
+    c·n·(2·split − a − b) + k·(P[a] + P[b] − 2·P[split]); ``split`` is the first i with
+    C(i)·k ≥ c·n, i.e. C(i) ≥ ⌈c·n / k⌉, clipped to [a, b)."""
+    m = len(value_counts)
+    p = len(cls)
+    C = np.cumsum(value_counts, dtype=np.int64)
+    P = np.zeros(m + 1, dtype=np.int64)                 # P[i] = Σ_{j<i} C[j]
+    np.cumsum(C, out=P[1:])
+    starts = np.flatnonzero(run_starts(cls))            # pairs are sorted by class: one run per class
+    lengths = run_sizes(starts, p)
+    ends = starts + lengths
+    ends -= 1                                           # each class's last pair: b = m there
+    cn = np.cumsum(counts, dtype=np.int64)
+    before = cn[starts]
+    before -= counts[starts]                            # records of earlier classes
+    cn -= np.repeat(before, lengths)                    # the class's cumulative count c
+    del before
+    k = np.repeat(np.asarray(class_sizes, dtype=np.int64)[cls[starts]], lengths)
+    cn *= np.int64(n)
+    work = cn + k
+    work -= 1
+    work //= k                                          # ⌈c·n / k⌉
+    if n < RANK_TABLE_A_PAIR * p and int(C[-1]) == n:   # rank[x] = #{i: C(i) < x}, x = 0..n
+        repeats = value_counts.astype(np.int64)
+        repeats[0] += 1
+        split = np.repeat(np.arange(m, dtype=np.min_scalar_type(m)), repeats)[work]
+    else:
+        split = np.searchsorted(C, work, side="left")
+    b = np.empty(p, dtype=np.int64)
+    b[:-1] = val[1:]
+    b[ends] = m
+    np.clip(split, val, b, out=work)
+    del split
+    at_split = P[work]
+    work *= 2
+    work -= val
+    work -= b
+    work *= cn                                          # c·n·(2·split − a − b)
+    del cn
+    at_a = np.take(P, val, out=b)                       # P[a] (b is read no more)
+    at_split *= -2
+    at_split += at_a
+    at_split[:-1] += at_a[1:]                           # + P[b]: the next pair's a within the class,
+    at_split[ends[:-1]] -= at_a[ends[:-1] + 1]          # m after its last pair
+    at_split[ends] += P[m]
+    at_split *= k
+    work += at_split
+    del at_split
+    np.cumsum(work, out=work)       # every step is a sum of magnitudes: the running sum stays below n²·m
+    per_class = work[ends]
+    per_class[1:] -= work[ends[:-1]]
+    per_class += k[starts] * at_a[starts]               # + before the lowest value
+    total = np.zeros(n_classes, dtype=np.int64)
+    total[cls[starts]] = per_class
     return np.clip(total / (class_sizes * float(n) * (m - 1)), 0.0, 1.0)

@@ -29,7 +29,7 @@ from tklscore.core.scoring.distinguishing_factors import (BESIDE, Distinguishing
 from tklscore.core.errors import InputError
 from tklscore.core.tables.published import Release, source_ids, unlocated_note
 from tklscore.core.tables.roles import Roles
-from tklscore.core.tables.loading import MISSING, Table
+from tklscore.core.tables.loading import MISSING, TEXT, Table
 from tklscore.core.scoring.weights import Weights, WeightsPerScore, missing_weights_notes, weights_above_one_note
 
 _NOT_COMPUTED = object()
@@ -94,19 +94,26 @@ class ScoreSet:
 
 @dataclass(frozen=True)
 class RecordScores:
-    """Record scores RS_tkl, RS_M and RS_L of each published record."""
+    """Record scores RS_tkl, RS_M and RS_L of each published record (RS_M None when not asked)."""
 
     tkl: np.ndarray
-    m_score: np.ndarray
+    m_score: np.ndarray | None
     l_severity: np.ndarray
 
 
-def record_scores(k: np.ndarray, l: np.ndarray, t: np.ndarray, weight_sum: np.ndarray) -> RecordScores:
-    return RecordScores(
-        tkl=(t + weight_sum) / l,
-        m_score=np.minimum(1.0, weight_sum) / k,
-        l_severity=weight_sum / k,
-    )
+def record_scores(k: np.ndarray, l: np.ndarray, t: np.ndarray, weight_sum: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, m_score: bool = True) -> RecordScores:
+    """RS_tkl = (t + W) / l, RS_M = min(1, W) / k and RS_L = W / k of records — every record, or a
+    slice of them (:func:`source_table_scores`, a block at a time). ``out``: arrays of the records'
+    length the three are written into (tkl, M, L); ``m_score`` False: RS_M not computed."""
+    tkl_out, m_out, l_out = out if out is not None else (None, None, None)
+    tkl = np.add(t, weight_sum, out=tkl_out)
+    tkl /= l
+    m = None
+    if m_score:
+        m = np.minimum(1.0, weight_sum, out=m_out)
+        m /= k
+    return RecordScores(tkl=tkl, m_score=m, l_severity=np.divide(weight_sum, k, out=l_out))
 
 
 def table_scores(records: RecordScores, x: float) -> ScoreSet:
@@ -162,22 +169,18 @@ class _SourceBlocks:
     def __call__(self) -> None:
         k, l, t, weight_sum = self.arrays
         size = min(BLOCK, self.stop - self.start)
-        scored, other = np.empty(size), np.empty(size)
+        buffers = (np.empty(size), np.empty(size), np.empty(size))
         for start in range(self.start, self.stop, BLOCK):
             part = slice(start, min(start + BLOCK, self.stop))
-            w, k_part = weight_sum[part], k[part]
-            rs = np.add(t[part], w, out=scored[:len(w)])
-            rs /= l[part]
-            high = float(rs.max())
+            w = weight_sum[part]
+            rs = record_scores(k[part], l[part], t[part], w, tuple(b[:len(w)] for b in buffers), self.above_one)
+            high = float(rs.tkl.max())
             self.tkl_max = max(self.tkl_max, high)
-            self.tkl.add(rs, max(high, -float(rs.min())))
-            rs = np.divide(w, k_part, out=scored[:len(w)])
-            high = float(rs.max())
-            self.l_severity.add(rs, max(high, -float(rs.min())))
-            if self.above_one:
-                rs = np.minimum(1.0, w, out=other[:len(w)])
-                rs /= k_part
-                high = float(rs.max())
+            self.tkl.add(rs.tkl, max(high, -float(rs.tkl.min())))
+            high = float(rs.l_severity.max())
+            self.l_severity.add(rs.l_severity, max(high, -float(rs.l_severity.min())))
+            if rs.m_score is not None:
+                high = float(rs.m_score.max())
             self.m_max = max(self.m_max, high)
 
 
@@ -333,18 +336,18 @@ class Scorer:
 
     def __init__(self, source: Table, roles: Roles):
         check_roles(roles)
-        roles.validate(source)
+        roles.validate(source, numbers=False)   # the numbers are checked as they are factorised, beside the others
         if len(source) == 0:
             raise InputError("the source table has no records", file=source.name)
         self.source = source
         self.roles = roles
-        self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         _factorise_beside(source, roles)
         self._qi = [source.codes(c) for c in roles.qi]
-        self._sa: dict[str, Codes] = {
+        self._sa: dict[str, Codes] = {   # a continuous SA that is not numbers: its error, in role order
             c: source.numeric_codes(c) if c in roles.continuous else source.codes(c)
             for c in roles.sa
         }
+        self._ids = source_ids(source, roles.identifier) if roles.identifier else None
         self._factors: DistinguishingFactors | None | object = _NOT_COMPUTED
         self._weights_cache: dict = {}
         self._whole_cache: dict = {}
@@ -370,11 +373,18 @@ class Scorer:
 
     def ids_of(self, positions: np.ndarray) -> np.ndarray:
         """Ids of source records: the identifier column's values, else row positions."""
-        if self._ids is None:   # the row numbers as text, written by Arrow
+        if self._ids is None:
+            return np.asarray(self._id_texts(positions), dtype=object)
+        return self.source.text_at(self.roles.identifier, np.asarray(positions))
+
+    def _id_texts(self, positions: np.ndarray):
+        """:meth:`ids_of` as the records' id column holds them: the row numbers written by Arrow as
+        Arrow-backed text (no Python string per id) when there is no identifier column."""
+        if self._ids is None:
             import pyarrow as pa
 
-            return pa.array(np.asarray(positions, dtype=np.int64)).cast(pa.string()).to_numpy(zero_copy_only=False)
-        return self.source.text_at(self.roles.identifier, np.asarray(positions))
+            return pd.array(pa.array(np.asarray(positions, dtype=np.int64)).cast(pa.large_string()), dtype=TEXT)
+        return self.ids_of(positions)
 
     def _missing_value_notes(self) -> list[str]:
         notes = []
@@ -418,7 +428,7 @@ class Scorer:
         re-scoring the same rows (e.g. after a weights change) does not write the ids again."""
         last = self._last_release
         if last is None or not np.array_equal(last.positions, positions):
-            last = self._last_release = Release(positions.copy(), self.ids_of(positions))
+            last = self._last_release = Release(positions.copy(), self._id_texts(positions))
         return last
 
     def _whole_factors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,7 +17,9 @@ How (vectorised, no Python loop over the terms):
   one grid and ``x − q`` is exact; the ``q`` add up without any rounding in any order, and the
   remainders, 2**29 or more times smaller at a million terms, go round again until none is left.
 - :func:`exact_parts` returns those exact partial sums: parts of pieces are added by
-  concatenating them, and ``math.fsum`` rounds their total once (correctly).
+  concatenating them, and :func:`rounded_sum` rounds their total once (correctly: ``math.fsum``;
+  when its partial sums leave a double's range, ``Fraction`` arithmetic, and ±inf only when the
+  exact sum does). A term of ``HUGE`` or more times a count is written exactly apart.
 
 An engine (DuckDB, Spark) sums a relation's scores without fetching them: its SQL
 (:meth:`tklscore.core.engines.plan.Plan.totals`) writes each finite score ``x`` as an integer
@@ -30,6 +32,7 @@ once, to the double :func:`exact_sum` gives for the same terms.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -39,17 +42,40 @@ BLOCK = 1 << 15             # terms summed a block at a time (the block's tempor
 LEVELS = 8                  # terms spread wider than this many extractions: math.fsum the rest
 HALF_BITS = 28              # an engine's integer parts of a score: two of at most 28 bits (:func:`sum_of_units`)
 UNIT_BELOW = 54             # a score's unit: 2**(⌊log2 |x|⌋ - 54), its integer below 2**56 whatever log2's last bit
+HUGE = 2.0 ** 960           # a term this large times a count (below 2**63) could leave a double's range when split
 
 
 def exact_sum(values, counts=None) -> float:
     """Σ values (· counts), the exact sum rounded once to the nearest double; NaN or ±inf as
-    numpy's sum gives them."""
-    return math.fsum(exact_parts(values, counts))
+    numpy's sum gives them; ±inf when the exact sum is beyond a double."""
+    return rounded_sum(exact_parts(values, counts))
+
+
+def rounded_sum(parts) -> float:
+    """The exact sum of ``parts`` (:func:`exact_parts`' doubles and integers, of one sum or of
+    its pieces concatenated) rounded once to the nearest double; ±inf when it is beyond a
+    double; a NaN or ±inf among the parts as numpy's sum gives it."""
+    try:
+        return math.fsum(parts)
+    except ValueError:              # +inf and -inf
+        return math.nan
+    except OverflowError:           # a partial sum (or an integer part, or the total) beyond a double
+        pass
+    odd = [p for p in parts if isinstance(p, float) and not math.isfinite(p)]
+    if odd:
+        return float(sum(odd))
+    total = sum(map(Fraction, parts), Fraction(0))
+    try:
+        return float(total)         # an integer divided by an integer: rounded once, correctly
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
 
 
 def exact_parts(values, counts=None) -> list[float]:
     """Doubles whose exact sum is Σ values (· counts, non-negative integers): the pieces of a
-    sum are added by concatenating their parts, and :func:`math.fsum` rounds the total once."""
+    sum are added by concatenating their parts, and :func:`rounded_sum` rounds the total once.
+    A product too large to split (a term of ``HUGE`` or more) is written in whole doubles, or as
+    an exact Python integer when it is beyond a double."""
     x = np.asarray(values, dtype=np.float64).ravel()
     c = None if counts is None else np.asarray(counts).ravel()
     parts: list[float] = []
@@ -57,7 +83,7 @@ def exact_parts(values, counts=None) -> list[float]:
     for start in range(0, x.size, BLOCK):
         terms = x[start:start + BLOCK]
         if c is not None:
-            terms = exact_products(terms, c[start:start + BLOCK])
+            terms = exact_products(terms, c[start:start + BLOCK], parts)
         if not _extract(terms, parts, buffers):
             return [float(x.sum() if c is None else (x * c).sum())]
     return parts
@@ -84,7 +110,7 @@ class BlockSum:
 
     def total(self) -> float | None:
         """The exact sum rounded once; None when a term was NaN or ±inf (sum those as numpy does)."""
-        return math.fsum(self.parts) if self.finite else None
+        return rounded_sum(self.parts) if self.finite else None
 
 
 def _extract(terms: np.ndarray, parts: list[float], buffers, top: float | None = None) -> bool:
@@ -117,14 +143,21 @@ def _extract(terms: np.ndarray, parts: list[float], buffers, top: float | None =
     return True
 
 
-def exact_products(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def exact_products(x: np.ndarray, counts: np.ndarray, parts: list) -> np.ndarray:
     """Terms whose exact sum is Σ x · counts (non-negative integer counts): each product
-    written as the products of ``x``'s two halves, each exact."""
+    written as the products of ``x``'s two halves, each exact; a product of a term of ``HUGE``
+    or more appended to ``parts`` exactly (such a double is a whole number): as doubles, or as
+    the integer when the product is beyond a double."""
     if x.size == 0:
         return x
+    if not max(float(x.max()), -float(x.min())) < HUGE:   # NaN, ±inf, or a term too large to split
+        if not np.isfinite(x).all():
+            return x * counts                  # as numpy multiplies (and sums)
+        huge = np.abs(x) >= HUGE
+        for v, k in zip(x[huge].tolist(), counts[huge].tolist()):
+            parts.extend(_whole_parts(int(v) * int(k)))
+        return exact_products(x[~huge], counts[~huge], parts)
     scaled = x * SPLIT
-    if not np.isfinite(scaled).all():         # too large to split (or NaN/inf): as numpy multiplies
-        return x * counts
     top = int(counts.max())
     once = counts == 1
     ones = int(np.count_nonzero(once))
@@ -146,6 +179,19 @@ def exact_products(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
     lower = (whole & ((1 << WHOLE_BITS) - 1)).astype(np.float64)
     shift = float(1 << WHOLE_BITS)
     return np.concatenate((high * lower, low * lower, high * upper * shift, low * upper * shift))
+
+
+def _whole_parts(n: int) -> list:
+    """Doubles whose exact sum is the integer ``n``; the integer itself when beyond a double."""
+    parts = []
+    while n:
+        try:
+            whole = float(n)
+        except OverflowError:
+            return parts + [n]
+        parts.append(whole)
+        n -= int(whole)
+    return parts
 
 
 def sum_of_units(units, highs, lows, odd: float | None = None) -> float:

@@ -79,11 +79,17 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
         return compact(key, size, rows)
     key, size = pairs[0][0].astype(np.int64, copy=False), max(int(pairs[0][1]), 1)
     dense = dense_limit(rows)
+    own = False   # whether ``key`` is an array made here (then changed in place), not a caller's codes
     for codes, cardinality in pairs[1:]:
         cardinality = max(int(cardinality), 1)
         if size * cardinality > dense and size > 1:
             key, size = compact(key, size, rows)  # keep the combined key small (and in int64)
-        key = key * np.int64(cardinality)   # a new array: the codes added in place
+            own = True
+        if own:
+            key *= np.int64(cardinality)
+        else:
+            key = np.multiply(key, np.int64(cardinality), dtype=np.int64)
+            own = True
         key += codes
         size *= cardinality
     return compact(key, size, rows)

@@ -32,7 +32,7 @@ from tklscore.core.files.text import (FIELD_LIMIT, InputNote, check_cell_length,
 from tklscore.core.tables.spaces import SpacesStripped, check_keep, split_delimiter, strip_frame
 
 MISSING = ""
-_TEXT = pd.StringDtype("pyarrow", na_value=np.nan)  # Arrow-backed text: no Python object per cell
+TEXT = pd.StringDtype("pyarrow", na_value=np.nan)  # Arrow-backed text: no Python object per cell
 _SAMPLE_BYTES = 256 * 1024
 _CHUNKED_BYTES = 8 * 1024 * 1024  # files this large are read in chunks when progress is wanted
 _CHUNK_ROWS = 100_000
@@ -71,7 +71,7 @@ class Table:
         self._codes: dict = {}
         self._numeric_counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._numeric_codes: dict = {}
-        self._numeric_parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}   # text codes, parsed distinct texts
+        self._numeric_parts: dict = {}   # (text codes, parsed distinct texts) or (None, numbers): _number_parts
         self.id_index: dict[str, object] = {}  # identifier column -> its validated ids (tables.published.source_ids)
         self._columns: tuple[pd.Index | None, list[str]] = (None, [])
 
@@ -167,19 +167,30 @@ class Table:
     def numeric(self, column: str) -> np.ndarray:
         """The column parsed as finite numbers (float64), or an error naming the first bad row."""
         if column not in self._numeric:
+            codes, numbers = self._number_parts(column)
+            self._numeric[column] = numbers if codes is None else numbers[codes]
+        return self._numeric[column]
+
+    def _number_parts(self, column: str) -> tuple[np.ndarray | None, np.ndarray]:
+        """The column's numbers checked finite: (None, every row's number) for a typed number column,
+        else (each row's code, each distinct text's number) — the texts hashed once and each
+        distinct text parsed and checked once, no number gathered per row (kept until
+        :meth:`numeric` asks); or an error naming the first bad row."""
+        if column not in self._numeric_parts:
             self.require_columns([column])
             stored = self.values(column)
             if not _is_text(stored) and pd.api.types.is_numeric_dtype(stored.dtype) \
                     and not pd.api.types.is_bool_dtype(stored.dtype):
-                values = stored.to_numpy(dtype="float64", na_value=np.nan)
+                codes, numbers = None, stored.to_numpy(dtype="float64", na_value=np.nan)
+                bad = ~np.isfinite(numbers)
             else:
                 # parse each distinct text once: O(n) hashing plus O(distinct) parsing
                 codes, uniques = pd.factorize(stored, use_na_sentinel=False)
                 parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-                parsed = parsed.to_numpy(dtype="float64", na_value=np.nan)
-                values = parsed[codes]
-                self._numeric_parts[column] = (codes, parsed)
-            bad = ~np.isfinite(values)
+                numbers = parsed.to_numpy(dtype="float64", na_value=np.nan)
+                bad = ~np.isfinite(numbers)
+                if bad.any():
+                    bad = bad[codes]
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
                 raw = self.text(column).iloc[first]
@@ -189,8 +200,10 @@ class Table:
                     f"({int(bad.sum())} such cell(s) in all)",
                     file=self.name, row=self.row_number(first), column=column,
                     hint="fix the value, or treat the column as categorical")
-            self._numeric[column] = values
-        return self._numeric[column]
+            if codes is None:
+                self._numeric[column] = numbers
+            self._numeric_parts[column] = (codes, numbers)
+        return self._numeric_parts[column]
 
     def numeric_codes(self, column: str) -> "Codes":
         """A continuous column's distinct numbers in increasing order (``uniques``) and each
@@ -199,14 +212,12 @@ class Table:
         from tklscore.core.tables.codes import Codes, factorize
 
         if column not in self._numeric_codes:
-            values = self.numeric(column)
-            parts = self._numeric_parts.pop(column, None)
-            if parts is None:
-                self._numeric_codes[column] = factorize(values, ordered=True)
+            codes, numbers = self._number_parts(column)
+            if codes is None:
+                self._numeric_codes[column] = factorize(numbers, ordered=True)
             else:
-                codes, parsed = parts
-                numbers, rank = np.unique(parsed, return_inverse=True)
-                self._numeric_codes[column] = Codes(rank.reshape(-1).astype(np.int64)[codes], numbers)
+                distinct, rank = np.unique(numbers, return_inverse=True)
+                self._numeric_codes[column] = Codes(rank.reshape(-1).astype(np.int64)[codes], distinct)
         return self._numeric_codes[column]
 
     def numeric_counts(self, column: str) -> tuple[np.ndarray, np.ndarray]:
@@ -263,13 +274,13 @@ def _column_text(values: pd.Series) -> pd.Series:
         import pyarrow.compute as pc
 
         text = pc.fill_null(pa.array(values).cast(pa.large_string()), MISSING)
-        return pd.Series(_TEXT.__from_arrow__(text), name=values.name)
+        return pd.Series(TEXT.__from_arrow__(text), name=values.name)
     if pd.api.types.is_integer_dtype(values.dtype) and not values.isna().any():
-        return pd.Series(_TEXT.__from_arrow__(pa.array(values.to_numpy()).cast(pa.large_string())),
+        return pd.Series(TEXT.__from_arrow__(pa.array(values.to_numpy()).cast(pa.large_string())),
                          name=values.name)
     codes, uniques = pd.factorize(values, use_na_sentinel=False)
     return pd.Series(_text_of_uniques(np.asarray(uniques, dtype=object))[codes], name=values.name,
-                     dtype=_TEXT)
+                     dtype=TEXT)
 
 
 def load_table(path: str | os.PathLike, *, delimiter: str | None = None,
@@ -431,7 +442,7 @@ def _typed_column(column: "pa.ChunkedArray", name: str) -> pd.Series:
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         import pyarrow.compute as pc
 
-        return pd.Series(_TEXT.__from_arrow__(pc.fill_null(column, MISSING).cast(pa.large_string())), name=name)
+        return pd.Series(TEXT.__from_arrow__(pc.fill_null(column, MISSING).cast(pa.large_string())), name=name)
     return _column_text(pd.Series(column.to_pandas(), name=name))
 
 
@@ -537,7 +548,7 @@ def _read_delimited(path: Path, sample: bytes, progress, **options) -> pd.DataFr
         return frame
     # Arrow could not read it as a regular table: pandas reads it and the caller reports what is wrong
     frame = pd.read_csv(path, **options)
-    return frame.astype(_TEXT) if isinstance(frame.index, pd.RangeIndex) else frame
+    return frame.astype(TEXT) if isinstance(frame.index, pd.RangeIndex) else frame
 
 
 def _row_progress(progress, size: int, sample: bytes):
@@ -582,7 +593,7 @@ def _read_delimited_arrow(path: Path, delimiter: str, encoding: str, progress=No
             arrow = pa.Table.from_batches(batches, schema=reader.schema)
     except (pa.ArrowException, UnicodeDecodeError, LookupError, ValueError):
         return None
-    frame = pd.DataFrame({name: pd.Series(_TEXT.__from_arrow__(arrow.column(i)))
+    frame = pd.DataFrame({name: pd.Series(TEXT.__from_arrow__(arrow.column(i)))
                           for i, name in enumerate(header)}, index=pd.RangeIndex(arrow.num_rows))
     frame.attrs["regular"] = True  # Arrow refuses rows with a field too many or too few
     return frame

@@ -65,11 +65,12 @@ class Roles:
     def is_continuous(self, column: str) -> bool:
         return column in self.continuous
 
-    def validate(self, source) -> None:
+    def validate(self, source, numbers: bool = True) -> None:
         """Every named column exists in ``source`` — a loaded ``Table``, or what is known
         of a source not loaded: its column names (a list, or anything with ``columns`` and
-        ``path``, such as an out-of-core ``SourceSummary``); a Table's continuous SAs parse
-        as numbers (out of core the engine checks them as it reads the source)."""
+        ``path``, such as an out-of-core ``SourceSummary``); with ``numbers``, a Table's
+        continuous SAs parse as numbers (out of core the engine checks them as it reads the
+        source; the Scorer as it factorises the columns)."""
         columns = list(source) if isinstance(source, (list, tuple)) else list(source.columns)
         name = getattr(source, "name", None) if hasattr(source, "numeric") else getattr(source, "path", None)
         named = list(self.qi) + list(self.sa) + ([self.identifier] if self.identifier else [])
@@ -77,7 +78,7 @@ class Roles:
         if missing:
             raise InputError(f"column {', '.join(repr(shorten(c)) for c in missing)} not found; the table has "
                              f"columns {', '.join(repr(shorten(c)) for c in columns)}", file=name)
-        if hasattr(source, "numeric"):
+        if numbers and hasattr(source, "numeric"):
             for column in self.sa:
                 if column in self.continuous:
                     source.numeric(column)

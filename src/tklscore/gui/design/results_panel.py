@@ -24,6 +24,8 @@ ERROR = "<span style='color:#b00020'>{}</span>"
 EVALUATING = " Evaluating the new design…"
 CANCELLED = " The new design's evaluation was cancelled: the figures below are the last design's."
 SUPERSEDED = " (the new design's evaluation was cancelled: these are the last design's figures)"
+NOTHING_YET = ("The design's evaluation was cancelled before it finished: no figures are shown. "
+               "Change a level or a setting to evaluate the design again.")
 
 
 def fit_rows(widget: QTableWidget) -> None:
@@ -51,6 +53,7 @@ class ResultsPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         layout = QVBoxLayout(self)
+        self.shown = False   # an evaluation's figures are on screen
         self.headline = QLabel("Open a source table and choose its roles to design a release.")
         self.headline.setWordWrap(True)
         self.headline.setStyleSheet("font-size: 14px; font-weight: 600;")
@@ -112,8 +115,12 @@ class ResultsPanel(QWidget):
         return self.engine_note.text().split(EVALUATING)[0].split(CANCELLED)[0]
 
     def stopped(self) -> None:
-        """The evaluation was cancelled: the last figures stay, said to be the last design's."""
-        if not self.engine_note.isHidden():
+        """The evaluation was cancelled: the last figures stay, said to be the last design's (or
+        that none are shown)."""
+        if not self.shown:
+            self.headline.setText(NOTHING_YET)
+            self.engine_note.setText(self._note())
+        elif not self.engine_note.isHidden():
             self.engine_note.setText(self._note() + CANCELLED)
         elif SUPERSEDED not in self.headline.text():
             self.headline.setText(self.headline.text() + SUPERSEDED)
@@ -122,6 +129,7 @@ class ResultsPanel(QWidget):
         """The headline, scores, privacy models, utility, notes, published table and
         suppressed records of an evaluation (either engine)."""
         result, figures = evaluation.result, evaluation.figures
+        self.shown = True
         report, utility = result.report, result.utility
         tkl_norm = report.normalized_source.tkl
         self.headline.setText(

@@ -131,10 +131,13 @@ class SuggestionsPanel(QObject):
         self._say(f"<b>The search failed.</b> {message}", error=True)
 
     def stopped(self, found: Suggestions | None) -> None:
-        """A cancelled search: what it found until then (None: it had not started)."""
-        if found is None:
+        """A cancelled search: what it found until then (None, or no release evaluated: nothing)."""
+        if found is None or not found.evaluated:
             self.suggest_button.setEnabled(True)
-            self._say("<b>Cancelled</b> before any release was evaluated. Press Suggest to search again.")
+            shown = (" The releases shown are the previous search's." if self.suggestions is not None
+                     else "")
+            self._say(f"<b>The search was cancelled</b> before any release was evaluated.{shown} "
+                      "Press Suggest to search again.")
             return
         self.show(found)
 

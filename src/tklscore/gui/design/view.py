@@ -224,8 +224,12 @@ class DesignView(QWidget):
                     self.set_hierarchy(column, dialog.hierarchy)
 
         self.workbench.status.emit(f"Reading the distinct values of '{column}'…")
+        def stopped(_value) -> None:
+            self.workbench.status.emit(f"Reading the values of '{column}' was cancelled: its hierarchy "
+                                       "builder did not open. Ask for it again to open it.")
+
         self.workbench.runner.start(f"Reading the values of '{column}'", work, done, self.workbench._fail,
-                                    owner=self)
+                                    owner=self, on_cancelled=stopped, cancel_text="Cancel reading the values")
 
     # ------------------------------------------------------------------ evaluation
     def schedule(self) -> None:
@@ -292,7 +296,8 @@ class DesignView(QWidget):
 
         if self._task is not None:   # a newer design supersedes the one still being evaluated
             self._task.cancel()
-        self._task = self.workbench.runner.start(title, work, done, failed, owner=self, on_cancelled=cancelled)
+        self._task = self.workbench.runner.start(title, work, done, failed, owner=self, on_cancelled=cancelled,
+                                                 cancel_text="Cancel the evaluation")
 
     def show_evaluation(self, evaluation: Evaluation) -> None:
         self.evaluation = evaluation
@@ -329,7 +334,7 @@ class DesignView(QWidget):
         panel.searching()
         self.results.tabs.setCurrentIndex(SUGGESTIONS_TAB)
         self.workbench.runner.start("Suggesting releases", work, panel.show, self._suggest_failed, owner=self,
-                                    on_cancelled=panel.stopped)
+                                    on_cancelled=panel.stopped, cancel_text="Cancel the search")
 
     def show_suggestions(self, found) -> None:
         self.suggestions_panel.show(found)

@@ -36,6 +36,7 @@ class RiskView(QWidget):
         self.disclosure: DisclosureRisk | None = None
         self.record_ids: np.ndarray | None = None
         self._generation = 0
+        self._shown_release: str | None = None   # the release whose lens is on screen
         self._parameters: dict[str, tuple[float, float]] = {}
 
         self.verdict_label = QLabel("No release yet.")
@@ -143,22 +144,35 @@ class RiskView(QWidget):
                                     progress=lambda f: control.progress(int(100 * f), text))
 
         self.verdict_label.setText(f"{text}…")
-        self._start(generation, text, compute)
+        self._start(generation, text, compute, name)
 
-    def _start(self, generation: int, title: str, compute) -> None:
-        """Run ``compute`` (→ a RiskLens) on the task runner; show it unless a newer one was asked for."""
+    def _start(self, generation: int, title: str, compute, name: str) -> None:
+        """Run ``compute`` (→ a RiskLens of release ``name``) on the task runner; show it unless a
+        newer one was asked for; cancelled, say so and what is still shown."""
         workbench = self.workbench
 
         def done(lens: RiskLens) -> None:
             if generation == self._generation:
                 workbench.risk_lens = lens
+                self._shown_release = name
                 self._show(lens.measures, lens.disclosure, lens.ids, lens=lens)
 
         def failed(message: str) -> None:
             if generation == self._generation:
                 self._show(None, None, None, message)
 
-        workbench.runner.start(title, compute, done, failed)
+        def cancelled(_value) -> None:
+            if generation != self._generation:
+                return
+            if self.measures is not None and self._shown_release == name:
+                self.verdict_label.setText(f"Measuring the risk of {name} again was cancelled: the figures below "
+                                           f"are its last complete measurement. Change a parameter to measure again.")
+            else:
+                self._show(None, None, None, f"Measuring the risk of {name} was cancelled: no figures are shown. "
+                                             "Change a parameter to measure it.")
+
+        workbench.runner.start(title, compute, done, failed, on_cancelled=cancelled,
+                               cancel_text="Cancel measuring the risk")
 
     # ------------------------------------------------------------------ display
 
