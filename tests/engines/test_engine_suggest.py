@@ -268,7 +268,9 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
                 inside[0] -= 1
 
     monkeypatch.setattr(AggregateLattice, "_one_class", counted)
-    own, own_class = [], AggregateLattice._own_class
+    from tklscore.core.engines import lattice as module
+
+    own, own_class = [], module._own_class
 
     def own_counted(self, piece, *args):
         own.append(int(self.finest_rows[piece[0]].sum()))
@@ -278,7 +280,7 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
         assert math.fsum(found) == math.fsum(one_class(self, piece, *head, [None] * len(masks), t))
         return found
 
-    monkeypatch.setattr(AggregateLattice, "_own_class", own_counted)
+    monkeypatch.setattr(module, "_own_class", own_counted)
     engine, lattice, most = suggest_in_pieces(monkeypatch, pieces_budget(200), path, roles, hierarchies, weights,
                                               constraints, delimiter=";")
     assert_same_suggestions(engine, memory)

@@ -114,7 +114,7 @@ in pieces that many times larger, within what a piece may take."""
 
 OWN_CLASS_ROW_BYTES = 100
 """What a row of a class larger than a piece takes while it is counted over its own distinct
-SA combinations (:meth:`AggregateLattice._own_class`): its position, combination, group and
+SA combinations (:func:`_own_class`): its position, combination, group and
 records, and its groups' lines, l-DF and tables (:func:`_l_of_own_groups`; up to a group a row).
 Measured (tracemalloc over numpy's allocations, one worker) on the benchmark's table at 1M
 rows, pieces of 30k rows: about 42 bytes a row and 5 MB besides (59–74 a row over the classes
@@ -136,7 +136,7 @@ def piece_rows(rows: int, budget: int) -> int:
 
 def own_rows(chunk: int) -> int:
     """The most rows of a class larger than a piece of ``chunk`` rows counted over its own
-    distinct SA combinations (:meth:`AggregateLattice._own_class`; one of more over every
+    distinct SA combinations (:func:`_own_class`; one of more over every
     combination, :meth:`AggregateLattice._one_class`): what it takes (:data:`OWN_CLASS_ROW_BYTES`
     a row) within what a piece of whole classes may take (two pieces' rows at
     :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such classes at once."""
@@ -514,7 +514,7 @@ class AggregateLattice:
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
                 if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
-                    total += self._own_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
+                    total += _own_class(self, piece, class_of_finest, sizes, dropped, kept, groups, representative,
                                              w, known, masks, t)
                     continue
                 with self._one_class_at_once:
@@ -640,35 +640,6 @@ class AggregateLattice:
         score /= l
         return exact_parts(score, records[at])
 
-    def _own_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
-        """:meth:`_one_class` of a class of at most :attr:`own_rows` rows, at a cost of its own rows:
-        its rows read at once, its distinct full SA groups found through a map of every group to
-        its number in the class (one a node in flight, kept; only the class's entries written
-        before they are read), its records, l-DF (exact without the coarser nodes' masks,
-        ``known`` unread) and t over those groups, never a pass over every group of the source."""
-        (finest,) = piece
-        cls = int(class_of_finest[finest[0]])
-        full, _ = groups.full
-        rows = _ranges(self.offsets[finest], self.finest_rows[finest])
-        g = self.combo[rows] if self._full_is_combo(groups) else full[self.combo[rows]]
-        with self._maps.free() as number:
-            at, group = _distinct(g, number)
-            del g
-            combos = representative[at]
-            l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
-                                        number)
-        records = np.bincount(group, weights=self.cnt[rows], minlength=len(at))
-        _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, self.rows)
-        if dropped[cls]:
-            return []
-        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
-                    lambda i: self.combo_s[i][combos].astype(np.int64), records.astype(np.int64),
-                    tabled[cls:cls + 1])
-        score = t[0] + w[combos]
-        score /= l
-        return exact_parts(score, records)
-
     def _combo_cells(self) -> np.ndarray | None:
         """Each SA combination's cell in the array of every combination of the SAs' values (their
         codes in mixed radix, the first SA's the most significant), or None when that array
@@ -727,9 +698,39 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
     return l.ravel()[cells[at]].astype(np.int64), tables
 
 
+def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
+               representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
+    """:meth:`AggregateLattice._one_class` of a class of at most its ``own_rows`` rows, at a cost
+    of its own rows: its rows read at once, its distinct full SA groups found through a map of every group to
+    its number in the class (one a node in flight, kept; only the class's entries written
+    before they are read), its records, l-DF (exact without the coarser nodes' masks,
+    ``known`` unread) and t over those groups, never a pass over every group of the source."""
+    (finest,) = piece
+    cls = int(class_of_finest[finest[0]])
+    full, _ = groups.full
+    rows = _ranges(lattice.offsets[finest], lattice.finest_rows[finest])
+    g = lattice.combo[rows] if lattice._full_is_combo(groups) else full[lattice.combo[rows]]
+    with lattice._maps.free() as number:
+        at, group = _distinct(g, number)
+        del g
+        combos = representative[at]
+        l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
+                                    number)
+    records = np.bincount(group, weights=lattice.cnt[rows], minlength=len(at))
+    _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, lattice.rows)
+    if dropped[cls]:
+        return []
+    t = lattice._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+                   lambda i: lattice.combo_s[i][combos].astype(np.int64), records.astype(np.int64),
+                   tabled[cls:cls + 1])
+    score = t[0] + w[combos]
+    score /= l
+    return exact_parts(score, records)
+
+
 class _Maps:
     """Maps of each of ``n`` SA combinations (or full groups) to a number, one a node in flight
-    (:meth:`AggregateLattice._own_class`; :data:`COMBINATION_BYTES`), kept for the next class."""
+    (:func:`_own_class`; :data:`COMBINATION_BYTES`), kept for the next class."""
 
     def __init__(self, n: int):
         self.n, self._free, self._lock = n, [], threading.Lock()
