@@ -277,7 +277,7 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
         found = own_class(self, piece, *args)
         # the class's scores over its own combinations are those over every combination of the source
         *head, masks, t = args
-        assert math.fsum(found) == math.fsum(one_class(self, piece, *head, [None] * len(masks), t))
+        assert math.fsum(found) == math.fsum(one_class(self, piece, *head, None, [None] * len(masks), t))
         return found
 
     monkeypatch.setattr(module, "_own_class", own_counted)

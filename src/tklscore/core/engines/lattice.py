@@ -67,7 +67,7 @@ from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Gro
                                                           variational_distance_of_numerator, variational_numerator,
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
-from tklscore.core.scoring.sums import exact_parts
+from tklscore.core.scoring.sums import exact_parts, rounded_sum
 from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
@@ -507,7 +507,7 @@ class AggregateLattice:
             total, masks = self._scored_rows(kept, rows, local, sizes, ~dropped, rows.weights(w), self.cnt, known, t,
                                              self.beyond_one)
             self._lattice_l.keep(levels, extra, masks, self.rows)
-            return math.fsum(total)
+            return rounded_sum(total)
         codes = [self.combo_s[i] for i in kept]
         masks: list = [None] * len(groups.others)
         total = []
@@ -515,7 +515,7 @@ class AggregateLattice:
             if isinstance(piece, tuple):
                 if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
                     total += _own_class(self, piece, class_of_finest, sizes, dropped, kept, groups, representative,
-                                             w, known, masks, t)
+                                        w, masks, t)
                     continue
                 with self._one_class_at_once:
                     total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
@@ -531,7 +531,7 @@ class AggregateLattice:
             _assemble(masks, found, at, self.rows)
             total += part
         self._lattice_l.keep(levels, extra, masks, self.rows)
-        return math.fsum(total)     # the pieces' exact parts rounded once: the in-memory sum
+        return rounded_sum(total)     # the pieces' exact parts rounded once: the in-memory sum
 
     def row_groups(self, kept: list[int]) -> "_RowGroups":
         """The SA groupings of every row of the aggregate over the kept SAs, kept across nodes
@@ -699,12 +699,12 @@ def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np
 
 
 def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-               representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
+               representative: np.ndarray, w: np.ndarray, masks: list, tabled: np.ndarray) -> list[float]:
     """:meth:`AggregateLattice._one_class` of a class of at most its ``own_rows`` rows, at a cost
     of its own rows: its rows read at once, its distinct full SA groups found through a map of every group to
     its number in the class (one a node in flight, kept; only the class's entries written
     before they are read), its records, l-DF (exact without the coarser nodes' masks,
-    ``known`` unread) and t over those groups, never a pass over every group of the source."""
+    which it does not read) and t over those groups, never a pass over every group of the source."""
     (finest,) = piece
     cls = int(class_of_finest[finest[0]])
     full, _ = groups.full
