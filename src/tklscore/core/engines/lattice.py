@@ -62,7 +62,7 @@ from tklscore.core.release.suggest import _Node
 from tklscore.core.release.transform import ReleaseDesign, suppressed_classes
 from tklscore.core.release.utility import attribute_precision
 from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Groupings, LatticeL, SaGroups,
-                                                          _records_by_key, bits_at,
+                                                          records_by_key, bits_at,
                                                           l_of_classes, ordered_emd_of_weighted, sa_groups,
                                                           variational_distance_of_numerator, variational_numerator,
                                                           weighted_class_value_pairs)
@@ -445,7 +445,7 @@ class AggregateLattice:
         kept = self._value_counts.get(i)
         if kept is None:
             if self._combo_records is None:
-                self._combo_records = _records_by_key(self.combo, self.cnt, self.combos)
+                self._combo_records = records_by_key(self.combo, self.cnt, self.combos)
             kept = self._value_counts[i] = value_counts(self.combo_s[i], len(self.uniques[i]), self._combo_records)
         return kept
 
@@ -1084,7 +1084,7 @@ class ValueTables:
 
 def value_counts(values: np.ndarray, m: int, counts: np.ndarray) -> tuple[np.ndarray, int]:
     """The records holding each of an SA's ``m`` values, and all the records."""
-    return _records_by_key(values, counts, m), int(counts.sum())
+    return records_by_key(values, counts, m), int(counts.sum())
 
 
 def class_t(classes: np.ndarray, n_classes: int, sizes: np.ndarray, values: np.ndarray, m: int,

@@ -1098,7 +1098,7 @@ def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.n
     key = np.multiply(classes, np.int64(m), dtype=np.int64)
     key += values
     if n_classes * m <= min(dense_limit(len(key)), PAIR_TABLE):   # a count per possible pair, in key order
-        total = _records_by_key(key, counts, n_classes * m)
+        total = records_by_key(key, counts, n_classes * m)
         pair = np.flatnonzero(total)
         total = total[pair]
     else:   # one sort; each pair's records added over its run (no row numbered by its pair)
@@ -1111,7 +1111,7 @@ def weighted_class_value_pairs(classes: np.ndarray, n_classes: int, values: np.n
     return cls, val, total
 
 
-def _records_by_key(key: np.ndarray, counts: np.ndarray, size: int, beyond_one=None) -> np.ndarray:
+def records_by_key(key: np.ndarray, counts: np.ndarray, size: int, beyond_one=None) -> np.ndarray:
     """The records of each key < ``size`` (rows standing for ``counts`` records each), as int64:
     integer counts added in integers (``np.add.at``: half the CPU of ``bincount``'s float weights
     and their cast back on a table of millions of cells — given int64 counts: counts of another
@@ -1286,11 +1286,11 @@ def ordered_emd_of_weighted(classes: np.ndarray, n_classes: int, class_sizes: np
     aggregate's; ``values``: ranks < ``m``; ``value_counts``: the table's records of each rank,
     ``n`` in all): over the (class, rank) table while it fits (:func:`_emd_table_fits`) and its
     sums are exact integers (:func:`_ordered_emd_of_table`, the same integer), else over the
-    distinct pairs. ``beyond_one``: the rows counted more than once (:func:`_records_by_key`)."""
+    distinct pairs. ``beyond_one``: the rows counted more than once (:func:`records_by_key`)."""
     if m > 1 and _emd_table_fits(n_classes, m, len(classes)) and float(m) * n * n < 2.0 ** 62:
         key = np.multiply(classes, np.int64(m), dtype=np.int64)
         key += values
-        table = _records_by_key(key, counts, n_classes * m, beyond_one)
+        table = records_by_key(key, counts, n_classes * m, beyond_one)
         return _ordered_emd_of_table(table.reshape(n_classes, m), class_sizes, value_counts, n)
     cls, val, pair_counts = weighted_class_value_pairs(classes, n_classes, values, m, counts)
     return ordered_emd_from_pairs(cls, val, pair_counts, n_classes, class_sizes, value_counts, n)
