@@ -368,30 +368,67 @@ def test_a_parquet_source_is_read_into_the_aggregate_with_every_check(tmp_path, 
         assert said in str(error.value)
 
 
-def test_a_damaged_page_of_a_parquet_source_is_named_as_the_source_and_no_partial_cache_is_kept(tmp_path, cache):
-    """A Parquet source with a damaged data page the checks never read (they read statistics and
-    other columns), met while its aggregate is written straight to the cache file: the error
-    names the source file, not the cache file, and leaves no cache file to reuse."""
+def _small_parquet(path, damaged: bool):
+    """2,000 rows of id, q and s; ``damaged``: a data page of s overwritten, which the checks
+    never read (they read statistics and other columns)."""
     import numpy as np
     import pandas as pd
     import pyarrow.parquet as pq
 
-    from tklscore.core.errors import InputError
-
     rng = np.random.default_rng(1)
-    path = tmp_path / "source.parquet"
     pd.DataFrame({"id": [f"r{i}" for i in range(2000)], "q": rng.choice(list("abc"), 2000),
                   "s": rng.choice(["x", "y", "z"], 2000)}).to_parquet(path, index=False, compression="snappy")
-    page = pq.ParquetFile(path).metadata.row_group(0).column(2).data_page_offset    # column s
-    data = bytearray(path.read_bytes())
-    data[page + 40:page + 70] = b"\xff" * 30
-    path.write_bytes(bytes(data))
-    roles = Roles(qi=["q"], sa=["s"], identifier="id")
-    for _ in range(2):    # the second open reads the file again: nothing was kept
-        with open_backend("duckdb") as backend, pytest.raises(InputError) as error:
-            EngineDesigner(backend, str(path), roles)
-        assert error.value.file == str(path) and "cannot be read: a part of the file is damaged" in str(error.value)
+    if damaged:
+        page = pq.ParquetFile(path).metadata.row_group(0).column(2).data_page_offset    # column s
+        data = bytearray(path.read_bytes())
+        data[page + 40:page + 70] = b"\xff" * 30
+        path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_damaged_page_is_named_as_the_source_s_and_out_of_memory_as_the_limit_s(tmp_path, cache, capsys):
+    """``suggest --engine duckdb`` as a user runs it. A Parquet source with a damaged data page,
+    met while its aggregate is written straight to the cache file: the error names the source
+    file as damaged, not the cache file, and leaves no cache file to reuse. A sound file under a
+    memory limit DuckDB cannot meet: said as memory running out — the limit, the remedy —, never
+    as a damaged file; exit status 2, no traceback."""
+    from helpers import run_cli
+
+    weights = tmp_path / "w.csv"
+    weights.write_text("attribute,value,weight\ns,x,0.1\ns,y,0.2\ns,z,0.3\n")
+    damaged = _small_parquet(tmp_path / "damaged.parquet", damaged=True)
+    sound = _small_parquet(tmp_path / "sound.parquet", damaged=False)
+    args = ["--qi", "q", "--sa", "s", "--weights", weights, "--k", "2", "--engine", "duckdb"]
+    for _ in range(2):    # the second run reads the file again: nothing was kept
+        code, out, err = run_cli(capsys, ["suggest", damaged, *args, "--memory-limit", "1GB"])
+        assert code == 2 and out == "" and "Traceback" not in err
+        assert err.startswith(f"tklscore: error: {damaged}: cannot be read: a part of the file is damaged"), err
         assert not [p for p in cache.glob("*") if p.suffix in (".parquet", ".json")]
+    code, out, err = run_cli(capsys, ["suggest", sound, *args, "--memory-limit", "1MB"])
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"tklscore: error: DuckDB ran out of memory while reading {sound} and writing "), err
+    assert "under its memory limit of 1.0 MiB (--memory-limit): nothing is wrong with the files" in err
+    assert "give a larger --memory-limit (this machine has " in err and "for DuckDB's spill" in err
+    assert "is damaged" not in err and "internal error" not in err
+
+
+def test_out_of_memory_in_any_statement_is_said_as_such(tmp_path):
+    """Memory running out in a statement that is not a copy (a fetch; one run under a file's
+    name, which said "cannot be read" before): the limit the engine had, not the file."""
+    from tklscore.core.errors import InputError
+
+    path = _small_parquet(tmp_path / "sound.parquet", damaged=False)
+    with open_backend("duckdb", memory_limit="1MB") as backend:
+        backend.scan(str(path))
+        big = "SELECT string_agg(s || id, ',' ORDER BY id) AS t FROM range(200000) r, __scan"
+        with pytest.raises(InputError) as fetched:
+            backend.fetch(big)
+        with pytest.raises(InputError) as run:
+            backend.run("cannot be read", str(path), lambda: backend.fetch(big))
+    for error in (fetched.value, run.value):
+        assert error.file is None and "cannot be read" not in str(error)
+        assert str(error).startswith(f"DuckDB ran out of memory while working on {path}, under its memory limit "
+                                     f"of 1.0 MiB (--memory-limit)"), str(error)
 
 
 def test_rows_of_the_aggregate_are_coded_ungrouped_only_when_each_is_a_combination(tmp_path, data_dir, weights,

@@ -8,7 +8,9 @@ into a UTF-8 copy in the work folder (DuckDB's own encodings are an extension). 
 folder (``tklscore-duckdb-PID-XXXX`` in the temporary folder: the database, its spill
 files, decoded copies) is removed when the back-end closes or the process exits, and one
 whose process has gone (killed) is swept by the next back-end. Outputs are written
-through :mod:`tklscore.core.files.atomic`.
+through :mod:`tklscore.core.files.atomic`. A statement that runs out of memory is said as
+such (:meth:`DuckDBBackend.out_of_memory`: the limit, the memory and disk left), never as
+a damaged or unreadable file.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from pathlib import Path
 import pandas as pd
 
 from tklscore.core.engines.backend import Backend, Scan, check_engine_file, first_line, memory_bytes
+from tklscore.core.engines.choice import available_memory
 from tklscore.core.errors import InputError, existing_file
 from tklscore.core.files.atomic import atomic_path, is_disk_full, write_error
+from tklscore.core.tables.loading import binary_size
 from tklscore.core.tables.spaces import split_delimiter, sql_trim
 
 _PARQUET = {".parquet", ".pq"}
@@ -154,6 +158,25 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+_OUT_OF_MEMORY = ("out of memory error", "could not allocate block", "failed to allocate")
+
+
+def _about(size: str, count: int) -> bool:
+    """Whether DuckDB's ``size`` (``1.8 GiB``: binary units, cut to one decimal) is ``count`` bytes."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?) (bytes|KiB|MiB|GiB|TiB)", size.strip())
+    scale = 1024 ** ["bytes", "KiB", "MiB", "GiB", "TiB"].index(match.group(2)) if match else 0
+    return match is not None and abs(float(match.group(1)) * scale - count) < 0.1 * scale
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """Whether ``error`` is DuckDB running out of its memory limit (``OutOfMemoryException``,
+    or another error class whose text says it could not allocate), not a fault of a file."""
+    import duckdb
+
+    kind = getattr(duckdb, "OutOfMemoryException", None)
+    return (kind is not None and isinstance(error, kind)) or any(t in str(error).lower() for t in _OUT_OF_MEMORY)
+
+
 class DuckDBBackend(Backend):
     name = "duckdb"
     holds_files = True
@@ -212,20 +235,60 @@ class DuckDBBackend(Backend):
 
     # ------------------------------------------------------------------ primitives
 
-    def _timed(self, what: str, sql: str, run):
-        """``run()``; with ``$TKLSCORE_STATEMENT_TIMES`` set, its wall and CPU seconds and the
-        statement's start written to stderr (a profile of the plan, statement by statement)."""
-        if not STATEMENT_TIMES:
-            return run()
-        import sys
-
-        wall, cpu = time.perf_counter(), time.process_time()
+    @contextlib.contextmanager
+    def _memory_said(self, doing: str | None = None):
+        """Out of memory in the statements run within: :meth:`out_of_memory` (``doing``: what
+        the statement does, in words; else it works on the files scanned)."""
         try:
-            return run()
-        finally:
-            shown = " ".join(sql.split())
-            print(f"[statement] {time.perf_counter() - wall:7.3f} s wall {time.process_time() - cpu:7.3f} s CPU "
-                  f"{what}: {shown[:160]}", file=sys.stderr, flush=True)
+            yield
+        except self._duckdb.Error as exc:
+            if is_out_of_memory(exc):
+                raise self.out_of_memory(exc, doing) from None
+            raise
+
+    def out_of_memory(self, error: BaseException, doing: str | None = None) -> InputError:
+        """The error for DuckDB running out of memory while ``doing``: the limit it ran out under
+        (the engine's share of ``--memory-limit`` while a search holds the rest, or DuckDB's
+        default), the memory the machine has available and the disk free for its spill: the
+        files are fine, the limit or the machine too small for the work."""
+        files = [f for f in dict.fromkeys(self.inputs) if not Path(f).is_relative_to(self.folder)]
+        doing = doing or (f"working on {' and '.join(files)}" if files else "working")
+        try:
+            now = self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        except self._duckdb.Error:
+            now = None
+        if self._memory_limit:
+            given = int(self._memory_limit.removesuffix("MiB")) << 20
+            limit = f"{now} (the engine's share of --memory-limit {binary_size(given)})" \
+                if now and not _about(now, given) else f"{binary_size(given)} (--memory-limit)"
+        else:
+            limit = f"{now} (DuckDB's default: 80 % of the machine's memory)" if now else "DuckDB's default"
+        spill = self.folder.parent
+        try:
+            free = f" ({binary_size(shutil.disk_usage(spill).free)} free)"
+        except OSError:
+            free = ""
+        return InputError(f"DuckDB ran out of memory while {doing}, under its memory limit of {limit}: nothing is "
+                          f"wrong with the files, the limit is too small for this work ({first_line(error)})",
+                          hint=f"give a larger --memory-limit (this machine has {binary_size(available_memory())} of "
+                               f"memory available now), or free disk in {spill} for DuckDB's spill{free}")
+
+    def _timed(self, what: str, sql: str, run, doing: str | None = None):
+        """``run()``, its running out of memory said (:meth:`_memory_said`); with
+        ``$TKLSCORE_STATEMENT_TIMES`` set, its wall and CPU seconds and the statement's start
+        written to stderr (a profile of the plan, statement by statement)."""
+        with self._memory_said(doing):
+            if not STATEMENT_TIMES:
+                return run()
+            import sys
+
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return run()
+            finally:
+                shown = " ".join(sql.split())
+                print(f"[statement] {time.perf_counter() - wall:7.3f} s wall {time.process_time() - cpu:7.3f} s CPU "
+                      f"{what}: {shown[:160]}", file=sys.stderr, flush=True)
 
     def fetch(self, sql: str, params=None) -> pd.DataFrame:
         return self._timed("fetch", sql, lambda: self.con.execute(sql, list(params) if params else None).df())
@@ -237,11 +300,12 @@ class DuckDBBackend(Backend):
         return self._timed("fetch_arrow", sql, run)
 
     def fetch_batches(self, sql: str, rows: int):
-        reader = self.con.sql(sql).to_arrow_reader(max(1, int(rows)))
-        try:
-            yield from reader
-        finally:
-            reader.close()
+        with self._memory_said():
+            reader = self.con.sql(sql).to_arrow_reader(max(1, int(rows)))
+            try:
+                yield from reader
+            finally:
+                reader.close()
 
     def expect_rows(self, rows: int) -> None:
         """Relations of a source of ``rows`` rows kept as temporary tables when they fit
@@ -309,7 +373,8 @@ class DuckDBBackend(Backend):
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         self.con.register(f"{name}_frame", frame)
-        self.con.execute(f"CREATE OR REPLACE {self._making(name, 'TABLE')} {name} AS SELECT * FROM {name}_frame")
+        with self._memory_said():
+            self.con.execute(f"CREATE OR REPLACE {self._making(name, 'TABLE')} {name} AS SELECT * FROM {name}_frame")
         self.con.unregister(f"{name}_frame")
 
     def write_parquet(self, sql: str, path: str, reads: str | None = None) -> None:
@@ -331,12 +396,14 @@ class DuckDBBackend(Backend):
     def _copy(self, sql: str, path: str, options: str, reads: str | None = None) -> None:
         """``COPY`` the rows of ``sql`` to ``path`` through :func:`~tklscore.core.files.atomic.atomic_path`
         (never over an input; the mode kept; a full disk said as such, the old file kept; the
-        partial file never left). ``reads``: the file ``sql`` reads, which an error not of the
-        writing (not a full disk, not naming the file written) names."""
+        partial file never left). ``reads``: the file ``sql`` reads, which an error that is the
+        file's (DuckDB's reader failing on it: not a full disk, not naming the file written, not
+        memory running out) names as damaged."""
+        doing = f"reading {reads} and writing {path}" if reads is not None else f"writing {path}"
         with atomic_path(path, self.inputs) as temporary:
             try:
                 self._timed("copy", sql, lambda: self.con.execute(
-                    f"COPY ({sql}) TO {_literal(str(temporary))} ({options}, USE_TMP_FILE false)"))
+                    f"COPY ({sql}) TO {_literal(str(temporary))} ({options}, USE_TMP_FILE false)"), doing)
             except self._duckdb.Error as exc:
                 if is_disk_full(exc):
                     raise write_error(exc, str(path)) from None
@@ -393,6 +460,8 @@ class DuckDBBackend(Backend):
             self.con.execute(f"CREATE OR REPLACE VIEW {relation} AS {select}")
             columns = [row[0] for row in self.con.execute(f"DESCRIBE {relation}").fetchall()]
         except self._duckdb.Error as exc:
+            if is_out_of_memory(exc):
+                raise self.out_of_memory(exc, f"reading {path}") from None
             reason = first_line(exc).replace(str(read), str(path)).replace(str(self.folder), "(work folder)")
             raise InputError(f"not a readable {kind} file ({reason})", file=str(path)) from None
         return Scan(relation, [c for c in columns if c != "__rid"], kind, str(path), raw)

@@ -324,11 +324,12 @@ def _check_inflated_size(path: Path) -> None:
         return  # not a ZIP (an .xls, or a damaged file): the reader says what is wrong
     if inflated > MAX_WORKBOOK_BYTES:
         raise InputError(f"the workbook inflates to {_size(inflated)} when unpacked (from {_size(path.stat().st_size)}); "
-                         f"at most {_size(MAX_WORKBOOK_BYTES)} are read from an Excel workbook", file=str(path),
+                         f"at most {binary_size(MAX_WORKBOOK_BYTES)} are read from an Excel workbook", file=str(path),
                          hint="save the sheet as CSV or Parquet, which are read without this limit")
 
 
-def _size(count: int) -> str:
+def binary_size(count: int) -> str:
+    """``count`` bytes as a person reads them, in binary units as DuckDB writes them: 1.5 GiB."""
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if count >= scale:
             return f"{count / scale:,.1f} {unit}"
