@@ -64,3 +64,14 @@ TEST_SPARK_CONF = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX
                    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
                    "spark.sql.codegen.wholeStage": "false",
                    "spark.sql.adaptive.enabled": "false"}
+
+
+def cancelled_at_once(qtbot, runner, start):
+    """``start()`` a task on the idle ``runner`` and press Cancel (``cancel_shown``, the status
+    bar's) before its thread begins, so its function never runs; the task, once settled."""
+    start()
+    task = runner.shown
+    assert task is not None and not task.begun
+    assert runner.cancel_shown() is task
+    qtbot.waitUntil(lambda: not runner.current, timeout=10_000)
+    return task

@@ -272,6 +272,15 @@ def test_sensitivity_chart_sweeps_the_chosen_priority(view, qtbot):
     assert list(items[1].getData()[0]) == [view.sweep.current]
     line = [i for i in view.sensitivity_chart.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
     assert len(line) == 1 and line[0].value() == view.sweep.current and line[0].label.toPlainText() == "today 0.163"
+    # a new sweep cancelled: named in plain words; the note says the chart is the last sweep's
+    from helpers import cancelled_at_once
+
+    shown = view.sweep
+    task = cancelled_at_once(qtbot, view.workbench.runner, lambda: view.set_sensitivity_criterion(health))
+    assert (task.cancel_text, task.stops) == ("Cancel the sweep", "the sensitivity sweep of the scores")
+    assert view.sensitivity_note.text() == ("The sweep was cancelled: the chart shows the last sweep, made before your "
+                                            "latest change.")
+    assert view.sweep is shown
 
 
 def test_a_sweep_whose_view_closed_while_it_ran_calls_nothing(qtbot, monkeypatch):

@@ -322,6 +322,16 @@ def test_the_designed_release_report_reads_its_records_ids_off_the_ui_thread(vie
     qtbot.waitUntil(lambda: out.exists() and not view.workbench.runner.current, timeout=30000)
     assert on_ui_thread == [False]
     assert not view.export_report(str(tmp_path / "design.gif")) and not (tmp_path / "design.gif").exists()
+    # an export cancelled before it was written: named in plain words, and said not written
+    from helpers import cancelled_at_once
+
+    said = []
+    view.workbench.status.connect(said.append)
+    other = tmp_path / "other.html"
+    task = cancelled_at_once(qtbot, view.workbench.runner, lambda: view.export_report(str(other)))
+    assert (task.cancel_text, task.stops) == ("Cancel the export", "the design report's export")
+    assert said == [f"Cancelled: the report was not written to {other} (a file already there is unchanged)"]
+    assert not other.exists()
 
 
 def test_the_status_bar_s_cancel_stops_the_search_it_names_and_nothing_else(thesis_window, qtbot, monkeypatch):
@@ -341,12 +351,14 @@ def test_the_status_bar_s_cancel_stops_the_search_it_names_and_nothing_else(thes
         return search(source, weights, constraints, base, x, progress, stop)
 
     monkeypatch.setattr(view.session, "suggest", held)
-    seen = []
+    seen, waiting = [], []
 
     def press_cancel() -> None:
         shown = workbench.runner.shown
         if shown is not None and shown.name == "Suggesting releases" and shown.begun and not seen:
-            seen.append((window.cancel_button.text(), window.busy_label.text(), window.cancel_button.isVisibleTo(window)))
+            seen.append((window.cancel_button.text(), window.busy_label.text(), window.cancel_button.isVisibleTo(window),
+                         window.cancel_button.toolTip()))
+            waiting.append(view.headline.text())
             window.cancel_button.click()
 
     workbench.runner.shownChanged.connect(press_cancel)
@@ -356,8 +368,12 @@ def test_the_status_bar_s_cancel_stops_the_search_it_names_and_nothing_else(thes
     qtbot.waitUntil(lambda: not workbench.runner.current and view.result.transformed.design.level("City") == 1,
                     timeout=20000)
     workbench.runner.shownChanged.disconnect(press_cancel)
-    assert seen == [("Cancel the search", "Suggesting releases", True)]
+    assert seen == [("Cancel the search", "Suggesting releases", True, "Stops the search only; other work goes on")]
+    # the new design waited behind the search, and its headline said so (the last design's figures on show)
+    assert waiting == ["4 of the 4 records of 'Scenario 1' published, 0 suppressed — tkl-Score 4.92534 (56.7 % of the "
+                       "untransformed source), k = 2, precision 1 (the new design is waiting for the search to finish: "
+                       "these are the last design's figures)"]
     assert view.suggestions is None and view.suggest_message.text() == (
         "<b>The search was cancelled</b> before any release was evaluated. Press Suggest to search again.")
     assert "cancelled" not in view.headline.text() and "k = 2" in view.headline.text()   # the evaluation ran
-    assert window.statusBar().currentMessage() == "Cancelled: Suggesting releases"
+    assert window.statusBar().currentMessage() == "Cancelled: the search"

@@ -6,6 +6,8 @@ from tklscore.core.learn import tasks
 from tklscore.core.numbers import number, percent, score
 from tklscore.gui.learn.view import LearnView
 
+from helpers import cancelled_at_once
+
 
 @pytest.fixture
 def view(qtbot, workbench):
@@ -37,6 +39,22 @@ def test_walk_task_1(qtbot, view):
     assert "You applied the task's recipe" in space.check.text()
     assert space.result_model.rowCount() == 200
     assert "name" not in list(space.result_model.frame.columns)        # identifiers removed
+    assert view.errors == []
+    # each task cancelled is named in plain words; the view says what it still shows
+    runner = view.workbench.runner
+    task = cancelled_at_once(qtbot, runner, space.apply_button.click)
+    assert (task.cancel_text, task.stops) == ("Cancel anonymising", "the anonymisation of the teaching table")
+    assert space.check.text() == ("Anonymising was cancelled: the tables and statistics below are those of the last "
+                                  "anonymisation, before your latest changes.")
+    assert space.result_model.rowCount() == 200
+    task = cancelled_at_once(qtbot, runner, lambda: view.import_from("practice.csv"))
+    assert (task.cancel_text, task.stops) == ("Cancel the import", "the import of practice.csv")
+    assert space.check.text() == ("Importing practice.csv was cancelled: it is not among the practice tables; "
+                                  "import it again to practise on it.")
+    task = cancelled_at_once(qtbot, runner, view.prepare_quiz)
+    assert (task.cancel_text, task.stops) == ("Cancel preparing the quiz", "the preparation of the quiz")
+    assert not view.quiz_ready and view.quiz.score.text() == (
+        "Preparing the questions was cancelled: no quiz is shown. Open another tab and this one again to prepare it.")
     assert view.errors == []
 
 

@@ -209,6 +209,14 @@ def test_a_new_model_marks_what_is_not_yet_judged_and_undo_takes_it_back(qtbot, 
     assert bench.model is None and "No tkl-Data Model" in view.origin_label.text()
     bench.undo_stack.redo()
     assert bench.model.state() == model.state()
+    # a new build cancelled: named in plain words; the view says the model shown is the one there was
+    from helpers import cancelled_at_once
+
+    task = cancelled_at_once(qtbot, bench.runner, view.new_model_from_source)
+    assert (task.cancel_text, task.stops) == ("Cancel building the model", "building a tkl-Data Model from adult.csv")
+    assert view.message.isVisibleTo(view) and view.message.text() == (
+        "Building a new model from adult.csv was cancelled: the model shown is the one you had.")
+    assert bench.model.state() == model.state()
 
 
 def test_bins_and_labels_edited_in_place(qtbot, view, bench):

@@ -18,6 +18,8 @@ from tklscore.core.files.resources import resource_path
 from tklscore.core.tables.loading import Table
 from tklscore.gui.pseudonymization.view import PseudonymizationView, example_tables
 
+from helpers import cancelled_at_once
+
 
 @pytest.fixture
 def view(qtbot, workbench):
@@ -37,7 +39,7 @@ def expected():
                    margin=5, id_column="id", model=DataFlowModel.load(resource_path("pseudonymization/health_survey.json")))
 
 
-def test_the_example_shows_the_maximum_transition_its_lts_and_report(view):
+def test_the_example_shows_the_maximum_transition_its_lts_and_report(view, qtbot):
     core = expected()
     assert view.selected == ("sex", "age", "race", "height")
     assert view.analysis.maximum.violations == core.maximum.violations == 107
@@ -55,9 +57,15 @@ def test_the_example_shows_the_maximum_transition_its_lts_and_report(view):
     assert table.item(rows["Mean"], 1).text() == number(report.statistics["original"]["mean"])
     assert table.item(rows["Mean"], 3).text() == number(report.statistics["delta"]["mean"])
     assert table.item(rows["Exact minimum removal"], 2).text() == str(report.removal.minimum)
+    # a new check cancelled: named in plain words, and the view says that the last check's results stay
+    task = cancelled_at_once(qtbot, view.workbench.runner, view.run_analysis)
+    assert (task.cancel_text, task.stops) == ("Cancel the check", "the pseudonymised data's check")
+    assert view.verdict.text().startswith("<i class='stopped'>The check of the pseudonymised data was cancelled: the "
+                                          "graph and the report below are the last check's.</i><br>")
+    assert "107 of 1,103 people (9.7 %)" in view.verdict.text() and view.analyse_button.isEnabled()
+    cancelled_at_once(qtbot, view.workbench.runner, view.run_analysis)    # said once, not once a cancel
+    assert view.verdict.text().count("was cancelled") == 1 and "107 of 1,103 people" in view.verdict.text()
 
-
-def test_clicking_a_risk_transition_shows_its_report(view):
     view.graph.riskSelected.emit(("sex", "height"))
     assert view.selected == ("sex", "height")
     assert view.verdict.text().startswith("<b>Releasing sex, height</b>:")

@@ -3,7 +3,7 @@
 import shiboken6
 from PySide6.QtCore import QCoreApplication
 
-from tklscore.gui.tasks import TaskRunner
+from tklscore.gui.tasks import TaskRunner, write_cancelled
 
 
 def test_a_result_queued_for_a_deleted_runner_is_dropped(qtbot):
@@ -257,6 +257,15 @@ def test_a_task_cancelled_before_its_thread_begins_never_runs_its_function(qtbot
     task.cancel()                      # the next edit replaces it before the event loop begins it
     qtbot.waitUntil(lambda: not runner.current, timeout=5000)
     assert ran == [] and done == [] and stopped == [None]
+    assert (task.stops, task.cancel_text) == ("sweep", "Cancel")    # the name, unless the work is named
+
+
+def test_a_cancelled_write_says_whether_the_file_was_written():
+    said = []
+    write_cancelled(said.append, "the report", "r.html")(None)          # cancelled before it was written
+    write_cancelled(said.append, "the report", "r.html")("r.html")      # the cancel came after
+    assert said == ["Cancelled: the report was not written to r.html (a file already there is unchanged)",
+                    "The cancel came after the report was written: r.html is complete"]
 
 
 def test_a_file_being_written_is_written_even_when_cancelled_before_its_thread_begins(qtbot):

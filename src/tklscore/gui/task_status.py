@@ -35,14 +35,14 @@ class TaskStatus(QObject):
         self.label.setText(task.text)
         self.set_progress(task.percent)
         self.cancel_button.setText(task.cancel_text)
-        self.cancel_button.setToolTip(f"Stops “{task.name}” only; other work goes on")
+        self.cancel_button.setToolTip(f"Stops {task.stops} only; other work goes on")
         self.cancel_button.setVisible(not task.always_runs)
 
     def cancel_shown(self) -> None:
         """Stop the work the status bar shows (its view says what was cancelled), nothing else."""
         task = self.runner.cancel_shown()
         if task is not None and not task.always_runs:
-            self.bar.showMessage(f"Cancelled: {task.name}")
+            self.bar.showMessage(f"Cancelled: {task.stops}")
 
     def set_progress(self, value: int) -> None:
         """A new percentage, painted with the next repaint of the window: QProgressBar repaints

@@ -74,6 +74,7 @@ class Task:
         self.connections: list = []   # the runner's own, to its signals: broken once it settles
         self.always_runs = False      # a file being written (the save lane) is written even if cancelled
         self.cancel_text = "Cancel"   # the status bar's button while it shows this task ("Cancel the search")
+        self.stops = name[:1].lower() + name[1:]   # the work in plain words: "Cancelled: the search"
         self.text = name              # what the status bar says of it: its last progress text, or its name
         self.percent = 0
         self.begun = False            # on the UI thread: its function has begun (it is running, not waiting)
@@ -132,6 +133,18 @@ def run_in_background() -> None:
             os.setpriority(os.PRIO_PROCESS, thread, background)
 
 
+def write_cancelled(say: Callable[[str], object], what: str, path: str) -> Callable[[object], None]:
+    """``on_cancelled`` of a task that writes the file ``path`` (``what``: "the report"): a file
+    is written whole or not at all, so the cancel came before it was written — the file there
+    before, if any, unchanged — or after (the function's value: not None): it is written."""
+    def cancelled(written) -> None:
+        if written is None:
+            say(f"Cancelled: {what} was not written to {path} (a file already there is unchanged)")
+        else:
+            say(f"The cancel came after {what} was written: {path} is complete")
+    return cancelled
+
+
 class TaskRunner(QObject):
     """Runs tasks off the UI thread in lanes of one thread each: the main lane runs its
     tasks one at a time in order (scoring state is not shared between threads); the side
@@ -164,17 +177,21 @@ class TaskRunner(QObject):
     def start(self, name: str, function: Callable[[TaskControl], object],
               on_done: Callable[[object], None], on_failed: Callable[[str], None], *,
               owner: QObject | None = None, lane: str = MAIN,
-              on_cancelled: Callable[[object], None] | None = None, cancel_text: str = "Cancel") -> Task:
+              on_cancelled: Callable[[object], None] | None = None, cancel_text: str = "Cancel",
+              stops: str | None = None) -> Task:
         """Run ``function(control)`` in ``lane``; its value goes to ``on_done``, a specific
         error to ``on_failed``; once cancelled, ``on_cancelled`` (if given) gets what the
-        function returned anyway (a search's partial result) or None. ``cancel_text``: the
-        status bar's button while it shows the task, naming the work it stops."""
+        function returned anyway (a search's partial result, a file written before the cancel
+        came) or None. ``cancel_text``: the status bar's button while it shows the task, naming
+        the work it stops; ``stops``: that work in plain words, which the status bar says once
+        it is cancelled ("Cancelled: the search"; else the task's name, "loading the source table")."""
         if lane not in self.pools:
             raise ValueError(f"no task lane '{lane}' ({', '.join(LANES)})")
         task = Task(name, function)
         task.owner = owner
         task.always_runs = lane == SAVE
         task.cancel_text = cancel_text
+        task.stops = stops or task.stops
         # these lambdas and the task's signals hold each other through Qt, where the garbage
         # collector cannot see: _settle breaks the connections, so that a finished task, its
         # function and what that read (a whole release's frames) are freed

@@ -100,9 +100,18 @@ class SensitivityPanel(QGroupBox):
             if generation == self.generation:
                 self.draw(None, message)
 
+        def cancelled(_value) -> None:   # by the officer (a superseded sweep is the newer one's business)
+            if generation == self.generation:
+                self.task = None
+                self.note.setText("The sweep was cancelled: " + (
+                    "the chart shows the last sweep, made before your latest change." if self.sweep is not None
+                    else "no chart is shown. Choose the criterion again to draw it."))
+
         self.cancel()
         # the side lane: the sweep only reads the Scorer, and the scores of the next edit never wait for it
-        self.task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed, owner=self, lane=SIDE)
+        self.task = workbench.runner.start("Sensitivity of the scores", sweep, done, failed, owner=self, lane=SIDE,
+                                           on_cancelled=cancelled, cancel_text="Cancel the sweep",
+                                           stops="the sensitivity sweep of the scores")
 
     def cancel(self) -> None:
         if self.task is not None:

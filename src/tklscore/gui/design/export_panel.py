@@ -17,6 +17,7 @@ from tklscore.core.errors import InputError
 from tklscore.core.files.atomic import atomic_write
 from tklscore.core.release.command import DesignRecipe, RecipeInputs, design_recipe
 from tklscore.core.release.session import DesignOffer, DesignSession, Evaluation, save_design
+from tklscore.gui.tasks import write_cancelled
 
 REPORT_TIP = ("the report of the designed release: how it was made, its scores, privacy models, risk and utility, "
               "and the command that evaluates it again (HTML or PDF)")
@@ -161,7 +162,8 @@ class ExportPanel(QWidget):
         self.workbench.runner.start("Exporting the published table",
                                     lambda _control: session.write_release(evaluation, path),
                                     lambda n: self.workbench.status.emit(f"{n:,} rows written to {path}"),
-                                    self._fail)
+                                    self._fail, cancel_text="Cancel the export", stops="the published table's export",
+                                    on_cancelled=write_cancelled(self.workbench.status.emit, "the published table", path))
 
     def export_report(self, path: str | None = None) -> bool:
         """The report of the designed release (HTML or PDF by the extension), written in the
@@ -201,7 +203,8 @@ class ExportPanel(QWidget):
         scorer = self.workbench.scorer
         self.workbench.runner.start("Exporting the report", write,
                                     lambda written: self.workbench.status.emit(f"Report written to {written}"),
-                                    self._fail)
+                                    self._fail, cancel_text="Cancel the export", stops="the design report's export",
+                                    on_cancelled=write_cancelled(self.workbench.status.emit, "the report", path))
         return True
 
     def export_hierarchy(self, column: str | None = None, path: str | None = None) -> None:
@@ -238,4 +241,6 @@ class ExportPanel(QWidget):
             return path
 
         workbench.runner.start("Exporting the hierarchy", work,
-                               lambda written: workbench.status.emit(f"Hierarchy written to {written}"), self._fail)
+                               lambda written: workbench.status.emit(f"Hierarchy written to {written}"), self._fail,
+                               cancel_text="Cancel the export", stops=f"the export of the hierarchy of '{column}'",
+                               on_cancelled=write_cancelled(workbench.status.emit, f"the hierarchy of '{column}'", path))

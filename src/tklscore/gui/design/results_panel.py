@@ -26,6 +26,9 @@ CANCELLED = " The new design's evaluation was cancelled: the figures below are t
 SUPERSEDED = " (the new design's evaluation was cancelled: these are the last design's figures)"
 NOTHING_YET = ("The design's evaluation was cancelled before it finished: no figures are shown. "
                "Change a level or a setting to evaluate the design again.")
+WAITING = " (the new design is waiting for the search to finish: these are the last design's figures)"
+WAITING_FIRST = ("The design is waiting for the search to finish: it is evaluated next "
+                 "(cancel the search to have it at once).")
 
 
 def fit_rows(widget: QTableWidget) -> None:
@@ -110,6 +113,21 @@ class ResultsPanel(QWidget):
         if not self.engine_note.isHidden():
             self.engine_note.setText(self._note() + EVALUATING)
 
+    def waiting(self) -> None:
+        """The new design waits behind a search on the task runner's lane: the headline says so
+        (the last figures stay, said to be the last design's)."""
+        if not self.shown:
+            self.headline.setText(WAITING_FIRST)
+        elif WAITING not in self.headline.text():
+            self.headline.setText(self.headline.text().replace(SUPERSEDED, "") + WAITING)
+
+    def begun(self) -> None:
+        """The waiting evaluation has begun: the headline no longer says it waits."""
+        if not self.shown and self.headline.text() == WAITING_FIRST:
+            self.headline.setText("Evaluating the design…")
+        else:
+            self.headline.setText(self.headline.text().replace(WAITING, ""))
+
     def _note(self) -> str:
         """The engine note without what it says about the evaluation under way or cancelled."""
         return self.engine_note.text().split(EVALUATING)[0].split(CANCELLED)[0]
@@ -117,6 +135,7 @@ class ResultsPanel(QWidget):
     def stopped(self) -> None:
         """The evaluation was cancelled: the last figures stay, said to be the last design's (or
         that none are shown)."""
+        self.headline.setText(self.headline.text().replace(WAITING, ""))
         if not self.shown:
             self.headline.setText(NOTHING_YET)
             self.engine_note.setText(self._note())

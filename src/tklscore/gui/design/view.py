@@ -42,6 +42,7 @@ class DesignView(QWidget):
         self._current_release = workbench.project.current_release
         self._generation = 0
         self._task = None
+        self._search = None   # the search under way (an evaluation started meanwhile waits behind it)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -294,10 +295,17 @@ class DesignView(QWidget):
             if generation == self._generation:
                 self.results.stopped()
 
+        def begun() -> None:
+            if generation == self._generation:
+                self.results.begun()
+
         if self._task is not None:   # a newer design supersedes the one still being evaluated
             self._task.cancel()
         self._task = self.workbench.runner.start(title, work, done, failed, owner=self, on_cancelled=cancelled,
-                                                 cancel_text="Cancel the evaluation")
+                                                 cancel_text="Cancel the evaluation", stops="the design's evaluation")
+        if self._search is not None and self._search in self.workbench.runner.current:
+            self.results.waiting()   # the main lane runs one task at a time: this one after the search
+            self._task.signals.begun.connect(begun)
 
     def show_evaluation(self, evaluation: Evaluation) -> None:
         self.evaluation = evaluation
@@ -333,8 +341,9 @@ class DesignView(QWidget):
         panel = self.suggestions_panel
         panel.searching()
         self.results.tabs.setCurrentIndex(SUGGESTIONS_TAB)
-        self.workbench.runner.start("Suggesting releases", work, panel.show, self._suggest_failed, owner=self,
-                                    on_cancelled=panel.stopped, cancel_text="Cancel the search")
+        self._search = self.workbench.runner.start("Suggesting releases", work, panel.show, self._suggest_failed,
+                                                   owner=self, on_cancelled=panel.stopped,
+                                                   cancel_text="Cancel the search", stops="the search")
 
     def show_suggestions(self, found) -> None:
         self.suggestions_panel.show(found)

@@ -78,6 +78,11 @@ class LearnView(QWidget):
     def _report(self, message: str) -> None:
         self.workbench.failed.emit(message)
 
+    def _say_stopped(self, sentence: str) -> None:
+        """What a cancelled import or anonymisation left on show, where the check is said."""
+        self.workspace.check.setStyleSheet("color:#555")
+        self.workspace.check.setText(sentence)
+
     def open_task(self) -> None:
         try:
             task = self.workspace.task
@@ -113,7 +118,13 @@ class LearnView(QWidget):
             self.open_task()
             self.workbench.status.emit(f"Imported {path} as {name}")
 
-        self.workbench.runner.start(f"Importing {Path(path).name}", run, done, self._report)
+        def cancelled(_frame) -> None:
+            self._say_stopped(f"Importing {Path(path).name} was cancelled: it is not among the practice tables; "
+                              f"import it again to practise on it.")
+
+        self.workbench.runner.start(f"Importing {Path(path).name}", run, done, self._report, owner=self,
+                                    on_cancelled=cancelled, cancel_text="Cancel the import",
+                                    stops=f"the import of {Path(path).name}")
 
     def preview_join(self) -> None:
         """Show the joined table as soon as the student's join rule is right."""
@@ -162,7 +173,14 @@ class LearnView(QWidget):
             self.last_usefulness, self.last_scores = useful, scored
             self.workspace.show_result(applied, failures, problems, useful, scored)
 
-        self.workbench.runner.start("Anonymising the teaching table", run, done, self._report)
+        def cancelled(_result) -> None:
+            self._say_stopped("Anonymising was cancelled: " + (
+                "the tables and statistics below are those of the last anonymisation, before your latest changes."
+                if self.last is not None else "no anonymised table is shown. Press Anonymise to try again."))
+
+        self.workbench.runner.start("Anonymising the teaching table", run, done, self._report, owner=self,
+                                    on_cancelled=cancelled, cancel_text="Cancel anonymising",
+                                    stops="the anonymisation of the teaching table")
 
     def export(self) -> None:
         if self.last is None:
@@ -198,7 +216,13 @@ class LearnView(QWidget):
             self.quiz_ready = True
             self.quiz.new_quiz(seed)
 
-        self.workbench.runner.start("Preparing the quiz", run, done, self._report)
+        def cancelled(_value) -> None:
+            self.quiz.score.setText("Preparing the questions was cancelled: no quiz is shown. Open another tab and "
+                                    "this one again to prepare it.")
+
+        self.workbench.runner.start("Preparing the quiz", run, done, self._report, owner=self,
+                                    on_cancelled=cancelled, cancel_text="Cancel preparing the quiz",
+                                    stops="the preparation of the quiz")
 
     def save_results(self) -> None:
         if self.quiz.result is None:

@@ -196,10 +196,17 @@ class ModelView(QWidget):
     # ------------------------------------------------------------------ edits (see edits.py)
 
     def show_error(self, message: str) -> None:
+        self.message.setStyleSheet("color: #a40000;")
         self.message.setText(message)
         self.message.setVisible(bool(message))
         if message:
             self.workbench.failed.emit(message)
+
+    def show_note(self, sentence: str) -> None:
+        """A sentence that is no error (what a cancelled task left on show), where errors are said."""
+        self.message.setStyleSheet("color: #555;")
+        self.message.setText(sentence)
+        self.message.setVisible(True)
 
     def set_label(self, qualitative: str | None, iri: str | None = None) -> bool:
         return self.edits.set_label(qualitative, iri)
@@ -282,8 +289,15 @@ class ModelView(QWidget):
             if unaligned:
                 self.show_error(f"No class is suggested for {unaligned}: drag a class onto its attribute")
 
+        def cancelled(_built) -> None:
+            current = self.workbench.model
+            self.show_note(f"Building a new model from {name} was cancelled: " + (
+                "the model shown is the one you had." if current is not None else "no model is shown."))
+
         self.message.hide()
-        self.workbench.runner.start("Building the tkl-Data Model", build, done, self.show_error)
+        self.workbench.runner.start("Building the tkl-Data Model", build, done, self.show_error, owner=self,
+                                    on_cancelled=cancelled, cancel_text="Cancel building the model",
+                                    stops=f"building a tkl-Data Model from {name}")
         return True
 
     def open_model_dialog(self) -> bool:

@@ -125,7 +125,8 @@ class VocabularyPanel(QWidget):
         self.reading = token = tuple(paths)
         self.vocabulary_label.setText(f"Reading {names}…")
         self.runner.start("Reading the vocabulary", lambda control: Vocabulary.load_apart(
-            paths, cancelled=lambda: control.cancelled), read, unread, owner=self, lane=SIDE, on_cancelled=cancelled)
+            paths, cancelled=lambda: control.cancelled), read, unread, owner=self, lane=SIDE, on_cancelled=cancelled,
+            cancel_text="Cancel reading the vocabulary", stops=f"reading the vocabulary {names}")
 
     def use_shipped(self, key: str, remember: bool = True) -> None:
         """A vocabulary tklscore ships (``dpv-2.3``, ``thesis``)."""

@@ -45,6 +45,7 @@ from tklscore.core.report.sections.pseudonymization import PseudonymizationSumma
 
 SETTINGS_KEY = "pseudonymization"
 DESIGN_VIEW = "design"
+STOPPED = "<i class='stopped'>"   # the start of the sentence saying what a cancelled task left on show
 
 
 class PseudonymizationView(QWidget):
@@ -132,7 +133,15 @@ class PseudonymizationView(QWidget):
                 self.pseudonymised = tables["pseudonymised"]
             self._tables_changed()
 
-        self.workbench.runner.start("Loading the data", load, done, self.workbench.failed.emit)
+        names = " and ".join(Path(p).name for p in (original, pseudonymised) if p)
+
+        def cancelled(_tables) -> None:
+            self._say_stopped(f"Loading {names} was cancelled: "
+                              + ("the check below is of the tables loaded before."
+                                 if self.analysis is not None else "the tables loaded before are kept."))
+
+        self.workbench.runner.start("Loading the data", load, done, self.workbench.failed.emit, owner=self,
+                                    on_cancelled=cancelled, cancel_text="Cancel loading", stops=f"loading {names}")
 
     def load_model(self, path) -> bool:
         def set_model() -> None:
@@ -222,11 +231,25 @@ class PseudonymizationView(QWidget):
             self._show()
             self.analysed.emit()
 
+        def cancelled(_value) -> None:
+            self._say_stopped("The check of the pseudonymised data was cancelled: " + (
+                "the graph and the report below are the last check's." if self.analysis is not None
+                else "no results are shown. Press Analyse to check again."))
+
         self.analyse_button.setEnabled(False)
-        task = self.workbench.runner.start("Counting violations", work, done, self._failed)
+        task = self.workbench.runner.start("Counting violations", work, done, self._failed, owner=self,
+                                           on_cancelled=cancelled, cancel_text="Cancel the check",
+                                           stops="the pseudonymised data's check")
         task.signals.finished.connect(lambda _=None: self.analyse_button.setEnabled(True))
         task.signals.failed.connect(lambda _=None: self.analyse_button.setEnabled(True))
         task.signals.cancelled.connect(lambda: self.analyse_button.setEnabled(True))
+
+    def _say_stopped(self, sentence: str) -> None:
+        """What a cancelled load or check leaves on show, said above the verdict it leaves."""
+        verdict = self.verdict.text()
+        if verdict.startswith(STOPPED):
+            verdict = verdict.split("<br>", 1)[1] if "<br>" in verdict else ""
+        self.verdict.setText(f"{STOPPED}{sentence}</i>" + (f"<br>{verdict}" if verdict else ""))
 
     def _failed(self, message: str) -> None:
         self.analyse_button.setEnabled(True)

@@ -21,7 +21,7 @@ from tklscore.gui.scores.charts_panel import COMPARISON_COLUMNS, SORT_IN_BACKGRO
 from tklscore.gui.scores.choices_panel import ChoicesPanel
 from tklscore.gui.scores.records_panel import MAX_EXPLAINED_VALUES, RecordsPanel, explanation_html
 from tklscore.gui.scores.summary_panel import SummaryPanel
-from tklscore.gui.tasks import SAVE
+from tklscore.gui.tasks import SAVE, write_cancelled
 from tklscore.gui.when_shown import WhenShown
 
 CHART_FORMATS = "PNG image (*.png);;SVG image (*.svg)"
@@ -187,15 +187,21 @@ class ScoresView(QWidget):
         def failed(message: str) -> None:
             self.workbench.failed.emit(f"{path}: the report could not be written ({message})")
 
+        said = self.workbench.status.emit
+
         def write(_measured=None) -> None:
             runner.start("Exporting the report", lambda control: writer.value(),
-                         lambda written: self.workbench.status.emit(f"Report written to {written}"), failed)
+                         lambda written: said(f"Report written to {written}"), failed, cancel_text="Cancel the export",
+                         stops="the report's export", on_cancelled=write_cancelled(said, "the report", path))
 
         if data.measure_risk is not None and data.risk is None and Path(path).suffix.lower() != ".csv":
             # the risk is measured first, in the background, with its own progress
             runner.start("Measuring risk for the report",
                          lambda control: complete_risk(data, lambda f: control.progress(
-                             int(100 * f), "Measuring risk for the report")), write, failed)
+                             int(100 * f), "Measuring risk for the report")), write, failed,
+                         cancel_text="Cancel the export", stops="the report's export (measuring its risk)",
+                         on_cancelled=lambda _value: said(f"Cancelled: the report was not written to {path} (its "
+                                                          f"risk was being measured; a file already there is unchanged)"))
         else:
             write()
         return True
