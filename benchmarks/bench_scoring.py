@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (CATEGORICAL_SA, CONTINUOUS_SA, N_INTERVALS, QI, SA, TEXT, Timing, load_average,  # noqa: E402,F401
                      machine, make_source, make_weights, overall, peak_rss_mb, roles, sample, timed, verdict, versions)
 
-from tklscore.cli.process import tune_process  # noqa: E402
 from tklscore.core import Scorer, Table  # noqa: E402
+from tklscore.core.memory import set_memory_policy  # noqa: E402
 from tklscore.core.tables.codes import group_ids  # noqa: E402
 from tklscore.core.scoring.distinguishing_factors import (l_distinguishing_factor, ordered_emd_by_class,  # noqa: E402
                                                           variational_distance_by_class)
@@ -254,11 +254,11 @@ def main(argv=None) -> int:
                              "distinct continuous values")
     parser.add_argument("--keep-thp", action="store_true",
                         help="leave transparent huge pages as the machine has them (the command line and the "
-                             "application turn them off for their process: tklscore.cli.process)")
+                             "application turn them off for their process: tklscore.core.memory)")
     args = parser.parse_args(argv)
     if args.rows < 100:
         parser.error("--rows must be at least 100")
-    tuned = False if args.keep_thp else tune_process()
+    tuned = False if args.keep_thp else set_memory_policy().huge_pages_off
     thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
     print(f"transparent huge pages: machine {thp.read_text().strip() if thp.exists() else 'n/a'}; "
           f"{'off for this process, as the application runs' if tuned else 'as the machine has them'}")

@@ -17,7 +17,7 @@ import warnings
 from tklscore import __version__
 from tklscore.core.errors import InputError
 from tklscore.core.files.text import InputNote
-from tklscore.cli.process import tune_process
+from tklscore.core.memory import set_memory_policy
 
 # Modules of tklscore.cli, imported only when needed: a command whose name is a module's
 # builds the parser of that module alone, so `tklscore score` never loads RDF or Qt and
@@ -79,7 +79,7 @@ def _show_note(message, category, filename, lineno, file=None, line=None) -> Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    tune_process()
+    set_memory_policy()   # the process's memory in small pages (core/memory.py)
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = build_parser(_groups_for(argv))
     try:

@@ -35,9 +35,9 @@ def prepare_ui_process() -> None:
     frozen); and core's helper threads
     (:data:`~tklscore.core.scoring.distinguishing_factors.BESIDE`) at the tasks' priority
     (:data:`~tklscore.gui.tasks.BACKGROUND_NICE` below the UI thread; Linux), each lowering
-    itself. The task runner lowers only its own threads. Memory is taken in small pages
-    (:func:`~tklscore.core.memory.use_small_pages`; Linux): in huge pages the first open of a
-    large project paid three times the system time."""
+    itself. The task runner lowers only its own threads. Memory is taken in small pages,
+    Arrow's and numpy's allocators too (:func:`~tklscore.core.memory.set_memory_policy`; Linux):
+    in huge pages the first open of a large project paid three times the system time."""
     global _prepared
     if _prepared:
         return
@@ -47,10 +47,10 @@ def prepare_ui_process() -> None:
     gc.freeze()
     if not sys.platform.startswith("linux"):
         return
-    from tklscore.core.memory import use_small_pages
+    from tklscore.core.memory import set_memory_policy
     from tklscore.core.scoring.distinguishing_factors import BESIDE, BESIDE_THREADS
 
-    use_small_pages()
+    set_memory_policy(application=True)
 
     every = threading.Barrier(BESIDE_THREADS)   # one job per thread: each waits until all have one
 
