@@ -802,8 +802,8 @@ def _chain_rule(atoms: int) -> str:
 
 @pytest.mark.parametrize("atoms", [20, 25, 60])
 def test_a_rule_of_many_body_atoms_reasons_as_a_short_one(atoms):
-    """More than 20 body atoms made the generated join fail to compile ("too many statically
-    nested blocks"); long rules are now joined without nesting."""
+    """More than 20 body atoms once made a generated join fail to compile ("too many statically
+    nested blocks"); a long rule is joined by the interpreter, a short one by closures."""
     from rdflib import URIRef
 
     from tklscore.core.pia import Reasoner, Triple, parse_jena_rules
@@ -838,9 +838,9 @@ def test_the_long_rule_through_the_command_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("rules_file, data_files", [("bob.rules", ["bob_data.ttl", "bob_ontology.ttl"]),
                                                     ("table_3_1.rules", ["table_3_1.ttl"])])
-def test_the_interpreted_join_fires_as_the_generated_one(monkeypatch, rules_file, data_files):
-    """Every rule joined without generated code gives the same closure, justifications and
-    Delete/Rederive as with it (the property is checked on random rules below)."""
+def test_the_interpreted_join_fires_as_the_chained_one(monkeypatch, rules_file, data_files):
+    """Every rule joined by the interpreter gives the same closure, justifications and
+    Delete/Rederive as by the chained closures (the property is checked on random rules too)."""
     import tklscore.core.pia.reasoner as reasoner_module
     from tklscore.core.files.resources import resource_path
     from tklscore.core.pia import Reasoner, load_rules, load_triples
@@ -848,7 +848,7 @@ def test_the_interpreted_join_fires_as_the_generated_one(monkeypatch, rules_file
     rules = load_rules(resource_path(f"pia/{rules_file}"))
     facts = [t for name in data_files for t in load_triples(resource_path(f"pia/{name}"))]
     generated = Reasoner(rules).materialize(facts)
-    monkeypatch.setattr(reasoner_module, "MAX_GENERATED_ATOMS", 0)
+    monkeypatch.setattr(reasoner_module, "MAX_CHAINED_ATOMS", 0)
     interpreted = Reasoner(rules).materialize(facts)
     assert interpreted.justification_map() == generated.justification_map() and len(generated.inferred())
     removed = sorted(facts, key=str)[: len(facts) // 3]
