@@ -555,10 +555,13 @@ def _chained_join(ri: int, cr: _CompiledRule, seed: int):
     for kind, key, takes in reversed(steps):
         first = _level(kind, key, takes, first)
 
+    # the seed's constants compared in one call (most triples a join is given fail there)
+    checked = itemgetter(*(position for position, _ in checks)) if checks else None
+    wanted = tuple(constant for _, constant in checks) if len(checks) > 1 else checks[0][1] if checks else None
+
     def join(f, facts, ps, po, pp, ss, oo, out):
-        for position, constant in checks:
-            if f[position] != constant:
-                return
+        if checked is not None and checked(f) != wanted:
+            return
         env = template[:]
         for position, k in binds:
             env[k] = f[position]
@@ -645,31 +648,19 @@ def _two_atom_join(ri: int, seed: int, template, check, binds, step, head_of, ot
     and binds two variables, and whose other atom binds one from ``ps`` or ``po``."""
     (position, constant), ((p0, k0), (p1, k1)) = check, binds
     kind, key, ((_, k),) = step
-    objects = kind == "ps"
-    if seed == 0:
-        def join(f, facts, ps, po, pp, ss, oo, out):
-            if f[position] != constant:
-                return
-            env = template[:]
-            env[k0], env[k1] = f[p0], f[p1]
-            found = (ps if objects else po).get(key(env))
-            if found:
-                append = out.append
-                for value in found:
-                    env[k] = value
-                    append((ri, head_of(env), (f, other(env))))
-    else:
-        def join(f, facts, ps, po, pp, ss, oo, out):
-            if f[position] != constant:
-                return
-            env = template[:]
-            env[k0], env[k1] = f[p0], f[p1]
-            found = (ps if objects else po).get(key(env))
-            if found:
-                append = out.append
-                for value in found:
-                    env[k] = value
-                    append((ri, head_of(env), (other(env), f)))
+    objects, first = kind == "ps", seed == 0
+
+    def join(f, facts, ps, po, pp, ss, oo, out):
+        if f[position] != constant:
+            return
+        env = template[:]
+        env[k0], env[k1] = f[p0], f[p1]
+        found = (ps if objects else po).get(key(env))
+        if found:
+            append = out.append
+            for value in found:
+                env[k] = value
+                append((ri, head_of(env), (f, other(env)) if first else (other(env), f)))
     return join
 
 
