@@ -339,10 +339,11 @@ def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hol
     engine's share (half the limit where the resident memory cannot be read); the pieces are
     sized from what is left once the combinations' groupings and the l-DF masks are counted."""
     from tklscore.core.engines import lattice as module
+    from tklscore.core.engines.backend import ENGINE_SHARE
 
     limit = 1 << 30
     monkeypatch.setattr(module, "_resident_bytes", lambda: 300 << 20)
-    assert module.search_budget(limit) == int((1 - module.ENGINE_SHARE) * limit) - (300 << 20)
+    assert module.search_budget(limit) == int((1 - ENGINE_SHARE) * limit) - (300 << 20)
     monkeypatch.setattr(module, "_resident_bytes", lambda: None)
     assert module.search_budget(limit) == limit // 2
     monkeypatch.undo()
@@ -385,6 +386,26 @@ def test_the_engine_gives_its_memory_to_the_search_and_takes_it_back():
             before = setting()
             assert backend.engine_memory(256 << 20) and setting() == "256.0 MiB"
             assert backend.engine_memory(None) and setting() == before
+
+
+def test_an_idle_engine_gives_back_every_buffer_it_keeps():
+    """Before the search counts (minutes without a statement) DuckDB gives back the pages it
+    keeps up to its limit — not only those beyond the engine's share — and its tables still
+    read as before; its limit is then the share of the memory limit. No limit: nothing done."""
+    from tklscore.core.engines.backend import ENGINE_SHARE, IDLE_ENGINE_BYTES
+
+    with open_backend("duckdb", "1GB") as backend:
+        def held():
+            return backend.con.execute("SELECT COALESCE(SUM(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()[0]
+
+        backend.materialize("t", "SELECT range AS a, range % 1000 AS b FROM range(2000000)")
+        assert backend.engine_memory(int(ENGINE_SHARE * backend.memory_limit)) and held() > 2 << 20
+        assert backend.idle_engine() and held() <= IDLE_ENGINE_BYTES
+        limit = backend.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        assert limit == f"{(int(ENGINE_SHARE * backend.memory_limit) >> 20):.1f} MiB"
+        assert backend.fetch("SELECT SUM(a) AS s FROM t")["s"].iloc[0] == 1999999 * 2000000 // 2
+    with open_backend("duckdb", None) as backend:
+        assert not backend.idle_engine()
 
 
 def test_the_engine_is_bounded_by_what_the_process_holds_beside_it(monkeypatch):

@@ -52,7 +52,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from tklscore.core.engines.backend import ENGINE_SHARE, beyond_engine, memory_bytes
+from tklscore.core.engines.backend import beyond_engine, memory_bytes
 from tklscore.core.engines.backend import resident_bytes as _resident_bytes
 from tklscore.core.engines.finest import RELATION
 from tklscore.core.engines.plan import Plan
@@ -314,8 +314,9 @@ class AggregateLattice:
         # the engine's statements within what the process leaves them (search_done restores its limit)
         bounded = backend.bound_engine()
         totals, _ = self.designer.whole_source(weights, missing_weight_zero)
-        if bounded and backend.engine_memory(int(ENGINE_SHARE * backend.memory_limit)) and self._default_budget:
-            # the engine idle while the search counts: its buffers given back, the pieces sized again
+        if bounded and backend.idle_engine() and self._default_budget:
+            # the engine idle while the search counts: its buffers and Arrow's given back, the pieces sized again
+            _release_arrow_memory()
             self._size_pieces(backend, None)
         # its tkl-Score summed as a node's and as in memory (exactly), not in the engine's order
         whole = AggregateNode({}, ReleaseDesign(), self)
