@@ -64,7 +64,9 @@ def test_elsewhere_nothing_is_changed(monkeypatch):
 
 def test_the_command_line_and_the_application_set_it_through_the_one_entry_point():
     """No other module of the package sets the process's memory (prctl, Arrow's pool, numpy's advice)."""
-    root = Path(__file__).resolve().parents[2] / "src" / "tklscore"
+    import tklscore
+
+    root = Path(tklscore.__file__).parent
     setters = ("prctl", "set_memory_pool", "_set_madvise_hugepage")
     found = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                    if any(s in p.read_text(encoding="utf-8") for s in setters))

@@ -323,7 +323,7 @@ def _check_inflated_size(path: Path) -> None:
     except (zipfile.BadZipFile, OSError, ValueError):
         return  # not a ZIP (an .xls, or a damaged file): the reader says what is wrong
     if inflated > MAX_WORKBOOK_BYTES:
-        raise InputError(f"the workbook inflates to {_size(inflated)} when unpacked (from {_size(path.stat().st_size)}); "
+        raise InputError(f"the workbook inflates to {binary_size(inflated)} when unpacked (from {binary_size(path.stat().st_size)}); "
                          f"at most {binary_size(MAX_WORKBOOK_BYTES)} are read from an Excel workbook", file=str(path),
                          hint="save the sheet as CSV or Parquet, which are read without this limit")
 
