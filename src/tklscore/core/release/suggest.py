@@ -25,8 +25,7 @@ import numpy as np
 from tklscore.core.errors import Cancelled, InputError, check_limit
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import ReleaseDesign
-from tklscore.core.scoring.distinguishing_factors import (class_value_counts, ordered_emd_by_class,
-                                                          variational_distance_by_class)
+from tklscore.core.scoring.distinguishing_factors import distinct_and_t_by_class
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts, exact_sum, rounded_sum
 from tklscore.core.scoring.weights import Weights
@@ -410,13 +409,9 @@ def privacy_models(designer: ReleaseDesigner, design: ReleaseDesign, transformed
     l, t = np.iinfo(np.int64).max, 0.0
     for name, codes in sa.items():
         published = Codes(*_dense(codes.codes[rows]))
-        # the distinct (class, value) pairs: each class's distinct values, and a categorical t's counts
-        pairs = class_value_counts(classes, n_classes, published)
-        l = min(l, int(np.bincount(pairs[0], minlength=n_classes).min()))
-        if name in designer.roles.continuous:
-            per_class = ordered_emd_by_class(classes, n_classes, sizes, published)
-        else:
-            per_class = variational_distance_by_class(classes, n_classes, sizes, published, pairs)
+        distinct, per_class = distinct_and_t_by_class(classes, n_classes, sizes, published,
+                                                      name in designer.roles.continuous)
+        l = min(l, int(distinct.min()))
         t = max(t, float(per_class.max()))
     return int(l), t
 

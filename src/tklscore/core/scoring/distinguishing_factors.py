@@ -1065,6 +1065,37 @@ class _FullGroups:
         return cls, val, records
 
 
+def distinct_and_t_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, values: Codes,
+                            continuous: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each class's number of distinct values of an SA (``values``: a continuous one's codes are
+    ranks of its sorted values) and its t — the ordered EMD of :func:`ordered_emd_by_class`, or
+    the variational distance of :func:`variational_distance_by_class` —, the same numbers, from
+    one count of the (class, value) pairs: a table while it is small (:func:`_emd_table_fits`,
+    :data:`TABLE_CELLS_A_ROW`), else one sort of the pairs (no hashing)."""
+    n = len(classes)
+    m = max(int(values.cardinality), 1)
+    value_counts = np.bincount(values.codes, minlength=m)
+    if not continuous and n_classes * m <= TABLE_CELLS_A_ROW * n:
+        table = _value_class_table(classes, n_classes, class_sizes, values.codes, m)
+        return (np.count_nonzero(table, axis=0),
+                _variational_distance_of_table(table, class_sizes, value_counts, n))
+    key = np.multiply(classes, np.int64(m), dtype=np.int64)
+    key += values.codes
+    exact = float(m) * n * n < 2.0 ** 62
+    if continuous and exact and _emd_table_fits(n_classes, m, n):
+        table = np.bincount(key, minlength=n_classes * m).reshape(n_classes, m)
+        t = np.zeros(n_classes) if m <= 1 else _ordered_emd_of_table(table, class_sizes, value_counts, n)
+        return np.count_nonzero(table, axis=1), t
+    key.sort()
+    starts, counts = _runs(key)
+    cls, val = np.divmod(key[starts], np.int64(m))
+    del key, starts
+    distinct = np.bincount(cls, minlength=n_classes)
+    if continuous:
+        return distinct, ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, n)
+    return distinct, variational_distance_of_pairs((cls, val, counts), n_classes, class_sizes, value_counts, n)
+
+
 def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):
     """The distinct (class, value) pairs: the class and value code of each, and its count."""
     m = max(int(values.cardinality), 1)
