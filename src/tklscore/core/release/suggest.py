@@ -327,7 +327,7 @@ class _Node:
                 _, normalized = designer.table_scores(release, weights, x, missing_weight_zero)
             else:
                 weight_sum, _ = designer.record_weights(release.design, weights, missing_weight_zero)
-                tkl = np.add(factors.t, weight_sum)
+                tkl = factors.t_plus(weight_sum)
                 tkl /= factors.l
                 total, published = _published_sum(release, tkl, designer.levels.whole(release.design.selection))
                 whole = designer.scorer.whole_source_scores(weights, x, missing_weight_zero)

@@ -37,17 +37,19 @@ from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, compact, 
 class DistinguishingFactors:
     """Per-record factors (arrays aligned with the records they were computed for) and,
     for explanations, each equivalence class's t-closeness per sensitive attribute.
-    ``k`` may be given as None with ``class_sizes`` (each equivalence class's size): it is
-    then gathered per record when first read (a search that sums tkl never reads it)."""
+    ``k`` may be given as None with ``class_sizes`` (each equivalence class's size), and ``t``
+    as None with ``class_t_max`` (each class's t over the SAs): each is then gathered per
+    record when first read (a search that sums tkl never reads k, and reads t once)."""
 
-    __slots__ = ("_k", "l", "t", "equivalence_class", "class_t", "_class_sizes")
+    __slots__ = ("_k", "l", "_t", "equivalence_class", "class_t", "_class_sizes", "_class_t_max")
 
-    def __init__(self, k: np.ndarray | None, l: np.ndarray, t: np.ndarray, equivalence_class: np.ndarray,
-                 class_t: dict[str, np.ndarray], class_sizes: np.ndarray | None = None):
-        if k is None and class_sizes is None:
-            raise ValueError("k or the class sizes it is read from must be given")
-        self._k, self.l, self.t, self.equivalence_class, self.class_t = k, l, t, equivalence_class, class_t
-        self._class_sizes = class_sizes
+    def __init__(self, k: np.ndarray | None, l: np.ndarray, t: np.ndarray | None, equivalence_class: np.ndarray,
+                 class_t: dict[str, np.ndarray], class_sizes: np.ndarray | None = None,
+                 class_t_max: np.ndarray | None = None):
+        if (k is None and class_sizes is None) or (t is None and class_t_max is None):
+            raise ValueError("k and t, or the classes' sizes and t they are read from, must be given")
+        self._k, self.l, self._t, self.equivalence_class, self.class_t = k, l, t, equivalence_class, class_t
+        self._class_sizes, self._class_t_max = class_sizes, class_t_max
 
     @property
     def k(self) -> np.ndarray:
@@ -55,10 +57,25 @@ class DistinguishingFactors:
             self._k = self._class_sizes[self.equivalence_class]
         return self._k
 
+    @property
+    def t(self) -> np.ndarray:
+        if self._t is None:   # as k
+            self._t = self._class_t_max[self.equivalence_class]
+        return self._t
+
+    def t_plus(self, values: np.ndarray) -> np.ndarray:
+        """t + ``values`` of each record, a new array (t itself not kept when not read yet)."""
+        if self._t is not None:
+            return np.add(self._t, values)
+        out = np.take(self._class_t_max, self.equivalence_class)
+        out += values
+        return out
+
     def take(self, positions: np.ndarray) -> "DistinguishingFactors":
         return DistinguishingFactors(None if self._k is None else self._k[positions], self.l[positions],
-                                     self.t[positions], self.equivalence_class[positions], self.class_t,
-                                     self._class_sizes)
+                                     None if self._t is None else self._t[positions],
+                                     self.equivalence_class[positions], self.class_t, self._class_sizes,
+                                     self._class_t_max)
 
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
@@ -158,7 +175,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
         class_t[name] = per_class
         np.maximum(highest, per_class, out=highest)
         step()
-    return DistinguishingFactors(None, l, highest[classes], classes, class_t, class_sizes)
+    return DistinguishingFactors(None, l, None, classes, class_t, class_sizes, highest)
 
 
 class _SharedWork:
