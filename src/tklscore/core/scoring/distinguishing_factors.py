@@ -57,6 +57,13 @@ class DistinguishingFactors:
             self._k = self._class_sizes[self.equivalence_class]
         return self._k
 
+    def k_as(self, dtype) -> np.ndarray:
+        """k of each record in ``dtype``, a new array: from the classes' sizes in that type when k
+        is not held (one gather, no integer k made first)."""
+        if self._k is not None:
+            return self._k.astype(dtype)
+        return np.take(self._class_sizes.astype(dtype), self.equivalence_class)
+
     @property
     def t(self) -> np.ndarray:
         if self._t is None:   # as k
