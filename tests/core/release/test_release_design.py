@@ -407,11 +407,16 @@ def test_a_row_selection_is_resolved_once_per_search_with_the_same_figures(monke
 
 def _row_by_row(monkeypatch):
     """The search as it ran before the lattice shortcuts: every node's classes grouped again
-    over the rows, and the l-DF's groups numbered by hashing (issue 23 §4's reference)."""
+    over the rows, the l-DF's groups numbered by hashing and the published rows' tkl summed
+    over the rows gathered (issue 23 §4's reference)."""
+    import tklscore.core.release.suggest as suggest_module
     import tklscore.core.scoring.distinguishing_factors as factors_module
+    from tklscore.core.scoring.sums import exact_sum
     from tklscore.core.tables.codes import group_ids
 
     monkeypatch.setattr(ReleaseDesigner, "_source_classes", lambda self, transformed: None)
+    monkeypatch.setattr(suggest_module, "_published_sum", lambda release, scores, whole: (   # the rows gathered
+        exact_sum(scores[release.published]), len(release.published)))
     monkeypatch.setattr(factors_module, "partition", group_ids)
     monkeypatch.setattr(factors_module, "_l_by_runs", lambda *args: None)   # each SA's groups apart
 

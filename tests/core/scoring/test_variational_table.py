@@ -26,3 +26,25 @@ def test_the_narrow_table_gives_the_pairs_t_exactly(large):
     n = len(classes)
     assert not np.isnan(by_table).any()
     assert by_table[0] == pytest.approx(0.5 * (sum(counts) - counts[2] + abs(n - counts[2])) / n)
+
+
+@pytest.mark.parametrize("continuous", [False, True])
+def test_distinct_values_and_t_of_one_count_equal_the_pairs_and_each_t(continuous):
+    """distinct_and_t_by_class (the search's published l and t): each class's distinct values
+    and its t from one count of the pairs, as the distinct pairs and each t's own function give
+    them — through the table (few classes) and the sort (many), bit for bit."""
+    from tklscore.core.scoring.distinguishing_factors import distinct_and_t_by_class, ordered_emd_by_class
+
+    rng = np.random.default_rng(7)
+    for n, n_classes, m in [(900, 12, 40), (900, 400, 60), (500, 500, 3), (300, 30, 1)]:
+        classes = np.concatenate((np.arange(n_classes), rng.integers(0, n_classes, n - n_classes)))
+        values = Codes(rng.integers(0, m, n).astype(np.int64), np.arange(m))
+        values = Codes(np.unique(values.codes, return_inverse=True)[1].reshape(-1), np.unique(values.codes))
+        sizes = np.bincount(classes, minlength=n_classes)
+        distinct, t = distinct_and_t_by_class(classes, n_classes, sizes, values, continuous)
+        pairs = class_value_counts(classes, n_classes, values)
+        want = (ordered_emd_by_class(classes, n_classes, sizes, values) if continuous
+                else variational_distance_by_class(classes, n_classes, sizes, values, pairs))
+        assert distinct.tolist() == np.bincount(pairs[0], minlength=n_classes).tolist()
+        assert t.tolist() == want.tolist()
+        assert distinct.min() >= 1 and distinct.max() <= values.cardinality

@@ -25,10 +25,9 @@ import numpy as np
 from tklscore.core.errors import Cancelled, InputError, check_limit
 from tklscore.core.release.designer import ReleaseDesigner
 from tklscore.core.release.transform import ReleaseDesign
-from tklscore.core.scoring.distinguishing_factors import (class_value_counts, ordered_emd_by_class,
-                                                          variational_distance_by_class)
+from tklscore.core.scoring.distinguishing_factors import distinct_and_t_by_class
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
-from tklscore.core.scoring.sums import exact_sum
+from tklscore.core.scoring.sums import exact_parts, exact_sum, rounded_sum
 from tklscore.core.scoring.weights import Weights
 from tklscore.core.tables.codes import Codes
 
@@ -328,13 +327,11 @@ class _Node:
                 _, normalized = designer.table_scores(release, weights, x, missing_weight_zero)
             else:
                 weight_sum, _ = designer.record_weights(release.design, weights, missing_weight_zero)
-                rows = release.published
-                tkl = np.add(factors.t, weight_sum)    # every row, then the published ones: one gather
+                tkl = factors.t_plus(weight_sum)
                 tkl /= factors.l
-                if len(rows) != len(tkl) or not designer.levels.whole(release.design.selection):
-                    tkl = tkl[rows]
+                total, published = _published_sum(release, tkl, designer.levels.whole(release.design.selection))
                 whole = designer.scorer.whole_source_scores(weights, x, missing_weight_zero)
-                normalized = normalise_by_source(ScoreSet(exact_sum(tkl), 0.0, 0.0, 0.0, 0.0), whole, len(rows))
+                normalized = normalise_by_source(ScoreSet(total, 0.0, 0.0, 0.0, 0.0), whole, published)
             self.tkl = 0.0 if normalized.tkl is None else float(normalized.tkl)
 
     def score_and_done(self, weights, x, missing_weight_zero) -> None:
@@ -354,6 +351,22 @@ class _Node:
         return Candidate(dict(self.levels), tkl, self.loss, self.k, self.l or 0, t, self.share,
                          _shortfall(c, self.k, None if empty else self.l, None if empty else self.t,
                                     None if empty else self.tkl, self.share, optimistic))
+
+
+def _published_sum(release, scores: np.ndarray, whole: bool) -> tuple[float, int]:
+    """The exact sum of the published rows' ``scores`` (one per source row) and their count. When
+    every source row is selected in order (``whole``) the published rows are all but the
+    suppressed classes' few: every score's exact parts and the suppressed ones' negated, rounded
+    once — the same double as the sum over the published rows, without gathering them."""
+    if whole and len(scores) == len(release.selected):
+        parts = exact_parts(scores)
+        if release.dropped is None:
+            return rounded_sum(parts), len(scores)
+        if not parts or math.isfinite(parts[0]):   # else a NaN or ±inf (a single part): summed as numpy does
+            parts += exact_parts(np.negative(scores[np.flatnonzero(release.suppressed_mask)]))
+            return rounded_sum(parts), release.published_count
+    rows = release.published
+    return exact_sum(scores[rows] if len(rows) != len(scores) or not whole else scores), len(rows)
 
 
 def _smallest_published_class(transformed) -> int:
@@ -396,13 +409,9 @@ def privacy_models(designer: ReleaseDesigner, design: ReleaseDesign, transformed
     l, t = np.iinfo(np.int64).max, 0.0
     for name, codes in sa.items():
         published = Codes(*_dense(codes.codes[rows]))
-        # the distinct (class, value) pairs: each class's distinct values, and a categorical t's counts
-        pairs = class_value_counts(classes, n_classes, published)
-        l = min(l, int(np.bincount(pairs[0], minlength=n_classes).min()))
-        if name in designer.roles.continuous:
-            per_class = ordered_emd_by_class(classes, n_classes, sizes, published)
-        else:
-            per_class = variational_distance_by_class(classes, n_classes, sizes, published, pairs)
+        distinct, per_class = distinct_and_t_by_class(classes, n_classes, sizes, published,
+                                                      name in designer.roles.continuous)
+        l = min(l, int(distinct.min()))
         t = max(t, float(per_class.max()))
     return int(l), t
 

@@ -37,17 +37,19 @@ from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, compact, 
 class DistinguishingFactors:
     """Per-record factors (arrays aligned with the records they were computed for) and,
     for explanations, each equivalence class's t-closeness per sensitive attribute.
-    ``k`` may be given as None with ``class_sizes`` (each equivalence class's size): it is
-    then gathered per record when first read (a search that sums tkl never reads it)."""
+    ``k`` may be given as None with ``class_sizes`` (each equivalence class's size), and ``t``
+    as None with ``class_t_max`` (each class's t over the SAs): each is then gathered per
+    record when first read (a search that sums tkl never reads k, and reads t once)."""
 
-    __slots__ = ("_k", "l", "t", "equivalence_class", "class_t", "_class_sizes")
+    __slots__ = ("_k", "l", "_t", "equivalence_class", "class_t", "_class_sizes", "_class_t_max")
 
-    def __init__(self, k: np.ndarray | None, l: np.ndarray, t: np.ndarray, equivalence_class: np.ndarray,
-                 class_t: dict[str, np.ndarray], class_sizes: np.ndarray | None = None):
-        if k is None and class_sizes is None:
-            raise ValueError("k or the class sizes it is read from must be given")
-        self._k, self.l, self.t, self.equivalence_class, self.class_t = k, l, t, equivalence_class, class_t
-        self._class_sizes = class_sizes
+    def __init__(self, k: np.ndarray | None, l: np.ndarray, t: np.ndarray | None, equivalence_class: np.ndarray,
+                 class_t: dict[str, np.ndarray], class_sizes: np.ndarray | None = None,
+                 class_t_max: np.ndarray | None = None):
+        if (k is None and class_sizes is None) or (t is None and class_t_max is None):
+            raise ValueError("k and t, or the classes' sizes and t they are read from, must be given")
+        self._k, self.l, self._t, self.equivalence_class, self.class_t = k, l, t, equivalence_class, class_t
+        self._class_sizes, self._class_t_max = class_sizes, class_t_max
 
     @property
     def k(self) -> np.ndarray:
@@ -55,10 +57,32 @@ class DistinguishingFactors:
             self._k = self._class_sizes[self.equivalence_class]
         return self._k
 
+    def k_as(self, dtype) -> np.ndarray:
+        """k of each record in ``dtype``, a new array: from the classes' sizes in that type when k
+        is not held (one gather, no integer k made first)."""
+        if self._k is not None:
+            return self._k.astype(dtype)
+        return np.take(self._class_sizes.astype(dtype), self.equivalence_class)
+
+    @property
+    def t(self) -> np.ndarray:
+        if self._t is None:   # as k
+            self._t = self._class_t_max[self.equivalence_class]
+        return self._t
+
+    def t_plus(self, values: np.ndarray) -> np.ndarray:
+        """t + ``values`` of each record, a new array (t itself not kept when not read yet)."""
+        if self._t is not None:
+            return np.add(self._t, values)
+        out = np.take(self._class_t_max, self.equivalence_class)
+        out += values
+        return out
+
     def take(self, positions: np.ndarray) -> "DistinguishingFactors":
         return DistinguishingFactors(None if self._k is None else self._k[positions], self.l[positions],
-                                     self.t[positions], self.equivalence_class[positions], self.class_t,
-                                     self._class_sizes)
+                                     None if self._t is None else self._t[positions],
+                                     self.equivalence_class[positions], self.class_t, self._class_sizes,
+                                     self._class_t_max)
 
 
 def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
@@ -158,7 +182,7 @@ def compute_distinguishing_factors(qi: list[Codes], sa: dict[str, Codes],
         class_t[name] = per_class
         np.maximum(highest, per_class, out=highest)
         step()
-    return DistinguishingFactors(None, l, highest[classes], classes, class_t, class_sizes)
+    return DistinguishingFactors(None, l, None, classes, class_t, class_sizes, highest)
 
 
 class _SharedWork:
@@ -1063,6 +1087,37 @@ class _FullGroups:
         records = running[last]
         records[1:] -= running[last[:-1]]
         return cls, val, records
+
+
+def distinct_and_t_by_class(classes: np.ndarray, n_classes: int, class_sizes: np.ndarray, values: Codes,
+                            continuous: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each class's number of distinct values of an SA (``values``: a continuous one's codes are
+    ranks of its sorted values) and its t — the ordered EMD of :func:`ordered_emd_by_class`, or
+    the variational distance of :func:`variational_distance_by_class` —, the same numbers, from
+    one count of the (class, value) pairs: a table while it is small (:func:`_emd_table_fits`,
+    :data:`TABLE_CELLS_A_ROW`), else one sort of the pairs (no hashing)."""
+    n = len(classes)
+    m = max(int(values.cardinality), 1)
+    value_counts = np.bincount(values.codes, minlength=m)
+    if not continuous and n_classes * m <= TABLE_CELLS_A_ROW * n:
+        table = _value_class_table(classes, n_classes, class_sizes, values.codes, m)
+        return (np.count_nonzero(table, axis=0),
+                _variational_distance_of_table(table, class_sizes, value_counts, n))
+    key = np.multiply(classes, np.int64(m), dtype=np.int64)
+    key += values.codes
+    exact = float(m) * n * n < 2.0 ** 62
+    if continuous and exact and _emd_table_fits(n_classes, m, n):
+        table = np.bincount(key, minlength=n_classes * m).reshape(n_classes, m)
+        t = np.zeros(n_classes) if m <= 1 else _ordered_emd_of_table(table, class_sizes, value_counts, n)
+        return np.count_nonzero(table, axis=1), t
+    key.sort()
+    starts, counts = _runs(key)
+    cls, val = np.divmod(key[starts], np.int64(m))
+    del key, starts
+    distinct = np.bincount(cls, minlength=n_classes)
+    if continuous:
+        return distinct, ordered_emd_from_pairs(cls, val, counts, n_classes, class_sizes, value_counts, n)
+    return distinct, variational_distance_of_pairs((cls, val, counts), n_classes, class_sizes, value_counts, n)
 
 
 def class_value_counts(classes: np.ndarray, n_classes: int, values: Codes):

@@ -436,7 +436,7 @@ class Scorer:
         source record published whole."""
         if self._whole_float is None:
             factors = self.factors if self.factors is not None else self.factors_of(np.arange(len(self.source)))
-            self._whole_float = (factors.k.astype(np.float64), factors.l.astype(np.float64), factors.t)
+            self._whole_float = (factors.k_as(np.float64), factors.l.astype(np.float64), factors.t)
         return self._whole_float
 
     def _id_column(self, release: Release) -> pd.api.extensions.ExtensionArray:

@@ -57,9 +57,40 @@ class Codes:
 def factorize(values, *, ordered: bool = False) -> Codes:
     """Codes of an array or Series; a Series of Arrow-backed strings is factorised by Arrow
     (no Python object per cell, and without holding the interpreter lock)."""
+    if not ordered:
+        arrow = _arrow_text(values)
+        if arrow is not None:
+            return _factorize_arrow(arrow)
     codes, uniques = pd.factorize(values, sort=ordered, use_na_sentinel=False)
     uniques = np.asarray(uniques, dtype=object if not pd.api.types.is_numeric_dtype(uniques) else None)
     return Codes(codes.astype(np.int64, copy=False), uniques)
+
+
+def _arrow_text(values):
+    """The Arrow text of a Series or array of Arrow-backed strings without a missing cell (a
+    loaded table's text), else None."""
+    array = getattr(values, "array", values)
+    if not isinstance(getattr(array, "dtype", None), pd.StringDtype) or array.dtype.storage != "pyarrow":
+        return None
+    import pyarrow as pa
+
+    arrow = array.__arrow_array__()
+    if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)) or arrow.null_count:
+        return None
+    return arrow
+
+
+def _factorize_arrow(arrow) -> Codes:
+    """:func:`factorize` of Arrow text without a missing cell: the same codes and uniques as
+    ``pd.factorize``'s (first appearance), Arrow's indices widened once — pandas copies them
+    twice (writable, then to int64)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(arrow)
+    if hasattr(encoded, "combine_chunks"):
+        encoded = encoded.combine_chunks()   # one dictionary for every chunk
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return Codes(codes, encoded.dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False))
 
 
 def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,

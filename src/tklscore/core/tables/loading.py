@@ -185,7 +185,10 @@ class Table:
                 bad = ~np.isfinite(numbers)
             else:
                 # parse each distinct text once: O(n) hashing plus O(distinct) parsing
-                codes, uniques = pd.factorize(stored, use_na_sentinel=False)
+                from tklscore.core.tables.codes import factorize
+
+                coded = factorize(stored)
+                codes, uniques = coded.codes, coded.uniques
                 parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
                 numbers = parsed.to_numpy(dtype="float64", na_value=np.nan)
                 bad = ~np.isfinite(numbers)
