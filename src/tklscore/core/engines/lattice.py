@@ -68,7 +68,7 @@ from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Gro
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts, rounded_sum
-from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups, ordered_ids
+from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups, ordered_ids, sort_with_positions
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
                      "at every node; search without it (and select the rows of the release you choose), or search "
@@ -284,7 +284,7 @@ class AggregateLattice:
         # rows in the order of their combinations
         of_row *= np.int64(max(self.combos, 1))
         of_row += combo
-        order = np.argsort(of_row)       # distinct keys: every row is a (QI, SA values) combination
+        order = sort_with_positions(of_row)[0]     # distinct keys: every row is a (QI, SA values) combination
         del of_row
         self.combo = combo[order].astype(_small(self.combos))
         del combo
