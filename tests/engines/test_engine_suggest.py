@@ -463,6 +463,7 @@ def test_the_aggregate_is_built_within_what_the_process_leaves_the_engine(tmp_pa
     frame.to_csv(path, index=False)
     mib = 1 << 20
     monkeypatch.setattr(module, "resident_bytes", lambda: 200 * mib)
+    monkeypatch.setattr(lattice, "_resident_bytes", lambda: 200 * mib)     # the search's budget, its batches' size
     with open_backend("duckdb", "1GiB") as backend:
         def setting():
             return backend.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
