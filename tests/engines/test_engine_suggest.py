@@ -299,7 +299,7 @@ def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
     """Within the budget every row is counted at once, above it in pieces of whole classes:
     the same releases with the same numbers (every evaluated node), and only the piece size
     follows the budget."""
-    from tklscore.core.engines.lattice import AggregateLattice, WHOLE_ROW_BYTES, piece_rows
+    from tklscore.core.engines.lattice import AggregateLattice, WHOLE_ROW_BYTES, fetch_rows, piece_rows
 
     rng = np.random.default_rng(23)
     frame = pd.DataFrame({"a": rng.integers(0, 10, 400).astype(str), "b": rng.choice(list("xyzw"), 400),
@@ -322,6 +322,12 @@ def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
             over = AggregateLattice(designer, whole.rows * WHOLE_ROW_BYTES - 1)
             pieces = AggregateLattice(designer, pieces_budget(20))
             found_pieces = suggest(pieces, weights, constraints)
+            aggregate = backend.fetch("SELECT q0, q1, q2, s0, s1, cnt, rid FROM fin")
+        # the aggregate read in one batch and in batches of 8 rows (a small budget's) gives the
+        # lattice as SQL numbers it: finest classes by first record, SA combinations in code order
+        assert fetch_rows(pieces_budget(20)) == 8 < whole.rows <= fetch_rows(1 << 30)
+        expected_lattice(aggregate, whole)
+        expected_lattice(aggregate, pieces)
         memory = suggest(ReleaseDesigner(load_table(path), roles, hierarchies), weights, constraints)
     assert whole.whole and fitting.whole and whole.chunk_rows == fitting.chunk_rows == whole.rows > 100
     assert not over.whole and over.chunk_rows == piece_rows(over.rows, whole.rows * WHOLE_ROW_BYTES - 1) < over.rows
@@ -332,6 +338,33 @@ def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
     # once every node is scored, the l-DF masks and the groupings only scoring reads are freed
     for lattice in (whole, pieces):
         assert not lattice._lattice_l._masks and not lattice._sa_groups and not lattice._row_groups
+
+
+def expected_lattice(aggregate: pd.DataFrame, lattice) -> None:
+    """``lattice``'s arrays are those of the aggregate's rows (QIs ``q*``, SAs ``s*``, cnt, rid)
+    counted here by pandas: the finest classes numbered by their first record, the distinct SA
+    combinations by their values' codes (each SA's values in sorted order), the rows ordered
+    by (finest class, combination)."""
+    qi = [c for c in aggregate.columns if c.startswith("q")]
+    sa = [c for c in aggregate.columns if c.startswith("s")]
+    frame = aggregate.copy()
+    for i, column in enumerate(sa):
+        assert list(lattice.uniques[i]) == sorted(frame[column].unique())
+        frame[column] = frame[column].map({v: c for c, v in enumerate(lattice.uniques[i])})
+    classes = frame.groupby(qi).agg(n=("cnt", "size"), cnt=("cnt", "sum"), rid=("rid", "min")).sort_values("rid")
+    assert list(lattice.finest_rid) == list(classes["rid"]) and list(lattice.finest_cnt) == list(classes["cnt"])
+    assert list(lattice.finest_rows) == list(classes["n"]) and lattice.rows == len(frame)
+    for j, column in enumerate(qi):
+        values = lattice.designer.column(lattice.roles.qi[j]).values
+        assert list(values[lattice.finest_q[j]]) == list(classes.index.get_level_values(column))
+    combos = frame[sa].drop_duplicates().sort_values(sa)
+    assert lattice.combos == len(combos)
+    for i, column in enumerate(sa):
+        assert list(lattice.combo_s[i]) == list(combos[column])
+    frame["f"] = frame.set_index(qi).index.map(pd.Series(np.arange(len(classes)), index=classes.index))
+    frame["c"] = frame.set_index(sa).index.map(pd.Series(np.arange(len(combos)), index=pd.MultiIndex.from_frame(combos)))
+    frame = frame.sort_values(["f", "c"])
+    assert list(lattice.combo) == list(frame["c"]) and list(lattice.cnt) == list(frame["cnt"])
 
 
 def test_the_search_budget_is_the_limit_less_what_the_process_and_the_search_hold(monkeypatch):
@@ -451,6 +484,7 @@ def test_the_aggregate_is_built_within_what_the_process_leaves_the_engine(tmp_pa
     frame.to_csv(path, index=False)
     mib = 1 << 20
     monkeypatch.setattr(module, "resident_bytes", lambda: 200 * mib)
+    monkeypatch.setattr(lattice, "_resident_bytes", lambda: 200 * mib)     # the search's budget, its batches' size
     with open_backend("duckdb", "1GiB") as backend:
         def setting():
             return backend.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
@@ -465,10 +499,12 @@ def test_the_aggregate_is_built_within_what_the_process_leaves_the_engine(tmp_pa
                                   {"a": Hierarchy.intervals("a", [2])}, cache=False)
         assert setting() == "1.0 GiB"       # as opened, once the aggregate is built
         aggregate = designer.lattice()
-        fetched = aggregate.combo.nbytes + aggregate.cnt.nbytes + 2 * lattice.BATCH_ROWS * lattice.BATCH_ROW_BYTES
+        batch = lattice.fetch_rows(lattice.search_budget(backend.memory_limit))
+    # the aggregate's rows as the fetch fills them: 3 one-byte codes, cnt and rid
+    fetched = aggregate.rows * (3 + 16) + 2 * batch * lattice.BATCH_ROW_BYTES
     # 1 GiB less its eighth and the 200 MiB held: 696 MiB; the fetch, less the arrays it fills too
-    assert seen["fin"] == seen["lattice_rows"] == "696.0 MiB"
-    assert seen["fetch"] == f"{(696 * mib - fetched) >> 20}.0 MiB" == "663.0 MiB"    # whole MiB
+    assert seen["fin"] == "696.0 MiB" and batch == lattice.BATCH_ROWS and aggregate.rows == 12
+    assert seen["fetch"] == f"{(696 * mib - fetched) >> 20}.0 MiB" == "595.0 MiB"    # whole MiB
 
 
 def test_a_search_that_fails_gives_the_engine_its_memory_back(tmp_path, monkeypatch):

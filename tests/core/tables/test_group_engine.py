@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st
 
 from tklscore.core.scoring.distinguishing_factors import (class_value_counts, compute_distinguishing_factors,
                                                           l_distinguishing_factor)
-from tklscore.core.tables.codes import (Codes, compact, group_ids, group_sizes, mixed_radix, run_sizes, sorted_groups,
-                                        table_counts)
+from tklscore.core.tables.codes import (Codes, compact, group_ids, group_sizes, mixed_radix, ordered_ids, run_sizes,
+                                        sorted_groups, table_counts)
 
 
 def _codes(values: list[int], declared: int) -> Codes:
@@ -83,6 +83,20 @@ def test_class_value_counts_dense_and_hashed_agree(classes, data, huge):
     got = sorted(zip(cls.tolist(), val.tolist(), counts.tolist()))
     expected = pd.DataFrame({"c": ids, "v": codes.codes}).value_counts().sort_index()
     assert got == [(c, v, n) for (c, v), n in expected.items()]
+
+
+@settings(max_examples=15, deadline=None)
+@given(table=st.integers(0, 30).flatmap(lambda n: st.lists(st.lists(st.integers(0, 5), min_size=n, max_size=n),
+                                                            min_size=1, max_size=4)),
+       cardinality=st.sampled_from([6, 1 << 20, 1 << 40]))
+def test_ordered_ids_number_the_distinct_rows_in_the_order_of_their_codes(table, cardinality):
+    """A presence table, one sort, and a key beyond 63 bits compacted on the way: the ids of
+    SQL's ROW_NUMBER() OVER (ORDER BY the columns) over the distinct rows."""
+    n = len(table[0])
+    ids, count = ordered_ids([(np.asarray(c, dtype=np.int64), cardinality) for c in table], n)
+    rows = list(zip(*table))
+    distinct = sorted(set(rows))
+    assert count == len(distinct) and list(ids) == [distinct.index(r) for r in rows]
 
 
 @given(st.lists(st.integers(-5, 2**40), max_size=50))

@@ -68,7 +68,7 @@ from tklscore.core.scoring.distinguishing_factors import (TABLE_CELLS_A_ROW, Gro
                                                           weighted_class_value_pairs)
 from tklscore.core.scoring.scores import ScoreSet, normalise_by_source
 from tklscore.core.scoring.sums import exact_parts, rounded_sum
-from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups
+from tklscore.core.tables.codes import Codes, group_ids, group_ids_of_groups, ordered_ids, sort_with_positions
 
 SELECTION_REFUSED = ("suggested releases out of core search the whole source: a row selection needs the records "
                      "at every node; search without it (and select the rows of the release you choose), or search "
@@ -165,11 +165,55 @@ def _release_arrow_memory() -> None:
         pass
 
 
-BATCH_ROWS = 1 << 20
-"""The rows of the aggregate fetched from the engine at a time."""
+BATCH_ROWS = 1 << 18
+"""The most rows of the aggregate fetched from the engine at a time."""
 
-BATCH_ROW_BYTES = 16
-"""What a fetched row takes (its SA combination and records, two 8-byte integers)."""
+BATCH_ROW_BYTES = 200
+"""What a fetched row of the aggregate takes while it is coded (its QI and SA values as Arrow
+holds them, their dictionary codes and the codes of the lattice): a batch is within a
+tenth of the search's budget."""
+
+
+def fetch_rows(budget: int) -> int:
+    """The rows of the aggregate fetched at a time within a search's ``budget`` bytes."""
+    return max(1, min(BATCH_ROWS, int(budget) // (10 * BATCH_ROW_BYTES)))
+
+
+def _aggregate_codes(backend, values: list[np.ndarray], uniques: list[np.ndarray], rows: int, batch: int):
+    """Each row of the finest aggregate (:data:`RELATION`, of about ``rows`` rows) fetched in
+    Arrow batches of ``batch`` rows: its QIs' codes (the index of its value in ``values``),
+    its SAs' (in ``uniques``), ``cnt`` and ``rid``. A row whose value is missing from them —
+    or NULL, which equals nothing — is left out, as a join on the values leaves it."""
+    import pyarrow.compute as pc
+
+    indexes = [pd.Index(v, dtype=v.dtype if v.dtype.kind == "f" else object) for v in list(values) + list(uniques)]
+    codes = [np.empty(rows, dtype=_small(len(index))) for index in indexes]
+    cnt, rid = np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64)
+    names = [f"q{j}" for j in range(len(values))] + [f"s{i}" for i in range(len(uniques))]
+    # the engine's limit leaves room for these arrays and two batches as fetched and coded
+    backend.bound_engine(sum(c.nbytes for c in codes) + cnt.nbytes + rid.nbytes + 2 * batch * BATCH_ROW_BYTES)
+    at = 0
+    for part in backend.fetch_batches(f"SELECT {', '.join(names)}, CAST(cnt AS BIGINT) AS cnt, "
+                                      f"CAST(rid AS BIGINT) AS rid FROM {RELATION}", batch):
+        size = part.num_rows
+        if at + size > rows:
+            raise InputError(f"the source's aggregate changed while it was read (more than {rows:,} rows)")
+        for k, index in enumerate(indexes):
+            encoded = pc.dictionary_encode(part.column(k))
+            known = np.append(index.get_indexer(encoded.dictionary.to_numpy(zero_copy_only=False)), -1)
+            at_value = pc.fill_null(encoded.indices, len(encoded.dictionary)).to_numpy()
+            codes[k][at:at + size] = known[at_value]
+        cnt[at:at + size] = part.column(len(names)).to_numpy()
+        rid[at:at + size] = part.column(len(names) + 1).to_numpy()
+        at += size
+    if at != rows:
+        raise InputError(f"the source's aggregate changed while it was read ({at:,} of {rows:,} rows)")
+    found = np.ones(rows, dtype=np.bool_)
+    for c in codes:
+        found &= c >= 0
+    if not found.all():
+        codes, cnt, rid = [c[found] for c in codes], cnt[found], rid[found]
+    return codes[:len(values)], codes[len(values):], cnt, rid
 
 
 def _small(count: int) -> np.dtype:
@@ -199,65 +243,53 @@ class AggregateLattice:
         roles, backend = designer.roles, designer.backend
         backend.bound_engine()     # the statements below within what the process leaves them
         plan = Plan(len(roles.qi), tuple(c in roles.continuous for c in roles.sa), RELATION, weighted=True)
-        parts, joins, cardinalities = [], [], []
-        for j, name in enumerate(roles.qi):
-            values = designer.column(name).values
-            cardinalities.append(len(values))
-            backend.register(f"lattice_q{j}", pd.DataFrame({"v": pd.Series(values, dtype=object),
-                                                            "c": np.arange(len(values), dtype=np.int64)}))
-            parts.append(f"CAST(m{j}.c AS INTEGER) AS q{j}")
-            joins.append(f"JOIN lattice_q{j} AS m{j} ON m{j}.v = f.q{j}")
+        values = [designer.column(name).values for name in roles.qi]
         self.uniques: list[np.ndarray] = []
-        for i, name in enumerate(roles.sa):
-            backend.materialize(f"lattice_s{i}", plan.value_codes(i))
-            self.uniques.append(backend.fetch(f"SELECT s{i} AS v FROM lattice_s{i} ORDER BY c{i}")["v"].to_numpy(
-                dtype=np.float64 if name in roles.continuous else object))
-            parts.append(f"CAST(n{i}.c{i} AS INTEGER) AS s{i}")
-            joins.append(f"JOIN lattice_s{i} AS n{i} ON n{i}.s{i} = f.s{i}")
-        qs = ", ".join(f"q{j}" for j in range(len(roles.qi)))
-        ss = ", ".join(f"s{i}" for i in range(len(roles.sa)))
-        backend.materialize("lattice_rows", f"SELECT {', '.join(parts)}, CAST(f.cnt AS BIGINT) AS cnt, "
-                                            f"CAST(f.rid AS BIGINT) AS rid FROM {RELATION} AS f {' '.join(joins)}")
-        # the finest classes (distinct QI values) numbered in order of first appearance, with
-        # their QI codes, rows, records and first record: a node's classes are unions of them
-        backend.materialize("lattice_f", f"SELECT *, CAST(ROW_NUMBER() OVER (ORDER BY rid) - 1 AS BIGINT) AS f FROM "
-                                         f"(SELECT {qs}, CAST(COUNT(*) AS BIGINT) AS n, CAST(SUM(cnt) AS BIGINT) AS cnt,"
-                                         f" MIN(rid) AS rid FROM lattice_rows GROUP BY {qs}) AS g")
-        finest = backend.fetch_arrow(f"SELECT {qs}, n, cnt, rid FROM lattice_f ORDER BY f")
-        column = (lambda table, name, dtype: table.column(name).to_numpy().astype(dtype, copy=False))
-        self.finest_q = [column(finest, f"q{j}", _small(c)) for j, c in enumerate(cardinalities)]
-        self.finest_rows = column(finest, "n", np.int64)
-        self.finest_cnt = column(finest, "cnt", np.int64)
-        self.finest_rid = column(finest, "rid", np.int64)
-        del finest
+        for i, name in enumerate(roles.sa):     # in the engine's order (the codes of every other statement)
+            self.uniques.append(backend.fetch(f"SELECT s{i} AS v FROM ({plan.value_codes(i)}) AS d ORDER BY c{i}")[
+                "v"].to_numpy(dtype=np.float64 if name in roles.continuous else object))
+        q, s, cnt, rid = _aggregate_codes(backend, values, self.uniques, designer.finest.rows,
+                                          fetch_rows(budget if budget is not None else
+                                                     search_budget(getattr(backend, "memory_limit", None))))
+        rows = len(cnt)
+        # the finest classes (distinct QI values) numbered in order of first record, with their
+        # QI codes, rows, records and first record: a node's classes are unions of them
+        of_row, classes = ordered_ids([(codes, len(v)) for codes, v in zip(q, values)], rows)
+        first = np.full(classes, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, of_row, rid)
+        del rid
+        order = np.argsort(first)      # the first records are distinct
+        self.finest_rid = first[order]
+        number = np.empty(classes, dtype=np.int64)
+        number[order] = _positions(classes)
+        del first, order
+        np.take(number, of_row, out=of_row)
+        one = np.empty(classes, dtype=np.int64)
+        one[of_row] = _positions(rows)      # a row of each class (all hold its QI codes)
+        self.finest_q = [codes[one].astype(_small(len(v))) for codes, v in zip(q, values)]
+        del q, one, number
+        self.finest_rows = np.bincount(of_row, minlength=classes).astype(np.int64, copy=False)
+        self.finest_cnt = np.zeros(classes, dtype=np.int64)
+        np.add.at(self.finest_cnt, of_row, cnt)
         self.offsets = np.zeros(len(self.finest_rows) + 1, dtype=np.int64)
         np.cumsum(self.finest_rows, out=self.offsets[1:])
-        self.rows, self.n = int(self.offsets[-1]), int(self.finest_cnt.sum())
+        self.rows, self.n = rows, int(self.finest_cnt.sum())
         # the distinct SA combinations, numbered in the order of their codes
-        backend.materialize("lattice_c", f"SELECT {ss}, CAST(ROW_NUMBER() OVER (ORDER BY {ss}) - 1 AS BIGINT) AS c "
-                                         f"FROM (SELECT DISTINCT {ss} FROM lattice_rows) AS d")
-        combos = backend.fetch_arrow(f"SELECT {ss} FROM lattice_c ORDER BY c")
-        self.combo_s = [column(combos, f"s{i}", _small(len(u))) for i, u in enumerate(self.uniques)]
-        self.combos = len(self.combo_s[0]) if self.combo_s else 0
-        del combos
-        # each row: its SA combination and records, the rows in finest-class order (the engine's
-        # limit leaves room for them and a batch as fetched and converted)
-        self.combo = np.empty(self.rows, dtype=_small(self.combos))
-        self.cnt = np.empty(self.rows, dtype=_small(self.n + 1))
-        backend.bound_engine(self.combo.nbytes + self.cnt.nbytes + 2 * BATCH_ROWS * BATCH_ROW_BYTES)
-        on_q = " AND ".join(f"g.q{j} = r.q{j}" for j in range(len(roles.qi)))
-        on_s = " AND ".join(f"d.s{i} = r.s{i}" for i in range(len(roles.sa)))
-        at = 0
-        for batch in backend.fetch_batches(f"SELECT d.c, r.cnt FROM lattice_rows AS r JOIN lattice_f AS g ON {on_q} "
-                                           f"JOIN lattice_c AS d ON {on_s} ORDER BY g.f, d.c", BATCH_ROWS):
-            size = batch.num_rows
-            self.combo[at:at + size] = batch.column(0).to_numpy()
-            self.cnt[at:at + size] = batch.column(1).to_numpy()
-            at += size
-        if at != self.rows:
-            raise InputError(f"the source's aggregate changed while it was read ({at:,} of {self.rows:,} rows)")
-        for name in ("lattice_rows", "lattice_c", "lattice_f"):
-            backend.drop(name)
+        combo, self.combos = ordered_ids([(codes, len(u)) for codes, u in zip(s, self.uniques)], rows)
+        one = np.empty(self.combos, dtype=np.int64)
+        one[combo] = _positions(rows)
+        self.combo_s = [codes[one].astype(_small(len(u))) for codes, u in zip(s, self.uniques)]
+        del s, one
+        # each row: its SA combination and records, the rows in finest-class order, a class's
+        # rows in the order of their combinations
+        of_row *= np.int64(max(self.combos, 1))
+        of_row += combo
+        order = sort_with_positions(of_row)[0]     # distinct keys: every row is a (QI, SA values) combination
+        del of_row
+        self.combo = combo[order].astype(_small(self.combos))
+        del combo
+        self.cnt = cnt[order].astype(_small(self.n + 1))
+        del cnt, order
         _release_arrow_memory()
         self._default_budget, self._finest_group_codes = budget is None, {}    # the latter: :meth:`_finest_groups`'s
         self.tables = ValueTables(self)

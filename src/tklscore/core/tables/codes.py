@@ -143,6 +143,30 @@ def partition(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tu
     return groups.inverse, len(groups)
 
 
+def ordered_ids(columns: list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
+    """Dense ids 0..G-1 of the groups of ``n`` rows sharing the codes of all ``columns``
+    (``(codes, cardinality)`` pairs, codes ≥ 0), numbered in the order of their codes, the
+    first column's the most significant (SQL's ``ROW_NUMBER() OVER (ORDER BY c0, c1, ..)``
+    over the distinct rows): a presence table over the mixed-radix key when its space is
+    small, else one sort of it; a key space beyond 63 bits compacted on the way by a sort,
+    which keeps the order."""
+    if not columns:
+        return np.zeros(n, dtype=np.int64), (1 if n else 0)
+    key, size = columns[0][0].astype(np.int64), max(int(columns[0][1]), 1)
+    for codes, cardinality in columns[1:]:
+        cardinality = max(int(cardinality), 1)
+        if size * cardinality >= 1 << 62:
+            groups = sorted_groups(key)
+            key, size = groups.inverse, len(groups)
+        key *= np.int64(cardinality)
+        key += codes
+        size *= cardinality
+    if size <= dense_limit(n):
+        return compact(key, size)
+    groups = sorted_groups(key)
+    return groups.inverse, len(groups)
+
+
 def group_ids_of_groups(columns: list[tuple[np.ndarray, int]], first: np.ndarray, n: int) -> np.ndarray:
     """The ids :func:`group_ids` gives the groups of ``n`` rows, from one entry per group:
     each column's code of the group (with the column's cardinality) and ``first``, the
