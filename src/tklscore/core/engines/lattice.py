@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -269,9 +269,8 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
-        self._full_identity = self._cells = None    # :meth:`_full_is_combo`'s and :meth:`_combo_cells`' answers
-        # a class of more than :attr:`own_rows` rows over every SA combination (:meth:`_one_class`): a node at a time
-        self._one_class_at_once = threading.Lock()
+        self._full_identity = None    # :meth:`_full_is_combo`'s answer
+        self._large_class = threading.Lock()    # a class of more than :attr:`own_rows` rows: a node at a time
         self._maps = _Maps(self.combos)
 
     def _size_pieces(self, backend, budget: int | None) -> None:
@@ -329,7 +328,7 @@ class AggregateLattice:
         self._lattice_l = LatticeL(self._lattice_l.budget, packed=True)
         self._row_groups = {}
         self._sa_groups = {}
-        self._full_identity = self._cells = None
+        self._full_identity = None
         self._maps = _Maps(self.combos)
         self.designer.backend.engine_memory(None)
 
@@ -513,13 +512,10 @@ class AggregateLattice:
         total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
+                # a class of more than own_rows rows may hold every full group: a node at a time
+                with self._large_class if int(self.finest_rows[piece[0]].sum()) > self.own_rows else nullcontext():
                     total += _own_class(self, piece, class_of_finest, sizes, dropped, kept, groups, representative,
                                         w, masks, t)
-                    continue
-                with self._one_class_at_once:
-                    total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
-                                             w, known, masks, t)
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
@@ -589,72 +585,6 @@ class AggregateLattice:
         at = np.flatnonzero(self.cnt > 1)
         return at, self.cnt[at].astype(np.int64) - 1
 
-    def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
-        """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
-        over them), its rows read in pieces twice — once to gather the groups, their records
-        and known masks, once to give each row its group's masks. A row here costs a fraction
-        of a piece's (:data:`ONE_CLASS_ROW_BYTES`): the pieces are as many times larger, so the
-        tables over every full group are added to a few times a class, not once every
-        :attr:`chunk_rows` rows."""
-        (finest,) = piece
-        cls = int(class_of_finest[finest[0]])
-        full, n_full = groups.full
-        identity = self._full_is_combo(groups)
-        cells = self._combo_cells() if identity and len(kept) == len(self.uniques) else None
-        records = np.zeros(n_full, dtype=np.float64)
-        open_known = None if known is None or cells is not None else [
-            None if m is None else np.ones(n_full, dtype=np.bool_) for m in known]
-        step = max(self.chunk_rows, self.chunk_rows * PIECE_ROW_BYTES // ONE_CLASS_ROW_BYTES)
-        for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
-            g = self.combo[rows] if identity else full[self.combo[rows]]
-            records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
-            for table, mask in zip(open_known or (), bits_at(known, rows) if open_known is not None else ()):
-                if mask is not None:
-                    table[g] = mask    # a row's mask is its (coarser class, SA values) group's
-        at = np.flatnonzero(records)     # every row holds a record: the groups present
-        if cells is not None:
-            l, tables = _l_of_cells(cells, at, [max(len(self.uniques[i]), 1) for i in kept])
-        else:
-            l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
-                                    _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
-                                    None if open_known is None else [None if m is None else m[at] for m in open_known])
-            tables = []
-            for mask in found:
-                table = None
-                if mask is not None:
-                    table = np.ones(n_full, dtype=np.bool_)
-                    table[at] = mask
-                tables.append(table)
-        if any(table is not None for table in tables):
-            for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
-                g = self.combo[rows] if identity else full[self.combo[rows]]
-                _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
-        if dropped[cls]:
-            return []
-        combos = representative[at]
-        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
-                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64),
-                    tabled[cls:cls + 1])
-        score = t[0] + w[combos]
-        score /= l
-        return exact_parts(score, records[at])
-
-    def _combo_cells(self) -> np.ndarray | None:
-        """Each SA combination's cell in the array of every combination of the SAs' values (their
-        codes in mixed radix, the first SA's the most significant), or None when that array
-        would hold more than :data:`CELLS_A_COMBINATION` cells a combination."""
-        if self._cells is None:
-            cards = [max(len(u), 1) for u in self.uniques]
-            cells = None
-            if math.prod(cards) <= CELLS_A_COMBINATION * max(self.combos, 1):
-                cells = np.zeros(self.combos, dtype=np.int64)
-                for codes, card in zip(self.combo_s, cards):
-                    cells *= np.int64(card)
-                    cells += codes
-            self._cells = (cells,)
-        return self._cells[0]
-
     def _full_is_combo(self, groups: SaGroups) -> bool:
         """Whether the full SA groups are the SA combinations themselves, numbered alike (every
         SA kept: the combinations are distinct and numbered in the order of their codes, as
@@ -667,57 +597,35 @@ class AggregateLattice:
         return self._full_identity[1]
 
 
-CELLS_A_COMBINATION = 4
-"""A class larger than a piece has its l-DF counted over an array of every combination of the SAs'
-values (:func:`_l_of_cells`) when it holds at most this many cells a distinct SA combination."""
-
-
-def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The l-DF of one class whose distinct SA combinations are ``at`` (every SA kept; ``cells``:
-    each combination's cell in the array of every combination of the SAs' ``cards`` values), and
-    for each SA a table over the combinations: whether the finer classes must count it there.
-
-    In that array the class's groups of QI ∪ (SA \\ {A_i}) are the lines along axis i, and a
-    group's distinct values of A_i the combinations present on its line: a sum along the axis,
-    no sort. A combination's l is the least over the SAs; its group of A_i is open to the finer
-    classes when its line holds a combination whose l is above 1 (:func:`l_of_classes`' rule,
-    exact without the coarser nodes' masks: a row outside one is 1 here too)."""
-    shape = tuple(cards)
-    present = np.zeros(math.prod(shape), dtype=np.bool_)
-    present[cells[at]] = True
-    present = present.reshape(shape)
-    narrow = np.min_scalar_type(max(shape))
-    l = None
-    for axis in range(len(shape)):
-        d = present.sum(axis=axis, keepdims=True, dtype=narrow)
-        l = np.broadcast_to(d, shape).copy() if l is None else np.minimum(l, d, out=l)
-    live = l > 1
-    live &= present
-    tables = [np.broadcast_to(live.any(axis=axis, keepdims=True), shape).ravel()[cells]
-              for axis in range(len(shape))]
-    return l.ravel()[cells[at]].astype(np.int64), tables
-
-
 def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
                representative: np.ndarray, w: np.ndarray, masks: list, tabled: np.ndarray) -> list[float]:
-    """:meth:`AggregateLattice._one_class` of a class of at most its ``own_rows`` rows, at a cost
-    of its own rows: its rows read at once, its distinct full SA groups found through a map of every group to
-    its number in the class (one a node in flight, kept; only the class's entries written
-    before they are read), its records, l-DF (exact without the coarser nodes' masks,
-    which it does not read) and t over those groups, never a pass over every group of the source."""
+    """:meth:`AggregateLattice.scored_sum` of one class of more rows than a piece, over its own
+    distinct full SA groups, never a pass over every group of the source: its rows read in parts
+    of at most :attr:`~AggregateLattice.own_rows` — once to find its groups (through a map of every
+    group to its number in the class, one a node in flight, kept: :class:`_Numbering`) and their
+    records, and, when there is more than one part, once more to give each row its group's
+    masks —, its l-DF (exact without the coarser nodes' masks, which it does not read) and t
+    over those groups."""
     (finest,) = piece
     cls = int(class_of_finest[finest[0]])
-    full, _ = groups.full
-    rows = _ranges(lattice.offsets[finest], lattice.finest_rows[finest])
-    g = lattice.combo[rows] if lattice._full_is_combo(groups) else full[lattice.combo[rows]]
+    parts = list(_pieces_of(finest, lattice.offsets, lattice.finest_rows, lattice.own_rows))
     with lattice._maps.free() as number:
-        at, group = _distinct(g, number)
-        del g
+        numbering, records = _Numbering(number), np.zeros(0, dtype=np.float64)
+        for rows in parts:
+            group = numbering.add(_full_groups(lattice, groups, rows))
+            found = np.bincount(group, weights=lattice.cnt[rows], minlength=len(numbering.values))
+            found[:len(records)] += records
+            records = found
+        at = numbering.values
         combos = representative[at]
         l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
                                     number)
-    records = np.bincount(group, weights=lattice.cnt[rows], minlength=len(at))
-    _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, lattice.rows)
+        if len(parts) > 1 and any(mask is not None for mask in found):
+            number[at] = _positions(len(at))     # the map of the class's groups again (the l-DF used it)
+        for rows in parts if any(mask is not None for mask in found) else ():
+            if len(parts) > 1:
+                group = number[_full_groups(lattice, groups, rows)]
+            _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, lattice.rows)
     if dropped[cls]:
         return []
     t = lattice._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
@@ -726,6 +634,38 @@ def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, 
     score = t[0] + w[combos]
     score /= l
     return exact_parts(score, records)
+
+
+def _full_groups(lattice: AggregateLattice, groups: SaGroups, rows: np.ndarray) -> np.ndarray:
+    """The full SA group of each of the aggregate's ``rows``."""
+    return lattice.combo[rows] if lattice._full_is_combo(groups) else groups.full[0][lattice.combo[rows]]
+
+
+class _Numbering:
+    """The distinct values of arrays given in turn, numbered as first met through ``number`` (a
+    free map of at least their cardinality, never cleared: a value's entry is its number when
+    that number's value is it)."""
+
+    def __init__(self, number: np.ndarray):
+        self.number, self.values = number, np.zeros(0, dtype=np.int64)
+
+    def add(self, g: np.ndarray) -> np.ndarray:
+        """Each entry of ``g``'s number (values not met before numbered after those that were)."""
+        number, m = self.number, len(self.values)
+        found = number[g]
+        met = found >= 0
+        met &= found < m
+        if m:
+            met[met] = self.values[found[met]] == g[met]
+        if not met.all():
+            new = g if not m else g[~met]
+            positions = _positions(len(new))
+            number[new] = positions
+            first = new[number[new] == positions]
+            number[first] = _positions(m + len(first))[m:]
+            self.values = np.concatenate([self.values, first])
+            found[~met] = number[new]
+        return found
 
 
 class _Maps:
