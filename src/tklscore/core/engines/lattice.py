@@ -106,16 +106,11 @@ MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
 when the search's budget is small: a quarter of it, but always two nodes')."""
 
-ONE_CLASS_ROW_BYTES = 50
-"""What a row of a class larger than a piece takes while its full SA groups are gathered
-(:meth:`AggregateLattice._one_class`: its position, combination, records as a double and a
-bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
-in pieces that many times larger, within what a piece may take."""
-
 OWN_CLASS_ROW_BYTES = 100
 """What a row of a class larger than a piece takes while it is counted over its own distinct
-SA combinations (:func:`_own_class`): its position, combination, group and
-records, and its groups' lines, l-DF and tables (:func:`_l_of_own_groups`; up to a group a row).
+SA combinations (:func:`_own_class`; a class of more than :func:`own_rows` rows: a row of
+a part of it): its position, combination, group and records, and its groups' lines, l-DF
+and tables (:func:`_l_of_own_groups`; up to a group a row).
 Measured (tracemalloc over numpy's allocations, one worker) on the benchmark's table at 1M
 rows, pieces of 30k rows: about 42 bytes a row and 5 MB besides (59–74 a row over the classes
 of 230k rows); within a piece's allowance for pieces of :data:`MIN_PIECE_ROWS` and more."""
@@ -136,10 +131,11 @@ def piece_rows(rows: int, budget: int) -> int:
 
 def own_rows(chunk: int) -> int:
     """The most rows of a class larger than a piece of ``chunk`` rows counted over its own
-    distinct SA combinations (:func:`_own_class`; one of more over every
-    combination, :meth:`AggregateLattice._one_class`): what it takes (:data:`OWN_CLASS_ROW_BYTES`
-    a row) within what a piece of whole classes may take (two pieces' rows at
-    :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such classes at once."""
+    distinct SA combinations at once (:func:`_own_class`; one of more in parts of this many
+    rows, one node at a time, since its groups may be every one of the source): what it takes
+    (:data:`OWN_CLASS_ROW_BYTES` a row) within what a piece of whole classes may take (two
+    pieces' rows at :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such
+    classes at once."""
     return 2 * chunk * PIECE_ROW_BYTES // OWN_CLASS_ROW_BYTES
 
 
@@ -489,9 +485,9 @@ class AggregateLattice:
         source at the design's levels: each class's t over the kept SAs, each row's l-DF by
         :class:`LatticeL` — over every row at once when the aggregate fits the search's memory
         (:attr:`whole`), else in pieces of whole classes (a class of more than
-        :attr:`chunk_rows` rows over its distinct SA combinations: its own, of at most
-        :attr:`own_rows` rows, else every one of the source, read in pieces), the masks
-        assembled for the node's specialisations."""
+        :attr:`chunk_rows` rows over its own distinct SA combinations, read in parts of at
+        most :attr:`own_rows` rows: :func:`_own_class`), the masks assembled for the node's
+        specialisations."""
         groups, representative = self.sa_groups(kept)
         w = self.weight_sum(weights, kept)
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
@@ -520,9 +516,9 @@ class AggregateLattice:
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
             local = np.repeat(local.astype(_small(len(inside)), copy=False), self.finest_rows[piece])
-            rows = _RowGroups(groups, self.combo[at], codes)
+            rows = _RowGroups(groups, np.take(self.combo, at), codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
-                                            ~dropped[inside], rows.at(w), self.cnt[at],
+                                            ~dropped[inside], rows.at(w), np.take(self.cnt, at),
                                             None if known is None else bits_at(known, at), t[inside])
             _assemble(masks, found, at, self.rows)
             total += part
@@ -551,7 +547,7 @@ class AggregateLattice:
         position = {i: j for j, i in enumerate(kept)}
         t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled, beyond_one)
         l, found = l_of_classes((local, len(sizes)), rows, known)
-        score = t[local]
+        score = np.take(t, local)
         score += w
         score /= l
         if beyond_one is not None:
@@ -613,22 +609,24 @@ def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, 
         numbering, records = _Numbering(number), np.zeros(0, dtype=np.float64)
         for rows in parts:
             group = numbering.add(_full_groups(lattice, groups, rows))
-            found = np.bincount(group, weights=lattice.cnt[rows], minlength=len(numbering.values))
+            found = np.bincount(group, weights=np.take(lattice.cnt, rows), minlength=len(numbering.values))
             found[:len(records)] += records
             records = found
-        at = numbering.values
+        at, m = numbering.values, len(numbering.values)
         combos = representative[at]
-        l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
+        # each SA's lines gathered as its count reaches it (one at a time)
+        l, found = _l_of_own_groups((None if o is None else np.take(o[0], combos) for o in groups.others), m,
                                     number)
         if len(parts) > 1 and any(mask is not None for mask in found):
             number[at] = _positions(len(at))     # the map of the class's groups again (the l-DF used it)
         for rows in parts if any(mask is not None for mask in found) else ():
             if len(parts) > 1:
                 group = number[_full_groups(lattice, groups, rows)]
-            _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, lattice.rows)
+            _assemble(masks, [None if mask is None else np.take(mask, group) for mask in found], rows, lattice.rows)
+    del numbering, at, found
     if dropped[cls]:
         return []
-    t = lattice._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+    t = lattice._t(kept, np.zeros(m, dtype=np.int64), sizes[cls:cls + 1],
                    lambda i: lattice.combo_s[i][combos].astype(np.int64), records.astype(np.int64),
                    tabled[cls:cls + 1])
     score = t[0] + w[combos]
@@ -638,7 +636,8 @@ def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, 
 
 def _full_groups(lattice: AggregateLattice, groups: SaGroups, rows: np.ndarray) -> np.ndarray:
     """The full SA group of each of the aggregate's ``rows``."""
-    return lattice.combo[rows] if lattice._full_is_combo(groups) else groups.full[0][lattice.combo[rows]]
+    combo = np.take(lattice.combo, rows)
+    return combo if lattice._full_is_combo(groups) else np.take(groups.full[0], combo)
 
 
 class _Numbering:
@@ -652,19 +651,24 @@ class _Numbering:
     def add(self, g: np.ndarray) -> np.ndarray:
         """Each entry of ``g``'s number (values not met before numbered after those that were)."""
         number, m = self.number, len(self.values)
-        found = number[g]
-        met = found >= 0
-        met &= found < m
+        found = met = None
+        new = g
         if m:
-            met[met] = self.values[found[met]] == g[met]
-        if not met.all():
-            new = g if not m else g[~met]
-            positions = _positions(len(new))
-            number[new] = positions
-            first = new[number[new] == positions]
-            number[first] = _positions(m + len(first))[m:]
-            self.values = np.concatenate([self.values, first])
-            found[~met] = number[new]
+            found = np.take(number, g)
+            met = found >= 0
+            met &= found < m
+            met[met] = np.take(self.values, found[met]) == g[met]
+            if met.all():
+                return found
+            new = g[~met]
+        positions = _positions(len(new))
+        number[new] = positions
+        first = new[np.take(number, new) == positions]
+        number[first] = _positions(m + len(first))[m:]
+        self.values = np.concatenate([self.values, first]) if m else first
+        if found is None:
+            return np.take(number, new)
+        found[~met] = np.take(number, new)
         return found
 
 
@@ -688,33 +692,21 @@ class _Maps:
                 self._free.append(number)
 
 
-def _distinct(g: np.ndarray, number: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``g`` (``ordered``: in order, else as first met), and each entry's
-    among them, through ``number`` (a free map of at least their cardinality; only ``g``'s
-    entries written before they are read)."""
-    positions = _positions(len(g))
-    number[g] = positions
-    at = g[number[g] == positions].astype(np.int64)
-    if ordered:
-        at.sort()
-    number[at] = _positions(len(at))
-    return at, number[g]
-
-
-def _l_of_own_groups(lines: list, m: int, number: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def _l_of_own_groups(lines, m: int, number: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """The l-DF of one class's ``m`` distinct full SA groups (:func:`l_of_classes`' count, exact
-    without the coarser nodes' masks, as :func:`_l_of_cells`), and for each SA a table over them:
-    whether the finer classes must count it there. ``lines``: for each SA, each group's group
-    of the other SAs (None with one SA: one for all) — its values of the SA are the groups
+    without the coarser nodes' masks: a row they close is 1 here too), and for each SA a table
+    over them: whether the finer classes must count it there. ``lines`` (read once): for each SA,
+    each group's group of the other SAs (None with one SA: one for all) — its values of the SA are the groups
     sharing it, counted through ``number`` (a free map of at least their cardinality), no sort."""
     l, inverses = None, []
     for line in lines:
         if line is None:
             inverse, k = np.zeros(m, dtype=np.int32), 1
         else:
-            distinct, inverse = _distinct(line, number, ordered=False)
-            k = len(distinct)
-        d = np.bincount(inverse, minlength=k)[inverse]
+            numbering = _Numbering(number)
+            inverse = numbering.add(line)
+            k = len(numbering.values)
+        d = np.take(np.bincount(inverse, minlength=k).astype(np.int32), inverse)    # at most m
         l = d if l is None else np.minimum(l, d, out=l)
         inverses.append((inverse, k))
     live = l > 1
@@ -806,7 +798,7 @@ class _RowGroups:
 
     def at(self, table: np.ndarray) -> np.ndarray:
         """``table`` (one entry per SA combination) at each row."""
-        return table[self._combo]
+        return np.take(table, self._combo)     # (take: a third cheaper than indexing by a narrow array)
 
     def weights(self, w: np.ndarray) -> np.ndarray:
         """W(r) of each row (``w``: each SA combination's), kept while ``w`` is the same."""
@@ -866,14 +858,16 @@ class _Fields(Groupings):
             return None
         gathered = self._gathered.get(i)
         if gathered is None:
-            gathered = self._gathered[i] = (field[0][self._combo], field[1])
+            gathered = self._gathered[i] = (np.take(field[0], self._combo), field[1])
         return gathered
 
     def at_rows(self, i: int, rows: np.ndarray | None) -> np.ndarray:
         if rows is None:
             return self[i][0]
         gathered = self._gathered.get(i)
-        return gathered[0][rows] if gathered is not None else self._fields[i][0][self._combo[rows]]
+        if gathered is not None:
+            return np.take(gathered[0], rows)
+        return np.take(self._fields[i][0], np.take(self._combo, rows))
 
 
 _POSITIONS = [np.zeros(0, dtype=np.int64)]
