@@ -252,32 +252,26 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
     import threading
     import time
 
-    from tklscore.core.engines.lattice import AggregateLattice
-
-    inside, most_inside, lock, one_class = [0], [0], threading.Lock(), AggregateLattice._one_class
-
-    def counted(self, *args):
-        with lock:
-            inside[0] += 1
-            most_inside[0] = max(most_inside[0], inside[0])
-        try:
-            time.sleep(0.002)     # long enough for the other worker to come in, were it let in
-            return one_class(self, *args)
-        finally:
-            with lock:
-                inside[0] -= 1
-
-    monkeypatch.setattr(AggregateLattice, "_one_class", counted)
     from tklscore.core.engines import lattice as module
 
-    own, own_class = [], module._own_class
+    inside, most_inside, lock, own, own_class, counted = [0], [0], threading.Lock(), [], module._own_class, []
 
-    def own_counted(self, piece, *args):
-        own.append(int(self.finest_rows[piece[0]].sum()))
-        found = own_class(self, piece, *args)
-        # the class's scores over its own combinations are those over every combination of the source
-        *head, masks, t = args
-        assert math.fsum(found) == math.fsum(one_class(self, piece, *head, None, [None] * len(masks), t))
+    def own_counted(self, piece, class_of_finest, sizes, dropped, kept, groups, representative, w, masks, t):
+        rows = module._ranges(self.offsets[piece[0]], self.finest_rows[piece[0]])
+        own.append(len(rows))
+        large = len(rows) > self.own_rows
+        with lock:
+            inside[0] += large
+            most_inside[0] = max(most_inside[0], inside[0])
+        try:
+            time.sleep(0.002 * large)     # long enough for the other worker to come in, were it let in
+            mine = [None] * len(masks)
+            found = own_class(self, piece, class_of_finest, sizes, dropped, kept, groups, representative, w, mine, t)
+        finally:
+            with lock:
+                inside[0] -= large
+        counted.append((self, rows, found, mine, class_of_finest, sizes, dropped, kept, groups, w, t))
+        module._assemble(masks, [None if m is None else m[rows] for m in mine], rows, self.rows)
         return found
 
     monkeypatch.setattr(module, "_own_class", own_counted)
@@ -286,10 +280,21 @@ def test_adult_in_pieces_bounds_what_is_counted_at_once_and_gives_the_same_front
     assert_same_suggestions(engine, memory)
     # the generalisations' masks are read a bit a row: no node unpacks them whole
     assert read and all(m.dtype == np.uint8 and len(m) == -(-lattice.rows // 8) for m in read)
-    # a class larger than a piece over its own distinct SA combinations (within what a piece may take,
-    # both nodes at once), a larger one over every combination one node at a time
+    # a class larger than a piece over its own distinct SA combinations, one of more than own_rows rows
+    # read in parts of at most own_rows, one node at a time
     assert most_inside[0] == 1
-    assert own and all(200 < rows <= lattice.own_rows == 4 * 200 for rows in own)
+    assert lattice.own_rows == 4 * 200 and min(own) > 200 and max(own) > 2 * lattice.own_rows
+    # its scores and masks over its own combinations (in parts) are the direct count over its rows
+    for self, rows, found, mine, class_of_finest, sizes, dropped, kept, groups, w, t in counted:
+        cls = int(class_of_finest[np.searchsorted(self.offsets, rows[0], side="right") - 1])
+        at_rows = module._RowGroups(groups, self.combo[rows], [self.combo_s[i] for i in kept])
+        direct, direct_masks = self._scored_rows(kept, at_rows, np.zeros(len(rows), dtype=np.int64),
+                                                 sizes[cls:cls + 1], ~dropped[cls:cls + 1], at_rows.at(w),
+                                                 self.cnt[rows], None, t[cls:cls + 1])
+        assert math.fsum(found) == math.fsum(direct)
+        for mask, expected in zip(mine, direct_masks):     # None: every row open
+            ones = np.ones(len(rows), dtype=np.bool_)
+            assert np.array_equal(ones if mask is None else mask[rows], ones if expected is None else expected)
     assert not lattice.whole and lattice.chunk_rows == 200
     assert lattice.rows > 10 * 200     # many pieces, and the top nodes' classes larger than one
     assert most <= max(400, lattice.combos) < lattice.rows
@@ -597,30 +602,37 @@ def test_a_nodes_value_counts_rolled_up_from_the_finest_tables_are_the_rows_coun
 
 @settings(max_examples=examples(8), deadline=None)
 @given(cards=st.lists(st.integers(1, 5), min_size=1, max_size=3), data=st.data())
-def test_a_large_classs_l_over_the_array_of_sa_combinations_is_the_direct_count(cards, data):
-    """One class's l-DF over the array of every SA combination (lines along each SA's axis) is
-    the direct count of l_of_classes, and each SA's table opens exactly the lines holding a
-    combination of l above 1."""
-    from tklscore.core.engines.lattice import _l_of_cells, _l_of_own_groups
+def test_a_large_classs_l_over_its_own_sa_combinations_is_the_direct_count(cards, data):
+    """One class's l-DF over its own distinct SA combinations (each one's line along each SA: its
+    group of the others) is the direct count of l_of_classes, and each SA's table opens exactly
+    the lines holding a combination of l above 1."""
+    from tklscore.core.engines.lattice import _l_of_own_groups
     from tklscore.core.scoring.distinguishing_factors import l_of_classes, sa_groups
     from tklscore.core.tables.codes import Codes
 
     every = np.array(list(np.ndindex(*cards)), dtype=np.int64).reshape(-1, len(cards))
     chosen = data.draw(st.lists(st.integers(0, len(every) - 1), min_size=1, max_size=len(every), unique=True))
-    combos = every[np.sort(chosen)]       # the distinct SA combinations, in the order of their codes
-    cells = np.ravel_multi_index(tuple(combos.T), cards)
-    at = np.flatnonzero(np.array(data.draw(st.lists(st.booleans(), min_size=len(combos), max_size=len(combos)))))
-    at = at if len(at) else np.zeros(1, dtype=np.int64)     # a class holds a combination at least
-    l, tables = _l_of_cells(cells, at, cards)
-    groups = sa_groups([Codes(combos[at, i], np.arange(c)) for i, c in enumerate(cards)], len(at))
-    expected, _ = l_of_classes((np.zeros(len(at), dtype=np.int64), 1), groups)
+    combos = every[np.sort(chosen)]       # the class's distinct SA combinations, in the order of their codes
+    groups = sa_groups([Codes(combos[:, i], np.arange(c)) for i, c in enumerate(cards)], len(combos))
+    expected, _ = l_of_classes((np.zeros(len(combos), dtype=np.int64), 1), groups)
+    # a used map (not cleared): only the entries written are read
+    number = np.full(len(combos), len(combos) + 7, dtype=np.int32)
+    l, tables = _l_of_own_groups([None if o is None else o[0] for o in groups.others], len(combos), number)
     assert np.array_equal(l, expected)
     for axis, table in enumerate(tables):
         others = np.delete(combos, axis, axis=1)
-        live = {tuple(row) for row in others[at][expected > 1]}
+        live = {tuple(row) for row in others[expected > 1]}
         assert table.tolist() == [tuple(row) in live for row in others]
-    # over only the class's own combinations (each one's line along each SA: its group of the others)
-    own_l, own_tables = _l_of_own_groups([None if o is None else o[0] for o in groups.others], len(at),
-                                         np.empty(len(at), dtype=np.int32))
-    assert np.array_equal(own_l, expected)
-    assert all(np.array_equal(own, table[at]) for own, table in zip(own_tables, tables))
+
+
+def test_values_given_in_parts_are_numbered_as_first_met_through_a_map_never_cleared():
+    """A class's full SA groups met part by part: each numbered once, in the order first met,
+    through a map holding another class's numbers (an entry counts only when its number's value is it)."""
+    from tklscore.core.engines.lattice import _Numbering
+
+    number = np.array([0, 1, 5, -3, 2, 0, 1, 4], dtype=np.int32)   # left by earlier classes
+    numbering = _Numbering(number)
+    parts = [np.array([6, 6, 2]), np.array([0, 2, 7, 6]), np.array([5, 0, 5])]
+    found = [numbering.add(part).tolist() for part in parts]
+    assert numbering.values.tolist() == [6, 2, 0, 7, 5]
+    assert found == [[0, 0, 1], [2, 1, 3, 0], [4, 2, 4]]

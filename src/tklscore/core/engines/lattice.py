@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -106,16 +106,11 @@ MASKS_KEPT = 256 << 20
 """The most bytes of l-DF masks :class:`LatticeL` keeps for the nodes still to come (less
 when the search's budget is small: a quarter of it, but always two nodes')."""
 
-ONE_CLASS_ROW_BYTES = 50
-"""What a row of a class larger than a piece takes while its full SA groups are gathered
-(:meth:`AggregateLattice._one_class`: its position, combination, records as a double and a
-bit of each known mask — about a quarter of :data:`PIECE_ROW_BYTES`): such a class is read
-in pieces that many times larger, within what a piece may take."""
-
 OWN_CLASS_ROW_BYTES = 100
 """What a row of a class larger than a piece takes while it is counted over its own distinct
-SA combinations (:func:`_own_class`): its position, combination, group and
-records, and its groups' lines, l-DF and tables (:func:`_l_of_own_groups`; up to a group a row).
+SA combinations (:func:`_own_class`; a class of more than :func:`own_rows` rows: a row of
+a part of it): its position, combination, group and records, and its groups' lines, l-DF
+and tables (:func:`_l_of_own_groups`; up to a group a row).
 Measured (tracemalloc over numpy's allocations, one worker) on the benchmark's table at 1M
 rows, pieces of 30k rows: about 42 bytes a row and 5 MB besides (59–74 a row over the classes
 of 230k rows); within a piece's allowance for pieces of :data:`MIN_PIECE_ROWS` and more."""
@@ -136,10 +131,11 @@ def piece_rows(rows: int, budget: int) -> int:
 
 def own_rows(chunk: int) -> int:
     """The most rows of a class larger than a piece of ``chunk`` rows counted over its own
-    distinct SA combinations (:func:`_own_class`; one of more over every
-    combination, :meth:`AggregateLattice._one_class`): what it takes (:data:`OWN_CLASS_ROW_BYTES`
-    a row) within what a piece of whole classes may take (two pieces' rows at
-    :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such classes at once."""
+    distinct SA combinations at once (:func:`_own_class`; one of more in parts of this many
+    rows, one node at a time, since its groups may be every one of the source): what it takes
+    (:data:`OWN_CLASS_ROW_BYTES` a row) within what a piece of whole classes may take (two
+    pieces' rows at :data:`PIECE_ROW_BYTES`), so the two nodes in flight may count such
+    classes at once."""
     return 2 * chunk * PIECE_ROW_BYTES // OWN_CLASS_ROW_BYTES
 
 
@@ -301,9 +297,8 @@ class AggregateLattice:
         self._pairs: dict = {}
         self._row_groups: dict = {}
         self._combo_records = None
-        self._full_identity = self._cells = None    # :meth:`_full_is_combo`'s and :meth:`_combo_cells`' answers
-        # a class of more than :attr:`own_rows` rows over every SA combination (:meth:`_one_class`): a node at a time
-        self._one_class_at_once = threading.Lock()
+        self._full_identity = None    # :meth:`_full_is_combo`'s answer
+        self._large_class = threading.Lock()    # a class of more than :attr:`own_rows` rows: a node at a time
         self._maps = _Maps(self.combos)
 
     def _size_pieces(self, backend, budget: int | None) -> None:
@@ -362,7 +357,7 @@ class AggregateLattice:
         self._lattice_l = LatticeL(self._lattice_l.budget, packed=True)
         self._row_groups = {}
         self._sa_groups = {}
-        self._full_identity = self._cells = None
+        self._full_identity = None
         self._maps = _Maps(self.combos)
         self.designer.backend.engine_memory(None)
 
@@ -523,9 +518,9 @@ class AggregateLattice:
         source at the design's levels: each class's t over the kept SAs, each row's l-DF by
         :class:`LatticeL` — over every row at once when the aggregate fits the search's memory
         (:attr:`whole`), else in pieces of whole classes (a class of more than
-        :attr:`chunk_rows` rows over its distinct SA combinations: its own, of at most
-        :attr:`own_rows` rows, else every one of the source, read in pieces), the masks
-        assembled for the node's specialisations."""
+        :attr:`chunk_rows` rows over its own distinct SA combinations, read in parts of at
+        most :attr:`own_rows` rows: :func:`_own_class`), the masks assembled for the node's
+        specialisations."""
         groups, representative = self.sa_groups(kept)
         w = self.weight_sum(weights, kept)
         levels = tuple(-1 if c in design.removed else self.designer._level(design, c) for c in self.roles.qi)
@@ -546,20 +541,17 @@ class AggregateLattice:
         total = []
         for piece in _class_pieces(classes, self.finest_rows, self.chunk_rows):
             if isinstance(piece, tuple):
-                if int(self.finest_rows[piece[0]].sum()) <= self.own_rows:
+                # a class of more than own_rows rows may hold every full group: a node at a time
+                with self._large_class if int(self.finest_rows[piece[0]].sum()) > self.own_rows else nullcontext():
                     total += _own_class(self, piece, class_of_finest, sizes, dropped, kept, groups, representative,
                                         w, masks, t)
-                    continue
-                with self._one_class_at_once:
-                    total += self._one_class(piece, class_of_finest, sizes, dropped, kept, groups, representative,
-                                             w, known, masks, t)
                 continue
             at = _ranges(self.offsets[piece], self.finest_rows[piece])
             local, inside = _runs(class_of_finest[piece])      # the piece's finest classes come in class order
             local = np.repeat(local.astype(_small(len(inside)), copy=False), self.finest_rows[piece])
-            rows = _RowGroups(groups, self.combo[at], codes)
+            rows = _RowGroups(groups, np.take(self.combo, at), codes)
             part, found = self._scored_rows(kept, rows, local, sizes[inside],
-                                            ~dropped[inside], rows.at(w), self.cnt[at],
+                                            ~dropped[inside], rows.at(w), np.take(self.cnt, at),
                                             None if known is None else bits_at(known, at), t[inside])
             _assemble(masks, found, at, self.rows)
             total += part
@@ -588,7 +580,7 @@ class AggregateLattice:
         position = {i: j for j, i in enumerate(kept)}
         t = self._t(kept, local, sizes, lambda i: rows.codes[position[i]][0], counts, tabled, beyond_one)
         l, found = l_of_classes((local, len(sizes)), rows, known)
-        score = t[local]
+        score = np.take(t, local)
         score += w
         score /= l
         if beyond_one is not None:
@@ -622,72 +614,6 @@ class AggregateLattice:
         at = np.flatnonzero(self.cnt > 1)
         return at, self.cnt[at].astype(np.int64) - 1
 
-    def _one_class(self, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
-                   representative: np.ndarray, w: np.ndarray, known, masks: list, tabled: np.ndarray) -> list[float]:
-        """:meth:`scored_sum` of one class of many rows: its distinct full SA groups (a table
-        over them), its rows read in pieces twice — once to gather the groups, their records
-        and known masks, once to give each row its group's masks. A row here costs a fraction
-        of a piece's (:data:`ONE_CLASS_ROW_BYTES`): the pieces are as many times larger, so the
-        tables over every full group are added to a few times a class, not once every
-        :attr:`chunk_rows` rows."""
-        (finest,) = piece
-        cls = int(class_of_finest[finest[0]])
-        full, n_full = groups.full
-        identity = self._full_is_combo(groups)
-        cells = self._combo_cells() if identity and len(kept) == len(self.uniques) else None
-        records = np.zeros(n_full, dtype=np.float64)
-        open_known = None if known is None or cells is not None else [
-            None if m is None else np.ones(n_full, dtype=np.bool_) for m in known]
-        step = max(self.chunk_rows, self.chunk_rows * PIECE_ROW_BYTES // ONE_CLASS_ROW_BYTES)
-        for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
-            g = self.combo[rows] if identity else full[self.combo[rows]]
-            records += np.bincount(g, weights=self.cnt[rows], minlength=n_full)
-            for table, mask in zip(open_known or (), bits_at(known, rows) if open_known is not None else ()):
-                if mask is not None:
-                    table[g] = mask    # a row's mask is its (coarser class, SA values) group's
-        at = np.flatnonzero(records)     # every row holds a record: the groups present
-        if cells is not None:
-            l, tables = _l_of_cells(cells, at, [max(len(self.uniques[i]), 1) for i in kept])
-        else:
-            l, found = l_of_classes((np.zeros(len(at), dtype=np.int64), 1),
-                                    _RowGroups(groups, representative[at], [self.combo_s[i] for i in kept]),
-                                    None if open_known is None else [None if m is None else m[at] for m in open_known])
-            tables = []
-            for mask in found:
-                table = None
-                if mask is not None:
-                    table = np.ones(n_full, dtype=np.bool_)
-                    table[at] = mask
-                tables.append(table)
-        if any(table is not None for table in tables):
-            for rows in _pieces_of(finest, self.offsets, self.finest_rows, step):
-                g = self.combo[rows] if identity else full[self.combo[rows]]
-                _assemble(masks, [None if table is None else table[g] for table in tables], rows, self.rows)
-        if dropped[cls]:
-            return []
-        combos = representative[at]
-        t = self._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
-                    lambda i: self.combo_s[i][combos].astype(np.int64), records[at].astype(np.int64),
-                    tabled[cls:cls + 1])
-        score = t[0] + w[combos]
-        score /= l
-        return exact_parts(score, records[at])
-
-    def _combo_cells(self) -> np.ndarray | None:
-        """Each SA combination's cell in the array of every combination of the SAs' values (their
-        codes in mixed radix, the first SA's the most significant), or None when that array
-        would hold more than :data:`CELLS_A_COMBINATION` cells a combination."""
-        if self._cells is None:
-            cards = [max(len(u), 1) for u in self.uniques]
-            cells = None
-            if math.prod(cards) <= CELLS_A_COMBINATION * max(self.combos, 1):
-                cells = np.zeros(self.combos, dtype=np.int64)
-                for codes, card in zip(self.combo_s, cards):
-                    cells *= np.int64(card)
-                    cells += codes
-            self._cells = (cells,)
-        return self._cells[0]
-
     def _full_is_combo(self, groups: SaGroups) -> bool:
         """Whether the full SA groups are the SA combinations themselves, numbered alike (every
         SA kept: the combinations are distinct and numbered in the order of their codes, as
@@ -700,65 +626,83 @@ class AggregateLattice:
         return self._full_identity[1]
 
 
-CELLS_A_COMBINATION = 4
-"""A class larger than a piece has its l-DF counted over an array of every combination of the SAs'
-values (:func:`_l_of_cells`) when it holds at most this many cells a distinct SA combination."""
-
-
-def _l_of_cells(cells: np.ndarray, at: np.ndarray, cards: list[int]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The l-DF of one class whose distinct SA combinations are ``at`` (every SA kept; ``cells``:
-    each combination's cell in the array of every combination of the SAs' ``cards`` values), and
-    for each SA a table over the combinations: whether the finer classes must count it there.
-
-    In that array the class's groups of QI ∪ (SA \\ {A_i}) are the lines along axis i, and a
-    group's distinct values of A_i the combinations present on its line: a sum along the axis,
-    no sort. A combination's l is the least over the SAs; its group of A_i is open to the finer
-    classes when its line holds a combination whose l is above 1 (:func:`l_of_classes`' rule,
-    exact without the coarser nodes' masks: a row outside one is 1 here too)."""
-    shape = tuple(cards)
-    present = np.zeros(math.prod(shape), dtype=np.bool_)
-    present[cells[at]] = True
-    present = present.reshape(shape)
-    narrow = np.min_scalar_type(max(shape))
-    l = None
-    for axis in range(len(shape)):
-        d = present.sum(axis=axis, keepdims=True, dtype=narrow)
-        l = np.broadcast_to(d, shape).copy() if l is None else np.minimum(l, d, out=l)
-    live = l > 1
-    live &= present
-    tables = [np.broadcast_to(live.any(axis=axis, keepdims=True), shape).ravel()[cells]
-              for axis in range(len(shape))]
-    return l.ravel()[cells[at]].astype(np.int64), tables
-
-
 def _own_class(lattice: AggregateLattice, piece: tuple, class_of_finest, sizes, dropped, kept, groups: SaGroups,
                representative: np.ndarray, w: np.ndarray, masks: list, tabled: np.ndarray) -> list[float]:
-    """:meth:`AggregateLattice._one_class` of a class of at most its ``own_rows`` rows, at a cost
-    of its own rows: its rows read at once, its distinct full SA groups found through a map of every group to
-    its number in the class (one a node in flight, kept; only the class's entries written
-    before they are read), its records, l-DF (exact without the coarser nodes' masks,
-    which it does not read) and t over those groups, never a pass over every group of the source."""
+    """:meth:`AggregateLattice.scored_sum` of one class of more rows than a piece, over its own
+    distinct full SA groups, never a pass over every group of the source: its rows read in parts
+    of at most :attr:`~AggregateLattice.own_rows` — once to find its groups (through a map of every
+    group to its number in the class, one a node in flight, kept: :class:`_Numbering`) and their
+    records, and, when there is more than one part, once more to give each row its group's
+    masks —, its l-DF (exact without the coarser nodes' masks, which it does not read) and t
+    over those groups."""
     (finest,) = piece
     cls = int(class_of_finest[finest[0]])
-    full, _ = groups.full
-    rows = _ranges(lattice.offsets[finest], lattice.finest_rows[finest])
-    g = lattice.combo[rows] if lattice._full_is_combo(groups) else full[lattice.combo[rows]]
+    parts = list(_pieces_of(finest, lattice.offsets, lattice.finest_rows, lattice.own_rows))
     with lattice._maps.free() as number:
-        at, group = _distinct(g, number)
-        del g
+        numbering, records = _Numbering(number), np.zeros(0, dtype=np.float64)
+        for rows in parts:
+            group = numbering.add(_full_groups(lattice, groups, rows))
+            found = np.bincount(group, weights=np.take(lattice.cnt, rows), minlength=len(numbering.values))
+            found[:len(records)] += records
+            records = found
+        at, m = numbering.values, len(numbering.values)
         combos = representative[at]
-        l, found = _l_of_own_groups([None if o is None else o[0][combos] for o in groups.others], len(at),
+        # each SA's lines gathered as its count reaches it (one at a time)
+        l, found = _l_of_own_groups((None if o is None else np.take(o[0], combos) for o in groups.others), m,
                                     number)
-    records = np.bincount(group, weights=lattice.cnt[rows], minlength=len(at))
-    _assemble(masks, [None if mask is None else mask[group] for mask in found], rows, lattice.rows)
+        if len(parts) > 1 and any(mask is not None for mask in found):
+            number[at] = _positions(len(at))     # the map of the class's groups again (the l-DF used it)
+        for rows in parts if any(mask is not None for mask in found) else ():
+            if len(parts) > 1:
+                group = number[_full_groups(lattice, groups, rows)]
+            _assemble(masks, [None if mask is None else np.take(mask, group) for mask in found], rows, lattice.rows)
+    del numbering, at, found
     if dropped[cls]:
         return []
-    t = lattice._t(kept, np.zeros(len(at), dtype=np.int64), sizes[cls:cls + 1],
+    t = lattice._t(kept, np.zeros(m, dtype=np.int64), sizes[cls:cls + 1],
                    lambda i: lattice.combo_s[i][combos].astype(np.int64), records.astype(np.int64),
                    tabled[cls:cls + 1])
     score = t[0] + w[combos]
     score /= l
     return exact_parts(score, records)
+
+
+def _full_groups(lattice: AggregateLattice, groups: SaGroups, rows: np.ndarray) -> np.ndarray:
+    """The full SA group of each of the aggregate's ``rows``."""
+    combo = np.take(lattice.combo, rows)
+    return combo if lattice._full_is_combo(groups) else np.take(groups.full[0], combo)
+
+
+class _Numbering:
+    """The distinct values of arrays given in turn, numbered as first met through ``number`` (a
+    free map of at least their cardinality, never cleared: a value's entry is its number when
+    that number's value is it)."""
+
+    def __init__(self, number: np.ndarray):
+        self.number, self.values = number, np.zeros(0, dtype=np.int64)
+
+    def add(self, g: np.ndarray) -> np.ndarray:
+        """Each entry of ``g``'s number (values not met before numbered after those that were)."""
+        number, m = self.number, len(self.values)
+        found = met = None
+        new = g
+        if m:
+            found = np.take(number, g)
+            met = found >= 0
+            met &= found < m
+            met[met] = np.take(self.values, found[met]) == g[met]
+            if met.all():
+                return found
+            new = g[~met]
+        positions = _positions(len(new))
+        number[new] = positions
+        first = new[np.take(number, new) == positions]
+        number[first] = _positions(m + len(first))[m:]
+        self.values = np.concatenate([self.values, first]) if m else first
+        if found is None:
+            return np.take(number, new)
+        found[~met] = np.take(number, new)
+        return found
 
 
 class _Maps:
@@ -781,33 +725,21 @@ class _Maps:
                 self._free.append(number)
 
 
-def _distinct(g: np.ndarray, number: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``g`` (``ordered``: in order, else as first met), and each entry's
-    among them, through ``number`` (a free map of at least their cardinality; only ``g``'s
-    entries written before they are read)."""
-    positions = _positions(len(g))
-    number[g] = positions
-    at = g[number[g] == positions].astype(np.int64)
-    if ordered:
-        at.sort()
-    number[at] = _positions(len(at))
-    return at, number[g]
-
-
-def _l_of_own_groups(lines: list, m: int, number: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def _l_of_own_groups(lines, m: int, number: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """The l-DF of one class's ``m`` distinct full SA groups (:func:`l_of_classes`' count, exact
-    without the coarser nodes' masks, as :func:`_l_of_cells`), and for each SA a table over them:
-    whether the finer classes must count it there. ``lines``: for each SA, each group's group
-    of the other SAs (None with one SA: one for all) — its values of the SA are the groups
+    without the coarser nodes' masks: a row they close is 1 here too), and for each SA a table
+    over them: whether the finer classes must count it there. ``lines`` (read once): for each SA,
+    each group's group of the other SAs (None with one SA: one for all) — its values of the SA are the groups
     sharing it, counted through ``number`` (a free map of at least their cardinality), no sort."""
     l, inverses = None, []
     for line in lines:
         if line is None:
             inverse, k = np.zeros(m, dtype=np.int32), 1
         else:
-            distinct, inverse = _distinct(line, number, ordered=False)
-            k = len(distinct)
-        d = np.bincount(inverse, minlength=k)[inverse]
+            numbering = _Numbering(number)
+            inverse = numbering.add(line)
+            k = len(numbering.values)
+        d = np.take(np.bincount(inverse, minlength=k).astype(np.int32), inverse)    # at most m
         l = d if l is None else np.minimum(l, d, out=l)
         inverses.append((inverse, k))
     live = l > 1
@@ -899,7 +831,7 @@ class _RowGroups:
 
     def at(self, table: np.ndarray) -> np.ndarray:
         """``table`` (one entry per SA combination) at each row."""
-        return table[self._combo]
+        return np.take(table, self._combo)     # (take: a third cheaper than indexing by a narrow array)
 
     def weights(self, w: np.ndarray) -> np.ndarray:
         """W(r) of each row (``w``: each SA combination's), kept while ``w`` is the same."""
@@ -959,14 +891,16 @@ class _Fields(Groupings):
             return None
         gathered = self._gathered.get(i)
         if gathered is None:
-            gathered = self._gathered[i] = (field[0][self._combo], field[1])
+            gathered = self._gathered[i] = (np.take(field[0], self._combo), field[1])
         return gathered
 
     def at_rows(self, i: int, rows: np.ndarray | None) -> np.ndarray:
         if rows is None:
             return self[i][0]
         gathered = self._gathered.get(i)
-        return gathered[0][rows] if gathered is not None else self._fields[i][0][self._combo[rows]]
+        if gathered is not None:
+            return np.take(gathered[0], rows)
+        return np.take(self._fields[i][0], np.take(self._combo, rows))
 
 
 _POSITIONS = [np.zeros(0, dtype=np.int64)]

@@ -946,7 +946,7 @@ def bits_at(masks: list, rows: np.ndarray) -> list:
     out = []
     for mask in masks:
         if mask is not None:
-            mask = mask[byte]
+            mask = np.take(mask, byte)
             mask >>= shift
             mask &= np.uint8(1)
             mask = mask.view(np.bool_)
