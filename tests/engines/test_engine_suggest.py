@@ -304,6 +304,7 @@ def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
     """Within the budget every row is counted at once, above it in pieces of whole classes:
     the same releases with the same numbers (every evaluated node), and only the piece size
     follows the budget."""
+    from tklscore.core.engines import lattice as lattice_module
     from tklscore.core.engines.lattice import AggregateLattice, WHOLE_ROW_BYTES, fetch_rows, piece_rows
 
     rng = np.random.default_rng(23)
@@ -325,7 +326,10 @@ def test_the_whole_aggregate_at_once_and_in_pieces_give_the_same_search():
             found_whole = suggest(whole, weights, constraints)
             fitting = AggregateLattice(designer, whole.rows * WHOLE_ROW_BYTES)
             over = AggregateLattice(designer, whole.rows * WHOLE_ROW_BYTES - 1)
+            lattice_module._POSITIONS[0] = np.zeros(0, dtype=np.int64)
             pieces = AggregateLattice(designer, pieces_budget(20))
+            # the set-up's positions of every row freed with it: what the search keeps is a piece's
+            assert len(lattice_module._POSITIONS[0]) < pieces.rows
             found_pieces = suggest(pieces, weights, constraints)
             aggregate = backend.fetch("SELECT q0, q1, q2, s0, s1, cnt, rid FROM fin")
         # the aggregate read in one batch and in batches of 8 rows (a small budget's) gives the

@@ -261,7 +261,10 @@ class AggregateLattice:
         del first, order
         np.take(number, of_row, out=of_row)
         one = np.empty(classes, dtype=np.int64)
-        one[of_row] = _positions(rows)      # a row of each class (all hold its QI codes)
+        # the rows' positions once, freed with the set-up (:func:`_positions` keeps what it makes: its
+        # 20M-row array at 20M left the pieces 150 MiB less, 26 % smaller and the search 9 % slower)
+        positions = np.arange(rows, dtype=np.int64)
+        one[of_row] = positions      # a row of each class (all hold its QI codes)
         self.finest_q = [codes[one].astype(_small(len(v))) for codes, v in zip(q, values)]
         del q, one, number
         self.finest_rows = np.bincount(of_row, minlength=classes).astype(np.int64, copy=False)
@@ -273,7 +276,8 @@ class AggregateLattice:
         # the distinct SA combinations, numbered in the order of their codes
         combo, self.combos = ordered_ids([(codes, len(u)) for codes, u in zip(s, self.uniques)], rows)
         one = np.empty(self.combos, dtype=np.int64)
-        one[combo] = _positions(rows)
+        one[combo] = positions
+        del positions
         self.combo_s = [codes[one].astype(_small(len(u))) for codes, u in zip(s, self.uniques)]
         del s, one
         # each row: its SA combination and records, the rows in finest-class order, a class's
