@@ -417,7 +417,7 @@ def _row_by_row(monkeypatch):
     monkeypatch.setattr(ReleaseDesigner, "_source_classes", lambda self, transformed: None)
     monkeypatch.setattr(suggest_module, "_published_sum", lambda release, scores, whole: (   # the rows gathered
         exact_sum(scores[release.published]), len(release.published)))
-    monkeypatch.setattr(factors_module, "partition", group_ids)
+    monkeypatch.setattr(factors_module, "ordered_ids", group_ids)
     monkeypatch.setattr(factors_module, "_l_by_runs", lambda *args: None)   # each SA's groups apart
 
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from tklscore.core.tables.codes import (BESIDE, BESIDE_THREADS, Codes, compact,  # noqa: F401 (BESIDE: the t-DFs run there)
-                                        dense_limit, group_ids, group_sizes, partition, run_lengths,
+                                        dense_limit, group_ids, group_sizes, ordered_ids, run_lengths,
                                         run_sizes, run_starts, sort_with_positions, table_counts)
 
 
@@ -642,7 +642,7 @@ def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list
     full, n_full = groups.full
     # the distinct (class, full) pairs: every group of QI ∪ (SA \\ {A_i}) is a union of them,
     # and a row's l-DF and masks are its pair's
-    pair, n_pairs = partition([(ids, count), (full, n_full)], n)
+    pair, n_pairs = ordered_ids([(ids, count), (full, n_full)], n)
     first = np.empty(n_pairs, dtype=np.int64)
     first[pair] = np.arange(n, dtype=np.int64)
     class_of_pair = ids[first]
@@ -668,7 +668,7 @@ def _l_over_pairs(classes: tuple[np.ndarray, int], groups: SaGroups, known: list
         elif o is None:
             group, n_groups = c, count
         else:
-            group, n_groups = partition([(c, count), (o, n_o)], len(c))
+            group, n_groups = ordered_ids([(c, count), (o, n_o)], len(c))
         open_ = _counted(l, np.bincount(group, minlength=n_groups)[group], entries, mask)
         masks[i] = None if open_ is None else open_[pair]
         if step is not None:
@@ -850,7 +850,7 @@ def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_ful
     m = len(classes)
     if m == 0:
         return np.zeros(0, dtype=np.int64)
-    pair, n_pairs = partition([(classes, count), (full, n_full)], m)
+    pair, n_pairs = ordered_ids([(classes, count), (full, n_full)], m)
     first = np.empty(n_pairs, dtype=np.int64)
     first[pair] = np.arange(m, dtype=np.int64)
     if key is not None:
@@ -858,7 +858,7 @@ def _distinct_in_groups(classes: np.ndarray, count: int, full: np.ndarray, n_ful
     elif o[0] is None:
         group, n_groups = classes[first], count
     else:
-        group, n_groups = partition([(classes[first], count), (o[0][first], o[1])], n_pairs)
+        group, n_groups = ordered_ids([(classes[first], count), (o[0][first], o[1])], n_pairs)
     return np.bincount(group, minlength=n_groups)[group][pair]
 
 

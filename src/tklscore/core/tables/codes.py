@@ -126,23 +126,6 @@ def group_ids(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int,
     return compact(key, size, rows)
 
 
-def partition(columns: list[Codes] | list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
-    """Dense ids 0..G-1 of the groups of rows sharing the values of all ``columns``, as
-    :func:`group_ids` but numbered in whatever order is cheapest — a presence table, or one
-    sort of the combined key (faster than hashing a million distinct keys) — for callers
-    that read only which rows share a group (counts per group), never the ids' order."""
-    pairs = [(c.codes, c.cardinality) if isinstance(c, Codes) else c for c in columns]
-    radix = mixed_radix(pairs) if pairs else None
-    if radix is None:
-        return group_ids(pairs, n)
-    key, places = radix
-    size = places[0] * max(int(pairs[0][1]), 1)
-    if size <= dense_limit(n):
-        return compact(key, size)
-    groups = sorted_groups(key)
-    return groups.inverse, len(groups)
-
-
 def ordered_ids(columns: list[tuple[np.ndarray, int]], n: int) -> tuple[np.ndarray, int]:
     """Dense ids 0..G-1 of the groups of ``n`` rows sharing the codes of all ``columns``
     (``(codes, cardinality)`` pairs, codes ≥ 0), numbered in the order of their codes, the
