@@ -431,6 +431,18 @@ def test_out_of_memory_in_any_statement_is_said_as_such(tmp_path):
                                      f"of 1.0 MiB (--memory-limit)"), str(error)
 
 
+def test_out_of_memory_under_a_lowered_limit_names_it_and_the_users():
+    """While a search holds the rest of --memory-limit, DuckDB runs under its share: the
+    message gives that limit beside the user's, and the user's alone once it is restored."""
+    with open_backend("duckdb", memory_limit="30MB") as backend:
+        assert backend.engine_memory(3 << 20)
+        lowered = str(backend.out_of_memory(RuntimeError("Out of Memory Error"), "counting"))
+        assert backend.engine_memory(None)
+        restored = str(backend.out_of_memory(RuntimeError("Out of Memory Error"), "counting"))
+    assert "under its memory limit of 3.0 MiB (the engine's share of --memory-limit 28.0 MiB)" in lowered, lowered
+    assert "under its memory limit of 28.0 MiB (--memory-limit)" in restored, restored
+
+
 def test_rows_of_the_aggregate_are_coded_ungrouped_only_when_each_is_a_combination(tmp_path, data_dir, weights,
                                                                                    cache):
     """The whole source's combinations are the aggregate's rows coded as they are when no two

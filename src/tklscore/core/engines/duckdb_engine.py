@@ -161,13 +161,6 @@ def _literal(text: str) -> str:
 _OUT_OF_MEMORY = ("out of memory error", "could not allocate block", "failed to allocate")
 
 
-def _about(size: str, count: int) -> bool:
-    """Whether DuckDB's ``size`` (``1.8 GiB``: binary units, cut to one decimal) is ``count`` bytes."""
-    match = re.fullmatch(r"(\d+(?:\.\d+)?) (bytes|KiB|MiB|GiB|TiB)", size.strip())
-    scale = 1024 ** ["bytes", "KiB", "MiB", "GiB", "TiB"].index(match.group(2)) if match else 0
-    return match is not None and abs(float(match.group(1)) * scale - count) < 0.1 * scale
-
-
 def is_out_of_memory(error: BaseException) -> bool:
     """Whether ``error`` is DuckDB running out of its memory limit (``OutOfMemoryException``,
     or another error class whose text says it could not allocate), not a fault of a file."""
@@ -210,6 +203,7 @@ class DuckDBBackend(Backend):
         # out-of-core suggest's statements at 2M rows, 371 MB resident against 241 MB)
         self.con.execute("SET allocator_background_threads = true")
         self._memory_limit = memory_limit
+        self._lowered: int | None = None    # the limit engine_memory set, in bytes (None: as opened)
         if memory_limit:
             self.con.execute(f"SET memory_limit = {_literal(memory_limit)}")
         if threads:
@@ -221,13 +215,15 @@ class DuckDBBackend(Backend):
     def engine_memory(self, limit: int | None) -> bool:
         try:
             if limit is not None:
-                self.con.execute(f"SET memory_limit = {_literal(f'{max(int(limit) >> 20, 1)}MiB')}")
+                mib = max(int(limit) >> 20, 1)
+                self.con.execute(f"SET memory_limit = {_literal(f'{mib}MiB')}")
             elif self._memory_limit:
                 self.con.execute(f"SET memory_limit = {_literal(self._memory_limit)}")
             else:
                 self.con.execute("RESET memory_limit")
         except self._duckdb.Error:     # buffers that cannot be given back (pinned): the limit as it was
             return False
+        self._lowered = None if limit is None else mib << 20
         return True
 
     def close(self) -> None:
@@ -253,15 +249,15 @@ class DuckDBBackend(Backend):
         files are fine, the limit or the machine too small for the work."""
         files = [f for f in dict.fromkeys(self.inputs) if not Path(f).is_relative_to(self.folder)]
         doing = doing or (f"working on {' and '.join(files)}" if files else "working")
-        try:
-            now = self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-        except self._duckdb.Error:
-            now = None
         if self._memory_limit:
             given = int(self._memory_limit.removesuffix("MiB")) << 20
-            limit = f"{now} (the engine's share of --memory-limit {binary_size(given)})" \
-                if now and not _about(now, given) else f"{binary_size(given)} (--memory-limit)"
+            limit = f"{binary_size(self._lowered)} (the engine's share of --memory-limit {binary_size(given)})" \
+                if self._lowered not in (None, given) else f"{binary_size(given)} (--memory-limit)"
         else:
+            try:
+                now = self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+            except self._duckdb.Error:
+                now = None
             limit = f"{now} (DuckDB's default: 80 % of the machine's memory)" if now else "DuckDB's default"
         spill = self.folder.parent
         try:
